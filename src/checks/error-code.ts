@@ -1,0 +1,66 @@
+import { toJsonPointer } from '../engine/path.js';
+import type { Check, Exchange } from './types.js';
+
+export interface FoundErrorCode {
+  code: string;
+  /** Where it was found, as a JSON Pointer into the response record's payload. */
+  pointer: string;
+  location: string;
+}
+
+function codeAt(value: unknown, keys: readonly (string | number)[]): string | undefined {
+  let current: any = value;
+  for (const key of keys) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = current[key];
+  }
+  return typeof current === 'string' && current.length > 0 ? current : undefined;
+}
+
+/**
+ * Finds the AdCP error code wherever a transport binding may carry it, in the
+ * client detection order of storyboard-schema.yaml > "Error-shape validation":
+ * `adcp_error.code` (MCP structuredContent / A2A DataPart / text-fallback JSON,
+ * i.e. the extracted data), JSON-RPC `error.data.adcp_error.code`, then
+ * `errors[0].code` top-level or under `payload`.
+ */
+export function findErrorCode(exchange: Exchange): FoundErrorCode | undefined {
+  const base = exchange.extraction.path === 'text_fallback' ? ['content', 0, 'text'] : exchange.extraction.path === 'structured_content' || exchange.extraction.path === 'error' ? ['structuredContent'] : [];
+  const candidates: { value: unknown; keys: (string | number)[]; at: (string | number)[]; location: string }[] = [
+    { value: exchange.data, keys: ['adcp_error', 'code'], at: base, location: 'adcp_error.code' },
+    { value: exchange.rpcError?.data, keys: ['adcp_error', 'code'], at: ['error', 'data'], location: 'JSON-RPC error.data.adcp_error.code' },
+    { value: exchange.rpcError?.data, keys: ['code'], at: ['error', 'data'], location: 'JSON-RPC error.data.code' },
+    { value: exchange.data, keys: ['errors', 0, 'code'], at: base, location: 'errors[0].code' },
+    { value: exchange.data, keys: ['payload', 'errors', 0, 'code'], at: base, location: 'payload.errors[0].code' },
+    { value: exchange.data, keys: ['payload', 'adcp_error', 'code'], at: base, location: 'payload.adcp_error.code' },
+  ];
+  for (const candidate of candidates) {
+    const code = codeAt(candidate.value, candidate.keys);
+    if (code) return { code, pointer: toJsonPointer([...candidate.at, ...candidate.keys]), location: candidate.location };
+  }
+  return undefined;
+}
+
+/** `error_code`: the agent answered with an AdCP error whose code is `value` or one of `allowed_values`. */
+export const errorCode: Check = ({ validation, exchange }) => {
+  const allowed = Array.isArray(validation.allowed_values)
+    ? validation.allowed_values.map(String)
+    : validation.value !== undefined
+      ? [String(validation.value)]
+      : undefined;
+  const expected = Array.isArray(validation.allowed_values) ? validation.allowed_values : validation.value;
+  const found = findErrorCode(exchange);
+  if (!found) {
+    return {
+      passed: false,
+      json_pointer: null,
+      expected: expected ?? 'an AdCP error code',
+      actual: null,
+      error: 'the agent did not return an AdCP error (looked for adcp_error.code in structuredContent, text content, JSON-RPC error.data, and errors[0].code)',
+    };
+  }
+  const passed = allowed === undefined || allowed.includes(found.code);
+  return passed
+    ? { passed, json_pointer: found.pointer }
+    : { passed, json_pointer: found.pointer, expected, actual: found.code, error: `error code "${found.code}" (at ${found.location}) is not the one expected` };
+};

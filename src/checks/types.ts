@@ -1,0 +1,31 @@
+import type { SchemaRegistry } from '../schemas/registry.js';
+import type { Step, Validation } from '../storyboard/types.js';
+import type { ExtractionRecord, RequestRecord, ResponseRecord, ValidationResult } from '../engine/records.js';
+
+/** What one call to the agent produced, as the transports report it. */
+export interface Exchange {
+  request: RequestRecord;
+  /** Absent only when the transport failed before any answer arrived. */
+  response?: ResponseRecord;
+  extraction: ExtractionRecord;
+  /** The task result the storyboard paths resolve against (structuredContent, parsed text, or error data). */
+  data: unknown;
+  /** Transport-level failure (timeout, connection refused, oversize body, protocol error). */
+  transportError?: string;
+  /** JSON-RPC error data, when the agent answered the call with a JSON-RPC error. */
+  rpcError?: { code: number; message: string; data?: unknown };
+}
+
+export interface CheckInput {
+  validation: Validation;
+  step: Step;
+  /** The task actually invoked (after test-kit resolution). */
+  task: string;
+  exchange: Exchange;
+  schemas?: SchemaRegistry;
+}
+
+/** A check returns the contract fields it knows; the engine adds check, description, source, request and response. */
+export type CheckVerdict = Omit<ValidationResult, 'check' | 'description' | 'request' | 'response' | 'source'>;
+
+export type Check = (input: CheckInput) => CheckVerdict;

@@ -1,0 +1,125 @@
+/**
+ * Storyboard YAML → a test module: `describe(storyboard) › describe(phase) ›
+ * it(step)`, with a source map so that each `describe`/`it` call — and so each
+ * test's reported location, IDE gutter and failure frame — sits on its own node
+ * in the YAML. Pure: no I/O, no network.
+ *
+ * How the map is made: the YAML text is cut into slices at the start of the
+ * storyboard, of every phase and of every step; each slice is replaced
+ * (MagicString.update) by the code for that node. magic-string maps every
+ * line of a replacement to the start of the slice it replaced, so the `it(`
+ * of a step maps to the step's first key.
+ */
+import MagicString, { type SourceMap } from 'magic-string';
+import { loadStoryboard } from '../storyboard/load.js';
+import type { Diagnostic, SourceLocation, Storyboard } from '../storyboard/types.js';
+
+export interface CompileOptions {
+  /** Module specifier of the runtime the generated code imports. */
+  runtime: string;
+  /** Root of the compliance tree, for resolving `prerequisites.test_kit`. */
+  corpusRoot?: string;
+}
+
+export interface CompileResult {
+  code: string;
+  map: SourceMap;
+  /** Loader errors (then the module registers one failing test) and warnings. */
+  diagnostics: Diagnostic[];
+  storyboard?: Storyboard;
+}
+
+/** `Title (id)`: the human title with the stable id, so `vitest -t <id>` selects it. */
+export function testTitle(title: string | undefined, id: string): string {
+  return title && title !== id ? `${title} (${id})` : id;
+}
+
+const q = (value: unknown) => JSON.stringify(value);
+
+function lineOffsets(source: string): number[] {
+  const offsets = [0];
+  for (let i = 0; i < source.length; i++) if (source.charCodeAt(i) === 10) offsets.push(i + 1);
+  return offsets;
+}
+
+export function compileStoryboard(source: string, file: string, options: CompileOptions): CompileResult {
+  const lines = lineOffsets(source);
+  const offsetOf = (loc: SourceLocation) => Math.min(source.length, (lines[loc.line - 1] ?? source.length) + loc.column - 1);
+  const s = new MagicString(source);
+  const loaded = loadStoryboard(source, file, { corpusRoot: options.corpusRoot });
+
+  const header = [
+    `import { describe, it, afterAll } from "vitest";`,
+    `import { storyboardSuite, loadFailureSuite } from ${q(options.runtime)};`,
+  ];
+
+  if (!loaded.ok) {
+    const primary = loaded.diagnostics[0]!;
+    const at = offsetOf(primary);
+    const prefix = [...header, `const failure = loadFailureSuite(${q(file)}, ${q(loaded.diagnostics)}, import.meta.url);`, `export default undefined;`, ''];
+    const body = [`if (failure.isTestFile) describe(${q(failure_title(file))}, () => {`, `it(${q(`loads without errors (${primary.rule})`)}, () => failure.fail());`, `});`, ''];
+    replace(s, source, [
+      { at: 0, code: prefix.join('\n') },
+      { at, code: body.join('\n') },
+    ]);
+    return { code: s.toString(), map: map(s, file), diagnostics: loaded.diagnostics };
+  }
+
+  const storyboard = loaded.storyboard;
+  const slices: { at: number; code: string }[] = [];
+  slices.push({
+    at: 0,
+    code: [
+      ...header,
+      `const storyboard = JSON.parse(${q(JSON.stringify(storyboard))});`,
+      `const suite = storyboardSuite(storyboard, import.meta.url);`,
+      `export default storyboard;`,
+      '',
+    ].join('\n'),
+  });
+  const open = [`if (suite.isTestFile) describe(${q(testTitle(storyboard.title, storyboard.id))}, () => {`, `afterAll(() => suite.close());`];
+  if (storyboard.phases.length === 0) {
+    open.push(`it(${q(`no phases (${storyboard.id})`)}, (ctx) => suite.noPhases(ctx));`);
+  }
+  slices.push({ at: offsetOf(storyboard.loc), code: open.join('\n') + '\n' });
+
+  storyboard.phases.forEach((phase, p) => {
+    const code = [p > 0 ? '});' : '', `describe(${q(testTitle(phase.title, phase.id))}, () => {`];
+    if (phase.steps.length === 0) code.push(`it.todo(${q(`no steps (${phase.id})`)});`);
+    slices.push({ at: offsetOf(phase.loc), code: code.filter(Boolean).join('\n') + '\n' });
+    for (const step of phase.steps) {
+      slices.push({ at: offsetOf(step.loc), code: `it(${q(testTitle(step.title, step.id))}, (ctx) => suite.step(ctx, ${q(phase.id)}, ${q(step.id)}));\n` });
+    }
+  });
+  slices.push({ at: source.length, code: (storyboard.phases.length > 0 ? '});\n' : '') + '});\n' });
+  replace(s, source, slices);
+  return { code: s.toString(), map: map(s, file), diagnostics: loaded.diagnostics, storyboard };
+}
+
+function failure_title(file: string): string {
+  return file.split(/[\\/]/).pop() ?? file;
+}
+
+/**
+ * Replaces the text from each slice start to the next with that slice's code.
+ * Slices that start at the same offset are merged; the last one runs to EOF.
+ */
+function replace(s: MagicString, source: string, slices: { at: number; code: string }[]): void {
+  const sorted = [...slices].sort((a, b) => a.at - b.at);
+  const merged: { at: number; code: string }[] = [];
+  for (const slice of sorted) {
+    const last = merged.at(-1);
+    if (last && last.at === slice.at) last.code += slice.code;
+    else merged.push({ ...slice });
+  }
+  // An empty source, or code that belongs at EOF, is appended.
+  merged.forEach((slice, i) => {
+    const end = i + 1 < merged.length ? merged[i + 1]!.at : source.length;
+    if (slice.at < end) s.update(slice.at, end, slice.code);
+    else s.append(slice.code);
+  });
+}
+
+function map(s: MagicString, file: string): SourceMap {
+  return s.generateMap({ hires: 'boundary', includeContent: true, source: file, file: file + '.js' });
+}

@@ -1,0 +1,60 @@
+/**
+ * Run configuration: what the plugin was given, with environment fallbacks so
+ * one `vitest.config.ts` runs in CI against any agent.
+ *
+ *   ADCP_AGENT_URL    the agent's MCP endpoint (or A2A base URL)
+ *   ADCP_AUTH_TOKEN   Bearer token sent when a step does not say otherwise
+ *   ADCP_PROTOCOL     mcp | a2a (default mcp)
+ *   ADCP_COMPLIANCE   a corpus version of the installed @adcp/sdk, or a path
+ */
+
+/** The serialisable configuration a test worker receives from the plugin. */
+export interface RuntimeConfig {
+  agentUrl?: string;
+  protocol?: 'mcp' | 'a2a';
+  authToken?: string;
+  /** Per-step bound on the call to the agent. @default 30000 */
+  timeoutMs?: number;
+  /** Largest response body the runner reads. @default 10 MiB */
+  maxResponseBytes?: number;
+  /** Compliance tree root, for test kits referenced by corpus-relative paths. */
+  corpusRoot?: string;
+  /** AdCP JSON Schema directory (`.../schemas-data/<major.minor>`). */
+  schemasDir?: string;
+}
+
+export const DEFAULT_TIMEOUT_MS = 30_000;
+export const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
+
+export interface ResolvedRuntimeConfig extends Omit<RuntimeConfig, 'protocol' | 'timeoutMs' | 'maxResponseBytes'>, Required<Pick<RuntimeConfig, 'protocol' | 'timeoutMs' | 'maxResponseBytes'>> {
+  /** Set when the configuration cannot work; every step reports it instead of calling the agent. */
+  error?: string;
+}
+
+export function resolveRuntimeConfig(given: RuntimeConfig = {}, env: NodeJS.ProcessEnv = process.env): ResolvedRuntimeConfig {
+  const agentUrl = given.agentUrl ?? nonEmpty(env.ADCP_AGENT_URL);
+  const protocolRaw = given.protocol ?? nonEmpty(env.ADCP_PROTOCOL)?.toLowerCase() ?? 'mcp';
+  const config: ResolvedRuntimeConfig = {
+    ...given,
+    agentUrl,
+    authToken: given.authToken ?? nonEmpty(env.ADCP_AUTH_TOKEN),
+    protocol: protocolRaw === 'a2a' ? 'a2a' : 'mcp',
+    timeoutMs: given.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    maxResponseBytes: given.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+  };
+  if (!agentUrl) {
+    config.error =
+      'no agent to test: set ADCP_AGENT_URL (e.g. ADCP_AGENT_URL=http://127.0.0.1:3000/mcp npx vitest run) or pass adcpStoryboards({ agent: { url } }) in vitest.config.ts';
+  } else if (!/^https?:\/\//i.test(agentUrl)) {
+    config.error = `agent URL "${agentUrl}" is not an http(s) URL: ADCP_AGENT_URL / agent.url must look like http://127.0.0.1:3000/mcp`;
+  } else if (protocolRaw !== 'mcp' && protocolRaw !== 'a2a') {
+    config.error = `ADCP_PROTOCOL / agent.protocol is "${protocolRaw}": use "mcp" or "a2a"`;
+  } else if (config.protocol === 'a2a') {
+    config.error = 'A2A agents are not supported by this version of vitest-adcp yet: use an MCP endpoint (ADCP_PROTOCOL=mcp)';
+  }
+  return config;
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value && value.trim() !== '' ? value.trim() : undefined;
+}

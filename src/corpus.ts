@@ -1,0 +1,113 @@
+/**
+ * Finding the compliance corpus and the AdCP JSON Schemas. Both ship inside the
+ * npm package `@adcp/sdk` (an optional peer dependency of ours):
+ *   compliance/cache/<version>/   the storyboards, test kits, index.json
+ *   dist/lib/schemas-data/<major.minor>/   the JSON Schemas
+ * A user may instead point at any compliance tree on disk (ADCP_COMPLIANCE=/path).
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+
+export class CorpusNotFoundError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CorpusNotFoundError';
+  }
+}
+
+export interface Corpus {
+  /** Root of one compliance tree (holds `universal/`, `index.json`, `test-kits/`). */
+  root: string;
+  /** AdCP version of the tree, from its index.json (e.g. `3.0.6`). */
+  version: string | undefined;
+  /** The JSON Schema directory matching the version, when one is installed. */
+  schemasDir: string | undefined;
+}
+
+/** Root of the installed `@adcp/sdk` package, resolved from `fromDir` (the user's project). */
+export function findSdkRoot(fromDir: string = process.cwd()): string | undefined {
+  try {
+    const require = createRequire(join(resolve(fromDir), 'noop.js'));
+    return dirname(require.resolve('@adcp/sdk/package.json'));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Versions of the corpus shipped in the installed `@adcp/sdk` (e.g. `['3.0.6']`). */
+export function installedCorpusVersions(sdkRoot: string): string[] {
+  const cache = join(sdkRoot, 'compliance', 'cache');
+  if (!existsSync(cache)) return [];
+  return readdirSync(cache)
+    .filter((name) => /^\d+\.\d+\.\d+(-[\w.]+)?$/.test(name) && existsSync(join(cache, name, 'index.json')))
+    .sort(compareVersions);
+}
+
+function compareVersions(a: string, b: string): number {
+  const pa = a.split(/[.-]/).map((p) => (/^\d+$/.test(p) ? Number(p) : p));
+  const pb = b.split(/[.-]/).map((p) => (/^\d+$/.test(p) ? Number(p) : p));
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
+    if (pa[i] === pb[i]) continue;
+    if (pa[i] === undefined) return 1; // release sorts after its pre-releases
+    if (pb[i] === undefined) return -1;
+    return pa[i]! < pb[i]! ? -1 : 1;
+  }
+  return 0;
+}
+
+function readVersion(root: string): string | undefined {
+  try {
+    return JSON.parse(readFileSync(join(root, 'index.json'), 'utf8')).adcp_version;
+  } catch {
+    return undefined;
+  }
+}
+
+function schemasDirFor(sdkRoot: string | undefined, version: string | undefined): string | undefined {
+  if (!sdkRoot || !version) return undefined;
+  const [major, minor] = version.split('.');
+  const dir = join(sdkRoot, 'dist', 'lib', 'schemas-data', `${major}.${minor}`);
+  return existsSync(dir) ? dir : undefined;
+}
+
+/**
+ * Resolves `compliance` (a corpus version like `3.0.6`, or a path to a
+ * compliance tree) to a corpus. Without a value, the newest installed version.
+ */
+export function resolveCorpus(compliance: string | undefined, fromDir: string = process.cwd()): Corpus {
+  const sdkRoot = findSdkRoot(fromDir);
+  const looksLikePath = compliance !== undefined && (isAbsolute(compliance) || compliance.startsWith('.') || compliance.includes('/'));
+  if (compliance && looksLikePath) {
+    const root = resolve(fromDir, compliance);
+    if (!existsSync(join(root, 'index.json')) && !existsSync(join(root, 'universal'))) {
+      throw new CorpusNotFoundError(
+        `ADCP_COMPLIANCE points at ${root}, which is not a compliance tree (no index.json or universal/ in it). Point it at a folder like node_modules/@adcp/sdk/compliance/cache/3.0.6.`,
+      );
+    }
+    const version = readVersion(root);
+    return { root, version, schemasDir: schemasDirFor(sdkRoot, version) };
+  }
+  if (!sdkRoot) {
+    throw new CorpusNotFoundError(
+      'the AdCP compliance corpus was asked for but @adcp/sdk is not installed. Run `npm install -D @adcp/sdk`, or set ADCP_COMPLIANCE to the path of a compliance tree.',
+    );
+  }
+  const versions = installedCorpusVersions(sdkRoot);
+  const version = compliance ?? versions.at(-1);
+  if (!version || !versions.includes(version)) {
+    throw new CorpusNotFoundError(
+      `AdCP compliance version "${compliance}" is not in the installed @adcp/sdk (it has: ${versions.join(', ') || 'none'}). Set ADCP_COMPLIANCE to one of those, or to a path.`,
+    );
+  }
+  const root = join(sdkRoot, 'compliance', 'cache', version);
+  return { root, version, schemasDir: schemasDirFor(sdkRoot, version) };
+}
+
+/** The schema directory to use when no corpus was selected: the newest installed. */
+export function defaultSchemasDir(fromDir: string = process.cwd()): string | undefined {
+  const sdkRoot = findSdkRoot(fromDir);
+  if (!sdkRoot) return undefined;
+  const versions = installedCorpusVersions(sdkRoot);
+  return schemasDirFor(sdkRoot, versions.at(-1));
+}

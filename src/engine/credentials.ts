@@ -1,0 +1,72 @@
+/**
+ * Resolving a step's `auth:` (storyboard-schema.yaml > Step > auth) into the
+ * credentials one call carries. Random invalid credentials are generated once
+ * per run, as the spec asks ("a per-run random bogus API key").
+ */
+import { randomBytes } from 'node:crypto';
+import type { StepAuth, TestKit } from '../storyboard/types.js';
+import type { Credentials } from '../transport/types.js';
+import { resolvePath } from './path.js';
+
+export class CredentialsError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CredentialsError';
+  }
+}
+
+export interface RunCredentials {
+  /** The operator's token (option `auth.token` / ADCP_AUTH_TOKEN), sent as a Bearer by default. */
+  defaultToken?: string;
+  testKit?: TestKit;
+}
+
+const base64url = (bytes: number) => randomBytes(bytes).toString('base64url');
+
+export class CredentialResolver {
+  private readonly randomApiKey = `invalid-${randomBytes(32).toString('hex')}`;
+  private readonly randomJwt = `${base64url(24)}.${base64url(48)}.${base64url(32)}`;
+  private readonly randomBasic = { username: `invalid-${randomBytes(8).toString('hex')}`, password: randomBytes(24).toString('hex') };
+
+  constructor(private readonly run: RunCredentials) {}
+
+  /** Every secret this run may send, so messages and reports can scrub them. */
+  secrets(): string[] {
+    const kitAuth = this.run.testKit?.auth;
+    return [this.run.defaultToken, kitAuth?.api_key, kitAuth?.basic?.password, this.randomApiKey, this.randomJwt, this.randomBasic.password].filter(
+      (s): s is string => typeof s === 'string' && s.length > 0,
+    );
+  }
+
+  resolve(auth: StepAuth | undefined): Credentials {
+    if (auth === 'none') return { kind: 'none' };
+    if (auth === undefined) return this.defaults();
+    const type = auth.type;
+    if (auth.value_strategy === 'random_invalid') {
+      return type === 'basic' ? { kind: 'basic', ...this.randomBasic } : { kind: 'bearer', token: this.randomApiKey };
+    }
+    if (auth.value_strategy === 'random_invalid_jwt') return { kind: 'bearer', token: this.randomJwt };
+    if (auth.from_test_kit !== undefined && auth.from_test_kit !== false) {
+      const path = auth.from_test_kit === true ? (type === 'basic' ? 'auth.basic' : 'auth.api_key') : auth.from_test_kit;
+      const found = resolvePath(this.run.testKit, path);
+      if (!found.found || found.value === null) {
+        throw new CredentialsError(`the step asks for credentials at "${path}" in the test kit, but the test kit has none there`);
+      }
+      if (type === 'basic') {
+        const value = found.value as { username?: unknown; password?: unknown };
+        if (typeof value?.username !== 'string' || typeof value?.password !== 'string') {
+          throw new CredentialsError(`test kit "${path}" must be { username, password } for HTTP Basic`);
+        }
+        return { kind: 'basic', username: value.username, password: value.password };
+      }
+      return { kind: 'bearer', token: String(found.value) };
+    }
+    return this.defaults();
+  }
+
+  /** No `auth:` on the step: the operator's token, else the test kit's API key, else nothing. */
+  private defaults(): Credentials {
+    const token = this.run.defaultToken ?? this.run.testKit?.auth?.api_key;
+    return token ? { kind: 'bearer', token } : { kind: 'none' };
+  }
+}

@@ -1,0 +1,142 @@
+/**
+ * The storyboard "JSON path" dialect: dotted keys with `[n]` indexes and `[*]`
+ * wildcards (`accounts[0].account_id`, `products[*].format_ids[*]`), as used by
+ * `validations[].path`, `context_outputs[].path` and `context_inputs[].inject_at`.
+ * Results carry an RFC 6901 JSON Pointer, which is what the runner output
+ * contract wants in `json_pointer`.
+ */
+
+export type PathSegment = string | number | '*';
+
+/** Caps fan-out so a hostile response cannot make a wildcard walk explode (storyboard-schema.yaml > refs_resolve). */
+export const MAX_WILDCARD_VALUES = 10_000;
+
+export class PathSyntaxError extends Error {
+  constructor(path: string, reason: string) {
+    super(`invalid path "${path}": ${reason}. Paths look like "a.b[0].c" or "items[*].id".`);
+    this.name = 'PathSyntaxError';
+  }
+}
+
+const cache = new Map<string, PathSegment[]>();
+
+export function parsePath(path: string): PathSegment[] {
+  const cached = cache.get(path);
+  if (cached) return cached;
+  const segments: PathSegment[] = [];
+  const re = /([^.[\]]+)|\[(\d+|\*|"[^"]*"|'[^']*')\]|(\.)/gy;
+  let lastWasDot = true;
+  let match: RegExpExecArray | null;
+  let index = 0;
+  // A leading "$." (JSONPath habit) is tolerated.
+  const body = path.startsWith('$.') ? path.slice(2) : path === '$' ? '' : path;
+  re.lastIndex = 0;
+  while (index < body.length && (match = re.exec(body))) {
+    index = re.lastIndex;
+    if (match[3]) {
+      if (lastWasDot) throw new PathSyntaxError(path, 'empty segment');
+      lastWasDot = true;
+      continue;
+    }
+    if (match[1] !== undefined) {
+      segments.push(match[1]);
+    } else {
+      const inner = match[2]!;
+      segments.push(inner === '*' ? '*' : /^\d+$/.test(inner) ? Number(inner) : inner.slice(1, -1));
+    }
+    lastWasDot = false;
+  }
+  if (index !== body.length) throw new PathSyntaxError(path, `unexpected character at ${index}`);
+  cache.set(path, segments);
+  return segments;
+}
+
+function escapePointerToken(token: string | number): string {
+  return String(token).replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+export function toJsonPointer(segments: readonly (string | number)[]): string {
+  return segments.length === 0 ? '' : '/' + segments.map(escapePointerToken).join('/');
+}
+
+export interface ResolvedValue {
+  value: unknown;
+  pointer: string;
+}
+
+export interface PathResolution {
+  /** True when the path (without wildcards) reached a value that is not `undefined`. */
+  found: boolean;
+  value: unknown;
+  /** Pointer to the value, or to the deepest prefix that existed plus the missing segment. */
+  pointer: string;
+  /** For wildcard paths: every terminal value with its pointer. */
+  matches?: ResolvedValue[];
+}
+
+function step(value: unknown, segment: string | number): unknown {
+  if (value === null || typeof value !== 'object') return undefined;
+  if (Array.isArray(value)) {
+    return typeof segment === 'number' ? value[segment] : undefined;
+  }
+  if (!Object.prototype.hasOwnProperty.call(value, segment)) return undefined;
+  return (value as Record<string, unknown>)[String(segment)];
+}
+
+/** Resolves a storyboard path against a JSON value. */
+export function resolvePath(root: unknown, path: string): PathResolution {
+  const segments = parsePath(path);
+  if (segments.includes('*')) return resolveWildcard(root, segments);
+  let current: unknown = root;
+  const walked: (string | number)[] = [];
+  for (const segment of segments as (string | number)[]) {
+    walked.push(segment);
+    current = step(current, segment);
+    if (current === undefined) return { found: false, value: undefined, pointer: toJsonPointer(walked) };
+  }
+  return { found: true, value: current, pointer: toJsonPointer(walked) };
+}
+
+function resolveWildcard(root: unknown, segments: PathSegment[]): PathResolution {
+  let frontier: { value: unknown; at: (string | number)[] }[] = [{ value: root, at: [] }];
+  for (const segment of segments) {
+    const next: typeof frontier = [];
+    for (const { value, at } of frontier) {
+      if (segment === '*') {
+        if (!Array.isArray(value)) continue;
+        value.forEach((item, i) => next.push({ value: item, at: [...at, i] }));
+      } else {
+        const child = step(value, segment);
+        if (child !== undefined) next.push({ value: child, at: [...at, segment] });
+      }
+      if (next.length > MAX_WILDCARD_VALUES) break;
+    }
+    frontier = next.slice(0, MAX_WILDCARD_VALUES);
+  }
+  const matches = frontier.map(({ value, at }) => ({ value, pointer: toJsonPointer(at) }));
+  const firstConcrete = segments.indexOf('*');
+  return {
+    found: matches.length > 0,
+    value: matches.map((m) => m.value),
+    pointer: toJsonPointer(segments.slice(0, firstConcrete) as (string | number)[]),
+    matches,
+  };
+}
+
+/** Writes `value` at `path` (no wildcards), creating objects/arrays on the way. Used by `context_inputs`. */
+export function setPath(root: Record<string, unknown>, path: string, value: unknown): void {
+  const segments = parsePath(path);
+  if (segments.includes('*')) throw new PathSyntaxError(path, 'wildcards cannot be written to');
+  let current: any = root;
+  segments.forEach((segment, i) => {
+    if (i === segments.length - 1) {
+      current[segment as string | number] = value;
+      return;
+    }
+    const nextIsIndex = typeof segments[i + 1] === 'number';
+    if (current[segment as string | number] === undefined || current[segment as string | number] === null) {
+      current[segment as string | number] = nextIsIndex ? [] : {};
+    }
+    current = current[segment as string | number];
+  });
+}

@@ -1,0 +1,100 @@
+/**
+ * Result records in the shape of the AdCP runner output contract
+ * (`compliance/cache/<version>/universal/runner-output-contract.yaml`, v1.1.0).
+ * These are what the engine produces per step, what a test's `meta` carries to
+ * the main process, and what the contract reporter writes. Field names are the
+ * contract's (snake_case) on purpose: the JSON is consumed by AdCP tooling.
+ */
+
+export type TransportKind = 'mcp' | 'a2a' | 'http';
+
+export interface RequestRecord {
+  transport: TransportKind;
+  /** Task/tool/skill actually invoked, after test-kit interpolation. */
+  operation: string;
+  /** Fully resolved payload (after substitution), secrets redacted on the way out. */
+  payload: unknown;
+  url?: string;
+  /** Not populated by default (contract: security.request_headers). */
+  headers?: Record<string, string>;
+}
+
+export interface ResponseRecord {
+  transport: TransportKind;
+  /** MCP: `{ isError, structuredContent, content }`; JSON-RPC errors: `{ error: { code, message, data } }`. */
+  payload: unknown;
+  status?: number;
+  /** Filtered through the contract's response-header allowlist. */
+  headers?: Record<string, string>;
+  duration_ms?: number;
+}
+
+export type ExtractionPath = 'structured_content' | 'text_fallback' | 'error' | 'none';
+
+export interface ExtractionRecord {
+  path: ExtractionPath;
+  note?: string;
+}
+
+export interface SchemaError {
+  instance_path: string;
+  schema_path: string;
+  keyword: string;
+  message: string;
+}
+
+export interface ValidationResult {
+  check: string;
+  passed: boolean;
+  description: string;
+  /** Failure-only fields (null when not applicable). */
+  json_pointer?: string | null;
+  expected?: unknown;
+  actual?: unknown;
+  schema_id?: string | null;
+  schema_url?: string | null;
+  request?: RequestRecord;
+  response?: ResponseRecord;
+  /** Why it failed, in words, when `expected`/`actual` don't say it all. */
+  error?: string;
+  remediation?: string;
+  /** Where the validation is written: `file:line:column` of the YAML node (vitest-adcp extension). */
+  source?: { file: string; line: number; column: number };
+}
+
+export type SkipReason =
+  | 'not_applicable'
+  | 'no_phases'
+  | 'prerequisite_failed'
+  | 'missing_tool'
+  | 'missing_test_controller'
+  | 'unsatisfied_contract'
+  | 'peer_branch_taken'
+  | 'peer_substituted';
+
+export interface SkipResult {
+  reason: SkipReason;
+  detail: string;
+}
+
+export interface StepResult {
+  storyboard_id: string;
+  phase_id: string;
+  step_id: string;
+  task: string;
+  passed: boolean;
+  duration_ms: number;
+  validations: ValidationResult[];
+  extraction: ExtractionRecord;
+  skip?: SkipResult;
+  /** Transport-level (or configuration) error: no validations could be attempted. */
+  error?: string;
+  request?: RequestRecord;
+  response?: ResponseRecord;
+}
+
+/** What the test adapters learn about a step once its verdict can no longer change. */
+export interface StepOutcome {
+  status: 'passed' | 'failed' | 'skipped';
+  result: StepResult;
+}

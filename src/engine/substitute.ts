@@ -1,0 +1,117 @@
+/**
+ * Placeholder substitution in `sample_request` (storyboard-schema.yaml >
+ * "Context accumulator and substitution"):
+ *   `$context.<name>`              a captured (or storyboard-root) context value
+ *   `{{prior_step.<id>.<field>}}`  a field of a prior step's response
+ *   `$test_kit.<path>`             a value from the storyboard's test kit
+ * A string that is exactly one placeholder is replaced by the typed value
+ * (numbers and objects are not stringified); a placeholder inside a longer
+ * string is interpolated as text. Anything that does not resolve is reported,
+ * never shipped: the agent must not see a literal `$context.x` or `{{...}}`.
+ */
+import { resolvePath } from './path.js';
+
+export interface SubstitutionScope {
+  context: ReadonlyMap<string, unknown>;
+  /** Response data of prior steps that passed, by step id. */
+  priorSteps: ReadonlyMap<string, unknown>;
+  testKit?: unknown;
+}
+
+export interface SubstitutionResult<T> {
+  value: T;
+  /** The placeholders that did not resolve, as written. */
+  unresolved: string[];
+}
+
+const CONTEXT = /\$context\.([A-Za-z_][\w-]*(?:\.[\w-]+|\[\d+\])*)/g;
+const TEST_KIT = /\$test_kit\.([A-Za-z_][\w-]*(?:\.[\w-]+|\[\d+\])*)/g;
+const MUSTACHE = /\{\{\s*([^{}]+?)\s*\}\}/g;
+
+function lookupContext(expression: string, scope: SubstitutionScope): { found: boolean; value?: unknown } {
+  const [name, ...rest] = expression.split('.');
+  if (!scope.context.has(name!)) return { found: false };
+  const base = scope.context.get(name!);
+  if (rest.length === 0) return { found: true, value: base };
+  const resolved = resolvePath(base, rest.join('.'));
+  return resolved.found ? { found: true, value: resolved.value } : { found: false };
+}
+
+function lookupTestKit(path: string, scope: SubstitutionScope): { found: boolean; value?: unknown } {
+  if (scope.testKit === undefined) return { found: false };
+  const resolved = resolvePath(scope.testKit, path);
+  return resolved.found && resolved.value !== null ? { found: true, value: resolved.value } : { found: false };
+}
+
+function lookupMustache(expression: string, scope: SubstitutionScope): { found: boolean; value?: unknown } {
+  const prior = /^prior_step\.([\w-]+)\.(.+)$/.exec(expression);
+  if (prior) {
+    if (!scope.priorSteps.has(prior[1]!)) return { found: false };
+    const resolved = resolvePath(scope.priorSteps.get(prior[1]!), prior[2]!);
+    return resolved.found ? { found: true, value: resolved.value } : { found: false };
+  }
+  const context = /^context\.(.+)$/.exec(expression);
+  if (context) return lookupContext(context[1]!, scope);
+  // `{{runner.*}}` (webhook receiver) and anything unknown: not available in this run.
+  return { found: false };
+}
+
+function substituteString(input: string, scope: SubstitutionScope, unresolved: string[]): unknown {
+  const whole = [
+    { re: /^\$context\.([A-Za-z_][\w-]*(?:\.[\w-]+|\[\d+\])*)$/, lookup: lookupContext },
+    { re: /^\$test_kit\.([A-Za-z_][\w-]*(?:\.[\w-]+|\[\d+\])*)$/, lookup: lookupTestKit },
+    { re: /^\{\{\s*([^{}]+?)\s*\}\}$/, lookup: lookupMustache },
+  ];
+  for (const { re, lookup } of whole) {
+    const match = re.exec(input);
+    if (match) {
+      const found = lookup(match[1]!, scope);
+      if (found.found) return found.value;
+      unresolved.push(input);
+      return input;
+    }
+  }
+  const interpolate = (re: RegExp, lookup: typeof lookupContext) => (text: string) =>
+    text.replace(re, (token, expression: string) => {
+      const found = lookup(expression, scope);
+      if (!found.found) {
+        unresolved.push(token);
+        return token;
+      }
+      return typeof found.value === 'string' ? found.value : JSON.stringify(found.value);
+    });
+  return [interpolate(MUSTACHE, lookupMustache), interpolate(CONTEXT, lookupContext), interpolate(TEST_KIT, lookupTestKit)].reduce(
+    (text, apply) => apply(text),
+    input,
+  );
+}
+
+function walk(value: unknown, scope: SubstitutionScope, unresolved: string[]): unknown {
+  if (typeof value === 'string') return substituteString(value, scope, unresolved);
+  if (Array.isArray(value)) return value.map((item) => walk(item, scope, unresolved));
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [key, inner] of Object.entries(value)) out[key] = walk(inner, scope, unresolved);
+    return out;
+  }
+  return value;
+}
+
+/** Substitutes every placeholder in a (deep-copied) value. */
+export function substitute<T>(value: T, scope: SubstitutionScope): SubstitutionResult<T> {
+  const unresolved: string[] = [];
+  const result = walk(value, scope, unresolved) as T;
+  return { value: result, unresolved: [...new Set(unresolved)] };
+}
+
+/**
+ * Resolves a step's `task` when it references the test kit
+ * (`$test_kit.auth.probe_task`), falling back to `task_default`.
+ */
+export function resolveTask(task: string, taskDefault: string | undefined, testKit: unknown): string | undefined {
+  const match = /^\$test_kit\.(.+)$/.exec(task);
+  if (!match) return task;
+  const found = lookupTestKit(match[1]!, { context: new Map(), priorSteps: new Map(), testKit });
+  if (found.found && typeof found.value === 'string') return found.value;
+  return taskDefault;
+}

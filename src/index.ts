@@ -1,0 +1,41 @@
+/**
+ * vitest-adcp: AdCP compliance storyboards as native Vitest tests.
+ *
+ * ```ts
+ * // vitest.config.ts
+ * import { defineConfig } from 'vitest/config';
+ * import { adcpStoryboards } from 'vitest-adcp';
+ * export default defineConfig({ plugins: [adcpStoryboards({ compliance: { storyboards: ['capability_discovery'] } })] });
+ * ```
+ */
+import './vitest/meta.js';
+
+export { adcpStoryboards, type AdcpStoryboardsOptions } from './plugin/plugin.js';
+export type { CorpusSelection } from './plugin/select.js';
+export type { RuntimeConfig } from './config.js';
+export type { AdcpStepMeta } from './vitest/meta.js';
+export type {
+  Storyboard,
+  Phase,
+  Step,
+  Validation,
+  TestKit,
+  Diagnostic,
+  SourceLocation,
+  StepAuth,
+} from './storyboard/types.js';
+export type {
+  StepResult,
+  ValidationResult,
+  RequestRecord,
+  ResponseRecord,
+  ExtractionRecord,
+  SkipResult,
+  SkipReason,
+  SchemaError,
+  StepOutcome,
+} from './engine/records.js';
+export { StoryboardRun, type StoryboardRunOptions } from './engine/run.js';
+export { McpTransport } from './transport/mcp.js';
+export { compileStoryboard, type CompileResult } from './compile/compile.js';
+export { redactPayload, filterResponseHeaders, REDACTED_KEY_PATTERN, RESPONSE_HEADER_ALLOWLIST } from './report/redact.js';

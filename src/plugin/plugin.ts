@@ -1,0 +1,181 @@
+/**
+ * The Vite/Vitest plugin: adds storyboard files to the run, compiles each into
+ * a test module (with a source map back to the YAML), and hands the workers
+ * their configuration.
+ */
+import { isAbsolute, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Plugin } from 'vitest/config';
+import { compileStoryboard } from '../compile/compile.js';
+import type { RuntimeConfig } from '../config.js';
+import { resolveCorpus, type Corpus } from '../corpus.js';
+import { selectCorpus, type CorpusSelection } from './select.js';
+
+export interface AdcpStoryboardsOptions {
+  /**
+   * Globs (relative to the project root) of your own storyboard files, added
+   * to Vitest's `include` — your own test globs stay as they are.
+   * @default ['**\/*.storyboard.yaml', '**\/*.storyboard.yml']
+   */
+  include?: string | string[];
+  /** Explicit storyboard files (any name) to run as well. */
+  files?: string[];
+  /**
+   * Storyboards from the AdCP compliance corpus of the installed `@adcp/sdk`
+   * (or of `version` / `path`): by storyboard id, bundle or track.
+   * Env: ADCP_COMPLIANCE (a version, or a path to a compliance tree).
+   * @default undefined (no corpus storyboards run)
+   */
+  compliance?: CorpusSelection & { version?: string; path?: string };
+  /** The agent under test. Env fallbacks: ADCP_AGENT_URL, ADCP_PROTOCOL, ADCP_AUTH_TOKEN. */
+  agent?: {
+    url?: string;
+    /** @default 'mcp' */
+    protocol?: 'mcp' | 'a2a';
+    /** Bearer token sent on steps that do not declare their own `auth:`. */
+    auth?: { token?: string };
+  };
+  /** Per-step bound on the call to the agent, in ms. @default 30000 */
+  timeoutMs?: number;
+  /** Largest agent response read, in bytes. @default 10485760 (10 MiB) */
+  maxResponseBytes?: number;
+  /** Directory of AdCP JSON Schemas. @default the installed @adcp/sdk's, matching the corpus version */
+  schemasDir?: string;
+}
+
+const DEFAULT_INCLUDE = ['**/*.storyboard.yaml', '**/*.storyboard.yml'];
+const STORYBOARD_SUFFIX = /\.storyboard\.ya?ml$/;
+
+/** The runtime module compiled storyboards import: the file beside this one, by absolute path. */
+function runtimeModule(): string {
+  const here = fileURLToPath(import.meta.url);
+  const ext = here.endsWith('.ts') ? '.ts' : '.js';
+  return resolve(here, '..', '..', `runtime${ext}`).split('\\').join('/');
+}
+
+function cleanId(id: string): string {
+  return id.split('?')[0]!;
+}
+
+export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
+  const include = options.include === undefined ? DEFAULT_INCLUDE : ([] as string[]).concat(options.include);
+  const explicit = new Set<string>();
+  let corpus: Corpus | undefined;
+  let root = process.cwd();
+  let matchesTestGlob: ((id: string) => boolean) | undefined;
+  const runtime = runtimeModule();
+
+  const compliance = options.compliance;
+  const complianceEnv = process.env.ADCP_COMPLIANCE?.trim() || undefined;
+  const wantsCorpus = Boolean(compliance && (compliance.storyboards?.length || compliance.bundles?.length || compliance.tracks?.length));
+
+  function isStoryboard(id: string): boolean {
+    const file = cleanId(id);
+    if (!/\.ya?ml$/.test(file)) return false;
+    return STORYBOARD_SUFFIX.test(file) || explicit.has(file) || (matchesTestGlob?.(file) ?? false);
+  }
+
+  return {
+    name: 'vitest-adcp',
+    enforce: 'pre',
+    config(config) {
+      root = resolve(config.root ?? process.cwd());
+      // Test locations (and so IDE navigation) need includeTaskLocation.
+      const test = (config as { test?: { includeTaskLocation?: boolean } }).test;
+      if (test?.includeTaskLocation === undefined) return { test: { includeTaskLocation: true } } as any;
+      return undefined;
+    },
+    configureVitest({ project }) {
+      root = project.config.root;
+      // Pushed, not returned from config(): a returned test.include would replace the user's.
+      project.config.include.push(...include);
+      for (const file of options.files ?? []) {
+        const abs = resolve(root, file);
+        explicit.add(abs);
+        project.config.include.push(toGlob(root, abs));
+      }
+      const version = compliance?.path ?? compliance?.version ?? complianceEnv;
+      try {
+        corpus = version || wantsCorpus ? resolveCorpus(version, root) : undefined;
+      } catch (error) {
+        if (wantsCorpus) throw error;
+        corpus = undefined;
+      }
+      if (corpus && wantsCorpus) {
+        const files = selectCorpus(corpus.root, compliance!);
+        for (const file of files) {
+          explicit.add(file);
+          project.config.include.push(toGlob(root, file));
+        }
+        allowCorpusThroughExclude(project.config.exclude, corpus.root, root);
+      }
+      matchesTestGlob = (id) => project.matchesTestGlob(id);
+      const runtimeConfig: RuntimeConfig = {
+        agentUrl: options.agent?.url,
+        protocol: options.agent?.protocol,
+        authToken: options.agent?.auth?.token,
+        timeoutMs: options.timeoutMs,
+        maxResponseBytes: options.maxResponseBytes,
+        corpusRoot: corpus?.root ?? (version ? undefined : safeDefaultCorpusRoot(root)),
+        schemasDir: options.schemasDir ?? corpus?.schemasDir,
+      };
+      project.provide('vitestAdcp', stripUndefined(runtimeConfig));
+    },
+    transform(code, id) {
+      if (!isStoryboard(id)) return null;
+      const file = cleanId(id);
+      const result = compileStoryboard(code, file, { runtime, corpusRoot: corpus?.root ?? safeDefaultCorpusRoot(root) });
+      for (const d of result.diagnostics.filter((d) => d.severity === 'warning')) {
+        this.warn(`${d.file}:${d.line}:${d.column}: [${d.rule}] ${d.message}${d.hint ? ` — ${d.hint}` : ''}`);
+      }
+      if (result.storyboard?.prerequisites?.test_kit) {
+        // Editing a relative test kit re-runs the storyboards that use it.
+        const kit = result.storyboard.prerequisites.test_kit;
+        if (kit.startsWith('.')) this.addWatchFile(resolve(file, '..', kit));
+      }
+      return { code: result.code, map: result.map as any };
+    },
+  };
+}
+
+function toGlob(root: string, file: string): string {
+  const rel = relative(root, file).split('\\').join('/');
+  return rel.startsWith('..') || isAbsolute(rel) ? file.split('\\').join('/') : rel;
+}
+
+/**
+ * Vitest's default exclude drops everything under node_modules, where the
+ * corpus of @adcp/sdk lives. Narrow that one entry so the corpus tree (and only
+ * it) gets through; picomatch extglobs express "node_modules except this path".
+ */
+function allowCorpusThroughExclude(exclude: string[], corpusRoot: string, root: string): void {
+  const rel = relative(root, corpusRoot).split('\\').join('/');
+  const parts = rel.split('/');
+  const at = parts.lastIndexOf('node_modules');
+  if (at === -1) return;
+  const index = exclude.indexOf('**/node_modules/**');
+  if (index === -1) return;
+  const inner = parts.slice(at + 1);
+  const replacements: string[] = [];
+  let prefix = '**/node_modules';
+  for (const part of inner) {
+    replacements.push(`${prefix}/!(${part})/**`);
+    prefix = `${prefix}/${part}`;
+  }
+  // Nested dependencies inside the corpus path stay excluded.
+  replacements.push(`${prefix}/**/node_modules/**`);
+  exclude.splice(index, 1, ...replacements);
+}
+
+function safeDefaultCorpusRoot(root: string): string | undefined {
+  try {
+    return resolveCorpus(undefined, root).root;
+  } catch {
+    return undefined;
+  }
+}
+
+function stripUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}
+

@@ -1,0 +1,87 @@
+/**
+ * The runner output contract's security rules (runner-output-contract.yaml >
+ * security), applied to every record, message and file vitest-adcp writes:
+ * payload redaction by key name, a response-header allowlist, and fencing of
+ * agent-controlled strings in rendered output.
+ */
+import { randomBytes } from 'node:crypto';
+
+/** The contract's minimum redaction floor (payload_redaction.pattern), case-insensitive, any depth. */
+export const REDACTED_KEY_PATTERN =
+  /^(authorization|credentials?|token|api[_-]?key|password|secret|client[_-]secret|refresh[_-]token|access[_-]token|bearer|session[_-]token|offering[_-]token|cookie|set[_-]cookie)$/i;
+
+export const REDACTED = '[redacted]';
+
+/** security.response_headers.allowlist: anything else is dropped, not redacted. */
+export const RESPONSE_HEADER_ALLOWLIST: ReadonlySet<string> = new Set([
+  'content-type',
+  'content-length',
+  'content-encoding',
+  'www-authenticate',
+  'location',
+  'retry-after',
+  'x-request-id',
+  'x-correlation-id',
+]);
+
+/** Returns a deep copy of `value` with every secret-bearing key's value replaced by "[redacted]". */
+export function redactPayload<T>(value: T, seen = new WeakSet<object>()): T {
+  if (value === null || typeof value !== 'object') return value;
+  if (seen.has(value as object)) return '[circular]' as T;
+  seen.add(value as object);
+  if (Array.isArray(value)) return value.map((item) => redactPayload(item, seen)) as T;
+  const out: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value as Record<string, unknown>)) {
+    out[key] = REDACTED_KEY_PATTERN.test(key) ? REDACTED : redactPayload(inner, seen);
+  }
+  return out as T;
+}
+
+/** Keeps only allowlisted response headers (names lower-cased). */
+export function filterResponseHeaders(headers: Iterable<[string, string]> | Record<string, string> | undefined): Record<string, string> | undefined {
+  if (!headers) return undefined;
+  const entries = Symbol.iterator in Object(headers) ? [...(headers as Iterable<[string, string]>)] : Object.entries(headers);
+  const out: Record<string, string> = {};
+  for (const [name, value] of entries) {
+    const lower = name.toLowerCase();
+    if (RESPONSE_HEADER_ALLOWLIST.has(lower)) out[lower] = value;
+  }
+  return out;
+}
+
+/**
+ * Request headers, if ever recorded: secret-bearing names redacted, every other
+ * header through the response allowlist (security.request_headers).
+ */
+export function redactRequestHeaders(headers: Record<string, string> | undefined): Record<string, string> | undefined {
+  if (!headers) return undefined;
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    const lower = name.toLowerCase();
+    if (REDACTED_KEY_PATTERN.test(lower)) out[lower] = REDACTED;
+    else if (RESPONSE_HEADER_ALLOWLIST.has(lower)) out[lower] = value;
+  }
+  return out;
+}
+
+/**
+ * Replaces any literal occurrence of a known secret (the configured token, a
+ * test-kit key) in free text — e.g. an error message an agent echoed back.
+ */
+export function scrubSecrets(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) {
+    if (secret && secret.length >= 4) out = out.split(secret).join(REDACTED);
+  }
+  return out;
+}
+
+/**
+ * Fences an agent-controlled string for rendered output (terminal, markdown,
+ * summaries fed to an LLM) with a per-call nonce, so a hostile message cannot
+ * pose as runner text or close the fence early (security.rendered_output_fencing).
+ */
+export function fence(untrusted: string, label = 'agent output'): string {
+  const nonce = randomBytes(6).toString('hex');
+  return `<<${label} ${nonce}>>\n${untrusted}\n<<end ${nonce}>>`;
+}

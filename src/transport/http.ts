@@ -1,0 +1,79 @@
+/**
+ * HTTP plumbing shared by the transports: an undici-based `fetch` that bounds
+ * time and size, and remembers the status and headers of the last response so a
+ * failed call can still report what the agent said (401 + WWW-Authenticate).
+ */
+import { Agent, fetch as undiciFetch, Response } from 'undici';
+
+export class ResponseTooLargeError extends Error {
+  constructor(readonly limit: number) {
+    super(`the agent's response exceeded ${limit} bytes; the runner stopped reading it (limit: option maxResponseBytes)`);
+    this.name = 'ResponseTooLargeError';
+  }
+}
+
+export interface ObservedHttp {
+  status: number;
+  headers: [string, string][];
+  url: string;
+}
+
+export interface BoundedFetchOptions {
+  /** Per HTTP request: the whole exchange, headers and body, must finish within this. */
+  timeoutMs: number;
+  maxResponseBytes: number;
+  /** Called with every response's status and headers as soon as they arrive. */
+  onResponse?: (observed: ObservedHttp) => void;
+}
+
+/** One connection pool for the process; per-request timeouts come from AbortSignal. */
+let sharedDispatcher: Agent | undefined;
+function dispatcher(): Agent {
+  sharedDispatcher ??= new Agent({ connectTimeout: 10_000, keepAliveTimeout: 1_000 });
+  return sharedDispatcher;
+}
+
+export type FetchLike = (url: string | URL, init?: RequestInit) => Promise<globalThis.Response>;
+
+export function boundedFetch(options: BoundedFetchOptions): FetchLike {
+  return async (url, init) => {
+    const timeout = AbortSignal.timeout(options.timeoutMs);
+    const signal = init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
+    const response = await undiciFetch(url, { ...(init as any), signal, dispatcher: dispatcher() });
+    options.onResponse?.({ status: response.status, headers: [...response.headers], url: String(url) });
+    const declared = Number(response.headers.get('content-length'));
+    if (Number.isFinite(declared) && declared > options.maxResponseBytes) {
+      await response.body?.cancel().catch(() => {});
+      throw new ResponseTooLargeError(options.maxResponseBytes);
+    }
+    if (!response.body) return response as unknown as globalThis.Response;
+    let seen = 0;
+    const limit = options.maxResponseBytes;
+    const limited = response.body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          seen += chunk.byteLength;
+          if (seen > limit) controller.error(new ResponseTooLargeError(limit));
+          else controller.enqueue(chunk);
+        },
+      }),
+    );
+    return new Response(limited as any, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    }) as unknown as globalThis.Response;
+  };
+}
+
+/** Message of an error and its causes, for the step's `error` field. */
+export function describeError(error: unknown): string {
+  const parts: string[] = [];
+  let current: any = error;
+  for (let depth = 0; current && depth < 4; depth++) {
+    const message = current instanceof Error ? current.message : String(current);
+    if (message && !parts.some((p) => p.includes(message))) parts.push(message);
+    current = current?.cause;
+  }
+  return parts.join(': ') || 'unknown error';
+}

@@ -1,0 +1,213 @@
+/**
+ * MCP over Streamable HTTP through `@modelcontextprotocol/sdk`'s client, with
+ * the response extraction of the runner output contract (> extraction):
+ * structuredContent wins over content[].text; an `adcp_error` (or isError)
+ * takes the error path; the path actually used is recorded.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { Exchange } from '../checks/types.js';
+import type { ExtractionRecord, ResponseRecord } from '../engine/records.js';
+import { filterResponseHeaders } from '../report/redact.js';
+import { boundedFetch, describeError, type ObservedHttp } from './http.js';
+import { authorizationHeader, type AgentTransport, type CallOptions, type Credentials } from './types.js';
+
+export interface McpTransportOptions {
+  url: string;
+  maxResponseBytes: number;
+  /** Client name/version announced in `initialize`. */
+  clientInfo?: { name: string; version: string };
+}
+
+interface Connection {
+  client: Client;
+  /** Status and headers of the latest HTTP response on this connection. */
+  last?: ObservedHttp;
+}
+
+const CLIENT_INFO = { name: 'vitest-adcp', version: '0.1.0' };
+
+export class McpTransport implements AgentTransport {
+  readonly kind = 'mcp' as const;
+  readonly url: string;
+  /** One MCP session per distinct credential (steps may strip or swap credentials). */
+  private readonly connections = new Map<string, Promise<Connection>>();
+
+  constructor(private readonly options: McpTransportOptions) {
+    this.url = options.url;
+  }
+
+  async call(task: string, payload: unknown, options: CallOptions): Promise<Exchange> {
+    const request = { transport: 'mcp' as const, operation: task, payload, url: this.url };
+    const started = performance.now();
+    const signal = options.signal ? AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs)]) : AbortSignal.timeout(options.timeoutMs);
+    let connection: Connection | undefined;
+    try {
+      connection = await this.connect(options.credentials, options.timeoutMs, signal);
+      const result = await connection.client.callTool(
+        { name: task, arguments: (payload ?? {}) as Record<string, unknown> },
+        undefined,
+        { timeout: options.timeoutMs, maxTotalTimeout: options.timeoutMs, signal },
+      );
+      const duration_ms = Math.round(performance.now() - started);
+      const responsePayload = { isError: result.isError === true, structuredContent: result.structuredContent, content: result.content };
+      const { extraction, data } = extractMcpResult(responsePayload);
+      return { request, response: this.responseRecord(responsePayload, connection.last, duration_ms), extraction, data };
+    } catch (error) {
+      const duration_ms = Math.round(performance.now() - started);
+      if (error instanceof McpError && !isTransportLevelMcpError(error)) {
+        // The agent answered with a JSON-RPC error: that is an answer, on the error path.
+        const rpcError = { code: error.code, message: error.message, data: error.data };
+        return {
+          request,
+          response: this.responseRecord({ error: rpcError }, connection?.last, duration_ms),
+          extraction: { path: 'error', note: 'JSON-RPC error response' },
+          data: (error.data as unknown) ?? {},
+          rpcError,
+        };
+      }
+      // No usable answer: drop the connection so the next step starts clean.
+      this.forget(options.credentials);
+      const observed = connection?.last ?? (error as any)?.observed;
+      return {
+        request,
+        response: observed ? this.responseRecord(undefined, observed, duration_ms) : undefined,
+        extraction: { path: 'none', note: 'no MCP result: transport error' },
+        data: undefined,
+        transportError: describeTransportError(error, observed, options.timeoutMs),
+      };
+    }
+  }
+
+  private responseRecord(payload: unknown, observed: ObservedHttp | undefined, duration_ms: number): ResponseRecord {
+    return {
+      transport: 'mcp',
+      payload,
+      ...(observed ? { status: observed.status, headers: filterResponseHeaders(observed.headers) } : {}),
+      duration_ms,
+    };
+  }
+
+  private key(credentials: Credentials): string {
+    return authorizationHeader(credentials) ?? '';
+  }
+
+  private forget(credentials: Credentials): void {
+    const key = this.key(credentials);
+    const pending = this.connections.get(key);
+    this.connections.delete(key);
+    pending?.then((c) => c.client.close()).catch(() => {});
+  }
+
+  private connect(credentials: Credentials, timeoutMs: number, signal: AbortSignal): Promise<Connection> {
+    const key = this.key(credentials);
+    let pending = this.connections.get(key);
+    if (!pending) {
+      pending = this.open(credentials, timeoutMs, signal);
+      this.connections.set(key, pending);
+      pending.catch(() => this.connections.delete(key));
+    }
+    return pending;
+  }
+
+  private async open(credentials: Credentials, timeoutMs: number, signal: AbortSignal): Promise<Connection> {
+    const connection = {} as Connection;
+    const authorization = authorizationHeader(credentials);
+    const transport = new StreamableHTTPClientTransport(new URL(this.url), {
+      requestInit: authorization ? { headers: { authorization } } : undefined,
+      fetch: boundedFetch({
+        timeoutMs,
+        maxResponseBytes: this.options.maxResponseBytes,
+        onResponse: (observed) => {
+          connection.last = observed;
+        },
+      }) as any,
+      // A runner must not retry silently: one request, one observation.
+      reconnectionOptions: { maxReconnectionDelay: 0, initialReconnectionDelay: 0, reconnectionDelayGrowFactor: 1, maxRetries: 0 },
+    });
+    const client = new Client(this.options.clientInfo ?? CLIENT_INFO, { capabilities: {} });
+    connection.client = client;
+    try {
+      await client.connect(transport, { timeout: timeoutMs, signal });
+    } catch (error) {
+      await client.close().catch(() => {});
+      if (error && typeof error === 'object' && connection.last) (error as any).observed = connection.last;
+      throw error;
+    }
+    return connection;
+  }
+
+  async close(): Promise<void> {
+    const pending = [...this.connections.values()];
+    this.connections.clear();
+    await Promise.all(
+      pending.map((p) =>
+        p.then(
+          (c) => c.client.close(),
+          () => {},
+        ),
+      ),
+    );
+  }
+}
+
+/** Timeouts and connection losses surface as McpError too; they are not agent answers. */
+function isTransportLevelMcpError(error: McpError): boolean {
+  // -32001 RequestTimeout, -32000 ConnectionClosed (ErrorCode in the MCP SDK).
+  return error.code === -32001 || error.code === -32000;
+}
+
+function describeTransportError(error: unknown, observed: ObservedHttp | undefined, timeoutMs: number): string {
+  const message = describeError(error);
+  if (/timed? ?out|aborted|AbortError|TimeoutError/i.test(message) || (error as any)?.name === 'TimeoutError') {
+    return `no answer within ${timeoutMs} ms (${message}); raise the step timeout (option timeoutMs) if the agent is just slow`;
+  }
+  if (observed && observed.status >= 400) return `HTTP ${observed.status} from the agent: ${message}`;
+  return message;
+}
+
+/** Object with only an `adcp_error` key (plus an optional context echo) — the error-only shape. */
+function isErrorOnly(value: Record<string, unknown>): boolean {
+  return 'adcp_error' in value && Object.keys(value).every((k) => k === 'adcp_error' || k === 'context');
+}
+
+/**
+ * The contract's MCP extraction: structuredContent when it is an object;
+ * otherwise the first text content that parses as a JSON object; an error
+ * envelope (`adcp_error`, or `isError: true`) takes the error path.
+ */
+export function extractMcpResult(result: { isError?: boolean; structuredContent?: unknown; content?: unknown }): {
+  extraction: ExtractionRecord;
+  data: unknown;
+} {
+  const structured = result.structuredContent;
+  if (structured && typeof structured === 'object' && !Array.isArray(structured)) {
+    const record = structured as Record<string, unknown>;
+    if (result.isError || isErrorOnly(record)) {
+      return { extraction: { path: 'error', note: result.isError ? 'isError: true with structuredContent' : 'structuredContent contained only adcp_error — treated as error' }, data: structured };
+    }
+    return { extraction: { path: 'structured_content' }, data: structured };
+  }
+  const texts = Array.isArray(result.content) ? result.content.filter((c: any) => c?.type === 'text' && typeof c.text === 'string') : [];
+  for (const item of texts as { text: string }[]) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(item.text);
+    } catch {
+      continue;
+    }
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
+      const record = parsed as Record<string, unknown>;
+      if (result.isError || isErrorOnly(record)) {
+        return { extraction: { path: 'error', note: 'error envelope in content[].text (no structuredContent)' }, data: parsed };
+      }
+      return { extraction: { path: 'text_fallback', note: 'no structuredContent; parsed JSON from content[].text' }, data: parsed };
+    }
+  }
+  if (result.isError) {
+    const message = (texts as { text: string }[]).map((t) => t.text).join('\n');
+    return { extraction: { path: 'error', note: 'isError: true without a JSON body' }, data: { message } };
+  }
+  return { extraction: { path: 'none', note: 'neither structuredContent nor JSON text content' }, data: undefined };
+}

@@ -1,0 +1,34 @@
+import type { Exchange } from '../checks/types.js';
+
+/** Credentials for one call, after the step's `auth:` and the run's defaults are resolved. */
+export type Credentials =
+  | { kind: 'none' }
+  | { kind: 'bearer'; token: string }
+  | { kind: 'basic'; username: string; password: string };
+
+export interface CallOptions {
+  credentials: Credentials;
+  /** Bounds the whole call (connect + request + response). */
+  timeoutMs: number;
+  signal?: AbortSignal;
+}
+
+/** A way to reach the agent under test. One instance per storyboard run. */
+export interface AgentTransport {
+  readonly kind: 'mcp' | 'a2a';
+  readonly url: string;
+  /** Calls a task. Never throws for agent misbehaviour: failures come back in the Exchange. */
+  call(task: string, payload: unknown, options: CallOptions): Promise<Exchange>;
+  close(): Promise<void>;
+}
+
+export function authorizationHeader(credentials: Credentials): string | undefined {
+  switch (credentials.kind) {
+    case 'bearer':
+      return `Bearer ${credentials.token}`;
+    case 'basic':
+      return `Basic ${Buffer.from(`${credentials.username}:${credentials.password}`).toString('base64')}`;
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,143 @@
+/**
+ * The Vitest adapter: what a compiled storyboard module calls at run time.
+ * The only place (with the compiler's generated code) that knows Vitest's
+ * test context; the engine below it is framework-agnostic.
+ */
+import { fileURLToPath } from 'node:url';
+import { inject, type TestContext } from 'vitest';
+import { getCurrentSuite } from 'vitest/suite';
+import { resolveRuntimeConfig, type RuntimeConfig } from '../config.js';
+import { defaultSchemasDir } from '../corpus.js';
+import type { StepOutcome } from '../engine/records.js';
+import { StoryboardRun } from '../engine/run.js';
+import { formatStepFailure } from '../report/format.js';
+import { redactStepResult, stepKey } from '../report/record.js';
+import { schemaRegistryFor } from '../schemas/registry.js';
+import { loadTestKit, resolveTestKitPath } from '../storyboard/test-kit.js';
+import type { Diagnostic, Storyboard, TestKit } from '../storyboard/types.js';
+import { McpTransport } from '../transport/mcp.js';
+import type { AdcpStepMeta } from './meta.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** Set by the adcpStoryboards() plugin. */
+    vitestAdcp: RuntimeConfig;
+  }
+}
+
+/** True while Vitest collects the file `moduleUrl` as a test file (not when a TS test imports it). */
+function isCollecting(moduleUrl: string): boolean {
+  let path: string;
+  try {
+    path = fileURLToPath(moduleUrl.split('?')[0]!);
+  } catch {
+    return false;
+  }
+  const file = getCurrentSuite()?.file;
+  return file !== undefined && file.filepath === path;
+}
+
+function providedConfig(): RuntimeConfig {
+  try {
+    return (inject('vitestAdcp') as RuntimeConfig | undefined) ?? {};
+  } catch {
+    return {};
+  }
+}
+
+/** An error whose stack points at the step's `it(` in the compiled module — i.e. at the YAML line. */
+class StoryboardStepError extends Error {
+  expected?: unknown;
+  actual?: unknown;
+  showDiff?: boolean;
+  constructor(message: string, at: Error) {
+    super(message);
+    this.name = 'StoryboardStepError';
+    const frames = (at.stack ?? '').split('\n').filter((line) => /^\s+at /.test(line) && !line.includes('/vitest/suite.') && !/node_modules\/vitest-adcp\//.test(line) && !line.includes('/src/vitest/') && !line.includes('/dist/vitest/'));
+    this.stack = `${this.name}: ${message}\n${frames.join('\n')}`;
+  }
+}
+
+export interface StoryboardSuite {
+  readonly isTestFile: boolean;
+  step(ctx: TestContext, phaseId: string, stepId: string): Promise<void>;
+  noPhases(ctx: TestContext): void;
+  close(): Promise<void>;
+}
+
+export function storyboardSuite(storyboard: Storyboard, moduleUrl: string): StoryboardSuite {
+  let run: StoryboardRun | undefined;
+  const getRun = () => (run ??= createRun(storyboard));
+  const info = { id: storyboard.id, title: storyboard.title, version: storyboard.version, track: storyboard.track, file: storyboard.file };
+
+  return {
+    isTestFile: isCollecting(moduleUrl),
+    async step(ctx, phaseId, stepId) {
+      // Captured synchronously, while the compiled module's frame is on the stack.
+      const at = new Error();
+      const current = getRun();
+      const outcome: StepOutcome = await current.settle(phaseId, stepId);
+      const result = redactStepResult(outcome.result, current.secrets());
+      const meta: AdcpStepMeta = { id: stepKey(result), status: outcome.status, result, storyboard: info };
+      (ctx.task.meta as { adcp?: AdcpStepMeta }).adcp = meta;
+      if (outcome.status === 'skipped') ctx.skip(`${result.skip!.reason}: ${result.skip!.detail}`);
+      if (outcome.status === 'failed') {
+        const formatted = formatStepFailure(result, { secrets: current.secrets() });
+        const error = new StoryboardStepError(formatted.message, at);
+        if (formatted.expected !== undefined) {
+          error.expected = formatted.expected;
+          error.actual = formatted.actual;
+          error.showDiff = true;
+        }
+        throw error;
+      }
+    },
+    noPhases(ctx) {
+      ctx.skip(`no_phases: storyboard ${storyboard.id}${storyboard.version ? ` ${storyboard.version}` : ''} has no phases to run`);
+    },
+    async close() {
+      await run?.close();
+    },
+  };
+}
+
+function createRun(storyboard: Storyboard): StoryboardRun {
+  const config = resolveRuntimeConfig(providedConfig());
+  let testKit: TestKit | undefined;
+  let configurationError = config.error;
+  const kitRef = storyboard.prerequisites?.test_kit;
+  if (kitRef && !configurationError) {
+    try {
+      testKit = loadTestKit(resolveTestKitPath(kitRef, { storyboardFile: storyboard.file, corpusRoot: config.corpusRoot }));
+    } catch (error) {
+      configurationError = `cannot load test kit "${kitRef}": ${error instanceof Error ? error.message : String(error)}`;
+    }
+  }
+  const schemasDir = config.schemasDir ?? defaultSchemasDir();
+  return new StoryboardRun(storyboard, {
+    transport: () => new McpTransport({ url: config.agentUrl!, maxResponseBytes: config.maxResponseBytes }),
+    schemas: schemasDir ? schemaRegistryFor(schemasDir) : undefined,
+    testKit,
+    authToken: config.authToken,
+    timeoutMs: config.timeoutMs,
+    configurationError,
+  });
+}
+
+/** A storyboard file that failed to load: one failing test at the error's position. */
+export function loadFailureSuite(file: string, diagnostics: Diagnostic[], moduleUrl: string) {
+  const errors = diagnostics.filter((d) => d.severity === 'error');
+  const render = (d: Diagnostic) => `${d.file}:${d.line}:${d.column}: [${d.rule}] ${d.message}${d.hint ? `\n    fix: ${d.hint}` : ''}`;
+  const isTestFile = isCollecting(moduleUrl);
+  if (!isTestFile) {
+    // Imported from a test: the import itself must fail, loudly.
+    throw new Error(`storyboard ${file} does not load:\n${errors.map(render).join('\n')}`);
+  }
+  return {
+    isTestFile,
+    fail(): never {
+      const at = new Error();
+      throw new StoryboardStepError(`storyboard does not load:\n${errors.map(render).join('\n')}`, at);
+    },
+  };
+}
