@@ -1,0 +1,34 @@
+/**
+ * A reporter for our end-to-end tests: writes every test case of the run (name,
+ * full name, location, state, errors, adcp meta) and every module error to the
+ * JSON file named by VITEST_ADCP_CAPTURE, so a parent test can assert on what
+ * a real `vitest run` saw.
+ */
+import { writeFileSync } from 'node:fs';
+import type { Reporter, TestModule } from 'vitest/node';
+
+export default class CaptureReporter implements Reporter {
+  onTestRunEnd(modules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<unknown>): void {
+    const out = process.env.VITEST_ADCP_CAPTURE;
+    if (!out) return;
+    const tests = [];
+    const moduleErrors = [];
+    for (const module of modules) {
+      for (const error of module.errors()) moduleErrors.push({ module: module.moduleId, message: error.message, stack: error.stack });
+      for (const test of module.children.allTests()) {
+        const result = test.result();
+        tests.push({
+          module: module.moduleId,
+          name: test.name,
+          fullName: test.fullName,
+          location: test.location,
+          state: result.state,
+          note: (result as any).note,
+          errors: (result.errors ?? []).map((e: any) => ({ message: e.message, stack: e.stack, stacks: e.stacks, diff: e.diff })),
+          meta: test.meta(),
+        });
+      }
+    }
+    writeFileSync(out, JSON.stringify({ tests, moduleErrors, unhandledErrors: unhandledErrors.map((e: any) => e?.message ?? String(e)) }, null, 2));
+  }
+}

@@ -1,0 +1,64 @@
+/**
+ * Runs a real `vitest run` in a child process (our plugin inside it), the way a
+ * user would, and returns what it saw. Used by the end-to-end tests.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export const repoRoot = resolve(import.meta.dirname, '..', '..');
+
+export interface CapturedTest {
+  module: string;
+  name: string;
+  fullName: string;
+  location?: { line: number; column: number };
+  state: 'passed' | 'failed' | 'skipped' | 'pending';
+  note?: string;
+  errors: { message: string; stack?: string; stacks?: { file: string; line: number; column: number; method: string }[]; diff?: string }[];
+  meta: Record<string, any>;
+}
+
+export interface VitestRun {
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+  tests: CapturedTest[];
+  moduleErrors: { module: string; message: string; stack?: string }[];
+}
+
+export async function runVitest(options: { config: string; env?: Record<string, string | undefined>; args?: string[]; cwd?: string; timeoutMs?: number }): Promise<VitestRun> {
+  const dir = mkdtempSync(join(tmpdir(), 'vitest-adcp-e2e-'));
+  const capture = join(dir, 'capture.json');
+  const cwd = options.cwd ?? repoRoot;
+  const args = [join(repoRoot, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--config', options.config, '--reporter=default', `--reporter=${join(repoRoot, 'test', 'helpers', 'capture-reporter.ts')}`, ...(options.args ?? [])];
+  const env = { ...process.env, VITEST_ADCP_CAPTURE: capture, FORCE_COLOR: '0', NO_COLOR: '1', ...options.env };
+  for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
+  // The parent run's own worker variables must not leak into the child vitest.
+  for (const key of Object.keys(env)) if (key.startsWith('VITEST') && key !== 'VITEST_ADCP_CAPTURE') delete env[key];
+  delete env.TEST;
+  delete env.NODE_ENV;
+  const child = spawn(process.execPath, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 120_000);
+  const exitCode: number | null = await new Promise((r) => child.on('close', r));
+  clearTimeout(timer);
+  let captured: any = { tests: [], moduleErrors: [] };
+  try {
+    captured = JSON.parse(readFileSync(capture, 'utf8'));
+  } catch {
+    // The child never got to report: stdout/stderr say why.
+  }
+  rmSync(dir, { recursive: true, force: true });
+  return { exitCode, stdout, stderr, tests: captured.tests, moduleErrors: captured.moduleErrors };
+}
+
+export function byId(run: VitestRun, id: string): CapturedTest {
+  const test = run.tests.find((t) => t.meta?.adcp?.id === id || t.name.endsWith(`(${id})`));
+  if (!test) throw new Error(`no test ${id} in run; tests: ${run.tests.map((t) => t.fullName).join(' | ')}\n${run.stdout}\n${run.stderr}`);
+  return test;
+}
