@@ -38,7 +38,10 @@ export interface Validation {
 }
 
 export interface ContextOutput {
+  /** Always set by the loader (copied from `key` when the author wrote `key:`). */
   name: string;
+  /** Alternate spelling of `name` used by part of the AdCP corpus; kept as written. */
+  key?: string;
   path: string;
 }
 
@@ -122,7 +125,7 @@ export interface Storyboard {
   phases: Phase[];
   [key: string]: unknown;
   loc: SourceLocation;
-  /** Absolute path of the YAML file this storyboard was loaded from. */
+  /** Path of the YAML file this storyboard was loaded from, as passed to the loader. */
   file: string;
 }
 

@@ -1,0 +1,91 @@
+/**
+ * Storyboard loader: YAML text → `Storyboard`, or diagnostics that say where
+ * and how to fix it. Steps, in order:
+ *
+ *   1. parse YAML (syntax errors stop here: rule `yaml_syntax`);
+ *   2. validate against schema/storyboard.schema.json (rule `schema`);
+ *   3. warn about keys that look like typos of known keys (rule `unknown_key`);
+ *   4. check the authoring rules of storyboard-schema.yaml (rules/…);
+ *   5. if there is no error, normalise into plain JSON with `loc`s.
+ *
+ * Steps 2–4 all run even when an earlier one found errors, so one run lists
+ * everything to fix.
+ */
+import { readFileSync } from 'node:fs';
+import { DiagnosticSink, StoryboardLoadError, sortDiagnostics } from './diagnostics.js';
+import { normaliseStoryboard } from './normalise.js';
+import { isPlainObject } from './paths.js';
+import { buildRuleContext, checkAuthoringRules } from './rules/index.js';
+import { validateAgainstSchema } from './schema.js';
+import { parseYaml } from './source-map.js';
+import type { Diagnostic, Storyboard } from './types.js';
+import { warnAboutMisspelledKeys } from './unknown-keys.js';
+
+export interface LoadOptions {
+  /**
+   * Root of the compliance tree (the directory holding `test-kits/`, e.g.
+   * `@adcp/sdk/compliance/cache/3.0.6`). Used to check `prerequisites.test_kit`.
+   */
+  corpusRoot?: string;
+}
+
+export type LoadResult =
+  | { ok: true; storyboard: Storyboard; /** Warnings only. */ diagnostics: Diagnostic[] }
+  | { ok: false; /** At least one error; the first is the primary one. */ diagnostics: Diagnostic[] };
+
+/** Load a storyboard from YAML text; `file` is used as given in `storyboard.file` and diagnostics. */
+export function loadStoryboard(source: string, file: string, options: LoadOptions = {}): LoadResult {
+  const sink = new DiagnosticSink(file);
+  const parsed = parseYaml(source);
+  for (const e of parsed.errors) sink.error('yaml_syntax', e.loc, e.message, yamlHint(e.code));
+  for (const w of parsed.warnings) sink.warning('yaml_warning', w.loc, w.message);
+  if (parsed.errors.length > 0) return fail(sink.items);
+
+  const { data, map } = parsed;
+  validateAgainstSchema(data, map, sink);
+  warnAboutMisspelledKeys(data, map, sink);
+  if (isPlainObject(data)) checkAuthoringRules(buildRuleContext(data, map, sink, options.corpusRoot));
+
+  const diagnostics = sortDiagnostics(sink.items);
+  if (diagnostics.some((d) => d.severity === 'error')) return fail(diagnostics);
+  return { ok: true, storyboard: normaliseStoryboard(data as Record<string, unknown>, map, file), diagnostics };
+}
+
+/** Read and load a storyboard file. An unreadable file is a `file_unreadable` diagnostic. */
+export function loadStoryboardFile(file: string, options: LoadOptions = {}): LoadResult {
+  let source: string;
+  try {
+    source = readFileSync(file, 'utf8');
+  } catch (error) {
+    const sink = new DiagnosticSink(file);
+    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    sink.error('file_unreadable', { line: 1, column: 1 }, `cannot read storyboard file (${reason})`, 'check the path and permissions');
+    return fail(sink.items);
+  }
+  return loadStoryboard(source, file, options);
+}
+
+/** The storyboard of a successful load; throws `StoryboardLoadError` otherwise. */
+export function unwrapLoadResult(result: LoadResult): Storyboard {
+  if (!result.ok) throw new StoryboardLoadError(result.diagnostics);
+  return result.storyboard;
+}
+
+function fail(diagnostics: Diagnostic[]): LoadResult {
+  return { ok: false, diagnostics: sortDiagnostics(diagnostics) };
+}
+
+function yamlHint(code: string): string {
+  switch (code) {
+    case 'DUPLICATE_KEY':
+      return 'a key appears twice in the same mapping; remove or rename one';
+    case 'BAD_INDENT':
+    case 'MISSING_CHAR':
+    case 'UNEXPECTED_TOKEN':
+      return 'check the indentation and the quoting on this line';
+    case 'MULTIPLE_DOCS':
+      return 'a storyboard file holds one YAML document; remove the extra `---`';
+    default:
+      return `YAML error ${code}`;
+  }
+}

@@ -1,0 +1,207 @@
+/**
+ * The storyboard JSON Schema (`schema/storyboard.schema.json`): read and
+ * compiled once per process, on first use, and turned into diagnostics that
+ * point at the YAML node each ajv error is about.
+ */
+import { readFileSync } from 'node:fs';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { closestMatch } from './did-you-mean.js';
+import type { DiagnosticSink } from './diagnostics.js';
+import { formatPath, parsePointer } from './paths.js';
+import type { SourceMap } from './source-map.js';
+
+/** Minimal view of the JSON Schema subset our schema uses. */
+export interface SchemaNode {
+  $ref?: string;
+  type?: string | string[];
+  description?: string;
+  properties?: Record<string, SchemaNode>;
+  items?: SchemaNode;
+  anyOf?: SchemaNode[];
+  enum?: unknown[];
+  const?: unknown;
+  definitions?: Record<string, SchemaNode>;
+  [keyword: string]: unknown;
+}
+
+// src/storyboard/ and dist/storyboard/ are both two levels below the package root.
+const SCHEMA_URL = new URL('../../schema/storyboard.schema.json', import.meta.url);
+
+let schema: SchemaNode | undefined;
+let validator: ValidateFunction | undefined;
+
+export function storyboardSchema(): SchemaNode {
+  schema ??= JSON.parse(readFileSync(SCHEMA_URL, 'utf8')) as SchemaNode;
+  return schema;
+}
+
+function storyboardValidator(): ValidateFunction {
+  if (!validator) {
+    // allErrors: report every problem in one run; verbose: errors carry the
+    // failing sub-schema so hints can quote its description.
+    const ajv = new Ajv({ allErrors: true, verbose: true, strict: true, strictRequired: false });
+    validator = ajv.compile(storyboardSchema());
+  }
+  return validator;
+}
+
+/** Follow a local `#/definitions/x` reference. */
+export function derefSchema(node: SchemaNode | undefined): SchemaNode | undefined {
+  if (!node?.$ref) return node;
+  const name = node.$ref.replace(/^#\/definitions\//, '');
+  return storyboardSchema().definitions?.[name];
+}
+
+export function validateAgainstSchema(data: unknown, map: SourceMap, sink: DiagnosticSink): void {
+  const validate = storyboardValidator();
+  if (validate(data)) return;
+  for (const error of selectReportableErrors(validate.errors ?? [])) {
+    const path = parsePointer(error.instancePath);
+    const { message, hint } = describeError(error);
+    sink.error('schema', map.valueLocation(path), `${formatPath(path)}: ${message}`, hint);
+  }
+}
+
+/**
+ * ajv reports an `anyOf` failure plus every failure of every branch. When one
+ * branch got past the shape check (its errors are all deeper in the data),
+ * the author clearly meant that branch: report its errors (recursively, for
+ * nested anyOfs). Otherwise report one combined message for the `anyOf`.
+ */
+function selectReportableErrors(errors: readonly ErrorObject[]): ErrorObject[] {
+  const anyOfs = errors.filter((e) => e.keyword === 'anyOf');
+  const result: ErrorObject[] = [];
+  for (const error of errors) {
+    if (anyOfs.some((a) => isOwnedBy(error, a))) continue; // decided with its anyOf below
+    if (error.keyword !== 'anyOf') {
+      result.push(error);
+      continue;
+    }
+    const branches = new Map<string, ErrorObject[]>();
+    for (const e of errors) {
+      if (!isOwnedBy(e, error)) continue;
+      const branch = e.schemaPath.slice(error.schemaPath.length + 1).split('/')[0]!;
+      branches.set(branch, [...(branches.get(branch) ?? []), e]);
+    }
+    const deeper = [...branches.values()].find((list) =>
+      list.every((e) => e.instancePath.length > error.instancePath.length),
+    );
+    if (deeper) result.push(...selectReportableErrors(deeper));
+    else result.push({ ...error, params: { ...error.params, branches: [...branches.values()] } });
+  }
+  return result;
+}
+
+/** `e` is a branch failure of the anyOf error `a`: below it in the schema, at or below it in the data. */
+function isOwnedBy(e: ErrorObject, a: ErrorObject): boolean {
+  return (
+    e !== a &&
+    e.schemaPath.startsWith(`${a.schemaPath}/`) &&
+    (e.instancePath === a.instancePath || e.instancePath.startsWith(`${a.instancePath}/`))
+  );
+}
+
+interface Described {
+  message: string;
+  hint?: string;
+}
+
+function describeError(error: ErrorObject): Described {
+  const parent = error.parentSchema as SchemaNode | undefined;
+  const about = firstSentence(parent?.description);
+  switch (error.keyword) {
+    case 'required': {
+      const property = String(error.params.missingProperty);
+      const propertySchema = derefSchema(parent?.properties?.[property]);
+      const what = firstSentence(propertySchema?.description);
+      return {
+        message: `must have required property '${property}'`,
+        hint: `add \`${property}:\`${what ? ` — ${what}` : ''}`,
+      };
+    }
+    case 'type':
+      return {
+        message: `must be ${article(String(error.params.type))}`,
+        hint: `got ${describeValue(error.data)}${about ? `; ${about}` : ''}`,
+      };
+    case 'enum': {
+      const allowed = error.params.allowedValues as unknown[];
+      return {
+        message: 'must be equal to one of the allowed values',
+        hint: didYouMean(error.data, allowed) ?? `got ${describeValue(error.data)}; allowed: ${allowed.map((v) => JSON.stringify(v)).join(', ')}`,
+      };
+    }
+    case 'anyOf': {
+      const branches = error.params.branches as ErrorObject[][];
+      const literals = branches.flat().flatMap((e) =>
+        e.keyword === 'const' ? [e.params.allowedValue] : e.keyword === 'enum' ? (e.params.allowedValues as unknown[]) : [],
+      );
+      return {
+        message: describeAlternatives(branches),
+        hint: didYouMean(error.data, literals) ?? `got ${describeValue(error.data)}${about ? `; ${about}` : ''}`,
+      };
+    }
+    case 'minItems':
+      return {
+        message: `must have at least ${error.params.limit} item${error.params.limit === 1 ? '' : 's'}`,
+        hint: about,
+      };
+    case 'minLength':
+      return { message: 'must not be empty', hint: about };
+    default:
+      return { message: error.message ?? `fails ${error.keyword}`, hint: about || undefined };
+  }
+}
+
+function didYouMean(value: unknown, allowed: readonly unknown[]): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const match = closestMatch(value, allowed.filter((v): v is string => typeof v === 'string'));
+  return match ? `did you mean "${match}"?` : undefined;
+}
+
+/** `must be "none" or an object`, `must be a boolean or a string`, `must have required property 'name' or 'key'`. */
+function describeAlternatives(branches: readonly ErrorObject[][]): string {
+  const firsts = branches.map(
+    // A wrong type says the most ("must be a string"); then a const / enum.
+    (branch) =>
+      branch.find((e) => e.keyword === 'type') ?? branch.find((e) => e.keyword === 'const' || e.keyword === 'enum') ?? branch[0],
+  );
+  if (firsts.length > 0 && firsts.every((e) => e?.keyword === 'required')) {
+    return `must have required property ${firsts.map((e) => `'${String(e!.params.missingProperty)}'`).join(' or ')}`;
+  }
+  const phrases = new Set<string>();
+  for (const first of firsts) {
+    if (!first) continue;
+    if (first.keyword === 'const') phrases.add(JSON.stringify(first.params.allowedValue));
+    else if (first.keyword === 'enum') phrases.add(describeEnum(first.params.allowedValues as unknown[]));
+    else if (first.keyword === 'type') phrases.add(article(String(first.params.type)));
+    else if (first.keyword === 'required') phrases.add(`an object with \`${String(first.params.missingProperty)}\``);
+    else phrases.add(`valid (${first.message ?? first.keyword})`);
+  }
+  return `must be ${phrases.size > 0 ? [...phrases].join(' or ') : 'one of the allowed shapes'}`;
+}
+
+function describeEnum(values: readonly unknown[]): string {
+  return values.length <= 6 ? `one of ${values.map((v) => JSON.stringify(v)).join(', ')}` : `one of the ${values.length} known values`;
+}
+
+function article(type: string): string {
+  const list = type.split(',');
+  return list.map((t) => (/^[aeiou]/.test(t) ? `an ${t}` : `a ${t}`)).join(' or ');
+}
+
+function describeValue(value: unknown): string {
+  if (value === null || value === undefined) return 'nothing';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object') return 'an object';
+  const text = JSON.stringify(value);
+  return `${typeof value} ${text.length > 40 ? `${text.slice(0, 37)}...` : text}`;
+}
+
+function firstSentence(text: string | undefined): string {
+  if (!text) return '';
+  // Stop at the first '.' or ';' that ends a sentence (not the one in "e.g.").
+  const match = /^(.*?(?<!\be\.g|\bi\.e)[.;])(\s|$)/s.exec(text);
+  const sentence = (match ? match[1]! : text).replace(/[.;]$/, '');
+  return sentence.length > 160 ? `${sentence.slice(0, 157)}...` : sentence;
+}

@@ -1,0 +1,182 @@
+/**
+ * Parse a YAML file into plain data plus a way to point back at where each
+ * value was written. Every diagnostic and every `loc` of the loader goes
+ * through `SourceMap`, so positions are computed one way everywhere.
+ */
+import {
+  isAlias,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  LineCounter,
+  parseDocument,
+  type Document,
+  type Node as YamlNode,
+  type Pair,
+  type YAMLError,
+} from 'yaml';
+import type { SourceLocation } from './types.js';
+
+/** A path into the parsed data: object keys and array indexes. */
+export type DataPath = ReadonlyArray<string | number>;
+
+export interface ParsedYaml {
+  /** Plain JSON data (`undefined` when the file holds no document). */
+  data: unknown;
+  map: SourceMap;
+  errors: YamlProblem[];
+  warnings: YamlProblem[];
+}
+
+export interface YamlProblem {
+  /** The yaml package's error code, e.g. `DUPLICATE_KEY`. */
+  code: string;
+  message: string;
+  loc: SourceLocation;
+}
+
+const START: SourceLocation = { line: 1, column: 1 };
+
+export function parseYaml(source: string): ParsedYaml {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(source, {
+    lineCounter,
+    prettyErrors: false,
+    // `<<: *anchor` is a common authoring idiom; resolving it keeps the
+    // storyboard's data what the author sees in an editor.
+    merge: true,
+    uniqueKeys: true,
+  });
+  const map = new SourceMap(doc, lineCounter);
+  const toProblem = (e: YAMLError): YamlProblem => ({
+    code: e.code,
+    message: firstLine(e.message),
+    loc: map.offsetToLocation(e.pos[0]),
+  });
+  const errors = doc.errors.map(toProblem);
+  const warnings = doc.warnings.map(toProblem);
+  const data = errors.length === 0 ? doc.toJS({ maxAliasCount: 1000 }) : undefined;
+  return { data: data === null ? undefined : data, map, errors, warnings };
+}
+
+/** `key:` with nothing after it: point at the key, not at the end of the line. */
+function isEmptyScalar(node: unknown): boolean {
+  return isScalar(node) && node.value === null && (!node.range || node.range[0] === node.range[1]);
+}
+
+function firstLine(message: string): string {
+  // The yaml package appends " at line X, column Y" (positions are reported
+  // separately, in the `file:line:col` prefix) and sometimes a code excerpt.
+  return message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+}
+
+/** Maps data paths back to 1-based line/column positions in the YAML text. */
+export class SourceMap {
+  constructor(
+    private readonly doc: Document.Parsed,
+    private readonly lines: LineCounter,
+  ) {}
+
+  offsetToLocation(offset: number): SourceLocation {
+    const { line, col } = this.lines.linePos(offset);
+    return { line, column: col };
+  }
+
+  /**
+   * Where the value at `path` starts. For a mapping that is its first key
+   * (so a step written `- id: x` is located at `id`); for a key whose value is
+   * empty it is the key. Falls back to the nearest existing ancestor.
+   */
+  valueLocation(path: DataPath): SourceLocation {
+    const { node, pair, depth } = this.resolve(path);
+    if (depth === path.length) {
+      const at = (isEmptyScalar(node) ? undefined : this.nodeStart(node)) ?? this.nodeStart(pair?.key);
+      if (at !== undefined) return this.offsetToLocation(at);
+    }
+    return this.ancestorLocation(node, pair);
+  }
+
+  /**
+   * Where the key of the last path segment is written (for diagnostics about
+   * a key, such as a misspelled one). Array items have no key: their value
+   * position is used.
+   */
+  keyLocation(path: DataPath): SourceLocation {
+    const { node, pair, depth } = this.resolve(path);
+    if (depth === path.length && pair) {
+      const at = this.nodeStart(pair.key);
+      if (at !== undefined) return this.offsetToLocation(at);
+    }
+    if (depth === path.length) return this.valueLocation(path);
+    return this.ancestorLocation(node, pair);
+  }
+
+  private ancestorLocation(node: unknown, pair: Pair | undefined): SourceLocation {
+    const at = this.nodeStart(node) ?? this.nodeStart(pair?.key);
+    return at === undefined ? START : this.offsetToLocation(at);
+  }
+
+  /** Walk `path` as far as it exists; `depth` says how many segments matched. */
+  private resolve(path: DataPath): { node: unknown; pair: Pair | undefined; depth: number } {
+    let node: unknown = this.deref(this.doc.contents);
+    let pair: Pair | undefined;
+    let depth = 0;
+    for (const segment of path) {
+      const next = this.child(node, segment);
+      if (!next) break;
+      node = this.deref(next.node);
+      pair = next.pair;
+      depth++;
+    }
+    return { node, pair, depth };
+  }
+
+  private child(node: unknown, segment: string | number): { node: unknown; pair?: Pair } | undefined {
+    if (isSeq(node) && typeof segment === 'number') {
+      const item = node.items[segment];
+      return item === undefined ? undefined : { node: item };
+    }
+    if (isMap(node)) {
+      const pair = this.findPair(node.items as Pair[], String(segment));
+      return pair ? { node: pair.value, pair } : undefined;
+    }
+    return undefined;
+  }
+
+  /** Finds a key in a mapping, looking through `<<` merge sources last. */
+  private findPair(items: Pair[], key: string): Pair | undefined {
+    const direct = items.find((p) => isScalar(p.key) && String(p.key.value) === key);
+    if (direct) return direct;
+    for (const p of items) {
+      if (!isScalar(p.key) || p.key.value !== '<<') continue;
+      const sources = isSeq(p.value) ? p.value.items : [p.value];
+      for (const source of sources) {
+        const target = this.deref(source);
+        if (isMap(target)) {
+          const found = this.findPair(target.items as Pair[], key);
+          if (found) return found;
+        }
+      }
+    }
+    return undefined;
+  }
+
+  private deref(node: unknown): unknown {
+    let current = node;
+    for (let hops = 0; isAlias(current) && hops < 100; hops++) current = current.resolve(this.doc);
+    return current;
+  }
+
+  /** Start offset of a node; a flow mapping `{ a: 1 }` starts at its first key. */
+  private nodeStart(node: unknown): number | undefined {
+    if (isPair(node)) return this.nodeStart(node.key);
+    if (isMap(node)) {
+      const first = node.items[0] as Pair | undefined;
+      const keyStart = first ? this.nodeStart(first.key) : undefined;
+      if (keyStart !== undefined) return keyStart;
+    }
+    const range = (node as YamlNode | null | undefined)?.range;
+    return range ? range[0] : undefined;
+  }
+}
