@@ -3,7 +3,7 @@ import type { Check, Exchange } from './types.js';
 
 export interface FoundErrorCode {
   code: string;
-  /** Where it was found, as a JSON Pointer into the response record's payload. */
+  /** Where it was found, as a JSON Pointer into the extracted task data. */
   pointer: string;
   location: string;
 }
@@ -25,18 +25,18 @@ function codeAt(value: unknown, keys: readonly (string | number)[]): string | un
  * `errors[0].code` top-level or under `payload`.
  */
 export function findErrorCode(exchange: Exchange): FoundErrorCode | undefined {
-  const base = exchange.extraction.path === 'text_fallback' ? ['content', 0, 'text'] : exchange.extraction.path === 'structured_content' || exchange.extraction.path === 'error' ? ['structuredContent'] : [];
-  const candidates: { value: unknown; keys: (string | number)[]; at: (string | number)[]; location: string }[] = [
-    { value: exchange.data, keys: ['adcp_error', 'code'], at: base, location: 'adcp_error.code' },
-    { value: exchange.rpcError?.data, keys: ['adcp_error', 'code'], at: ['error', 'data'], location: 'JSON-RPC error.data.adcp_error.code' },
-    { value: exchange.rpcError?.data, keys: ['code'], at: ['error', 'data'], location: 'JSON-RPC error.data.code' },
-    { value: exchange.data, keys: ['errors', 0, 'code'], at: base, location: 'errors[0].code' },
-    { value: exchange.data, keys: ['payload', 'errors', 0, 'code'], at: base, location: 'payload.errors[0].code' },
-    { value: exchange.data, keys: ['payload', 'adcp_error', 'code'], at: base, location: 'payload.adcp_error.code' },
+  // Pointers are relative to the extracted task data (structuredContent, the
+  // parsed text content, or the JSON-RPC error's data), like every other check;
+  // `extraction.path` and its note say which one that was.
+  const candidates: { keys: (string | number)[]; location: string }[] = [
+    { keys: ['adcp_error', 'code'], location: 'adcp_error.code' },
+    { keys: ['errors', 0, 'code'], location: 'errors[0].code' },
+    { keys: ['payload', 'errors', 0, 'code'], location: 'payload.errors[0].code' },
+    { keys: ['payload', 'adcp_error', 'code'], location: 'payload.adcp_error.code' },
   ];
   for (const candidate of candidates) {
-    const code = codeAt(candidate.value, candidate.keys);
-    if (code) return { code, pointer: toJsonPointer([...candidate.at, ...candidate.keys]), location: candidate.location };
+    const code = codeAt(exchange.data, candidate.keys);
+    if (code) return { code, pointer: toJsonPointer(candidate.keys), location: candidate.location };
   }
   return undefined;
 }

@@ -54,7 +54,11 @@ export function formatStepFailure(result: StepResult, options: { secrets?: reado
     if (v.error) lines.push(indent(fence(v.error, 'reason')));
     if (v.check === 'response_schema' && v.schema_id) lines.push(`    schema ${v.schema_id} (${v.schema_url})`);
     if (v.expected !== undefined) lines.push(`    expected: ${json(v.expected, 300)}`);
-    if (v.actual !== undefined && v.check !== 'response_schema') lines.push(`    actual:   ${fence(json(v.actual, 300), 'agent value')}`);
+    if (v.actual !== undefined && v.check !== 'response_schema') {
+      // Only strings (or structures holding them) can carry agent-planted text.
+      const text = json(v.actual, 300);
+      lines.push(`    actual:   ${typeof v.actual === 'object' && v.actual !== null || typeof v.actual === 'string' ? fence(text, 'agent value') : text}`);
+    }
   }
   if (result.request) {
     lines.push(`  sent (${result.request.transport} ${result.request.operation}${result.request.url ? ` → ${result.request.url}` : ''}):`);

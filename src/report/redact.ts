@@ -83,5 +83,6 @@ export function scrubSecrets(text: string, secrets: readonly string[]): string {
  */
 export function fence(untrusted: string, label = 'agent output'): string {
   const nonce = randomBytes(6).toString('hex');
+  if (!untrusted.includes('\n') && untrusted.length <= 200) return `<<${label} ${nonce}>> ${untrusted} <<end ${nonce}>>`;
   return `<<${label} ${nonce}>>\n${untrusted}\n<<end ${nonce}>>`;
 }

@@ -16,6 +16,9 @@ export interface ObservedHttp {
   status: number;
   headers: [string, string][];
   url: string;
+  method: string;
+  /** The body of an HTTP error response (4xx/5xx), read (bounded) so the runner can report what the agent said. */
+  errorBody?: string;
 }
 
 export interface BoundedFetchOptions {
@@ -40,13 +43,21 @@ export function boundedFetch(options: BoundedFetchOptions): FetchLike {
     const timeout = AbortSignal.timeout(options.timeoutMs);
     const signal = init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
     const response = await undiciFetch(url, { ...(init as any), signal, dispatcher: dispatcher() });
-    options.onResponse?.({ status: response.status, headers: [...response.headers], url: String(url) });
+    const observed: ObservedHttp = { status: response.status, headers: [...response.headers], url: String(url), method: (init?.method ?? 'GET').toUpperCase() };
+    options.onResponse?.(observed);
     const declared = Number(response.headers.get('content-length'));
     if (Number.isFinite(declared) && declared > options.maxResponseBytes) {
       await response.body?.cancel().catch(() => {});
       throw new ResponseTooLargeError(options.maxResponseBytes);
     }
     if (!response.body) return response as unknown as globalThis.Response;
+    if (response.status >= 400) {
+      // Error answers are small and the client library turns them into a
+      // message string; keep the body itself for the step record.
+      const text = await readBounded(response.body, options.maxResponseBytes);
+      observed.errorBody = text;
+      return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers }) as unknown as globalThis.Response;
+    }
     let seen = 0;
     const limit = options.maxResponseBytes;
     const limited = response.body.pipeThrough(
@@ -64,6 +75,17 @@ export function boundedFetch(options: BoundedFetchOptions): FetchLike {
       headers: response.headers,
     }) as unknown as globalThis.Response;
   };
+}
+
+async function readBounded(body: ReadableStream<Uint8Array>, limit: number): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  let seen = 0;
+  for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+    seen += chunk.byteLength;
+    if (seen > limit) throw new ResponseTooLargeError(limit);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** Message of an error and its causes, for the step's `error` field. */

@@ -45,6 +45,7 @@ export class McpTransport implements AgentTransport {
     let connection: Connection | undefined;
     try {
       connection = await this.connect(options.credentials, options.timeoutMs, signal);
+      connection.last = undefined;
       const result = await connection.client.callTool(
         { name: task, arguments: (payload ?? {}) as Record<string, unknown> },
         undefined,
@@ -67,12 +68,23 @@ export class McpTransport implements AgentTransport {
           rpcError,
         };
       }
-      // No usable answer: drop the connection so the next step starts clean.
+      // No MCP result: drop the connection so the next step starts clean.
       this.forget(options.credentials);
-      const observed = connection?.last ?? (error as any)?.observed;
+      const observed: ObservedHttp | undefined = connection?.last ?? (error as any)?.observed;
+      const httpAnswer = observed ? jsonRpcErrorIn(observed) : undefined;
+      if (observed && httpAnswer) {
+        // An HTTP error status carrying a JSON-RPC error (e.g. 401 + adcp_error AUTH_REQUIRED) is the agent's answer.
+        return {
+          request,
+          response: this.responseRecord(httpAnswer.body, observed, duration_ms),
+          extraction: { path: 'error', note: `HTTP ${observed.status} with a JSON-RPC error body` },
+          data: (httpAnswer.error.data as unknown) ?? {},
+          rpcError: httpAnswer.error,
+        };
+      }
       return {
         request,
-        response: observed ? this.responseRecord(undefined, observed, duration_ms) : undefined,
+        response: observed ? this.responseRecord(observed.errorBody !== undefined ? parseMaybeJson(observed.errorBody) : undefined, observed, duration_ms) : undefined,
         extraction: { path: 'none', note: 'no MCP result: transport error' },
         data: undefined,
         transportError: describeTransportError(error, observed, options.timeoutMs),
@@ -119,8 +131,10 @@ export class McpTransport implements AgentTransport {
       fetch: boundedFetch({
         timeoutMs,
         maxResponseBytes: this.options.maxResponseBytes,
+        // Only the POSTs carry our calls; the GET (server-sent events) and
+        // DELETE (session end) the client opens on its own are not answers.
         onResponse: (observed) => {
-          connection.last = observed;
+          if (observed.method === 'POST') connection.last = observed;
         },
       }) as any,
       // A runner must not retry silently: one request, one observation.
@@ -150,6 +164,22 @@ export class McpTransport implements AgentTransport {
       ),
     );
   }
+}
+
+function parseMaybeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+function jsonRpcErrorIn(observed: ObservedHttp): { body: unknown; error: { code: number; message: string; data?: unknown } } | undefined {
+  if (observed.status < 400 || observed.errorBody === undefined) return undefined;
+  const body = parseMaybeJson(observed.errorBody) as any;
+  const error = body?.error;
+  if (!error || typeof error !== 'object' || typeof error.code !== 'number') return undefined;
+  return { body, error: { code: error.code, message: String(error.message ?? ''), data: error.data } };
 }
 
 /** Timeouts and connection losses surface as McpError too; they are not agent answers. */
