@@ -1,0 +1,157 @@
+/**
+ * Real `vitest run`s with our plugin, in a child process, against the fixture
+ * agent: the describe/it tree, locations in the YAML, failures with their
+ * records, broken files failing alone, `-t` selection, TS imports.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { loadStoryboardFile } from '../../src/storyboard/load.js';
+import { byId, repoRoot, runVitest, type VitestRun } from '../helpers/run-vitest.js';
+
+const config = join(repoRoot, 'test', 'e2e', 'vitest.e2e.config.ts');
+const storyboardsDir = join(repoRoot, 'fixtures', 'storyboards');
+const brokenDir = join(repoRoot, 'fixtures', 'broken');
+const good = ['discovery', 'products', 'error-codes'].map((name) => join(storyboardsDir, `${name}.storyboard.yaml`));
+
+function stepsOf(file: string) {
+  const loaded = loadStoryboardFile(file);
+  if (!loaded.ok) throw new Error(`fixture ${file} does not load`);
+  return loaded.storyboard.phases.flatMap((phase) => phase.steps.map((step) => ({ storyboard: loaded.storyboard, phase, step })));
+}
+
+describe('against the conformant fixture agent', () => {
+  let run: VitestRun;
+  beforeAll(async () => {
+    run = await runVitest({
+      config,
+      env: { ADCP_AGENT_URL: inject('agentUrl'), E2E_STORYBOARDS: [...good, join(brokenDir, '*.storyboard.yaml')].join(','), E2E_CORPUS: 'capability_discovery', E2E_TS_TESTS: '1' },
+    });
+  });
+
+  it('shows each storyboard as describe(storyboard) › describe(phase) › it(step), all passing', () => {
+    for (const file of good) {
+      for (const { storyboard, phase, step } of stepsOf(file)) {
+        const test = byId(run, `${storyboard.id}/${phase.id}/${step.id}`);
+        expect(test.state, `${test.fullName}\n${test.errors.map((e) => e.message).join('\n')}`).toBe('passed');
+        expect(test.fullName).toBe(`${storyboard.title} (${storyboard.id}) > ${phase.title} (${phase.id}) > ${step.title} (${step.id})`);
+      }
+    }
+  });
+
+  it('reports each step at its own line and column in the YAML', () => {
+    for (const file of good) {
+      for (const { storyboard, phase, step } of stepsOf(file)) {
+        const test = byId(run, `${storyboard.id}/${phase.id}/${step.id}`);
+        expect(test.module).toBe(file);
+        expect(test.location, test.fullName).toEqual({ line: step.loc.line, column: step.loc.column });
+      }
+    }
+  });
+
+  it('runs the real capability_discovery storyboard from the @adcp/sdk corpus, green', () => {
+    for (const id of ['capability_discovery/protocol_discovery/get_capabilities', 'capability_discovery/protocol_discovery/get_capabilities_filtered']) {
+      expect(byId(run, id).state).toBe('passed');
+    }
+  });
+
+  it('puts the runner-output-contract record in each test meta', () => {
+    const meta = byId(run, 'capability_discovery/protocol_discovery/get_capabilities').meta.adcp;
+    expect(meta.result).toMatchObject({
+      storyboard_id: 'capability_discovery',
+      phase_id: 'protocol_discovery',
+      step_id: 'get_capabilities',
+      task: 'get_adcp_capabilities',
+      passed: true,
+      duration_ms: expect.any(Number),
+      extraction: { path: 'structured_content' },
+      request: { transport: 'mcp', operation: 'get_adcp_capabilities', payload: { context: { correlation_id: 'capability_discovery--get_capabilities' } } },
+      response: { transport: 'mcp', status: 200 },
+    });
+    expect(meta.result.validations.find((v: any) => v.check === 'response_schema')).toMatchObject({ passed: true, schema_id: '/schemas/3.0.6/protocol/get-adcp-capabilities-response.json' });
+  });
+
+  it('fails each broken file on its own, with file:line:col and the rule, at that position', () => {
+    const files = readdirSync(brokenDir).filter((f) => f.endsWith('.storyboard.yaml'));
+    expect(files.length).toBeGreaterThan(10);
+    for (const name of files) {
+      const file = join(brokenDir, name);
+      const expectation = /# expect: (\w+) @ (\d+):(\d+)/.exec(readFileSync(file, 'utf8'))!;
+      const [, rule, line, column] = expectation;
+      const tests = run.tests.filter((t) => t.module === file);
+      expect(tests, name).toHaveLength(1);
+      expect(tests[0]!.state).toBe('failed');
+      expect(tests[0]!.name).toBe(`loads without errors (${rule})`);
+      expect(tests[0]!.errors[0]!.message).toContain(`${file}:${line}:${column}: [${rule}]`);
+      expect(tests[0]!.location).toEqual({ line: Number(line), column: Number(column) });
+    }
+    expect(run.moduleErrors).toEqual([]);
+  });
+
+  it('lets a TS test import the validated, typed storyboard without running it there', () => {
+    const ts = run.tests.filter((t) => t.module.endsWith('import-storyboard.test.ts'));
+    expect(ts.map((t) => [t.name, t.state])).toEqual([['imports a validated, typed storyboard', 'passed']]);
+  });
+
+  it('exits non-zero only because of the broken files', () => {
+    const failed = run.tests.filter((t) => t.state === 'failed');
+    expect(failed.every((t) => t.module.startsWith(brokenDir))).toBe(true);
+    expect(run.exitCode).toBe(1);
+  });
+});
+
+describe('against a misbehaving agent', () => {
+  let run: VitestRun;
+  beforeAll(async () => {
+    const url = `${inject('agentOrigin')}/x/wrong_value/mcp`;
+    run = await runVitest({ config, env: { ADCP_AGENT_URL: url, E2E_STORYBOARDS: good[0]! } });
+  });
+
+  it('fails the step with what was checked, where, expected vs actual, sent and received', () => {
+    const [{ storyboard, phase, step }] = stepsOf(good[0]!).filter(({ step }) => step.validations.some((v) => v.check === 'field_value' && String(v.path).startsWith('context.')));
+    const test = byId(run, `${storyboard.id}/${phase.id}/${step.id}`);
+    expect(test.state).toBe('failed');
+    const message = test.errors[0]!.message;
+    const validation = step.validations.find((v) => v.check === 'field_value' && String(v.path).startsWith('context.'))!;
+    expect(message).toContain(validation.description);
+    expect(message).toContain(`fixtures/storyboards/discovery.storyboard.yaml:${validation.loc.line}:${validation.loc.column}`);
+    expect(message).toContain(`JSON Pointer /${String(validation.path).replace(/\./g, '/')}`);
+    expect(message).toMatch(/sent \(mcp get_adcp_capabilities/);
+    expect(message).toMatch(/received \(extraction: structured_content HTTP 200/);
+    expect(test.errors[0]!.diff).toContain('-mutated');
+    expect(test.meta.adcp.result.validations.find((v: any) => !v.passed)).toMatchObject({ json_pointer: expect.any(String), expected: validation.value, request: expect.any(Object), response: expect.any(Object) });
+  });
+
+  it("puts the failure's stack frame on the step's line in the YAML", () => {
+    const failing = run.tests.filter((t) => t.state === 'failed');
+    expect(failing.length).toBeGreaterThan(0);
+    for (const test of failing) {
+      const frame = test.errors[0]!.stacks?.[0];
+      expect(frame?.file).toBe(good[0]);
+      expect(frame?.line).toBe(test.location!.line);
+    }
+  });
+});
+
+describe('selecting one step with -t', () => {
+  it('runs just that step, replaying the steps it depends on silently', async () => {
+    const products = join(storyboardsDir, 'products.storyboard.yaml');
+    const consumer = stepsOf(products).find(({ step }) => JSON.stringify(step.sample_request ?? {}).includes('$context.'))!;
+    const run = await runVitest({ config, env: { ADCP_AGENT_URL: inject('agentUrl'), E2E_STORYBOARDS: products }, args: ['-t', consumer.step.id] });
+    const ran = run.tests.filter((t) => t.state !== 'skipped');
+    expect(ran.map((t) => t.name)).toEqual([`${consumer.step.title} (${consumer.step.id})`]);
+    expect(ran[0]!.state).toBe('passed');
+    expect(run.exitCode).toBe(0);
+  });
+});
+
+describe('configuration errors', () => {
+  it('a missing agent URL fails the steps with a clear message, not a stack trace', async () => {
+    const run = await runVitest({ config, env: { ADCP_AGENT_URL: undefined, E2E_STORYBOARDS: good[0]! } });
+    expect(run.tests.length).toBeGreaterThan(0);
+    for (const test of run.tests) {
+      expect(test.state).toBe('failed');
+      expect(test.errors[0]!.message).toMatch(/no agent to test: set ADCP_AGENT_URL/);
+    }
+  });
+});
