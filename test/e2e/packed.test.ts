@@ -1,0 +1,87 @@
+/**
+ * Installed as a user would: `npm pack`, the tarball installed into a fresh
+ * temporary repo beside vitest and @adcp/sdk, a storyboard written there, plain
+ * `npx vitest run`, the agent given only by environment variables.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, inject, it } from 'vitest';
+import { repoRoot } from '../helpers/run-vitest.js';
+
+const pkg = (await import('../../package.json', { with: { type: 'json' } })).default as any;
+let dir: string;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'vitest-adcp-packed-'));
+  const packDir = join(dir, 'pack');
+  mkdirSync(packDir);
+  execFileSync('npm', ['pack', '--pack-destination', packDir, '--silent'], { cwd: repoRoot, stdio: 'pipe' });
+  const tarball = join(packDir, readdirSync(packDir).find((f) => f.endsWith('.tgz'))!);
+  const project = join(dir, 'agent-repo');
+  mkdirSync(project);
+  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'my-agent', private: true, type: 'module' }, null, 2));
+  // From the npm cache our own `npm ci` filled; the registry only for what it lacks.
+  execFileSync(
+    'npm',
+    ['install', '--prefer-offline', '--no-audit', '--no-fund', '--save-dev', tarball, `vitest@${pkg.devDependencies.vitest}`, `vite@${pkg.devDependencies.vite}`, `@adcp/sdk@${pkg.devDependencies['@adcp/sdk']}`],
+    { cwd: project, stdio: 'pipe' },
+  );
+  writeFileSync(
+    join(project, 'vitest.config.ts'),
+    `import { defineConfig } from 'vitest/config';\nimport { adcpStoryboards } from 'vitest-adcp';\n\nexport default defineConfig({ plugins: [adcpStoryboards({ compliance: { storyboards: ['capability_discovery'] } })] });\n`,
+  );
+  mkdirSync(join(project, 'storyboards'));
+  writeFileSync(
+    join(project, 'storyboards', 'smoke.storyboard.yaml'),
+    [
+      '# yaml-language-server: $schema=../node_modules/vitest-adcp/schema/storyboard.schema.json',
+      'id: my_smoke',
+      'title: My smoke test',
+      'phases:',
+      '  - id: discovery',
+      '    title: Discovery',
+      '    steps:',
+      '      - id: caps',
+      '        title: Capabilities',
+      '        task: get_adcp_capabilities',
+      '        sample_request:',
+      '          context: { correlation_id: smoke }',
+      '        validations:',
+      '          - check: response_schema',
+      '          - check: field_value',
+      '            path: context.correlation_id',
+      '            value: smoke',
+      '',
+    ].join('\n'),
+  );
+  writeFileSync(
+    join(project, 'storyboards', 'typed.test.ts'),
+    `/// <reference types="vitest-adcp/client" />\nimport { expect, it } from 'vitest';\nimport sb from './smoke.storyboard.yaml';\nit('typed import', () => { expect(sb.phases[0].steps[0].id).toBe('caps'); });\n`,
+  );
+}, 300_000);
+
+afterAll(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+it('runs a user storyboard and a corpus storyboard with plain npx vitest run, agent from the environment', () => {
+  const project = join(dir, 'agent-repo');
+  const env = { ...process.env, ADCP_AGENT_URL: inject('agentUrl'), ADCP_AUTH_TOKEN: 'demo-packed-v1', NO_COLOR: '1', FORCE_COLOR: '0' };
+  for (const key of Object.keys(env)) if (key.startsWith('VITEST')) delete env[key];
+  const result = spawnSync('npx', ['vitest', 'run'], { cwd: project, env, encoding: 'utf8', timeout: 120_000 });
+  const output = result.stdout + result.stderr;
+  expect(result.status, output).toBe(0);
+  expect(output).toMatch(/storyboards\/smoke\.storyboard\.yaml/);
+  expect(output).toMatch(/capability-discovery\.yaml/);
+  expect(output).toMatch(/Tests\s+4 passed \(4\)/);
+}, 180_000);
+
+it('ships types, the storyboard JSON Schema and the client module declaration', () => {
+  const installed = join(dir, 'agent-repo', 'node_modules', 'vitest-adcp');
+  const files = (sub: string) => readdirSync(join(installed, sub));
+  expect(files('dist')).toEqual(expect.arrayContaining(['index.js', 'index.d.ts', 'runtime.js', 'runtime.d.ts']));
+  expect(files('schema')).toContain('storyboard.schema.json');
+  expect(files('.')).toContain('client.d.ts');
+});
