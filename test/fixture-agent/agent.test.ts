@@ -164,6 +164,12 @@ describe('get_products and create_media_buy answer from the request', () => {
     expect(structuredContent!.products.map((p: any) => p.product_id)).toEqual(['prod_video_preroll', 'prod_ctv_premium']);
   });
 
+  it('honours filters.product_ids (an extension the 3.0 filters schema permits)', async () => {
+    const { structuredContent } = await callTool(agent.url, 'get_products', { buying_mode: 'wholesale', filters: { product_ids: ['prod_podcast_midroll'] } });
+    expect(structuredContent!.products.map((p: any) => p.product_id)).toEqual(['prod_podcast_midroll']);
+    expectValid(['media-buy/get-products-request.json'], { buying_mode: 'wholesale', filters: { product_ids: ['prod_podcast_midroll'] } });
+  });
+
   it('books the product and pricing option it was sent', async () => {
     const { structuredContent } = await callTool(agent.url, 'create_media_buy', mediaBuy({ product_id: 'prod_display_ros', pricing_option_id: 'po_display_ros_cpm', budget: 800 }));
     expect(structuredContent).toMatchObject({

@@ -19,7 +19,7 @@ const COMPLIANCE = join(dirname(require.resolve('@adcp/sdk/package.json')), 'com
 const FIXTURE_STORYBOARDS = fileURLToPath(new URL('../../fixtures/storyboards/', import.meta.url));
 
 /** The 3.1.0-rc.2 security storyboard (adds HTTP Basic) lives with the project's spec texts, outside the package. */
-const SECURITY_3_1 = process.env.ADCP_SECURITY_3_1_STORYBOARD ?? '/work/shared/spec/security-3.1.0-rc.2.yaml';
+const SECURITY_3_1 = process.env.ADCP_SECURITY_3_1_STORYBOARD ?? fileURLToPath(new URL('../../../shared/spec/security-3.1.0-rc.2.yaml', import.meta.url));
 const HAVE_SECURITY_3_1 = existsSync(SECURITY_3_1);
 
 const STORYBOARDS = {
@@ -27,7 +27,7 @@ const STORYBOARDS = {
   security_3_0_6: join(COMPLIANCE, 'universal/security.yaml'),
   security_3_1_0_rc_2: SECURITY_3_1,
   fixture_discovery: join(FIXTURE_STORYBOARDS, 'discovery.storyboard.yaml'),
-  fixture_auth: join(FIXTURE_STORYBOARDS, 'auth.storyboard.yaml'),
+  fixture_auth: fileURLToPath(new URL('../../fixtures/pending/auth.storyboard.yaml', import.meta.url)),
 };
 
 const fixtureKit = parseYaml(readFileSync(FIXTURE_TEST_KIT_PATH, 'utf8'));
