@@ -4,8 +4,8 @@
  * test context; the engine below it is framework-agnostic.
  */
 import { fileURLToPath } from 'node:url';
+import * as vitest from 'vitest';
 import { inject, type TestContext } from 'vitest';
-import { getCurrentSuite } from 'vitest/suite';
 import { resolveRuntimeConfig, type RuntimeConfig } from '../config.js';
 import { defaultSchemasDir } from '../corpus.js';
 import type { StepOutcome } from '../engine/records.js';
@@ -24,6 +24,15 @@ declare module 'vitest' {
     vitestAdcp: RuntimeConfig;
   }
 }
+
+type GetCurrentSuite = () => { file?: { filepath: string } } | undefined;
+
+/**
+ * Vitest ≥ 4.1 exposes `TestRunner.getCurrentSuite` and warns on every import
+ * of `vitest/suite`; 3.2–4.0 only have the latter. Pick whichever exists.
+ */
+const getCurrentSuite: GetCurrentSuite =
+  ((vitest as any).TestRunner?.getCurrentSuite as GetCurrentSuite | undefined) ?? ((await import('vitest/suite')).getCurrentSuite as GetCurrentSuite);
 
 /** True while Vitest collects the file `moduleUrl` as a test file (not when a TS test imports it). */
 function isCollecting(moduleUrl: string): boolean {
