@@ -5,7 +5,7 @@
  * context behaviours must fail the steps they claim to break — so the fixture's
  * notion of "conformant" is not just ours.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,9 +18,8 @@ const require = createRequire(import.meta.url);
 const COMPLIANCE = join(dirname(require.resolve('@adcp/sdk/package.json')), 'compliance/cache/3.0.6');
 const FIXTURE_STORYBOARDS = fileURLToPath(new URL('../../fixtures/storyboards/', import.meta.url));
 
-/** The 3.1.0-rc.2 security storyboard (adds HTTP Basic) lives with the project's spec texts, outside the package. */
-const SECURITY_3_1 = process.env.ADCP_SECURITY_3_1_STORYBOARD ?? fileURLToPath(new URL('../../../shared/spec/security-3.1.0-rc.2.yaml', import.meta.url));
-const HAVE_SECURITY_3_1 = existsSync(SECURITY_3_1);
+/** The 3.1.0-rc.2 security storyboard (adds HTTP Basic), kept as test input in fixtures/spec. */
+const SECURITY_3_1 = fileURLToPath(new URL('../../fixtures/spec/security-3.1.0-rc.2.yaml', import.meta.url));
 
 const STORYBOARDS = {
   capability_discovery: join(COMPLIANCE, 'universal/capability-discovery.yaml'),
@@ -56,7 +55,7 @@ async function grade(storyboard: keyof typeof STORYBOARDS, url: string, kit = fi
 const failing = (steps: Record<string, boolean>) => Object.keys(steps).filter((k) => !steps[k]);
 
 describe('the @adcp/sdk reference runner', () => {
-  const available = (Object.keys(STORYBOARDS) as (keyof typeof STORYBOARDS)[]).filter((s) => s !== 'security_3_1_0_rc_2' || HAVE_SECURITY_3_1);
+  const available = Object.keys(STORYBOARDS) as (keyof typeof STORYBOARDS)[];
   it.each(available)('passes %s against the conformant endpoint', async (storyboard) => {
     const { passed, steps } = await grade(storyboard, agent.url);
     expect(failing(steps)).toEqual([]);
@@ -68,7 +67,7 @@ describe('the @adcp/sdk reference runner', () => {
     expect(passed).toBe(true);
   });
 
-  it.skipIf(!HAVE_SECURITY_3_1)('sees missing_auth_check serve the unauthenticated and invalid-credential probes', async () => {
+  it('sees missing_auth_check serve the unauthenticated and invalid-credential probes', async () => {
     const { steps } = await grade('security_3_1_0_rc_2', agent.urlFor(['missing_auth_check']));
     expect(failing(steps)).toEqual([
       'unauth_rejection.probe_unauth',

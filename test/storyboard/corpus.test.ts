@@ -10,8 +10,8 @@ import { isStoryboardSource, loadStoryboardFile, formatDiagnostic } from '../../
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const corpusRoot = path.join(repo, 'node_modules/@adcp/sdk/compliance/cache/3.0.6');
-// shared/ sits beside the repository (as in CI); it holds the 3.1.0-rc.2 text.
-const rc2Security = path.join(repo, '..', 'shared', 'spec', 'security-3.1.0-rc.2.yaml');
+// The 3.1.0-rc.2 text, kept as test input (fixtures/spec/README.md).
+const rc2Security = path.join(repo, 'fixtures', 'spec', 'security-3.1.0-rc.2.yaml');
 
 function yamlFilesUnder(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
