@@ -1,0 +1,60 @@
+/**
+ * Watch mode: saving a storyboard YAML re-runs that file only.
+ * A real `vitest --watch` in a child process, over two storyboards in a
+ * scratch folder inside the project (so the watcher sees them).
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, expect, inject, it } from 'vitest';
+import { repoRoot } from '../helpers/run-vitest.js';
+
+const scratch = join(repoRoot, '.vitest-adcp', `watch-${process.pid}`);
+const capture = join(scratch, 'capture.json');
+const storyboard = (id: string, title: string) =>
+  [`id: ${id}`, `title: ${title}`, 'phases:', '  - id: p', '    title: Phase', '    steps:', '      - id: caps', '        title: Capabilities', '        task: get_adcp_capabilities', '        validations:', '          - check: field_present', '            path: adcp', ''].join('\n');
+
+let child: ReturnType<typeof spawn> | undefined;
+afterAll(() => {
+  child?.kill('SIGKILL');
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+async function nextCapture(timeoutMs = 60_000): Promise<{ tests: { module: string; fullName: string; state: string }[] }> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    if (existsSync(capture)) {
+      try {
+        const data = JSON.parse(readFileSync(capture, 'utf8'));
+        rmSync(capture);
+        return data;
+      } catch {
+        // Being written: try again.
+      }
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('vitest did not report a run in time');
+}
+
+it('re-runs only the storyboard file that was saved', async () => {
+  mkdirSync(scratch, { recursive: true });
+  const a = join(scratch, 'a.storyboard.yaml');
+  const b = join(scratch, 'b.storyboard.yaml');
+  writeFileSync(a, storyboard('watch_a', 'Watch A'));
+  writeFileSync(b, storyboard('watch_b', 'Watch B'));
+  const env: Record<string, string | undefined> = { ...process.env, VITEST_ADCP_CAPTURE: capture, ADCP_AGENT_URL: inject('agentUrl'), E2E_STORYBOARDS: `${scratch}/*.storyboard.yaml`, NO_COLOR: '1' };
+  for (const key of Object.keys(env)) if (key.startsWith('VITEST') && key !== 'VITEST_ADCP_CAPTURE') delete env[key];
+  child = spawn(process.execPath, [join(repoRoot, 'node_modules', 'vitest', 'vitest.mjs'), '--watch', '--config', join(repoRoot, 'test', 'e2e', 'vitest.e2e.config.ts'), `--reporter=${join(repoRoot, 'test', 'helpers', 'capture-reporter.ts')}`], {
+    cwd: repoRoot,
+    env: env as NodeJS.ProcessEnv,
+    stdio: ['pipe', 'ignore', 'ignore'],
+  });
+
+  const first = await nextCapture();
+  expect(new Set(first.tests.map((t) => t.module))).toEqual(new Set([a, b]));
+
+  writeFileSync(a, storyboard('watch_a', 'Watch A, edited'));
+  const second = await nextCapture();
+  expect(second.tests.map((t) => [t.module, t.fullName, t.state])).toEqual([[a, 'Watch A, edited (watch_a) > Phase (p) > Capabilities (caps)', 'passed']]);
+});
