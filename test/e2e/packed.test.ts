@@ -78,6 +78,22 @@ it('runs a user storyboard and a corpus storyboard with plain npx vitest run, ag
   expect(output).toMatch(/Tests\s+4 passed \(4\)/);
 }, 180_000);
 
+it('typechecks a user test importing a storyboard and a config using the plugin options', () => {
+  const project = join(dir, 'agent-repo');
+  writeFileSync(
+    join(project, 'tsconfig.json'),
+    JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: true, types: [] }, include: ['storyboards/*.ts', 'vitest.config.ts'] }),
+  );
+  writeFileSync(
+    join(project, 'storyboards', 'typed-strict.test.ts'),
+    `/// <reference types="vitest-adcp/client" />\nimport type { Storyboard, StepResult } from 'vitest-adcp';\nimport sb from './smoke.storyboard.yaml';\nconst s: Storyboard = sb;\nconst line: number = s.phases[0]!.steps[0]!.loc.line;\nconst r: Pick<StepResult, 'passed'> = { passed: line > 0 };\nexport { r };\n`,
+  );
+  const tsc = join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
+  const result = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: project, encoding: 'utf8' });
+  expect(result.status, result.stdout + result.stderr).toBe(0);
+  rmSync(join(project, 'storyboards', 'typed-strict.test.ts'));
+});
+
 it('ships types, the storyboard JSON Schema and the client module declaration', () => {
   const installed = join(dir, 'agent-repo', 'node_modules', 'vitest-adcp');
   const files = (sub: string) => readdirSync(join(installed, sub));
