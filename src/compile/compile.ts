@@ -57,7 +57,7 @@ export function compileStoryboard(source: string, file: string, options: Compile
     const primary = loaded.diagnostics[0]!;
     const at = offsetOf(primary);
     const prefix = [...header, `const failure = loadFailureSuite(${q(file)}, ${q(loaded.diagnostics)}, import.meta.url);`, `export default undefined;`, ''];
-    const body = [`if (failure.isTestFile) describe(${q(failure_title(file))}, () => {`, `it(${q(`loads without errors (${primary.rule})`)}, () => failure.fail());`, `});`, ''];
+    const body = [`if (failure.isTestFile) describe(${q(fileName(file))}, () => {`, `it(${q(`loads without errors (${primary.rule})`)}, () => failure.fail());`, `});`, ''];
     replace(s, source, [
       { at: 0, code: prefix.join('\n') },
       { at, code: body.join('\n') },
@@ -96,7 +96,7 @@ export function compileStoryboard(source: string, file: string, options: Compile
   return { code: s.toString(), map: map(s, file), diagnostics: loaded.diagnostics, storyboard };
 }
 
-function failure_title(file: string): string {
+function fileName(file: string): string {
   return file.split(/[\\/]/).pop() ?? file;
 }
 

@@ -155,8 +155,10 @@ export class StoryboardRun {
     if (LOCAL_TASKS.has(task)) return finish(this.assertContribution(entry, result));
     if (this.options.configurationError) return finish({ ...result, error: this.options.configurationError });
 
+    // Creating the transport is cheap (it connects on first call); it names the protocol in records.
+    this.transport ??= this.options.transport();
     const substituted = substitute(step.sample_request ?? {}, { context: this.context, priorSteps: this.priorSteps, testKit: this.options.testKit });
-    const request = { transport: 'mcp' as const, operation: task, payload: substituted.value };
+    const request = { transport: this.transport.kind, operation: task, payload: substituted.value, url: this.transport.url };
     if (substituted.unresolved.length > 0) {
       // storyboard-schema.yaml > "Unresolved substitution behavior": never ship the token.
       return finish({
@@ -187,7 +189,6 @@ export class StoryboardRun {
       throw error;
     }
 
-    this.transport ??= this.options.transport();
     const exchange = await this.transport.call(task, payload, { credentials, timeoutMs: this.options.timeoutMs });
     const { result: graded, captures } = this.grade(entry, task, exchange);
     const final = finish(graded);
@@ -199,7 +200,7 @@ export class StoryboardRun {
     const { step } = entry;
     const result: StepResult = {
       ...this.base(entry, task),
-      request: { ...exchange.request, transport: this.transport!.kind },
+      request: exchange.request,
       response: exchange.response,
       extraction: exchange.extraction,
     };

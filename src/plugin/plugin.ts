@@ -61,6 +61,8 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
   const include = options.include === undefined ? DEFAULT_INCLUDE : ([] as string[]).concat(options.include);
   const explicit = new Set<string>();
   let corpus: Corpus | undefined;
+  /** Where corpus-relative test kits resolve: the selected corpus, else the newest installed one. */
+  let kitRoot: string | undefined;
   let root = process.cwd();
   let matchesTestGlob: ((id: string) => boolean) | undefined;
   const runtime = runtimeModule();
@@ -109,6 +111,7 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
         }
         allowCorpusThroughExclude(project.config.exclude, corpus.root, root);
       }
+      kitRoot = corpus?.root ?? (version ? undefined : safeDefaultCorpusRoot(root));
       matchesTestGlob = (id) => project.matchesTestGlob(id);
       const runtimeConfig: RuntimeConfig = {
         agentUrl: options.agent?.url,
@@ -116,7 +119,7 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
         authToken: options.agent?.auth?.token,
         timeoutMs: options.timeoutMs,
         maxResponseBytes: options.maxResponseBytes,
-        corpusRoot: corpus?.root ?? (version ? undefined : safeDefaultCorpusRoot(root)),
+        corpusRoot: kitRoot,
         schemasDir: options.schemasDir ?? corpus?.schemasDir,
       };
       project.provide('vitestAdcp', stripUndefined(runtimeConfig));
@@ -124,7 +127,7 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
     transform(code, id) {
       if (!isStoryboard(id)) return null;
       const file = cleanId(id);
-      const result = compileStoryboard(code, file, { runtime, corpusRoot: corpus?.root ?? safeDefaultCorpusRoot(root) });
+      const result = compileStoryboard(code, file, { runtime, corpusRoot: kitRoot });
       for (const d of result.diagnostics.filter((d) => d.severity === 'warning')) {
         this.warn(`${d.file}:${d.line}:${d.column}: [${d.rule}] ${d.message}${d.hint ? ` — ${d.hint}` : ''}`);
       }
