@@ -24,8 +24,13 @@ export const RESPONSE_HEADER_ALLOWLIST: ReadonlySet<string> = new Set([
   'x-correlation-id',
 ]);
 
-/** Returns a deep copy of `value` with every secret-bearing key's value replaced by "[redacted]". */
+/**
+ * Returns a deep copy of `value` with every secret-bearing key's value replaced
+ * by "[redacted]". Strings that hold JSON (MCP `content[].text`, A2A text
+ * parts) are redacted inside too: the same secrets travel there, serialised.
+ */
 export function redactPayload<T>(value: T, seen = new WeakSet<object>()): T {
+  if (typeof value === 'string') return redactJsonString(value) as T;
   if (value === null || typeof value !== 'object') return value;
   if (seen.has(value as object)) return '[circular]' as T;
   seen.add(value as object);
@@ -35,6 +40,21 @@ export function redactPayload<T>(value: T, seen = new WeakSet<object>()): T {
     out[key] = REDACTED_KEY_PATTERN.test(key) ? REDACTED : redactPayload(inner, seen);
   }
   return out as T;
+}
+
+function redactJsonString(text: string): string {
+  const trimmed = text.trimStart();
+  if (!(trimmed.startsWith('{') || trimmed.startsWith('['))) return text;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return text;
+  }
+  const redacted = redactPayload(parsed);
+  const before = JSON.stringify(parsed);
+  const after = JSON.stringify(redacted);
+  return before === after ? text : after;
 }
 
 /** Keeps only allowlisted response headers (names lower-cased). */

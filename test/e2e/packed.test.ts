@@ -4,7 +4,7 @@
  * `npx vitest run`, the agent given only by environment variables.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
@@ -30,7 +30,7 @@ beforeAll(() => {
   );
   writeFileSync(
     join(project, 'vitest.config.ts'),
-    `import { defineConfig } from 'vitest/config';\nimport { adcpStoryboards } from 'vitest-adcp';\n\nexport default defineConfig({ plugins: [adcpStoryboards({ compliance: { storyboards: ['capability_discovery'] } })] });\n`,
+    `import { defineConfig } from 'vitest/config';\nimport { adcpStoryboards } from 'vitest-adcp';\n\nexport default defineConfig({\n  plugins: [adcpStoryboards({ compliance: { storyboards: ['capability_discovery'] } })],\n  test: { reporters: ['default', ['vitest-adcp/reporter', { outputFile: 'reports/adcp.json' }]] },\n});\n`,
   );
   mkdirSync(join(project, 'storyboards'));
   writeFileSync(
@@ -76,6 +76,9 @@ it('runs a user storyboard and a corpus storyboard with plain npx vitest run, ag
   expect(output).toMatch(/storyboards\/smoke\.storyboard\.yaml/);
   expect(output).toMatch(/capability-discovery\.yaml/);
   expect(output).toMatch(/Tests\s+4 passed \(4\)/);
+  const report = JSON.parse(readFileSync(join(project, 'reports', 'adcp.json'), 'utf8'));
+  expect(report.summary).toMatchObject({ total_steps: 3, steps_passed: 3, steps_failed: 0 });
+  expect(JSON.stringify(report)).not.toContain('demo-packed-v1');
 }, 180_000);
 
 it('typechecks a user test importing a storyboard and a config using the plugin options', () => {

@@ -28,11 +28,11 @@ export interface VitestRun {
   moduleErrors: { module: string; message: string; stack?: string }[];
 }
 
-export async function runVitest(options: { config: string; env?: Record<string, string | undefined>; args?: string[]; cwd?: string; timeoutMs?: number }): Promise<VitestRun> {
+export async function runVitest(options: { config: string; env?: Record<string, string | undefined>; args?: string[]; reporters?: string[]; cwd?: string; timeoutMs?: number }): Promise<VitestRun> {
   const dir = mkdtempSync(join(tmpdir(), 'vitest-adcp-e2e-'));
   const capture = join(dir, 'capture.json');
   const cwd = options.cwd ?? repoRoot;
-  const args = [join(repoRoot, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--config', options.config, '--reporter=default', `--reporter=${join(repoRoot, 'test', 'helpers', 'capture-reporter.ts')}`, ...(options.args ?? [])];
+  const args = [join(repoRoot, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--config', options.config, '--reporter=default', `--reporter=${join(repoRoot, 'test', 'helpers', 'capture-reporter.ts')}`, ...(options.reporters ?? []).map((r) => `--reporter=${r}`), ...(options.args ?? [])];
   const env = { ...process.env, VITEST_ADCP_CAPTURE: capture, FORCE_COLOR: '0', NO_COLOR: '1', ...options.env };
   for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
   // The parent run's own worker variables must not leak into the child vitest.

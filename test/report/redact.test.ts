@@ -12,6 +12,14 @@ describe('contract security rules', () => {
     expect(payload.nested[0]!.token).toBe('x');
   });
 
+  it('redacts inside strings that hold JSON (MCP text content), leaving other strings alone', () => {
+    const payload = { content: [{ type: 'text', text: JSON.stringify({ context: { token: 't0p' }, ok: 1 }) }, { type: 'text', text: '{not json' }] };
+    const out = redactPayload(payload) as any;
+    expect(JSON.parse(out.content[0].text)).toEqual({ context: { token: '[redacted]' }, ok: 1 });
+    expect(out.content[1].text).toBe('{not json');
+    expect(redactPayload('{"a":1}')).toBe('{"a":1}');
+  });
+
   it('does not redact keys that merely contain a pattern word', () => {
     expect(redactPayload({ token_count: 1, tokenizer: 'a' })).toEqual({ token_count: 1, tokenizer: 'a' });
   });

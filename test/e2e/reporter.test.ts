@@ -1,0 +1,105 @@
+/**
+ * The contract reporter in a real `vitest run`: one JSON with every step's
+ * record, the run summary the contract requires, load errors — and nothing
+ * secret in it.
+ */
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { repoRoot, runVitest, type VitestRun } from '../helpers/run-vitest.js';
+
+const scratch = join(repoRoot, '.vitest-adcp', `reporter-${process.pid}`);
+const out = join(scratch, 'contract.json');
+const secretToken = 'demo-reporter-secret-token-9f3b';
+let run: VitestRun;
+let report: any;
+
+beforeAll(async () => {
+  mkdirSync(scratch, { recursive: true });
+  writeFileSync(
+    join(scratch, 'leaky.storyboard.yaml'),
+    [
+      'id: leaky',
+      'title: Leaky',
+      'track: core',
+      'phases:',
+      '  - id: p',
+      '    title: P',
+      '    steps:',
+      '      - id: echo',
+      '        title: Echo secrets back',
+      '        task: get_adcp_capabilities',
+      '        sample_request:',
+      '          context: { correlation_id: leaky, api_key: "kit-planted-key", nested: { Authorization: "Bearer planted" } }',
+      '        validations:',
+      '          - check: response_schema',
+      '          - check: field_value',
+      '            path: context.correlation_id',
+      '            value: "not-what-the-agent-says"',
+      '',
+    ].join('\n'),
+  );
+  writeFileSync(join(scratch, 'broken.storyboard.yaml'), 'id: broken\ntitle: Broken\nphases:\n  - id: p\n    steps:\n      - id: s\n');
+  run = await runVitest({
+    config: join(repoRoot, 'test', 'e2e', 'vitest.e2e.config.ts'),
+    env: {
+      ADCP_AGENT_URL: inject('agentUrl'),
+      ADCP_AUTH_TOKEN: secretToken,
+      E2E_STORYBOARDS: [join(repoRoot, 'fixtures', 'storyboards', 'discovery.storyboard.yaml'), `${scratch}/*.storyboard.yaml`].join(','),
+    },
+    reporters: [join(repoRoot, 'src', 'report', 'reporter.ts')],
+    args: [`--outputFile.vitest-adcp=${out}`],
+  });
+  report = JSON.parse(readFileSync(out, 'utf8'));
+});
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+describe('contract reporter', () => {
+  it('writes one record per step with the contract fields, grouped by storyboard', () => {
+    expect(report.contract).toEqual({ id: 'runner_output_contract', version: '1.1.0' });
+    const ids = report.storyboards.map((s: any) => s.storyboard_id).sort();
+    expect(ids).toEqual(['fixture_discovery', 'leaky']);
+    for (const storyboard of report.storyboards) {
+      for (const step of storyboard.steps) {
+        for (const field of ['storyboard_id', 'phase_id', 'step_id', 'task', 'passed', 'duration_ms', 'validations', 'extraction']) expect(step).toHaveProperty(field);
+      }
+    }
+    const echo = report.storyboards.find((s: any) => s.storyboard_id === 'leaky').steps[0];
+    expect(echo.passed).toBe(false);
+    expect(echo.validations.find((v: any) => !v.passed)).toMatchObject({ check: 'field_value', json_pointer: '/context/correlation_id', expected: 'not-what-the-agent-says', actual: 'leaky' });
+  });
+
+  it('summarises the run: steps, tracks, schemas used', () => {
+    const steps = report.storyboards.flatMap((s: any) => s.steps);
+    expect(report.summary).toMatchObject({ total_steps: steps.length, steps_failed: 1, steps_passed: steps.length - 1, steps_skipped: 0 });
+    expect(report.summary.tracks).toEqual([
+      { track: 'core', status: 'failed', storyboards: expect.arrayContaining([{ storyboard_id: 'leaky', status: 'failed' }, { storyboard_id: 'fixture_discovery', status: 'passed' }]) },
+    ]);
+    expect(report.summary.schemas_used).toEqual(
+      expect.arrayContaining([{ schema_id: '/schemas/3.0.6/protocol/get-adcp-capabilities-response.json', schema_url: 'https://adcontextprotocol.org/schemas/3.0.6/protocol/get-adcp-capabilities-response.json' }]),
+    );
+  });
+
+  it('lists storyboard files that did not load', () => {
+    expect(report.load_errors).toEqual([expect.objectContaining({ file: expect.stringMatching(/broken\.storyboard\.yaml$/), message: expect.stringMatching(/\[schema\]/) })]);
+  });
+
+  it('leaks no secret: redacted keys, allowlisted headers, no token anywhere', () => {
+    const text = readFileSync(out, 'utf8');
+    expect(text).not.toContain(secretToken);
+    expect(text).not.toContain('kit-planted-key');
+    expect(text).not.toContain('Bearer planted');
+    const echo = report.storyboards.find((s: any) => s.storyboard_id === 'leaky').steps[0];
+    expect(echo.request.payload.context.api_key).toBe('[redacted]');
+    expect(echo.response.payload.structuredContent.context.nested.Authorization).toBe('[redacted]');
+    expect(JSON.parse(echo.response.payload.content[0].text).context.api_key).toBe('[redacted]');
+    for (const step of report.storyboards.flatMap((s: any) => s.steps)) {
+      for (const name of Object.keys(step.response?.headers ?? {})) {
+        expect(['content-type', 'content-length', 'content-encoding', 'www-authenticate', 'location', 'retry-after', 'x-request-id', 'x-correlation-id']).toContain(name);
+      }
+    }
+    // The terminal output too.
+    expect(run.stdout + run.stderr).not.toContain(secretToken);
+    expect(run.stdout + run.stderr).not.toContain('kit-planted-key');
+  });
+});
