@@ -1,0 +1,26 @@
+/**
+ * `vitest-adcp/matchers`: import once (e.g. in a setup file) to add the AdCP
+ * matchers to `expect`:
+ *
+ * ```ts
+ * import 'vitest-adcp/matchers';
+ * await expect(agentUrl).toRejectUnauthenticated({ task: 'list_creatives' });
+ * await expect(agentUrl).toExposeWwwAuthenticate({ scheme: 'Bearer' });
+ * ```
+ */
+import { expect } from 'vitest';
+import { toExposeWwwAuthenticate } from './to-expose-www-authenticate.js';
+import { toRejectUnauthenticated } from './to-reject-unauthenticated.js';
+import type { AdcpMatchers } from './types.js';
+
+export const adcpMatchers = { toRejectUnauthenticated, toExposeWwwAuthenticate };
+export type { AdcpMatchers, MatcherContext, MatcherResult } from './types.js';
+export type { ProbeOptions } from './probe.js';
+export type { WwwAuthenticateOptions } from './to-expose-www-authenticate.js';
+
+expect.extend(adcpMatchers as any);
+
+// Async matchers only make sense on `expect(url)`, not as asymmetric matchers.
+declare module 'vitest' {
+  interface Assertion<T = any> extends AdcpMatchers {}
+}
