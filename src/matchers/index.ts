@@ -20,7 +20,8 @@ export type { WwwAuthenticateOptions } from './to-expose-www-authenticate.js';
 
 expect.extend(adcpMatchers as any);
 
-// Async matchers only make sense on `expect(url)`, not as asymmetric matchers.
+// `Matchers` (Vitest ≥ 3.2) is what `expect(x)` returns extends; async matchers
+// only make sense there, not as asymmetric matchers.
 declare module 'vitest' {
-  interface Assertion<T = any> extends AdcpMatchers {}
+  interface Matchers<T = any> extends AdcpMatchers {}
 }

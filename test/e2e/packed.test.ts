@@ -60,6 +60,10 @@ beforeAll(() => {
     join(project, 'storyboards', 'typed.test.ts'),
     `/// <reference types="vitest-adcp/client" />\nimport { expect, it } from 'vitest';\nimport sb from './smoke.storyboard.yaml';\nit('typed import', () => { expect(sb.phases[0].steps[0].id).toBe('caps'); });\n`,
   );
+  writeFileSync(
+    join(project, 'storyboards', 'auth.test.ts'),
+    `import 'vitest-adcp/matchers';\nimport { expect, it } from 'vitest';\nit('refuses unauthenticated calls', async () => {\n  await expect(process.env.ADCP_AGENT_URL).toRejectUnauthenticated();\n  await expect(process.env.ADCP_AGENT_URL).toExposeWwwAuthenticate({ scheme: 'Bearer' });\n});\n`,
+  );
 }, 300_000);
 
 afterAll(() => {
@@ -75,7 +79,7 @@ it('runs a user storyboard and a corpus storyboard with plain npx vitest run, ag
   expect(result.status, output).toBe(0);
   expect(output).toMatch(/storyboards\/smoke\.storyboard\.yaml/);
   expect(output).toMatch(/capability-discovery\.yaml/);
-  expect(output).toMatch(/Tests\s+4 passed \(4\)/);
+  expect(output).toMatch(/Tests\s+5 passed \(5\)/);
   const report = JSON.parse(readFileSync(join(project, 'reports', 'adcp.json'), 'utf8'));
   expect(report.summary).toMatchObject({ total_steps: 3, steps_passed: 3, steps_failed: 0 });
   expect(JSON.stringify(report)).not.toContain('demo-packed-v1');
