@@ -103,3 +103,23 @@ describe('contract reporter', () => {
     expect(run.stdout + run.stderr).not.toContain('kit-planted-key');
   });
 });
+
+describe('sharded runs', () => {
+  it('merges the shards\' blob reports into one contract report (vitest --shard + --merge-reports)', async () => {
+    const blobs = join(scratch, 'blobs');
+    const merged = join(scratch, 'merged.json');
+    const config = join(repoRoot, 'test', 'e2e', 'vitest.e2e.config.ts');
+    const env = { ADCP_AGENT_URL: inject('agentUrl'), E2E_STORYBOARDS: join(repoRoot, 'fixtures', 'storyboards', '*.storyboard.yaml'), E2E_CORPUS: 'capability_discovery' };
+    for (const shard of ['1/2', '2/2']) {
+      const r = await runVitest({ config, env, reporters: ['blob'], args: [`--shard=${shard}`, `--outputFile.blob=${join(blobs, `${shard.replace('/', '-')}.json`)}`] });
+      expect(r.exitCode, r.stdout + r.stderr).toBe(0);
+      expect(r.tests.length).toBeGreaterThan(0);
+    }
+    const r = await runVitest({ config, env: { E2E_STORYBOARDS: env.E2E_STORYBOARDS }, reporters: [join(repoRoot, 'src', 'report', 'reporter.ts')], args: [`--merge-reports=${blobs}`, `--outputFile.vitest-adcp=${merged}`] });
+    expect(r.exitCode, r.stdout + r.stderr).toBe(0);
+    const report = JSON.parse(readFileSync(merged, 'utf8'));
+    expect(report.storyboards.map((s: any) => s.storyboard_id).sort()).toEqual(['capability_discovery', 'fixture_discovery', 'fixture_error_codes', 'fixture_products']);
+    expect(report.summary.total_steps).toBe(r.tests.length);
+    expect(report.summary.steps_failed).toBe(0);
+  });
+});
