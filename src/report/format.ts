@@ -5,8 +5,26 @@
  * secrets are scrubbed (runner-output-contract.yaml > security).
  */
 import { relative } from 'node:path';
-import type { StepResult, ValidationResult } from '../engine/records.js';
+import type { ResponseRecord, StepResult, ValidationResult } from '../engine/records.js';
+import { extractMcpResult } from '../transport/mcp.js';
 import { fence, redactPayload, scrubSecrets } from './redact.js';
+
+/** Checks whose reason text carries agent-controlled content (instance paths, codes, messages). */
+const AGENT_TEXT_CHECKS = new Set(['response_schema', 'error_code']);
+
+/**
+ * What the storyboard's paths were read against: the task result, not the
+ * whole MCP envelope (which repeats it as text). The full envelope stays in
+ * the record.
+ */
+function taskResult(response: ResponseRecord): unknown {
+  const payload = response.payload as Record<string, unknown> | undefined;
+  if (response.transport === 'mcp' && payload && typeof payload === 'object' && ('structuredContent' in payload || 'content' in payload)) {
+    const { data } = extractMcpResult(payload);
+    if (data !== undefined) return data;
+  }
+  return payload;
+}
 
 const MAX_JSON_CHARS = 1_500;
 
@@ -51,7 +69,7 @@ export function formatStepFailure(result: StepResult, options: { secrets?: reado
   for (const v of failed) {
     lines.push(`  ✗ ${v.description} [${v.check}]${v.source ? ` at ${where(v, cwd)}` : ''}`);
     if (v.json_pointer !== undefined && v.json_pointer !== null) lines.push(`    at JSON Pointer ${v.json_pointer === '' ? '"" (the whole response)' : v.json_pointer}`);
-    if (v.error) lines.push(indent(fence(v.error, 'reason')));
+    if (v.error) lines.push(indent(AGENT_TEXT_CHECKS.has(v.check) ? fence(v.error, 'reason') : v.error));
     if (v.check === 'response_schema' && v.schema_id) lines.push(`    schema ${v.schema_id} (${v.schema_url})`);
     if (v.expected !== undefined) lines.push(`    expected: ${json(v.expected, 300)}`);
     if (v.actual !== undefined && v.check !== 'response_schema') {
@@ -66,8 +84,8 @@ export function formatStepFailure(result: StepResult, options: { secrets?: reado
   }
   if (result.response) {
     const status = result.response.status !== undefined ? ` HTTP ${result.response.status}` : '';
-    lines.push(`  received (extraction: ${result.extraction.path}${status}${result.response.duration_ms !== undefined ? `, ${result.response.duration_ms} ms` : ''}):`);
-    lines.push(indent(fence(json(result.response.payload), 'agent response')));
+    lines.push(`  received (${result.extraction.path}${status}${result.response.duration_ms !== undefined ? `, ${result.response.duration_ms} ms` : ''}):`);
+    lines.push(indent(fence(json(taskResult(result.response)), 'agent response')));
   } else if (result.request) {
     lines.push('  received: nothing (no response from the agent)');
   }

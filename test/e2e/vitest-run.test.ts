@@ -117,7 +117,7 @@ describe('against a misbehaving agent', () => {
     expect(message).toContain(`fixtures/storyboards/discovery.storyboard.yaml:${validation.loc.line}:${validation.loc.column}`);
     expect(message).toContain(`JSON Pointer /${String(validation.path).replace(/\./g, '/')}`);
     expect(message).toMatch(/sent \(mcp get_adcp_capabilities/);
-    expect(message).toMatch(/received \(extraction: structured_content HTTP 200/);
+    expect(message).toMatch(/received \(structured_content HTTP 200/);
     expect(test.errors[0]!.diff).toContain('-mutated');
     expect(test.meta.adcp.result.validations.find((v: any) => !v.passed)).toMatchObject({ json_pointer: expect.any(String), expected: validation.value, request: expect.any(Object), response: expect.any(Object) });
   });
