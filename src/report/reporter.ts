@@ -12,8 +12,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import type { Reporter, TestModule, Vitest } from 'vitest/node';
-import type { SkipReason, StepResult } from '../engine/records.js';
-import type { AdcpStepMeta } from '../vitest/meta.js';
+import type { SkipReason, SkipResult, StepResult } from '../engine/records.js';
+import type { AdcpStepMeta, AdcpStoryboardMeta, StoryboardInfo } from '../vitest/meta.js';
 import { redactStepResult } from './record.js';
 
 export interface AdcpReporterOptions {
@@ -35,6 +35,8 @@ export interface StoryboardReport {
   /** Project-relative path of the YAML file. */
   file: string;
   status: StoryboardStatus;
+  /** When the storyboard was skipped as a whole (e.g. `no_phases`). */
+  skip?: SkipResult;
   steps: StepResult[];
 }
 
@@ -77,8 +79,30 @@ function storyboardStatus(steps: StepResult[]): StoryboardStatus {
 export function buildContractReport(modules: ReadonlyArray<TestModule>, root: string): ContractReport {
   const byStoryboard = new Map<string, StoryboardReport>();
   const loadErrors: ContractReport['load_errors'] = [];
+  const reportFor = (info: StoryboardInfo): StoryboardReport => {
+    const key = `${info.file}#${info.id}`;
+    let report = byStoryboard.get(key);
+    if (!report) {
+      report = {
+        storyboard_id: info.id,
+        title: info.title,
+        ...(info.version ? { version: info.version } : {}),
+        ...(info.track ? { track: info.track } : {}),
+        file: relative(root, info.file),
+        status: 'passed',
+        steps: [],
+      };
+      byStoryboard.set(key, report);
+    }
+    return report;
+  };
   for (const module of modules) {
     for (const test of module.children.allTests()) {
+      const whole = test.meta().adcpStoryboard as AdcpStoryboardMeta | undefined;
+      if (whole) {
+        reportFor(whole.storyboard).skip = whole.skip;
+        continue;
+      }
       const meta = test.meta().adcp as AdcpStepMeta | undefined;
       if (!meta) {
         // A storyboard file that failed to load compiles to one test named after the rule.
@@ -88,26 +112,13 @@ export function buildContractReport(modules: ReadonlyArray<TestModule>, root: st
         }
         continue;
       }
-      const key = `${meta.storyboard.file}#${meta.storyboard.id}`;
-      let report = byStoryboard.get(key);
-      if (!report) {
-        report = {
-          storyboard_id: meta.storyboard.id,
-          title: meta.storyboard.title,
-          ...(meta.storyboard.version ? { version: meta.storyboard.version } : {}),
-          ...(meta.storyboard.track ? { track: meta.storyboard.track } : {}),
-          file: relative(root, meta.storyboard.file),
-          status: 'passed',
-          steps: [],
-        };
-        byStoryboard.set(key, report);
-      }
+      const report = reportFor(meta.storyboard);
       // Records are redacted in the worker already; again here, so no path skips it.
       report.steps.push(redactStepResult(meta.result));
     }
   }
   const storyboards = [...byStoryboard.values()];
-  for (const report of storyboards) report.status = storyboardStatus(report.steps);
+  for (const report of storyboards) report.status = report.skip ? 'skipped' : storyboardStatus(report.steps);
   const steps = storyboards.flatMap((s) => s.steps);
   const schemas = new Map<string, string>();
   for (const step of steps) {
@@ -139,7 +150,7 @@ function tracks(storyboards: StoryboardReport[]): TrackReport[] {
   return [...grouped].map(([track, members]) => {
     const status: StoryboardStatus = members.some((m) => m.status === 'failed') ? 'failed' : members.every((m) => m.status === 'skipped') ? 'skipped' : 'passed';
     const report: TrackReport = { track, status, storyboards: members.map((m) => ({ storyboard_id: m.storyboard_id, status: m.status })) };
-    if (status === 'skipped') report.skip_reasons = [...new Set(members.flatMap((m) => m.steps.map((s) => s.skip!.reason)))];
+    if (status === 'skipped') report.skip_reasons = [...new Set(members.flatMap((m) => (m.skip ? [m.skip.reason] : m.steps.map((s) => s.skip!.reason))))];
     return report;
   });
 }

@@ -16,7 +16,7 @@ import { schemaRegistryFor } from '../schemas/registry.js';
 import { loadTestKit, resolveTestKitPath } from '../storyboard/test-kit.js';
 import type { Diagnostic, Storyboard, TestKit } from '../storyboard/types.js';
 import { McpTransport } from '../transport/mcp.js';
-import type { AdcpStepMeta } from './meta.js';
+import type { AdcpStepMeta, AdcpStoryboardMeta } from './meta.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -102,7 +102,10 @@ export function storyboardSuite(storyboard: Storyboard, moduleUrl: string): Stor
       }
     },
     noPhases(ctx) {
-      ctx.skip(`no_phases: storyboard ${storyboard.id}${storyboard.version ? ` ${storyboard.version}` : ''} has no phases to run`);
+      // runner-output-contract.yaml > skip_result.reasons.no_phases: detail cites id and version.
+      const skip = { reason: 'no_phases' as const, detail: `storyboard ${storyboard.id}${storyboard.version ? ` version ${storyboard.version}` : ''} has no phases to run` };
+      (ctx.task.meta as { adcpStoryboard?: AdcpStoryboardMeta }).adcpStoryboard = { storyboard: info, skip };
+      ctx.skip(`${skip.reason}: ${skip.detail}`);
     },
     async close() {
       await run?.close();

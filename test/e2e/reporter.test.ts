@@ -39,6 +39,7 @@ beforeAll(async () => {
       '',
     ].join('\n'),
   );
+  writeFileSync(join(scratch, 'placeholder.storyboard.yaml'), 'id: placeholder\ntitle: Placeholder\nversion: "0.1.0"\ntrack: brand\nphases: []\n');
   writeFileSync(join(scratch, 'broken.storyboard.yaml'), 'id: broken\ntitle: Broken\nphases:\n  - id: p\n    steps:\n      - id: s\n');
   run = await runVitest({
     config: join(repoRoot, 'test', 'e2e', 'vitest.e2e.config.ts'),
@@ -58,7 +59,7 @@ describe('contract reporter', () => {
   it('writes one record per step with the contract fields, grouped by storyboard', () => {
     expect(report.contract).toEqual({ id: 'runner_output_contract', version: '1.1.0' });
     const ids = report.storyboards.map((s: any) => s.storyboard_id).sort();
-    expect(ids).toEqual(['fixture_discovery', 'leaky']);
+    expect(ids).toEqual(['fixture_discovery', 'leaky', 'placeholder']);
     for (const storyboard of report.storyboards) {
       for (const step of storyboard.steps) {
         for (const field of ['storyboard_id', 'phase_id', 'step_id', 'task', 'passed', 'duration_ms', 'validations', 'extraction']) expect(step).toHaveProperty(field);
@@ -72,12 +73,21 @@ describe('contract reporter', () => {
   it('summarises the run: steps, tracks, schemas used', () => {
     const steps = report.storyboards.flatMap((s: any) => s.steps);
     expect(report.summary).toMatchObject({ total_steps: steps.length, steps_failed: 1, steps_passed: steps.length - 1, steps_skipped: 0 });
-    expect(report.summary.tracks).toEqual([
-      { track: 'core', status: 'failed', storyboards: expect.arrayContaining([{ storyboard_id: 'leaky', status: 'failed' }, { storyboard_id: 'fixture_discovery', status: 'passed' }]) },
-    ]);
+    expect(report.summary.tracks).toEqual(
+      expect.arrayContaining([
+        { track: 'core', status: 'failed', storyboards: expect.arrayContaining([{ storyboard_id: 'leaky', status: 'failed' }, { storyboard_id: 'fixture_discovery', status: 'passed' }]) },
+        { track: 'brand', status: 'skipped', storyboards: [{ storyboard_id: 'placeholder', status: 'skipped' }], skip_reasons: ['no_phases'] },
+      ]),
+    );
     expect(report.summary.schemas_used).toEqual(
       expect.arrayContaining([{ schema_id: '/schemas/3.0.6/protocol/get-adcp-capabilities-response.json', schema_url: 'https://adcontextprotocol.org/schemas/3.0.6/protocol/get-adcp-capabilities-response.json' }]),
     );
+  });
+
+  it('reports a storyboard without phases as skipped with no_phases, citing id and version', () => {
+    const placeholder = report.storyboards.find((s: any) => s.storyboard_id === 'placeholder');
+    expect(placeholder).toMatchObject({ status: 'skipped', steps: [], skip: { reason: 'no_phases', detail: 'storyboard placeholder version 0.1.0 has no phases to run' } });
+    expect(run.tests.find((t) => t.module.endsWith('placeholder.storyboard.yaml'))).toMatchObject({ state: 'skipped', note: 'no_phases: storyboard placeholder version 0.1.0 has no phases to run' });
   });
 
   it('lists storyboard files that did not load', () => {
