@@ -169,3 +169,46 @@ describe('hostile agents fail only their own step, bounded in time and size', ()
     expect(r.after!.status).toBe('failed');
   });
 });
+
+describe('grading rules of the runner itself', () => {
+  it('expect_error without an error_code check: passes on an error answer, fails on success', async () => {
+    const yaml = storyboard(`- id: must_fail
+  task: get_products
+  expect_error: true
+  sample_request: { buying_mode: brief, brief: "x" }
+  validations:
+    - check: field_value_or_absent
+      path: context.correlation_id
+      value: "none"`);
+    expect((await runInline(yaml, agent.urlFor(['error_response']))).must_fail!.status).toBe('passed');
+    const success = (await runInline(yaml, agent.url)).must_fail!;
+    expect(success.status).toBe('failed');
+    expect(success.result.validations.at(-1)).toMatchObject({ check: 'expect_error', passed: false, expected: 'an error response', actual: 'structured_content', json_pointer: null });
+  });
+
+  it('skip_if on a phase skips it as not_applicable when the test kit lacks the field', async () => {
+    const yaml = [
+      'id: gated',
+      'title: Gated',
+      'phases:',
+      '  - id: api_key_path',
+      '    title: API key',
+      '    optional: true',
+      '    skip_if: "!test_kit.auth.api_key"',
+      '    steps:',
+      '      - id: probe',
+      '        task: list_creatives',
+      '        auth: { type: api_key, from_test_kit: true }',
+      '        validations:',
+      '          - check: field_present',
+      '            path: creatives',
+      '',
+    ].join('\n');
+    const skipped = (await runInline(yaml, agent.url, { testKit: { auth: {} } })).probe!;
+    expect(skipped.status).toBe('skipped');
+    expect(skipped.result.skip).toEqual({ reason: 'not_applicable', detail: 'phase "api_key_path" skipped: skip_if "!test_kit.auth.api_key" is true for this test kit' });
+    expect(skipped.result.request).toBeUndefined();
+    const ran = (await runInline(yaml, agent.url, { testKit: { auth: { api_key: 'demo-kit-v1' } } })).probe!;
+    expect(ran.status).toBe('passed');
+  });
+});
