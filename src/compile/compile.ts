@@ -17,6 +17,12 @@ import type { Diagnostic, SourceLocation, Storyboard } from '../storyboard/types
 export interface CompileOptions {
   /** Module specifier of the runtime the generated code imports. */
   runtime: string;
+  /**
+   * `tests` (default): the test module. `data`: a module that only exports the
+   * validated storyboard — what `import sb from './x.storyboard.yaml'` in a
+   * hand-written test gets; it throws the load error at import.
+   */
+  mode?: 'tests' | 'data';
   /** Root of the compliance tree, for resolving `prerequisites.test_kit`. */
   corpusRoot?: string;
 }
@@ -47,6 +53,7 @@ export function compileStoryboard(source: string, file: string, options: Compile
   const offsetOf = (loc: SourceLocation) => Math.min(source.length, (lines[loc.line - 1] ?? source.length) + loc.column - 1);
   const s = new MagicString(source);
   const loaded = loadStoryboard(source, file, { corpusRoot: options.corpusRoot });
+  if (options.mode === 'data') return compileData(s, source, file, loaded);
 
   const header = [
     `import { describe, it, afterAll } from "vitest";`,
@@ -56,8 +63,8 @@ export function compileStoryboard(source: string, file: string, options: Compile
   if (!loaded.ok) {
     const primary = loaded.diagnostics[0]!;
     const at = offsetOf(primary);
-    const prefix = [...header, `const failure = loadFailureSuite(${q(file)}, ${q(loaded.diagnostics)}, import.meta.url);`, `export default undefined;`, ''];
-    const body = [`if (failure.isTestFile) describe(${q(fileName(file))}, () => {`, `it(${q(`loads without errors (${primary.rule})`)}, () => failure.fail());`, `});`, ''];
+    const prefix = [...header, `const failure = loadFailureSuite(${q(loaded.diagnostics)});`, ''];
+    const body = [`describe(${q(fileName(file))}, () => {`, `it(${q(`loads without errors (${primary.rule})`)}, () => failure.fail());`, `});`, ''];
     replace(s, source, [
       { at: 0, code: prefix.join('\n') },
       { at, code: body.join('\n') },
@@ -72,12 +79,11 @@ export function compileStoryboard(source: string, file: string, options: Compile
     code: [
       ...header,
       `const storyboard = JSON.parse(${q(JSON.stringify(storyboard))});`,
-      `const suite = storyboardSuite(storyboard, import.meta.url);`,
-      `export default storyboard;`,
+      `const suite = storyboardSuite(storyboard);`,
       '',
     ].join('\n'),
   });
-  const open = [`if (suite.isTestFile) describe(${q(testTitle(storyboard.title, storyboard.id))}, () => {`, `afterAll(() => suite.close());`];
+  const open = [`describe(${q(testTitle(storyboard.title, storyboard.id))}, () => {`, `afterAll(() => suite.close());`];
   if (storyboard.phases.length === 0) {
     open.push(`it(${q(`no phases (${storyboard.id})`)}, (ctx) => suite.noPhases(ctx));`);
   }
@@ -94,6 +100,15 @@ export function compileStoryboard(source: string, file: string, options: Compile
   slices.push({ at: source.length, code: (storyboard.phases.length > 0 ? '});\n' : '') + '});\n' });
   replace(s, source, slices);
   return { code: s.toString(), map: map(s, file), diagnostics: loaded.diagnostics, storyboard };
+}
+
+function compileData(s: MagicString, source: string, file: string, loaded: ReturnType<typeof loadStoryboard>): CompileResult {
+  const render = (d: Diagnostic) => `${d.file}:${d.line}:${d.column}: [${d.rule}] ${d.message}${d.hint ? ` (fix: ${d.hint})` : ''}`;
+  const code = loaded.ok
+    ? `export default JSON.parse(${q(JSON.stringify(loaded.storyboard))});\n`
+    : `throw new Error(${q(`storyboard ${file} does not load:\n${loaded.diagnostics.filter((d) => d.severity === 'error').map(render).join('\n')}`)});\nexport default undefined;\n`;
+  replace(s, source, [{ at: 0, code }]);
+  return { code: s.toString(), map: map(s, file), diagnostics: loaded.diagnostics, ...(loaded.ok ? { storyboard: loaded.storyboard } : {}) };
 }
 
 function fileName(file: string): string {

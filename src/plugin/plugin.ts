@@ -44,6 +44,13 @@ export interface AdcpStoryboardsOptions {
 }
 
 const DEFAULT_INCLUDE = ['**/*.storyboard.yaml', '**/*.storyboard.yml'];
+/**
+ * Query marking a storyboard imported by another module (a hand-written test):
+ * it compiles to the typed data only, so importing a storyboard never
+ * registers its tests in the importer. Test files themselves are loaded by
+ * path, without an importer, and compile to tests.
+ */
+const DATA_QUERY = 'adcp-storyboard-data';
 const STORYBOARD_SUFFIX = /\.storyboard\.ya?ml$/;
 
 /** The runtime module compiled storyboards import: the file beside this one, by absolute path. */
@@ -124,10 +131,18 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
       };
       project.provide('vitestAdcp', stripUndefined(runtimeConfig));
     },
+    async resolveId(source, importer, resolveOptions) {
+      // Vite names `<root>/index.html` as the importer of entries (test files).
+      if (!importer || importer.endsWith('.html') || !/\.ya?ml(\?|$)/.test(source) || isStoryboard(importer)) return null;
+      const resolved = await this.resolve(source, importer, { ...resolveOptions, skipSelf: true });
+      if (!resolved || resolved.external || !isStoryboard(resolved.id) || resolved.id.includes(DATA_QUERY)) return null;
+      return `${cleanId(resolved.id)}?${DATA_QUERY}`;
+    },
     transform(code, id) {
       if (!isStoryboard(id)) return null;
       const file = cleanId(id);
-      const result = compileStoryboard(code, file, { runtime, corpusRoot: kitRoot });
+      const mode = id.includes(`?${DATA_QUERY}`) ? 'data' : 'tests';
+      const result = compileStoryboard(code, file, { runtime, corpusRoot: kitRoot, mode });
       for (const d of result.diagnostics.filter((d) => d.severity === 'warning')) {
         this.warn(`${d.file}:${d.line}:${d.column}: [${d.rule}] ${d.message}${d.hint ? ` — ${d.hint}` : ''}`);
       }

@@ -3,8 +3,6 @@
  * The only place (with the compiler's generated code) that knows Vitest's
  * test context; the engine below it is framework-agnostic.
  */
-import { fileURLToPath } from 'node:url';
-import * as vitest from 'vitest';
 import { inject, type TestContext } from 'vitest';
 import { resolveRuntimeConfig, type RuntimeConfig } from '../config.js';
 import { defaultSchemasDir } from '../corpus.js';
@@ -23,27 +21,6 @@ declare module 'vitest' {
     /** Set by the adcpStoryboards() plugin. */
     vitestAdcp: RuntimeConfig;
   }
-}
-
-type GetCurrentSuite = () => { file?: { filepath: string } } | undefined;
-
-/**
- * Vitest ≥ 4.1 exposes `TestRunner.getCurrentSuite` and warns on every import
- * of `vitest/suite`; 3.2–4.0 only have the latter. Pick whichever exists.
- */
-const getCurrentSuite: GetCurrentSuite =
-  ((vitest as any).TestRunner?.getCurrentSuite as GetCurrentSuite | undefined) ?? ((await import('vitest/suite')).getCurrentSuite as GetCurrentSuite);
-
-/** True while Vitest collects the file `moduleUrl` as a test file (not when a TS test imports it). */
-function isCollecting(moduleUrl: string): boolean {
-  let path: string;
-  try {
-    path = fileURLToPath(moduleUrl.split('?')[0]!);
-  } catch {
-    return false;
-  }
-  const file = getCurrentSuite()?.file;
-  return file !== undefined && file.filepath === path;
 }
 
 function providedConfig(): RuntimeConfig {
@@ -68,19 +45,17 @@ class StoryboardStepError extends Error {
 }
 
 export interface StoryboardSuite {
-  readonly isTestFile: boolean;
   step(ctx: TestContext, phaseId: string, stepId: string): Promise<void>;
   noPhases(ctx: TestContext): void;
   close(): Promise<void>;
 }
 
-export function storyboardSuite(storyboard: Storyboard, moduleUrl: string): StoryboardSuite {
+export function storyboardSuite(storyboard: Storyboard): StoryboardSuite {
   let run: StoryboardRun | undefined;
   const getRun = () => (run ??= createRun(storyboard));
   const info = { id: storyboard.id, title: storyboard.title, version: storyboard.version, track: storyboard.track, file: storyboard.file };
 
   return {
-    isTestFile: isCollecting(moduleUrl),
     async step(ctx, phaseId, stepId) {
       // Captured synchronously, while the compiled module's frame is on the stack.
       const at = new Error();
@@ -137,16 +112,10 @@ function createRun(storyboard: Storyboard): StoryboardRun {
 }
 
 /** A storyboard file that failed to load: one failing test at the error's position. */
-export function loadFailureSuite(file: string, diagnostics: Diagnostic[], moduleUrl: string) {
+export function loadFailureSuite(diagnostics: Diagnostic[]) {
   const errors = diagnostics.filter((d) => d.severity === 'error');
   const render = (d: Diagnostic) => `${d.file}:${d.line}:${d.column}: [${d.rule}] ${d.message}${d.hint ? `\n    fix: ${d.hint}` : ''}`;
-  const isTestFile = isCollecting(moduleUrl);
-  if (!isTestFile) {
-    // Imported from a test: the import itself must fail, loudly.
-    throw new Error(`storyboard ${file} does not load:\n${errors.map(render).join('\n')}`);
-  }
   return {
-    isTestFile,
     fail(): never {
       const at = new Error();
       throw new StoryboardStepError(`storyboard does not load:\n${errors.map(render).join('\n')}`, at);
