@@ -1,38 +1,46 @@
 /**
  * Installed as a user would: `npm pack`, the tarball installed into a fresh
  * temporary repo beside vitest and @adcp/sdk, a storyboard written there, plain
- * `npx vitest run`, the agent given only by environment variables.
+ * `npx vitest run`, the agent given only by environment variables. Once with
+ * the Vitest we develop on, once with the oldest of our peer range (3.2).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { repoRoot } from '../helpers/run-vitest.js';
 
 const pkg = (await import('../../package.json', { with: { type: 'json' } })).default as any;
 let dir: string;
+let tarball: string;
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'vitest-adcp-packed-'));
   const packDir = join(dir, 'pack');
   mkdirSync(packDir);
   execFileSync('npm', ['pack', '--pack-destination', packDir, '--silent'], { cwd: repoRoot, stdio: 'pipe' });
-  const tarball = join(packDir, readdirSync(packDir).find((f) => f.endsWith('.tgz'))!);
-  const project = join(dir, 'agent-repo');
-  mkdirSync(project);
+  tarball = join(packDir, readdirSync(packDir).find((f) => f.endsWith('.tgz'))!);
+}, 120_000);
+
+afterAll(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A fresh agent repository with our tarball, the given vitest (and vite), @adcp/sdk, a config, a storyboard and two TS tests. */
+function createProject(name: string, devDependencies: string[]): string {
+  const project = join(dir, name);
+  mkdirSync(join(project, 'storyboards'), { recursive: true });
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'my-agent', private: true, type: 'module' }, null, 2));
   // From the npm cache our own `npm ci` filled; the registry only for what it lacks.
-  execFileSync(
-    'npm',
-    ['install', '--prefer-offline', '--no-audit', '--no-fund', '--save-dev', tarball, `vitest@${pkg.devDependencies.vitest}`, `vite@${pkg.devDependencies.vite}`, `@adcp/sdk@${pkg.devDependencies['@adcp/sdk']}`],
-    { cwd: project, stdio: 'pipe' },
-  );
+  execFileSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--save-dev', tarball, ...devDependencies, `@adcp/sdk@${pkg.devDependencies['@adcp/sdk']}`], {
+    cwd: project,
+    stdio: 'pipe',
+  });
   writeFileSync(
     join(project, 'vitest.config.ts'),
     `import { defineConfig } from 'vitest/config';\nimport { adcpStoryboards } from 'vitest-adcp';\n\nexport default defineConfig({\n  plugins: [adcpStoryboards({ compliance: { storyboards: ['capability_discovery'] } })],\n  test: { reporters: ['default', ['vitest-adcp/reporter', { outputFile: 'reports/adcp.json' }]] },\n});\n`,
   );
-  mkdirSync(join(project, 'storyboards'));
   writeFileSync(
     join(project, 'storyboards', 'smoke.storyboard.yaml'),
     [
@@ -64,47 +72,59 @@ beforeAll(() => {
     join(project, 'storyboards', 'auth.test.ts'),
     `import 'vitest-adcp/matchers';\nimport { expect, it } from 'vitest';\nit('refuses unauthenticated calls', async () => {\n  await expect(process.env.ADCP_AGENT_URL).toRejectUnauthenticated();\n  await expect(process.env.ADCP_AGENT_URL).toExposeWwwAuthenticate({ scheme: 'Bearer' });\n});\n`,
   );
-}, 300_000);
+  return project;
+}
 
-afterAll(() => {
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
-
-it('runs a user storyboard and a corpus storyboard with plain npx vitest run, agent from the environment', () => {
-  const project = join(dir, 'agent-repo');
+function vitestRun(project: string) {
   const env = { ...process.env, ADCP_AGENT_URL: inject('agentUrl'), ADCP_AUTH_TOKEN: 'demo-packed-v1', NO_COLOR: '1', FORCE_COLOR: '0' };
   for (const key of Object.keys(env)) if (key.startsWith('VITEST')) delete env[key];
   const result = spawnSync('npx', ['vitest', 'run'], { cwd: project, env, encoding: 'utf8', timeout: 120_000 });
-  const output = result.stdout + result.stderr;
-  expect(result.status, output).toBe(0);
-  expect(output).toMatch(/storyboards\/smoke\.storyboard\.yaml/);
-  expect(output).toMatch(/capability-discovery\.yaml/);
-  expect(output).toMatch(/Tests\s+5 passed \(5\)/);
-  const report = JSON.parse(readFileSync(join(project, 'reports', 'adcp.json'), 'utf8'));
-  expect(report.summary).toMatchObject({ total_steps: 3, steps_passed: 3, steps_failed: 0 });
-  expect(JSON.stringify(report)).not.toContain('demo-packed-v1');
-}, 180_000);
+  return { status: result.status, output: result.stdout + result.stderr };
+}
 
-it('typechecks a user test importing a storyboard and a config using the plugin options', () => {
-  const project = join(dir, 'agent-repo');
-  writeFileSync(
-    join(project, 'tsconfig.json'),
-    JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: true, types: [] }, include: ['storyboards/*.ts', 'vitest.config.ts'] }),
-  );
-  writeFileSync(
-    join(project, 'storyboards', 'typed-strict.test.ts'),
-    `/// <reference types="vitest-adcp/client" />\nimport type { Storyboard, StepResult } from 'vitest-adcp';\nimport sb from './smoke.storyboard.yaml';\nconst s: Storyboard = sb;\nconst line: number = s.phases[0]!.steps[0]!.loc.line;\nconst r: Pick<StepResult, 'passed'> = { passed: line > 0 };\nexport { r };\n`,
-  );
-  const tsc = join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
-  const result = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: project, encoding: 'utf8' });
-  expect(result.status, result.stdout + result.stderr).toBe(0);
-  rmSync(join(project, 'storyboards', 'typed-strict.test.ts'));
-});
+describe.each([
+  { vitest: pkg.devDependencies.vitest, extra: [`vite@${pkg.devDependencies.vite}`], primary: true },
+  { vitest: '3.2.4', extra: [], primary: false },
+])('installed beside vitest $vitest', ({ vitest, extra, primary }) => {
+  let project: string;
+  beforeAll(() => {
+    project = createProject(`agent-repo-vitest-${vitest}`, [`vitest@${vitest}`, ...extra]);
+  }, 300_000);
 
-it('ships types, the storyboard JSON Schema and the client module declaration', () => {
-  const installed = join(dir, 'agent-repo', 'node_modules', 'vitest-adcp');
-  const files = (sub: string) => readdirSync(join(installed, sub));
-  expect(files('dist')).toEqual(expect.arrayContaining(['index.js', 'index.d.ts', 'runtime.js', 'runtime.d.ts']));
-  expect(files('schema')).toContain('storyboard.schema.json');
-  expect(files('.')).toContain('client.d.ts');
+  it('runs a user storyboard and a corpus storyboard with plain npx vitest run, agent from the environment', () => {
+    const { status, output } = vitestRun(project);
+    expect(status, output).toBe(0);
+    expect(output).toMatch(new RegExp(`RUN\\s+v${vitest.replace(/\./g, '\\.')}`));
+    expect(output).toMatch(/storyboards\/smoke\.storyboard\.yaml/);
+    expect(output).toMatch(/capability-discovery\.yaml/);
+    expect(output).toMatch(/Tests\s+5 passed \(5\)/);
+    const report = JSON.parse(readFileSync(join(project, 'reports', 'adcp.json'), 'utf8'));
+    expect(report.summary).toMatchObject({ total_steps: 3, steps_passed: 3, steps_failed: 0 });
+    expect(JSON.stringify(report)).not.toContain('demo-packed-v1');
+  }, 180_000);
+
+  it.runIf(primary)('typechecks a user test importing a storyboard and a config using the plugin options', () => {
+    writeFileSync(
+      join(project, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: true, types: [] }, include: ['storyboards/*.ts', 'vitest.config.ts'] }),
+    );
+    writeFileSync(
+      join(project, 'storyboards', 'typed-strict.test.ts'),
+      `/// <reference types="vitest-adcp/client" />\nimport type { Storyboard, StepResult } from 'vitest-adcp';\nimport sb from './smoke.storyboard.yaml';\nconst s: Storyboard = sb;\nconst line: number = s.phases[0]!.steps[0]!.loc.line;\nconst r: Pick<StepResult, 'passed'> = { passed: line > 0 };\nexport { r };\n`,
+    );
+    const tsc = join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
+    const result = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: project, encoding: 'utf8' });
+    expect(result.status, result.stdout + result.stderr).toBe(0);
+    rmSync(join(project, 'storyboards', 'typed-strict.test.ts'));
+  });
+
+  it.runIf(primary)('ships types, the storyboard JSON Schema and the client module declaration', () => {
+    const installed = join(project, 'node_modules', 'vitest-adcp');
+    const files = (sub: string) => readdirSync(join(installed, sub));
+    expect(files('dist')).toEqual(expect.arrayContaining(['index.js', 'index.d.ts', 'runtime.js', 'runtime.d.ts']));
+    expect(files('dist/report')).toEqual(expect.arrayContaining(['reporter.js', 'reporter.d.ts']));
+    expect(files('dist/matchers')).toEqual(expect.arrayContaining(['index.js', 'index.d.ts']));
+    expect(files('schema')).toContain('storyboard.schema.json');
+    expect(files('.')).toContain('client.d.ts');
+  });
 });
