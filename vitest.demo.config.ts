@@ -17,5 +17,8 @@ export default defineConfig({
     include: [],
     // The storyboards are the tests here; keep unit tests out of the demo.
     passWithNoTests: false,
+    // The whole describe(storyboard) › describe(phase) › it(step) tree, and the
+    // runner output contract JSON AdCP tooling reads.
+    reporters: ['tree', ['./src/report/reporter.ts', { outputFile: '.vitest-adcp/demo-results.json' }]],
   },
 });
