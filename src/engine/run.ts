@@ -106,7 +106,15 @@ export class StoryboardRun {
     this.queue = this.queue.then(async () => {
       while (this.next <= lastIndex && this.next < this.entries.length) {
         const entry = this.entries[this.next++]!;
-        this.results.set(entry.index, await this.execute(entry));
+        let result: StepResult;
+        try {
+          result = await this.execute(entry);
+        } catch (error) {
+          // A bug of ours must cost one step, not the run and its report.
+          const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+          result = { ...this.base(entry, entry.step.task), error: `vitest-adcp internal error (please report it): ${message}` };
+        }
+        this.results.set(entry.index, result);
       }
     });
     return this.queue;
