@@ -111,3 +111,20 @@ describe('branch sets settle before they are reported', () => {
     await run.close();
   });
 });
+
+describe('isolation', () => {
+  it('an internal error fails its own step and the run still completes', async () => {
+    const loaded = loadStoryboard(branches(true), '/virtual/branchy.storyboard.yaml');
+    if (!loaded.ok) throw new Error('fixture');
+    const run = new StoryboardRun(loaded.storyboard, {
+      transport: () => {
+        throw new Error('transport factory exploded');
+      },
+      timeoutMs: 1_000,
+    });
+    const outcomes = await run.runAll();
+    expect(outcomes.map((o) => o.status)).toEqual(['failed', 'failed', 'failed']);
+    expect(outcomes[0]!.result.error).toMatch(/^vitest-adcp internal error \(please report it\): Error: transport factory exploded/);
+    await run.close();
+  });
+});
