@@ -145,6 +145,16 @@ describe('selecting one step with -t', () => {
   });
 });
 
+describe('selecting one step by its YAML line (vitest file.yaml:LINE, what IDEs run)', () => {
+  it('runs the step declared at that line', async () => {
+    const products = join(storyboardsDir, 'products.storyboard.yaml');
+    const target = stepsOf(products)[1]!;
+    const run = await runVitest({ config, env: { ADCP_AGENT_URL: inject('agentUrl'), E2E_STORYBOARDS: products }, args: [`${products}:${target.step.loc.line}`] });
+    const ran = run.tests.filter((t) => t.state !== 'skipped');
+    expect(ran.map((t) => [t.name, t.state])).toEqual([[`${target.step.title} (${target.step.id})`, 'passed']]);
+  });
+});
+
 describe('configuration errors', () => {
   it('a missing agent URL fails the steps with a clear message, not a stack trace', async () => {
     const run = await runVitest({ config, env: { ADCP_AGENT_URL: undefined, E2E_STORYBOARDS: good[0]! } });
