@@ -76,7 +76,7 @@ function createProject(name: string, devDependencies: string[]): string {
 }
 
 function vitestRun(project: string) {
-  const env = { ...process.env, ADCP_AGENT_URL: inject('agentUrl'), ADCP_AUTH_TOKEN: 'demo-packed-v1', NO_COLOR: '1', FORCE_COLOR: '0' };
+  const env: NodeJS.ProcessEnv = { ...process.env, ADCP_AGENT_URL: inject('agentUrl'), ADCP_AUTH_TOKEN: 'demo-packed-v1', NO_COLOR: '1', FORCE_COLOR: '0' };
   for (const key of Object.keys(env)) if (key.startsWith('VITEST')) delete env[key];
   const result = spawnSync('npx', ['vitest', 'run'], { cwd: project, env, encoding: 'utf8', timeout: 120_000 });
   return { status: result.status, output: result.stdout + result.stderr };

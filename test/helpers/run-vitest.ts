@@ -33,7 +33,7 @@ export async function runVitest(options: { config: string; env?: Record<string, 
   const capture = join(dir, 'capture.json');
   const cwd = options.cwd ?? repoRoot;
   const args = [join(repoRoot, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--config', options.config, '--reporter=default', `--reporter=${join(repoRoot, 'test', 'helpers', 'capture-reporter.ts')}`, ...(options.reporters ?? []).map((r) => `--reporter=${r}`), ...(options.args ?? [])];
-  const env = { ...process.env, VITEST_ADCP_CAPTURE: capture, FORCE_COLOR: '0', NO_COLOR: '1', ...options.env };
+  const env: NodeJS.ProcessEnv = { ...process.env, VITEST_ADCP_CAPTURE: capture, FORCE_COLOR: '0', NO_COLOR: '1', ...options.env };
   for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
   // The parent run's own worker variables must not leak into the child vitest.
   for (const key of Object.keys(env)) if (key.startsWith('VITEST') && key !== 'VITEST_ADCP_CAPTURE') delete env[key];

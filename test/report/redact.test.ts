@@ -9,7 +9,7 @@ describe('contract security rules', () => {
     const out = redactPayload(payload) as any;
     for (const k of keys) expect(out.nested[0][k]).toBe('[redacted]');
     expect(out.nested[0].keep).toBe('y');
-    expect(payload.nested[0]!.token).toBe('x');
+    expect((payload.nested[0] as Record<string, string>).token).toBe('x');
   });
 
   it('redacts inside strings that hold JSON (MCP text content), leaving other strings alone', () => {
