@@ -104,7 +104,8 @@ describe('against a misbehaving agent', () => {
   let run: VitestRun;
   beforeAll(async () => {
     const url = `${inject('agentOrigin')}/x/wrong_value/mcp`;
-    run = await runVitest({ config, env: { ADCP_AGENT_URL: url, E2E_STORYBOARDS: good[0]! } });
+    // Given as an explicit file (option `files`), relative to the project root.
+    run = await runVitest({ config, env: { ADCP_AGENT_URL: url, E2E_FILES: 'fixtures/storyboards/discovery.storyboard.yaml' } });
   });
 
   it('fails the step with what was checked, where, expected vs actual, sent and received', () => {
