@@ -36,6 +36,10 @@ export type {
   StepOutcome,
 } from './engine/records.js';
 export { StoryboardRun, type StoryboardRunOptions } from './engine/run.js';
+export { openStoryboardRun, type OpenRunOptions } from './open-run.js';
+export { loadStoryboard, loadStoryboardFile, type LoadResult } from './storyboard/load.js';
+export { resolveCorpus, type Corpus } from './corpus.js';
+export { listCorpus, selectCorpus, type CorpusEntry } from './plugin/select.js';
 export { McpTransport } from './transport/mcp.js';
 export { compileStoryboard, type CompileResult } from './compile/compile.js';
 export { redactPayload, filterResponseHeaders, REDACTED_KEY_PATTERN, RESPONSE_HEADER_ALLOWLIST } from './report/redact.js';

@@ -118,7 +118,9 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
         }
         allowCorpusThroughExclude(project.config.exclude, corpus.root, root);
       }
-      kitRoot = corpus?.root ?? (version ? undefined : safeDefaultCorpusRoot(root));
+      // Without a selected corpus, test kits and schemas come from the newest installed one.
+      const fallback = corpus ?? (version ? undefined : tryResolveCorpus(root));
+      kitRoot = fallback?.root;
       matchesTestGlob = (id) => project.matchesTestGlob(id);
       const runtimeConfig: RuntimeConfig = {
         agentUrl: options.agent?.url,
@@ -127,7 +129,7 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
         timeoutMs: options.timeoutMs,
         maxResponseBytes: options.maxResponseBytes,
         corpusRoot: kitRoot,
-        schemasDir: options.schemasDir ?? corpus?.schemasDir,
+        schemasDir: options.schemasDir ?? fallback?.schemasDir,
       };
       project.provide('vitestAdcp', stripUndefined(runtimeConfig));
     },
@@ -185,9 +187,9 @@ function allowCorpusThroughExclude(exclude: string[], corpusRoot: string, root: 
   exclude.splice(index, 1, ...replacements);
 }
 
-function safeDefaultCorpusRoot(root: string): string | undefined {
+function tryResolveCorpus(root: string): Corpus | undefined {
   try {
-    return resolveCorpus(undefined, root).root;
+    return resolveCorpus(undefined, root);
   } catch {
     return undefined;
   }

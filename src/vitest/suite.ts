@@ -4,16 +4,13 @@
  * test context; the engine below it is framework-agnostic.
  */
 import { inject, type TestContext } from 'vitest';
-import { resolveRuntimeConfig, type RuntimeConfig } from '../config.js';
-import { defaultSchemasDir } from '../corpus.js';
+import type { RuntimeConfig } from '../config.js';
 import type { StepOutcome } from '../engine/records.js';
-import { StoryboardRun } from '../engine/run.js';
+import type { StoryboardRun } from '../engine/run.js';
+import { openStoryboardRun } from '../open-run.js';
 import { formatStepFailure } from '../report/format.js';
 import { redactStepResult, stepKey } from '../report/record.js';
-import { schemaRegistryFor } from '../schemas/registry.js';
-import { loadTestKit, resolveTestKitPath } from '../storyboard/test-kit.js';
-import type { Diagnostic, Storyboard, TestKit } from '../storyboard/types.js';
-import { McpTransport } from '../transport/mcp.js';
+import type { Diagnostic, Storyboard } from '../storyboard/types.js';
 import type { AdcpStepMeta, AdcpStoryboardMeta } from './meta.js';
 
 declare module 'vitest' {
@@ -52,7 +49,7 @@ export interface StoryboardSuite {
 
 export function storyboardSuite(storyboard: Storyboard): StoryboardSuite {
   let run: StoryboardRun | undefined;
-  const getRun = () => (run ??= createRun(storyboard));
+  const getRun = () => (run ??= openStoryboardRun(storyboard, providedConfig()));
   const info = { id: storyboard.id, title: storyboard.title, version: storyboard.version, track: storyboard.track, file: storyboard.file };
 
   return {
@@ -86,29 +83,6 @@ export function storyboardSuite(storyboard: Storyboard): StoryboardSuite {
       await run?.close();
     },
   };
-}
-
-function createRun(storyboard: Storyboard): StoryboardRun {
-  const config = resolveRuntimeConfig(providedConfig());
-  let testKit: TestKit | undefined;
-  let configurationError = config.error;
-  const kitRef = storyboard.prerequisites?.test_kit;
-  if (kitRef && !configurationError) {
-    try {
-      testKit = loadTestKit(resolveTestKitPath(kitRef, { storyboardFile: storyboard.file, corpusRoot: config.corpusRoot }));
-    } catch (error) {
-      configurationError = `cannot load test kit "${kitRef}": ${error instanceof Error ? error.message : String(error)}`;
-    }
-  }
-  const schemasDir = config.schemasDir ?? defaultSchemasDir();
-  return new StoryboardRun(storyboard, {
-    transport: () => new McpTransport({ url: config.agentUrl!, maxResponseBytes: config.maxResponseBytes }),
-    schemas: schemasDir ? schemaRegistryFor(schemasDir) : undefined,
-    testKit,
-    authToken: config.authToken,
-    timeoutMs: config.timeoutMs,
-    configurationError,
-  });
 }
 
 /** A storyboard file that failed to load: one failing test at the error's position. */

@@ -1,0 +1,42 @@
+/**
+ * One way to get from a loaded storyboard and a run configuration to a ready
+ * `StoryboardRun`: resolve the configuration (with ADCP_* fallbacks), load the
+ * storyboard's test kit, pick the schema registry and the transport. The
+ * Vitest adapter uses it, and so will the Jest adapter, the benches and the
+ * tests — so they all run storyboards the same way.
+ */
+import { resolveRuntimeConfig, type RuntimeConfig } from './config.js';
+import { defaultSchemasDir } from './corpus.js';
+import { StoryboardRun } from './engine/run.js';
+import { schemaRegistryFor } from './schemas/registry.js';
+import { loadTestKit, resolveTestKitPath } from './storyboard/test-kit.js';
+import type { Storyboard, TestKit } from './storyboard/types.js';
+import { McpTransport } from './transport/mcp.js';
+
+export interface OpenRunOptions {
+  /** Environment for the ADCP_* fallbacks. @default process.env */
+  env?: NodeJS.ProcessEnv;
+}
+
+export function openStoryboardRun(storyboard: Storyboard, given: RuntimeConfig = {}, options: OpenRunOptions = {}): StoryboardRun {
+  const config = resolveRuntimeConfig(given, options.env ?? process.env);
+  let testKit: TestKit | undefined;
+  let configurationError = config.error;
+  const kitRef = storyboard.prerequisites?.test_kit;
+  if (kitRef && !configurationError) {
+    try {
+      testKit = loadTestKit(resolveTestKitPath(kitRef, { storyboardFile: storyboard.file, corpusRoot: config.corpusRoot }));
+    } catch (error) {
+      configurationError = `cannot load test kit "${kitRef}": ${error instanceof Error ? error.message : String(error)}`;
+    }
+  }
+  const schemasDir = config.schemasDir ?? defaultSchemasDir();
+  return new StoryboardRun(storyboard, {
+    transport: () => new McpTransport({ url: config.agentUrl!, maxResponseBytes: config.maxResponseBytes }),
+    schemas: schemasDir ? schemaRegistryFor(schemasDir) : undefined,
+    testKit,
+    authToken: config.authToken,
+    timeoutMs: config.timeoutMs,
+    configurationError,
+  });
+}
