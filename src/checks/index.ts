@@ -6,7 +6,6 @@ import { responseSchema } from './response-schema.js';
 import type { Check } from './types.js';
 
 export type { Check, CheckInput, CheckVerdict, Exchange } from './types.js';
-export { findErrorCode } from './error-code.js';
 
 /** One pure function per `check` kind of storyboard-schema.yaml > "Validation". */
 export const checks: Readonly<Record<string, Check>> = {

@@ -44,7 +44,6 @@ export class SchemaNotFoundError extends Error {
 interface ManifestTool {
   request_schema?: string;
   response_schema?: string;
-  mutating?: boolean;
 }
 
 export class SchemaRegistry {
@@ -78,10 +77,6 @@ export class SchemaRegistry {
   /** The response schema the manifest declares for a task, e.g. `protocol/get-adcp-capabilities-response.json`. */
   responseSchemaFor(task: string): string | undefined {
     return this.tools[task]?.response_schema;
-  }
-
-  isMutating(task: string): boolean {
-    return this.tools[task]?.mutating === true;
   }
 
   identify(ref: string): SchemaIdentity {
