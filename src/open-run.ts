@@ -5,6 +5,8 @@
  * Vitest adapter uses it, and so will the Jest adapter, the benches and the
  * tests — so they all run storyboards the same way.
  */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { resolveRuntimeConfig, type RuntimeConfig } from './config.js';
 import { defaultSchemasDir } from './corpus.js';
 import { StoryboardRun } from './engine/run.js';
@@ -38,5 +40,39 @@ export function openStoryboardRun(storyboard: Storyboard, given: RuntimeConfig =
     authToken: config.authToken,
     timeoutMs: config.timeoutMs,
     configurationError,
+    ...(storyboard.requires_scenarios?.length && config.corpusRoot ? { knownStoryboardIds: storyboardIdsIn(config.corpusRoot) } : {}),
   });
+}
+
+const idsByRoot = new Map<string, ReadonlySet<string>>();
+
+/**
+ * The top-level `id:` of every YAML file in a compliance tree, read once per
+ * worker: what a `requires_scenarios` reference must name. A cheap line scan —
+ * the loader still validates each file it runs.
+ */
+function storyboardIdsIn(root: string): ReadonlySet<string> {
+  let ids = idsByRoot.get(root);
+  if (ids) return ids;
+  const found = new Set<string>();
+  const walk = (dir: string) => {
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      const full = join(dir, name);
+      if (statSync(full).isDirectory()) walk(full);
+      else if (/\.ya?ml$/.test(name)) {
+        const match = /^id:\s*["']?([^"'\s#]+)/m.exec(readFileSync(full, 'utf8'));
+        if (match) found.add(match[1]!);
+      }
+    }
+  };
+  for (const dir of ['universal', 'protocols', 'specialisms', 'domains']) walk(join(root, dir));
+  ids = found;
+  idsByRoot.set(root, ids);
+  return ids;
 }

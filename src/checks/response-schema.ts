@@ -29,6 +29,18 @@ export const responseSchema: Check = ({ step, task, exchange, schemas }) => {
       error: `no response schema is known for task "${task}": add response_schema_ref to the step`,
     };
   }
+  if (!schemas.resolveRef(ref)) {
+    // Contract > validation_result: schema_id/schema_url are required on a response_schema result.
+    const presumed = schemas.presumedIdentity(ref);
+    return {
+      passed: false,
+      json_pointer: null,
+      expected: presumed.schema_id,
+      actual: { reason: 'schema_not_found', ref },
+      ...presumed,
+      error: `no AdCP schema "${ref}" in ${schemas.dir}: check the step's response_schema_ref, or install the @adcp/sdk version that matches your corpus`,
+    };
+  }
   const verdict = schemas.validate(ref, exchange.data);
   if (verdict.valid) return { passed: true, schema_id: verdict.schema_id, schema_url: verdict.schema_url };
   return {

@@ -10,6 +10,8 @@ export interface Exchange {
   extraction: ExtractionRecord;
   /** The task result the storyboard paths resolve against (structuredContent, parsed text, or error data). */
   data: unknown;
+  /** The protocol envelope, where the transport keeps it apart from `data` (A2A's Task). MCP: absent — the envelope is `data`. */
+  envelope?: unknown;
   /** Transport-level failure (timeout, connection refused, oversize body, protocol error). */
   transportError?: string;
   /** JSON-RPC error data, when the agent answered the call with a JSON-RPC error. */
@@ -23,6 +25,10 @@ export interface CheckInput {
   task: string;
   exchange: Exchange;
   schemas?: SchemaRegistry;
+  /** The run's context accumulator (captures + storyboard-root `context:`), for checks that read it (`refs_resolve`). */
+  context?: ReadonlyMap<string, unknown>;
+  /** The URL of the agent under test (`$agent_url` in `refs_resolve` scopes). */
+  agentUrl?: string;
 }
 
 /** A check returns the contract fields it knows; the engine adds check, description, source, request and response. */

@@ -11,6 +11,7 @@
  * of a step maps to the step's first key.
  */
 import MagicString, { type SourceMap } from 'magic-string';
+import { planSeeding } from '../engine/seeding.js';
 import { loadStoryboard } from '../storyboard/load.js';
 import type { Diagnostic, SourceLocation, Storyboard } from '../storyboard/types.js';
 
@@ -86,6 +87,13 @@ export function compileStoryboard(source: string, file: string, options: Compile
   const open = [`describe(${q(testTitle(storyboard.title, storyboard.id))}, () => {`, `afterAll(() => suite.close());`];
   if (storyboard.phases.length === 0) {
     open.push(`it(${q(`no phases (${storyboard.id})`)}, (ctx) => suite.noPhases(ctx));`);
+  }
+  // The runner-injected seeding phase (prerequisites.controller_seeding) sits at the storyboard's line.
+  const seeding = planSeeding(storyboard).phase;
+  if (seeding) {
+    open.push(`describe(${q(testTitle(seeding.title, seeding.id))}, () => {`);
+    for (const step of seeding.steps) open.push(`it(${q(testTitle(step.title, step.id))}, (ctx) => suite.step(ctx, ${q(seeding.id)}, ${q(step.id)}));`);
+    open.push('});');
   }
   slices.push({ at: offsetOf(storyboard.loc), code: open.join('\n') + '\n' });
 

@@ -58,6 +58,10 @@ export interface ValidationResult {
   /** Why it failed, in words, when `expected`/`actual` don't say it all. */
   error?: string;
   remediation?: string;
+  /** Notes on a verdict that did not change it (e.g. refs_resolve's out-of-scope refs under `warn`). */
+  observations?: string[];
+  /** A validation that does not apply to this run (e.g. `a2a_submitted_artifact` over MCP): passed, with the reason. */
+  not_applicable?: string;
   /** Where the validation is written: `file:line:column` of the YAML node (vitest-adcp extension). */
   source?: { file: string; line: number; column: number };
 }
@@ -91,6 +95,14 @@ export interface StepResult {
   error?: string;
   request?: RequestRecord;
   response?: ResponseRecord;
+  /**
+   * Rules of the storyboard this run could not apply (an unknown `skip_if`
+   * expression, an invariant not implemented, …): shown with the step, never
+   * silently ignored (vitest-adcp extension).
+   */
+  warnings?: string[];
+  /** The step belongs to an `optional: true` phase: its failure does not fail the storyboard (vitest-adcp extension). */
+  optional?: boolean;
 }
 
 /** What the test adapters learn about a step once its verdict can no longer change. */

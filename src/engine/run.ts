@@ -4,22 +4,38 @@
  * adapters ask `settle(phase, step)` from inside their `it` and render the
  * outcome.
  *
+ * This file is the scheduler. What it delegates:
+ *   gate.ts       whether a step runs at all (skips and cascades)
+ *   grade.ts      the verdict of a step that ran (pure)
+ *   seeding.ts    the injected controller-seeding phase
+ *   polling.ts    async tasks polled to their end for `task_completion.` captures
+ *   substitute.ts placeholders; idempotency.ts keys; invariants.ts run-wide rules
+ *
  * Why "settle": a step's verdict is not always known when the step has run.
  * In an `any_of` branch set (storyboard-schema.yaml > "Branch sets") a failing
  * step in one branch becomes `peer_branch_taken` once a peer branch —
- * possibly a later one — contributes. So `settle` runs the storyboard forward
- * (in order, each step once) until nothing that runs later can change the
- * asked step's verdict, then returns it. Steps that a test filter skipped still
- * run, silently, when a later step needs their state: that is how running one
- * step from the IDE replays the steps it depends on.
+ * possibly a later one — contributes; a `missing_tool` step becomes
+ * `peer_substituted` when a later peer that `provides_state_for` it passes.
+ * So `settle` runs the storyboard forward (in order, each step once) until
+ * nothing that runs later can change the asked step's verdict, then returns
+ * it. Steps that a test filter skipped still run, silently, when a later step
+ * needs their state: that is how running one step from the IDE replays the
+ * steps it depends on.
  */
-import type { Phase, Step, Storyboard, TestKit, Validation } from '../storyboard/types.js';
-import { checks, type Exchange } from '../checks/index.js';
+import type { Phase, Step, Storyboard, TestKit } from '../storyboard/types.js';
+import type { Exchange } from '../checks/index.js';
 import type { SchemaRegistry } from '../schemas/registry.js';
-import type { AgentTransport } from '../transport/types.js';
+import type { AgentTransport, CallOptions } from '../transport/types.js';
 import { CredentialResolver, CredentialsError } from './credentials.js';
-import { resolvePath, setPath } from './path.js';
-import type { StepOutcome, StepResult, ValidationResult } from './records.js';
+import { CascadeState, runnerOnlyTaskSkip, type AgentTools } from './gate.js';
+import { gradeStep } from './grade.js';
+import { withIdempotencyKey } from './idempotency.js';
+import { IMPLEMENTED_INVARIANTS } from './invariants.js';
+import { setPath } from './path.js';
+import { pendingTask, pollTaskCompletion, TASK_COMPLETION_PREFIX, type TaskCompletion } from './polling.js';
+import type { SkipResult, StepOutcome, StepResult, ValidationResult } from './records.js';
+import { CONTROLLER_TASK, executionPhases, isSeedStep, planSeeding, SEEDING_PHASE_ID } from './seeding.js';
+import { evaluateSkipIf } from './skip-if.js';
 import { resolveTask, substitute } from './substitute.js';
 
 export interface StoryboardRunOptions {
@@ -29,13 +45,21 @@ export interface StoryboardRunOptions {
   testKit?: TestKit;
   /** Operator's Bearer token (option `auth.token` / ADCP_AUTH_TOKEN). */
   authToken?: string;
-  /** Per-step bound on the call to the agent. */
+  /** Per-step bound on the call to the agent (and on polling an async task to its end). */
   timeoutMs: number;
+  /** Pause between `tasks/get` polls of an async task. @default 1000 */
+  pollIntervalMs?: number;
   /**
    * A configuration problem that makes every step fail before reaching the
    * agent (e.g. no agent URL). Reported on each step instead of a stack trace.
    */
   configurationError?: string;
+  /**
+   * Ids of the storyboards in the compliance tree, for `requires_scenarios`:
+   * a reference that names none of them grades the storyboard `not_applicable`
+   * (storyboard-schema.yaml > unresolved_scenario_reference). Absent: not checked.
+   */
+  knownStoryboardIds?: ReadonlySet<string>;
 }
 
 interface Entry {
@@ -44,18 +68,22 @@ interface Entry {
   step: Step;
 }
 
-/** Tasks the runner answers itself instead of calling the agent. */
-const LOCAL_TASKS = new Set(['assert_contribution']);
-
 export class StoryboardRun {
   private readonly entries: Entry[];
   private readonly results = new Map<number, StepResult>();
   private readonly context = new Map<string, unknown>();
   private readonly priorSteps = new Map<string, unknown>();
+  /** `$generate:<kind>#<alias>` values of this run. */
+  private readonly generated = new Map<string, string>();
   /** Branch-set flag → the step that first contributed it. */
   private readonly contributions = new Map<string, { phase: string; step: string }>();
   private readonly credentials: CredentialResolver;
+  private readonly cascade: CascadeState;
+  /** Problems that concern the whole storyboard, shown on its first step. */
+  private readonly storyboardWarnings: string[] = [];
+  private tools?: Promise<AgentTools>;
   private transport?: AgentTransport;
+  private seeding: { state: 'ok' } | { state: 'skip'; skip: SkipResult } = { state: 'ok' };
   private next = 0;
   private queue: Promise<void> = Promise.resolve();
 
@@ -63,10 +91,20 @@ export class StoryboardRun {
     readonly storyboard: Storyboard,
     private readonly options: StoryboardRunOptions,
   ) {
-    this.entries = storyboard.phases.flatMap((phase) => phase.steps.map((step) => ({ phase, step, index: 0 })));
+    this.entries = executionPhases(storyboard).flatMap((phase) => phase.steps.map((step) => ({ phase, step, index: 0 })));
     this.entries.forEach((entry, index) => (entry.index = index));
     for (const [name, value] of Object.entries(storyboard.context ?? {})) this.context.set(name, value);
     this.credentials = new CredentialResolver({ defaultToken: options.authToken, testKit: options.testKit });
+    this.cascade = new CascadeState(
+      this.entries.map((e) => ({ phase: e.phase, step: e.step })),
+      (storyboard.required_tools ?? []).filter((t) => typeof t === 'string'),
+    );
+    const unknownFixtures = planSeeding(storyboard).unknownKeys;
+    if (unknownFixtures.length > 0) {
+      this.storyboardWarnings.push(`fixtures ${unknownFixtures.map((k) => `"${k}"`).join(', ')} map to no seed scenario of storyboard-schema.yaml (products, pricing_options, creatives, plans, media_buys) and were not seeded`);
+    }
+    const unchecked = (Array.isArray(storyboard.invariants) ? storyboard.invariants : []).filter((id) => typeof id === 'string' && !IMPLEMENTED_INVARIANTS.has(id));
+    if (unchecked.length > 0) this.storyboardWarnings.push(`invariants ${unchecked.join(', ')} are not checked by this version of vitest-adcp`);
   }
 
   /** Secrets this run may put on the wire, for scrubbing rendered messages. */
@@ -95,10 +133,14 @@ export class StoryboardRun {
 
   /** Index of the last step whose result can still change this step's verdict. */
   private settlesAt(entry: Entry): number {
-    const branchSet = entry.phase.branch_set?.id;
-    if (!branchSet) return entry.index;
     let last = entry.index;
-    for (const other of this.entries) if (other.phase.branch_set?.id === branchSet) last = Math.max(last, other.index);
+    const branchSet = entry.phase.branch_set?.id;
+    for (const other of this.entries) {
+      // A later peer branch may contribute: peer_branch_taken.
+      if (branchSet && other.phase.branch_set?.id === branchSet) last = Math.max(last, other.index);
+      // A same-phase substitute may pass: peer_substituted, decided at the end of the phase.
+      if (other.phase === entry.phase && entry.phase.steps.some((s) => s.provides_state_for?.includes(entry.step.id))) last = Math.max(last, other.index);
+    }
     return last;
   }
 
@@ -114,10 +156,18 @@ export class StoryboardRun {
           const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
           result = { ...this.base(entry, entry.step.task), error: `vitest-adcp internal error (please report it): ${message}` };
         }
+        if (entry.index === 0 && this.storyboardWarnings.length > 0) result.warnings = [...this.storyboardWarnings, ...(result.warnings ?? [])];
+        if (entry.phase.optional === true) result.optional = true;
         this.results.set(entry.index, result);
+        this.cascade.record(entry.index, result);
+        if (this.isLastOfPhase(entry)) this.cascade.endPhase(entry.phase, this.results);
       }
     });
     return this.queue;
+  }
+
+  private isLastOfPhase(entry: Entry): boolean {
+    return this.entries[entry.index + 1]?.phase !== entry.phase;
   }
 
   private outcome(entry: Entry): StepOutcome {
@@ -157,34 +207,43 @@ export class StoryboardRun {
     const task = resolveTask(step.task, step.task_default, this.options.testKit) ?? step.task;
     const result = this.base(entry, task);
     const finish = (r: StepResult) => ({ ...r, duration_ms: Math.round(performance.now() - started) });
+    const skipped = (skip: SkipResult, extra: Partial<StepResult> = {}) => finish({ ...result, passed: true, skip, ...extra });
 
-    const skip = this.phaseSkip(phase);
-    if (skip) return finish({ ...result, skip: { reason: 'not_applicable', detail: skip } });
-    if (LOCAL_TASKS.has(task)) return finish(this.assertContribution(entry, result));
+    const unresolvedScenarios = this.unresolvedScenarios();
+    if (unresolvedScenarios) return skipped(unresolvedScenarios);
+    if (this.seeding.state === 'skip' && phase.id !== SEEDING_PHASE_ID) return skipped(this.seeding.skip);
+
+    const skipIf = evaluateSkipIf(phase.skip_if, phase.id, this.options.testKit);
+    if (skipIf.kind === 'skip') return skipped({ reason: 'not_applicable', detail: skipIf.detail });
+    const warnings = skipIf.kind === 'unknown' ? [skipIf.warning] : [];
+    const withWarnings = (r: StepResult) => (warnings.length > 0 ? { ...r, warnings: [...(r.warnings ?? []), ...warnings] } : r);
+
+    if (task === 'assert_contribution') return withWarnings(finish(this.assertContribution(entry, result)));
+    const runnerOnly = runnerOnlyTaskSkip(step, task);
+    if (runnerOnly) return withWarnings(skipped(runnerOnly));
+    if (step.task.startsWith('$test_kit.') && task === step.task) {
+      return withWarnings(finish({ ...result, error: `task "${step.task}" did not resolve: the test kit has no such value and the step has no task_default` }));
+    }
     if (this.options.configurationError) return finish({ ...result, error: this.options.configurationError });
 
     // Creating the transport is cheap (it connects on first call); it names the protocol in records.
     this.transport ??= this.options.transport();
-    const substituted = substitute(step.sample_request ?? {}, { context: this.context, priorSteps: this.priorSteps, testKit: this.options.testKit });
-    const request = { transport: this.transport.kind, operation: task, payload: substituted.value, url: this.transport.url };
+    const tools = await this.agentTools();
+    if (tools.error && entry.index === 0) warnings.push(`the agent's tool list could not be read (${tools.error}), so missing tools are not told apart from failures`);
+    const gate = this.cascade.gate(entry.index, task, tools);
+    if (gate) {
+      if (isSeedStep(step) && this.seeding.state === 'ok') this.seeding = { state: 'skip', skip: gate.skip };
+      return withWarnings(skipped(gate.skip, gate.passed === false ? { passed: false } : {}));
+    }
+
+    const scope = { context: this.context, priorSteps: this.priorSteps, testKit: this.options.testKit, generated: this.generated };
+    const substituted = substitute(step.sample_request ?? {}, scope);
+    let payload = withIdempotencyKey(substituted.value, task, step, this.options.schemas) as Record<string, unknown>;
+    const request = { transport: this.transport.kind, operation: task, payload, url: this.transport.url };
     if (substituted.unresolved.length > 0) {
       // storyboard-schema.yaml > "Unresolved substitution behavior": never ship the token.
-      return finish({
-        ...result,
-        request,
-        validations: [
-          this.runnerValidation(entry, 'unresolved_substitution', {
-            passed: false,
-            json_pointer: null,
-            expected: substituted.unresolved,
-            actual: null,
-            error: `${substituted.unresolved.join(', ')} did not resolve: the step that captures it failed, was skipped, or never ran`,
-            request,
-          }),
-        ],
-      });
+      return withWarnings(this.unresolved(entry, result, request, substituted.unresolved, finish));
     }
-    const payload = substituted.value as Record<string, unknown>;
     for (const input of step.context_inputs ?? []) {
       if (this.context.has(input.key) && payload && typeof payload === 'object') setPath(payload, input.inject_at, this.context.get(input.key));
     }
@@ -193,122 +252,141 @@ export class StoryboardRun {
     try {
       credentials = this.credentials.resolve(step.auth);
     } catch (error) {
-      if (error instanceof CredentialsError) return finish({ ...result, request, error: error.message });
+      if (error instanceof CredentialsError) return withWarnings(finish({ ...result, request, error: error.message }));
       throw error;
     }
 
-    const exchange = await this.transport.call(task, payload, { credentials, timeoutMs: this.options.timeoutMs });
-    const { result: graded, captures } = this.grade(entry, task, exchange);
-    const final = finish(graded);
-    if (final.passed) this.recordPass(entry, exchange, captures);
-    return final;
-  }
-
-  private grade(entry: Entry, task: string, exchange: Exchange): { result: StepResult; captures: Map<string, unknown> } {
-    const { step } = entry;
-    const result: StepResult = {
-      ...this.base(entry, task),
+    const callOptions: CallOptions = { credentials, timeoutMs: this.options.timeoutMs };
+    const exchange = await this.transport.call(task, payload, callOptions);
+    const completion = await this.completion(step, exchange, callOptions, started);
+    // Captured before grading so `$context` in expected values reads the pre-step context.
+    const graded = gradeStep({
+      file: this.storyboard.file,
+      step,
+      task,
+      exchange,
+      schemas: this.options.schemas,
+      scope: { ...scope, context: new Map(this.context) },
+      agentUrl: this.transport.url,
+      completion,
+      secrets: this.secrets(),
+    });
+    let final: StepResult = finish({
+      ...result,
       request: exchange.request,
       response: exchange.response,
       extraction: exchange.extraction,
-    };
-    if (exchange.transportError) {
-      // Contract > step_result.error: transport-level, no validations attempted.
-      return { result: { ...result, error: exchange.transportError }, captures: new Map() };
-    }
-    const validations = step.validations.map((validation) => this.check(entry, task, validation, exchange));
-    const gotError = exchange.extraction.path === 'error';
-    if (step.expect_error && !gotError && !validations.some((v) => v.check === 'error_code')) {
-      validations.push(
-        this.runnerValidation(entry, 'expect_error', {
-          passed: false,
-          json_pointer: null,
-          expected: 'an error response',
-          actual: exchange.extraction.path,
-          error: 'the step expects the agent to reject the request, but it answered with success',
-          request: result.request,
-          response: result.response,
-        }),
-      );
-    }
-    let error: string | undefined;
-    if (gotError && !step.expect_error) {
-      const code = (exchange.data as any)?.adcp_error?.code ?? exchange.rpcError?.code;
-      const message = (exchange.data as any)?.adcp_error?.message ?? exchange.rpcError?.message ?? (exchange.data as any)?.message;
-      error = `the agent returned an error${code !== undefined ? ` ${code}` : ''}${message ? `: ${message}` : ''}`;
-    }
-    const captured = this.capture(entry, exchange, result);
-    validations.push(...captured.failures);
-    const passed = !error && validations.every((v) => v.passed);
-    return { result: { ...result, validations, passed, ...(error ? { error } : {}) }, captures: captured.values };
+      validations: graded.validations,
+      passed: graded.passed,
+      ...(graded.error ? { error: graded.error } : {}),
+    });
+    if (isSeedStep(step)) final = this.gradeSeed(entry, exchange, final);
+    if (final.passed && !final.skip) this.recordPass(entry, exchange, graded.captures);
+    return withWarnings(final);
   }
 
-  private check(entry: Entry, task: string, validation: Validation, exchange: Exchange): ValidationResult {
-    const source = { file: this.storyboard.file, line: validation.loc.line, column: validation.loc.column };
-    const description = validation.description ?? validation.check;
-    const run = checks[validation.check];
-    if (!run) {
-      return {
-        check: validation.check,
+  /** The agent's tools, listed once per run. */
+  private agentTools(): Promise<AgentTools> {
+    this.tools ??= (async () => {
+      const credentials = this.credentials.resolve(undefined);
+      const listed = await this.transport!.listTools({ credentials, timeoutMs: this.options.timeoutMs });
+      return 'tools' in listed ? { tools: new Set(listed.tools) } : { error: listed.error };
+    })().catch((error): AgentTools => ({ error: error instanceof Error ? error.message : String(error) }));
+    return this.tools;
+  }
+
+  /** Polls an async answer to its end when the step captures `task_completion.` values. */
+  private async completion(step: Step, exchange: Exchange, options: CallOptions, started: number): Promise<TaskCompletion | undefined> {
+    const wants = (step.context_outputs ?? []).some((o) => typeof o.path === 'string' && o.path.startsWith(TASK_COMPLETION_PREFIX));
+    const pending = pendingTask(exchange, wants);
+    if (!pending) return undefined;
+    const remaining = Math.max(0, this.options.timeoutMs - (performance.now() - started));
+    return pollTaskCompletion(this.transport!, pending.taskId, { ...options, intervalMs: this.options.pollIntervalMs ?? 1000, deadlineMs: remaining });
+  }
+
+  /**
+   * A seed call's verdict also decides the storyboard's: an agent whose
+   * controller does not know the seed scenario has a coverage gap
+   * (storyboard-schema.yaml > fixture_seed_unsupported: `not_applicable`); a
+   * seed that fails otherwise leaves the storyboard without its state
+   * (`prerequisite_failed` for every later step).
+   */
+  private gradeSeed(entry: Entry, exchange: Exchange, graded: StepResult): StepResult {
+    const data = exchange.data as { success?: unknown; error?: unknown; error_detail?: unknown; adcp_error?: { code?: unknown } } | undefined;
+    const code = data?.adcp_error?.code ?? data?.error;
+    if (code === 'UNKNOWN_SCENARIO') {
+      const skip: SkipResult = {
+        reason: 'not_applicable',
+        detail: `fixture_seed_unsupported: the agent's ${CONTROLLER_TASK} does not implement ${(entry.step as { seed?: { scenario: string } }).seed?.scenario} (UNKNOWN_SCENARIO), so this storyboard's fixtures cannot be seeded`,
+      };
+      if (this.seeding.state === 'ok') this.seeding = { state: 'skip', skip };
+      return { ...graded, passed: true, skip };
+    }
+    if (graded.passed && data?.success === true) return graded;
+    const reason = graded.error ?? (typeof data?.error_detail === 'string' ? data.error_detail : undefined) ?? 'the controller did not answer success: true';
+    if (this.seeding.state === 'ok') {
+      this.seeding = { state: 'skip', skip: { reason: 'prerequisite_failed', detail: `controller seeding failed at ${entry.step.id}: ${reason}` } };
+    }
+    if (graded.passed) {
+      const failure: ValidationResult = {
+        check: 'seed_acknowledged',
         passed: false,
-        description,
-        json_pointer: null,
-        expected: null,
-        actual: null,
-        error: `check "${validation.check}" is not supported by this version of vitest-adcp yet`,
-        source,
+        description: 'the controller acknowledges the seed with success: true',
+        json_pointer: '/success',
+        expected: true,
+        actual: data?.success ?? null,
+        schema_id: null,
+        schema_url: null,
+        error: reason,
         request: exchange.request,
         response: exchange.response,
+        source: { file: this.storyboard.file, line: entry.step.loc.line, column: entry.step.loc.column },
       };
+      return { ...graded, passed: false, validations: [...graded.validations, failure] };
     }
-    let verdict;
-    try {
-      verdict = run({ validation, step: entry.step, task, exchange, schemas: this.options.schemas });
-    } catch (error) {
-      verdict = { passed: false, json_pointer: null, expected: null, actual: null, error: error instanceof Error ? error.message : String(error) };
-    }
-    const base: ValidationResult = { check: validation.check, description, ...verdict, source };
-    if (validation.check !== 'response_schema') {
-      base.schema_id ??= null;
-      base.schema_url ??= null;
-    }
-    return verdict.passed ? base : { ...base, request: exchange.request, response: exchange.response };
+    return graded;
   }
 
-  /** A validation the runner adds itself (not written in the storyboard): placed at the step. */
-  private runnerValidation(entry: Entry, check: string, fields: Omit<ValidationResult, 'check' | 'description' | 'source'>): ValidationResult {
-    return {
-      check,
-      description: check.replace(/_/g, ' '),
-      schema_id: null,
-      schema_url: null,
-      ...fields,
-      source: { file: this.storyboard.file, line: entry.step.loc.line, column: entry.step.loc.column },
-    };
+  private unresolvedScenarios(): SkipResult | undefined {
+    const known = this.options.knownStoryboardIds;
+    if (!known) return undefined;
+    const missing = (this.storyboard.requires_scenarios ?? []).filter((id) => !known.has(id));
+    if (missing.length === 0) return undefined;
+    // storyboard-schema.yaml > unresolved_scenario_reference: canonical not_applicable, one sentence per id.
+    return { reason: 'not_applicable', detail: missing.map((id) => `requires_scenarios reference "${id}" did not resolve against the source tree`).join('\n') };
   }
 
-  /** `context_outputs`: only read here; written to the context only if the step passes. */
-  private capture(entry: Entry, exchange: Exchange, result: StepResult): { failures: ValidationResult[]; values: Map<string, unknown> } {
-    const failures: ValidationResult[] = [];
-    const values = new Map<string, unknown>();
-    for (const output of entry.step.context_outputs ?? []) {
-      const found = resolvePath(exchange.data, output.path);
-      if (found.found) values.set(output.name, found.value);
-      else {
-        failures.push(
-          this.runnerValidation(entry, 'capture_path_not_resolvable', {
-            passed: false,
-            json_pointer: found.pointer,
-            expected: output.path,
-            actual: null,
-            error: `context_outputs "${output.name}" reads "${output.path}", which is not in the response`,
-            request: result.request,
-            response: result.response,
-          }),
-        );
-      }
+  private unresolved(entry: Entry, result: StepResult, request: StepResult['request'], tokens: string[], finish: (r: StepResult) => StepResult): StepResult {
+    const runnerTokens = tokens.filter((t) => /^\{\{\s*runner\./.test(t));
+    if (runnerTokens.length === tokens.length) {
+      // A runner-provided value (the webhook receiver) this run does not have:
+      // the spec grades that as not applicable, not as the agent's failure.
+      return finish({
+        ...result,
+        passed: true,
+        request,
+        skip: { reason: 'not_applicable', detail: `unresolved_substitution: ${runnerTokens.join(', ')} needs the runner's webhook receiver, which vitest-adcp does not host yet` },
+      });
     }
-    return { failures, values };
+    return finish({
+      ...result,
+      request,
+      validations: [
+        {
+          check: 'unresolved_substitution',
+          passed: false,
+          description: 'unresolved substitution',
+          json_pointer: null,
+          expected: tokens,
+          actual: null,
+          schema_id: null,
+          schema_url: null,
+          error: `${tokens.join(', ')} did not resolve: the step that captures it failed, was skipped, or never ran`,
+          request,
+          source: { file: this.storyboard.file, line: entry.step.loc.line, column: entry.step.loc.column },
+        },
+      ],
+    });
   }
 
   /** storyboard-schema.yaml > context_outputs: a failed step MUST NOT populate the accumulator. */
@@ -330,37 +408,29 @@ export class StoryboardRun {
   }
 
   private assertContribution(entry: Entry, result: StepResult): StepResult {
-    const validations = entry.step.validations.map((validation) => {
+    const validations = entry.step.validations.map((validation): ValidationResult => {
       const allowed = (validation.allowed_values ?? []).map(String);
       const contributed = allowed.filter((flag) => this.contributions.has(flag));
       const passed = validation.check === 'any_of' && contributed.length > 0;
       const source = { file: this.storyboard.file, line: validation.loc.line, column: validation.loc.column };
-      return passed
-        ? { check: validation.check, passed, description: validation.description ?? validation.check, source, schema_id: null, schema_url: null }
-        : {
-            check: validation.check,
-            passed,
-            description: validation.description ?? validation.check,
-            json_pointer: null,
-            expected: validation.allowed_values ?? [],
-            actual: [...this.contributions.keys()],
-            error: 'no branch contributed any of the allowed flags',
-            schema_id: null,
-            schema_url: null,
-            source,
-          };
+      const description = validation.description ?? validation.check;
+      if (passed) return { check: validation.check, passed, description, source, schema_id: null, schema_url: null };
+      return {
+        check: validation.check,
+        passed,
+        description,
+        json_pointer: null,
+        expected: validation.allowed_values ?? [],
+        actual: [...this.contributions.keys()],
+        error:
+          validation.check === 'any_of'
+            ? 'no branch contributed any of the allowed flags'
+            : `check "${validation.check}" cannot grade an assert_contribution step (only any_of does)`,
+        schema_id: null,
+        schema_url: null,
+        source,
+      };
     });
     return { ...result, validations, passed: validations.every((v) => v.passed) };
-  }
-
-  /** `skip_if` on a phase: `test_kit.<path>` or `!test_kit.<path>` (the forms the corpus uses). */
-  private phaseSkip(phase: Phase): string | undefined {
-    if (!phase.skip_if) return undefined;
-    const match = /^\s*(!?)\s*test_kit\.([\w.[\]-]+)\s*$/.exec(phase.skip_if);
-    if (!match) return undefined;
-    const found = resolvePath(this.options.testKit, match[2]!);
-    const truthy = found.found && found.value !== null && found.value !== false && found.value !== '';
-    const skip = match[1] ? !truthy : truthy;
-    return skip ? `phase "${phase.id}" skipped: skip_if "${phase.skip_if}" is true for this test kit` : undefined;
   }
 }

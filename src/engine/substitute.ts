@@ -4,11 +4,16 @@
  *   `$context.<name>`              a captured (or storyboard-root) context value
  *   `{{prior_step.<id>.<field>}}`  a field of a prior step's response
  *   `$test_kit.<path>`             a value from the storyboard's test kit
+ *   `$generate:uuid_v4[#alias]`    a fresh UUID v4 per run; every use of the same
+ *                                  alias in one run gets the same value (so a
+ *                                  replay step can reuse a key on purpose), and
+ *                                  each alias-less use gets its own
  * A string that is exactly one placeholder is replaced by the typed value
  * (numbers and objects are not stringified); a placeholder inside a longer
  * string is interpolated as text. Anything that does not resolve is reported,
  * never shipped: the agent must not see a literal `$context.x` or `{{...}}`.
  */
+import { randomUUID } from 'node:crypto';
 import { resolvePath } from './path.js';
 
 export interface SubstitutionScope {
@@ -16,6 +21,11 @@ export interface SubstitutionScope {
   /** Response data of prior steps that passed, by step id. */
   priorSteps: ReadonlyMap<string, unknown>;
   testKit?: unknown;
+  /**
+   * Run-scoped `$generate:` values by alias. Absent: `$generate:` tokens do not
+   * resolve (e.g. in a validation, where a fresh value could never match).
+   */
+  generated?: Map<string, string>;
 }
 
 export interface SubstitutionResult<T> {
@@ -27,6 +37,20 @@ export interface SubstitutionResult<T> {
 const CONTEXT = /\$context\.([A-Za-z_][\w-]*(?:\.[\w-]+|\[\d+\])*)/g;
 const TEST_KIT = /\$test_kit\.([A-Za-z_][\w-]*(?:\.[\w-]+|\[\d+\])*)/g;
 const MUSTACHE = /\{\{\s*([^{}]+?)\s*\}\}/g;
+const GENERATE = /\$generate:([a-z0-9_]+)(?:#([\w.<>-]+))?/g;
+
+/** Generators of `$generate:<kind>` (storyboard corpus: `uuid_v4`, see universal/idempotency.yaml). */
+const GENERATORS: Record<string, () => string> = { uuid_v4: randomUUID };
+
+function lookupGenerate(kind: string, alias: string | undefined, scope: SubstitutionScope): { found: boolean; value?: unknown } {
+  const generate = GENERATORS[kind];
+  if (!generate || !scope.generated) return { found: false };
+  if (alias === undefined) return { found: true, value: generate() };
+  const key = `${kind}#${alias}`;
+  let value = scope.generated.get(key);
+  if (value === undefined) scope.generated.set(key, (value = generate()));
+  return { found: true, value };
+}
 
 function lookupContext(expression: string, scope: SubstitutionScope): { found: boolean; value?: unknown } {
   const [name, ...rest] = expression.split('.');
@@ -57,6 +81,13 @@ function lookupMustache(expression: string, scope: SubstitutionScope): { found: 
 }
 
 function substituteString(input: string, scope: SubstitutionScope, unresolved: string[]): unknown {
+  const generateWhole = /^\$generate:([a-z0-9_]+)(?:#([\w.<>-]+))?$/.exec(input);
+  if (generateWhole) {
+    const found = lookupGenerate(generateWhole[1]!, generateWhole[2], scope);
+    if (found.found) return found.value;
+    unresolved.push(input);
+    return input;
+  }
   const whole = [
     { re: /^\$context\.([A-Za-z_][\w-]*(?:\.[\w-]+|\[\d+\])*)$/, lookup: lookupContext },
     { re: /^\$test_kit\.([A-Za-z_][\w-]*(?:\.[\w-]+|\[\d+\])*)$/, lookup: lookupTestKit },
@@ -80,7 +111,16 @@ function substituteString(input: string, scope: SubstitutionScope, unresolved: s
       }
       return typeof found.value === 'string' ? found.value : JSON.stringify(found.value);
     });
-  return [interpolate(MUSTACHE, lookupMustache), interpolate(CONTEXT, lookupContext), interpolate(TEST_KIT, lookupTestKit)].reduce(
+  const generateInText = (text: string) =>
+    text.replace(GENERATE, (token, kind: string, alias: string | undefined) => {
+      const found = lookupGenerate(kind, alias, scope);
+      if (!found.found) {
+        unresolved.push(token);
+        return token;
+      }
+      return String(found.value);
+    });
+  return [generateInText, interpolate(MUSTACHE, lookupMustache), interpolate(CONTEXT, lookupContext), interpolate(TEST_KIT, lookupTestKit)].reduce(
     (text, apply) => apply(text),
     input,
   );

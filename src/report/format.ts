@@ -63,6 +63,8 @@ export function formatStepFailure(result: StepResult, options: { secrets?: reado
   if (result.error) {
     lines.push(`step "${result.step_id}" (task ${result.task}) failed: ${fence(result.error, 'error')}`);
   }
+  if (result.optional) lines.push(`(optional phase "${result.phase_id}": this failure alone does not fail the storyboard)`);
+  for (const warning of result.warnings ?? []) lines.push(`warning: ${warning}`);
   if (failed.length > 0) {
     lines.push(`${failed.length} of ${result.validations.length} validation${result.validations.length === 1 ? '' : 's'} failed in step "${result.step_id}" (task ${result.task}):`);
   }

@@ -79,10 +79,55 @@ export class SchemaRegistry {
     return this.tools[task]?.response_schema;
   }
 
+  /** The request schema the manifest declares for a task, e.g. `media-buy/create-media-buy-request.json`. */
+  requestSchemaFor(task: string): string | undefined {
+    return this.tools[task]?.request_schema;
+  }
+
+  /**
+   * Whether a task's request schema lists `idempotency_key` as required — the
+   * spec's marker of the idempotency mechanism (storyboard-schema.yaml >
+   * "Relationship to idempotency_key"), and so of the tasks a runner adds a
+   * key to.
+   */
+  requiresIdempotencyKey(task: string): boolean {
+    const ref = this.requestSchemaFor(task);
+    const path = ref ? this.resolveRef(ref) : undefined;
+    const id = path ? this.idsByPath.get(path) : undefined;
+    const schema = id ? (this.ajv.getSchema(id)?.schema as { required?: unknown } | undefined) : undefined;
+    return Array.isArray(schema?.required) && schema.required.includes('idempotency_key');
+  }
+
   identify(ref: string): SchemaIdentity {
-    const id = this.idsByPath.get(normaliseRef(ref));
+    const id = this.idsByPath.get(this.resolveRef(ref) ?? '');
     if (!id) throw new SchemaNotFoundError(ref, this.dir);
     return { schema_id: id, schema_url: SCHEMA_URL_ORIGIN + id };
+  }
+
+  /**
+   * The identity a ref would have if the schema existed: what a failed
+   * `response_schema` validation still reports as `schema_id`/`schema_url`, so
+   * the implementor sees which artifact was asked for.
+   */
+  presumedIdentity(ref: string): SchemaIdentity {
+    const id = `/schemas/${this.version ?? 'latest'}/${normaliseRef(ref)}`;
+    return { schema_id: id, schema_url: SCHEMA_URL_ORIGIN + id };
+  }
+
+  /**
+   * A storyboard's schema ref → the relative path of the file that serves it.
+   * Exact path first; then, because storyboards name some schemas by the
+   * domain that uses them rather than the folder that ships them (e.g.
+   * `creative/build-creative-response.json`, shipped as
+   * `media-buy/build-creative-response.json`), the one file of that name
+   * outside the `bundled/` copies.
+   */
+  resolveRef(ref: string): string | undefined {
+    const path = normaliseRef(ref);
+    if (this.idsByPath.has(path)) return path;
+    const name = path.split('/').at(-1)!;
+    const candidates = [...this.idsByPath.keys()].filter((p) => !p.startsWith('bundled/') && p.split('/').at(-1) === name);
+    return candidates.length === 1 ? candidates[0] : undefined;
   }
 
   validate(ref: string, data: unknown): SchemaVerdict {

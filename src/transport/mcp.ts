@@ -82,6 +82,16 @@ export class McpTransport implements AgentTransport {
           rpcError: httpAnswer.error,
         };
       }
+      if (observed && observed.status >= 400 && observed.status < 500) {
+        // A 4xx before MCP (typically 401/403 from an auth layer) is the agent's answer to this call, not a transport failure.
+        const body = observed.errorBody !== undefined ? parseMaybeJson(observed.errorBody) : undefined;
+        return {
+          request,
+          response: this.responseRecord(body, observed, duration_ms),
+          extraction: { path: 'error', note: `HTTP ${observed.status} without a JSON-RPC error body` },
+          data: body && typeof body === 'object' && !Array.isArray(body) ? body : { message: `HTTP ${observed.status}` },
+        };
+      }
       return {
         request,
         response: observed ? this.responseRecord(observed.errorBody !== undefined ? parseMaybeJson(observed.errorBody) : undefined, observed, duration_ms) : undefined,
@@ -89,6 +99,26 @@ export class McpTransport implements AgentTransport {
         data: undefined,
         transportError: describeTransportError(error, observed, options.timeoutMs),
       };
+    }
+  }
+
+  async listTools(options: CallOptions): Promise<{ tools: string[] } | { error: string }> {
+    const signal = options.signal ? AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs)]) : AbortSignal.timeout(options.timeoutMs);
+    try {
+      const connection = await this.connect(options.credentials, options.timeoutMs, signal);
+      const tools: string[] = [];
+      let cursor: string | undefined;
+      // Bounded: a hostile agent could page forever.
+      for (let page = 0; page < 50; page++) {
+        const listed = await connection.client.listTools(cursor ? { cursor } : undefined, { timeout: options.timeoutMs, signal });
+        tools.push(...listed.tools.map((t) => t.name));
+        cursor = listed.nextCursor;
+        if (!cursor) break;
+      }
+      return { tools };
+    } catch (error) {
+      this.forget(options.credentials);
+      return { error: describeTransportError(error, undefined, options.timeoutMs) };
     }
   }
 

@@ -19,6 +19,11 @@ export interface AgentTransport {
   readonly url: string;
   /** Calls a task. Never throws for agent misbehaviour: failures come back in the Exchange. */
   call(task: string, payload: unknown, options: CallOptions): Promise<Exchange>;
+  /**
+   * The tools the agent advertises (MCP `tools/list`), or a reason it could
+   * not be learned. The engine grades `missing_tool` from this list.
+   */
+  listTools(options: CallOptions): Promise<{ tools: string[] } | { error: string }>;
   close(): Promise<void>;
 }
 

@@ -61,6 +61,8 @@ export function storyboardSuite(storyboard: Storyboard): StoryboardSuite {
       const result = redactStepResult(outcome.result, current.secrets());
       const meta: AdcpStepMeta = { id: stepKey(result), status: outcome.status, result, storyboard: info };
       (ctx.task.meta as { adcp?: AdcpStepMeta }).adcp = meta;
+      // Rules this run could not apply are shown with the step (test annotations, Vitest ≥ 3.2), never dropped.
+      for (const warning of result.warnings ?? []) await (ctx as { annotate?: (message: string, type?: string) => Promise<unknown> }).annotate?.(warning, 'warning');
       if (outcome.status === 'skipped') ctx.skip(`${result.skip!.reason}: ${result.skip!.detail}`);
       if (outcome.status === 'failed') {
         const formatted = formatStepFailure(result, { secrets: current.secrets() });

@@ -1,0 +1,19 @@
+import { resolvePath } from '../engine/path.js';
+import type { Check } from './types.js';
+
+/**
+ * `envelope_field_present`: like `field_present`, but against the protocol
+ * envelope (protocol-envelope.json: `status`, `task_id`, `context_id`, …)
+ * rather than the task payload. Over MCP the envelope fields sit at the top
+ * level of the tool result, so the envelope is the extracted result; a
+ * transport that separates the two (A2A) hands the envelope over as
+ * `exchange.envelope`.
+ */
+export const envelopeFieldPresent: Check = ({ validation, exchange }) => {
+  const path = String(validation.path ?? '');
+  const found = resolvePath(exchange.envelope ?? exchange.data, path);
+  const passed = found.found && found.value !== null;
+  return passed
+    ? { passed, json_pointer: found.pointer }
+    : { passed, json_pointer: found.pointer, expected: path, actual: found.found ? found.value : null, error: `"${path}" is missing from the protocol envelope` };
+};

@@ -1,0 +1,212 @@
+/**
+ * Grading policy for one executed step, as a pure function of what was sent
+ * and what came back: the storyboard's validations (with `$context` /
+ * `$generate` substituted into `value` and `allowed_values`), `expect_error`,
+ * an error answer where none was expected, the run-wide invariants, and the
+ * `context_outputs` captures (read here; written by the engine only if the
+ * step passes). No I/O: the engine has already called the agent and, for
+ * `task_completion.` captures, polled the task to its end.
+ */
+import { checks, type Exchange } from '../checks/index.js';
+import type { SchemaRegistry } from '../schemas/registry.js';
+import type { Step, Validation } from '../storyboard/types.js';
+import { checkInvariants } from './invariants.js';
+import { resolvePath } from './path.js';
+import { TASK_COMPLETION_PREFIX, type TaskCompletion } from './polling.js';
+import type { ValidationResult } from './records.js';
+import { substitute, type SubstitutionScope } from './substitute.js';
+
+export interface GradeInput {
+  file: string;
+  step: Step;
+  /** The task actually invoked. */
+  task: string;
+  exchange: Exchange;
+  schemas?: SchemaRegistry;
+  /** Context, prior steps and `$generate` aliases as they were before this step. */
+  scope: SubstitutionScope;
+  agentUrl?: string;
+  /** Where the async task ended, when the step captures `task_completion.` values. */
+  completion?: TaskCompletion;
+  /** Credentials the run may send (for the no-secret-echo invariant). */
+  secrets?: readonly string[];
+}
+
+export interface Graded {
+  validations: ValidationResult[];
+  passed: boolean;
+  /** Set when the agent answered with an error the step did not expect, or the transport failed. */
+  error?: string;
+  /** Values the step's `context_outputs` would capture. */
+  captures: Map<string, unknown>;
+}
+
+/** Check kinds that probe raw HTTP; graded by the HTTP-probe transport (not yet available), never silently passed. */
+const HTTP_PROBE_CHECKS = new Set(['resource_equals_agent_url']);
+
+export function gradeStep(input: GradeInput): Graded {
+  const { step, exchange } = input;
+  if (exchange.transportError) {
+    // Contract > step_result.error: transport-level, no validations attempted.
+    return { validations: [], passed: false, error: exchange.transportError, captures: new Map() };
+  }
+  const validations = step.validations.map((validation) => runCheck(input, validation));
+  const gotError = exchange.extraction.path === 'error';
+  if (step.expect_error && !gotError && !validations.some((v) => v.check === 'error_code')) {
+    validations.push(
+      runnerValidation(input, 'expect_error', {
+        passed: false,
+        json_pointer: null,
+        expected: 'an error response',
+        actual: exchange.extraction.path,
+        error: 'the step expects the agent to reject the request, but it answered with success',
+      }),
+    );
+  }
+  for (const verdict of checkInvariants(exchange, input.secrets ?? [])) {
+    const { id: _id, description, ...fields } = verdict;
+    const source = { file: input.file, line: step.loc.line, column: step.loc.column };
+    const record: ValidationResult = { check: 'invariant', description, schema_id: null, schema_url: null, ...fields, source };
+    validations.push(verdict.passed ? record : { ...record, request: exchange.request, response: exchange.response });
+  }
+  let error: string | undefined;
+  if (gotError && !step.expect_error) {
+    const data = exchange.data as any;
+    const code = data?.adcp_error?.code ?? data?.errors?.[0]?.code ?? exchange.rpcError?.code;
+    const message = data?.adcp_error?.message ?? data?.errors?.[0]?.message ?? exchange.rpcError?.message ?? data?.message;
+    error = `the agent returned an error${code !== undefined ? ` ${code}` : ''}${message ? `: ${message}` : ''}`;
+  }
+  const captured = capture(input);
+  validations.push(...captured.failures);
+  const passed = !error && validations.every((v) => v.passed);
+  return { validations, passed, ...(error ? { error } : {}), captures: captured.values };
+}
+
+function runCheck(input: GradeInput, written: Validation): ValidationResult {
+  const { exchange, step, file } = input;
+  const source = { file, line: written.loc.line, column: written.loc.column };
+  const description = written.description ?? written.check;
+  const fail = (error: string, fields: Partial<ValidationResult> = {}): ValidationResult => ({
+    check: written.check,
+    passed: false,
+    description,
+    json_pointer: null,
+    expected: null,
+    actual: null,
+    schema_id: null,
+    schema_url: null,
+    ...fields,
+    error,
+    source,
+    request: exchange.request,
+    response: exchange.response,
+  });
+  const run = checks[written.check];
+  if (!run) {
+    const reason = HTTP_PROBE_CHECKS.has(written.check)
+      ? `check "${written.check}" needs a raw HTTP probe, which this version of vitest-adcp does not run yet`
+      : `check "${written.check}" is not a check vitest-adcp knows (storyboard-schema.yaml > Validation lists the kinds)`;
+    return fail(reason);
+  }
+  // storyboard-schema.yaml > Substitution: `value` / `allowed_values` may name captured context.
+  const substituted = substitute({ value: written.value, allowed_values: written.allowed_values }, input.scope);
+  if (substituted.unresolved.length > 0) {
+    return fail(`${substituted.unresolved.join(', ')} in the expected value did not resolve: the step that captures it failed, was skipped, or never ran`, {
+      expected: substituted.unresolved,
+    });
+  }
+  const validation: Validation = { ...written, value: substituted.value.value, allowed_values: substituted.value.allowed_values };
+  if (written.value === undefined) delete validation.value;
+  if (written.allowed_values === undefined) delete validation.allowed_values;
+  let verdict;
+  try {
+    verdict = run({ validation, step, task: input.task, exchange, schemas: input.schemas, context: input.scope.context, agentUrl: input.agentUrl });
+  } catch (error) {
+    verdict = { passed: false, json_pointer: null, expected: null, actual: null, error: error instanceof Error ? error.message : String(error) };
+  }
+  const base: ValidationResult = { check: written.check, description, ...verdict, source };
+  if (written.check !== 'response_schema') {
+    base.schema_id ??= null;
+    base.schema_url ??= null;
+  }
+  return verdict.passed ? base : { ...base, request: exchange.request, response: exchange.response };
+}
+
+/** A validation the runner adds itself (not written in the storyboard): placed at the step. */
+function runnerValidation(input: GradeInput, check: string, fields: Omit<ValidationResult, 'check' | 'description' | 'source'>): ValidationResult {
+  const { step, exchange } = input;
+  const record: ValidationResult = {
+    check,
+    description: check.replace(/_/g, ' '),
+    schema_id: null,
+    schema_url: null,
+    ...fields,
+    source: { file: input.file, line: step.loc.line, column: step.loc.column },
+  };
+  return fields.passed ? record : { ...record, request: exchange.request, response: exchange.response };
+}
+
+/** `context_outputs`: values read from the answer (or, for `task_completion.`, from the finished task). */
+function capture(input: GradeInput): { failures: ValidationResult[]; values: Map<string, unknown> } {
+  const failures: ValidationResult[] = [];
+  const values = new Map<string, unknown>();
+  for (const output of input.step.context_outputs ?? []) {
+    let root = input.exchange.data;
+    let path = output.path;
+    if (typeof path !== 'string') continue; // `generate:` outputs are minted by the engine
+    if (path.startsWith(TASK_COMPLETION_PREFIX)) {
+      path = path.slice(TASK_COMPLETION_PREFIX.length);
+      const completion = input.completion;
+      if (completion) {
+        if (completion.outcome !== 'completed') {
+          failures.push(completionFailure(input, output.name, output.path, completion));
+          continue;
+        }
+        root = completion.data;
+      }
+    }
+    const found = resolvePath(root, path);
+    if (found.found && found.value !== null && found.value !== '') values.set(output.name, found.value);
+    else {
+      failures.push(
+        runnerValidation(input, 'capture_path_not_resolvable', {
+          passed: false,
+          json_pointer: found.pointer,
+          expected: output.path,
+          actual: found.found ? found.value : null,
+          error: `context_outputs "${output.name}" reads "${output.path}", which is not in the ${input.completion ? 'completed task' : 'response'}`,
+        }),
+      );
+    }
+  }
+  return { failures, values };
+}
+
+function completionFailure(input: GradeInput, name: string, path: string, completion: Exclude<TaskCompletion, { outcome: 'completed' }>): ValidationResult {
+  switch (completion.outcome) {
+    case 'timeout':
+      return runnerValidation(input, 'capture_poll_timeout', {
+        passed: false,
+        json_pointer: null,
+        expected: path,
+        actual: completion.lastStatus ?? null,
+        error: `context_outputs "${name}": the task was still ${completion.lastStatus ?? 'pending'} after ${completion.polls} poll(s) over ${completion.waitedMs} ms (tasks/get); raise timeoutMs if the agent is just slow`,
+      });
+    case 'failed':
+      return runnerValidation(input, 'capture_task_failed', {
+        passed: false,
+        json_pointer: null,
+        expected: path,
+        actual: completion.status,
+        error: `context_outputs "${name}": the task ended ${completion.status}, so "${path}" has no value`,
+      });
+    default:
+      return runnerValidation(input, 'capture_task_failed', {
+        passed: false,
+        json_pointer: null,
+        expected: path,
+        actual: null,
+        error: `context_outputs "${name}": polling the task failed: ${completion.error}`,
+      });
+  }
+}

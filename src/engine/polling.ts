@@ -1,0 +1,66 @@
+/**
+ * `task_completion.<path>` captures (storyboard-schema.yaml > context_outputs):
+ * when a task answers with a non-terminal envelope (`submitted`, `working`,
+ * `input-required`, with a `task_id`), the runner polls the AdCP `tasks/get`
+ * task until a terminal state and reads the capture from the completion —
+ * bounded in time, so an agent that never finishes costs one step, not the run.
+ */
+import type { Exchange } from '../checks/types.js';
+import type { AgentTransport, CallOptions } from '../transport/types.js';
+
+export const TASK_COMPLETION_PREFIX = 'task_completion.';
+const NON_TERMINAL = new Set(['submitted', 'working', 'input-required']);
+const FAILED = new Set(['failed', 'canceled', 'rejected']);
+/** States in which the task waits on someone else: polling further cannot help. */
+const PAUSED = new Set(['input-required', 'auth-required']);
+
+export type TaskCompletion =
+  | { outcome: 'completed'; data: unknown; polls: number }
+  | { outcome: 'failed'; status: string; data: unknown; polls: number }
+  | { outcome: 'timeout'; lastStatus?: string; polls: number; waitedMs: number }
+  | { outcome: 'error'; error: string; polls: number };
+
+export interface PollOptions extends CallOptions {
+  /** Pause between polls. */
+  intervalMs: number;
+  /** Bound on the whole wait. */
+  deadlineMs: number;
+}
+
+/** The async envelope of an answer, if it is one and the storyboard wants its completion. */
+export function pendingTask(exchange: Exchange, wantsCompletion: boolean): { taskId: string; status: string } | undefined {
+  if (!wantsCompletion || exchange.transportError) return undefined;
+  const data = exchange.data as { status?: unknown; task_id?: unknown } | null | undefined;
+  if (!data || typeof data !== 'object') return undefined;
+  const { status, task_id } = data;
+  if (typeof status !== 'string' || !NON_TERMINAL.has(status)) return undefined;
+  // A task id is an opaque token: bounded, printable.
+  if (typeof task_id !== 'string' || task_id.length === 0 || task_id.length > 256 || /[\u0000-\u001f\u007f]/.test(task_id)) return undefined;
+  return { taskId: task_id, status };
+}
+
+export async function pollTaskCompletion(transport: AgentTransport, taskId: string, options: PollOptions): Promise<TaskCompletion> {
+  const started = performance.now();
+  let polls = 0;
+  let lastStatus: string | undefined;
+  for (;;) {
+    const remaining = options.deadlineMs - (performance.now() - started);
+    if (remaining <= 0) return { outcome: 'timeout', lastStatus, polls, waitedMs: Math.round(performance.now() - started) };
+    const exchange = await transport.call('tasks/get', { task_id: taskId, include_result: true }, { ...options, timeoutMs: Math.min(options.timeoutMs, remaining) });
+    polls++;
+    if (exchange.transportError) return { outcome: 'error', error: exchange.transportError, polls };
+    if (exchange.extraction.path === 'error') {
+      const message = (exchange.data as any)?.adcp_error?.message ?? exchange.rpcError?.message ?? 'error answer';
+      return { outcome: 'error', error: `tasks/get answered with an error: ${message}`, polls };
+    }
+    const body = (exchange.data ?? {}) as { status?: unknown; result?: unknown };
+    const status = typeof body.status === 'string' ? body.status : undefined;
+    lastStatus = status;
+    const data = body.result !== undefined ? body.result : body;
+    if (status === 'completed') return { outcome: 'completed', data, polls };
+    if (status && FAILED.has(status)) return { outcome: 'failed', status, data, polls };
+    if (status && PAUSED.has(status)) return { outcome: 'completed', data, polls };
+    const wait = Math.min(options.intervalMs, Math.max(0, options.deadlineMs - (performance.now() - started)));
+    await new Promise((resolve) => setTimeout(resolve, wait));
+  }
+}

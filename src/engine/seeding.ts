@@ -1,0 +1,93 @@
+/**
+ * Controller seeding (storyboard-schema.yaml > prerequisites.controller_seeding
+ * and `fixtures:`): when a storyboard asks for it, the runner seeds every
+ * fixture through `comply_test_controller` before the storyboard's own phases,
+ * as an injected phase of its own.
+ *
+ * The phase is planned from the storyboard data alone (pure), so the compiler
+ * can show each seed call as a test and the engine can run the same steps.
+ * Order follows the spec's foreign-key DAG: products first, then the entities
+ * that reference them (pricing options, plans), creatives, and media buys last.
+ */
+import type { Phase, Step, Storyboard } from '../storyboard/types.js';
+
+export const SEEDING_PHASE_ID = '__controller_seeding__';
+export const CONTROLLER_TASK = 'comply_test_controller';
+
+interface SeedKind {
+  /** Key under `fixtures:`. */
+  key: string;
+  scenario: string;
+  /** Id fields lifted out of the entry into `params` (the rest is `params.fixture`). */
+  ids: string[];
+}
+
+/** The FK order: product ──▶ pricing_option, plan, media_buy; creative, plan ──▶ media_buy. */
+const SEED_ORDER: SeedKind[] = [
+  { key: 'products', scenario: 'seed_product', ids: ['product_id'] },
+  { key: 'pricing_options', scenario: 'seed_pricing_option', ids: ['product_id', 'pricing_option_id'] },
+  { key: 'creatives', scenario: 'seed_creative', ids: ['creative_id'] },
+  { key: 'plans', scenario: 'seed_plan', ids: ['plan_id'] },
+  { key: 'media_buys', scenario: 'seed_media_buy', ids: ['media_buy_id'] },
+];
+
+export interface SeedingPlan {
+  phase?: Phase;
+  /** Fixture keys the spec maps to no seed scenario (reported, not seeded). */
+  unknownKeys: string[];
+}
+
+/** A seed step carries what it seeds, so grading can tell an unsupported scenario from a failed seed. */
+export interface SeedStep extends Step {
+  seed: { scenario: string; key: string };
+}
+
+export function isSeedStep(step: Step): step is SeedStep {
+  return typeof (step as SeedStep).seed === 'object' && (step as SeedStep).seed !== null;
+}
+
+export function planSeeding(storyboard: Storyboard): SeedingPlan {
+  const fixtures = storyboard.fixtures;
+  if (storyboard.prerequisites?.controller_seeding !== true || !fixtures || typeof fixtures !== 'object') return { unknownKeys: [] };
+  const known = new Set(SEED_ORDER.map((k) => k.key));
+  const unknownKeys = Object.keys(fixtures).filter((k) => !known.has(k));
+  const steps: SeedStep[] = [];
+  for (const kind of SEED_ORDER) {
+    const entries = fixtures[kind.key];
+    if (!Array.isArray(entries)) continue;
+    entries.forEach((entry, index) => {
+      const record = entry && typeof entry === 'object' ? (entry as Record<string, unknown>) : {};
+      const ids = kind.ids.map((id) => record[id]);
+      const label = ids.every((v) => typeof v === 'string' && v.length > 0) ? ids.join('.') : `#${index + 1}`;
+      const params: Record<string, unknown> = {};
+      const fixture: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(record)) (kind.ids.includes(k) ? params : fixture)[k] = v;
+      steps.push({
+        id: `${kind.scenario}.${label}`,
+        title: `${kind.scenario} ${label}`,
+        task: CONTROLLER_TASK,
+        // Seeding failures are graded storyboard-wide by the engine, not through the stateful cascade.
+        stateful: false,
+        requires_tool: CONTROLLER_TASK,
+        sample_request: { account: SEED_ACCOUNT, scenario: kind.scenario, params: { ...params, fixture } },
+        validations: [],
+        seed: { scenario: kind.scenario, key: kind.key },
+        loc: storyboard.loc,
+      });
+    });
+  }
+  if (steps.length === 0) return { unknownKeys };
+  return {
+    phase: { id: SEEDING_PHASE_ID, title: 'Controller seeding', steps, loc: storyboard.loc },
+    unknownKeys,
+  };
+}
+
+/** The sandbox account seeds are made for: a controller scopes seeded state to it. */
+const SEED_ACCOUNT = Object.freeze({ brand: { domain: 'test.example' }, operator: 'test.example', sandbox: true });
+
+/** The storyboard's phases as the runner executes them: the seeding phase (if any) first. */
+export function executionPhases(storyboard: Storyboard): Phase[] {
+  const seeding = planSeeding(storyboard).phase;
+  return seeding ? [seeding, ...storyboard.phases] : storyboard.phases;
+}
