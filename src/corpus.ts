@@ -8,13 +8,9 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { ConfigurationError } from './config.js';
 
-export class CorpusNotFoundError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'CorpusNotFoundError';
-  }
-}
+export class CorpusNotFoundError extends ConfigurationError {}
 
 export interface Corpus {
   /** Root of one compliance tree (holds `universal/`, `index.json`, `test-kits/`). */

@@ -1,3 +1,5 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CorpusNotFoundError, resolveCorpus } from '../src/corpus.js';
@@ -26,8 +28,10 @@ describe('ADCP_COMPLIANCE: finding the corpus', () => {
 });
 
 describe('selecting corpus storyboards', () => {
+  const entries = listCorpus(installed);
+
   it('lists the 84 storyboards of 3.0.6', () => {
-    expect(listCorpus(installed)).toHaveLength(84);
+    expect(entries).toHaveLength(84);
   });
 
   it('selects by id, bundle and track', () => {
@@ -37,13 +41,54 @@ describe('selecting corpus storyboards', () => {
     expect(universal.every((f) => f.includes('/universal/'))).toBe(true);
     const core = selectCorpus(installed, { tracks: ['core'] });
     expect(core).toContain(join(installed, 'universal', 'capability-discovery.yaml'));
-    const specialism = selectCorpus(installed, { bundles: ['sales-guaranteed'] });
-    expect(specialism.every((f) => f.includes('/specialisms/sales-guaranteed/'))).toBe(true);
+    // A universal storyboard's file name is a bundle id too, as in the reference CLI.
+    expect(selectCorpus(installed, { bundles: ['idempotency'] })).toEqual([join(installed, 'universal', 'idempotency.yaml')]);
   });
 
-  it('names what it does not know and what it does', () => {
-    expect(() => selectCorpus(installed, { storyboards: ['no_such'], bundles: ['nope'] })).toThrow(CorpusSelectionError);
-    expect(() => selectCorpus(installed, { bundles: ['nope'] })).toThrow(/bundle "nope" \(known: universal, .*media-buy/);
+  it('picks one file per id: the protocol bundle\'s, never its domains/ mirror', () => {
+    const files = selectCorpus(installed, { storyboards: ['creative_lifecycle'] });
+    expect(files).toEqual([join(installed, 'protocols', 'creative', 'index.yaml')]);
+    expect(entries.filter((e) => e.id === 'creative_lifecycle')).toHaveLength(2);
+  });
+
+  it('adds the scenarios a selected storyboard requires, wherever they live (as the reference runner does)', () => {
+    const specialism = selectCorpus(installed, { bundles: ['sales-guaranteed'] }).map((f) => f.slice(installed.length + 1));
+    expect(specialism).toContain('specialisms/sales-guaranteed/index.yaml');
+    expect(specialism).toContain('protocols/media-buy/scenarios/refine_products.yaml');
+    const required = entries.find((e) => e.path === 'specialisms/sales-guaranteed/index.yaml')!.requires!;
+    expect(required.length).toBeGreaterThan(3);
+    expect(specialism.filter((f) => !f.startsWith('specialisms/sales-guaranteed/'))).toHaveLength(required.length);
+  });
+
+  it('warns about a required scenario the corpus lacks, and selects the rest', () => {
+    const tree = mkdtempSync(join(tmpdir(), 'vitest-adcp-corpus-'));
+    try {
+      mkdirSync(join(tree, 'universal'));
+      writeFileSync(join(tree, 'universal', 'a.yaml'), 'id: a\ntitle: A\nrequires_scenarios: [b/there, b/missing]\nphases: []\n');
+      writeFileSync(join(tree, 'universal', 'b.yaml'), 'id: b/there\ntitle: B\nphases: []\n');
+      const warnings: string[] = [];
+      expect(selectCorpus(tree, { storyboards: ['a'] }, { warn: (m) => warnings.push(m) })).toEqual([join(tree, 'universal', 'a.yaml'), join(tree, 'universal', 'b.yaml')]);
+      expect(warnings).toEqual(['universal/a.yaml requires scenario "b/missing", which this compliance corpus does not have; it is not run.']);
+    } finally {
+      rmSync(tree, { recursive: true, force: true });
+    }
+  });
+
+  it('names what it does not know, what was probably meant, and what exists', () => {
+    let error: unknown;
+    try {
+      selectCorpus(installed, { storyboards: ['no_such', 'capability_discovry', 'sales-guarnteed'], bundles: ['nope', 'media_buy'], tracks: ['cor'] });
+    } catch (thrown) {
+      error = thrown;
+    }
+    expect(error).toBeInstanceOf(CorpusSelectionError);
+    const message = (error as Error).message;
+    expect(message).toMatch(/no storyboard "no_such"; /);
+    expect(message).toMatch(/storyboard "capability_discovry" \(did you mean "capability_discovery"\?\)/);
+    expect(message).toMatch(/storyboard "sales-guarnteed" \(did you mean bundle "sales-guaranteed"\?\)/);
+    expect(message).toMatch(/bundle "nope" \(known: universal, .*media-buy/);
+    expect(message).toMatch(/bundle "media_buy" \(did you mean "media-buy"\?\)/);
+    expect(message).toMatch(/track "cor" \(did you mean "core"\?\) \(known: core, /);
   });
 });
 

@@ -7,8 +7,9 @@ import { isAbsolute, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Plugin } from 'vitest/config';
 import { compileStoryboard } from '../compile/compile.js';
-import type { RuntimeConfig } from '../config.js';
+import { resolveRuntimeConfig, type RuntimeConfig } from '../config.js';
 import { resolveCorpus, type Corpus } from '../corpus.js';
+import { CapabilitySelectionError, storyboardIdsForAgent } from './capabilities.js';
 import { selectCorpus, type CorpusSelection } from './select.js';
 
 export interface AdcpStoryboardsOptions {
@@ -22,11 +23,25 @@ export interface AdcpStoryboardsOptions {
   files?: string[];
   /**
    * Storyboards from the AdCP compliance corpus of the installed `@adcp/sdk`
-   * (or of `version` / `path`): by storyboard id, bundle or track.
+   * (or of `version` / `path`): by storyboard id, bundle or track, and/or the
+   * ones the agent's capabilities call for (`fromCapabilities`). The scenarios
+   * a selected storyboard requires (`requires_scenarios`) run too.
    * Env: ADCP_COMPLIANCE (a version, or a path to a compliance tree).
    * @default undefined (no corpus storyboards run)
    */
-  compliance?: CorpusSelection & { version?: string; path?: string };
+  compliance?: CorpusSelection & {
+    /**
+     * Also run what the agent must pass, chosen from its `get_adcp_capabilities`
+     * as `npx adcp storyboard run <url>` chooses: `universal`, a bundle per
+     * declared `supported_protocols` entry, each declared specialism. Asked once
+     * per run, before any test file is collected; an unreachable agent fails
+     * the run with one error. Unknown protocols/specialisms are warnings.
+     * @default false
+     */
+    fromCapabilities?: boolean;
+    version?: string;
+    path?: string;
+  };
   /** The agent under test. Env fallbacks: ADCP_AGENT_URL, ADCP_PROTOCOL, ADCP_AUTH_TOKEN. */
   agent?: {
     url?: string;
@@ -76,7 +91,15 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
 
   const compliance = options.compliance;
   const complianceEnv = process.env.ADCP_COMPLIANCE?.trim() || undefined;
-  const wantsCorpus = Boolean(compliance && (compliance.storyboards?.length || compliance.bundles?.length || compliance.tracks?.length));
+  const wantsCorpus = Boolean(compliance && (compliance.fromCapabilities || compliance.storyboards?.length || compliance.bundles?.length || compliance.tracks?.length));
+  /** The capability-driven ids: asked once per plugin instance, i.e. once per Vitest run (a config reload makes a new instance). */
+  let capabilityIds: Promise<string[]> | undefined;
+
+  function storyboardIdsFromCapabilities(corpus: Corpus, root: string): Promise<string[]> {
+    const agent = resolveRuntimeConfig({ agentUrl: options.agent?.url, protocol: options.agent?.protocol, authToken: options.agent?.auth?.token, timeoutMs: options.timeoutMs, maxResponseBytes: options.maxResponseBytes });
+    if (agent.error) return Promise.reject(new CapabilitySelectionError(`compliance.fromCapabilities asks the agent which storyboards apply, but ${agent.error}`));
+    return storyboardIdsForAgent({ url: agent.agentUrl!, authToken: agent.authToken, timeoutMs: agent.timeoutMs, maxResponseBytes: agent.maxResponseBytes }, corpus.root, { fromDir: root });
+  }
 
   function isStoryboard(id: string): boolean {
     const file = cleanId(id);
@@ -94,7 +117,7 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
       if (test?.includeTaskLocation === undefined) return { test: { includeTaskLocation: true } } as any;
       return undefined;
     },
-    configureVitest({ project }) {
+    async configureVitest({ project }) {
       root = project.config.root;
       // Pushed, not returned from config(): a returned test.include would replace the user's.
       project.config.include.push(...include);
@@ -111,7 +134,12 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
         corpus = undefined;
       }
       if (corpus && wantsCorpus) {
-        const files = selectCorpus(corpus.root, compliance!);
+        const selection = { ...compliance };
+        if (compliance!.fromCapabilities) {
+          capabilityIds ??= storyboardIdsFromCapabilities(corpus, root);
+          selection.storyboards = [...(compliance!.storyboards ?? []), ...(await capabilityIds)];
+        }
+        const files = selectCorpus(corpus.root, selection);
         for (const file of files) {
           explicit.add(file);
           project.config.include.push(toGlob(root, file));

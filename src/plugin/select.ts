@@ -1,16 +1,21 @@
 /**
  * Selecting storyboards from a compliance tree by storyboard id, bundle
- * (`universal`, a protocol such as `media-buy`, or a specialism such as
- * `sales-guaranteed`, as listed in the tree's index.json) or track.
+ * (`universal`, a universal storyboard's file name such as `idempotency`, a
+ * protocol such as `media-buy`, or a specialism such as `sales-guaranteed`, as
+ * listed in the tree's index.json) or track — and, as the reference runner
+ * does, the scenarios the selected storyboards compose through
+ * `requires_scenarios`.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { parse } from 'yaml';
+import { ConfigurationError } from '../config.js';
+import { closestMatch } from '../storyboard/did-you-mean.js';
 
 export interface CorpusSelection {
   /** Storyboard ids, e.g. `capability_discovery`. */
   storyboards?: string[];
-  /** Bundles: `universal`, a protocol id or a specialism id from index.json. */
+  /** Bundles: `universal`, a universal storyboard's file name, a protocol id or a specialism id from index.json. */
   bundles?: string[];
   /** Tracks, e.g. `core`, `security`. */
   tracks?: string[];
@@ -22,18 +27,23 @@ export interface CorpusEntry {
   track?: string;
   /** Path relative to the tree root, `/`-separated. */
   path: string;
+  /** Ids of the scenarios this storyboard composes (`requires_scenarios`). */
+  requires?: string[];
 }
 
-export class CorpusSelectionError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'CorpusSelectionError';
-  }
+export interface SelectOptions {
+  /** Where warnings go (a required scenario the corpus lacks). @default console.warn */
+  warn?: (message: string) => void;
 }
+
+export class CorpusSelectionError extends ConfigurationError {}
+
+/** Searched in this order; the first storyboard with an id wins (domains/ mirrors protocols/). */
+const CORPUS_DIRS = ['universal', 'protocols', 'specialisms', 'domains'];
 
 function yamlFiles(dir: string): string[] {
   const out: string[] = [];
-  for (const name of readdirSync(dir)) {
+  for (const name of readdirSync(dir).sort()) {
     const full = join(dir, name);
     if (statSync(full).isDirectory()) out.push(...yamlFiles(full));
     else if (/\.ya?ml$/.test(name)) out.push(full);
@@ -41,10 +51,14 @@ function yamlFiles(dir: string): string[] {
   return out;
 }
 
+function strings(value: unknown): string[] | undefined {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : undefined;
+}
+
 /** Every storyboard of the tree (files with top-level `id` and `phases`), test kits and vectors excluded. */
 export function listCorpus(root: string): CorpusEntry[] {
   const entries: CorpusEntry[] = [];
-  for (const dir of ['universal', 'protocols', 'specialisms', 'domains']) {
+  for (const dir of CORPUS_DIRS) {
     let files: string[];
     try {
       files = yamlFiles(join(root, dir));
@@ -60,51 +74,90 @@ export function listCorpus(root: string): CorpusEntry[] {
         doc = undefined;
       }
       if (!doc || typeof doc !== 'object' || !('phases' in doc) || typeof doc.id !== 'string') continue;
-      entries.push({ file, id: doc.id, track: doc.track, path: relative(root, file).split(sep).join('/') });
+      const requires = strings(doc.requires_scenarios);
+      entries.push({ file, id: doc.id, track: doc.track, path: relative(root, file).split(sep).join('/'), ...(requires?.length ? { requires } : {}) });
     }
   }
   return entries;
 }
 
-function bundleDirs(root: string): Map<string, string> {
-  const dirs = new Map<string, string>([['universal', 'universal/']]);
+/** Bundle id → the path prefix of its storyboards (a directory ending in `/`, or one universal file). */
+function bundlePaths(root: string): Map<string, string> {
+  const paths = new Map<string, string>([['universal', 'universal/']]);
   try {
     const index = JSON.parse(readFileSync(join(root, 'index.json'), 'utf8'));
+    // The reference runner's bundle ids for universal storyboards are their file names (`adcp storyboard run <url> idempotency`).
+    for (const name of index.universal ?? []) if (typeof name === 'string' && !paths.has(name)) paths.set(name, `universal/${name}.yaml`);
     for (const group of ['protocols', 'specialisms', 'domains']) {
-      for (const item of index[group] ?? []) if (item?.id && item?.path && !dirs.has(item.id)) dirs.set(item.id, item.path);
+      for (const item of index[group] ?? []) if (item?.id && item?.path && !paths.has(item.id)) paths.set(item.id, item.path);
     }
   } catch {
     // No index.json: only `universal` is known as a bundle.
   }
-  return dirs;
+  return paths;
 }
 
-/** Absolute files of the selected storyboards. Unknown names are an error that lists what exists. */
-export function selectCorpus(root: string, selection: CorpusSelection): string[] {
+/** The bundle ids of the tree (from its index.json; cheap — no storyboard is read). */
+export function bundleIds(root: string): string[] {
+  return [...bundlePaths(root).keys()];
+}
+
+/** ` (did you mean "x"?)`, or nothing. */
+function suggestion(word: string, known: Iterable<string>, label: (match: string) => string = (m) => `"${m}"`): string {
+  const match = closestMatch(word, known);
+  return match ? ` (did you mean ${label(match)}?)` : '';
+}
+
+/**
+ * Absolute files of the selected storyboards, plus the scenarios they require.
+ * Unknown names are an error that says what was probably meant, or what exists.
+ */
+export function selectCorpus(root: string, selection: CorpusSelection, options: SelectOptions = {}): string[] {
   const corpus = listCorpus(root);
-  const chosen = new Set<string>();
+  const byId = new Map<string, CorpusEntry>();
+  for (const entry of corpus) if (!byId.has(entry.id)) byId.set(entry.id, entry);
+  const bundles = bundlePaths(root);
+  const names = {
+    storyboards: [...byId.keys()],
+    bundles: [...bundles.keys()],
+    tracks: [...new Set(corpus.map((e) => e.track).filter((t): t is string => Boolean(t)))],
+  };
+  const chosen = new Set<CorpusEntry>();
   const unknown: string[] = [];
   for (const id of selection.storyboards ?? []) {
-    const matches = corpus.filter((e) => e.id === id);
-    if (matches.length === 0) unknown.push(`storyboard "${id}"`);
-    matches.forEach((e) => chosen.add(e.file));
+    const entry = byId.get(id);
+    if (entry) chosen.add(entry);
+    else unknown.push(`storyboard "${id}"${suggestion(id, [...names.storyboards, ...names.bundles], (m) => (byId.has(m) ? `"${m}"` : `bundle "${m}"`))}`);
   }
-  const bundles = bundleDirs(root);
   for (const bundle of selection.bundles ?? []) {
-    const dir = bundles.get(bundle);
-    if (!dir) {
-      unknown.push(`bundle "${bundle}" (known: ${[...bundles.keys()].join(', ')})`);
-      continue;
-    }
-    corpus.filter((e) => e.path.startsWith(dir)).forEach((e) => chosen.add(e.file));
+    const prefix = bundles.get(bundle);
+    if (prefix) corpus.filter((e) => e.path.startsWith(prefix)).forEach((e) => chosen.add(e));
+    else unknown.push(`bundle "${bundle}"${suggestion(bundle, names.bundles)} (known: ${names.bundles.join(', ')})`);
   }
   for (const track of selection.tracks ?? []) {
     const matches = corpus.filter((e) => e.track === track);
-    if (matches.length === 0) unknown.push(`track "${track}" (known: ${[...new Set(corpus.map((e) => e.track).filter(Boolean))].join(', ')})`);
-    matches.forEach((e) => chosen.add(e.file));
+    if (matches.length === 0) unknown.push(`track "${track}"${suggestion(track, names.tracks)} (known: ${names.tracks.join(', ')})`);
+    matches.forEach((e) => chosen.add(e));
   }
   if (unknown.length > 0) {
-    throw new CorpusSelectionError(`the compliance corpus at ${root} has no ${unknown.join('; ')}. Check the ids in adcpStoryboards({ compliance }).`);
+    throw new CorpusSelectionError(`the compliance corpus at ${root} has no ${unknown.join('; ')}. \`npx adcp storyboard list\` lists the storyboards and bundles of the installed @adcp/sdk.`);
   }
-  return [...chosen].sort();
+  addRequiredScenarios(chosen, byId, options.warn ?? ((message) => console.warn(`[vitest-adcp] ${message}`)));
+  return [...chosen].map((e) => e.file).sort();
+}
+
+/**
+ * The reference runner runs the scenarios a selected storyboard names in
+ * `requires_scenarios` as storyboards of their own, looked up over the whole
+ * corpus (a specialism's scenarios may live in its parent protocol's bundle),
+ * one level deep — so do we, or a specialism's verdict would miss them.
+ */
+function addRequiredScenarios(chosen: Set<CorpusEntry>, byId: Map<string, CorpusEntry>, warn: (message: string) => void): void {
+  for (const entry of [...chosen]) {
+    for (const id of entry.requires ?? []) {
+      const scenario = byId.get(id);
+      if (scenario) chosen.add(scenario);
+      else warn(`${entry.path} requires scenario "${id}", which this compliance corpus does not have; it is not run.`);
+    }
+  }
 }

@@ -118,6 +118,18 @@ describe.each([
     rmSync(join(project, 'storyboards', 'typed-strict.test.ts'));
   });
 
+  it.runIf(primary)('runs `npx vitest-adcp <url>` without a config: the bin, and only the storyboards it was given', () => {
+    const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' };
+    for (const key of Object.keys(env)) if (key.startsWith('VITEST') || key.startsWith('ADCP_')) delete env[key];
+    const result = spawnSync('npx', ['vitest-adcp', inject('agentUrl'), '--storyboards', 'capability_discovery', '--report', 'reports/cli.json'], { cwd: project, env, encoding: 'utf8', timeout: 120_000 });
+    const output = result.stdout + result.stderr;
+    expect(result.status, output).toBe(0);
+    // The repository's vitest.config.ts (with its own storyboard and tests) is not this command's.
+    expect(output).toMatch(/Tests\s+2 passed \(2\)/);
+    const report = JSON.parse(readFileSync(join(project, 'reports', 'cli.json'), 'utf8'));
+    expect(report.storyboards.map((s: any) => s.storyboard_id)).toEqual(['capability_discovery']);
+  });
+
   it.runIf(primary)('ships types, the storyboard JSON Schema and the client module declaration', () => {
     const installed = join(project, 'node_modules', 'vitest-adcp');
     const files = (sub: string) => readdirSync(join(installed, sub));

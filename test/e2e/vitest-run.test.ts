@@ -7,7 +7,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadStoryboardFile } from '../../src/storyboard/load.js';
-import { byId, repoRoot, runVitest, type VitestRun } from '../helpers/run-vitest.js';
+import { closedPort } from '../helpers/ports.js';
+import { byId, repoRoot, runNode, runVitest, type VitestRun } from '../helpers/run-vitest.js';
 
 const config = join(repoRoot, 'test', 'e2e', 'vitest.e2e.config.ts');
 const storyboardsDir = join(repoRoot, 'fixtures', 'storyboards');
@@ -164,5 +165,29 @@ describe('configuration errors', () => {
       expect(test.state).toBe('failed');
       expect(test.errors[0]!.message).toMatch(/no agent to test: set ADCP_AGENT_URL/);
     }
+  });
+});
+
+describe('compliance.fromCapabilities in a config', () => {
+  const vitestBin = join(repoRoot, 'node_modules', 'vitest', 'vitest.mjs');
+
+  it('adds what the agent must pass to the explicit selection and the user\'s own storyboards', async () => {
+    const run = await runNode([vitestBin, 'list', '--filesOnly', '--config', config], {
+      env: { ADCP_AGENT_URL: inject('agentUrl'), E2E_FROM_CAPABILITIES: '1', E2E_CORPUS: 'brand_baseline', E2E_STORYBOARDS: good[0]! },
+    });
+    expect(run.exitCode, run.stderr).toBe(0);
+    const files = run.stdout.split('\n').filter((line) => line.endsWith('.yaml'));
+    for (const file of ['universal/capability-discovery.yaml', 'protocols/media-buy/index.yaml', 'protocols/creative/index.yaml', 'protocols/brand/index.yaml', 'fixtures/storyboards/discovery.storyboard.yaml']) {
+      expect(files.filter((f) => f.endsWith(file)), file).toHaveLength(1);
+    }
+    expect(files.some((f) => f.includes('/domains/') || f.includes('/specialisms/'))).toBe(false);
+  });
+
+  it('stops `vitest run` with one message naming the URL when the agent cannot be reached', async () => {
+    const url = `http://127.0.0.1:${await closedPort()}/mcp`;
+    const run = await runNode([vitestBin, 'run', '--config', config], { env: { ADCP_AGENT_URL: url, E2E_FROM_CAPABILITIES: '1' } });
+    expect(run.exitCode).toBe(1);
+    expect(run.stderr).toContain(`AgentUnreachableError: cannot ask the agent at ${url} for its capabilities`);
+    expect(run.stderr).not.toMatch(/^\s+at /m);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * The config the end-to-end tests run a real `vitest run` with: our plugin as
  * a user adds it, the storyboards named by E2E_STORYBOARDS (comma-separated
- * globs) and E2E_FILES (explicit files, any name), the TS tests of test/e2e/project, and the agent from ADCP_AGENT_URL.
+ * globs) and E2E_FILES (explicit files, any name), corpus storyboards by id (E2E_CORPUS) and/or by the
+ * agent's capabilities (E2E_FROM_CAPABILITIES=1), the TS tests of test/e2e/project, and the agent from ADCP_AGENT_URL.
  */
 import { defineConfig } from 'vitest/config';
 import { adcpStoryboards } from '../../src/index.js';
@@ -13,7 +14,7 @@ export default defineConfig({
     adcpStoryboards({
       include: storyboards,
       files: (process.env.E2E_FILES ?? '').split(',').filter(Boolean),
-      compliance: process.env.E2E_CORPUS ? { storyboards: process.env.E2E_CORPUS.split(',') } : undefined,
+      compliance: { storyboards: (process.env.E2E_CORPUS ?? '').split(',').filter(Boolean), fromCapabilities: process.env.E2E_FROM_CAPABILITIES === '1' },
       timeoutMs: 5_000,
     }),
   ],

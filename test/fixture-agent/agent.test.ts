@@ -10,7 +10,7 @@ import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamable
 import { startFixtureAgent, type FixtureAgent } from '../../fixtures/agent/server.mjs';
 import { BEHAVIOURS } from '../../fixtures/agent/behaviours.mjs';
 import { errorCodes, schemaErrors } from './adcp-schemas.js';
-import { BASIC, DEMO_KEY, basic, bearer, callTool, connect, countBytes, rawToolCall, textJson, type ToolResult } from './helpers.js';
+import { BASIC, DEMO_KEY, NO_CREDENTIALS, basic, bearer, callTool, connect, countBytes, mediaBuyRequest, rawToolCall, textJson, type ToolResult } from './helpers.js';
 
 let agent: FixtureAgent;
 beforeAll(async () => {
@@ -23,18 +23,7 @@ afterAll(async () => {
 /** Deliberately nested and ordered, so "verbatim" means more than one string. */
 const CONTEXT = { correlation_id: 'fixture-agent-test', trace: { span: 7, tags: ['a', 'b'], sampled: true } };
 
-let keySeq = 0;
-/** A create_media_buy request for one package; a fresh idempotency key unless given. */
-function mediaBuy(pkg: Record<string, unknown>, key = `fixture-test-key-${String(++keySeq).padStart(6, '0')}`) {
-  return {
-    idempotency_key: key,
-    account: { brand: { domain: 'fixture-brand.example' }, operator: 'pinnacle-agency.example' },
-    brand: { domain: 'fixture-brand.example' },
-    start_time: 'asap',
-    end_time: '2027-06-30T23:59:59Z',
-    packages: [{ product_id: 'prod_video_preroll', pricing_option_id: 'po_video_preroll_cpm', budget: 5000, ...pkg }],
-  };
-}
+const mediaBuy = mediaBuyRequest;
 
 interface ToolCase {
   label: string;
@@ -87,7 +76,16 @@ describe('conformant endpoint', () => {
     const client = await connect(agent.url);
     const { tools } = await client.listTools();
     await client.close();
-    expect(tools.map((t) => t.name)).toEqual(['get_adcp_capabilities', 'get_products', 'list_creative_formats', 'list_creatives', 'create_media_buy']);
+    expect(tools.map((t) => t.name)).toEqual([
+      'get_adcp_capabilities',
+      'get_products',
+      'list_creative_formats',
+      'list_creatives',
+      'create_media_buy',
+      'comply_test_controller',
+      'tasks/get',
+      'tasks_get',
+    ]);
     expect(tools.every((t) => t.outputSchema === undefined)).toBe(true);
   });
 
@@ -243,7 +241,7 @@ describe('auth', () => {
 
   it('serves capabilities and tools/list without credentials', async () => {
     expect((await rawToolCall(agent.url, 'get_adcp_capabilities')).status).toBe(200);
-    const result = await callTool(agent.url, 'get_adcp_capabilities', {}, undefined);
+    const result = await callTool(agent.url, 'get_adcp_capabilities', {}, NO_CREDENTIALS);
     expect(result.structuredContent!.supported_protocols).toEqual(['media_buy', 'creative']);
   });
 
@@ -306,7 +304,7 @@ describe('behaviours', () => {
     for (const [name, info] of Object.entries(BEHAVIOURS)) {
       expect(info.does, name).toMatch(/\w/);
       expect(info.breaks, name).toMatch(/\w/);
-      expect(['tool', 'http', 'metadata']).toContain(info.layer);
+      expect(['tool', 'http', 'metadata', 'listing', 'state']).toContain(info.layer);
     }
   });
 
@@ -335,6 +333,13 @@ describe('behaviours', () => {
     expect(result.isError).toBeFalsy();
     expect(schemaErrors(schema, result.structuredContent).join('\n')).toMatch(violation);
     expect(result.structuredContent!.context).toEqual(CONTEXT);
+  });
+
+  it('unknown_declarations adds a real specialism and names no corpus knows to the capabilities, and breaks only their schema', async () => {
+    const result = await callWith(['unknown_declarations'], 'get_adcp_capabilities', {});
+    expect(result.structuredContent).toMatchObject({ supported_protocols: ['media_buy', 'creative', 'telepathy'], specialisms: ['sales-guaranteed', 'holographic-ads'], context: CONTEXT });
+    expect(schemaErrors('protocol/get-adcp-capabilities-response.json', result.structuredContent).join('\n')).toMatch(/must be equal to one of the allowed values/);
+    expect((await callWith(['unknown_declarations'], 'list_creatives', {})).structuredContent).not.toHaveProperty('specialisms');
   });
 
   it('schema_invalid still breaks the schema when a page is empty', async () => {

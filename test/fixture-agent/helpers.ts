@@ -4,6 +4,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 
 export const DEMO_KEY = 'demo-fixture-brand-v1';
 export const BASIC = { username: 'fixture-brand', password: 'fixture-brand-basic-v1' };
+/** callTool's `authorization` for "send no credentials" (undefined falls back to the demo key). */
+export const NO_CREDENTIALS = '';
 
 export function bearer(token: string): string {
   return `Bearer ${token}`;
@@ -11,6 +13,25 @@ export function bearer(token: string): string {
 
 export function basic(username: string, password: string): string {
   return `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
+}
+
+let credentialSeq = 0;
+/** A demo API key no other test uses: a principal of its own, so an empty sandbox (seeds, directives, tasks). */
+export function freshCredential(): string {
+  return bearer(`demo-fresh-${process.pid}-${++credentialSeq}`);
+}
+
+let keySeq = 0;
+/** A create_media_buy request for one package (prod_video_preroll unless overridden); a fresh idempotency key unless given. */
+export function mediaBuyRequest(pkg: Record<string, unknown> = {}, key = `fixture-test-key-${String(++keySeq).padStart(6, '0')}`) {
+  return {
+    idempotency_key: key,
+    account: { brand: { domain: 'fixture-brand.example' }, operator: 'pinnacle-agency.example' },
+    brand: { domain: 'fixture-brand.example' },
+    start_time: 'asap',
+    end_time: '2027-06-30T23:59:59Z',
+    packages: [{ product_id: 'prod_video_preroll', pricing_option_id: 'po_video_preroll_cpm', budget: 5000, ...pkg }],
+  };
 }
 
 export interface ToolResult {

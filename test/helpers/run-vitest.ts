@@ -20,26 +20,29 @@ export interface CapturedTest {
   meta: Record<string, any>;
 }
 
-export interface VitestRun {
-  exitCode: number | null;
-  stdout: string;
-  stderr: string;
+export interface VitestRun extends NodeRun {
   tests: CapturedTest[];
   moduleErrors: { module: string; message: string; stack?: string }[];
 }
 
-export async function runVitest(options: { config: string; env?: Record<string, string | undefined>; args?: string[]; reporters?: string[]; cwd?: string; timeoutMs?: number }): Promise<VitestRun> {
-  const dir = mkdtempSync(join(tmpdir(), 'vitest-adcp-e2e-'));
-  const capture = join(dir, 'capture.json');
-  const cwd = options.cwd ?? repoRoot;
-  const args = [join(repoRoot, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--config', options.config, '--reporter=default', `--reporter=${join(repoRoot, 'test', 'helpers', 'capture-reporter.ts')}`, ...(options.reporters ?? []).map((r) => `--reporter=${r}`), ...(options.args ?? [])];
-  const env: NodeJS.ProcessEnv = { ...process.env, VITEST_ADCP_CAPTURE: capture, FORCE_COLOR: '0', NO_COLOR: '1', ...options.env };
+export interface NodeRun {
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs `node <args>` in a child process, the way a user's shell would: no
+ * colours, and none of this (parent) run's Vitest worker variables.
+ */
+export async function runNode(args: string[], options: { env?: Record<string, string | undefined>; cwd?: string; timeoutMs?: number } = {}): Promise<NodeRun> {
+  const env: NodeJS.ProcessEnv = { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1', ...options.env };
   for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
-  // The parent run's own worker variables must not leak into the child vitest.
+  // The parent run's own worker variables must not leak into the child.
   for (const key of Object.keys(env)) if (key.startsWith('VITEST') && key !== 'VITEST_ADCP_CAPTURE') delete env[key];
   delete env.TEST;
   delete env.NODE_ENV;
-  const child = spawn(process.execPath, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, { cwd: options.cwd ?? repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d) => (stdout += d));
@@ -47,6 +50,14 @@ export async function runVitest(options: { config: string; env?: Record<string, 
   const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 120_000);
   const exitCode: number | null = await new Promise((r) => child.on('close', r));
   clearTimeout(timer);
+  return { exitCode, stdout, stderr };
+}
+
+export async function runVitest(options: { config: string; env?: Record<string, string | undefined>; args?: string[]; reporters?: string[]; cwd?: string; timeoutMs?: number }): Promise<VitestRun> {
+  const dir = mkdtempSync(join(tmpdir(), 'vitest-adcp-e2e-'));
+  const capture = join(dir, 'capture.json');
+  const args = [join(repoRoot, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--config', options.config, '--reporter=default', `--reporter=${join(repoRoot, 'test', 'helpers', 'capture-reporter.ts')}`, ...(options.reporters ?? []).map((r) => `--reporter=${r}`), ...(options.args ?? [])];
+  const { exitCode, stdout, stderr } = await runNode(args, { cwd: options.cwd, timeoutMs: options.timeoutMs, env: { VITEST_ADCP_CAPTURE: capture, ...options.env } });
   let captured: any = { tests: [], moduleErrors: [] };
   try {
     captured = JSON.parse(readFileSync(capture, 'utf8'));

@@ -1,0 +1,220 @@
+#!/usr/bin/env node
+/**
+ * `npx vitest-adcp <agent-url>`: the storyboards an agent must pass, run as
+ * Vitest tests, with no config file in the repository — for CI. Vitest runs
+ * through its Node API with our plugin configured inline; the user's own
+ * vitest/vite config is not loaded (`config: false`) and their own tests are
+ * not collected.
+ *
+ * Exit status: 0 every step passed (or skipped), 1 a step failed, 2 a usage or
+ * configuration error (nothing ran).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { relative, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { parse as parseYaml } from 'yaml';
+import { ConfigurationError, DEFAULT_TIMEOUT_MS, resolveRuntimeConfig } from './config.js';
+import { resolveCorpus } from './corpus.js';
+import { adcpStoryboards, type AdcpStoryboardsOptions } from './plugin/plugin.js';
+import { bundleIds } from './plugin/select.js';
+import AdcpReporter from './report/reporter.js';
+
+const USAGE = `Usage: npx vitest-adcp <agent-url> [options]
+
+Runs the AdCP compliance storyboards an agent must pass as Vitest tests. By
+default the agent's get_adcp_capabilities chooses them, as
+\`npx adcp storyboard run <agent-url>\` does: universal, a bundle per declared
+protocol, each declared specialism, and the scenarios those require.
+
+Options:
+  --auth <token>             Bearer token for the agent (default: env ADCP_AUTH_TOKEN)
+  --protocol <mcp|a2a>       how to reach the agent (default: mcp; A2A is not supported yet)
+  --storyboards <names>      run these instead of the capability-selected set:
+                             storyboard ids, bundles (universal, media-buy,
+                             sales-guaranteed, …) or *.yaml files, comma-separated
+  --tracks <tracks>          run every storyboard of these tracks (comma-separated),
+                             instead of the capability-selected set
+  --report <file.json>       also write the runner output contract JSON there
+  --allow-http               allow a plain http:// URL that is not loopback
+  --compliance-version <v>   corpus version of the installed @adcp/sdk, or a path
+                             to a compliance tree (default: env ADCP_COMPLIANCE,
+                             else the newest installed)
+  --list                     print the storyboards that would run, and exit
+  -h, --help                 this text
+
+Exit status: 0 passed, 1 a step failed, 2 usage or configuration error.`;
+
+/** A usage or configuration error: printed without a stack, exit status 2. */
+class UsageError extends ConfigurationError {}
+
+interface Invocation {
+  url: string;
+  plugin: AdcpStoryboardsOptions;
+  report?: string;
+  list: boolean;
+}
+
+/**
+ * A test waits for its step's calls to the agent, each bounded by `timeoutMs`;
+ * one `it` can wait for several (a branch set settles through its peers;
+ * seeding and polling add calls). Vitest's own timer is only a backstop, so it
+ * must never fire before the step's bound has produced a verdict.
+ */
+const VITEST_TIMEOUT_PER_STEP_TIMEOUT = 4;
+
+function isLoopback(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+function commaList(values: string[] | undefined): string[] {
+  return (values ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
+}
+
+function parse(argv: string[], cwd: string, env: NodeJS.ProcessEnv): Invocation | 'help' {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        auth: { type: 'string' },
+        protocol: { type: 'string' },
+        storyboards: { type: 'string', multiple: true },
+        tracks: { type: 'string', multiple: true },
+        report: { type: 'string' },
+        'allow-http': { type: 'boolean' },
+        'compliance-version': { type: 'string' },
+        list: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return 'help';
+  if (positionals.length === 0) throw new UsageError('missing the agent URL, e.g. npx vitest-adcp http://127.0.0.1:3000/mcp');
+  if (positionals.length > 1) throw new UsageError(`one agent URL, got ${positionals.length}: ${positionals.join(' ')} (storyboards go in --storyboards a,b)`);
+  const url = positionals[0]!;
+  let parsedUrl: URL;
+  try {
+    parsedUrl = new URL(url);
+  } catch {
+    throw new UsageError(`"${url}" is not a URL: give the agent's MCP endpoint, e.g. https://agent.example.com/mcp`);
+  }
+  if (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:') throw new UsageError(`"${url}" is not an http(s) URL: give the agent's MCP endpoint, e.g. https://agent.example.com/mcp`);
+  if (parsedUrl.protocol === 'http:' && !isLoopback(parsedUrl.hostname) && !values['allow-http']) {
+    throw new UsageError(`${url} is plain http to a host that is not loopback: agents must terminate TLS (use https://), or pass --allow-http for a development agent (results are then not publishable).`);
+  }
+  const protocol = values.protocol;
+  if (protocol !== undefined && protocol !== 'mcp' && protocol !== 'a2a') throw new UsageError(`--protocol is "${protocol}": use mcp or a2a`);
+  // The run's own check (A2A is refused there until it has a transport), env fallbacks included.
+  const runtime = resolveRuntimeConfig({ agentUrl: url, protocol, authToken: values.auth }, env);
+  if (runtime.error) throw new UsageError(runtime.protocol === 'a2a' ? `--protocol a2a: ${runtime.error}` : runtime.error);
+
+  const version = values['compliance-version'] ?? (env.ADCP_COMPLIANCE?.trim() || undefined);
+  const names = commaList(values.storyboards);
+  const tracks = commaList(values.tracks);
+  const files: string[] = [];
+  const storyboards: string[] = [];
+  const bundles: string[] = [];
+  const corpusWanted = names.some((n) => !/\.ya?ml$/.test(n)) || tracks.length > 0 || names.length === 0;
+  const known = new Set(corpusWanted ? bundleIds(resolveCorpus(version, cwd).root) : []);
+  for (const name of names) {
+    if (/\.ya?ml$/.test(name)) {
+      const file = resolve(cwd, name);
+      if (!existsSync(file)) throw new UsageError(`--storyboards ${name}: no such file (${file})`);
+      files.push(file);
+    } else if (known.has(name)) bundles.push(name);
+    else storyboards.push(name);
+  }
+  const explicit = names.length > 0 || tracks.length > 0;
+  return {
+    url,
+    report: values.report === undefined ? undefined : resolve(cwd, values.report),
+    list: values.list === true,
+    plugin: {
+      // Only the corpus (and the files named): the repository's own storyboards and tests are not this command's.
+      include: [],
+      files,
+      compliance: { storyboards, bundles, tracks, fromCapabilities: !explicit, ...(version ? { version } : {}) },
+      agent: { url, protocol, ...(values.auth ? { auth: { token: values.auth } } : {}) },
+      timeoutMs: DEFAULT_TIMEOUT_MS,
+    },
+  };
+}
+
+/** Runs the command; resolves to the exit status. */
+async function main(argv: string[], cwd: string = process.cwd(), env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  let invocation: Invocation | 'help';
+  try {
+    invocation = parse(argv, cwd, env);
+  } catch (error) {
+    return configurationFailure(error, error instanceof UsageError);
+  }
+  if (invocation === 'help') {
+    console.log(USAGE);
+    return 0;
+  }
+  const { createVitest, startVitest } = await import('vitest/node');
+  const timeout = (invocation.plugin.timeoutMs ?? DEFAULT_TIMEOUT_MS) * VITEST_TIMEOUT_PER_STEP_TIMEOUT;
+  const options = {
+    config: false as const,
+    root: cwd,
+    watch: false,
+    run: true,
+    include: [],
+    passWithNoTests: false,
+    testTimeout: timeout,
+    hookTimeout: timeout,
+    reporters: ['default', ...(invocation.report ? [new AdcpReporter({ outputFile: invocation.report })] : [])],
+  };
+  const overrides = { plugins: [adcpStoryboards(invocation.plugin)] };
+  try {
+    if (invocation.list) {
+      const vitest = await createVitest('test', options, overrides);
+      try {
+        printSelection((await vitest.globTestSpecifications()).map((s) => s.moduleId), cwd);
+      } finally {
+        await vitest.close();
+      }
+      return 0;
+    }
+    const vitest = await startVitest('test', [], options, overrides);
+    const failed = vitest.state.getCountOfFailedTests() > 0 || vitest.state.getUnhandledErrors().length > 0 || Number(process.exitCode ?? 0) !== 0;
+    const code = failed ? 1 : 0;
+    // Set before exit(): as under `vitest run`, a handle left open cannot keep CI waiting past
+    // teardownTimeout — Vitest then ends the process with this status.
+    process.exitCode = code;
+    await vitest.exit();
+    return code;
+  } catch (error) {
+    return configurationFailure(error, false);
+  }
+}
+
+/** One line per storyboard file: its id and its path. */
+function printSelection(files: string[], cwd: string): void {
+  for (const file of [...files].sort()) {
+    let id: unknown;
+    try {
+      id = parseYaml(readFileSync(file, 'utf8'))?.id;
+    } catch {
+      // Listed all the same: the run would report why it does not load.
+    }
+    console.log(`${typeof id === 'string' ? id : '-'}\t${relative(cwd, file)}`);
+  }
+}
+
+function configurationFailure(error: unknown, usage: boolean): number {
+  if (error instanceof ConfigurationError) {
+    console.error(`vitest-adcp: ${error.message}${usage ? '\nRun `npx vitest-adcp --help` for the options.' : ''}`);
+  } else {
+    console.error('vitest-adcp: could not start the run:', error);
+  }
+  return 2;
+}
+
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,168 @@
+/**
+ * Capability-driven assessment: the storyboards an agent must pass, chosen from
+ * what it declares in `get_adcp_capabilities` the way the reference CLI
+ * (`npx adcp storyboard run <url>`, no storyboard argument) chooses them —
+ * `universal`, a bundle per declared `supported_protocols` entry, each declared
+ * specialism, and the scenarios those require. The choice itself is
+ * `resolveStoryboardsForCapabilities` of the installed `@adcp/sdk/testing`, so
+ * ids and bundles match the reference by construction; we only ask the agent
+ * (over our own MCP transport), turn the SDK's fail-closed errors into
+ * warnings, and map the chosen ids to files.
+ */
+import { createRequire } from 'node:module';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ConfigurationError } from '../config.js';
+import { McpTransport } from '../transport/mcp.js';
+
+/** What the selection reads from the agent's `get_adcp_capabilities` answer. */
+export interface DeclaredCapabilities {
+  supported_protocols?: string[];
+  specialisms?: string[];
+}
+
+/** The part of `@adcp/sdk/testing` the selection calls (typed here: the SDK is an optional peer). */
+interface SdkCompliance {
+  resolveStoryboardsForCapabilities(capabilities: DeclaredCapabilities, options: { complianceDir: string }): { storyboards: { id: string }[] };
+  loadComplianceIndex(options: { complianceDir: string }): { adcp_version?: string; specialisms: { id: string; protocol?: string }[] };
+  CapabilityResolutionError: abstract new (...args: never[]) => Error & { code: string; specialism?: string; parentProtocol?: string };
+}
+
+/** The agent could not be asked (no answer at all, as opposed to an answer without capabilities). */
+export class AgentUnreachableError extends ConfigurationError {
+  constructor(url: string, reason: string) {
+    super(
+      `cannot ask the agent at ${url} for its capabilities: ${reason}. Capability-driven selection (compliance.fromCapabilities, the default of \`npx vitest-adcp <url>\`) needs the agent running: check that it is up and that the URL is its MCP endpoint (often ending in /mcp), or name the storyboards to run instead (compliance.storyboards / --storyboards).`,
+    );
+  }
+}
+
+/** Capability-driven selection cannot work in this install (no @adcp/sdk to select with). */
+export class CapabilitySelectionError extends ConfigurationError {}
+
+export interface AgentAccess {
+  url: string;
+  authToken?: string;
+  timeoutMs: number;
+  maxResponseBytes: number;
+}
+
+/**
+ * Calls `get_adcp_capabilities` once. Throws AgentUnreachableError when no
+ * answer arrives; an answer without capabilities (the tool missing or failing)
+ * gives empty capabilities and a `problem` — the reference then runs the
+ * universal storyboards only, and so do we.
+ */
+export async function readAgentCapabilities(agent: AgentAccess): Promise<{ capabilities: DeclaredCapabilities; problem?: string }> {
+  const transport = new McpTransport({ url: agent.url, maxResponseBytes: agent.maxResponseBytes });
+  try {
+    const exchange = await transport.call('get_adcp_capabilities', {}, {
+      credentials: agent.authToken ? { kind: 'bearer', token: agent.authToken } : { kind: 'none' },
+      timeoutMs: agent.timeoutMs,
+    });
+    if (exchange.transportError) throw new AgentUnreachableError(agent.url, exchange.transportError);
+    const data = exchange.data as Record<string, unknown> | undefined;
+    if (exchange.rpcError || exchange.extraction.path === 'error' || exchange.extraction.path === 'none' || !data || typeof data !== 'object') {
+      const said = exchange.rpcError?.message ?? exchange.extraction.note ?? 'no capabilities in the answer';
+      // Agent-controlled text: quoted (control characters escaped) and cut short.
+      return { capabilities: {}, problem: `get_adcp_capabilities at ${agent.url} answered without capabilities (${JSON.stringify(said.slice(0, 200))})` };
+    }
+    return { capabilities: { supported_protocols: strings(data.supported_protocols), specialisms: strings(data.specialisms) } };
+  } finally {
+    await transport.close();
+  }
+}
+
+function strings(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+}
+
+/** `@adcp/sdk/testing` as installed for the project at `fromDir`. */
+async function loadSdkCompliance(fromDir: string): Promise<SdkCompliance> {
+  let entry: string;
+  try {
+    entry = createRequire(join(resolve(fromDir), 'noop.js')).resolve('@adcp/sdk/testing');
+  } catch {
+    throw new CapabilitySelectionError(
+      'capability-driven selection (compliance.fromCapabilities) chooses storyboards with @adcp/sdk, which is not installed: run `npm install -D @adcp/sdk`, or name the storyboards to run (compliance.storyboards / --storyboards).',
+    );
+  }
+  const sdk = (await import(pathToFileURL(entry).href)) as Partial<SdkCompliance>;
+  if (typeof sdk.resolveStoryboardsForCapabilities !== 'function' || typeof sdk.loadComplianceIndex !== 'function') {
+    throw new CapabilitySelectionError('the installed @adcp/sdk has no resolveStoryboardsForCapabilities: capability-driven selection needs @adcp/sdk >= 6.10 (`npm install -D @adcp/sdk@latest`).');
+  }
+  return sdk as SdkCompliance;
+}
+
+export interface CapabilitySelectionOptions {
+  /** Where `@adcp/sdk` is resolved from (the project root). @default process.cwd() */
+  fromDir?: string;
+  /** Where warnings go. @default console.warn */
+  warn?: (message: string) => void;
+}
+
+/**
+ * The whole capability-driven choice for an agent: ask it, then select. An
+ * agent that answers without capabilities gets the universal storyboards (with
+ * a warning), as in the reference; one that does not answer is an error.
+ */
+export async function storyboardIdsForAgent(agent: AgentAccess, corpusRoot: string, options: CapabilitySelectionOptions = {}): Promise<string[]> {
+  const { capabilities, problem } = await readAgentCapabilities(agent);
+  if (problem) (options.warn ?? defaultWarn)(`${problem}: only the universal storyboards are selected, as the reference runner does.`);
+  return storyboardIdsForCapabilities(corpusRoot, capabilities, options);
+}
+
+function defaultWarn(message: string): void {
+  console.warn(`[vitest-adcp] ${message}`);
+}
+
+
+/**
+ * Ids of the storyboards the reference selects for `capabilities` in the
+ * compliance tree at `corpusRoot` (their `requires_scenarios` are added when
+ * the ids are turned into files, by selectCorpus). Unknown protocols and
+ * specialisms, and specialisms whose protocol is not declared, are warnings —
+ * each once — never an error: the rest of the declaration is still assessed.
+ */
+export async function storyboardIdsForCapabilities(corpusRoot: string, capabilities: DeclaredCapabilities, options: CapabilitySelectionOptions = {}): Promise<string[]> {
+  const warn = options.warn ?? defaultWarn;
+  const sdk = await loadSdkCompliance(options.fromDir ?? process.cwd());
+  const complianceDir = corpusRoot;
+  const index = sdk.loadComplianceIndex({ complianceDir });
+  const known = new Set(index.specialisms.map((s) => s.id));
+  const corpusName = index.adcp_version ? `the AdCP ${index.adcp_version} compliance corpus` : 'the compliance corpus';
+  let specialisms = (capabilities.specialisms ?? []).filter((specialism) => {
+    if (known.has(specialism)) return true;
+    warn(`the agent declares specialism "${specialism}", which ${corpusName} does not know (it knows ${[...known].join(', ')}); its storyboards are not run. A newer @adcp/sdk may know it.`);
+    return false;
+  });
+  // The reference only warns about unknown protocols (on console.warn) and
+  // throws for a specialism whose protocol is not declared; we collect its
+  // warnings so each is shown once, and drop such a specialism instead.
+  // No major_versions either: the reference CLI's agent profile does not carry
+  // them (its discovery records adcp_version only), so its `introduced_in`
+  // gate never applies there — passing them would drop storyboards it runs.
+  const warnings = new Set<string>();
+  const restore = console.warn;
+  console.warn = (...args: unknown[]) => void warnings.add(args.map(String).join(' '));
+  try {
+    for (;;) {
+      try {
+        const { storyboards } = sdk.resolveStoryboardsForCapabilities({ supported_protocols: capabilities.supported_protocols ?? [], specialisms }, { complianceDir });
+        return [...new Set(storyboards.map((s) => s.id))];
+      } catch (error) {
+        if (!(error instanceof sdk.CapabilityResolutionError) || !error.specialism || !specialisms.includes(error.specialism)) throw error;
+        const rejected = error.specialism;
+        warnings.add(
+          error.code === 'specialism_parent_protocol_missing'
+            ? `the agent declares specialism "${rejected}" but not its protocol "${error.parentProtocol}" in supported_protocols (every specialism rolls up to a declared protocol); its storyboards are not run.`
+            : `the agent's specialism "${rejected}" is not assessed: ${error.message}`,
+        );
+        specialisms = specialisms.filter((s) => s !== rejected);
+      }
+    }
+  } finally {
+    console.warn = restore;
+    for (const message of warnings) warn(message);
+  }
+}

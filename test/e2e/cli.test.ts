@@ -1,0 +1,143 @@
+/**
+ * `npx vitest-adcp <agent-url>` as CI runs it: the built command in a child
+ * process, against the fixture agent, no config file. Built here (tsc, no
+ * typecheck — `npm run typecheck` does that) into a private directory laid out
+ * like the package (dist/ beside schema/), so the packed-package test, which
+ * rebuilds dist/, cannot pull it away mid-run.
+ */
+import { mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { resolveStoryboardsForCapabilities } from '@adcp/sdk/testing';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { resolveCorpus } from '../../src/corpus.js';
+import { callTool } from '../fixture-agent/helpers.js';
+import { closedPort } from '../helpers/ports.js';
+import { repoRoot, runNode, type NodeRun } from '../helpers/run-vitest.js';
+
+const scratch = join(repoRoot, '.vitest-adcp', `cli-${process.pid}`);
+const cliJs = join(scratch, 'dist', 'cli.js');
+const discovery = 'fixtures/storyboards/discovery.storyboard.yaml';
+const corpusRoot = resolveCorpus(undefined, repoRoot).root;
+
+beforeAll(async () => {
+  rmSync(scratch, { recursive: true, force: true });
+  mkdirSync(scratch, { recursive: true });
+  const tsc = join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
+  const build = await runNode([tsc, '-p', 'tsconfig.build.json', '--outDir', join(scratch, 'dist'), '--noCheck', '--declaration', 'false', '--sourceMap', 'false']);
+  expect(build.exitCode, build.stdout + build.stderr).toBe(0);
+  symlinkSync(join(repoRoot, 'schema'), join(scratch, 'schema'));
+});
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+function cli(...args: string[]): Promise<NodeRun> {
+  return runNode([cliJs, ...args], { env: { ADCP_AGENT_URL: undefined, ADCP_AUTH_TOKEN: undefined, ADCP_PROTOCOL: undefined, ADCP_COMPLIANCE: undefined } });
+}
+
+/** Storyboard ids printed by `--list` (one `id<TAB>path` per line). */
+function listed(run: NodeRun): string[] {
+  return run.stdout
+    .split('\n')
+    .filter((line) => line.includes('\t'))
+    .map((line) => line.split('\t')[0]!)
+    .sort();
+}
+
+/** What the reference selects for these capabilities, plus the scenarios those require (as its comply() expands them). */
+function referenceSelection(capabilities: { supported_protocols?: string[]; specialisms?: string[] }): string[] {
+  const { storyboards } = resolveStoryboardsForCapabilities(capabilities, { complianceDir: corpusRoot });
+  return [...new Set(storyboards.flatMap((s) => [s.id, ...(s.requires_scenarios ?? [])]))].sort();
+}
+
+describe('running storyboards', () => {
+  it('exits 0 on a conformant agent, with Vitest\'s report and the contract JSON (--report)', async () => {
+    const out = join(scratch, 'reports', 'contract.json');
+    const run = await cli(inject('agentUrl'), '--storyboards', `capability_discovery,${discovery}`, '--report', out);
+    expect(run.exitCode, run.stdout + run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/Test Files\s+2 passed \(2\)/);
+    const report = JSON.parse(readFileSync(out, 'utf8'));
+    expect(report.contract).toEqual({ id: 'runner_output_contract', version: '1.1.0' });
+    expect(report.storyboards.map((s: any) => [s.storyboard_id, s.status]).sort()).toEqual([
+      ['capability_discovery', 'passed'],
+      ['fixture_discovery', 'passed'],
+    ]);
+    expect(report.summary).toMatchObject({ steps_failed: 0, total_steps: report.storyboards.flatMap((s: any) => s.steps).length });
+  });
+
+  it('exits 1 when steps fail', async () => {
+    const run = await cli(inject('agentOrigin') + '/x/wrong_value/mcp', '--storyboards', discovery);
+    expect(run.exitCode, run.stdout + run.stderr).toBe(1);
+    expect(run.stdout).toMatch(/Tests\s+\d+ failed/);
+  });
+});
+
+describe('choosing the storyboards from the agent\'s capabilities (the default)', () => {
+  it('selects what the reference selects for the declared capabilities', async () => {
+    const declared = (await callTool(inject('agentUrl'), 'get_adcp_capabilities')).structuredContent!;
+    const run = await cli(inject('agentUrl'), '--list');
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(listed(run)).toEqual(referenceSelection({ supported_protocols: declared.supported_protocols, specialisms: declared.specialisms }));
+    expect(listed(run)).toEqual(expect.arrayContaining(['capability_discovery', 'media_buy_seller', 'creative_lifecycle']));
+    expect(run.stderr).toBe('');
+  });
+
+  it('warns once about a specialism or protocol no corpus knows, and assesses the rest', async () => {
+    const run = await cli(inject('agentOrigin') + '/x/unknown_declarations/mcp', '--list');
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stderr.match(/specialism "holographic-ads"/g)).toHaveLength(1);
+    expect(run.stderr.match(/"telepathy"/g)).toHaveLength(1);
+    expect(listed(run)).toEqual(referenceSelection({ supported_protocols: ['media_buy', 'creative'], specialisms: ['sales-guaranteed'] }));
+    expect(listed(run)).toContain('sales_guaranteed');
+  });
+
+  it('exits 2 with one message naming the URL when the agent cannot be reached', async () => {
+    const url = `http://127.0.0.1:${await closedPort()}/mcp`;
+    const run = await cli(url);
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toContain(`cannot ask the agent at ${url} for its capabilities`);
+    expect(run.stderr).toMatch(/check that it is up/);
+    expect(run.stderr).not.toMatch(/^\s+at /m);
+  });
+});
+
+describe('usage and configuration errors exit 2 before anything runs', () => {
+  it.each([
+    ['a missing URL', [], /missing the agent URL/],
+    ['an unknown flag', ['http://127.0.0.1:1/mcp', '--bogus'], /Unknown option '--bogus'/],
+    ['plain http to a host that is not loopback', ['http://agent.invalid/mcp'], /plain http to a host that is not loopback: .*--allow-http/],
+    [
+      'an unknown storyboard id or bundle',
+      ['http://127.0.0.1:1/mcp', '--storyboards', 'capability_discovry,sales-guarnteed'],
+      /no storyboard "capability_discovry" \(did you mean "capability_discovery"\?\); storyboard "sales-guarnteed" \(did you mean bundle "sales-guaranteed"\?\)/,
+    ],
+    ['a storyboard file that does not exist', ['http://127.0.0.1:1/mcp', '--storyboards', 'nope.storyboard.yaml'], /--storyboards nope\.storyboard\.yaml: no such file/],
+    ['A2A', ['http://127.0.0.1:1/mcp', '--protocol', 'a2a'], /--protocol a2a: A2A agents are not supported by this version of vitest-adcp yet/],
+  ])('%s', async (_, args, message) => {
+    const run = await cli(...args);
+    expect(run.exitCode, run.stdout + run.stderr).toBe(2);
+    expect(run.stderr).toMatch(message);
+    expect(run.stderr).not.toMatch(/^\s+at /m);
+  });
+
+  it('takes plain http to loopback (127.0.0.0/8, ::1, localhost) without --allow-http', async () => {
+    for (const host of ['127.8.9.10', '[::1]', 'localhost']) {
+      const run = await cli(`http://${host}:1/mcp`, '--storyboards', 'nope.storyboard.yaml');
+      expect(run.exitCode).toBe(2);
+      expect(run.stderr, host).not.toMatch(/plain http/);
+      expect(run.stderr, host).toMatch(/no such file/);
+    }
+  });
+
+  it('--allow-http lets a non-loopback http URL through (to the next check)', async () => {
+    const run = await cli('http://agent.invalid/mcp', '--allow-http', '--storyboards', 'nope.storyboard.yaml');
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).not.toMatch(/plain http/);
+    expect(run.stderr).toMatch(/--storyboards nope\.storyboard\.yaml: no such file/);
+  });
+
+  it('--help prints the usage and exits 0', async () => {
+    const run = await cli('--help');
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout).toMatch(/^Usage: npx vitest-adcp <agent-url> \[options\]/);
+    for (const flag of ['--auth', '--protocol', '--storyboards', '--tracks', '--report', '--allow-http', '--compliance-version', '--list']) expect(run.stdout).toContain(flag);
+  });
+});
