@@ -39,6 +39,7 @@ export function openStoryboardRun(storyboard: Storyboard, given: RuntimeConfig =
     testKit,
     authToken: config.authToken,
     timeoutMs: config.timeoutMs,
+    maxResponseBytes: config.maxResponseBytes,
     configurationError,
     ...(storyboard.requires_scenarios?.length && config.corpusRoot ? { knownStoryboardIds: storyboardIdsIn(config.corpusRoot) } : {}),
   });

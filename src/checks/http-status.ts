@@ -46,3 +46,31 @@ export const on401RequireHeader: Check = ({ validation, exchange }) => {
     ? { passed: true, json_pointer: null }
     : { passed: false, json_pointer: null, expected: header, actual: null, error: `the 401 answer has no ${header} header` };
 };
+
+/**
+ * `resource_equals_agent_url`: the protected-resource metadata's `resource`
+ * names the agent's endpoint (RFC 9728 §3.3), compared after URL
+ * normalisation (scheme and host case, default port, trailing slash).
+ */
+export const resourceEqualsAgentUrl: Check = ({ exchange, agentUrl }) => {
+  const resource = (exchange.data as { resource?: unknown } | undefined)?.resource;
+  if (typeof resource !== 'string') {
+    return { passed: false, json_pointer: '/resource', expected: agentUrl ?? null, actual: resource ?? null, error: 'the metadata has no "resource" string' };
+  }
+  const passed = agentUrl !== undefined && sameUrl(resource, agentUrl);
+  return passed
+    ? { passed, json_pointer: '/resource' }
+    : { passed, json_pointer: '/resource', expected: agentUrl ?? null, actual: resource, error: `"resource" ${resource} is not the agent URL ${agentUrl}` };
+};
+
+function sameUrl(a: string, b: string): boolean {
+  const normalise = (value: string) => {
+    try {
+      const url = new URL(value);
+      return `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, '')}${url.search}`;
+    } catch {
+      return value.trim().replace(/\/+$/, '');
+    }
+  };
+  return normalise(a) === normalise(b);
+}

@@ -1,6 +1,6 @@
 import { envelopeFieldPresent } from './envelope-field-present.js';
 import { errorCode } from './error-code.js';
-import { httpStatus, httpStatusIn, on401RequireHeader } from './http-status.js';
+import { httpStatus, httpStatusIn, on401RequireHeader, resourceEqualsAgentUrl } from './http-status.js';
 import { fieldPresent } from './field-present.js';
 import { fieldValue } from './field-value.js';
 import { fieldValueOrAbsent } from './field-value-or-absent.js';
@@ -15,7 +15,7 @@ export type { Check, CheckInput, CheckVerdict, Exchange } from './types.js';
 /**
  * One pure function per `check` kind of storyboard-schema.yaml > "Validation".
  * `any_of` is graded by the engine (it reads the run's branch-set
- * contributions); `resource_equals_agent_url` needs the OAuth metadata probe.
+ * contributions).
  */
 export const checks: Readonly<Record<string, Check>> = {
   field_present: fieldPresent,
@@ -30,4 +30,5 @@ export const checks: Readonly<Record<string, Check>> = {
   http_status: httpStatus,
   http_status_in: httpStatusIn,
   on_401_require_header: on401RequireHeader,
+  resource_equals_agent_url: resourceEqualsAgentUrl,
 };

@@ -72,7 +72,7 @@ export class CascadeState {
     const tools = agent.tools;
     const listed = (name: string) => !tools || tools.has(name);
     const toolList = tools ? `[${[...tools].sort().join(', ')}]` : '';
-    const required = this.requiredToolsGate(tools);
+    const required = this.storyboardGate(agent);
     if (required) return { skip: required };
     if (step.stateful === true && this.tripped) {
       if (!listed(task)) return { skip: missingTool(task, toolList) };
@@ -151,7 +151,8 @@ export class CascadeState {
   }
 
   /** storyboard `required_tools`: when the agent has none of them, nothing in the storyboard applies to it. */
-  private requiredToolsGate(tools: ReadonlySet<string> | undefined): SkipResult | undefined {
+  storyboardGate(agent: AgentTools): SkipResult | undefined {
+    const tools = agent.tools;
     const required = this.requiredTools;
     if (!tools || required.length === 0 || required.some((t) => tools.has(t))) return undefined;
     return {

@@ -41,8 +41,6 @@ export interface Graded {
   captures: Map<string, unknown>;
 }
 
-/** Check kinds that probe raw HTTP; graded by the HTTP-probe transport (not yet available), never silently passed. */
-const HTTP_PROBE_CHECKS = new Set(['resource_equals_agent_url']);
 
 export function gradeStep(input: GradeInput): Graded {
   const { step, exchange } = input;
@@ -72,8 +70,10 @@ export function gradeStep(input: GradeInput): Graded {
   let error: string | undefined;
   if (gotError && !step.expect_error) {
     const data = exchange.data as any;
-    const code = data?.adcp_error?.code ?? data?.errors?.[0]?.code ?? exchange.rpcError?.code;
-    const message = data?.adcp_error?.message ?? data?.errors?.[0]?.message ?? exchange.rpcError?.message ?? data?.message;
+    // The last AdCP shape: comply_test_controller's ControllerError, `{ success: false, error: <code>, error_detail }`.
+    const controller = typeof data?.error === 'string' ? { code: data.error, message: typeof data.error_detail === 'string' ? data.error_detail : undefined } : undefined;
+    const code = data?.adcp_error?.code ?? data?.errors?.[0]?.code ?? controller?.code ?? exchange.rpcError?.code;
+    const message = data?.adcp_error?.message ?? data?.errors?.[0]?.message ?? controller?.message ?? exchange.rpcError?.message ?? data?.message;
     error = `the agent returned an error${code !== undefined ? ` ${code}` : ''}${message ? `: ${message}` : ''}`;
   }
   const captured = capture(input);
@@ -103,10 +103,7 @@ function runCheck(input: GradeInput, written: Validation): ValidationResult {
   });
   const run = checks[written.check];
   if (!run) {
-    const reason = HTTP_PROBE_CHECKS.has(written.check)
-      ? `check "${written.check}" needs a raw HTTP probe, which this version of vitest-adcp does not run yet`
-      : `check "${written.check}" is not a check vitest-adcp knows (storyboard-schema.yaml > Validation lists the kinds)`;
-    return fail(reason);
+    return fail(`check "${written.check}" is not a check vitest-adcp knows (storyboard-schema.yaml > Validation lists the kinds)`);
   }
   // storyboard-schema.yaml > Substitution: `value` / `allowed_values` may name captured context.
   const substituted = substitute({ value: written.value, allowed_values: written.allowed_values }, input.scope);

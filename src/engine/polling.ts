@@ -6,6 +6,7 @@
  * bounded in time, so an agent that never finishes costs one step, not the run.
  */
 import type { Exchange } from '../checks/types.js';
+import type { ResponseRecord } from './records.js';
 import type { AgentTransport, CallOptions } from '../transport/types.js';
 
 export const TASK_COMPLETION_PREFIX = 'task_completion.';
@@ -15,8 +16,8 @@ const FAILED = new Set(['failed', 'canceled', 'rejected']);
 const PAUSED = new Set(['input-required', 'auth-required']);
 
 export type TaskCompletion =
-  | { outcome: 'completed'; data: unknown; polls: number }
-  | { outcome: 'failed'; status: string; data: unknown; polls: number }
+  | { outcome: 'completed'; data: unknown; polls: number; response?: ResponseRecord }
+  | { outcome: 'failed'; status: string; data: unknown; polls: number; response?: ResponseRecord }
   | { outcome: 'timeout'; lastStatus?: string; polls: number; waitedMs: number }
   | { outcome: 'error'; error: string; polls: number };
 
@@ -39,6 +40,14 @@ export function pendingTask(exchange: Exchange, wantsCompletion: boolean): { tas
   return { taskId: task_id, status };
 }
 
+/** Keys of the protocol envelope (protocol-envelope.json): an answer with nothing else carries no task result yet. */
+const ENVELOPE_KEYS = new Set(['status', 'task_id', 'context_id', 'context', 'message', 'timestamp', 'ext', 'adcp_version', 'progress', 'push_notification_config', 'replayed']);
+
+/** True when an async answer is only the envelope (status, task_id, …): the result will come with the task's completion. */
+export function isEnvelopeOnly(data: unknown): boolean {
+  return data !== null && typeof data === 'object' && !Array.isArray(data) && Object.keys(data).every((k) => ENVELOPE_KEYS.has(k));
+}
+
 export async function pollTaskCompletion(transport: AgentTransport, taskId: string, options: PollOptions): Promise<TaskCompletion> {
   const started = performance.now();
   let polls = 0;
@@ -46,9 +55,16 @@ export async function pollTaskCompletion(transport: AgentTransport, taskId: stri
   for (;;) {
     const remaining = options.deadlineMs - (performance.now() - started);
     if (remaining <= 0) return { outcome: 'timeout', lastStatus, polls, waitedMs: Math.round(performance.now() - started) };
-    const exchange = await transport.call('tasks/get', { task_id: taskId, include_result: true }, { ...options, timeoutMs: Math.min(options.timeoutMs, remaining) });
+    // Whole milliseconds: the transports hand this to AbortSignal.timeout, which throws on a fraction.
+    const timeoutMs = Math.ceil(Math.min(options.timeoutMs, remaining));
+    const exchange = await transport.call('tasks/get', { task_id: taskId, include_result: true }, { ...options, timeoutMs });
     polls++;
-    if (exchange.transportError) return { outcome: 'error', error: exchange.transportError, polls };
+    if (exchange.transportError) {
+      // A poll cut short by the overall deadline means the task did not finish in time, not that polling broke.
+      const waitedMs = performance.now() - started;
+      if (waitedMs >= options.deadlineMs) return { outcome: 'timeout', lastStatus, polls, waitedMs: Math.round(waitedMs) };
+      return { outcome: 'error', error: exchange.transportError, polls };
+    }
     if (exchange.extraction.path === 'error') {
       const message = (exchange.data as any)?.adcp_error?.message ?? exchange.rpcError?.message ?? 'error answer';
       return { outcome: 'error', error: `tasks/get answered with an error: ${message}`, polls };
@@ -57,10 +73,12 @@ export async function pollTaskCompletion(transport: AgentTransport, taskId: stri
     const status = typeof body.status === 'string' ? body.status : undefined;
     lastStatus = status;
     const data = body.result !== undefined ? body.result : body;
-    if (status === 'completed') return { outcome: 'completed', data, polls };
-    if (status && FAILED.has(status)) return { outcome: 'failed', status, data, polls };
-    if (status && PAUSED.has(status)) return { outcome: 'completed', data, polls };
-    const wait = Math.min(options.intervalMs, Math.max(0, options.deadlineMs - (performance.now() - started)));
+    if (status === 'completed') return { outcome: 'completed', data, polls, response: exchange.response };
+    if (status && FAILED.has(status)) return { outcome: 'failed', status, data, polls, response: exchange.response };
+    if (status && PAUSED.has(status)) return { outcome: 'completed', data, polls, response: exchange.response };
+    // Short first waits (agents that finish at once), growing to the interval.
+    const backoff = Math.min(options.intervalMs, 50 * 2 ** (polls - 1));
+    const wait = Math.min(backoff, Math.max(0, options.deadlineMs - (performance.now() - started)));
     await new Promise((resolve) => setTimeout(resolve, wait));
   }
 }

@@ -32,11 +32,12 @@ import { gradeStep } from './grade.js';
 import { withIdempotencyKey } from './idempotency.js';
 import { IMPLEMENTED_INVARIANTS } from './invariants.js';
 import { setPath } from './path.js';
-import { pendingTask, pollTaskCompletion, TASK_COMPLETION_PREFIX, type TaskCompletion } from './polling.js';
+import { isEnvelopeOnly, pendingTask, pollTaskCompletion, TASK_COMPLETION_PREFIX, type TaskCompletion } from './polling.js';
 import type { SkipResult, StepOutcome, StepResult, ValidationResult } from './records.js';
 import { CONTROLLER_TASK, executionPhases, isSeedStep, planSeeding, SEEDING_PHASE_ID } from './seeding.js';
 import { evaluateSkipIf } from './skip-if.js';
 import { resolveTask, substitute } from './substitute.js';
+import { authorizationServerMetadataUrl, probe, PROBE_TASKS, protectedResourceMetadataUrl, refuseAgentSuppliedUrl } from '../transport/probe.js';
 
 export interface StoryboardRunOptions {
   /** Opens the transport lazily (first step that needs the agent). */
@@ -47,6 +48,8 @@ export interface StoryboardRunOptions {
   authToken?: string;
   /** Per-step bound on the call to the agent (and on polling an async task to its end). */
   timeoutMs: number;
+  /** Largest body read by the runner's own HTTP probes. @default 10485760 */
+  maxResponseBytes?: number;
   /** Pause between `tasks/get` polls of an async task. @default 1000 */
   pollIntervalMs?: number;
   /**
@@ -84,6 +87,10 @@ export class StoryboardRun {
   private tools?: Promise<AgentTools>;
   private transport?: AgentTransport;
   private seeding: { state: 'ok' } | { state: 'skip'; skip: SkipResult } = { state: 'ok' };
+  /** Phases whose OAuth probe found no metadata: the rest of the phase is not applicable. */
+  private readonly oauthNotAdvertised = new Map<Phase, string>();
+  /** The agent's RFC 9728 metadata, once probed: where the authorization server probe goes. */
+  private resourceMetadata?: unknown;
   private next = 0;
   private queue: Promise<void> = Promise.resolve();
 
@@ -218,18 +225,25 @@ export class StoryboardRun {
     const warnings = skipIf.kind === 'unknown' ? [skipIf.warning] : [];
     const withWarnings = (r: StepResult) => (warnings.length > 0 ? { ...r, warnings: [...(r.warnings ?? []), ...warnings] } : r);
 
-    if (task === 'assert_contribution') return withWarnings(finish(this.assertContribution(entry, result)));
-    const runnerOnly = runnerOnlyTaskSkip(step, task);
-    if (runnerOnly) return withWarnings(skipped(runnerOnly));
-    if (step.task.startsWith('$test_kit.') && task === step.task) {
-      return withWarnings(finish({ ...result, error: `task "${step.task}" did not resolve: the test kit has no such value and the step has no task_default` }));
-    }
     if (this.options.configurationError) return finish({ ...result, error: this.options.configurationError });
 
     // Creating the transport is cheap (it connects on first call); it names the protocol in records.
     this.transport ??= this.options.transport();
     const tools = await this.agentTools();
     if (tools.error && entry.index === 0) warnings.push(`the agent's tool list could not be read (${tools.error}), so missing tools are not told apart from failures`);
+    // A storyboard whose required_tools the agent has none of does not apply to it, runner-only steps included.
+    const notForThisAgent = this.cascade.storyboardGate(tools);
+    if (notForThisAgent) return withWarnings(skipped(notForThisAgent));
+
+    if (task === 'assert_contribution') return withWarnings(finish(this.assertContribution(entry, result)));
+    const runnerOnly = runnerOnlyTaskSkip(step, task);
+    if (runnerOnly) return withWarnings(skipped(runnerOnly));
+    if (step.task.startsWith('$test_kit.') && task === step.task) {
+      return withWarnings(finish({ ...result, error: `task "${step.task}" did not resolve: the test kit has no such value and the step has no task_default` }));
+    }
+    const notAdvertised = this.oauthNotAdvertised.get(phase);
+    if (notAdvertised) return withWarnings(skipped({ reason: 'not_applicable', detail: notAdvertised }));
+    if (PROBE_TASKS.has(task)) return withWarnings(await this.runProbe(entry, task, result, finish));
     const gate = this.cascade.gate(entry.index, task, tools);
     if (gate) {
       if (isSeedStep(step) && this.seeding.state === 'ok') this.seeding = { state: 'skip', skip: gate.skip };
@@ -257,8 +271,9 @@ export class StoryboardRun {
     }
 
     const callOptions: CallOptions = { credentials, timeoutMs: this.options.timeoutMs };
-    const exchange = await this.transport.call(task, payload, callOptions);
-    const completion = await this.completion(step, exchange, callOptions, started);
+    const answered = await this.transport.call(task, payload, callOptions);
+    const { exchange, completion, warning } = await this.followAsync(step, answered, callOptions, started);
+    if (warning) warnings.push(warning);
     // Captured before grading so `$context` in expected values reads the pre-step context.
     const graded = gradeStep({
       file: this.storyboard.file,
@@ -285,6 +300,50 @@ export class StoryboardRun {
     return withWarnings(final);
   }
 
+  /**
+   * A step the runner performs itself over HTTP (transport/probe.ts). An
+   * agent that serves no protected-resource metadata (404) has not advertised
+   * OAuth: that probe and the rest of its phase are `not_applicable`
+   * (a coverage gap, like an undeclared protocol), not failures.
+   */
+  private async runProbe(entry: Entry, task: string, result: StepResult, finish: (r: StepResult) => StepResult): Promise<StepResult> {
+    const agentUrl = this.transport!.url;
+    let url: string;
+    if (task === 'protected_resource_metadata') url = protectedResourceMetadataUrl(agentUrl);
+    else {
+      const issuer = (this.resourceMetadata as { authorization_servers?: unknown[] } | undefined)?.authorization_servers?.[0];
+      if (typeof issuer !== 'string') {
+        return finish({ ...result, error: 'no authorization server to probe: the protected_resource_metadata step did not run, failed, or named no authorization_servers' });
+      }
+      const refused = refuseAgentSuppliedUrl(issuer, agentUrl);
+      if (refused) return finish({ ...result, error: `the runner will not fetch the authorization server the agent named: ${refused}` });
+      url = authorizationServerMetadataUrl(issuer);
+    }
+    const exchange = await probe(task, url, { agentUrl, timeoutMs: this.options.timeoutMs, maxResponseBytes: this.options.maxResponseBytes ?? 10 * 1024 * 1024 });
+    if (task === 'protected_resource_metadata' && exchange.response?.status === 404) {
+      const detail = `oauth_not_advertised: the agent serves no protected-resource metadata (HTTP 404 at ${url}), so it does not offer OAuth`;
+      this.oauthNotAdvertised.set(entry.phase, detail);
+      return finish({ ...result, passed: true, request: exchange.request, response: exchange.response, skip: { reason: 'not_applicable', detail } });
+    }
+    if (task === 'protected_resource_metadata' && !exchange.transportError && exchange.extraction.path !== 'error') this.resourceMetadata = exchange.data;
+    const graded = gradeStep({ file: this.storyboard.file, step: entry.step, task, exchange, schemas: this.options.schemas, scope: this.scope(), agentUrl, secrets: this.secrets() });
+    const final = finish({
+      ...result,
+      request: exchange.request,
+      response: exchange.response,
+      extraction: exchange.extraction,
+      validations: graded.validations,
+      passed: graded.passed,
+      ...(graded.error ? { error: graded.error } : {}),
+    });
+    if (final.passed) this.recordPass(entry, exchange, graded.captures);
+    return final;
+  }
+
+  private scope() {
+    return { context: new Map(this.context), priorSteps: this.priorSteps, testKit: this.options.testKit, generated: this.generated };
+  }
+
   /** The agent's tools, listed once per run. */
   private agentTools(): Promise<AgentTools> {
     this.tools ??= (async () => {
@@ -295,13 +354,41 @@ export class StoryboardRun {
     return this.tools;
   }
 
-  /** Polls an async answer to its end when the step captures `task_completion.` values. */
-  private async completion(step: Step, exchange: Exchange, options: CallOptions, started: number): Promise<TaskCompletion | undefined> {
-    const wants = (step.context_outputs ?? []).some((o) => typeof o.path === 'string' && o.path.startsWith(TASK_COMPLETION_PREFIX));
-    const pending = pendingTask(exchange, wants);
-    if (!pending) return undefined;
+  /**
+   * An async answer (`submitted` / `working` with a `task_id`) is followed to
+   * its end through `tasks/get`, bounded by the step timeout:
+   * - when the step captures `task_completion.` values, for those captures
+   *   (storyboard-schema.yaml > context_outputs); the step is graded on the
+   *   immediate answer;
+   * - when the answer is only the envelope and the step does not validate the
+   *   envelope itself (`status`, `task_id`, A2A shape), the step is graded on
+   *   the task's completion — what a buyer's client would act on — and the
+   *   extraction note says so. A step that tests the async arm keeps the
+   *   immediate answer.
+   */
+  private async followAsync(step: Step, exchange: Exchange, options: CallOptions, started: number): Promise<{ exchange: Exchange; completion?: TaskCompletion; warning?: string }> {
+    const wantsCompletion = (step.context_outputs ?? []).some((o) => typeof o.path === 'string' && o.path.startsWith(TASK_COMPLETION_PREFIX));
+    const pending = pendingTask(exchange, true);
+    if (!pending) return { exchange };
+    const gradeOnCompletion = !wantsCompletion && isEnvelopeOnly(exchange.data) && !validatesEnvelope(step);
+    if (!wantsCompletion && !gradeOnCompletion) return { exchange };
     const remaining = Math.max(0, this.options.timeoutMs - (performance.now() - started));
-    return pollTaskCompletion(this.transport!, pending.taskId, { ...options, intervalMs: this.options.pollIntervalMs ?? 1000, deadlineMs: remaining });
+    const completion = await pollTaskCompletion(this.transport!, pending.taskId, { ...options, intervalMs: this.options.pollIntervalMs ?? 1000, deadlineMs: remaining });
+    if (!gradeOnCompletion) return { exchange, completion };
+    if (completion.outcome !== 'completed' && completion.outcome !== 'failed') {
+      const why = completion.outcome === 'timeout' ? `was still ${completion.lastStatus ?? pending.status} when the step timeout ran out` : `could not be polled (${completion.error})`;
+      return { exchange, warning: `the agent answered ${pending.status} (task ${pending.taskId}); the task ${why}, so the step is graded on that interim answer` };
+    }
+    const note = `the agent answered ${pending.status} (task ${pending.taskId}); graded on the task's ${completion.outcome === 'completed' ? 'completion' : `end (${completion.status})`} after ${completion.polls} tasks/get poll(s)`;
+    const failed = completion.outcome === 'failed';
+    return {
+      exchange: {
+        ...exchange,
+        ...(completion.response ? { response: completion.response } : {}),
+        data: completion.data,
+        extraction: { path: failed ? 'error' : exchange.extraction.path, note },
+      },
+    };
   }
 
   /**
@@ -433,4 +520,11 @@ export class StoryboardRun {
     });
     return { ...result, validations, passed: validations.every((v) => v.passed) };
   }
+}
+
+/** Whether a step's validations look at the async envelope itself (then it must be graded on the immediate answer). */
+function validatesEnvelope(step: Step): boolean {
+  return step.validations.some(
+    (v) => v.check === 'a2a_submitted_artifact' || v.check === 'envelope_field_present' || /^(status|task_id)$/.test(String(v.path ?? '')),
+  );
 }
