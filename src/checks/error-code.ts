@@ -38,6 +38,12 @@ export function findErrorCode(exchange: Exchange): FoundErrorCode | undefined {
     const code = codeAt(exchange.data, candidate.keys);
     if (code) return { code, pointer: toJsonPointer(candidate.keys), location: candidate.location };
   }
+  // comply_test_controller's own error shape (compliance/comply-test-controller-response: ControllerError):
+  // `{ success: false, error: "<CODE>", error_detail }`.
+  const data = exchange.data as { success?: unknown; error?: unknown } | undefined;
+  if (data?.success === false && typeof data.error === 'string' && /^[A-Z][A-Z0-9_]{2,}$/.test(data.error)) {
+    return { code: data.error, pointer: '/error', location: 'error (controller error)' };
+  }
   return undefined;
 }
 

@@ -214,10 +214,12 @@ export class StoryboardRun {
     const task = resolveTask(step.task, step.task_default, this.options.testKit) ?? step.task;
     const result = this.base(entry, task);
     const finish = (r: StepResult) => ({ ...r, duration_ms: Math.round(performance.now() - started) });
-    const skipped = (skip: SkipResult, extra: Partial<StepResult> = {}) => finish({ ...result, passed: true, skip, ...extra });
+    // A prerequisite_failed skip is the one whose state is lost: `passed: false`, whatever skipped it.
+    const skipped = (skip: SkipResult, extra: Partial<StepResult> = {}) => finish({ ...result, passed: skip.reason !== 'prerequisite_failed', skip, ...extra });
 
     const unresolvedScenarios = this.unresolvedScenarios();
     if (unresolvedScenarios) return skipped(unresolvedScenarios);
+    // Seeding (or a controller scenario) decided the rest of the storyboard; seeds themselves are all attempted.
     if (this.seeding.state === 'skip' && phase.id !== SEEDING_PHASE_ID) return skipped(this.seeding.skip);
 
     const skipIf = evaluateSkipIf(phase.skip_if, phase.id, this.options.testKit);
@@ -296,6 +298,7 @@ export class StoryboardRun {
       ...(graded.error ? { error: graded.error } : {}),
     });
     if (isSeedStep(step)) final = this.gradeSeed(entry, exchange, final);
+    else if (task === CONTROLLER_TASK && !step.expect_error) final = this.unsupportedScenario(entry, exchange, final);
     if (final.passed && !final.skip) this.recordPass(entry, exchange, graded.captures);
     return withWarnings(final);
   }
@@ -432,6 +435,26 @@ export class StoryboardRun {
       return { ...graded, passed: false, validations: [...graded.validations, failure] };
     }
     return graded;
+  }
+
+  /**
+   * A controller step whose scenario the agent does not implement
+   * (UNKNOWN_SCENARIO) is a coverage gap, not a failure: that step and the rest
+   * of the storyboard, which builds on the forced state, are not applicable
+   * (e.g. protocols/media-buy/scenarios/create_media_buy_async.yaml: "return
+   * UNKNOWN_SCENARIO and the runner grades this storyboard not_applicable").
+   * A step that expects the error grades it normally.
+   */
+  private unsupportedScenario(entry: Entry, exchange: Exchange, graded: StepResult): StepResult {
+    const data = exchange.data as { error?: unknown; adcp_error?: { code?: unknown } } | undefined;
+    if ((data?.adcp_error?.code ?? data?.error) !== 'UNKNOWN_SCENARIO') return graded;
+    const scenario = (exchange.request.payload as { scenario?: unknown } | undefined)?.scenario;
+    const skip: SkipResult = {
+      reason: 'not_applicable',
+      detail: `the agent's ${CONTROLLER_TASK} does not implement scenario ${JSON.stringify(scenario)} (UNKNOWN_SCENARIO), so this storyboard does not apply to it`,
+    };
+    if (this.seeding.state === 'ok') this.seeding = { state: 'skip', skip };
+    return { ...graded, passed: true, skip };
   }
 
   private unresolvedScenarios(): SkipResult | undefined {

@@ -3,6 +3,7 @@
  * against a real agent URL (our fixture agent on 127.0.0.1). No test framework
  * in between: for asserting the contract records the engine produces.
  */
+import { stringify } from 'yaml';
 import { defaultSchemasDir } from '../../src/corpus.js';
 import type { StepOutcome } from '../../src/engine/records.js';
 import { StoryboardRun } from '../../src/engine/run.js';
@@ -13,26 +14,65 @@ import { McpTransport } from '../../src/transport/mcp.js';
 
 export const TOKEN = 'demo-e2e-token-v1';
 
-export async function runInline(
-  yaml: string,
-  url: string,
-  options: { timeoutMs?: number; maxResponseBytes?: number; authToken?: string | null; testKit?: TestKit } = {},
-): Promise<Record<string, StepOutcome>> {
-  const loaded = loadStoryboard(yaml, '/virtual/inline.storyboard.yaml');
-  if (!loaded.ok) throw new Error(loaded.diagnostics.map((d) => `${d.line}:${d.column} [${d.rule}] ${d.message}`).join('\n'));
-  const run = new StoryboardRun(loaded.storyboard, {
-    transport: () => new McpTransport({ url, maxResponseBytes: options.maxResponseBytes ?? 10 * 1024 * 1024 }),
-    schemas: schemaRegistryFor(defaultSchemasDir()!),
-    authToken: options.authToken === null ? undefined : (options.authToken ?? TOKEN),
-    testKit: options.testKit,
-    timeoutMs: options.timeoutMs ?? 10_000,
-  });
+export interface InlineRunOptions {
+  timeoutMs?: number;
+  maxResponseBytes?: number;
+  /** `null`: no default credentials at all. */
+  authToken?: string | null;
+  testKit?: TestKit;
+  /** Pause between `tasks/get` polls (the engine's default is 1000 ms). */
+  pollIntervalMs?: number;
+  /** Storyboard ids of the "source tree", for `requires_scenarios`. Absent: not checked. */
+  knownStoryboardIds?: Iterable<string>;
+}
+
+export async function runInline(yaml: string, url: string, options: InlineRunOptions = {}): Promise<Record<string, StepOutcome>> {
+  const run = openInline(yaml, url, options);
   try {
     const outcomes = await run.runAll();
     return Object.fromEntries(outcomes.map((o) => [o.result.step_id, o]));
   } finally {
     await run.close();
   }
+}
+
+/** The engine's run of an inline storyboard, for driving it step by step (`settle`) as the Vitest adapter does. Close it. */
+export function openInline(yaml: string, url: string, options: InlineRunOptions = {}): StoryboardRun {
+  const loaded = loadStoryboard(yaml, '/virtual/inline.storyboard.yaml');
+  if (!loaded.ok) throw new Error(loaded.diagnostics.map((d) => `${d.line}:${d.column} [${d.rule}] ${d.message}`).join('\n'));
+  return new StoryboardRun(loaded.storyboard, {
+    transport: () => new McpTransport({ url, maxResponseBytes: options.maxResponseBytes ?? 10 * 1024 * 1024 }),
+    schemas: schemaRegistryFor(defaultSchemasDir()!),
+    authToken: options.authToken === null ? undefined : (options.authToken ?? TOKEN),
+    testKit: options.testKit,
+    timeoutMs: options.timeoutMs ?? 10_000,
+    ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),
+    ...(options.knownStoryboardIds ? { knownStoryboardIds: new Set(options.knownStoryboardIds) } : {}),
+  });
+}
+
+/** A step of an inline storyboard, as the YAML would say it. */
+export interface InlineStep {
+  id: string;
+  task: string;
+  [key: string]: unknown;
+}
+
+/** A phase of an inline storyboard; other phase keys (`optional`, `skip_if`, …) as written in YAML. */
+export interface InlinePhase {
+  id: string;
+  /** Defaults to the id. */
+  title?: string;
+  steps: InlineStep[];
+  [key: string]: unknown;
+}
+
+/**
+ * A storyboard of several phases, as YAML. `root` holds the storyboard-level
+ * keys (`required_tools`, `prerequisites`, `fixtures`, `invariants`, …).
+ */
+export function phasedStoryboard(phases: InlinePhase[], root: Record<string, unknown> = {}): string {
+  return stringify({ id: 'inline', title: 'Inline', ...root, phases: phases.map(({ id, title, ...rest }) => ({ id, title: title ?? id, ...rest })) });
 }
 
 /** A one-phase storyboard from step snippets (YAML strings indented for a step list). */

@@ -1,0 +1,182 @@
+/**
+ * The pure checks of the grading model (src/checks/): envelope_field_present,
+ * status_code, refs_resolve, the HTTP-status checks and a2a_submitted_artifact,
+ * on hand-made exchanges. Over the wire against the fixture agent:
+ * test/engine/grading-model.e2e.test.ts.
+ */
+import { describe, expect, it } from 'vitest';
+import { checks, type CheckInput, type Exchange } from '../../src/checks/index.js';
+import type { Step, Validation } from '../../src/storyboard/types.js';
+
+const at = { line: 1, column: 1 };
+const STEP: Step = { id: 'step', task: 'get_products', validations: [], loc: at };
+
+function exchange(data: unknown, overrides: Partial<Exchange> = {}): Exchange {
+  return {
+    request: { transport: 'mcp', operation: 'get_products', payload: {} },
+    response: { transport: 'mcp', payload: {}, status: 200 },
+    extraction: { path: 'structured_content' },
+    data,
+    ...overrides,
+  };
+}
+
+function check(written: { check: string; [key: string]: unknown }, ex: Exchange, more: Partial<CheckInput> = {}) {
+  const run = checks[written.check];
+  if (!run) throw new Error(`no check ${written.check}`);
+  return run({ validation: { loc: at, ...written } as Validation, step: STEP, task: STEP.task, exchange: ex, ...more });
+}
+
+describe('envelope_field_present', () => {
+  it('over MCP reads the envelope fields at the top of the result', () => {
+    expect(check({ check: 'envelope_field_present', path: 'task_id' }, exchange({ status: 'submitted', task_id: 'task_1' }))).toEqual({ passed: true, json_pointer: '/task_id' });
+  });
+
+  it('reads the transport envelope, not the payload, when the transport keeps them apart', () => {
+    const apart = exchange({ context_id: 'in-payload-only' }, { envelope: { task_id: 'task_1' } });
+    expect(check({ check: 'envelope_field_present', path: 'task_id' }, apart).passed).toBe(true);
+    expect(check({ check: 'envelope_field_present', path: 'context_id' }, apart)).toEqual({
+      passed: false,
+      json_pointer: '/context_id',
+      expected: 'context_id',
+      actual: null,
+      error: '"context_id" is missing from the protocol envelope',
+    });
+  });
+
+  it('a null field is missing', () => {
+    expect(check({ check: 'envelope_field_present', path: 'task_id' }, exchange({ task_id: null }))).toMatchObject({ passed: false, json_pointer: '/task_id', actual: null });
+  });
+});
+
+describe('status_code', () => {
+  it('passes on the expected status, or one of allowed_values', () => {
+    expect(check({ check: 'status_code', value: 200 }, exchange({}))).toEqual({ passed: true, json_pointer: null });
+    const created = exchange({}, { response: { transport: 'mcp', payload: {}, status: 201 } });
+    expect(check({ check: 'status_code', allowed_values: [200, 201] }, created).passed).toBe(true);
+  });
+
+  it('fails on another status with expected and actual, and when no status was observed', () => {
+    const denied = exchange({}, { response: { transport: 'mcp', payload: {}, status: 401 } });
+    expect(check({ check: 'status_code', value: 200 }, denied)).toMatchObject({ passed: false, json_pointer: null, expected: 200, actual: 401 });
+    expect(check({ check: 'status_code', allowed_values: [200, 201] }, denied)).toMatchObject({ passed: false, expected: [200, 201], actual: 401 });
+    expect(check({ check: 'status_code', value: 200 }, exchange({}, { response: undefined }))).toMatchObject({ passed: false, expected: 200, actual: null });
+  });
+});
+
+describe('http_status, http_status_in, on_401_require_header', () => {
+  const answered = (status: number, headers: Record<string, string> = {}) => exchange({}, { response: { transport: 'mcp', payload: {}, status, headers } });
+
+  it('http_status / http_status_in compare the observed status; no status is a failure, not a pass', () => {
+    expect(check({ check: 'http_status', value: 401 }, answered(401)).passed).toBe(true);
+    expect(check({ check: 'http_status', value: 401 }, answered(200))).toMatchObject({ passed: false, expected: 401, actual: 200 });
+    expect(check({ check: 'http_status_in', allowed_values: [401, 403] }, answered(403)).passed).toBe(true);
+    expect(check({ check: 'http_status_in', allowed_values: [401, 403] }, answered(200))).toMatchObject({ passed: false, expected: [401, 403], actual: 200 });
+    for (const kind of ['http_status', 'http_status_in']) {
+      expect(check({ check: kind, value: 401, allowed_values: [401] }, exchange({}, { response: undefined }))).toMatchObject({ passed: false, actual: null });
+    }
+  });
+
+  it('on_401_require_header: a 401 must carry the header (any case, default WWW-Authenticate); other statuses pass', () => {
+    expect(check({ check: 'on_401_require_header', value: 'www-authenticate' }, answered(401, { 'WWW-Authenticate': 'Bearer realm="x"' })).passed).toBe(true);
+    expect(check({ check: 'on_401_require_header' }, answered(401, { 'www-authenticate': 'Bearer' })).passed).toBe(true);
+    expect(check({ check: 'on_401_require_header' }, answered(401))).toEqual({ passed: false, json_pointer: null, expected: 'www-authenticate', actual: null, error: 'the 401 answer has no www-authenticate header' });
+    expect(check({ check: 'on_401_require_header' }, answered(403)).passed).toBe(true);
+  });
+});
+
+describe('a2a_submitted_artifact', () => {
+  it('over MCP: passed, with not_applicable saying why', () => {
+    expect(check({ check: 'a2a_submitted_artifact' }, exchange({ status: 'submitted' }))).toEqual({ passed: true, json_pointer: null, not_applicable: 'the agent was reached over mcp, not A2A' });
+  });
+
+  it('over A2A it is not passed silently', () => {
+    const a2a = exchange({ status: 'submitted' }, { request: { transport: 'a2a', operation: 'create_media_buy', payload: {} } });
+    expect(check({ check: 'a2a_submitted_artifact' }, a2a)).toMatchObject({ passed: false, error: expect.stringMatching(/not graded/) });
+  });
+});
+
+describe('refs_resolve', () => {
+  const AGENT = 'http://127.0.0.1:4000/mcp';
+  const ref = (id: string, agent_url: string = AGENT) => ({ agent_url, id, width: 300 });
+  const target = exchange({ formats: [{ format_id: ref('a') }, { format_id: ref('b') }] });
+  const productsWith = (...formatIds: unknown[][]) => new Map<string, unknown>([['products', formatIds.map((format_ids) => ({ format_ids }))]]);
+  const integrity = (extra: Record<string, unknown> = {}) => ({
+    check: 'refs_resolve',
+    source: { from: 'context', path: 'products[*].format_ids[*]' },
+    target: { from: 'current_step', path: 'formats[*].format_id' },
+    match_keys: ['agent_url', 'id'],
+    ...extra,
+  });
+
+  it('passes when every ref resolves on the match keys', () => {
+    expect(check(integrity(), target, { context: productsWith([ref('a'), ref('b')], [ref('a')]) })).toEqual({ passed: true, json_pointer: '/products' });
+  });
+
+  it('lists the unresolved refs in actual.missing, projected to the match keys, duplicates collapsed', () => {
+    const verdict = check(integrity(), target, { context: productsWith([ref('x'), ref('a')], [ref('x'), ref('y')], [ref('x', 'https://other.example/mcp')]) });
+    expect(verdict).toEqual({
+      passed: false,
+      json_pointer: '/products',
+      expected: { every_ref_in: 'formats[*].format_id', match_keys: ['agent_url', 'id'] },
+      actual: {
+        missing: [
+          { agent_url: AGENT, id: 'x' },
+          { agent_url: AGENT, id: 'y' },
+          { agent_url: 'https://other.example/mcp', id: 'x' },
+        ],
+      },
+      error: '3 ref(s) from products[*].format_ids[*] do not resolve to formats[*].format_id on [agent_url, id]',
+    });
+  });
+
+  it('a ref missing a match key never matches, not even a target missing the same key', () => {
+    const keyless = exchange({ formats: [{ format_id: { id: 'a' } }] });
+    const verdict = check(integrity(), keyless, { context: productsWith([{ id: 'a' }]) });
+    expect(verdict).toMatchObject({ passed: false, actual: { missing: [{ agent_url: null, id: 'a' }] } });
+  });
+
+  it('reads both sets from the current step when told to', () => {
+    const both = exchange({ products: [{ format_ids: [ref('a'), ref('z')] }], formats: [{ format_id: ref('a') }] });
+    const verdict = check(integrity({ source: { from: 'current_step', path: 'products[*].format_ids[*]' } }), both);
+    expect(verdict).toMatchObject({ passed: false, actual: { missing: [{ agent_url: AGENT, id: 'z' }] } });
+  });
+
+  describe('scope', () => {
+    const context = productsWith([ref('a', 'HTTP://127.0.0.1:4000/MCP/'), ref('z', 'https://other.example/mcp'), ref('z', 'https://other.example/mcp/')]);
+    const scoped = (onOutOfScope?: string) => integrity({ scope: { key: 'agent_url', equals: '$agent_url' }, ...(onOutOfScope ? { on_out_of_scope: onOutOfScope } : {}) });
+
+    it('$agent_url is the agent the run reached; url keys compare without case or trailing slash; warn (the default) passes with observations', () => {
+      for (const mode of [undefined, 'warn']) {
+        expect(check(scoped(mode), target, { context, agentUrl: AGENT })).toEqual({
+          passed: true,
+          json_pointer: '/products',
+          observations: [`2 ref(s) outside scope agent_url = ${AGENT} were not checked: [{"agent_url":"https://other.example/mcp","id":"z"},{"agent_url":"https://other.example/mcp/","id":"z"}]`],
+        });
+      }
+    });
+
+    it('ignore: passes silently', () => {
+      expect(check(scoped('ignore'), target, { context, agentUrl: AGENT })).toEqual({ passed: true, json_pointer: '/products' });
+    });
+
+    /** The two refs at the other agent, as `actual.missing` lists them when they are graded and unresolved. */
+    const otherAgentRefs = { passed: false, actual: { missing: [{ agent_url: 'https://other.example/mcp', id: 'z' }, { agent_url: 'https://other.example/mcp/', id: 'z' }] } };
+
+    it('fail: the out-of-scope refs count as missing', () => {
+      expect(check(scoped('fail'), target, { context, agentUrl: AGENT })).toMatchObject(otherAgentRefs);
+    });
+
+    it('a literal scope value: refs equal to it up to a trailing slash are in scope (and here unresolved), the rest is not', () => {
+      const literal = integrity({ scope: { key: 'agent_url', equals: 'https://other.example/mcp' }, on_out_of_scope: 'ignore' });
+      expect(check(literal, target, { context, agentUrl: AGENT })).toMatchObject(otherAgentRefs);
+    });
+  });
+
+  it('without source, target or match_keys it fails, saying what is missing', () => {
+    expect(check({ check: 'refs_resolve', source: { from: 'context', path: 'p' }, target: { from: 'current_step', path: 'f' } }, target)).toMatchObject({
+      passed: false,
+      error: 'refs_resolve needs source: { from, path }, target: { from, path } and a non-empty match_keys list',
+    });
+  });
+});

@@ -1,0 +1,69 @@
+/**
+ * The AdCP schema registry's ref resolution (src/schemas/registry.ts): exact
+ * paths, `$id`-style refs, the by-file-name fallback for schemas a storyboard
+ * names by the domain that uses them, and what a response_schema validation
+ * reports when a ref resolves to nothing.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Exchange } from '../../src/checks/index.js';
+import { defaultSchemasDir } from '../../src/corpus.js';
+import { gradeStep } from '../../src/engine/grade.js';
+import { schemaRegistryFor } from '../../src/schemas/registry.js';
+import type { Step } from '../../src/storyboard/types.js';
+
+const registry = schemaRegistryFor(defaultSchemasDir()!);
+const at = { line: 1, column: 1 };
+
+describe('resolveRef', () => {
+  it('resolves an exact path, and an $id-style ref to the same file', () => {
+    expect(registry.resolveRef('media-buy/get-products-response.json')).toBe('media-buy/get-products-response.json');
+    expect(registry.resolveRef('/schemas/3.0.6/media-buy/get-products-response.json')).toBe('media-buy/get-products-response.json');
+  });
+
+  it('creative/build-creative-response.json resolves to media-buy/build-creative-response.json (the one non-bundled file of that name)', () => {
+    expect(registry.resolveRef('creative/build-creative-response.json')).toBe('media-buy/build-creative-response.json');
+    expect(registry.identify('creative/build-creative-response.json')).toEqual({
+      schema_id: '/schemas/3.0.6/media-buy/build-creative-response.json',
+      schema_url: 'https://adcontextprotocol.org/schemas/3.0.6/media-buy/build-creative-response.json',
+    });
+    expect(registry.validate('creative/build-creative-response.json', {}).schema_id).toBe('/schemas/3.0.6/media-buy/build-creative-response.json');
+  });
+
+  it('does not guess between two files of the same name, nor invent one', () => {
+    // creative/ and media-buy/ both ship list-creative-formats-response.json.
+    expect(registry.resolveRef('signals/list-creative-formats-response.json')).toBeUndefined();
+    expect(registry.resolveRef('media-buy/no-such-response.json')).toBeUndefined();
+    expect(() => registry.identify('media-buy/no-such-response.json')).toThrow(/no AdCP schema "media-buy\/no-such-response.json"/);
+  });
+});
+
+describe('response_schema with a ref that resolves to nothing', () => {
+  it('fails, and still reports the schema_id / schema_url the ref asked for', () => {
+    const step: Step = {
+      id: 'built',
+      task: 'build_creative',
+      response_schema_ref: 'media-buy/no-such-response.json',
+      validations: [{ check: 'response_schema', description: 'matches the schema', loc: at }],
+      loc: at,
+    };
+    const exchange: Exchange = {
+      request: { transport: 'mcp', operation: 'build_creative', payload: {} },
+      response: { transport: 'mcp', payload: { isError: false, structuredContent: {} }, status: 200 },
+      extraction: { path: 'structured_content' },
+      data: {},
+    };
+    const graded = gradeStep({ file: '/virtual/x.yaml', step, task: 'build_creative', exchange, schemas: registry, scope: { context: new Map(), priorSteps: new Map() } });
+    expect(graded.passed).toBe(false);
+    expect(graded.validations[0]).toMatchObject({
+      check: 'response_schema',
+      passed: false,
+      json_pointer: null,
+      expected: '/schemas/3.0.6/media-buy/no-such-response.json',
+      actual: { reason: 'schema_not_found', ref: 'media-buy/no-such-response.json' },
+      schema_id: '/schemas/3.0.6/media-buy/no-such-response.json',
+      schema_url: 'https://adcontextprotocol.org/schemas/3.0.6/media-buy/no-such-response.json',
+      request: exchange.request,
+      response: exchange.response,
+    });
+  });
+});
