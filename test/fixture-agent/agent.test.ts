@@ -4,7 +4,7 @@
  * validate against the AdCP 3.0 schemas, context is echoed, auth behaves like
  * a gateway, and each misbehaviour does exactly what it says.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startFixtureAgent, type FixtureAgent } from '../../fixtures/agent/server.mjs';
@@ -455,9 +455,7 @@ describe('behaviours', () => {
   it('hang accepts tools/call and never answers, after a normal handshake', async () => {
     const client = await connect(agent.urlFor(['hang']), bearer(DEMO_KEY));
     expect((await client.listTools()).tools.length).toBeGreaterThan(0);
-    const started = performance.now();
     await expect(client.callTool({ name: 'get_adcp_capabilities', arguments: {} }, undefined, { signal: AbortSignal.timeout(200) })).rejects.toThrow(/abort|timeout/i);
-    expect(performance.now() - started).toBeLessThan(2000);
     await client.close();
   });
 
@@ -487,10 +485,13 @@ describe('behaviours', () => {
     await expect(callTool(agent.urlFor(['garbage_json']), 'get_adcp_capabilities')).rejects.toThrow(/JSON/);
   });
 
-  it('slow_ms_<n> answers correctly after n ms', async () => {
-    const started = performance.now();
-    const result = await callWith(['slow_ms_300'], 'get_adcp_capabilities', {});
-    expect(performance.now() - started).toBeGreaterThanOrEqual(290);
+  it('slow_ms_<n> answers correctly, but only after n ms', async () => {
+    // Slow: a client that gives up well before n ms gets no answer…
+    const client = await connect(agent.urlFor(['slow_ms_5000']), bearer(DEMO_KEY));
+    await expect(client.callTool({ name: 'get_adcp_capabilities', arguments: {} }, undefined, { signal: AbortSignal.timeout(100) })).rejects.toThrow(/abort|timeout/i);
+    await client.close();
+    // …and a patient one gets the right answer.
+    const result = await callWith(['slow_ms_50'], 'get_adcp_capabilities', {});
     expect(result.structuredContent!.context).toEqual(CONTEXT);
   });
 
@@ -551,10 +552,9 @@ describe('lifecycle', () => {
       () => 'answered',
       () => 'cut',
     );
-    await new Promise((resolve) => setTimeout(resolve, 100)); // let the request reach the server
-    const started = performance.now();
-    await own.close();
-    expect(performance.now() - started).toBeLessThan(1000);
+    // Close only once the server holds the request (it logs a call before hanging).
+    await vi.waitUntil(() => own.callsFor('list_creatives').length === 1, { timeout: 10_000, interval: 10 });
+    await own.close(); // resolving at all proves the hanging socket was cut (the test would time out otherwise)
     expect(await hanging).toBe('cut');
     await own.close(); // idempotent
   });
@@ -572,9 +572,7 @@ describe('lifecycle', () => {
       () => 'complete',
       () => 'cut',
     );
-    const started = performance.now();
-    await own.close();
-    expect(performance.now() - started).toBeLessThan(1000);
+    await own.close(); // resolving at all proves the sleeping stream was cut
     expect(await body).toBe('cut');
   });
 });
