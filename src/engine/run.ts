@@ -28,6 +28,7 @@ import type { SchemaRegistry } from '../schemas/registry.js';
 import type { AgentTransport, CallOptions } from '../transport/types.js';
 import { CredentialResolver, CredentialsError } from './credentials.js';
 import { CascadeState, runnerOnlyTaskSkip, type AgentTools } from './gate.js';
+import { declaredFixtureIds, useCapturedFixtureIds, type CapturedValue } from './fixture-ids.js';
 import { gradeStep } from './grade.js';
 import { withIdempotencyKey } from './idempotency.js';
 import { IMPLEMENTED_INVARIANTS } from './invariants.js';
@@ -87,6 +88,9 @@ export class StoryboardRun {
   private tools?: Promise<AgentTools>;
   private transport?: AgentTransport;
   private seeding: { state: 'ok' } | { state: 'skip'; skip: SkipResult } = { state: 'ok' };
+  /** Values captured by `context_outputs`, with the step that captured each (for unseeded fixture ids). */
+  private readonly captured = new Map<string, CapturedValue>();
+  private readonly declaredFixtureIds: ReadonlySet<string>;
   /** Phases whose OAuth probe found no metadata: the rest of the phase is not applicable. */
   private readonly oauthNotAdvertised = new Map<Phase, string>();
   /** The agent's RFC 9728 metadata, once probed: where the authorization server probe goes. */
@@ -106,6 +110,7 @@ export class StoryboardRun {
       this.entries.map((e) => ({ phase: e.phase, step: e.step })),
       (storyboard.required_tools ?? []).filter((t) => typeof t === 'string'),
     );
+    this.declaredFixtureIds = declaredFixtureIds(storyboard);
     const unknownFixtures = planSeeding(storyboard).unknownKeys;
     if (unknownFixtures.length > 0) {
       this.storyboardWarnings.push(`fixtures ${unknownFixtures.map((k) => `"${k}"`).join(', ')} map to no seed scenario of storyboard-schema.yaml (products, pricing_options, creatives, plans, media_buys) and were not seeded`);
@@ -254,6 +259,7 @@ export class StoryboardRun {
 
     const scope = { context: this.context, priorSteps: this.priorSteps, testKit: this.options.testKit, generated: this.generated };
     const substituted = substitute(step.sample_request ?? {}, scope);
+    warnings.push(...useCapturedFixtureIds(step.sample_request, substituted.value, step, this.declaredFixtureIds, this.captured));
     let payload = withIdempotencyKey(substituted.value, task, step, this.options.schemas) as Record<string, unknown>;
     const request = { transport: this.transport.kind, operation: task, payload, url: this.transport.url };
     if (substituted.unresolved.length > 0) {
@@ -501,7 +507,10 @@ export class StoryboardRun {
 
   /** storyboard-schema.yaml > context_outputs: a failed step MUST NOT populate the accumulator. */
   private recordPass(entry: Entry, exchange: Exchange, captures: Map<string, unknown>): void {
-    for (const [name, value] of captures) this.context.set(name, value);
+    for (const [name, value] of captures) {
+      this.context.set(name, value);
+      this.captured.set(name, { value, by: entry.step.id });
+    }
     this.priorSteps.set(entry.step.id, exchange.data);
     const flag = entry.step.contributes_to;
     if (flag && this.contributionAllowed(entry.step) && !this.contributions.has(flag)) {

@@ -884,3 +884,40 @@ describe('OAuth discovery probes', () => {
     expect(validation(r, 'prm', 'resource_equals_agent_url')).toMatchObject({ passed: false, json_pointer: '/resource', expected: expect.stringContaining('/mcp') });
   });
 });
+
+// ---------------------------------------------------------------------------
+// Hard-coded fixture ids without a fixtures: entry
+// ---------------------------------------------------------------------------
+
+describe('unseeded literal fixture ids', () => {
+  const discover = products('discover', {
+    context_outputs: [
+      { name: 'product_id', path: 'products[0].product_id' },
+      { name: 'pricing_option_id', path: 'products[0].pricing_options[0].pricing_option_id' },
+    ],
+  });
+  const literal = { packages: [{ product_id: 'test-product', pricing_option_id: 'test-pricing', budget: 5000 }] };
+
+  it('are replaced by the ids an earlier step captured, with a warning naming both', async () => {
+    const r = await run([discover, createBuy('create', {}, literal)]);
+    expect(r.verdicts).toEqual({ discover: 'passed', create: 'passed' });
+    const [packageSent] = sent(r, 'create_media_buy')[0]!.packages;
+    const captured = (result(r, 'discover').response!.payload as any).structuredContent.products[0];
+    expect(packageSent).toMatchObject({ product_id: captured.product_id, pricing_option_id: captured.pricing_options[0].pricing_option_id });
+    expect(result(r, 'create').warnings).toEqual([
+      `/packages/0/product_id: sample_request hard-codes product_id "test-product", which no fixtures: entry seeds; sent ${JSON.stringify(captured.product_id)}, captured by step "discover"`,
+      `/packages/0/pricing_option_id: sample_request hard-codes pricing_option_id "test-pricing", which no fixtures: entry seeds; sent ${JSON.stringify(captured.pricing_options[0].pricing_option_id)}, captured by step "discover"`,
+    ]);
+  });
+
+  it('a negative test (expect_error) keeps its literal, and so does an id the fixtures declare', async () => {
+    const negative = await run([discover, createBuy('create', { expect_error: true, validations: [{ check: 'error_code', value: 'PRODUCT_NOT_FOUND' }] }, literal)]);
+    expect(sent(negative, 'create_media_buy')[0]!.packages[0].product_id).toBe('test-product');
+    expect(negative.verdicts.create).toBe('passed');
+    const declared = await run([discover, createBuy('create', {}, literal)], {
+      root: { fixtures: { products: [{ product_id: 'test-product' }], pricing_options: [{ product_id: 'test-product', pricing_option_id: 'test-pricing' }] } },
+    });
+    expect(sent(declared, 'create_media_buy')[0]!.packages[0].product_id).toBe('test-product');
+    expect(result(declared, 'create').warnings).toBeUndefined();
+  });
+});
