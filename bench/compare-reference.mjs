@@ -1,0 +1,235 @@
+#!/usr/bin/env node
+/**
+ * vitest-adcp against the reference runner of @adcp/sdk, step by step, on
+ * the SDK's own example agents (node_modules/@adcp/sdk/examples/*.ts).
+ *
+ * For each agent: start it (and the mock upstream it wraps) on 127.0.0.1 with
+ * tsx, NODE_ENV=development, free ports; run `adcp storyboard run <url> --json`
+ * (the agent's capabilities choose the storyboards); restart the agent fresh;
+ * run vitest-adcp on the same storyboards; compare each step's verdict
+ * (passed | failed | skipped:<reason>) keyed by (storyboard, phase, step).
+ * `signed_requests` and `webhook_emission` are counted apart from the agreement.
+ *
+ *   npm run bench:compare                                 (builds dist/ first)
+ *   node bench/compare-reference.mjs --agents error-compliant,signals-marketplace --keep
+ *   node bench/compare-reference.mjs --list
+ *
+ * Writes bench/out/compare-<agent>.json (every compared step) and prints a
+ * markdown table for docs/conformance.md. `--keep` keeps the raw outputs
+ * (reference JSON, our contract report, logs) in bench/out/raw/<agent>/.
+ * One agent at a time; not part of `npm test`.
+ */
+import { cpSync, existsSync, mkdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { AGENTS, DEFAULT_AGENTS } from './compare/agents.mjs';
+import { openCorpus } from './compare/corpus.mjs';
+import { compare, markdown, printAgent, stepsFromOurReport } from './compare/diff.mjs';
+import { runOurs } from './compare/ours.mjs';
+import { answersHttp, freePort, startProcess, stopProcess, tail, waitUntilReady } from './compare/processes.mjs';
+import { referenceSupplementFile, runReferenceAssessment, runReferenceFile, stepsFromAssessment, stepsFromStoryboardResult, unreportedStoryboards } from './compare/reference.mjs';
+
+const root = new URL('..', import.meta.url).pathname.replace(/\/$/, '');
+const sdkRoot = join(root, 'node_modules', '@adcp', 'sdk');
+const preload = join(root, 'bench', 'compare', 'listen-local.mjs');
+const outDir = join(root, 'bench', 'out');
+
+const { values } = parseArgs({
+  options: {
+    agents: { type: 'string' },
+    keep: { type: 'boolean', default: false },
+    list: { type: 'boolean', default: false },
+    via: { type: 'string', default: 'auto' }, // auto | cli | vitest
+    'ref-timeout': { type: 'string', default: '600' },
+    'ready-timeout': { type: 'string', default: '90' },
+  },
+});
+
+if (values.list) {
+  for (const a of AGENTS) console.log(`${a.name.padEnd(20)} ${a.example.padEnd(40)} ${a.role}${a.mock ? ` (mock-server ${a.mock})` : ''}`);
+  process.exit(0);
+}
+
+const wanted = values.agents ? values.agents.split(',').map((s) => s.trim()).filter(Boolean) : DEFAULT_AGENTS;
+const unknown = wanted.filter((n) => !AGENTS.some((a) => a.name === n));
+if (unknown.length) {
+  console.error(`unknown agent(s): ${unknown.join(', ')}; known: ${AGENTS.map((a) => a.name).join(', ')}`);
+  process.exit(2);
+}
+
+// A snapshot of dist/ (and schema/, which dist reads beside it): a rebuild while the bench runs cannot pull it away mid-run.
+const snapshot = join(outDir, 'snapshot');
+const dist = join(snapshot, 'dist');
+if (!existsSync(join(root, 'dist', 'index.js'))) {
+  console.error('dist/ is not built: run `npm run build` (npm run bench:compare does)');
+  process.exit(2);
+}
+rmSync(snapshot, { recursive: true, force: true });
+cpSync(join(root, 'dist'), dist, { recursive: true });
+cpSync(join(root, 'schema'), join(snapshot, 'schema'), { recursive: true });
+const adcp = await import(join(dist, 'index.js'));
+const corpusInfo = adcp.resolveCorpus(undefined, root);
+const corpus = openCorpus(corpusInfo.root);
+const sdkVersion = JSON.parse(readFileSync(join(sdkRoot, 'package.json'), 'utf8')).version;
+const oursVersion = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version;
+const readyTimeoutMs = Number(values['ready-timeout']) * 1000;
+
+/** Starts the agent (and its mock upstream), fresh, runs `fn(url)`, always stops both. */
+async function withAgent(spec, dir, label, fn) {
+  const ports = { agent: await freePort(), mock: spec.mock ? await freePort() : undefined };
+  const baseEnv = { ...process.env, NODE_ENV: 'development' };
+  delete baseEnv.PORT;
+  let mock;
+  let agent;
+  const started = {};
+  try {
+    if (spec.mock) {
+      const args = ['--import', preload, join(sdkRoot, 'bin', 'adcp.js'), 'mock-server', spec.mock, '--port', String(ports.mock)];
+      mock = startProcess(`mock-server ${spec.mock}`, process.execPath, args, { cwd: root, env: baseEnv, logFile: join(dir, `${label}-mock.log`) });
+      started.mock = `adcp mock-server ${spec.mock} --port ${ports.mock}`;
+      await waitUntilReady(mock, answersHttp(`http://127.0.0.1:${ports.mock}/_debug/traffic`), { timeoutMs: readyTimeoutMs });
+    }
+    const env = {
+      ...baseEnv,
+      ...(spec.env?.(ports) ?? {}),
+      // Examples that hard-code their port are rebound to ours by the preload; every listen is 127.0.0.1.
+      ADCP_BENCH_PORT_MAP: JSON.stringify(spec.fixedPort ? { [spec.fixedPort]: ports.agent } : {}),
+    };
+    const example = join(sdkRoot, 'examples', spec.example);
+    agent = startProcess(spec.name, join(root, 'node_modules', '.bin', 'tsx'), ['--import', preload, example], { cwd: root, env, logFile: join(dir, `${label}-agent.log`) });
+    started.agent = `NODE_ENV=development ${Object.entries(spec.env?.(ports) ?? {}).map(([k, v]) => `${k}=${v} `).join('')}tsx node_modules/@adcp/sdk/examples/${spec.example}${spec.fixedPort ? ` (port ${spec.fixedPort} rebound to ${ports.agent})` : ''}`;
+    const url = `http://127.0.0.1:${ports.agent}/mcp`;
+    const t0 = Date.now();
+    await waitUntilReady(
+      agent,
+      answersHttp(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(spec.auth ? { authorization: `Bearer ${spec.auth}` } : {}) },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'tools/list', params: {} }),
+      }),
+      { timeoutMs: readyTimeoutMs },
+    );
+    started.ready_ms = Date.now() - t0;
+    return { ...(await fn(url)), started };
+  } finally {
+    await stopProcess(agent);
+    await stopProcess(mock);
+  }
+}
+
+async function runAgent(spec) {
+  const dir = join(outDir, 'raw', spec.name);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const childEnv = { ...process.env };
+  delete childEnv.NODE_ENV;
+
+  console.log(`\n▶ ${spec.name}: ${spec.example}${spec.mock ? ` + mock-server ${spec.mock}` : ''}`);
+  // 1–2. The reference, on a fresh agent.
+  const ref = await withAgent(spec, dir, 'reference', async (url) => {
+    const assessment = await runReferenceAssessment({ url, auth: spec.auth, outFile: join(dir, 'reference.json'), logFile: join(dir, 'reference.log'), cwd: root, env: childEnv, timeoutS: Number(values['ref-timeout']) });
+    // Storyboards the assessment ran but reported in no track: their steps via `--file`, same agent.
+    const supplement = [];
+    for (const id of unreportedStoryboards(assessment.json)) {
+      const file = corpus.primary(id);
+      if (!file) continue;
+      const r = await runReferenceFile({ url, auth: spec.auth, file, outFile: referenceSupplementFile(dir, id), logFile: join(dir, 'reference.log'), cwd: root, env: childEnv });
+      supplement.push({ id, file, ms: r.ms, exitCode: r.exitCode, result: r.json });
+    }
+    return { assessment, supplement };
+  });
+  const json = ref.assessment.json;
+  if (json.overall_status === 'unreachable') throw new Error(`reference: agent unreachable — ${(json.failures ?? [])[0]?.error ?? ''}`);
+  const storyboards = json.storyboards_executed ?? [];
+  console.log(`  reference: ${storyboards.length} storyboards, ${json.summary?.total_steps} steps, ${(ref.assessment.ms / 1000).toFixed(1)} s (+${ref.supplement.length} via --file: ${ref.supplement.map((s) => s.id).join(', ') || 'none'}); agent ready in ${ref.started.ready_ms} ms`);
+
+  const refSteps = stepsFromAssessment(json, corpus);
+  for (const s of ref.supplement) for (const [k, v] of stepsFromStoryboardResult(s.result, corpus, refSteps.emptyPhases)) if (!refSteps.steps.has(k)) refSteps.steps.set(k, v);
+  // Failures the assessment lists for those storyboards that the `--file` run did not produce (e.g. the
+  // per-vector steps of signed_requests, generated at run time): phase unknown, kept as `?`.
+  const unreported = new Set(ref.supplement.map((s) => s.id));
+  const keyed = new Set([...refSteps.steps.values()].map((v) => `${v.storyboard_id}|${v.step_id}`));
+  for (const f of json.failures ?? []) {
+    if (!unreported.has(f.storyboard_id) || keyed.has(`${f.storyboard_id}|${f.step_id}`)) continue;
+    const key = `${f.storyboard_id}|?|${f.step_id}`;
+    refSteps.steps.set(key, { storyboard_id: f.storyboard_id, phase_id: '?', step_id: f.step_id, verdict: 'failed', source: 'assessment failures[]', task: f.task, detail: f.error ?? f.validation?.description });
+  }
+
+  // 3. Ours, on a fresh agent, same storyboards, in the reference's order.
+  const order = [...storyboards.flatMap((id) => corpus.files(id).slice(0, 1)), ...storyboards.flatMap((id) => corpus.files(id).slice(1))];
+  const ours = await withAgent(spec, dir, 'ours', (url) =>
+    runOurs({ root, dist, url, auth: spec.auth, storyboards, order, workDir: join(dir, 'ours'), outFile: join(dir, 'ours.json'), via: values.via }),
+  );
+  if (!ours.report) throw new Error(`vitest-adcp wrote no report (exit ${ours.exitCode}${ours.timedOut ? ', timed out' : ''}):\n${tail(ours.log)}`);
+  console.log(`  vitest-adcp (${ours.via}): ${ours.report.storyboards.length} storyboards, ${ours.report.summary.total_steps} steps, ${(ours.ms / 1000).toFixed(1)} s`);
+  const ourSteps = stepsFromOurReport(ours.report, corpus);
+
+  // 4. Compare.
+  const comparison = compare(refSteps.steps, ourSteps.steps);
+  const result = {
+    agent: spec.name,
+    example: spec.example,
+    role: spec.role,
+    started: { reference: ref.started, ours: ours.started, auth: spec.auth ? `Bearer ${spec.auth}` : 'none' },
+    storyboards,
+    reference: {
+      command: ref.assessment.command.replace(/http:\/\/127\.0\.0\.1:\d+/, '<url>'),
+      ms: ref.assessment.ms,
+      exit_code: ref.assessment.exitCode,
+      overall_status: json.overall_status,
+      summary: json.summary && { total_steps: json.summary.total_steps, steps_passed: json.summary.steps_passed, steps_failed: json.summary.steps_failed, steps_skipped: json.summary.steps_skipped },
+      unreported_in_tracks: ref.supplement.map((s) => ({ id: s.id, ran_via_file: Boolean(s.result), exit_code: s.exitCode })),
+      titles_not_mapped_to_step_ids: refSteps.unmapped,
+      failures_not_matched: refSteps.mismatched,
+      // Phases the reference reported with no step (e.g. a `skip_if` phase): their steps show as "only in ours".
+      phases_without_steps: refSteps.emptyPhases,
+    },
+    ours: {
+      via: ours.via,
+      command: ours.command.replace(/http:\/\/127\.0\.0\.1:\d+/, '<url>'),
+      ms: ours.ms,
+      exit_code: ours.exitCode,
+      summary: { total_steps: ours.report.summary.total_steps, steps_passed: ours.report.summary.steps_passed, steps_failed: ours.report.summary.steps_failed, steps_skipped: ours.report.summary.steps_skipped },
+      duplicate_storyboards: ourSteps.duplicates,
+      load_errors: ours.report.load_errors,
+    },
+    comparison,
+  };
+  if (refSteps.unmapped.length) console.log(`  note: ${refSteps.unmapped.length} reference step titles not mapped to a step id (kept as ~<title>), e.g. ${refSteps.unmapped.slice(0, 2).map((u) => `${u.storyboard_id}/${u.phase_id}: ${u.title}`).join('; ')}`);
+  if (refSteps.mismatched.length) console.log(`  note: ${refSteps.mismatched.length} reference failures[] not found as failed steps: ${refSteps.mismatched.slice(0, 5).join(', ')}`);
+  if (ourSteps.duplicates.length) console.log(`  note: vitest-adcp ran ${ourSteps.duplicates.length} storyboard id(s) twice (corpus mirror copies: ${ourSteps.duplicates.slice(0, 3).map((d) => d.file.replace(/^.*compliance\/cache\/[^/]+\//, '')).join(', ')}${ourSteps.duplicates.length > 3 ? ', …' : ''}); the first copy is compared`);
+  if (ours.report.load_errors?.length) console.log(`  note: ${ours.report.load_errors.length} storyboard file(s) did not load in vitest-adcp: ${ours.report.load_errors.map((e) => e.file).join(', ')}`);
+  writeFileSync(join(outDir, `compare-${spec.name}.json`), JSON.stringify(result, null, 2) + '\n');
+  printAgent(spec.name, result.comparison);
+  return { result, dir };
+}
+
+mkdirSync(outDir, { recursive: true });
+const results = [];
+let via = 'n/a';
+for (const name of wanted) {
+  const spec = AGENTS.find((a) => a.name === name);
+  let dir;
+  try {
+    const run = await runAgent(spec);
+    results.push(run.result);
+    via = run.result.ours.via;
+    dir = run.dir;
+  } catch (error) {
+    console.log(`\n✗ ${spec.name}: ${error?.stack ?? error}`);
+    results.push({ agent: spec.name, example: spec.example, role: spec.role, error: String(error?.message ?? error) });
+    writeFileSync(join(outDir, `compare-${spec.name}.json`), JSON.stringify(results.at(-1), null, 2) + '\n');
+    dir = join(outDir, 'raw', spec.name);
+    console.log(`  (raw outputs kept in ${dir})`);
+    continue;
+  }
+  if (!values.keep) rmSync(dir, { recursive: true, force: true });
+  else console.log(`  raw outputs: ${dir}`);
+}
+try {
+  rmdirSync(join(outDir, 'raw')); // only when empty
+} catch {}
+if (!values.keep) rmSync(snapshot, { recursive: true, force: true });
+
+console.log('\n── markdown (docs/conformance.md) ──────────────────────\n');
+console.log(markdown(results, { sdkVersion, oursVersion, via, date: new Date().toISOString().slice(0, 10) }));
