@@ -390,11 +390,18 @@ export class StoryboardRun {
     }
     const note = `the agent answered ${pending.status} (task ${pending.taskId}); graded on the task's ${completion.outcome === 'completed' ? 'completion' : `end (${completion.status})`} after ${completion.polls} tasks/get poll(s)`;
     const failed = completion.outcome === 'failed';
+    // The context echo belongs to the answer to this call (storyboard-schema.yaml > Context echo contract: "whether
+    // the response is synchronous or asynchronous"); a completion artifact that lacks it keeps the envelope's.
+    const envelopeContext = (exchange.data as { context?: unknown }).context;
+    const data =
+      envelopeContext !== undefined && completion.data && typeof completion.data === 'object' && !Array.isArray(completion.data) && !('context' in completion.data)
+        ? { ...(completion.data as Record<string, unknown>), context: envelopeContext }
+        : completion.data;
     return {
       exchange: {
         ...exchange,
         ...(completion.response ? { response: completion.response } : {}),
-        data: completion.data,
+        data,
         extraction: { path: failed ? 'error' : exchange.extraction.path, note },
       },
     };
@@ -554,9 +561,19 @@ export class StoryboardRun {
   }
 }
 
-/** Whether a step's validations look at the async envelope itself (then it must be graded on the immediate answer). */
+const ASYNC_STATUSES = new Set(['submitted', 'working', 'input-required']);
+
+/**
+ * Whether a step's validations look at the async envelope itself — its A2A
+ * shape, `task_id`, or a `status` expected to be an async one — so it must be
+ * graded on the immediate answer. (`status: pending_creatives` is the result's
+ * status: that step wants the completion.)
+ */
 function validatesEnvelope(step: Step): boolean {
-  return step.validations.some(
-    (v) => v.check === 'a2a_submitted_artifact' || v.check === 'envelope_field_present' || /^(status|task_id)$/.test(String(v.path ?? '')),
-  );
+  return step.validations.some((v) => {
+    if (v.check === 'a2a_submitted_artifact' || v.check === 'envelope_field_present' || v.path === 'task_id') return true;
+    if (v.path !== 'status') return false;
+    const expected = [v.value, ...(Array.isArray(v.allowed_values) ? v.allowed_values : [])];
+    return expected.some((value) => typeof value === 'string' && ASYNC_STATUSES.has(value));
+  });
 }

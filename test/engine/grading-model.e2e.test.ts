@@ -542,6 +542,16 @@ describe('task_completion captures', () => {
     expect(r.calls('tasks/get')).toEqual([]);
   });
 
+  it('a status check on the result (not an async status) still follows the task to its end', async () => {
+    const resultStatus = { check: 'field_present', path: 'status' };
+    const r = await run([createBuy('book', { validations: [resultStatus, { check: 'field_value', path: 'status', allowed_values: ['active', 'pending_creatives', 'pending_start'] }] })], {
+      ...fast,
+      behaviours: asyncAgent(),
+    });
+    expect(r.calls('tasks/get')).toHaveLength(1);
+    expect(r.verdicts).toEqual({ book: 'passed' });
+  });
+
   it('an envelope whose task never completes is graded on the interim answer, with a warning', async () => {
     const r = await run([createBuy('book')], { timeoutMs: 500, pollIntervalMs: 20, behaviours: asyncAgent('async_never') });
     expect(r.verdicts).toEqual({ book: 'failed' });
