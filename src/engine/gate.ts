@@ -29,13 +29,12 @@ const WEBHOOK_TASKS = new Set(['expect_webhook', 'expect_webhook_retry_keys_stab
 export function runnerOnlyTaskSkip(step: Step, task: string): SkipResult | undefined {
   const contract = typeof step.requires_contract === 'string' ? step.requires_contract : undefined;
   if (WEBHOOK_TASKS.has(task)) {
-    // runner-output-contract.yaml > unsatisfied_contract: a harness contract not in scope for this run.
-    return {
-      reason: 'unsatisfied_contract',
-      detail: contract
-        ? `${task} requires the test-kit contract "${contract}" (a webhook receiver), which is not in scope for this run`
-        : `${task} needs the runner's webhook receiver (contract "webhook_receiver_runner"), which vitest-adcp does not host yet`,
-    };
+    // storyboard-schema.yaml > expect_webhook > requires_contract: "step grades as not_applicable (not fail) when the
+    // named test-kit contract is not in scope". Without it, the receiver the step needs is a harness contract this
+    // run cannot satisfy: runner-output-contract.yaml > skip_result > unsatisfied_contract.
+    return contract
+      ? { reason: 'not_applicable', detail: `${task} requires the test-kit contract "${contract}" (a webhook receiver), which is not in scope for this run` }
+      : { reason: 'unsatisfied_contract', detail: `${task} needs the runner's webhook receiver (contract "webhook_receiver_runner"), which vitest-adcp does not host yet` };
   }
   if (task === 'expect_substitution_safe') {
     // storyboard-schema.yaml > Composition: a named contract not in scope grades not_applicable.

@@ -591,12 +591,12 @@ describe('task_completion captures', () => {
 // ---------------------------------------------------------------------------
 
 describe('runner-only tasks and {{runner.*}} substitutions', () => {
-  it('expect_webhook is skipped unsatisfied_contract, citing the contract, and never sent', async () => {
+  it('expect_webhook is skipped (unsatisfied_contract; not_applicable under requires_contract), citing the contract, and never sent', async () => {
     const r = await run([
       { id: 'webhook', task: 'expect_webhook', validations: [] },
       { id: 'declared', task: 'expect_webhook', requires_contract: 'webhook_receiver_runner', validations: [] },
     ]);
-    expect(r.verdicts).toEqual({ webhook: 'skipped:unsatisfied_contract', declared: 'skipped:unsatisfied_contract' });
+    expect(r.verdicts).toEqual({ webhook: 'skipped:unsatisfied_contract', declared: 'skipped:not_applicable' });
     expect(result(r, 'webhook').skip!.detail).toBe(`expect_webhook needs the runner's webhook receiver (contract "webhook_receiver_runner"), which vitest-adcp does not host yet`);
     expect(result(r, 'declared').skip!.detail).toBe(`expect_webhook requires the test-kit contract "webhook_receiver_runner" (a webhook receiver), which is not in scope for this run`);
     expect(r.calls()).toEqual([]);
