@@ -36,7 +36,8 @@ export const refsResolve: Check = (input) => {
   const seenOut = new Set<string>();
   for (const ref of sources.values) {
     const projected = project(ref, matchKeys);
-    const key = JSON.stringify(projected);
+    // Duplicates collapse on the compared form (URL keys normalised), so `…/mcp` and `…/mcp/` are one ref.
+    const key = JSON.stringify(matchKeys.map((k) => (/url$/i.test(k) && typeof projected[k] === 'string' ? normaliseUrl(projected[k] as string) : projected[k])));
     if (scope?.key && !sameScope(ref, scope.key, scopeValue)) {
       if (!seenOut.has(key)) {
         seenOut.add(key);
@@ -50,7 +51,8 @@ export const refsResolve: Check = (input) => {
       missing.push(projected);
     }
   }
-  if (onOutOfScope === 'fail') missing.push(...outOfScope.filter((r) => !seen.has(JSON.stringify(r))));
+  // In-scope and out-of-scope refs are disjoint; `fail` promotes the latter to missing.
+  if (onOutOfScope === 'fail') missing.push(...outOfScope);
   const truncated = sources.truncated || targets.truncated;
   const observations = [
     ...(onOutOfScope === 'warn' && outOfScope.length > 0

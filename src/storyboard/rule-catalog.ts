@@ -20,7 +20,7 @@ export const STORYBOARD_RULES = {
   field_value_without_value: { severity: 'error', summary: 'check: field_value without value or allowed_values.' },
   check_missing_argument: { severity: 'error', summary: 'A check without the argument it needs (path, value, allowed_values, source/target/match_keys).' },
   misspelled_check: { severity: 'error', summary: 'A check name that is a near-miss of a known check.' },
-  unknown_check: { severity: 'warning', summary: 'A check name this format version does not define (graded not_applicable by runners that lack it).' },
+  unknown_check: { severity: 'warning', summary: 'A check name this format version does not define (vitest-adcp fails such a validation at run time rather than pass it silently).' },
   contributes_outside_branch_set: { severity: 'error', summary: 'contributes: true in a phase without branch_set.' },
   contributes_with_contributes_to: { severity: 'error', summary: 'A step declares both contributes and contributes_to.' },
   contributes_to_mismatch: { severity: 'error', summary: 'contributes_to inside a branch_set phase differs from branch_set.id.' },

@@ -151,7 +151,8 @@ describe('refs_resolve', () => {
         expect(check(scoped(mode), target, { context, agentUrl: AGENT })).toEqual({
           passed: true,
           json_pointer: '/products',
-          observations: [`2 ref(s) outside scope agent_url = ${AGENT} were not checked: [{"agent_url":"https://other.example/mcp","id":"z"},{"agent_url":"https://other.example/mcp/","id":"z"}]`],
+          // The other agent's ref appears twice (with and without a trailing slash): one ref once normalised.
+          observations: [`1 ref(s) outside scope agent_url = ${AGENT} were not checked: [{"agent_url":"https://other.example/mcp","id":"z"}]`],
         });
       }
     });
@@ -160,8 +161,8 @@ describe('refs_resolve', () => {
       expect(check(scoped('ignore'), target, { context, agentUrl: AGENT })).toEqual({ passed: true, json_pointer: '/products' });
     });
 
-    /** The two refs at the other agent, as `actual.missing` lists them when they are graded and unresolved. */
-    const otherAgentRefs = { passed: false, actual: { missing: [{ agent_url: 'https://other.example/mcp', id: 'z' }, { agent_url: 'https://other.example/mcp/', id: 'z' }] } };
+    /** The ref at the other agent (written twice, up to a trailing slash), as `actual.missing` lists it when graded and unresolved. */
+    const otherAgentRefs = { passed: false, actual: { missing: [{ agent_url: 'https://other.example/mcp', id: 'z' }] } };
 
     it('fail: the out-of-scope refs count as missing', () => {
       expect(check(scoped('fail'), target, { context, agentUrl: AGENT })).toMatchObject(otherAgentRefs);
@@ -178,5 +179,23 @@ describe('refs_resolve', () => {
       passed: false,
       error: 'refs_resolve needs source: { from, path }, target: { from, path } and a non-empty match_keys list',
     });
+  });
+});
+
+describe('refs_resolve duplicates', () => {
+  it('collapse on the compared form: a URL with and without its trailing slash is one missing ref', async () => {
+    const { refsResolve } = await import('../../src/checks/refs-resolve.js');
+    const verdict = refsResolve({
+      validation: { check: 'refs_resolve', source: { from: 'current_step', path: 'refs[*]' }, target: { from: 'current_step', path: 'formats[*]' }, match_keys: ['agent_url', 'id'], loc: { line: 1, column: 1 } },
+      step: { id: 's', task: 't', validations: [], loc: { line: 1, column: 1 } },
+      task: 't',
+      exchange: {
+        request: { transport: 'mcp', operation: 't', payload: {} },
+        extraction: { path: 'structured_content' },
+        data: { refs: [{ agent_url: 'https://a.example/mcp', id: 'x' }, { agent_url: 'https://a.example/mcp/', id: 'x' }], formats: [] },
+      },
+    });
+    expect(verdict.passed).toBe(false);
+    expect((verdict.actual as { missing: unknown[] }).missing).toEqual([{ agent_url: 'https://a.example/mcp', id: 'x' }]);
   });
 });

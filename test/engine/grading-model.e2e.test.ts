@@ -695,9 +695,15 @@ describe('run-wide invariants', () => {
   });
 
   it('context.no_secret_echo fails when the answer carries the credential the run sent', async () => {
-    const r = await run([echo('caps', 'demo-e2e-token-v1', { validations: [] })]);
+    // wrong_value rewrites the echoed context, so the token comes back outside a verbatim echo.
+    const r = await run([echo('caps', 'demo-e2e-token-v1', { validations: [] })], { behaviours: ['wrong_value'] });
     expect(r.verdicts).toEqual({ caps: 'failed' });
     expect(invariant(r, 'caps', 'context.no_secret_echo')).toMatchObject({ passed: false, json_pointer: '/context/correlation_id', actual: '[redacted]' });
+  });
+
+  it('a verbatim echo of a context the storyboard itself filled is not a leak', async () => {
+    const r = await run([echo('caps', 'demo-e2e-token-v1', { validations: [] })]);
+    expect(invariant(r, 'caps', 'context.no_secret_echo')).toMatchObject({ passed: true });
   });
 
   it('invariants it does not implement are a warning on the first step only', async () => {
