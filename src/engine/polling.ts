@@ -6,6 +6,7 @@
  * bounded in time, so an agent that never finishes costs one step, not the run.
  */
 import type { Exchange } from '../checks/types.js';
+import type { Step } from '../storyboard/types.js';
 import type { ResponseRecord } from './records.js';
 import type { AgentTransport, CallOptions } from '../transport/types.js';
 
@@ -81,4 +82,71 @@ export async function pollTaskCompletion(transport: AgentTransport, taskId: stri
     const wait = Math.min(backoff, Math.max(0, options.deadlineMs - (performance.now() - started)));
     await new Promise((resolve) => setTimeout(resolve, wait));
   }
+}
+
+export interface FollowedAnswer {
+  exchange: Exchange;
+  /** The task's end, when the step captures `task_completion.` values. */
+  completion?: TaskCompletion;
+  /** Why the step is graded on an interim answer after all. */
+  warning?: string;
+}
+
+/**
+ * An async answer (`submitted` / `working` with a `task_id`) is followed to
+ * its end through `tasks/get`, bounded by `deadlineMs`:
+ * - when the step captures `task_completion.` values, for those captures
+ *   (storyboard-schema.yaml > context_outputs); the step is graded on the
+ *   immediate answer;
+ * - when the answer is only the envelope and the step does not validate the
+ *   envelope itself (an async `status`, `task_id`, the A2A shape), the step is
+ *   graded on the task's completion — what a buyer's client acts on — and the
+ *   extraction note says so. A step that tests the async arm keeps the
+ *   immediate answer.
+ */
+export async function followAsync(transport: AgentTransport, step: Step, exchange: Exchange, options: PollOptions): Promise<FollowedAnswer> {
+  const wantsCompletion = (step.context_outputs ?? []).some((o) => typeof o.path === 'string' && o.path.startsWith(TASK_COMPLETION_PREFIX));
+  const pending = pendingTask(exchange, true);
+  if (!pending) return { exchange };
+  const gradeOnCompletion = !wantsCompletion && isEnvelopeOnly(exchange.data) && !validatesEnvelope(step);
+  if (!wantsCompletion && !gradeOnCompletion) return { exchange };
+  const completion = await pollTaskCompletion(transport, pending.taskId, options);
+  if (!gradeOnCompletion) return { exchange, completion };
+  if (completion.outcome !== 'completed' && completion.outcome !== 'failed') {
+    const why = completion.outcome === 'timeout' ? `was still ${completion.lastStatus ?? pending.status} when the step timeout ran out` : `could not be polled (${completion.error})`;
+    return { exchange, warning: `the agent answered ${pending.status} (task ${pending.taskId}); the task ${why}, so the step is graded on that interim answer` };
+  }
+  const note = `the agent answered ${pending.status} (task ${pending.taskId}); graded on the task's ${completion.outcome === 'completed' ? 'completion' : `end (${completion.status})`} after ${completion.polls} tasks/get poll(s)`;
+  // The context echo belongs to the answer to this call (storyboard-schema.yaml > Context echo contract: "whether
+  // the response is synchronous or asynchronous"); a completion artifact that lacks it keeps the envelope's.
+  const envelopeContext = (exchange.data as { context?: unknown }).context;
+  const data =
+    envelopeContext !== undefined && completion.data && typeof completion.data === 'object' && !Array.isArray(completion.data) && !('context' in completion.data)
+      ? { ...(completion.data as Record<string, unknown>), context: envelopeContext }
+      : completion.data;
+  return {
+    exchange: {
+      ...exchange,
+      ...(completion.response ? { response: completion.response } : {}),
+      data,
+      extraction: { path: completion.outcome === 'failed' ? 'error' : exchange.extraction.path, note },
+    },
+  };
+}
+
+const ASYNC_STATUSES = new Set(['submitted', 'working', 'input-required']);
+
+/**
+ * Whether a step's validations look at the async envelope itself — its A2A
+ * shape, `task_id`, or a `status` expected to be an async one — so it must be
+ * graded on the immediate answer. (`status: pending_creatives` is the result's
+ * status: that step wants the completion.)
+ */
+function validatesEnvelope(step: Step): boolean {
+  return step.validations.some((v) => {
+    if (v.check === 'a2a_submitted_artifact' || v.check === 'envelope_field_present' || v.path === 'task_id') return true;
+    if (v.path !== 'status') return false;
+    const expected = [v.value, ...(Array.isArray(v.allowed_values) ? v.allowed_values : [])];
+    return expected.some((value) => typeof value === 'string' && ASYNC_STATUSES.has(value));
+  });
 }

@@ -33,12 +33,14 @@ import { gradeStep } from './grade.js';
 import { withIdempotencyKey } from './idempotency.js';
 import { IMPLEMENTED_INVARIANTS } from './invariants.js';
 import { setPath } from './path.js';
-import { isEnvelopeOnly, pendingTask, pollTaskCompletion, TASK_COMPLETION_PREFIX, type TaskCompletion } from './polling.js';
+import { followAsync, type TaskCompletion } from './polling.js';
 import type { SkipResult, StepOutcome, StepResult, ValidationResult } from './records.js';
-import { CONTROLLER_TASK, executionPhases, isSeedStep, planSeeding, SEEDING_PHASE_ID } from './seeding.js';
+import { CONTROLLER_TASK, scenarioVerdict, seedVerdict } from './controller.js';
+import { OAuthProbes } from './oauth-probes.js';
+import { executionPhases, isSeedStep, planSeeding, SEEDING_PHASE_ID } from './seeding.js';
 import { evaluateSkipIf } from './skip-if.js';
 import { resolveTask, substitute } from './substitute.js';
-import { authorizationServerMetadataUrl, probe, PROBE_TASKS, protectedResourceMetadataUrl, refuseAgentSuppliedUrl } from '../transport/probe.js';
+import { PROBE_TASKS } from '../transport/probe.js';
 
 export interface StoryboardRunOptions {
   /** Opens the transport lazily (first step that needs the agent). */
@@ -91,10 +93,7 @@ export class StoryboardRun {
   /** Values captured by `context_outputs`, with the step that captured each (for unseeded fixture ids). */
   private readonly captured = new Map<string, CapturedValue>();
   private readonly declaredFixtureIds: ReadonlySet<string>;
-  /** Phases whose OAuth probe found no metadata: the rest of the phase is not applicable. */
-  private readonly oauthNotAdvertised = new Map<Phase, string>();
-  /** The agent's RFC 9728 metadata, once probed: where the authorization server probe goes. */
-  private resourceMetadata?: unknown;
+  private probes?: OAuthProbes;
   private next = 0;
   private queue: Promise<void> = Promise.resolve();
 
@@ -248,9 +247,15 @@ export class StoryboardRun {
     if (step.task.startsWith('$test_kit.') && task === step.task) {
       return withWarnings(finish({ ...result, error: `task "${step.task}" did not resolve: the test kit has no such value and the step has no task_default` }));
     }
-    const notAdvertised = this.oauthNotAdvertised.get(phase);
-    if (notAdvertised) return withWarnings(skipped({ reason: 'not_applicable', detail: notAdvertised }));
-    if (PROBE_TASKS.has(task)) return withWarnings(await this.runProbe(entry, task, result, finish));
+    this.probes ??= new OAuthProbes({ agentUrl: this.transport.url, timeoutMs: this.options.timeoutMs, maxResponseBytes: this.options.maxResponseBytes ?? 10 * 1024 * 1024 });
+    const oauthAbsent = this.probes.skipFor(phase);
+    if (oauthAbsent) return withWarnings(skipped(oauthAbsent));
+    if (PROBE_TASKS.has(task)) {
+      const outcome = await this.probes.run(task, phase);
+      if ('error' in outcome) return withWarnings(finish({ ...result, error: outcome.error }));
+      if ('skip' in outcome) return withWarnings(skipped(outcome.skip, outcome.exchange ? { request: outcome.exchange.request, response: outcome.exchange.response } : {}));
+      return withWarnings(finish(this.keep(entry, outcome.exchange, this.graded(entry, task, outcome.exchange, result))));
+    }
     const gate = this.cascade.gate(entry.index, task, tools);
     if (gate) {
       if (isSeedStep(step) && this.seeding.state === 'ok') this.seeding = { state: 'skip', skip: gate.skip };
@@ -280,63 +285,34 @@ export class StoryboardRun {
 
     const callOptions: CallOptions = { credentials, timeoutMs: this.options.timeoutMs };
     const answered = await this.transport.call(task, payload, callOptions);
-    const { exchange, completion, warning } = await this.followAsync(step, answered, callOptions, started);
+    const remaining = Math.max(0, this.options.timeoutMs - (performance.now() - started));
+    const { exchange, completion, warning } = await followAsync(this.transport, step, answered, { ...callOptions, intervalMs: this.options.pollIntervalMs ?? 1000, deadlineMs: remaining });
     if (warning) warnings.push(warning);
-    // Captured before grading so `$context` in expected values reads the pre-step context.
-    const graded = gradeStep({
-      file: this.storyboard.file,
-      step,
-      task,
-      exchange,
-      schemas: this.options.schemas,
-      scope: { ...scope, context: new Map(this.context) },
-      agentUrl: this.transport.url,
-      completion,
-      secrets: this.secrets(),
-    });
-    let final: StepResult = finish({
-      ...result,
-      request: exchange.request,
-      response: exchange.response,
-      extraction: exchange.extraction,
-      validations: graded.validations,
-      passed: graded.passed,
-      ...(graded.error ? { error: graded.error } : {}),
-    });
-    if (isSeedStep(step)) final = this.gradeSeed(entry, exchange, final);
-    else if (task === CONTROLLER_TASK && !step.expect_error) final = this.unsupportedScenario(entry, exchange, final);
-    if (final.passed && !final.skip) this.recordPass(entry, exchange, graded.captures);
-    return withWarnings(final);
+    const graded = this.graded(entry, task, exchange, result, completion);
+    let verdict;
+    if (isSeedStep(step)) verdict = seedVerdict(step, exchange, graded.result, this.storyboard.file);
+    else if (task === CONTROLLER_TASK && !step.expect_error) verdict = scenarioVerdict(exchange, graded.result);
+    if (verdict?.halt && this.seeding.state === 'ok') this.seeding = { state: 'skip', skip: verdict.halt };
+    return withWarnings(finish(this.keep(entry, exchange, { ...graded, result: verdict?.result ?? graded.result })));
   }
 
   /**
-   * A step the runner performs itself over HTTP (transport/probe.ts). An
-   * agent that serves no protected-resource metadata (404) has not advertised
-   * OAuth: that probe and the rest of its phase are `not_applicable`
-   * (a coverage gap, like an undeclared protocol), not failures.
+   * Grades an answer (gradeStep, with the context as it was before this step)
+   * into the step's record, and what it would capture.
    */
-  private async runProbe(entry: Entry, task: string, result: StepResult, finish: (r: StepResult) => StepResult): Promise<StepResult> {
-    const agentUrl = this.transport!.url;
-    let url: string;
-    if (task === 'protected_resource_metadata') url = protectedResourceMetadataUrl(agentUrl);
-    else {
-      const issuer = (this.resourceMetadata as { authorization_servers?: unknown[] } | undefined)?.authorization_servers?.[0];
-      if (typeof issuer !== 'string') {
-        return finish({ ...result, error: 'no authorization server to probe: the protected_resource_metadata step did not run, failed, or named no authorization_servers' });
-      }
-      const refused = refuseAgentSuppliedUrl(issuer, agentUrl);
-      if (refused) return finish({ ...result, error: `the runner will not fetch the authorization server the agent named: ${refused}` });
-      url = authorizationServerMetadataUrl(issuer);
-    }
-    const exchange = await probe(task, url, { agentUrl, timeoutMs: this.options.timeoutMs, maxResponseBytes: this.options.maxResponseBytes ?? 10 * 1024 * 1024 });
-    if (task === 'protected_resource_metadata' && exchange.response?.status === 404) {
-      const detail = `oauth_not_advertised: the agent serves no protected-resource metadata (HTTP 404 at ${url}), so it does not offer OAuth`;
-      this.oauthNotAdvertised.set(entry.phase, detail);
-      return finish({ ...result, passed: true, request: exchange.request, response: exchange.response, skip: { reason: 'not_applicable', detail } });
-    }
-    if (task === 'protected_resource_metadata' && !exchange.transportError && exchange.extraction.path !== 'error') this.resourceMetadata = exchange.data;
-    const graded = gradeStep({ file: this.storyboard.file, step: entry.step, task, exchange, schemas: this.options.schemas, scope: this.scope(), agentUrl, secrets: this.secrets() });
-    const final = finish({
+  private graded(entry: Entry, task: string, exchange: Exchange, result: StepResult, completion?: TaskCompletion): { result: StepResult; captures: Map<string, unknown> } {
+    const graded = gradeStep({
+      file: this.storyboard.file,
+      step: entry.step,
+      task,
+      exchange,
+      schemas: this.options.schemas,
+      scope: { context: new Map(this.context), priorSteps: this.priorSteps, testKit: this.options.testKit, generated: this.generated },
+      agentUrl: this.transport!.url,
+      completion,
+      secrets: this.secrets(),
+    });
+    const recorded: StepResult = {
       ...result,
       request: exchange.request,
       response: exchange.response,
@@ -344,13 +320,14 @@ export class StoryboardRun {
       validations: graded.validations,
       passed: graded.passed,
       ...(graded.error ? { error: graded.error } : {}),
-    });
-    if (final.passed) this.recordPass(entry, exchange, graded.captures);
-    return final;
+    };
+    return { result: recorded, captures: graded.captures };
   }
 
-  private scope() {
-    return { context: new Map(this.context), priorSteps: this.priorSteps, testKit: this.options.testKit, generated: this.generated };
+  /** storyboard-schema.yaml > context_outputs: only a step that passed (not skipped) populates the accumulator. */
+  private keep(entry: Entry, exchange: Exchange, graded: { result: StepResult; captures: Map<string, unknown> }): StepResult {
+    if (graded.result.passed && !graded.result.skip) this.recordPass(entry, exchange, graded.captures);
+    return graded.result;
   }
 
   /** The agent's tools, listed once per run. */
@@ -361,113 +338,6 @@ export class StoryboardRun {
       return 'tools' in listed ? { tools: new Set(listed.tools) } : { error: listed.error };
     })().catch((error): AgentTools => ({ error: error instanceof Error ? error.message : String(error) }));
     return this.tools;
-  }
-
-  /**
-   * An async answer (`submitted` / `working` with a `task_id`) is followed to
-   * its end through `tasks/get`, bounded by the step timeout:
-   * - when the step captures `task_completion.` values, for those captures
-   *   (storyboard-schema.yaml > context_outputs); the step is graded on the
-   *   immediate answer;
-   * - when the answer is only the envelope and the step does not validate the
-   *   envelope itself (`status`, `task_id`, A2A shape), the step is graded on
-   *   the task's completion — what a buyer's client would act on — and the
-   *   extraction note says so. A step that tests the async arm keeps the
-   *   immediate answer.
-   */
-  private async followAsync(step: Step, exchange: Exchange, options: CallOptions, started: number): Promise<{ exchange: Exchange; completion?: TaskCompletion; warning?: string }> {
-    const wantsCompletion = (step.context_outputs ?? []).some((o) => typeof o.path === 'string' && o.path.startsWith(TASK_COMPLETION_PREFIX));
-    const pending = pendingTask(exchange, true);
-    if (!pending) return { exchange };
-    const gradeOnCompletion = !wantsCompletion && isEnvelopeOnly(exchange.data) && !validatesEnvelope(step);
-    if (!wantsCompletion && !gradeOnCompletion) return { exchange };
-    const remaining = Math.max(0, this.options.timeoutMs - (performance.now() - started));
-    const completion = await pollTaskCompletion(this.transport!, pending.taskId, { ...options, intervalMs: this.options.pollIntervalMs ?? 1000, deadlineMs: remaining });
-    if (!gradeOnCompletion) return { exchange, completion };
-    if (completion.outcome !== 'completed' && completion.outcome !== 'failed') {
-      const why = completion.outcome === 'timeout' ? `was still ${completion.lastStatus ?? pending.status} when the step timeout ran out` : `could not be polled (${completion.error})`;
-      return { exchange, warning: `the agent answered ${pending.status} (task ${pending.taskId}); the task ${why}, so the step is graded on that interim answer` };
-    }
-    const note = `the agent answered ${pending.status} (task ${pending.taskId}); graded on the task's ${completion.outcome === 'completed' ? 'completion' : `end (${completion.status})`} after ${completion.polls} tasks/get poll(s)`;
-    const failed = completion.outcome === 'failed';
-    // The context echo belongs to the answer to this call (storyboard-schema.yaml > Context echo contract: "whether
-    // the response is synchronous or asynchronous"); a completion artifact that lacks it keeps the envelope's.
-    const envelopeContext = (exchange.data as { context?: unknown }).context;
-    const data =
-      envelopeContext !== undefined && completion.data && typeof completion.data === 'object' && !Array.isArray(completion.data) && !('context' in completion.data)
-        ? { ...(completion.data as Record<string, unknown>), context: envelopeContext }
-        : completion.data;
-    return {
-      exchange: {
-        ...exchange,
-        ...(completion.response ? { response: completion.response } : {}),
-        data,
-        extraction: { path: failed ? 'error' : exchange.extraction.path, note },
-      },
-    };
-  }
-
-  /**
-   * A seed call's verdict also decides the storyboard's: an agent whose
-   * controller does not know the seed scenario has a coverage gap
-   * (storyboard-schema.yaml > fixture_seed_unsupported: `not_applicable`); a
-   * seed that fails otherwise leaves the storyboard without its state
-   * (`prerequisite_failed` for every later step).
-   */
-  private gradeSeed(entry: Entry, exchange: Exchange, graded: StepResult): StepResult {
-    const data = exchange.data as { success?: unknown; error?: unknown; error_detail?: unknown; adcp_error?: { code?: unknown } } | undefined;
-    const code = data?.adcp_error?.code ?? data?.error;
-    if (code === 'UNKNOWN_SCENARIO') {
-      const skip: SkipResult = {
-        reason: 'not_applicable',
-        detail: `fixture_seed_unsupported: the agent's ${CONTROLLER_TASK} does not implement ${(entry.step as { seed?: { scenario: string } }).seed?.scenario} (UNKNOWN_SCENARIO), so this storyboard's fixtures cannot be seeded`,
-      };
-      if (this.seeding.state === 'ok') this.seeding = { state: 'skip', skip };
-      return { ...graded, passed: true, skip };
-    }
-    if (graded.passed && data?.success === true) return graded;
-    const reason = graded.error ?? (typeof data?.error_detail === 'string' ? data.error_detail : undefined) ?? 'the controller did not answer success: true';
-    if (this.seeding.state === 'ok') {
-      this.seeding = { state: 'skip', skip: { reason: 'prerequisite_failed', detail: `controller seeding failed at ${entry.step.id}: ${reason}` } };
-    }
-    if (graded.passed) {
-      const failure: ValidationResult = {
-        check: 'seed_acknowledged',
-        passed: false,
-        description: 'the controller acknowledges the seed with success: true',
-        json_pointer: '/success',
-        expected: true,
-        actual: data?.success ?? null,
-        schema_id: null,
-        schema_url: null,
-        error: reason,
-        request: exchange.request,
-        response: exchange.response,
-        source: { file: this.storyboard.file, line: entry.step.loc.line, column: entry.step.loc.column },
-      };
-      return { ...graded, passed: false, validations: [...graded.validations, failure] };
-    }
-    return graded;
-  }
-
-  /**
-   * A controller step whose scenario the agent does not implement
-   * (UNKNOWN_SCENARIO) is a coverage gap, not a failure: that step and the rest
-   * of the storyboard, which builds on the forced state, are not applicable
-   * (e.g. protocols/media-buy/scenarios/create_media_buy_async.yaml: "return
-   * UNKNOWN_SCENARIO and the runner grades this storyboard not_applicable").
-   * A step that expects the error grades it normally.
-   */
-  private unsupportedScenario(entry: Entry, exchange: Exchange, graded: StepResult): StepResult {
-    const data = exchange.data as { error?: unknown; adcp_error?: { code?: unknown } } | undefined;
-    if ((data?.adcp_error?.code ?? data?.error) !== 'UNKNOWN_SCENARIO') return graded;
-    const scenario = (exchange.request.payload as { scenario?: unknown } | undefined)?.scenario;
-    const skip: SkipResult = {
-      reason: 'not_applicable',
-      detail: `the agent's ${CONTROLLER_TASK} does not implement scenario ${JSON.stringify(scenario)} (UNKNOWN_SCENARIO), so this storyboard does not apply to it`,
-    };
-    if (this.seeding.state === 'ok') this.seeding = { state: 'skip', skip };
-    return { ...graded, passed: true, skip };
   }
 
   private unresolvedScenarios(): SkipResult | undefined {
@@ -559,21 +429,4 @@ export class StoryboardRun {
     });
     return { ...result, validations, passed: validations.every((v) => v.passed) };
   }
-}
-
-const ASYNC_STATUSES = new Set(['submitted', 'working', 'input-required']);
-
-/**
- * Whether a step's validations look at the async envelope itself — its A2A
- * shape, `task_id`, or a `status` expected to be an async one — so it must be
- * graded on the immediate answer. (`status: pending_creatives` is the result's
- * status: that step wants the completion.)
- */
-function validatesEnvelope(step: Step): boolean {
-  return step.validations.some((v) => {
-    if (v.check === 'a2a_submitted_artifact' || v.check === 'envelope_field_present' || v.path === 'task_id') return true;
-    if (v.path !== 'status') return false;
-    const expected = [v.value, ...(Array.isArray(v.allowed_values) ? v.allowed_values : [])];
-    return expected.some((value) => typeof value === 'string' && ASYNC_STATUSES.has(value));
-  });
 }

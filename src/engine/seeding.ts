@@ -11,8 +11,9 @@
  */
 import type { Phase, Step, Storyboard } from '../storyboard/types.js';
 
+import { CONTROLLER_TASK } from './controller.js';
+
 export const SEEDING_PHASE_ID = '__controller_seeding__';
-export const CONTROLLER_TASK = 'comply_test_controller';
 
 interface SeedKind {
   /** Key under `fixtures:`. */
