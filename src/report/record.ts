@@ -3,16 +3,11 @@
  * payloads redacted, headers allowlisted, known secrets scrubbed from text.
  */
 import type { StepResult, ValidationResult } from '../engine/records.js';
-import { filterResponseHeaders, redactPayload, redactRequestHeaders, scrubSecrets } from './redact.js';
+import { filterResponseHeaders, redactPayload, redactRequestHeaders, scrubSecretsDeep } from './redact.js';
 
 /** Stable id of a step across runs and shards: `storyboard_id/phase_id/step_id`. */
 export function stepKey(result: Pick<StepResult, 'storyboard_id' | 'phase_id' | 'step_id'>): string {
   return `${result.storyboard_id}/${result.phase_id}/${result.step_id}`;
-}
-
-function scrub<T>(value: T, secrets: readonly string[]): T {
-  if (secrets.length === 0) return value;
-  return JSON.parse(scrubSecrets(JSON.stringify(value) ?? 'null', secrets.map((s) => JSON.stringify(s).slice(1, -1))));
 }
 
 function redactExchange<T extends { payload: unknown; headers?: Record<string, string> }>(record: T | undefined, kind: 'request' | 'response'): T | undefined {
@@ -39,5 +34,5 @@ export function redactStepResult(result: StepResult, secrets: readonly string[] 
   const out: StepResult = { ...result, validations, request: redactExchange(result.request, 'request'), response: redactExchange(result.response, 'response') };
   if (!out.request) delete out.request;
   if (!out.response) delete out.response;
-  return scrub(out, secrets);
+  return scrubSecretsDeep(out, secrets);
 }

@@ -96,6 +96,12 @@ export function scrubSecrets(text: string, secrets: readonly string[]): string {
   return out;
 }
 
+/** `scrubSecrets` over every string of a JSON value: a scrubbed copy (the value itself when there are no secrets). */
+export function scrubSecretsDeep<T>(value: T, secrets: readonly string[]): T {
+  if (secrets.length === 0) return value;
+  return JSON.parse(scrubSecrets(JSON.stringify(value) ?? 'null', secrets.map((s) => JSON.stringify(s).slice(1, -1))));
+}
+
 /**
  * Fences an agent-controlled string for rendered output (terminal, markdown,
  * summaries fed to an LLM) with a per-call nonce, so a hostile message cannot

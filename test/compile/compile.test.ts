@@ -31,17 +31,20 @@ describe('compileStoryboard', () => {
     }
   });
 
-  it("maps every step's it( call to the step's own line in the YAML", () => {
-    for (const phase of storyboard.phases) {
-      const p = callSite(result.code, 'describe', testTitle(phase.title, phase.id));
-      expect(originalPositionFor(map, p)).toMatchObject({ source: 'capability-discovery.yaml', line: phase.loc.line, column: phase.loc.column - 1 });
-      for (const step of phase.steps) {
-        const site = callSite(result.code, 'it', testTitle(step.title, step.id));
-        const original = originalPositionFor(map, site);
-        expect(original).toMatchObject({ source: 'capability-discovery.yaml', line: step.loc.line, column: step.loc.column - 1 });
-        expect(source.split('\n')[step.loc.line - 1]).toContain(`id: ${step.id}`);
-      }
+  it("maps every describe( and it( call to its node's line and column in the YAML", () => {
+    // Read off capability-discovery.yaml (3.0.6) by hand: the storyboard starts the file; `  - id: protocol_discovery`
+    // is line 40 (its mapping starts at column 5); `      - id: get_capabilities…` lines 48 and 93 (column 9).
+    const sites: [fn: string, title: string, line: number, column: number][] = [
+      ['describe', 'Capability discovery (capability_discovery)', 1, 1],
+      ['describe', 'Protocol and capability discovery (protocol_discovery)', 40, 5],
+      ['it', 'Discover agent capabilities (get_capabilities)', 48, 9],
+      ['it', 'Discover capabilities filtered by protocol (get_capabilities_filtered)', 93, 9],
+    ];
+    for (const [fn, title, line, column] of sites) {
+      // Source maps count columns from 0.
+      expect(originalPositionFor(map, callSite(result.code, fn, title)), `${fn}(${title})`).toMatchObject({ source: 'capability-discovery.yaml', line, column: column - 1 });
     }
+    expect(storyboard.phases.flatMap((p) => p.steps)).toHaveLength(2);
   });
 
   it('quotes every value it generates (titles with quotes and newlines stay inert)', () => {
@@ -57,8 +60,9 @@ describe('compileStoryboard', () => {
     const yaml = ['id: broken', 'title: Broken', 'phases:', '  - id: p', '    steps:', '      - id: s', '        title: no task here', ''].join('\n');
     const out = compileStoryboard(yaml, '/tmp/broken.storyboard.yaml', { runtime: 'r' });
     expect(out.storyboard).toBeUndefined();
-    const primary = out.diagnostics[0]!;
-    const site = callSite(out.code, 'it', `loads without errors (${primary.rule})`);
-    expect(originalPositionFor(new TraceMap(out.map as any), site)).toMatchObject({ line: primary.line, column: primary.column - 1 });
+    // The step `      - id: s` (line 6, column 9) lacks its task.
+    expect(out.diagnostics[0]).toMatchObject({ rule: 'schema', line: 6, column: 9 });
+    const site = callSite(out.code, 'it', 'loads without errors (schema)');
+    expect(originalPositionFor(new TraceMap(out.map as any), site)).toMatchObject({ line: 6, column: 8 });
   });
 });

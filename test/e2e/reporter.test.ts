@@ -30,7 +30,8 @@ beforeAll(async () => {
       '        title: Echo secrets back',
       '        task: get_adcp_capabilities',
       '        sample_request:',
-      '          context: { correlation_id: leaky, api_key: "kit-planted-key", nested: { Authorization: "Bearer planted" } }',
+      // The agent echoes the context: the configured token comes back under a key no redaction pattern matches.
+      `          context: { correlation_id: leaky, api_key: "kit-planted-key", nested: { Authorization: "Bearer planted" }, note: "${secretToken}" }`,
       '        validations:',
       '          - check: response_schema',
       '          - check: field_value',
@@ -103,6 +104,13 @@ describe('contract reporter', () => {
     expect(echo.request.payload.context.api_key).toBe('[redacted]');
     expect(echo.response.payload.structuredContent.context.nested.Authorization).toBe('[redacted]');
     expect(JSON.parse(echo.response.payload.content[0].text).context.api_key).toBe('[redacted]');
+    // The token the agent echoed is scrubbed from the record, the test meta and the failure shown.
+    expect(echo.request.payload.context.note).toBe('[redacted]');
+    expect(echo.response.payload.structuredContent.context.note).toBe('[redacted]');
+    const failing = run.tests.find((t) => t.module.endsWith('leaky.storyboard.yaml'))!;
+    expect(failing.state).toBe('failed');
+    expect(failing.errors[0]!.message).toMatch(/"note": "\[redacted\]"/);
+    expect(JSON.stringify([failing.errors, failing.meta])).not.toContain(secretToken);
     for (const step of report.storyboards.flatMap((s: any) => s.steps)) {
       for (const name of Object.keys(step.response?.headers ?? {})) {
         expect(['content-type', 'content-length', 'content-encoding', 'www-authenticate', 'location', 'retry-after', 'x-request-id', 'x-correlation-id']).toContain(name);

@@ -41,13 +41,23 @@ describe('against the conformant fixture agent', () => {
   });
 
   it('reports each step at its own line and column in the YAML', () => {
-    for (const file of good) {
-      for (const { storyboard, phase, step } of stepsOf(file)) {
-        const test = byId(run, `${storyboard.id}/${phase.id}/${step.id}`);
-        expect(test.module).toBe(file);
-        expect(test.location, test.fullName).toEqual({ line: step.loc.line, column: step.loc.column });
-      }
-    }
+    // Read off the fixture files by hand: the line of each step's `      - id: <step>`, whose mapping starts at column 9.
+    const lines: [file: string, id: string, line: number][] = [
+      [good[0]!, 'fixture_discovery/capabilities/get_capabilities', 49],
+      [good[0]!, 'fixture_discovery/creative_formats/list_display_formats', 95],
+      [good[0]!, 'fixture_discovery/creative_formats/list_formats_first_page', 135],
+      [good[0]!, 'fixture_discovery/creative_formats/list_formats_second_page', 173],
+      [good[1]!, 'fixture_products/product_discovery/get_products_by_brief', 52],
+      [good[1]!, 'fixture_products/product_discovery/refine_to_captured_product', 90],
+      [good[1]!, 'fixture_products/media_buy/create_media_buy_for_product', 138],
+      [good[1]!, 'fixture_products/error_handling/create_media_buy_unknown_product', 202],
+      [good[1]!, 'fixture_products/error_handling/get_products_without_buying_mode', 241],
+      [good[2]!, 'fixture_error_codes/rejected_requests/get_products_missing_buying_mode', 52],
+      [good[2]!, 'fixture_error_codes/rejected_requests/create_media_buy_unknown_product', 79],
+      [good[2]!, 'fixture_error_codes/rejected_requests/create_media_buy_budget_too_low', 118],
+    ];
+    for (const [file, id, line] of lines) expect(byId(run, id), id).toMatchObject({ module: file, location: { line, column: 9 } });
+    expect(run.tests.filter((t) => good.includes(t.module))).toHaveLength(lines.length);
   });
 
   it('runs the real capability_discovery storyboard from the @adcp/sdk corpus, green', () => {
@@ -110,18 +120,22 @@ describe('against a misbehaving agent', () => {
   });
 
   it('fails the step with what was checked, where, expected vs actual, sent and received', () => {
-    const [{ storyboard, phase, step }] = stepsOf(good[0]!).filter(({ step }) => step.validations.some((v) => v.check === 'field_value' && String(v.path).startsWith('context.')));
-    const test = byId(run, `${storyboard.id}/${phase.id}/${step.id}`);
+    const test = byId(run, 'fixture_discovery/capabilities/get_capabilities');
     expect(test.state).toBe('failed');
     const message = test.errors[0]!.message;
-    const validation = step.validations.find((v) => v.check === 'field_value' && String(v.path).startsWith('context.'))!;
-    expect(message).toContain(validation.description);
-    expect(message).toContain(`fixtures/storyboards/discovery.storyboard.yaml:${validation.loc.line}:${validation.loc.column}`);
-    expect(message).toContain(`JSON Pointer /${String(validation.path).replace(/\./g, '/')}`);
+    // discovery.storyboard.yaml line 83: `          - check: field_value` (column 13) on context.correlation_id.
+    expect(message).toContain('Context correlation_id returned unchanged [field_value] at fixtures/storyboards/discovery.storyboard.yaml:83:13');
+    expect(message).toContain('JSON Pointer /context/correlation_id');
     expect(message).toMatch(/sent \(mcp get_adcp_capabilities/);
     expect(message).toMatch(/received \(structured_content HTTP 200/);
     expect(test.errors[0]!.diff).toContain('-mutated');
-    expect(test.meta.adcp.result.validations.find((v: any) => !v.passed)).toMatchObject({ json_pointer: expect.any(String), expected: validation.value, request: expect.any(Object), response: expect.any(Object) });
+    expect(test.meta.adcp.result.validations.find((v: any) => !v.passed)).toMatchObject({
+      json_pointer: '/context/correlation_id',
+      expected: 'fixture_discovery--get_capabilities',
+      source: { line: 83, column: 13 },
+      request: expect.any(Object),
+      response: expect.any(Object),
+    });
   });
 
   it("puts the failure's stack frame on the step's line in the YAML", () => {
@@ -132,6 +146,8 @@ describe('against a misbehaving agent', () => {
       expect(frame?.file).toBe(good[0]);
       expect(frame?.line).toBe(test.location!.line);
     }
+    // `      - id: get_capabilities` is line 49 of discovery.storyboard.yaml.
+    expect(byId(run, 'fixture_discovery/capabilities/get_capabilities').errors[0]!.stacks?.[0]).toMatchObject({ file: good[0], line: 49 });
   });
 });
 
@@ -150,10 +166,10 @@ describe('selecting one step with -t', () => {
 describe('selecting one step by its YAML line (vitest file.yaml:LINE, what IDEs run)', () => {
   it('runs the step declared at that line', async () => {
     const products = join(storyboardsDir, 'products.storyboard.yaml');
-    const target = stepsOf(products)[1]!;
-    const run = await runVitest({ config, env: { ADCP_AGENT_URL: inject('agentUrl'), E2E_STORYBOARDS: products }, args: [`${products}:${target.step.loc.line}`] });
+    // Line 90 of products.storyboard.yaml: `      - id: refine_to_captured_product`.
+    const run = await runVitest({ config, env: { ADCP_AGENT_URL: inject('agentUrl'), E2E_STORYBOARDS: products }, args: [`${products}:90`] });
     const ran = run.tests.filter((t) => t.state !== 'skipped');
-    expect(ran.map((t) => [t.name, t.state])).toEqual([[`${target.step.title} (${target.step.id})`, 'passed']]);
+    expect(ran.map((t) => [t.name, t.state])).toEqual([['Refine to the captured product by id (refine_to_captured_product)', 'passed']]);
   });
 });
 

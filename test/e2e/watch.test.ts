@@ -1,7 +1,9 @@
 /**
- * Watch mode: saving a storyboard YAML re-runs that file only.
- * A real `vitest --watch` in a child process, over two storyboards in a
- * scratch folder inside the project (so the watcher sees them).
+ * Watch mode: saving a storyboard YAML re-runs that file only; saving the test
+ * kit a storyboard names (`prerequisites.test_kit`) re-runs the storyboards
+ * that use it, with the edited kit. A real `vitest --watch` in a child
+ * process, over two storyboards in a scratch folder inside the project (so the
+ * watcher sees them).
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,8 +13,26 @@ import { repoRoot } from '../helpers/run-vitest.js';
 
 const scratch = join(repoRoot, '.vitest-adcp', `watch-${process.pid}`);
 const capture = join(scratch, 'capture.json');
-const storyboard = (id: string, title: string) =>
-  [`id: ${id}`, `title: ${title}`, 'phases:', '  - id: p', '    title: Phase', '    steps:', '      - id: caps', '        title: Capabilities', '        task: get_adcp_capabilities', '        validations:', '          - check: field_present', '            path: adcp', ''].join('\n');
+const storyboard = (id: string, title: string, kit?: string) =>
+  [
+    `id: ${id}`,
+    `title: ${title}`,
+    ...(kit ? ['prerequisites:', `  test_kit: "${kit}"`] : []),
+    'phases:',
+    '  - id: p',
+    '    title: Phase',
+    // With a kit: the phase runs only when the kit has an api_key, so the kit's content shows in the verdict.
+    ...(kit ? ['    skip_if: "!test_kit.auth.api_key"'] : []),
+    '    steps:',
+    '      - id: caps',
+    '        title: Capabilities',
+    '        task: get_adcp_capabilities',
+    '        validations:',
+    '          - check: field_present',
+    '            path: adcp',
+    '',
+  ].join('\n');
+const testKit = (auth: string) => ['id: watch_kit', 'name: Watch kit', `auth: ${auth}`, ''].join('\n');
 
 let child: ReturnType<typeof spawn> | undefined;
 afterAll(() => {
@@ -37,12 +57,14 @@ async function nextCapture(timeoutMs = 60_000): Promise<{ tests: { module: strin
   throw new Error('vitest did not report a run in time');
 }
 
-it('re-runs only the storyboard file that was saved', async () => {
+it('re-runs only the storyboard file that was saved, and the storyboards of a saved test kit', async () => {
   mkdirSync(scratch, { recursive: true });
   const a = join(scratch, 'a.storyboard.yaml');
   const b = join(scratch, 'b.storyboard.yaml');
+  const kit = join(scratch, 'kit.yaml');
+  writeFileSync(kit, testKit('{}'));
   writeFileSync(a, storyboard('watch_a', 'Watch A'));
-  writeFileSync(b, storyboard('watch_b', 'Watch B'));
+  writeFileSync(b, storyboard('watch_b', 'Watch B', './kit.yaml'));
   const env: Record<string, string | undefined> = { ...process.env, VITEST_ADCP_CAPTURE: capture, ADCP_AGENT_URL: inject('agentUrl'), E2E_STORYBOARDS: `${scratch}/*.storyboard.yaml`, NO_COLOR: '1' };
   for (const key of Object.keys(env)) if (key.startsWith('VITEST') && key !== 'VITEST_ADCP_CAPTURE') delete env[key];
   child = spawn(process.execPath, [join(repoRoot, 'node_modules', 'vitest', 'vitest.mjs'), '--watch', '--config', join(repoRoot, 'test', 'e2e', 'vitest.e2e.config.ts'), `--reporter=${join(repoRoot, 'test', 'helpers', 'capture-reporter.ts')}`], {
@@ -52,9 +74,17 @@ it('re-runs only the storyboard file that was saved', async () => {
   });
 
   const first = await nextCapture();
-  expect(new Set(first.tests.map((t) => t.module))).toEqual(new Set([a, b]));
+  expect(first.tests.map((t) => [t.module, t.state]).sort()).toEqual([
+    [a, 'passed'],
+    [b, 'skipped'],
+  ]);
 
   writeFileSync(a, storyboard('watch_a', 'Watch A, edited'));
   const second = await nextCapture();
   expect(second.tests.map((t) => [t.module, t.fullName, t.state])).toEqual([[a, 'Watch A, edited (watch_a) > Phase (p) > Capabilities (caps)', 'passed']]);
+
+  // The kit now has an api_key: b re-runs with it (the phase is no longer skipped); a does not re-run.
+  writeFileSync(kit, testKit('{ api_key: "demo-watch-kit-v1" }'));
+  const third = await nextCapture();
+  expect(third.tests.map((t) => [t.module, t.fullName, t.state])).toEqual([[b, 'Watch B (watch_b) > Phase (p) > Capabilities (caps)', 'passed']]);
 });

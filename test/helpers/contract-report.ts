@@ -1,0 +1,34 @@
+/**
+ * The contract report of engine runs, built by the reporter's own
+ * `buildContractReport` from step records shaped the way the Vitest adapter
+ * leaves them in `task.meta.adcp` (redacted) — without a child `vitest run`.
+ * Only the parts of Vitest's `TestModule` the reporter reads are provided.
+ */
+import type { TestModule } from 'vitest/node';
+import type { StepOutcome } from '../../src/engine/records.js';
+import { redactStepResult } from '../../src/report/record.js';
+import { buildContractReport, type ContractReport } from '../../src/report/reporter.js';
+import type { AdcpStepMeta, StoryboardInfo } from '../../src/vitest/meta.js';
+
+export const REPORT_ROOT = '/virtual';
+
+/** One storyboard's test module: a test per step outcome, carrying the adapter's meta. */
+export function storyboardModule(storyboard: Omit<StoryboardInfo, 'file'>, outcomes: readonly StepOutcome[], secrets: readonly string[] = []): TestModule {
+  const info: StoryboardInfo = { ...storyboard, file: `${REPORT_ROOT}/${storyboard.id}.storyboard.yaml` };
+  const tests = outcomes.map((o) => {
+    const result = redactStepResult(o.result, secrets);
+    const meta: AdcpStepMeta = { id: `${info.id}/${result.phase_id}/${result.step_id}`, status: o.status, result, storyboard: info };
+    return { name: result.step_id, meta: () => ({ adcp: meta }), result: () => ({ state: o.status, errors: [] }) };
+  });
+  return { moduleId: info.file, children: { allTests: () => tests } } as unknown as TestModule;
+}
+
+/** A storyboard file that did not load: one failing test named after the rule, no meta. */
+export function loadFailureModule(file: string, rule: string, message: string): TestModule {
+  const test = { name: `loads without errors (${rule})`, meta: () => ({}), result: () => ({ state: 'failed', errors: [{ message }] }) };
+  return { moduleId: `${REPORT_ROOT}/${file}`, children: { allTests: () => [test] } } as unknown as TestModule;
+}
+
+export function contractReport(modules: TestModule[]): ContractReport {
+  return buildContractReport(modules, REPORT_ROOT);
+}
