@@ -136,6 +136,22 @@ describe('refs_resolve', () => {
     expect(verdict).toMatchObject({ passed: false, actual: { missing: [{ agent_url: null, id: 'a' }] } });
   });
 
+  it('refs that are not objects never match, and are listed with null keys', () => {
+    const verdict = check(integrity(), target, { context: productsWith(['a', 7]) });
+    expect(verdict).toMatchObject({ passed: false, actual: { missing: [{ agent_url: null, id: null }] } });
+  });
+
+  it('an empty or absent source set passes: there is nothing to resolve', () => {
+    expect(check(integrity(), target, { context: productsWith([]) })).toEqual({ passed: true, json_pointer: '/products' });
+    expect(check(integrity(), target, { context: new Map() })).toMatchObject({ passed: true });
+  });
+
+  it('caps the fan-out of a hostile source at 10,000 refs and says so', () => {
+    const many = Array.from({ length: 10_050 }, () => ref('a'));
+    const verdict = check(integrity(), target, { context: productsWith(many) });
+    expect(verdict).toEqual({ passed: true, json_pointer: '/products', observations: ['fan-out capped at 10000 values'] });
+  });
+
   it('reads both sets from the current step when told to', () => {
     const both = exchange({ products: [{ format_ids: [ref('a'), ref('z')] }], formats: [{ format_id: ref('a') }] });
     const verdict = check(integrity({ source: { from: 'current_step', path: 'products[*].format_ids[*]' } }), both);
