@@ -53,11 +53,10 @@ function lookupGenerate(kind: string, alias: string | undefined, scope: Substitu
 }
 
 function lookupContext(expression: string, scope: SubstitutionScope): { found: boolean; value?: unknown } {
-  const [name, ...rest] = expression.split('.');
+  // The name ends at the first `.` or `[`: `$context.list[0].id` indexes the captured `list`.
+  const [, name, rest] = /([^.[]*)(.*)/s.exec(expression)!;
   if (!scope.context.has(name!)) return { found: false };
-  const base = scope.context.get(name!);
-  if (rest.length === 0) return { found: true, value: base };
-  const resolved = resolvePath(base, rest.join('.'));
+  const resolved = resolvePath(scope.context.get(name!), rest!.startsWith('.') ? rest!.slice(1) : rest!);
   return resolved.found ? { found: true, value: resolved.value } : { found: false };
 }
 

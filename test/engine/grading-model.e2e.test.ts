@@ -578,6 +578,65 @@ describe('task_completion captures', () => {
     expect(r.calls('get_adcp_capabilities')).toEqual([]);
   });
 
+  it('a tasks/get that answers with an error ends the polling at once: capture_task_failed, the consumer not sent', async () => {
+    const r = await run(asyncBody(), { ...fast, behaviours: ['async_working@create_media_buy', 'async_never', 'error_response@tasks/get'] });
+    expect(r.verdicts).toEqual({ book: 'failed', use: 'failed' });
+    expect(validation(r, 'book', 'capture_task_failed')).toMatchObject({ passed: false, actual: null, error: expect.stringMatching(/^context_outputs "media_buy_id": polling the task failed: tasks\/get answered with an error: /) });
+    expect(r.calls('tasks/get')).toHaveLength(1);
+    expect(r.calls('get_adcp_capabilities')).toEqual([]);
+  });
+
+  it('an envelope whose task cannot be polled (garbage tasks/get answer) is graded on the interim answer after one poll, with a warning', async () => {
+    const r = await run([createBuy('book')], { ...fast, behaviours: ['async_working@create_media_buy', 'garbage@tasks/get'] });
+    expect(r.verdicts).toEqual({ book: 'failed' });
+    expect(r.calls('tasks/get')).toHaveLength(1);
+    expect(result(r, 'book').warnings?.[0]).toMatch(/^the agent answered working \(task [^)]+\); the task could not be polled \(.+\), so the step is graded on that interim answer$/);
+  });
+
+  it('a working envelope is followed like a submitted one; the note names the status it answered', async () => {
+    const r = await run([createBuy('book')], { ...fast, behaviours: ['async_working@create_media_buy', 'async_polls_2'] });
+    expect(r.verdicts).toEqual({ book: 'passed' });
+    expect(r.calls('tasks/get')).toHaveLength(2);
+    expect(result(r, 'book').extraction).toEqual({ path: 'structured_content', note: expect.stringMatching(/^the agent answered working \(task [^)]+\); graded on the task's completion after 2 tasks\/get poll\(s\)$/) });
+  });
+
+  it('an envelope-only answer whose task fails is graded on the failure, as an error answer', async () => {
+    const r = await run([createBuy('book')], { ...fast, behaviours: asyncAgent('async_failed') });
+    expect(r.verdicts).toEqual({ book: 'failed' });
+    expect(result(r, 'book').extraction).toEqual({ path: 'error', note: expect.stringMatching(/^the agent answered submitted \(task [^)]+\); graded on the task's end \(failed\) after 1 tasks\/get poll\(s\)$/) });
+  });
+
+  it('steps that validate the envelope (task_id, envelope_field_present, a2a_submitted_artifact, an async status among allowed_values) are not polled', async () => {
+    for (const validations of [
+      [{ check: 'field_present', path: 'task_id' }],
+      [{ check: 'envelope_field_present', path: 'message' }],
+      [{ check: 'a2a_submitted_artifact' }],
+      [{ check: 'field_value', path: 'status', allowed_values: ['active', 'submitted'] }],
+      [{ check: 'field_present', path: 'message' }, { check: 'field_present', path: 'task_id' }],
+    ]) {
+      const r = await run([createBuy('book', { validations })], { ...fast, behaviours: asyncAgent() });
+      expect(r.calls('tasks/get'), JSON.stringify(validations)).toEqual([]);
+    }
+  });
+
+  it('a tasks/get cut short by the step deadline is a timeout, not a polling error', async () => {
+    const r = await run([createBuy('book')], { timeoutMs: 500, pollIntervalMs: 20, behaviours: [...asyncAgent(), 'hang@tasks/get'] });
+    expect(r.verdicts).toEqual({ book: 'failed' });
+    expect(result(r, 'book').warnings?.[0]).toMatch(/^the agent answered submitted \(task [^)]+\); the task was still submitted when the step timeout ran out, so the step is graded on that interim answer$/);
+  });
+
+  it('a failed task without a result is graded on its status answer', async () => {
+    const r = await run([createBuy('book', { validations: [{ check: 'field_value', path: 'status', value: 'failed' }] })], { ...fast, behaviours: asyncAgent('async_failed') });
+    expect(validation(r, 'book', 'field_value')).toMatchObject({ passed: true });
+  });
+
+  it('the completion keeps the context echo of the envelope', async () => {
+    const r = await run([createBuy('book', {}, { context: { correlation_id: 'gm-async-ctx' } })], { ...fast, behaviours: asyncAgent() });
+    expect(r.calls('tasks/get')).toHaveLength(1);
+    expect(invariant(r, 'book', 'context.echo')).toMatchObject({ passed: true });
+    expect(r.verdicts).toEqual({ book: 'passed' });
+  });
+
   it('async_failed: the task ends failed, graded capture_task_failed', async () => {
     const r = await run(asyncBody(), { ...fast, behaviours: asyncAgent('async_failed') });
     expect(r.verdicts).toEqual({ book: 'failed', use: 'failed' });
@@ -892,6 +951,20 @@ describe('OAuth discovery probes', () => {
     const r = await run([{ id: 'oauth', steps: body.slice(0, 2) }, { id: 'later', steps: [body[2]!] }], { behaviours: ['no_oauth'] });
     expect(r.verdicts).toEqual({ prm: 'skipped:not_applicable', as: 'skipped:not_applicable', after_probes: 'passed' });
     expect(result(r, 'as').skip!.detail).toMatch(/^oauth_not_advertised: the agent serves no protected-resource metadata \(HTTP 404 at http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/x\//);
+  });
+
+  it('the authorization-server probe without a protected-resource probe before it fails without fetching anything', async () => {
+    const r = await run([body[1]!, body[0]!]);
+    expect(r.verdicts).toEqual({ as: 'failed', prm: 'passed' });
+    expect(result(r, 'as').error).toBe('no authorization server to probe: the protected_resource_metadata step did not run, failed, or named no authorization_servers');
+    expect(result(r, 'as').request).toBeUndefined();
+  });
+
+  it('no_oauth skips only the phase whose probe found nothing: a later phase probes again', async () => {
+    const r = await run([{ id: 'first', steps: [body[0]!] }, { id: 'second', steps: [{ ...body[0]!, id: 'prm_again' }, products('after')] }], { behaviours: ['no_oauth'] });
+    expect(r.verdicts).toEqual({ prm: 'skipped:not_applicable', prm_again: 'skipped:not_applicable', after: 'skipped:not_applicable' });
+    expect(result(r, 'prm_again').request).toMatchObject({ transport: 'http', operation: 'protected_resource_metadata' });
+    expect(result(r, 'after').request).toBeUndefined();
   });
 
   it('wrong_resource fails resource_equals_agent_url, naming both URLs', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parsePath, resolvePath, setPath, toJsonPointer } from '../../src/engine/path.js';
+import { MAX_WILDCARD_VALUES, parsePath, PathSyntaxError, resolvePath, setPath, toJsonPointer } from '../../src/engine/path.js';
 
 describe('storyboard paths', () => {
   it('parses dotted keys, indexes and wildcards', () => {
@@ -32,5 +32,69 @@ describe('storyboard paths', () => {
     const target: Record<string, unknown> = {};
     setPath(target, 'format_ids[0].id', 'x');
     expect(target).toEqual({ format_ids: [{ id: 'x' }] });
+  });
+});
+
+describe('storyboard paths: edges', () => {
+  it('parses quoted bracket keys, a bare "$", and rejects what is not a path', () => {
+    expect(parsePath('a["x.y"].b')).toEqual(['a', 'x.y', 'b']);
+    expect(parsePath("a['k[0]']")).toEqual(['a', 'k[0]']);
+    expect(parsePath('$')).toEqual([]);
+    expect(parsePath('')).toEqual([]);
+    expect(parsePath('a[12][3]')).toEqual(['a', 12, 3]);
+    expect(() => parsePath('.a')).toThrow(PathSyntaxError);
+    expect(() => parsePath('a[x]')).toThrow(/invalid path "a\[x\]": unexpected character at 1/);
+    expect(() => parsePath('$.a..b')).toThrow(/invalid path "\$\.a\.\.b": empty segment/);
+  });
+
+  it('a dotted number is a key, not an index', () => {
+    expect(resolvePath([5], '0')).toMatchObject({ found: false, pointer: '/0' });
+    expect(resolvePath({ 0: 'zero' }, '0')).toEqual({ found: true, value: 'zero', pointer: '/0' });
+    expect(resolvePath({ a: ['x'] }, 'a[0]')).toEqual({ found: true, value: 'x', pointer: '/a/0' });
+    expect(resolvePath({ a: { 0: 'y' } }, 'a[0]')).toEqual({ found: true, value: 'y', pointer: '/a/0' });
+  });
+
+  it('null is a value; nothing lies below it', () => {
+    expect(resolvePath({ a: null }, 'a')).toEqual({ found: true, value: null, pointer: '/a' });
+    expect(resolvePath({ a: null }, 'a.b.c')).toEqual({ found: false, value: undefined, pointer: '/a/b' });
+    expect(resolvePath({ a: 'text' }, 'a.length')).toMatchObject({ found: false, pointer: '/a/length' });
+    expect(resolvePath({ a: 1 }, '')).toEqual({ found: true, value: { a: 1 }, pointer: '' });
+  });
+
+  it('wildcards skip what is not an array; no match is not found; the pointer is the prefix before the first wildcard', () => {
+    const doc = { items: [{ id: 'a' }, { other: 1 }, { id: null }], obj: { id: 'x' } };
+    const r = resolvePath(doc, 'items[*].id');
+    expect(r).toEqual({
+      found: true,
+      value: ['a', null],
+      pointer: '/items',
+      matches: [
+        { value: 'a', pointer: '/items/0/id' },
+        { value: null, pointer: '/items/2/id' },
+      ],
+    });
+    expect(resolvePath(doc, 'obj[*].id')).toEqual({ found: false, value: [], pointer: '/obj', matches: [] });
+    expect(resolvePath(doc, 'items[*].nope')).toMatchObject({ found: false, value: [] });
+    expect(resolvePath([[1, 2], 'x', [3]], '[*][*]').value).toEqual([1, 2, 3]);
+  });
+
+  it('caps a wildcard fan-out at MAX_WILDCARD_VALUES', () => {
+    const wide = { a: Array.from({ length: MAX_WILDCARD_VALUES + 5 }, (_, i) => i) };
+    expect(resolvePath(wide, 'a[*]').matches).toHaveLength(MAX_WILDCARD_VALUES);
+    const nested = { a: [Array.from({ length: MAX_WILDCARD_VALUES }, (_, i) => i), [1, 2, 3]] };
+    const r = resolvePath(nested, 'a[*][*]');
+    expect(r.matches).toHaveLength(MAX_WILDCARD_VALUES);
+    expect(r.matches!.at(-1)!.pointer).toBe(`/a/0/${MAX_WILDCARD_VALUES - 1}`);
+  });
+
+  it('setPath keeps what exists, replaces null containers, and refuses wildcards', () => {
+    const target: Record<string, unknown> = { keep: 1, a: { b: 2 }, n: null };
+    setPath(target, 'a.c', 3);
+    setPath(target, 'n.k', 'v');
+    setPath(target, 'm[1][0]', 'z');
+    setPath(target, 'top', 't');
+    expect(target).toEqual({ keep: 1, a: { b: 2, c: 3 }, n: { k: 'v' }, m: [undefined, ['z']], top: 't' });
+    expect(Array.isArray((target.m as unknown[])[1])).toBe(true);
+    expect(() => setPath(target, 'a[*].b', 1)).toThrow(/wildcards cannot be written to/);
   });
 });

@@ -1,0 +1,136 @@
+/**
+ * The shape of the compiled test module, read by running it against stub
+ * `describe` / `it` / `afterAll` and a stub runtime: which suites and tests it
+ * declares, nested how, calling which runtime entry points.
+ */
+import { describe, expect, it } from 'vitest';
+import { compileStoryboard, testTitle } from '../../src/compile/compile.js';
+
+type Node = string | { describe: string; children: Node[] };
+
+/** Runs the generated module with stubs; returns the declared tree and the runtime calls made at import. */
+function declared(code: string) {
+  const root: Node[] = [];
+  const stack: Node[][] = [root];
+  const calls: string[] = [];
+  const stubs = {
+    describe: (title: string, body: () => void) => {
+      const node = { describe: title, children: [] as Node[] };
+      stack.at(-1)!.push(node);
+      stack.push(node.children);
+      body();
+      stack.pop();
+    },
+    it: Object.assign(
+      (title: string, fn: (ctx: unknown) => unknown) => {
+        stack.at(-1)!.push(title);
+        fn('ctx');
+      },
+      { todo: (title: string) => stack.at(-1)!.push(`todo: ${title}`) },
+    ),
+    afterAll: () => calls.push('afterAll'),
+    storyboardSuite: (sb: { id: string }) => {
+      calls.push(`suite ${sb.id}`);
+      return {
+        close: () => calls.push('close'),
+        noPhases: () => calls.push('noPhases'),
+        step: (_ctx: unknown, phase: string, step: string) => calls.push(`step ${phase}/${step}`),
+      };
+    },
+    loadFailureSuite: (diagnostics: { rule: string }[]) => {
+      calls.push(`failure ${diagnostics.map((d) => d.rule).join(',')}`);
+      return { fail: () => calls.push('fail') };
+    },
+  };
+  const body = code.replace(/^import .*$/gm, '');
+  new Function(...Object.keys(stubs), body)(...Object.values(stubs));
+  return { tree: root, calls };
+}
+
+const compile = (yaml: string, file = '/tmp/s.storyboard.yaml') => compileStoryboard(yaml, file, { runtime: 'r' });
+
+describe('the compiled module', () => {
+  it('testTitle: "title (id)", or the id alone when there is no other title', () => {
+    expect(testTitle('T', 'id')).toBe('T (id)');
+    expect(testTitle('id', 'id')).toBe('id');
+    expect(testTitle(undefined, 'id')).toBe('id');
+    expect(testTitle('', 'id')).toBe('id');
+  });
+
+  it('nests one describe per phase, in order, each holding its steps; every step calls the suite', () => {
+    const yaml = [
+      'id: sb',
+      'title: Storyboard',
+      'phases:',
+      '  - id: one',
+      '    title: One',
+      '    steps:',
+      '      - id: a',
+      '        title: Step A',
+      '        task: get_products',
+      '      - id: b',
+      '        task: get_products',
+      '  - id: two',
+      '    title: two',
+      '    steps:',
+      '      - id: c',
+      '        title: Step C',
+      '        task: get_products',
+      '  - id: empty',
+      '    title: Empty',
+      '    steps: []',
+      '',
+    ].join('\n');
+    const out = compile(yaml);
+    expect(out.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    const { tree, calls } = declared(out.code);
+    expect(tree).toEqual([
+      {
+        describe: 'Storyboard (sb)',
+        children: [
+          { describe: 'One (one)', children: ['Step A (a)', 'b'] },
+          { describe: 'two', children: ['Step C (c)'] },
+          { describe: 'Empty (empty)', children: ['todo: no steps (empty)'] },
+        ],
+      },
+    ]);
+    expect(calls).toEqual(['suite sb', 'afterAll', 'step one/a', 'step one/b', 'step two/c']);
+  });
+
+  it('a storyboard without phases declares one test that reports it', () => {
+    const out = compile(['id: bare', 'title: Bare', 'phases: []', ''].join('\n'));
+    const { tree, calls } = declared(out.code);
+    expect(tree).toEqual([{ describe: 'Bare (bare)', children: ['no phases (bare)'] }]);
+    expect(calls).toEqual(['suite bare', 'afterAll', 'noPhases']);
+  });
+
+  it('a file that does not load is one failing test, under the file name (either path separator)', () => {
+    const yaml = ['id: broken', 'title: Broken', 'phases:', '  - id: p', '    steps:', '      - id: s', '        title: no task here', ''].join('\n');
+    for (const file of ['/tmp/dir/broken.storyboard.yaml', 'C:\\dir\\broken.storyboard.yaml']) {
+      const { tree, calls } = declared(compile(yaml, file).code);
+      expect(tree).toEqual([{ describe: 'broken.storyboard.yaml', children: ['loads without errors (schema)'] }]);
+      expect(calls).toEqual(['failure schema', 'fail']);
+    }
+  });
+
+  it('data mode exports the storyboard, or throws the load errors with their fixes', () => {
+    const ok = compileStoryboard(['id: d', 'title: D', 'phases: []', ''].join('\n'), '/tmp/d.yaml', { runtime: 'r', mode: 'data' });
+    expect(ok.storyboard?.id).toBe('d');
+    const exported = new Function(ok.code.replace(/^export default /m, 'return '))();
+    expect(exported).toMatchObject({ id: 'd', title: 'D', phases: [] });
+    const bad = compileStoryboard(['id: b', 'phases: [', ''].join('\n'), '/tmp/b.yaml', { runtime: 'r', mode: 'data' });
+    expect(bad.storyboard).toBeUndefined();
+    const errors = bad.diagnostics.filter((d) => d.severity === 'error');
+    expect(errors.length).toBeGreaterThan(0);
+    const thrown = (() => {
+      try {
+        new Function(bad.code.replace(/^export default undefined;$/m, ''))();
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return undefined;
+    })();
+    const render = (d: (typeof errors)[number]) => `${d.file}:${d.line}:${d.column}: [${d.rule}] ${d.message}${d.hint ? ` (fix: ${d.hint})` : ''}`;
+    expect(thrown).toBe(`storyboard /tmp/b.yaml does not load:\n${errors.map(render).join('\n')}`);
+  });
+});

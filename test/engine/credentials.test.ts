@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { CredentialResolver, CredentialsError } from '../../src/engine/credentials.js';
+
+const kit = {
+  auth: { api_key: 'kit-api-key-123', basic: { username: 'u', password: 'kit-basic-pw' } },
+  other: { token: 42 },
+  nulled: null,
+  bad_basic: { username: 'u' },
+  no_user: { password: 'p' },
+};
+
+describe('credentials', () => {
+  it('no auth: the operator token, else the kit api key, else nothing; auth none sends nothing', () => {
+    expect(new CredentialResolver({ defaultToken: 'op-token', testKit: kit }).resolve(undefined)).toEqual({ kind: 'bearer', token: 'op-token' });
+    expect(new CredentialResolver({ testKit: kit }).resolve(undefined)).toEqual({ kind: 'bearer', token: 'kit-api-key-123' });
+    expect(new CredentialResolver({}).resolve(undefined)).toEqual({ kind: 'none' });
+    expect(new CredentialResolver({ testKit: {} }).resolve(undefined)).toEqual({ kind: 'none' });
+    expect(new CredentialResolver({ defaultToken: '' }).resolve(undefined)).toEqual({ kind: 'none' });
+    expect(new CredentialResolver({ defaultToken: 'op-token' }).resolve('none')).toEqual({ kind: 'none' });
+    expect(new CredentialResolver({ defaultToken: 'op-token' }).resolve({ type: 'api_key' })).toEqual({ kind: 'bearer', token: 'op-token' });
+    expect(new CredentialResolver({ defaultToken: 'op-token' }).resolve({ type: 'api_key', from_test_kit: false })).toEqual({ kind: 'bearer', token: 'op-token' });
+  });
+
+  it('from_test_kit: true reads auth.api_key (auth.basic for basic); a string is a path', () => {
+    const r = new CredentialResolver({ defaultToken: 'op-token', testKit: kit });
+    expect(r.resolve({ type: 'api_key', from_test_kit: true })).toEqual({ kind: 'bearer', token: 'kit-api-key-123' });
+    expect(r.resolve({ type: 'basic', from_test_kit: true })).toEqual({ kind: 'basic', username: 'u', password: 'kit-basic-pw' });
+    expect(r.resolve({ type: 'oauth_bearer', from_test_kit: 'other.token' })).toEqual({ kind: 'bearer', token: '42' });
+    expect(() => r.resolve({ type: 'api_key', from_test_kit: 'nulled' })).toThrow(CredentialsError);
+    expect(() => r.resolve({ type: 'api_key', from_test_kit: 'missing.key' })).toThrow('the step asks for credentials at "missing.key" in the test kit, but the test kit has none there');
+    expect(() => r.resolve({ type: 'basic', from_test_kit: 'bad_basic' })).toThrow('test kit "bad_basic" must be { username, password } for HTTP Basic');
+    expect(() => r.resolve({ type: 'basic', from_test_kit: 'other.token' })).toThrow(CredentialsError);
+    expect(() => r.resolve({ type: 'basic', from_test_kit: 'no_user' })).toThrow('test kit "no_user" must be { username, password } for HTTP Basic');
+    expect(() => r.resolve({ type: 'api_key', from_test_kit: 'nulled' })).toThrow(expect.objectContaining({ name: 'CredentialsError' }));
+  });
+
+  it('random invalid credentials: one per run, never the real ones, basic or bearer by type', () => {
+    const r = new CredentialResolver({ defaultToken: 'op-token', testKit: kit });
+    const key = r.resolve({ type: 'api_key', value_strategy: 'random_invalid' });
+    expect(key).toEqual({ kind: 'bearer', token: expect.stringMatching(/^invalid-[0-9a-f]{64}$/) });
+    expect(r.resolve({ type: 'api_key', value_strategy: 'random_invalid', from_test_kit: true })).toEqual(key);
+    const basic = r.resolve({ type: 'basic', value_strategy: 'random_invalid' });
+    expect(basic).toEqual({ kind: 'basic', username: expect.stringMatching(/^invalid-[0-9a-f]{16}$/), password: expect.stringMatching(/^[0-9a-f]{48}$/) });
+    const jwt = r.resolve({ type: 'oauth_bearer', value_strategy: 'random_invalid_jwt' });
+    expect(jwt).toEqual({ kind: 'bearer', token: expect.stringMatching(/^[\w-]{32}\.[\w-]{64}\.[\w-]{43}$/) });
+    expect(r.resolve({ type: 'oauth_bearer', value_strategy: 'random_invalid_jwt' })).toEqual(jwt);
+    const other = new CredentialResolver({ defaultToken: 'op-token' });
+    expect(other.resolve({ type: 'api_key', value_strategy: 'random_invalid' })).not.toEqual(key);
+  });
+
+  it('secrets: every credential the run may send, none empty', () => {
+    const r = new CredentialResolver({ defaultToken: 'op-token', testKit: kit });
+    const key = (r.resolve({ type: 'api_key', value_strategy: 'random_invalid' }) as { token: string }).token;
+    const jwt = (r.resolve({ type: 'api_key', value_strategy: 'random_invalid_jwt' }) as { token: string }).token;
+    const basic = r.resolve({ type: 'basic', value_strategy: 'random_invalid' }) as { password: string };
+    expect(r.secrets()).toEqual(['op-token', 'kit-api-key-123', 'kit-basic-pw', key, jwt, basic.password]);
+    const bare = new CredentialResolver({ defaultToken: '', testKit: { auth: { api_key: '' } } });
+    expect(bare.secrets()).toHaveLength(3);
+  });
+});

@@ -1,0 +1,85 @@
+/**
+ * Planning the controller-seeding phase (src/engine/seeding.ts) from the
+ * storyboard alone. test/compile/seeding.test.ts shows the phase in the
+ * compiled module; grading-model.e2e.test.ts runs it against the fixture agent.
+ */
+import { describe, expect, it } from 'vitest';
+import { executionPhases, isSeedStep, planSeeding, SEEDING_PHASE_ID } from '../../src/engine/seeding.js';
+import type { Step, Storyboard } from '../../src/storyboard/types.js';
+
+const loc = { line: 1, column: 1 };
+const own = [{ id: 'main', title: 'Main', steps: [], loc }];
+const storyboard = (root: Record<string, unknown>) => ({ id: 'sb', title: 'sb', phases: own, loc, ...root }) as unknown as Storyboard;
+const ACCOUNT = { brand: { domain: 'test.example' }, operator: 'test.example', sandbox: true };
+
+describe('planSeeding', () => {
+  it('seeds every fixture in foreign-key order, lifting ids into params', () => {
+    const plan = planSeeding(
+      storyboard({
+        prerequisites: { controller_seeding: true },
+        fixtures: {
+          media_buys: [{ media_buy_id: 'mb1', packages: [] }],
+          plans: [{ plan_id: 'pl1' }],
+          creatives: [{ creative_id: 'c1', format: 'f' }],
+          pricing_options: [{ product_id: 'p1', pricing_option_id: 'po1', rate: 5 }],
+          products: [{ product_id: 'p1', name: 'P' }],
+          audiences: [{ id: 'a' }],
+        },
+      }),
+    );
+    expect(plan.unknownKeys).toEqual(['audiences']);
+    expect(plan.phase!.id).toBe(SEEDING_PHASE_ID);
+    expect(plan.phase!.title).toBe('Controller seeding');
+    const steps = plan.phase!.steps;
+    expect(steps.map((s) => s.id)).toEqual(['seed_product.p1', 'seed_pricing_option.p1.po1', 'seed_creative.c1', 'seed_plan.pl1', 'seed_media_buy.mb1']);
+    expect(steps[1]).toEqual({
+      id: 'seed_pricing_option.p1.po1',
+      title: 'seed_pricing_option p1.po1',
+      task: 'comply_test_controller',
+      stateful: false,
+      requires_tool: 'comply_test_controller',
+      sample_request: { account: ACCOUNT, scenario: 'seed_pricing_option', params: { product_id: 'p1', pricing_option_id: 'po1', fixture: { rate: 5 } } },
+      validations: [],
+      seed: { scenario: 'seed_pricing_option', key: 'pricing_options' },
+      loc,
+    });
+    expect(steps.map((s) => (s.sample_request as { params: unknown }).params)).toEqual([
+      { product_id: 'p1', fixture: { name: 'P' } },
+      { product_id: 'p1', pricing_option_id: 'po1', fixture: { rate: 5 } },
+      { creative_id: 'c1', fixture: { format: 'f' } },
+      { plan_id: 'pl1', fixture: {} },
+      { media_buy_id: 'mb1', fixture: { packages: [] } },
+    ]);
+    expect(steps.every(isSeedStep)).toBe(true);
+  });
+
+  it('labels an entry without all its ids by position', () => {
+    const steps = planSeeding(
+      storyboard({ prerequisites: { controller_seeding: true }, fixtures: { products: [{ name: 'no id' }, { product_id: '' }, null, { product_id: 5 }], pricing_options: [{ product_id: 'p1' }] } }),
+    ).phase!.steps;
+    expect(steps.map((s) => s.id)).toEqual(['seed_product.#1', 'seed_product.#2', 'seed_product.#3', 'seed_product.#4', 'seed_pricing_option.#1']);
+    expect((steps[2]!.sample_request as { params: unknown }).params).toEqual({ fixture: {} });
+  });
+
+  it('plans nothing without controller_seeding: true, without fixtures, or with nothing seedable', () => {
+    const fixtures = { products: [{ product_id: 'p1' }] };
+    expect(planSeeding(storyboard({ fixtures }))).toEqual({ unknownKeys: [] });
+    expect(planSeeding(storyboard({ prerequisites: { controller_seeding: 'yes' }, fixtures }))).toEqual({ unknownKeys: [] });
+    expect(planSeeding(storyboard({ prerequisites: { controller_seeding: true } }))).toEqual({ unknownKeys: [] });
+    expect(planSeeding(storyboard({ prerequisites: { controller_seeding: true }, fixtures: 'none' }))).toEqual({ unknownKeys: [] });
+    expect(planSeeding(storyboard({ prerequisites: { controller_seeding: true }, fixtures: { products: 'p1', odd: [] } }))).toEqual({ unknownKeys: ['odd'] });
+  });
+
+  it('executionPhases puts the seeding phase first, only when there is one', () => {
+    const seeded = storyboard({ prerequisites: { controller_seeding: true }, fixtures: { products: [{ product_id: 'p1' }] } });
+    expect(executionPhases(seeded).map((p) => p.id)).toEqual([SEEDING_PHASE_ID, 'main']);
+    expect(executionPhases(storyboard({}))).toBe(own);
+  });
+
+  it('isSeedStep: only steps that carry what they seed', () => {
+    const plain = { id: 's', title: 's', task: 't', validations: [], loc } as Step;
+    expect(isSeedStep(plain)).toBe(false);
+    expect(isSeedStep({ ...plain, seed: null } as unknown as Step)).toBe(false);
+    expect(isSeedStep({ ...plain, seed: 'x' } as unknown as Step)).toBe(false);
+  });
+});
