@@ -536,6 +536,14 @@ describe('task_completion captures', () => {
     expect(result(r, 'book').extraction.note).toMatch(/^the agent answered submitted \(task [^)]+\); graded on the task's completion after 3 tasks\/get poll\(s\)$/);
   });
 
+  it('a completion without the context echo keeps the one the immediate envelope carried', async () => {
+    const withContext = { sample_request: { ...MEDIA_BUY, context: { correlation_id: 'gm-async-echo' } }, validations: [{ check: 'field_value', path: 'context.correlation_id', value: 'gm-async-echo' }] };
+    const r = await run([createBuy('book', withContext)], { ...fast, behaviours: asyncAgent('async_bare_result') });
+    expect(r.verdicts).toEqual({ book: 'passed' });
+    expect(invariant(r, 'book', 'context.echo')).toMatchObject({ passed: true });
+    expect(r.calls('tasks/get')).toHaveLength(1);
+  });
+
   it('a step that validates the envelope itself (status) is graded on the immediate answer, without polling', async () => {
     const r = await run([createBuy('book', { validations: [{ check: 'field_value', path: 'status', value: 'submitted' }] })], { ...fast, behaviours: asyncAgent() });
     expect(r.verdicts).toEqual({ book: 'passed' });
