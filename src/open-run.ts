@@ -5,9 +5,10 @@
  * Vitest adapter uses it, and so will the Jest adapter, the benches and the
  * tests — so they all run storyboards the same way.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { resolveRuntimeConfig, type RuntimeConfig } from './config.js';
+import { CORPUS_DIRS, yamlFiles } from './plugin/select.js';
 import { defaultSchemasDir } from './corpus.js';
 import { StoryboardRun } from './engine/run.js';
 import { schemaRegistryFor } from './schemas/registry.js';
@@ -56,23 +57,18 @@ function storyboardIdsIn(root: string): ReadonlySet<string> {
   let ids = idsByRoot.get(root);
   if (ids) return ids;
   const found = new Set<string>();
-  const walk = (dir: string) => {
-    let names: string[];
+  for (const dir of CORPUS_DIRS) {
+    let files: string[];
     try {
-      names = readdirSync(dir);
+      files = yamlFiles(join(root, dir));
     } catch {
-      return;
+      continue; // a tree without this folder
     }
-    for (const name of names) {
-      const full = join(dir, name);
-      if (statSync(full).isDirectory()) walk(full);
-      else if (/\.ya?ml$/.test(name)) {
-        const match = /^id:\s*["']?([^"'\s#]+)/m.exec(readFileSync(full, 'utf8'));
-        if (match) found.add(match[1]!);
-      }
+    for (const file of files) {
+      const match = /^id:\s*["']?([^"'\s#]+)/m.exec(readFileSync(file, 'utf8'));
+      if (match) found.add(match[1]!);
     }
-  };
-  for (const dir of ['universal', 'protocols', 'specialisms', 'domains']) walk(join(root, dir));
+  }
   ids = found;
   idsByRoot.set(root, ids);
   return ids;

@@ -80,13 +80,6 @@ function lookupMustache(expression: string, scope: SubstitutionScope): { found: 
 }
 
 function substituteString(input: string, scope: SubstitutionScope, unresolved: string[]): unknown {
-  const generateWhole = /^\$generate:([a-z0-9_]+)(?:#([\w.<>-]+))?$/.exec(input);
-  if (generateWhole) {
-    const found = lookupGenerate(generateWhole[1]!, generateWhole[2], scope);
-    if (found.found) return found.value;
-    unresolved.push(input);
-    return input;
-  }
   const whole = [
     { re: /^\$context\.([A-Za-z_][\w-]*(?:\.[\w-]+|\[\d+\])*)$/, lookup: lookupContext },
     { re: /^\$test_kit\.([A-Za-z_][\w-]*(?:\.[\w-]+|\[\d+\])*)$/, lookup: lookupTestKit },
