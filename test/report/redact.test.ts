@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fence, filterResponseHeaders, redactPayload, redactRequestHeaders, scrubSecrets } from '../../src/report/redact.js';
-import { redactStepResult } from '../../src/report/record.js';
+import { fence, filterResponseHeaders, redactPayload, redactRequestHeaders, scrubSecrets, scrubSecretsDeep } from '../../src/report/redact.js';
+import { redactStepResult, stepKey } from '../../src/report/record.js';
 
 describe('contract security rules', () => {
   it('redacts every key of the contract pattern at any depth, case-insensitively', () => {
@@ -50,5 +50,92 @@ describe('contract security rules', () => {
     expect((result.request!.payload as any).password).toBe('[redacted]');
     expect((result.validations[0]!.actual as any).api_key).toBe('[redacted]');
     expect(result.validations[0]!.response!.headers).toEqual({});
+  });
+});
+
+describe('redaction edge cases', () => {
+  it('redacts a top-level JSON string, arrays of objects in strings, and strings with leading whitespace', () => {
+    expect(redactPayload('{"token":"x"}')).toBe('{"token":"[redacted]"}');
+    expect(redactPayload('[{"token":"x"}]')).toBe('[{"token":"[redacted]"}]');
+    expect(redactPayload('  {"token":"x"}')).toBe('{"token":"[redacted]"}');
+    // Nothing to redact: the text as written, not re-serialised.
+    expect(redactPayload('{ "a": 1 }')).toBe('{ "a": 1 }');
+    expect(redactPayload('plain token text')).toBe('plain token text');
+  });
+
+  it('passes scalars and null through and marks cycles instead of recursing forever', () => {
+    expect(redactPayload(null)).toBeNull();
+    expect(redactPayload(5)).toBe(5);
+    expect(redactPayload(undefined)).toBeUndefined();
+    const cyclic: Record<string, unknown> = { a: 1 };
+    cyclic.self = cyclic;
+    expect(redactPayload(cyclic)).toEqual({ a: 1, self: '[circular]' });
+  });
+
+  it('matches whole key names only', () => {
+    expect(redactPayload({ mytoken: 1, token_count: 2, x_api_key: 3, bearer_format: 4, secret: 5 })).toEqual({ mytoken: 1, token_count: 2, x_api_key: 3, bearer_format: 4, secret: '[redacted]' });
+  });
+
+  it('keeps every allowlisted response header, lower-cased', () => {
+    const allow = ['Content-Type', 'Content-Length', 'Content-Encoding', 'WWW-Authenticate', 'Location', 'Retry-After', 'X-Request-Id', 'X-Correlation-Id'];
+    expect(filterResponseHeaders(Object.fromEntries(allow.map((h) => [h, 'v'])))).toEqual(Object.fromEntries(allow.map((h) => [h.toLowerCase(), 'v'])));
+    expect(filterResponseHeaders(undefined)).toBeUndefined();
+    expect(redactRequestHeaders(undefined)).toBeUndefined();
+  });
+
+  it('scrubs only secrets of four characters or more', () => {
+    expect(scrubSecrets('abc abcd', ['', 'abc'])).toBe('abc abcd');
+    expect(scrubSecrets('abc abcd', ['abcd'])).toBe('abc [redacted]');
+  });
+
+  it('returns the value itself when there is nothing to scrub, a scrubbed copy otherwise', () => {
+    const value = { a: 'x' };
+    expect(scrubSecretsDeep(value, [])).toBe(value);
+    expect(scrubSecretsDeep({ a: 'say "q-secret"' }, ['"q-secret"'])).toEqual({ a: 'say [redacted]' });
+  });
+
+  it('fences short single-line text inline and anything longer or multi-line on its own lines', () => {
+    const shape = (text: string) => fence(text, 'lbl').replace(/[0-9a-f]{12}/g, '#');
+    expect(shape('x'.repeat(200))).toBe(`<<lbl #>> ${'x'.repeat(200)} <<end #>>`);
+    expect(shape('x'.repeat(201))).toBe(`<<lbl #>>\n${'x'.repeat(201)}\n<<end #>>`);
+    expect(shape('a\nb')).toBe('<<lbl #>>\na\nb\n<<end #>>');
+    expect(fence('y').replace(/[0-9a-f]{12}/g, '#')).toBe('<<agent output #>> y <<end #>>');
+  });
+});
+
+describe('redactStepResult', () => {
+  const base = { storyboard_id: 's', phase_id: 'p', step_id: 'x', task: 't', passed: true, duration_ms: 1, extraction: { path: 'structured_content' as const } };
+
+  it('redacts request headers by name and filters response headers through the allowlist', () => {
+    const result = redactStepResult({
+      ...base,
+      validations: [],
+      request: { transport: 'mcp', operation: 't', payload: {}, headers: { Authorization: 'Bearer t', 'Content-Type': 'a', 'X-Custom': 'c' } },
+      response: { transport: 'mcp', payload: {}, headers: { 'set-cookie': 's', 'content-type': 'b' } },
+    });
+    expect(result.request!.headers).toEqual({ authorization: '[redacted]', 'content-type': 'a' });
+    expect(result.response!.headers).toEqual({ 'content-type': 'b' });
+  });
+
+  it('adds no keys that were not there', () => {
+    const result = redactStepResult({ ...base, validations: [{ check: 'c', passed: true, description: 'd' }] });
+    expect(result).not.toHaveProperty('request');
+    expect(result).not.toHaveProperty('response');
+    for (const key of ['actual', 'expected', 'request', 'response']) expect(result.validations[0]).not.toHaveProperty(key);
+    const withHeaderless = redactStepResult({ ...base, validations: [], request: { transport: 'mcp', operation: 't', payload: { token: 'x' } } });
+    expect(withHeaderless.request).toEqual({ transport: 'mcp', operation: 't', payload: { token: '[redacted]' } });
+  });
+
+  it('redacts a validation’s own request, response and expected value', () => {
+    const result = redactStepResult({
+      ...base,
+      validations: [{ check: 'c', passed: false, description: 'd', expected: { token: 'e' }, request: { transport: 'mcp', operation: 't', payload: { secret: 's' }, headers: { cookie: 'c' } } }],
+    });
+    expect(result.validations[0]!.expected).toEqual({ token: '[redacted]' });
+    expect(result.validations[0]!.request).toEqual({ transport: 'mcp', operation: 't', payload: { secret: '[redacted]' }, headers: { cookie: '[redacted]' } });
+  });
+
+  it('names a step by storyboard/phase/step', () => {
+    expect(stepKey({ storyboard_id: 'a', phase_id: 'b', step_id: 'c' })).toBe('a/b/c');
   });
 });

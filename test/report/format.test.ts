@@ -1,0 +1,191 @@
+/**
+ * The failure text a user reads in the terminal, the IDE and CI: pinned line
+ * by line, so a changed word, a lost line or a lost fence shows up here.
+ * Fence nonces are random per call; `plain()` replaces them with `#`.
+ */
+import { describe, expect, it } from 'vitest';
+import type { StepResult, ValidationResult } from '../../src/engine/records.js';
+import { formatStepFailure } from '../../src/report/format.js';
+
+const CWD = '/repo';
+
+function plain(text: string): string {
+  return text.replace(/<<([a-z ]+?) [0-9a-f]{12}>>/g, '<<$1 #>>').replace(/<<end [0-9a-f]{12}>>/g, '<<end #>>');
+}
+
+function step(overrides: Partial<StepResult> = {}): StepResult {
+  return {
+    storyboard_id: 'sb',
+    phase_id: 'ph',
+    step_id: 'st',
+    task: 'get_products',
+    passed: false,
+    duration_ms: 3,
+    validations: [],
+    extraction: { path: 'structured_content' },
+    ...overrides,
+  };
+}
+
+function failed(overrides: Partial<ValidationResult> = {}): ValidationResult {
+  return { check: 'field_value', passed: false, description: 'the value is right', ...overrides };
+}
+
+describe('formatStepFailure', () => {
+  it('renders every part of a failed step in order: error, optional, warnings, validations, sent, received', () => {
+    const result = step({
+      error: 'transport closed',
+      optional: true,
+      warnings: ['skip_if expression not understood'],
+      validations: [
+        failed({ json_pointer: '/products/0/name', expected: 'A', actual: 'B', source: { file: '/repo/sb.yaml', line: 12, column: 9 } }),
+        { check: 'field_present', passed: true, description: 'present' },
+        failed({ check: 'response_schema', description: 'matches the schema', json_pointer: '', error: '/products must be array', schema_id: 'media-buy/get-products-response.json', schema_url: 'https://x/get-products-response.json', actual: { products: 1 } }),
+      ],
+      request: { transport: 'mcp', operation: 'get_products', payload: { brief: 'x' }, url: 'http://127.0.0.1:1/mcp' },
+      response: { transport: 'mcp', payload: { structuredContent: { products: 1 }, content: [{ type: 'text', text: 'ignored' }] }, status: 200, duration_ms: 7 },
+    });
+    const out = formatStepFailure(result, { cwd: CWD });
+    expect(plain(out.message).split('\n')).toEqual([
+      'step "st" (task get_products) failed: <<error #>> transport closed <<end #>>',
+      '(optional phase "ph": this failure alone does not fail the storyboard)',
+      'warning: skip_if expression not understood',
+      '2 of 3 validations failed in step "st" (task get_products):',
+      '  ✗ the value is right [field_value] at sb.yaml:12:9',
+      '    at JSON Pointer /products/0/name',
+      '    expected: "A"',
+      '    actual:   <<agent value #>> "B" <<end #>>',
+      '  ✗ matches the schema [response_schema]',
+      '    at JSON Pointer "" (the whole response)',
+      '    <<reason #>> /products must be array <<end #>>',
+      '    schema media-buy/get-products-response.json (https://x/get-products-response.json)',
+      '  sent (mcp get_products → http://127.0.0.1:1/mcp):',
+      '    {',
+      '      "brief": "x"',
+      '    }',
+      '  received (structured_content HTTP 200, 7 ms):',
+      '    <<agent response #>>',
+      '    {',
+      '      "products": 1',
+      '    }',
+      '    <<end #>>',
+    ]);
+    // The diff beside the message is the first failed validation with both sides (never the schema one).
+    expect(out.expected).toBe('A');
+    expect(out.actual).toBe('B');
+  });
+
+  it('says "1 of 1 validation" in the singular and leaves runner-made reasons unfenced', () => {
+    const out = formatStepFailure(step({ validations: [failed({ error: 'expected a string' })] }), { cwd: CWD });
+    expect(plain(out.message).split('\n')).toEqual(['1 of 1 validation failed in step "st" (task get_products):', '  ✗ the value is right [field_value]', '    expected a string']);
+    expect(out).not.toHaveProperty('expected');
+    expect(out).not.toHaveProperty('actual');
+  });
+
+  it('prints no failure header when only the transport failed, and says when nothing came back', () => {
+    const out = formatStepFailure(step({ error: 'connect ECONNREFUSED', request: { transport: 'mcp', operation: 'get_products', payload: {} } }), { cwd: CWD });
+    expect(plain(out.message).split('\n')).toEqual([
+      'step "st" (task get_products) failed: <<error #>> connect ECONNREFUSED <<end #>>',
+      '  sent (mcp get_products):',
+      '    {}',
+      '  received: nothing (no response from the agent)',
+    ]);
+  });
+
+  it('fences the reason of error_code failures (the agent wrote the code and message)', () => {
+    const out = formatStepFailure(step({ validations: [failed({ check: 'error_code', error: 'got INVALID_X' })] }), { cwd: CWD });
+    expect(plain(out.message).split('\n')[2]).toBe('    <<reason #>> got INVALID_X <<end #>>');
+  });
+
+  it('omits the JSON Pointer line when there is none (undefined or null)', () => {
+    const out = formatStepFailure(step({ validations: [failed({ json_pointer: null }), failed({ description: 'second' })] }), { cwd: CWD });
+    expect(out.message).not.toContain('JSON Pointer');
+  });
+
+  it('fences agent-typed actual values (strings, objects) but not numbers, booleans or null', () => {
+    const lines = (actual: unknown) => plain(formatStepFailure(step({ validations: [failed({ actual })] }), { cwd: CWD }).message).split('\n').slice(2);
+    expect(lines(3)).toEqual(['    actual:   3']);
+    expect(lines(false)).toEqual(['    actual:   false']);
+    expect(lines(null)).toEqual(['    actual:   null']);
+    expect(lines('x')).toEqual(['    actual:   <<agent value #>> "x" <<end #>>']);
+    expect(lines([1])).toEqual(['    actual:   <<agent value #>>', '[', '  1', ']', '<<end #>>']);
+  });
+
+  it('shows a schema failure without its actual value and uses a later validation for the diff', () => {
+    const out = formatStepFailure(
+      step({ validations: [failed({ check: 'response_schema', expected: 'schema', actual: { a: 1 } }), failed({ expected: 1, actual: 2 }), failed({ expected: 5, actual: 6 })] }),
+      { cwd: CWD },
+    );
+    expect(out.message).not.toContain('"a": 1');
+    expect(out.expected).toBe(1);
+    expect(out.actual).toBe(2);
+  });
+
+  it('takes no diff from a validation that has only one side', () => {
+    const out = formatStepFailure(step({ validations: [failed({ expected: 1 }), failed({ actual: 2 })] }), { cwd: CWD });
+    expect(out).not.toHaveProperty('expected');
+  });
+
+  it('shows a schema id line only for response_schema failures that resolved their schema', () => {
+    const withId = formatStepFailure(step({ validations: [failed({ check: 'field_value', schema_id: 'x.json', schema_url: 'u' })] }), { cwd: CWD });
+    expect(withId.message).not.toContain('schema x.json');
+    const noId = formatStepFailure(step({ validations: [failed({ check: 'response_schema', schema_id: null })] }), { cwd: CWD });
+    expect(noId.message).not.toContain('    schema ');
+  });
+
+  it('writes a source path relative to cwd, or absolute when it is cwd itself', () => {
+    const at = (file: string) => formatStepFailure(step({ validations: [failed({ source: { file, line: 1, column: 2 } })] }), { cwd: CWD }).message.split('\n')[1];
+    expect(at('/repo/a/b.yaml')).toBe('  ✗ the value is right [field_value] at a/b.yaml:1:2');
+    expect(at('/elsewhere/c.yaml')).toBe('  ✗ the value is right [field_value] at ../elsewhere/c.yaml:1:2');
+    expect(at('/repo')).toBe('  ✗ the value is right [field_value] at /repo:1:2');
+  });
+
+  it('defaults cwd to the process working directory', () => {
+    const out = formatStepFailure(step({ validations: [failed({ source: { file: `${process.cwd()}/x.yaml`, line: 4, column: 5 } })] }));
+    expect(out.message).toContain('at x.yaml:4:5');
+  });
+
+  it('reads an MCP answer through its task result (text fallback), and any other answer as it is', () => {
+    const received = (response: StepResult['response']) => plain(formatStepFailure(step({ response }), { cwd: CWD }).message).split('\n').slice(2, -1).join('\n');
+    expect(received({ transport: 'mcp', payload: { content: [{ type: 'text', text: '{"ok":true}' }] } })).toBe('    {\n      "ok": true\n    }');
+    // No task result inside: the envelope itself.
+    expect(received({ transport: 'mcp', payload: { content: [] } })).toBe('    {\n      "content": []\n    }');
+    expect(received({ transport: 'mcp', payload: { other: 1 } })).toBe('    {\n      "other": 1\n    }');
+    const inline = (response: StepResult['response']) => plain(formatStepFailure(step({ response }), { cwd: CWD }).message).split('\n')[1];
+    expect(inline({ transport: 'mcp', payload: 'plain text' })).toBe('    <<agent response #>> "plain text" <<end #>>');
+    expect(inline({ transport: 'mcp', payload: null })).toBe('    <<agent response #>> null <<end #>>');
+    expect(received({ transport: 'a2a', payload: { structuredContent: { a: 1 } } })).toBe('    {\n      "structuredContent": {\n        "a": 1\n      }\n    }');
+    expect(plain(formatStepFailure(step({ response: { transport: 'http', payload: 1 } }), { cwd: CWD }).message).split('\n')[0]).toBe('  received (structured_content):');
+  });
+
+  it('cuts long JSON at 1,500 characters and says how much is left, but not JSON of exactly that length', () => {
+    const payloadOf = (chars: number) => ({ s: 'x'.repeat(chars - 13) }); // {\n  "s": "…"\n} adds 13 characters
+    const sent = (chars: number) => formatStepFailure(step({ request: { transport: 'mcp', operation: 'o', payload: payloadOf(chars) } }), { cwd: CWD }).message;
+    expect(JSON.stringify(payloadOf(1500), null, 2)).toHaveLength(1500);
+    expect(sent(1500)).not.toContain('more characters');
+    expect(sent(1501)).toContain('\n    … (1 more characters; full record in the test meta / contract report)');
+    expect(sent(1501)).toContain(`"s": "${'x'.repeat(1500 - 13)}`);
+    // expected/actual are cut shorter.
+    const out = formatStepFailure(step({ validations: [failed({ expected: 'y'.repeat(400) })] }), { cwd: CWD });
+    expect(out.message).toContain('… (102 more characters;');
+  });
+
+  it('prints values JSON cannot hold as text instead of throwing', () => {
+    const out = formatStepFailure(step({ validations: [failed({ expected: 10n })] }), { cwd: CWD });
+    expect(out.message).toContain('    expected: 10');
+  });
+
+  it('redacts and scrubs the message and the diff', () => {
+    const out = formatStepFailure(
+      step({
+        error: 'agent said s3cr3t-token',
+        validations: [failed({ expected: { api_key: 'k', v: 's3cr3t-token' }, actual: { password: 'p', v: 'other' } })],
+      }),
+      { cwd: CWD, secrets: ['s3cr3t-token'] },
+    );
+    expect(out.message).not.toContain('s3cr3t-token');
+    expect(out.message).toContain('"api_key": "[redacted]"');
+    expect(out.expected).toEqual({ api_key: '[redacted]', v: '[redacted]' });
+    expect(out.actual).toEqual({ password: '[redacted]', v: 'other' });
+  });
+});
