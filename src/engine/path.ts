@@ -123,10 +123,19 @@ function resolveWildcard(root: unknown, segments: PathSegment[]): PathResolution
   };
 }
 
+/**
+ * Segments a write must never walk through: they reach an object's prototype,
+ * so a storyboard's `inject_at: "__proto__.x"` would change every object of
+ * the worker (and every later test in it).
+ */
+export const PROTOTYPE_SEGMENTS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+
 /** Writes `value` at `path` (no wildcards), creating objects/arrays on the way. Used by `context_inputs`. */
 export function setPath(root: Record<string, unknown>, path: string, value: unknown): void {
   const segments = parsePath(path);
   if (segments.includes('*')) throw new PathSyntaxError(path, 'wildcards cannot be written to');
+  const unsafe = segments.find((s) => typeof s === 'string' && PROTOTYPE_SEGMENTS.has(s));
+  if (unsafe !== undefined) throw new PathSyntaxError(path, `"${String(unsafe)}" cannot be written to (it reaches the object's prototype)`);
   let current: any = root;
   segments.forEach((segment, i) => {
     if (i === segments.length - 1) {
@@ -134,7 +143,9 @@ export function setPath(root: Record<string, unknown>, path: string, value: unkn
       return;
     }
     const nextIsIndex = typeof segments[i + 1] === 'number';
-    if (current[segment as string | number] === undefined || current[segment as string | number] === null) {
+    const existing = current[segment as string | number];
+    // Only own containers are walked into; anything else (absent, null, a scalar) is replaced.
+    if (existing === null || typeof existing !== 'object' || !Object.prototype.hasOwnProperty.call(current, segment)) {
       current[segment as string | number] = nextIsIndex ? [] : {};
     }
     current = current[segment as string | number];

@@ -32,7 +32,7 @@ import { declaredFixtureIds, useCapturedFixtureIds, type CapturedValue } from '.
 import { gradeStep } from './grade.js';
 import { withIdempotencyKey } from './idempotency.js';
 import { IMPLEMENTED_INVARIANTS } from './invariants.js';
-import { setPath } from './path.js';
+import { PathSyntaxError, setPath } from './path.js';
 import { followAsync, type TaskCompletion } from './polling.js';
 import type { SkipResult, StepOutcome, StepResult, ValidationResult } from './records.js';
 import { CONTROLLER_TASK, scenarioVerdict, seedVerdict } from './controller.js';
@@ -271,8 +271,14 @@ export class StoryboardRun {
       // storyboard-schema.yaml > "Unresolved substitution behavior": never ship the token.
       return withWarnings(this.unresolved(entry, result, request, substituted.unresolved, finish));
     }
-    for (const input of step.context_inputs ?? []) {
-      if (this.context.has(input.key) && payload && typeof payload === 'object') setPath(payload, input.inject_at, this.context.get(input.key));
+    try {
+      for (const input of step.context_inputs ?? []) {
+        if (this.context.has(input.key) && payload && typeof payload === 'object') setPath(payload, input.inject_at, this.context.get(input.key));
+      }
+    } catch (error) {
+      // The loader refuses such paths (rule context_input_path); a storyboard built in code may not have been loaded.
+      if (error instanceof PathSyntaxError) return withWarnings(finish({ ...result, request, error: `context_inputs: ${error.message}` }));
+      throw error;
     }
 
     let credentials;

@@ -17,7 +17,7 @@ import { normaliseStoryboard } from './normalise.js';
 import { isPlainObject } from './paths.js';
 import { buildRuleContext, checkAuthoringRules } from './rules/index.js';
 import { validateAgainstSchema } from './schema.js';
-import { parseYaml } from './source-map.js';
+import { MAX_ALIAS_COUNT, parseYaml } from './source-map.js';
 import type { Diagnostic, Storyboard } from './types.js';
 import { warnAboutMisspelledKeys } from './unknown-keys.js';
 
@@ -83,6 +83,8 @@ function yamlHint(code: string): string {
     case 'MISSING_CHAR':
     case 'UNEXPECTED_TOKEN':
       return 'check the indentation and the quoting on this line';
+    case 'ALIAS_LIMIT':
+      return `a storyboard may expand at most ${MAX_ALIAS_COUNT} aliases (*name); write the repeated data out, or anchor a smaller part`;
     case 'MULTIPLE_DOCS':
       return 'a storyboard file holds one YAML document; remove the extra `---`';
     default:

@@ -38,6 +38,7 @@ export const STORYBOARD_RULES = {
   literal_auth_value: { severity: 'error', summary: 'auth with a literal value (DISALLOWED).' },
   contributes_if_invalid: { severity: 'error', summary: 'contributes_if is not "prior_step.<id>.passed".' },
   unknown_step_reference: { severity: 'error', summary: 'prior_step / triggered_by / webhook_url names a step that does not exist or has not run yet.' },
+  context_input_path: { severity: 'error', summary: 'A context_inputs inject_at that does not parse, has a wildcard, or reaches __proto__ / constructor / prototype (it would change every object of the test worker).' },
   shared_receiver_unsupported: { severity: 'error', summary: 'shared_receiver: true (out of scope, MUST NOT be set).' },
   deprecated_key: { severity: 'warning', summary: 'A deprecated key spelling (still honoured).' },
   test_kit_not_found: { severity: 'warning', summary: 'prerequisites.test_kit does not resolve to a file (checked when corpusRoot is given; an error from loadTestKit).' },

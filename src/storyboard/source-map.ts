@@ -11,6 +11,7 @@ import {
   isSeq,
   LineCounter,
   parseDocument,
+  visit,
   type Document,
   type Node as YamlNode,
   type Pair,
@@ -38,6 +39,21 @@ export interface YamlProblem {
 
 const START: SourceLocation = { line: 1, column: 1 };
 
+/** Expanded aliases allowed per document (the `yaml` package's own default). */
+export const MAX_ALIAS_COUNT = 100;
+
+/** Where the first alias (`*name`) is written: what an alias-limit error points at. */
+function firstAliasLocation(doc: Document.Parsed, map: SourceMap): SourceLocation {
+  let at: number | undefined;
+  visit(doc, {
+    Alias(_key, node) {
+      at = node.range?.[0];
+      return visit.BREAK;
+    },
+  });
+  return at === undefined ? START : map.offsetToLocation(at);
+}
+
 export function parseYaml(source: string): ParsedYaml {
   const lineCounter = new LineCounter();
   const doc = parseDocument(source, {
@@ -56,7 +72,15 @@ export function parseYaml(source: string): ParsedYaml {
   });
   const errors = doc.errors.map(toProblem);
   const warnings = doc.warnings.map(toProblem);
-  const data = errors.length === 0 ? doc.toJS({ maxAliasCount: 1000 }) : undefined;
+  let data: unknown;
+  if (errors.length === 0) {
+    try {
+      // The yaml package's default cap: a few aliases of a big list are enough to exhaust memory (an alias bomb).
+      data = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+    } catch (error) {
+      errors.push({ code: 'ALIAS_LIMIT', message: error instanceof Error ? firstLine(error.message) : String(error), loc: firstAliasLocation(doc, map) });
+    }
+  }
   return { data: data === null ? undefined : data, map, errors, warnings };
 }
 

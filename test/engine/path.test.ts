@@ -98,3 +98,18 @@ describe('storyboard paths: edges', () => {
     expect(() => setPath(target, 'a[*].b', 1)).toThrow(/wildcards cannot be written to/);
   });
 });
+
+describe('setPath refuses prototype segments', () => {
+  it('throws on __proto__, constructor and prototype, and Object.prototype stays clean', () => {
+    for (const path of ['__proto__.x', 'a.constructor.prototype.x', 'prototype']) {
+      expect(() => setPath({}, path, 1)).toThrow(/cannot be written to \(it reaches the object's prototype\)/);
+    }
+    expect(({} as Record<string, unknown>).x).toBeUndefined();
+  });
+
+  it('replaces a scalar in the way instead of writing into it', () => {
+    const root: Record<string, unknown> = { a: 'text' };
+    setPath(root, 'a.b', 1);
+    expect(root).toEqual({ a: { b: 1 } });
+  });
+});

@@ -92,3 +92,31 @@ describe('names that collide with Object.prototype', () => {
     expect(result.diagnostics.map((d) => d.rule)).toEqual(['unknown_check', 'unknown_check']);
   });
 });
+
+describe('hostile storyboards', () => {
+  const injecting = (at: string) =>
+    `id: a\ntitle: A\nphases:\n  - id: p\n    steps:\n      - id: s\n        task: get_products\n        context_inputs:\n          - { key: v, inject_at: "${at}" }\n`;
+
+  it('refuses context_inputs that would write onto a prototype, at the inject_at line', () => {
+    for (const at of ['__proto__.polluted', 'a.constructor.prototype.polluted', 'constructor', 'items[*].id', 'a..b']) {
+      const result = loadStoryboard(injecting(at), 'hostile.yaml');
+      expect([at, result.ok]).toEqual([at, false]);
+      expect(result.diagnostics[0]).toMatchObject({ rule: 'context_input_path', severity: 'error', line: 9, file: 'hostile.yaml' });
+    }
+    expect(loadStoryboard(injecting('filters.product_ids[0]'), 'fine.yaml').ok).toBe(true);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('caps alias expansion at the yaml default and names the first alias', () => {
+    const bomb = ['id: bomb', 'title: Bomb', 'x0: &a0 [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]'];
+    for (let i = 1; i <= 8; i++) bomb.push(`x${i}: &a${i} [${Array.from({ length: 10 }, () => `*a${i - 1}`).join(', ')}]`);
+    bomb.push('phases: []');
+    const result = loadStoryboard(bomb.join('\n'), 'bomb.yaml');
+    expect(result.ok).toBe(false);
+    expect(result.diagnostics[0]).toMatchObject({ rule: 'yaml_syntax', severity: 'error', line: 4, column: 10 });
+    expect(result.diagnostics[0]!.hint).toContain('at most 100 aliases');
+    // A handful of aliases (the common `<<: *defaults` idiom) still loads.
+    const merge = 'id: m\ntitle: M\ndefaults: &d { task: get_products }\nphases:\n  - id: p\n    steps:\n      - { id: s, <<: *d }\n';
+    expect(loadStoryboard(merge, 'merge.yaml').ok).toBe(true);
+  });
+});

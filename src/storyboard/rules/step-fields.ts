@@ -5,6 +5,7 @@
  *   (storyboard-schema.yaml, "shared_receiver"): error.
  * - Deprecated spellings that still work: warning, with the new name.
  */
+import { parsePath, PathSyntaxError, PROTOTYPE_SEGMENTS } from '../../engine/path.js';
 import { type RuleContext, stepLabel } from './model.js';
 
 const DEPRECATED_STEP_KEYS: Record<string, string> = {
@@ -24,6 +25,7 @@ export function checkStepFields(ctx: RuleContext): void {
         'remove it: every webhook-triggering step gets its own receiver via {{runner.webhook_url:<step_id>}}',
       );
     }
+    checkContextInputPaths(ctx, step);
     for (const [old, replacement] of Object.entries(DEPRECATED_STEP_KEYS)) {
       if (!Object.hasOwn(step.raw, old)) continue;
       ctx.sink.warning(
@@ -34,4 +36,31 @@ export function checkStepFields(ctx: RuleContext): void {
       );
     }
   }
+}
+
+/** `context_inputs[].inject_at` is written into the request: it must parse, and never reach a prototype. */
+function checkContextInputPaths(ctx: RuleContext, step: RuleContext['steps'][number]): void {
+  const inputs = step.raw.context_inputs;
+  if (!Array.isArray(inputs)) return;
+  inputs.forEach((input, i) => {
+    const at = (input as { inject_at?: unknown } | null)?.inject_at;
+    if (typeof at !== 'string') return;
+    let problem: string | undefined;
+    try {
+      const unsafe = parsePath(at).find((s) => typeof s === 'string' && PROTOTYPE_SEGMENTS.has(s));
+      if (unsafe !== undefined) problem = `reaches "${String(unsafe)}", which would change every object of the test worker`;
+      else if (at.includes('*')) problem = 'has a wildcard, which cannot be written to';
+    } catch (error) {
+      if (!(error instanceof PathSyntaxError)) throw error;
+      problem = error.message;
+    }
+    if (problem) {
+      ctx.sink.error(
+        'context_input_path',
+        ctx.at([...step.path, 'context_inputs', i, 'inject_at']),
+        `context_inputs[${i}].inject_at "${at}" in ${stepLabel(step)} ${problem}`,
+        'write to a field of the request, e.g. "filters.product_ids[0]"',
+      );
+    }
+  });
 }
