@@ -11,6 +11,7 @@ import { resolveRuntimeConfig, type RuntimeConfig } from './config.js';
 import { CORPUS_DIRS, yamlFiles } from './plugin/select.js';
 import { defaultSchemasDir } from './corpus.js';
 import { StoryboardRun } from './engine/run.js';
+import { secretsInUrl } from './report/redact.js';
 import { schemaRegistryFor } from './schemas/registry.js';
 import { loadTestKit, resolveTestKitPath } from './storyboard/test-kit.js';
 import type { Storyboard, TestKit } from './storyboard/types.js';
@@ -42,6 +43,7 @@ export function openStoryboardRun(storyboard: Storyboard, given: RuntimeConfig =
     timeoutMs: config.timeoutMs,
     maxResponseBytes: config.maxResponseBytes,
     configurationError,
+    knownSecrets: secretsInUrl(config.agentUrl),
     ...(storyboard.requires_scenarios?.length && config.corpusRoot ? { knownStoryboardIds: storyboardIdsIn(config.corpusRoot) } : {}),
   });
 }

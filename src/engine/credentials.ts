@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { StepAuth, TestKit } from '../storyboard/types.js';
 import type { Credentials } from '../transport/types.js';
+import { REDACTED_KEY_PATTERN } from '../report/redact.js';
 import { resolvePath } from './path.js';
 
 export class CredentialsError extends Error {
@@ -32,11 +33,12 @@ export class CredentialResolver {
 
   /** Every secret this run may send, so messages and reports can scrub them. */
   secrets(): string[] {
-    const kitAuth = this.run.testKit?.auth;
-    return [this.run.defaultToken, kitAuth?.api_key, kitAuth?.basic?.password, this.randomApiKey, this.randomJwt, this.randomBasic.password].filter(
-      (s): s is string => typeof s === 'string' && s.length > 0,
-    );
+    const candidates = [this.run.defaultToken, ...secretLeaves(this.run.testKit?.auth), ...this.resolved, this.randomApiKey, this.randomJwt, this.randomBasic.password];
+    return [...new Set(candidates.filter((s): s is string => typeof s === 'string' && s.length > 0))];
   }
+
+  /** Test-kit values a step's `from_test_kit` sent, wherever in the kit they live. */
+  private readonly resolved = new Set<string>();
 
   resolve(auth: StepAuth | undefined): Credentials {
     if (auth === 'none') return { kind: 'none' };
@@ -57,8 +59,10 @@ export class CredentialResolver {
         if (typeof value?.username !== 'string' || typeof value?.password !== 'string') {
           throw new CredentialsError(`test kit "${path}" must be { username, password } for HTTP Basic`);
         }
+        this.resolved.add(value.password);
         return { kind: 'basic', username: value.username, password: value.password };
       }
+      this.resolved.add(String(found.value));
       return { kind: 'bearer', token: String(found.value) };
     }
     return this.defaults();
@@ -69,4 +73,16 @@ export class CredentialResolver {
     const token = this.run.defaultToken ?? this.run.testKit?.auth?.api_key;
     return token ? { kind: 'bearer', token } : { kind: 'none' };
   }
+}
+
+/**
+ * Every string under the test kit's `auth` whose key names a secret (`api_key`,
+ * `password`, `token`, … at any depth, e.g. `principals.alice.api_key`): what
+ * an agent might echo back, whether or not a step of this storyboard sends it.
+ */
+function secretLeaves(value: unknown, key = '', depth = 0): string[] {
+  if (depth > 16) return [];
+  if (typeof value === 'string') return REDACTED_KEY_PATTERN.test(key) ? [value] : [];
+  if (value === null || typeof value !== 'object') return [];
+  return Object.entries(value as Record<string, unknown>).flatMap(([k, v]) => secretLeaves(v, Array.isArray(value) ? key : k, depth + 1));
 }

@@ -66,6 +66,8 @@ export interface StoryboardRunOptions {
    * (storyboard-schema.yaml > unresolved_scenario_reference). Absent: not checked.
    */
   knownStoryboardIds?: ReadonlySet<string>;
+  /** Other secrets to scrub from every message and record (e.g. credentials written into the agent URL). */
+  knownSecrets?: readonly string[];
 }
 
 interface Entry {
@@ -120,7 +122,7 @@ export class StoryboardRun {
 
   /** Secrets this run may put on the wire, for scrubbing rendered messages. */
   secrets(): string[] {
-    return this.credentials.secrets();
+    return [...this.credentials.secrets(), ...(this.options.knownSecrets ?? [])];
   }
 
   /** Runs forward as far as needed, then returns the final verdict of one step. */

@@ -7,7 +7,7 @@
 import { relative } from 'node:path';
 import type { ResponseRecord, StepResult, ValidationResult } from '../engine/records.js';
 import { extractMcpResult } from '../transport/mcp.js';
-import { fence, redactPayload, scrubSecrets, scrubSecretsDeep } from './redact.js';
+import { escapeControl, escapeControlDeep, fence, redactPayload, scrubSecrets, scrubSecretsDeep } from './redact.js';
 
 /** Checks whose reason text carries agent-controlled content (instance paths, codes, messages). */
 const AGENT_TEXT_CHECKS = new Set(['response_schema', 'error_code']);
@@ -94,9 +94,11 @@ export function formatStepFailure(result: StepResult, options: { secrets?: reado
   const diffable = failed.find((v) => v.expected !== undefined && v.actual !== undefined && v.check !== 'response_schema');
   const secrets = options.secrets ?? [];
   // The diff is rendered beside the message: the same redaction and scrubbing.
-  const safe = (value: unknown) => scrubSecretsDeep(redactPayload(value), secrets);
+  // Vitest prints the diff raw: control characters escaped there too.
+  const safe = (value: unknown) => escapeControlDeep(scrubSecretsDeep(redactPayload(value), secrets));
   return {
-    message: scrubSecrets(lines.join('\n'), secrets),
+    // Agent text is fenced (and escaped) above; runner text quotes agent-supplied names too (tools, ids), so escape it all.
+    message: escapeControl(scrubSecrets(lines.join('\n'), secrets)),
     ...(diffable ? { expected: safe(diffable.expected), actual: safe(diffable.actual) } : {}),
   };
 }

@@ -3,7 +3,17 @@
  * payloads redacted, headers allowlisted, known secrets scrubbed from text.
  */
 import type { StepResult, ValidationResult } from '../engine/records.js';
-import { filterResponseHeaders, redactPayload, redactRequestHeaders, scrubSecretsDeep } from './redact.js';
+import { filterResponseHeaders, REDACTED, REDACTED_KEY_PATTERN, redactPayload, redactRequestHeaders, scrubSecretsDeep } from './redact.js';
+
+/**
+ * A validation whose path ends at a secret-named field (`…/authorization`):
+ * its values are the secret itself, with no key around them for redactPayload to see.
+ */
+function pointsAtSecret(v: ValidationResult): boolean {
+  if (typeof v.json_pointer !== 'string' || v.json_pointer === '') return false;
+  const last = v.json_pointer.slice(v.json_pointer.lastIndexOf('/') + 1).replace(/~1/g, '/').replace(/~0/g, '~');
+  return REDACTED_KEY_PATTERN.test(last);
+}
 
 /** Stable id of a step across runs and shards: `storyboard_id/phase_id/step_id`. */
 export function stepKey(result: Pick<StepResult, 'storyboard_id' | 'phase_id' | 'step_id'>): string {
@@ -22,8 +32,8 @@ function redactExchange<T extends { payload: unknown; headers?: Record<string, s
 export function redactStepResult(result: StepResult, secrets: readonly string[] = []): StepResult {
   const validations: ValidationResult[] = result.validations.map((v) => ({
     ...v,
-    ...(v.actual !== undefined ? { actual: redactPayload(v.actual) } : {}),
-    ...(v.expected !== undefined ? { expected: redactPayload(v.expected) } : {}),
+    ...(v.actual !== undefined ? { actual: pointsAtSecret(v) ? REDACTED : redactPayload(v.actual) } : {}),
+    ...(v.expected !== undefined ? { expected: pointsAtSecret(v) ? REDACTED : redactPayload(v.expected) } : {}),
     request: redactExchange(v.request, 'request'),
     response: redactExchange(v.response, 'response'),
   }));

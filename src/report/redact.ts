@@ -29,20 +29,26 @@ export const RESPONSE_HEADER_ALLOWLIST: ReadonlySet<string> = new Set([
  * by "[redacted]". Strings that hold JSON (MCP `content[].text`, A2A text
  * parts) are redacted inside too: the same secrets travel there, serialised.
  */
-export function redactPayload<T>(value: T, seen = new WeakSet<object>()): T {
-  if (typeof value === 'string') return redactJsonString(value) as T;
+export function redactPayload<T>(value: T, seen = new WeakSet<object>(), depth = 0): T {
+  if (typeof value === 'string') return redactJsonString(value, depth) as T;
   if (value === null || typeof value !== 'object') return value;
+  // Records cross process boundaries and get printed: an agent's 2,000-level nesting must not overflow a stack on the way.
+  if (depth >= MAX_RECORD_DEPTH) return TOO_DEEP as T;
   if (seen.has(value as object)) return '[circular]' as T;
   seen.add(value as object);
-  if (Array.isArray(value)) return value.map((item) => redactPayload(item, seen)) as T;
+  if (Array.isArray(value)) return value.map((item) => redactPayload(item, seen, depth + 1)) as T;
   const out: Record<string, unknown> = {};
   for (const [key, inner] of Object.entries(value as Record<string, unknown>)) {
-    out[key] = REDACTED_KEY_PATTERN.test(key) ? REDACTED : redactPayload(inner, seen);
+    out[key] = REDACTED_KEY_PATTERN.test(key) ? REDACTED : redactPayload(inner, seen, depth + 1);
   }
   return out as T;
 }
 
-function redactJsonString(text: string): string {
+/** How deep a recorded value may nest; deeper parts are replaced by {@link TOO_DEEP}. */
+export const MAX_RECORD_DEPTH = 64;
+export const TOO_DEEP = `[cut: nested deeper than ${MAX_RECORD_DEPTH} levels]`;
+
+function redactJsonString(text: string, depth: number): string {
   const trimmed = text.trimStart();
   if (!(trimmed.startsWith('{') || trimmed.startsWith('['))) return text;
   let parsed: unknown;
@@ -51,10 +57,14 @@ function redactJsonString(text: string): string {
   } catch {
     return text;
   }
-  const redacted = redactPayload(parsed);
-  const before = JSON.stringify(parsed);
-  const after = JSON.stringify(redacted);
-  return before === after ? text : after;
+  const redacted = redactPayload(parsed, new WeakSet<object>(), depth);
+  try {
+    const before = JSON.stringify(parsed);
+    const after = JSON.stringify(redacted);
+    return before === after ? text : after;
+  } catch {
+    return TOO_DEEP; // nested past what V8 can serialise: nothing of it can be shown
+  }
 }
 
 /** Keeps only allowlisted response headers (names lower-cased). */
@@ -99,7 +109,33 @@ export function scrubSecrets(text: string, secrets: readonly string[]): string {
 /** `scrubSecrets` over every string of a JSON value: a scrubbed copy (the value itself when there are no secrets). */
 export function scrubSecretsDeep<T>(value: T, secrets: readonly string[]): T {
   if (secrets.length === 0) return value;
-  return JSON.parse(scrubSecrets(JSON.stringify(value) ?? 'null', secrets.map((s) => JSON.stringify(s).slice(1, -1))));
+  // A secret appears escaped once in the serialised record, and twice inside a
+  // string that itself holds JSON (MCP `content[].text`): scrub both spellings.
+  const once = secrets.map(escapeForJson);
+  const twice = once.map(escapeForJson);
+  return JSON.parse(scrubSecrets(JSON.stringify(value) ?? 'null', [...new Set([...twice, ...once])]));
+}
+
+function escapeForJson(text: string): string {
+  return JSON.stringify(text).slice(1, -1);
+}
+
+/**
+ * Secrets written into an agent URL: the userinfo password and the values of
+ * query parameters named like credentials (`?api_key=…`, `?token=…`).
+ */
+export function secretsInUrl(url: string | undefined): string[] {
+  if (!url) return [];
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return [];
+  }
+  const found: string[] = [];
+  if (parsed.password) found.push(parsed.password, decodeURIComponent(parsed.password));
+  for (const [name, value] of parsed.searchParams) if (REDACTED_KEY_PATTERN.test(name) && value) found.push(value, encodeURIComponent(value));
+  return [...new Set(found)];
 }
 
 /**
@@ -108,7 +144,31 @@ export function scrubSecretsDeep<T>(value: T, secrets: readonly string[]): T {
  * pose as runner text or close the fence early (security.rendered_output_fencing).
  */
 export function fence(untrusted: string, label = 'agent output'): string {
+  untrusted = escapeControl(untrusted);
   const nonce = randomBytes(6).toString('hex');
   if (!untrusted.includes('\n') && untrusted.length <= 200) return `<<${label} ${nonce}>> ${untrusted} <<end ${nonce}>>`;
   return `<<${label} ${nonce}>>\n${untrusted}\n<<end ${nonce}>>`;
+}
+
+/**
+ * C0/C1 control characters (but newline and tab), DEL and the Unicode
+ * bidirectional overrides, written as visible `\u{…}` escapes: agent text
+ * must never clear the screen, move the cursor, set the clipboard (OSC 52),
+ * hide the summary (`ESC[8m`) or reorder what the user reads.
+ */
+export function escapeControl(text: string): string {
+  return text.replace(CONTROL, (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`);
+}
+
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/** `escapeControl` over every string of a value (keys included): for values a test framework prints raw, like a diff. */
+export function escapeControlDeep<T>(value: T, depth = 0): T {
+  if (typeof value === 'string') return escapeControl(value) as T;
+  if (value === null || typeof value !== 'object' || depth > 64) return value;
+  if (Array.isArray(value)) return value.map((item) => escapeControlDeep(item, depth + 1)) as T;
+  const out: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value as Record<string, unknown>)) out[escapeControl(key)] = escapeControlDeep(inner, depth + 1);
+  return out as T;
 }

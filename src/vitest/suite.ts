@@ -9,6 +9,7 @@ import type { StepOutcome } from '../engine/records.js';
 import type { StoryboardRun } from '../engine/run.js';
 import { openStoryboardRun } from '../open-run.js';
 import { formatStepFailure } from '../report/format.js';
+import { escapeControl } from '../report/redact.js';
 import { redactStepResult, stepKey } from '../report/record.js';
 import type { Diagnostic, Storyboard } from '../storyboard/types.js';
 import type { AdcpStepMeta, AdcpStoryboardMeta } from './meta.js';
@@ -62,8 +63,9 @@ export function storyboardSuite(storyboard: Storyboard): StoryboardSuite {
       const meta: AdcpStepMeta = { id: stepKey(result), status: outcome.status, result, storyboard: info };
       (ctx.task.meta as { adcp?: AdcpStepMeta }).adcp = meta;
       // Rules this run could not apply are shown with the step (test annotations, Vitest ≥ 3.2), never dropped.
-      for (const warning of result.warnings ?? []) await (ctx as { annotate?: (message: string, type?: string) => Promise<unknown> }).annotate?.(warning, 'warning');
-      if (outcome.status === 'skipped') ctx.skip(`${result.skip!.reason}: ${result.skip!.detail}`);
+      // Warnings and skip details can quote agent-supplied names (its tool list, ids): escaped for the terminal.
+      for (const warning of result.warnings ?? []) await (ctx as { annotate?: (message: string, type?: string) => Promise<unknown> }).annotate?.(escapeControl(warning), 'warning');
+      if (outcome.status === 'skipped') ctx.skip(escapeControl(`${result.skip!.reason}: ${result.skip!.detail}`));
       if (outcome.status === 'failed') {
         const formatted = formatStepFailure(result, { secrets: current.secrets() });
         const error = new StoryboardStepError(formatted.message, at);

@@ -58,3 +58,19 @@ describe('credentials', () => {
     expect(bare.secrets()).toHaveLength(3);
   });
 });
+
+describe('secrets a run may send', () => {
+  it('include every secret-named value under the kit auth, at any depth, and what from_test_kit actually sent', () => {
+    const principals = { auth: { type: 'api_key', principals: { alice: { api_key: 'alice-key-0001', name: 'Alice' }, bob: { credentials: { password: 'bob-pw-0002' } } }, extra: { handle: 'handle-0003' } } };
+    const r = new CredentialResolver({ defaultToken: 'op-token', testKit: principals as never });
+    const before = r.secrets();
+    expect(before).toEqual(expect.arrayContaining(['op-token', 'alice-key-0001', 'bob-pw-0002']));
+    // Not secret-named: neither the auth type nor a display name.
+    expect(before).not.toContain('api_key');
+    expect(before).not.toContain('Alice');
+    expect(before).not.toContain('handle-0003');
+    r.resolve({ type: 'api_key', from_test_kit: 'auth.extra.handle' });
+    expect(r.secrets()).toContain('handle-0003');
+    expect(new Set(r.secrets()).size).toBe(r.secrets().length);
+  });
+});

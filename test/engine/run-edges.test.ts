@@ -18,7 +18,11 @@ import { schemaRegistryFor } from '../../src/schemas/registry.js';
 import { loadStoryboard } from '../../src/storyboard/load.js';
 import { McpTransport } from '../../src/transport/mcp.js';
 import { closedPort } from '../helpers/ports.js';
-import { openInline, phasedStoryboard, runInline, type InlinePhase, type InlineRunOptions } from '../helpers/inline-run.js';
+import { openStoryboardRun } from '../../src/open-run.js';
+import { redactStepResult } from '../../src/report/record.js';
+import { formatStepFailure } from '../../src/report/format.js';
+import { secretsInUrl } from '../../src/report/redact.js';
+import { openInline, phasedStoryboard, runInline, TOKEN, type InlinePhase, type InlineRunOptions } from '../helpers/inline-run.js';
 
 let agent: FixtureAgent;
 beforeAll(async () => {
@@ -231,5 +235,40 @@ describe('contributions', () => {
       { check: 'any_of', passed: true, description: 'any_of', source: { file: '/virtual/inline.storyboard.yaml', line: expect.any(Number), column: expect.any(Number) }, schema_id: null, schema_url: null },
       expect.objectContaining({ check: 'field_present', passed: false, description: 'a check that cannot grade here', expected: ['handled'], actual: ['handled'], error: 'check "field_present" cannot grade an assert_contribution step (only any_of does)', json_pointer: null }),
     ]);
+  });
+});
+
+describe('secrets', () => {
+  it("a principal's key the agent echoes appears in no message or record, nor does a credential in the agent URL", async () => {
+    const { url } = endpoint();
+    const kit = { auth: { api_key: TOKEN, principals: { alice: { api_key: 'alice-secret-key-42' } } } };
+    const yaml = phasedStoryboard([
+      { id: 'main', steps: [{ id: 'echo', task: 'get_adcp_capabilities', sample_request: { context: { who: '$test_kit.auth.principals.alice.api_key' } }, validations: [{ check: 'field_value', path: 'context.who', value: 'someone else' }] }] },
+    ]);
+    const withUrlSecret = `${url}?api_key=url-secret-9`;
+    const loaded = loadStoryboard(yaml, '/virtual/inline.storyboard.yaml');
+    if (!loaded.ok) throw new Error('inline storyboard did not load');
+    // open-run.ts hands the URL's credentials to the run.
+    expect(openStoryboardRun(loaded.storyboard, { agentUrl: withUrlSecret }).secrets()).toContain('url-secret-9');
+    const run = new StoryboardRun(loaded.storyboard, {
+      transport: () => new McpTransport({ url: withUrlSecret, maxResponseBytes: 1_000_000 }),
+      schemas: schemaRegistryFor(defaultSchemasDir()!),
+      testKit: kit as never,
+      timeoutMs: 5_000,
+      knownSecrets: secretsInUrl(withUrlSecret),
+    });
+    try {
+      const [outcome] = await run.runAll();
+      expect(outcome!.status).toBe('failed');
+      const record = redactStepResult(outcome!.result, run.secrets());
+      const message = formatStepFailure(record, { secrets: run.secrets() });
+      const everything = JSON.stringify(record) + message.message + JSON.stringify(message.actual);
+      expect(JSON.stringify(outcome!.result)).toContain('alice-secret-key-42');
+      expect(everything).not.toContain('alice-secret-key-42');
+      expect(everything).not.toContain('url-secret-9');
+      expect(everything).toContain('[redacted]');
+    } finally {
+      await run.close();
+    }
   });
 });

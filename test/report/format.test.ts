@@ -189,3 +189,26 @@ describe('formatStepFailure', () => {
     expect(out.actual).toEqual({ password: '[redacted]', v: 'other' });
   });
 });
+
+describe('agent text cannot drive the terminal', () => {
+  const hostile = '\u001b[2J\u001b[3J\u001b[H ✓ Tests 12 passed\n\u001b[8m\u001b]52;c;ZXZpbA==\u0007\u202e';
+  it('escapes control characters in errors, reasons, actual values, warnings and the diff', () => {
+    const out = formatStepFailure(
+      step({
+        error: hostile,
+        warnings: [`tool "${hostile}"`],
+        validations: [failed({ check: 'error_code', error: hostile, expected: 'A', actual: { [hostile]: hostile } })],
+        response: { transport: 'http', payload: hostile, status: 500 },
+      }),
+      { cwd: CWD },
+    );
+    const everything = out.message + JSON.stringify(out.actual);
+    // eslint-disable-next-line no-control-regex
+    expect(out.message).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202e]/);
+    expect(Object.keys(out.actual as object)[0]).not.toMatch(/\u001b/);
+    expect(Object.values(out.actual as object)[0]).toContain('\\u{1b}[2J');
+    expect(out.message).toContain('\\u{1b}[8m');
+    expect(out.message).toContain('\\u{202e}');
+    expect(everything).toContain('✓ Tests 12 passed');
+  });
+});

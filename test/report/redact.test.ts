@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fence, filterResponseHeaders, redactPayload, redactRequestHeaders, scrubSecrets, scrubSecretsDeep } from '../../src/report/redact.js';
+import { escapeControl, escapeControlDeep, fence, filterResponseHeaders, redactPayload, redactRequestHeaders, scrubSecrets, scrubSecretsDeep, secretsInUrl } from '../../src/report/redact.js';
 import { redactStepResult, stepKey } from '../../src/report/record.js';
 
 describe('contract security rules', () => {
@@ -137,5 +137,83 @@ describe('redactStepResult', () => {
 
   it('names a step by storyboard/phase/step', () => {
     expect(stepKey({ storyboard_id: 'a', phase_id: 'b', step_id: 'c' })).toBe('a/b/c');
+  });
+});
+
+describe('secrets in odd places', () => {
+  it('scrubs a secret holding quotes or backslashes, also inside JSON held in a string', () => {
+    const secret = 'pa"ss\\word-1';
+    const inner = JSON.stringify({ echoed: secret });
+    const record = { text: `said ${secret}`, content: [{ type: 'text', text: inner }] };
+    const out = scrubSecretsDeep(record, [secret]);
+    expect(JSON.stringify(out)).not.toContain('ss\\\\word');
+    expect(out.text).toBe('said [redacted]');
+    expect(JSON.parse(out.content[0]!.text)).toEqual({ echoed: '[redacted]' });
+  });
+
+  it('finds credentials written into an agent URL', () => {
+    expect(secretsInUrl('https://user:p%40ss@agent.example/mcp?api_key=k-123&page=2&token=t-456')).toEqual(['p%40ss', 'p@ss', 'k-123', 't-456']);
+    expect(secretsInUrl('https://agent.example/mcp')).toEqual([]);
+    expect(secretsInUrl('not a url')).toEqual([]);
+    expect(secretsInUrl(undefined)).toEqual([]);
+  });
+
+  it('redacts the values of a validation whose path ends at a secret-named field', () => {
+    const base = { storyboard_id: 's', phase_id: 'p', step_id: 'x', task: 't', passed: false, duration_ms: 1, extraction: { path: 'structured_content' as const } };
+    const result = redactStepResult({
+      ...base,
+      validations: [
+        { check: 'field_value', passed: false, description: 'd', json_pointer: '/headers/authorization', expected: 'Bearer a', actual: 'Bearer b' },
+        { check: 'field_value', passed: false, description: 'd', json_pointer: '/a~1token', expected: 'x', actual: 'y' },
+        { check: 'field_value', passed: false, description: 'd', json_pointer: '/token_count', expected: 1, actual: 2 },
+      ],
+    });
+    expect(result.validations.map((v) => [v.expected, v.actual])).toEqual([
+      ['[redacted]', '[redacted]'],
+      ['x', 'y'],
+      [1, 2],
+    ]);
+  });
+});
+
+describe('escapeControl', () => {
+  it('writes C0, DEL, C1 and bidi overrides as visible escapes, keeping newline, tab and ordinary text', () => {
+    expect(escapeControl('a\u001b[31mb\u0000c\u007fd\u009be\u202ef\u2066g\n\th é ✓')).toBe('a\\u{1b}[31mb\\u{0}c\\u{7f}d\\u{9b}e\\u{202e}f\\u{2066}g\n\th é ✓');
+    expect(escapeControlDeep({ 'k\u001b': ['v\u0007', 1, null] })).toEqual({ 'k\\u{1b}': ['v\\u{7}', 1, null] });
+    expect(fence('\u001b[2J')).toMatch(/^<<agent output [0-9a-f]{12}>> \\u\{1b\}\[2J <<end [0-9a-f]{12}>>$/);
+  });
+});
+
+describe('deeply nested agent data', () => {
+  const nested = (levels: number) => {
+    let value: unknown = { leaf: true };
+    for (let i = 0; i < levels; i++) value = { a: value };
+    return value;
+  };
+
+  it('records at most 64 levels and marks the cut, in objects and in JSON held by strings', () => {
+    const out = redactPayload(nested(5_000)) as Record<string, unknown>;
+    let node: unknown = out;
+    let depth = 0;
+    while (node && typeof node === 'object') {
+      node = (node as Record<string, unknown>).a;
+      depth++;
+    }
+    expect(depth).toBe(64);
+    expect(node).toBe('[cut: nested deeper than 64 levels]');
+    const text = redactPayload(JSON.stringify(nested(3_000)));
+    expect(text).toContain('[cut: nested deeper than 64 levels]');
+    expect(text.length).toBeLessThan(1_000);
+    // Shallow data is untouched.
+    expect(redactPayload(nested(10))).toEqual(nested(10));
+  });
+
+  it('a whole step record with such an answer can be redacted, scrubbed and rendered', () => {
+    const deep = nested(10_000);
+    const result = redactStepResult(
+      { storyboard_id: 's', phase_id: 'p', step_id: 'x', task: 't', passed: false, duration_ms: 1, extraction: { path: 'structured_content' }, validations: [{ check: 'field_value', passed: false, description: 'd', actual: deep }], response: { transport: 'mcp', payload: { structuredContent: deep, content: [{ type: 'text', text: JSON.stringify(nested(3_000)) }] } } },
+      ['some-secret'],
+    );
+    expect(JSON.stringify(result).length).toBeLessThan(10_000);
   });
 });
