@@ -1,12 +1,16 @@
 /**
- * Human-readable failure text for a step: what was checked (the author's
- * description and its YAML line), where (JSON Pointer), expected vs actual,
- * what was sent and what came back. Agent-controlled text is fenced and known
- * secrets are scrubbed (runner-output-contract.yaml > security).
+ * Human-readable failure text for a step: a one-line headline (check,
+ * pointer, expected vs got, YAML line), then each failed validation (the
+ * author's description, pointer, expected/actual, reason), what was sent and
+ * the part of the answer around the failing pointer — whole with `verbose`;
+ * the full records are always in the test meta and the report. Agent-controlled
+ * text is fenced, control characters escaped and known secrets scrubbed
+ * (runner-output-contract.yaml > security).
  */
 import { relative } from 'node:path';
 import type { ResponseRecord, StepResult, ValidationResult } from '../engine/records.js';
 import { extractMcpResult } from '../transport/mcp.js';
+import { excerptAround } from './excerpt.js';
 import { escapeControl, escapeControlDeep, fence, redactPayload, scrubSecrets, scrubSecretsDeep } from './redact.js';
 
 /** Checks whose reason text carries agent-controlled content (instance paths, codes, messages). */
@@ -27,10 +31,28 @@ function taskResult(response: ResponseRecord): unknown {
 }
 
 const MAX_JSON_CHARS = 1_500;
+/** The response excerpt around a failing pointer (or the start of the answer). */
+const MAX_EXCERPT_CHARS = 800;
+/** A request printed inline when it is this short; longer ones behind `verbose`. */
+const MAX_INLINE_REQUEST_CHARS = 200;
+
+export interface FormatOptions {
+  /** Known secrets to scrub from the text (the run's credentials). */
+  secrets?: readonly string[];
+  /** Paths are printed relative to this. @default process.cwd() */
+  cwd?: string;
+  /**
+   * Print the request and the response whole, not an excerpt
+   * (`ADCP_VERBOSE=1`). They are always whole in the test meta and the report.
+   */
+  verbose?: boolean;
+}
 
 export interface FormattedFailure {
+  /** First line: what failed, in one line (JUnit's `message=`, a CI annotation's title). */
+  headline: string;
   message: string;
-  /** For the diff of the first failed validation that has both. */
+  /** For a diff, only where one helps (structures, multi-line text): the first failed validation that has both. */
   expected?: unknown;
   actual?: unknown;
 }
@@ -56,13 +78,79 @@ function indent(text: string, by = '    '): string {
     .join('\n');
 }
 
-export function formatStepFailure(result: StepResult, options: { secrets?: readonly string[]; cwd?: string } = {}): FormattedFailure {
+/**
+ * A value short and plain enough to print in the headline without a fence: a
+ * number, boolean, null, or an identifier-like string (ids, codes, enum
+ * values) — nothing that could read as an instruction or forge a line.
+ */
+function plainValue(value: unknown): string | undefined {
+  if (value === null || typeof value === 'number' || typeof value === 'boolean') return JSON.stringify(value);
+  if (typeof value === 'string' && value.length <= 48 && /^[\w.:/@+-]*$/.test(value)) return JSON.stringify(value);
+  return undefined;
+}
+
+/** The storyboard's own value (trusted, but kept short). */
+function shortValue(value: unknown): string {
+  const plain = plainValue(value);
+  if (plain !== undefined) return plain;
+  if (Array.isArray(value)) return value.length <= 4 && value.every((x) => plainValue(x) !== undefined) ? `[${value.map((x) => plainValue(x)).join(', ')}]` : `[${value.length} items]`;
+  if (value !== null && typeof value === 'object') return '{…}';
+  const text = typeof value === 'string' ? JSON.stringify(value) : String(value);
+  return text.length > 48 ? `${text.slice(0, 45)}…${typeof value === 'string' ? '"' : ''}` : text;
+}
+
+function observed(value: unknown): string {
+  const plain = plainValue(value);
+  if (plain !== undefined) return plain;
+  if (Array.isArray(value)) return `an array of ${value.length}`;
+  if (value !== null && typeof value === 'object') return 'an object';
+  if (value === undefined) return 'nothing';
+  return 'a different string (below)';
+}
+
+/** What one failed validation says, in a few words. */
+function verdictOf(v: ValidationResult): string {
+  if (v.check === 'response_schema') {
+    const errors = Array.isArray(v.actual) ? (v.actual as { instance_path?: unknown }[]) : [];
+    const first = errors[0]?.instance_path;
+    const at = typeof first === 'string' && /^[\w/~.-]{0,80}$/.test(first) ? ` (first at ${first || '/'})` : '';
+    return `does not match ${v.schema_id ?? 'its schema'}: ${errors.length || 'some'} schema error${errors.length === 1 ? '' : 's'}${at}`;
+  }
+  if ((v.check === 'field_present' || v.check === 'envelope_field_present') && (v.actual === null || v.actual === undefined)) return 'not present';
+  if (v.expected !== undefined && v.actual !== undefined) return `expected ${shortValue(v.expected)}, got ${observed(v.actual)}`;
+  if (v.expected !== undefined) return `expected ${shortValue(v.expected)}`;
+  if (v.error && !AGENT_TEXT_CHECKS.has(v.check)) {
+    const line = v.error.split('\n')[0]!;
+    return line.length > 100 ? `${line.slice(0, 97)}…` : line;
+  }
+  return 'failed (reason below)';
+}
+
+function headlineOf(result: StepResult, failed: ValidationResult[], cwd: string): string {
+  if (result.error && failed.length === 0) return `step "${result.step_id}" (task ${result.task}) failed: ${fence(result.error, 'error')}`;
+  const v = failed[0];
+  if (!v) return `step "${result.step_id}" (task ${result.task}) failed`;
+  const at = v.json_pointer ? ` at ${v.json_pointer}` : '';
+  const source = where(v, cwd);
+  const more = failed.length > 1 ? ` (+${failed.length - 1} more failed check${failed.length === 2 ? '' : 's'})` : '';
+  return `${v.check}${at}: ${verdictOf(v)}${source ? ` — ${source}` : ''}${more}`;
+}
+
+/** A diff helps for structures and multi-line text; for two scalars the expected/actual lines say it all. */
+function diffHelps(expected: unknown, actual: unknown): boolean {
+  const structured = (x: unknown) => x !== null && typeof x === 'object';
+  const multiline = (x: unknown) => typeof x === 'string' && x.includes('\n');
+  return (structured(expected) && structured(actual)) || (multiline(expected) && multiline(actual));
+}
+
+export function formatStepFailure(result: StepResult, options: FormatOptions = {}): FormattedFailure {
   const cwd = options.cwd ?? process.cwd();
+  const verbose = options.verbose ?? false;
   const lines: string[] = [];
   const failed = result.validations.filter((v) => !v.passed);
-  if (result.error) {
-    lines.push(`step "${result.step_id}" (task ${result.task}) failed: ${fence(result.error, 'error')}`);
-  }
+  const headline = headlineOf(result, failed, cwd);
+  lines.push(headline);
+  if (result.error && failed.length > 0) lines.push(`step error: ${fence(result.error, 'error')}`);
   if (result.optional) lines.push(`(optional phase "${result.phase_id}": this failure alone does not fail the storyboard)`);
   for (const warning of result.warnings ?? []) lines.push(`warning: ${warning}`);
   if (failed.length > 0) {
@@ -81,24 +169,49 @@ export function formatStepFailure(result: StepResult, options: { secrets?: reado
     }
   }
   if (result.request) {
-    lines.push(`  sent (${result.request.transport} ${result.request.operation}${result.request.url ? ` → ${result.request.url}` : ''}):`);
-    lines.push(indent(json(result.request.payload)));
+    const target = `${result.request.transport} ${result.request.operation}${result.request.url ? ` → ${result.request.url}` : ''}`;
+    const compact = compactJson(result.request.payload);
+    if (verbose) {
+      lines.push(`  sent (${target}):`);
+      lines.push(indent(json(result.request.payload)));
+    } else if (compact.length <= MAX_INLINE_REQUEST_CHARS) {
+      lines.push(`  sent (${target}): ${compact}`);
+    } else {
+      lines.push(`  sent (${target}): ${compact.length} characters of JSON, in the test meta and the report (ADCP_VERBOSE=1 prints it here)`);
+    }
   }
   if (result.response) {
     const status = result.response.status !== undefined ? ` HTTP ${result.response.status}` : '';
-    lines.push(`  received (${result.extraction.path}${status}${result.response.duration_ms !== undefined ? `, ${result.response.duration_ms} ms` : ''}):`);
-    lines.push(indent(fence(json(taskResult(result.response)), 'agent response')));
+    const timing = result.response.duration_ms !== undefined ? `, ${result.response.duration_ms} ms` : '';
+    const data = taskResult(result.response);
+    const pointer = failed.map((v) => v.json_pointer).find((p): p is string => typeof p === 'string' && p !== '');
+    if (verbose || pointer === undefined) {
+      lines.push(`  received (${result.extraction.path}${status}${timing}):`);
+      lines.push(indent(fence(json(data, verbose ? MAX_JSON_CHARS : MAX_EXCERPT_CHARS), 'agent response')));
+    } else {
+      lines.push(`  received (${result.extraction.path}${status}${timing}), around ${pointer}:`);
+      lines.push(indent(fence(json(excerptAround(data, pointer), MAX_EXCERPT_CHARS), 'agent response')));
+    }
   } else if (result.request) {
     lines.push('  received: nothing (no response from the agent)');
   }
-  const diffable = failed.find((v) => v.expected !== undefined && v.actual !== undefined && v.check !== 'response_schema');
+  const diffable = failed.find((v) => v.expected !== undefined && v.actual !== undefined && v.check !== 'response_schema' && diffHelps(v.expected, v.actual));
   const secrets = options.secrets ?? [];
-  // The diff is rendered beside the message: the same redaction and scrubbing.
-  // Vitest prints the diff raw: control characters escaped there too.
+  // The diff is rendered beside the message: the same redaction and scrubbing; Vitest prints it raw, so control characters escaped too.
   const safe = (value: unknown) => escapeControlDeep(scrubSecretsDeep(redactPayload(value), secrets));
+  // Agent text is fenced (and escaped) above; runner text quotes agent-supplied names too (tools, ids), so escape it all.
+  const clean = (text: string) => escapeControl(scrubSecrets(text, secrets));
   return {
-    // Agent text is fenced (and escaped) above; runner text quotes agent-supplied names too (tools, ids), so escape it all.
-    message: escapeControl(scrubSecrets(lines.join('\n'), secrets)),
+    headline: clean(headline),
+    message: clean(lines.join('\n')),
     ...(diffable ? { expected: safe(diffable.expected), actual: safe(diffable.actual) } : {}),
   };
+}
+
+function compactJson(value: unknown): string {
+  try {
+    return JSON.stringify(redactPayload(value)) ?? 'undefined';
+  } catch {
+    return String(value);
+  }
 }

@@ -67,7 +67,7 @@ export function storyboardSuite(storyboard: Storyboard): StoryboardSuite {
       for (const warning of result.warnings ?? []) await (ctx as { annotate?: (message: string, type?: string) => Promise<unknown> }).annotate?.(escapeControl(warning), 'warning');
       if (outcome.status === 'skipped') ctx.skip(escapeControl(`${result.skip!.reason}: ${result.skip!.detail}`));
       if (outcome.status === 'failed') {
-        const formatted = formatStepFailure(result, { secrets: current.secrets() });
+        const formatted = formatStepFailure(result, { secrets: current.secrets(), verbose: process.env.ADCP_VERBOSE === '1' });
         const error = new StoryboardStepError(formatted.message, at);
         if (formatted.expected !== undefined) {
           error.expected = formatted.expected;
