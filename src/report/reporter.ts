@@ -13,7 +13,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import type { Reporter, TestModule, Vitest } from 'vitest/node';
 import type { SkipReason, SkipResult, StepResult } from '../engine/records.js';
-import type { AdcpStepMeta, AdcpStoryboardMeta, StoryboardInfo } from '../vitest/meta.js';
+import type { AdcpPlannedStep, AdcpStepMeta, AdcpStoryboardMeta, StoryboardInfo } from '../vitest/meta.js';
 import { redactStepResult } from './record.js';
 
 export interface AdcpReporterOptions {
@@ -105,6 +105,13 @@ export function buildContractReport(modules: ReadonlyArray<TestModule>, root: st
         continue;
       }
       const meta = test.meta().adcp as AdcpStepMeta | undefined;
+      const planned = test.meta().adcpPlanned as AdcpPlannedStep | undefined;
+      const outcome = test.result();
+      if (!meta && planned && outcome.state === 'failed') {
+        // Vitest ended the test before the engine answered (its timeout, a crash): failed, with Vitest's reason — never dropped.
+        reportFor(planned.storyboard).steps.push(cutShort(planned, outcome.errors?.[0]?.message));
+        continue;
+      }
       if (!meta) {
         // A storyboard file that failed to load compiles to one test named after the rule.
         if (/\.ya?ml$/.test(module.moduleId) && test.name.startsWith('loads without errors')) {
@@ -115,7 +122,13 @@ export function buildContractReport(modules: ReadonlyArray<TestModule>, root: st
       }
       const report = reportFor(meta.storyboard);
       // Records are redacted in the worker already; again here, so no path skips it.
-      report.steps.push(redactStepResult(meta.result));
+      const step = redactStepResult(meta.result);
+      // The report agrees with the terminal: a step Vitest failed after the engine passed it (e.g. an afterEach) is failed.
+      if (outcome.state === 'failed' && step.passed && !step.skip) {
+        step.passed = false;
+        step.error = `the test failed after the step passed: ${outcome.errors?.[0]?.message ?? 'no reason given'}`;
+      }
+      report.steps.push(step);
     }
   }
   const storyboards = [...byStoryboard.values()];
@@ -139,6 +152,21 @@ export function buildContractReport(modules: ReadonlyArray<TestModule>, root: st
     },
     storyboards,
     load_errors: loadErrors,
+  };
+}
+
+/** The record of a step whose test Vitest ended before the engine gave a verdict. */
+function cutShort(planned: AdcpPlannedStep, reason: string | undefined): StepResult {
+  return {
+    storyboard_id: planned.storyboard.id,
+    phase_id: planned.phase_id,
+    step_id: planned.step_id,
+    task: planned.task ?? 'unknown',
+    passed: false,
+    duration_ms: 0,
+    validations: [],
+    extraction: { path: 'none' },
+    error: `the test ended before the step had a verdict: ${reason ?? 'no reason given'} (if Vitest's timeout fired, raise testTimeout above the step bound timeoutMs)`,
   };
 }
 

@@ -14,6 +14,19 @@ export interface AdcpStoryboardMeta {
   skip: SkipResult;
 }
 
+/**
+ * Set when a step test starts, before the engine answers: if Vitest ends the
+ * test first (its own timeout, a crash), the reporter still knows which step
+ * it was and records it as failed instead of dropping it.
+ */
+export interface AdcpPlannedStep {
+  storyboard: StoryboardInfo;
+  phase_id: string;
+  step_id: string;
+  /** The step's task as written (a runner-injected step may not have one here). */
+  task?: string;
+}
+
 /** What each storyboard step test carries in `task.meta.adcp`, for reporters in the main process. */
 export interface AdcpStepMeta {
   /** `storyboard_id/phase_id/step_id` */
@@ -26,6 +39,7 @@ export interface AdcpStepMeta {
 
 declare module 'vitest' {
   interface TaskMeta {
+    adcpPlanned?: AdcpPlannedStep;
     adcp?: AdcpStepMeta;
     adcpStoryboard?: AdcpStoryboardMeta;
   }
@@ -33,6 +47,7 @@ declare module 'vitest' {
 
 declare module '@vitest/runner' {
   interface TaskMeta {
+    adcpPlanned?: AdcpPlannedStep;
     adcp?: AdcpStepMeta;
     adcpStoryboard?: AdcpStoryboardMeta;
   }

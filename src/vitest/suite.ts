@@ -12,7 +12,7 @@ import { formatStepFailure } from '../report/format.js';
 import { escapeControl } from '../report/redact.js';
 import { redactStepResult, stepKey } from '../report/record.js';
 import type { Diagnostic, Storyboard } from '../storyboard/types.js';
-import type { AdcpStepMeta, AdcpStoryboardMeta } from './meta.js';
+import type { AdcpPlannedStep, AdcpStepMeta, AdcpStoryboardMeta } from './meta.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -57,6 +57,8 @@ export function storyboardSuite(storyboard: Storyboard): StoryboardSuite {
     async step(ctx, phaseId, stepId) {
       // Captured synchronously, while the compiled module's frame is on the stack.
       const at = new Error();
+      const task = storyboard.phases.find((p) => p.id === phaseId)?.steps.find((s) => s.id === stepId)?.task;
+      (ctx.task.meta as { adcpPlanned?: AdcpPlannedStep }).adcpPlanned = { storyboard: info, phase_id: phaseId, step_id: stepId, ...(task ? { task } : {}) };
       const current = getRun();
       const outcome: StepOutcome = await current.settle(phaseId, stepId);
       const result = redactStepResult(outcome.result, current.secrets());

@@ -18,7 +18,7 @@ const ROOT = '/repo';
 interface FakeTest {
   name: string;
   meta: () => Record<string, unknown>;
-  result: () => { errors?: { message: string }[] };
+  result: () => { state?: string; errors?: { message: string }[] };
 }
 
 function moduleOf(moduleId: string, tests: FakeTest[]): TestModule {
@@ -31,7 +31,8 @@ function info(id: string, overrides: Partial<StoryboardInfo> = {}): StoryboardIn
 
 function stepTest(storyboard: StoryboardInfo, result: Partial<StepResult>): FakeTest {
   const full: StepResult = { storyboard_id: storyboard.id, phase_id: 'p', step_id: 's', task: 't', passed: true, duration_ms: 1, validations: [], extraction: { path: 'structured_content' }, ...result };
-  return { name: full.step_id, meta: () => ({ adcp: { id: `${storyboard.id}/p/${full.step_id}`, status: full.skip ? 'skipped' : full.passed ? 'passed' : 'failed', result: full, storyboard } }), result: () => ({}) };
+  const status = full.skip ? 'skipped' : full.passed ? 'passed' : 'failed';
+  return { name: full.step_id, meta: () => ({ adcp: { id: `${storyboard.id}/p/${full.step_id}`, status, result: full, storyboard } }), result: () => ({ state: status }) };
 }
 
 const skip = (reason: SkipResult['reason']): SkipResult => ({ reason, detail: `because ${reason}` });
@@ -131,6 +132,44 @@ describe('buildContractReport', () => {
       { file: 'bad2.yml', message: 'loads without errors' },
     ]);
     expect(report.storyboards).toEqual([]);
+  });
+
+  it('records a step Vitest ended before the engine answered (its timeout) as failed, with the reason and a remedy', () => {
+    const planned = info('slow', { track: 'core' });
+    const timedOut: FakeTest = {
+      name: 'slow step',
+      meta: () => ({ adcpPlanned: { storyboard: planned, phase_id: 'p', step_id: 'slow', task: 'get_products' } }),
+      result: () => ({ state: 'failed', errors: [{ message: 'Test timed out in 5000ms.' }] }),
+    };
+    const notRun: FakeTest = { name: 'filtered', meta: () => ({ adcpPlanned: { storyboard: planned, phase_id: 'p', step_id: 'never' } }), result: () => ({ state: 'skipped' }) };
+    const report = buildContractReport([moduleOf('/repo/sb/slow.yaml', [stepTest(planned, { step_id: 'fast' }), timedOut, notRun])], ROOT);
+    const [entry] = report.storyboards;
+    expect(entry!.status).toBe('failed');
+    expect(entry!.steps.map((s) => [s.step_id, s.passed])).toEqual([
+      ['fast', true],
+      ['slow', false],
+    ]);
+    expect(entry!.steps[1]).toMatchObject({
+      storyboard_id: 'slow',
+      phase_id: 'p',
+      task: 'get_products',
+      validations: [],
+      extraction: { path: 'none' },
+      error: "the test ended before the step had a verdict: Test timed out in 5000ms. (if Vitest's timeout fired, raise testTimeout above the step bound timeoutMs)",
+    });
+    expect(report.summary).toMatchObject({ total_steps: 2, steps_passed: 1, steps_failed: 1 });
+    const noReason: FakeTest = { ...timedOut, meta: () => ({ adcpPlanned: { storyboard: planned, phase_id: 'p', step_id: 'x' } }), result: () => ({ state: 'failed' }) };
+    expect(buildContractReport([moduleOf('/repo/sb/slow.yaml', [noReason])], ROOT).storyboards[0]!.steps[0]).toMatchObject({ task: 'unknown', error: expect.stringContaining('no reason given') });
+  });
+
+  it('fails a step the engine passed when Vitest failed its test afterwards, so the report agrees with the terminal', () => {
+    const a = info('a');
+    const passedThenFailed: FakeTest = { ...stepTest(a, { step_id: 'x' }), result: () => ({ state: 'failed', errors: [{ message: 'afterEach hook failed' }] }) };
+    const skippedButFailed: FakeTest = { ...stepTest(a, { step_id: 'y', skip: skip('not_applicable') }), result: () => ({ state: 'failed' }) };
+    const report = buildContractReport([moduleOf('/repo/a.yaml', [passedThenFailed, skippedButFailed])], ROOT);
+    expect(report.storyboards[0]!.steps[0]).toMatchObject({ passed: false, error: 'the test failed after the step passed: afterEach hook failed' });
+    expect(report.storyboards[0]!.steps[1]).toMatchObject({ passed: true, skip: { reason: 'not_applicable' } });
+    expect(report.storyboards[0]!.status).toBe('failed');
   });
 
   it('redacts step records again on the way into the report', () => {
