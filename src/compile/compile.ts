@@ -84,7 +84,9 @@ export function compileStoryboard(source: string, file: string, options: Compile
       '',
     ].join('\n'),
   });
-  const open = [`describe(${q(testTitle(storyboard.title, storyboard.id))}, () => {`, `afterAll(() => suite.close());`];
+  // Every step test and the close get a Vitest timeout above the engine's own bound (suite.timeout()), so Vitest never
+  // cuts a step the engine is still bounding and the report always agrees with the terminal.
+  const open = [`describe(${q(testTitle(storyboard.title, storyboard.id))}, () => {`, `afterAll(() => suite.close(), suite.timeout());`];
   if (storyboard.phases.length === 0) {
     open.push(`it(${q(`no phases (${storyboard.id})`)}, (ctx) => suite.noPhases(ctx));`);
   }
@@ -92,7 +94,7 @@ export function compileStoryboard(source: string, file: string, options: Compile
   const seeding = planSeeding(storyboard).phase;
   if (seeding) {
     open.push(`describe(${q(testTitle(seeding.title, seeding.id))}, () => {`);
-    for (const step of seeding.steps) open.push(`it(${q(testTitle(step.title, step.id))}, (ctx) => suite.step(ctx, ${q(seeding.id)}, ${q(step.id)}));`);
+    for (const step of seeding.steps) open.push(`it(${q(testTitle(step.title, step.id))}, (ctx) => suite.step(ctx, ${q(seeding.id)}, ${q(step.id)}), suite.timeout());`);
     open.push('});');
   }
   slices.push({ at: offsetOf(storyboard.loc), code: open.join('\n') + '\n' });
@@ -102,7 +104,7 @@ export function compileStoryboard(source: string, file: string, options: Compile
     if (phase.steps.length === 0) code.push(`it.todo(${q(`no steps (${phase.id})`)});`);
     slices.push({ at: offsetOf(phase.loc), code: code.filter(Boolean).join('\n') + '\n' });
     for (const step of phase.steps) {
-      slices.push({ at: offsetOf(step.loc), code: `it(${q(testTitle(step.title, step.id))}, (ctx) => suite.step(ctx, ${q(phase.id)}, ${q(step.id)}));\n` });
+      slices.push({ at: offsetOf(step.loc), code: `it(${q(testTitle(step.title, step.id))}, (ctx) => suite.step(ctx, ${q(phase.id)}, ${q(step.id)}), suite.timeout());\n` });
     }
   });
   slices.push({ at: source.length, code: (storyboard.phases.length > 0 ? '});\n' : '') + '});\n' });

@@ -125,6 +125,16 @@ export class StoryboardRun {
     return [...this.credentials.secrets(), ...(this.options.knownSecrets ?? [])];
   }
 
+  /**
+   * The longest one `settle` can take while every bound holds: each step's
+   * calls (polling included) are bounded by `timeoutMs`, a settle may run
+   * every step of the storyboard (a `-t` replay, a branch set), plus the tool
+   * list and the OAuth probes. A test framework's own timer must be above it.
+   */
+  worstCaseMs(): number {
+    return (this.entries.length + 3) * this.options.timeoutMs;
+  }
+
   /** Runs forward as far as needed, then returns the final verdict of one step. */
   async settle(phaseId: string, stepId: string): Promise<StepOutcome> {
     const entry = this.entries.find((e) => e.phase.id === phaseId && e.step.id === stepId);

@@ -44,6 +44,8 @@ class StoryboardStepError extends Error {
 
 export interface StoryboardSuite {
   step(ctx: TestContext, phaseId: string, stepId: string): Promise<void>;
+  /** Vitest's timeout for a step test (and the close): above anything the engine's own bounds allow. */
+  timeout(): number;
   noPhases(ctx: TestContext): void;
   close(): Promise<void>;
 }
@@ -54,6 +56,10 @@ export function storyboardSuite(storyboard: Storyboard): StoryboardSuite {
   const info = { id: storyboard.id, title: storyboard.title, version: storyboard.version, track: storyboard.track, file: storyboard.file };
 
   return {
+    timeout() {
+      // A margin for the worker itself (module load, the first connection) on a busy machine.
+      return getRun().worstCaseMs() + 10_000;
+    },
     async step(ctx, phaseId, stepId) {
       // Captured synchronously, while the compiled module's frame is on the stack.
       const at = new Error();

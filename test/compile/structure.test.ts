@@ -13,6 +13,7 @@ function declared(code: string) {
   const root: Node[] = [];
   const stack: Node[][] = [root];
   const calls: string[] = [];
+  const timeouts: (number | undefined)[] = [];
   const stubs = {
     describe: (title: string, body: () => void) => {
       const node = { describe: title, children: [] as Node[] };
@@ -22,19 +23,24 @@ function declared(code: string) {
       stack.pop();
     },
     it: Object.assign(
-      (title: string, fn: (ctx: unknown) => unknown) => {
+      (title: string, fn: (ctx: unknown) => unknown, timeout?: number) => {
         stack.at(-1)!.push(title);
+        timeouts.push(timeout);
         fn('ctx');
       },
       { todo: (title: string) => stack.at(-1)!.push(`todo: ${title}`) },
     ),
-    afterAll: () => calls.push('afterAll'),
+    afterAll: (_fn: unknown, timeout?: number) => {
+      calls.push('afterAll');
+      timeouts.push(timeout);
+    },
     storyboardSuite: (sb: { id: string }) => {
       calls.push(`suite ${sb.id}`);
       return {
         close: () => calls.push('close'),
         noPhases: () => calls.push('noPhases'),
         step: (_ctx: unknown, phase: string, step: string) => calls.push(`step ${phase}/${step}`),
+        timeout: () => SUITE_TIMEOUT,
       };
     },
     loadFailureSuite: (diagnostics: { rule: string }[]) => {
@@ -44,8 +50,11 @@ function declared(code: string) {
   };
   const body = code.replace(/^import .*$/gm, '');
   new Function(...Object.keys(stubs), body)(...Object.values(stubs));
-  return { tree: root, calls };
+  return { tree: root, calls, timeouts };
 }
+
+/** What the stub suite answers for `timeout()`: every step test and the close must be given it. */
+const SUITE_TIMEOUT = 4321;
 
 const compile = (yaml: string, file = '/tmp/s.storyboard.yaml') => compileStoryboard(yaml, file, { runtime: 'r' });
 
@@ -83,7 +92,7 @@ describe('the compiled module', () => {
     ].join('\n');
     const out = compile(yaml);
     expect(out.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
-    const { tree, calls } = declared(out.code);
+    const { tree, calls, timeouts } = declared(out.code);
     expect(tree).toEqual([
       {
         describe: 'Storyboard (sb)',
@@ -95,6 +104,8 @@ describe('the compiled module', () => {
       },
     ]);
     expect(calls).toEqual(['suite sb', 'afterAll', 'step one/a', 'step one/b', 'step two/c']);
+    // Vitest's timer sits above the engine's own bound on every step test and on the close.
+    expect(timeouts).toEqual([SUITE_TIMEOUT, SUITE_TIMEOUT, SUITE_TIMEOUT, SUITE_TIMEOUT]);
   });
 
   it('a storyboard without phases declares one test that reports it', () => {

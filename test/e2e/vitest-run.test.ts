@@ -123,12 +123,17 @@ describe('against a misbehaving agent', () => {
     const test = byId(run, 'fixture_discovery/capabilities/get_capabilities');
     expect(test.state).toBe('failed');
     const message = test.errors[0]!.message;
+    // One headline first: what, where, expected vs got.
+    expect(message.split('\n')[0]).toBe(
+      'field_value at /context/correlation_id: expected "fixture_discovery--get_capabilities", got "fixture_discovery--get_capabilities-mutated" — fixtures/storyboards/discovery.storyboard.yaml:83:13 (+1 more failed check)',
+    );
     // discovery.storyboard.yaml line 83: `          - check: field_value` (column 13) on context.correlation_id.
     expect(message).toContain('Context correlation_id returned unchanged [field_value] at fixtures/storyboards/discovery.storyboard.yaml:83:13');
     expect(message).toContain('JSON Pointer /context/correlation_id');
     expect(message).toMatch(/sent \(mcp get_adcp_capabilities/);
-    expect(message).toMatch(/received \(structured_content HTTP 200/);
-    expect(test.errors[0]!.diff).toContain('-mutated');
+    expect(message).toMatch(/received \(structured_content HTTP 200, \d+ ms\), around \/context\/correlation_id:/);
+    // The diff is the context.echo invariant's (two objects); the scalar mismatch needs none.
+    expect(test.errors[0]!.diff).toContain('"correlation_id": "fixture_discovery--get_capabilities-mutated"');
     expect(test.meta.adcp.result.validations.find((v: any) => !v.passed)).toMatchObject({
       json_pointer: '/context/correlation_id',
       expected: 'fixture_discovery--get_capabilities',
@@ -170,6 +175,24 @@ describe('selecting one step by its YAML line (vitest file.yaml:LINE, what IDEs 
     const run = await runVitest({ config, env: { ADCP_AGENT_URL: inject('agentUrl'), E2E_STORYBOARDS: products }, args: [`${products}:90`] });
     const ran = run.tests.filter((t) => t.state !== 'skipped');
     expect(ran.map((t) => [t.name, t.state])).toEqual([['Refine to the captured product by id (refine_to_captured_product)', 'passed']]);
+  });
+});
+
+describe('an agent slower than Vitest\'s own test timeout', () => {
+  it('waits for the engine\'s bound, not Vitest\'s timer, and the report agrees with the terminal', async () => {
+    // Each answer takes 1.5 s; the user's testTimeout is 1 s; the plugin's step bound (timeoutMs) is 5 s.
+    const url = `${inject('agentOrigin')}/x/slow_ms_1500@get_adcp_capabilities/mcp`;
+    const out = join(repoRoot, '.vitest-adcp', `slow-${process.pid}.json`);
+    const run = await runVitest({
+      config,
+      env: { ADCP_AGENT_URL: url, E2E_FILES: 'fixtures/storyboards/discovery.storyboard.yaml' },
+      reporters: [join(repoRoot, 'src', 'report', 'reporter.ts')],
+      args: ['--testTimeout=1000', `--outputFile.vitest-adcp=${out}`],
+    });
+    expect(run.tests.length).toBeGreaterThan(0);
+    expect(run.tests.map((t) => [t.name, t.state, t.errors[0]?.message.split('\n')[0]]).filter(([, state]) => state !== 'passed')).toEqual([]);
+    const report = JSON.parse(readFileSync(out, 'utf8'));
+    expect(report.summary).toMatchObject({ total_steps: run.tests.length, steps_passed: run.tests.length, steps_failed: 0 });
   });
 });
 
