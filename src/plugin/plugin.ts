@@ -130,7 +130,8 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
       try {
         corpus = version || wantsCorpus ? resolveCorpus(version, root) : undefined;
       } catch (error) {
-        if (wantsCorpus) throw error;
+        // A corpus that was asked for (by selection, or by naming a version or path) must exist; else none is needed.
+        if (wantsCorpus || version) throw error;
         corpus = undefined;
       }
       if (corpus && wantsCorpus) {

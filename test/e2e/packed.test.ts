@@ -5,7 +5,7 @@
  * the Vitest we develop on, once with the oldest of our peer range (3.2).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -138,5 +138,18 @@ describe.each([
     expect(files('dist/matchers')).toEqual(expect.arrayContaining(['index.js', 'index.d.ts']));
     expect(files('schema')).toContain('storyboard.schema.json');
     expect(files('.')).toContain('client.d.ts');
+    // Every source a shipped source map names is shipped too, so stack frames and "go to source" land on real files.
+    const missing: string[] = [];
+    const walk = (dir: string) => {
+      for (const entry of readdirSync(dir, { withFileTypes: true })) {
+        const path = join(dir, entry.name);
+        if (entry.isDirectory()) walk(path);
+        else if (entry.name.endsWith('.js.map')) {
+          for (const source of JSON.parse(readFileSync(path, 'utf8')).sources as string[]) if (!existsSync(join(dir, source))) missing.push(`${path} → ${source}`);
+        }
+      }
+    };
+    walk(join(installed, 'dist'));
+    expect(missing).toEqual([]);
   });
 });
