@@ -32,11 +32,18 @@ import { referenceSupplementFile, runReferenceAssessment, runReferenceFile, step
 const root = new URL('..', import.meta.url).pathname.replace(/\/$/, '');
 const sdkRoot = join(root, 'node_modules', '@adcp', 'sdk');
 const preload = join(root, 'bench', 'compare', 'listen-local.mjs');
-const outDir = join(root, 'bench', 'out');
-
+/** Serves an example's AdcpServer over A2A instead of MCP (agents with `protocol: 'a2a'`). */
+const a2aPreload = join(root, 'bench', 'compare', 'a2a-serve.mjs');
 const { values } = parseArgs({
   options: {
     agents: { type: 'string' },
+    // Both runners host a webhook receiver: `loopback` (127.0.0.1 URLs), or a host name that resolves to this
+    // machine (e.g. one /etc/hosts maps to 127.0.0.1), given to the agent as an http://<host>:<port> public base
+    // URL (proxy mode) — for agents that refuse loopback IP literals in push_notification_config.url.
+    webhooks: { type: 'string' },
+    // Where results, raw outputs and the dist/ snapshot go (default bench/out), and the built package to snapshot.
+    out: { type: 'string' },
+    dist: { type: 'string' },
     keep: { type: 'boolean', default: false },
     list: { type: 'boolean', default: false },
     via: { type: 'string', default: 'auto' }, // auto | cli | vitest
@@ -44,6 +51,21 @@ const { values } = parseArgs({
     'ready-timeout': { type: 'string', default: '90' },
   },
 });
+
+const outDir = values.out ? join(process.cwd(), values.out) : join(root, 'bench', 'out');
+const builtDist = values.dist ? join(process.cwd(), values.dist) : join(root, 'dist');
+/** The receiver flags of each runner (a fresh port per run in proxy mode). */
+async function webhookArgs(runner) {
+  if (!values.webhooks) return [];
+  if (values.webhooks === 'loopback') return ['--webhook-receiver'];
+  const port = await freePort();
+  const base = `http://${values.webhooks}:${port}`;
+  return runner === 'reference'
+    ? ['--webhook-receiver', 'proxy', '--webhook-receiver-public-url', base, '--webhook-receiver-port', String(port)]
+    : ['--webhook-base-url', base, '--webhook-port', String(port), '--webhook-allow-http'];
+}
+/** Flags a runner gets for an agent: the webhook receiver, and `--protocol a2a` for an A2A agent. */
+const argsFor = async (spec, runner) => [...(await webhookArgs(runner)), ...(spec.protocol === 'a2a' ? ['--protocol', 'a2a'] : [])];
 
 if (values.list) {
   for (const a of AGENTS) console.log(`${a.name.padEnd(20)} ${a.example.padEnd(40)} ${a.role}${a.mock ? ` (mock-server ${a.mock})` : ''}`);
@@ -60,12 +82,12 @@ if (unknown.length) {
 // A snapshot of dist/ (and schema/, which dist reads beside it): a rebuild while the bench runs cannot pull it away mid-run.
 const snapshot = join(outDir, 'snapshot');
 const dist = join(snapshot, 'dist');
-if (!existsSync(join(root, 'dist', 'index.js'))) {
+if (!existsSync(join(builtDist, 'index.js'))) {
   console.error('dist/ is not built: run `npm run build` (npm run bench:compare does)');
   process.exit(2);
 }
 rmSync(snapshot, { recursive: true, force: true });
-cpSync(join(root, 'dist'), dist, { recursive: true });
+cpSync(builtDist, dist, { recursive: true });
 cpSync(join(root, 'schema'), join(snapshot, 'schema'), { recursive: true });
 const adcp = await import(join(dist, 'index.js'));
 const corpusInfo = adcp.resolveCorpus(undefined, root);
@@ -96,13 +118,14 @@ async function withAgent(spec, dir, label, fn) {
       ADCP_BENCH_PORT_MAP: JSON.stringify(spec.fixedPort ? { [spec.fixedPort]: ports.agent } : {}),
     };
     const example = join(sdkRoot, 'examples', spec.example);
-    agent = startProcess(spec.name, join(root, 'node_modules', '.bin', 'tsx'), ['--import', preload, example], { cwd: root, env, logFile: join(dir, `${label}-agent.log`) });
+    const a2a = spec.protocol === 'a2a';
+    agent = startProcess(spec.name, join(root, 'node_modules', '.bin', 'tsx'), ['--import', preload, ...(a2a ? ['--import', a2aPreload] : []), example], { cwd: root, env, logFile: join(dir, `${label}-agent.log`) });
     started.agent = `NODE_ENV=development ${Object.entries(spec.env?.(ports) ?? {}).map(([k, v]) => `${k}=${v} `).join('')}tsx node_modules/@adcp/sdk/examples/${spec.example}${spec.fixedPort ? ` (port ${spec.fixedPort} rebound to ${ports.agent})` : ''}`;
-    const url = `http://127.0.0.1:${ports.agent}/mcp`;
+    const url = `http://127.0.0.1:${ports.agent}/${a2a ? 'a2a' : 'mcp'}`;
     const t0 = Date.now();
     await waitUntilReady(
       agent,
-      answersHttp(url, {
+      a2a ? answersHttp(`${url}/.well-known/agent-card.json`) : answersHttp(url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(spec.auth ? { authorization: `Bearer ${spec.auth}` } : {}) },
         body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'tools/list', params: {} }),
@@ -127,13 +150,13 @@ async function runAgent(spec) {
   console.log(`\n▶ ${spec.name}: ${spec.example}${spec.mock ? ` + mock-server ${spec.mock}` : ''}`);
   // 1–2. The reference, on a fresh agent.
   const ref = await withAgent(spec, dir, 'reference', async (url) => {
-    const assessment = await runReferenceAssessment({ url, auth: spec.auth, outFile: join(dir, 'reference.json'), logFile: join(dir, 'reference.log'), cwd: root, env: childEnv, timeoutS: Number(values['ref-timeout']) });
+    const assessment = await runReferenceAssessment({ url, auth: spec.auth, outFile: join(dir, 'reference.json'), logFile: join(dir, 'reference.log'), cwd: root, env: childEnv, timeoutS: Number(values['ref-timeout']), extraArgs: await argsFor(spec, 'reference') });
     // Storyboards the assessment ran but reported in no track: their steps via `--file`, same agent.
     const supplement = [];
     for (const id of unreportedStoryboards(assessment.json)) {
       const file = corpus.primary(id);
       if (!file) continue;
-      const r = await runReferenceFile({ url, auth: spec.auth, file, outFile: referenceSupplementFile(dir, id), logFile: join(dir, 'reference.log'), cwd: root, env: childEnv });
+      const r = await runReferenceFile({ url, auth: spec.auth, file, outFile: referenceSupplementFile(dir, id), logFile: join(dir, 'reference.log'), cwd: root, env: childEnv, extraArgs: await argsFor(spec, 'reference') });
       supplement.push({ id, file, ms: r.ms, exitCode: r.exitCode, result: r.json });
     }
     return { assessment, supplement };
@@ -151,14 +174,16 @@ async function runAgent(spec) {
   const keyed = new Set([...refSteps.steps.values()].map((v) => `${v.storyboard_id}|${v.step_id}`));
   for (const f of json.failures ?? []) {
     if (!unreported.has(f.storyboard_id) || keyed.has(`${f.storyboard_id}|${f.step_id}`)) continue;
-    const key = `${f.storyboard_id}|?|${f.step_id}`;
-    refSteps.steps.set(key, { storyboard_id: f.storyboard_id, phase_id: '?', step_id: f.step_id, verdict: 'failed', source: 'assessment failures[]', task: f.task, detail: f.error ?? f.validation?.description });
+    // signed_requests: the vector steps the runners synthesize live in its two vector phases (same step ids in both).
+    const phase = f.phase_id ?? (f.storyboard_id === 'signed_requests' ? ({ positive: 'positive_vectors', negative: 'negative_vectors' })[/^(positive|negative)-/.exec(f.step_id)?.[1]] : undefined) ?? '?';
+    const key = `${f.storyboard_id}|${phase}|${f.step_id}`;
+    refSteps.steps.set(key, { storyboard_id: f.storyboard_id, phase_id: phase, step_id: f.step_id, verdict: 'failed', source: 'assessment failures[]', task: f.task, detail: f.error ?? f.validation?.description });
   }
 
   // 3. Ours, on a fresh agent, same storyboards, in the reference's order.
   const order = [...storyboards.flatMap((id) => corpus.files(id).slice(0, 1)), ...storyboards.flatMap((id) => corpus.files(id).slice(1))];
-  const ours = await withAgent(spec, dir, 'ours', (url) =>
-    runOurs({ root, dist, url, auth: spec.auth, storyboards, order, workDir: join(dir, 'ours'), outFile: join(dir, 'ours.json'), via: values.via }),
+  const ours = await withAgent(spec, dir, 'ours', async (url) =>
+    runOurs({ root, dist, url, auth: spec.auth, storyboards, order, workDir: join(dir, 'ours'), outFile: join(dir, 'ours.json'), via: values.via, extraArgs: await argsFor(spec, 'ours') }),
   );
   if (!ours.report) throw new Error(`vitest-adcp wrote no report (exit ${ours.exitCode}${ours.timedOut ? ', timed out' : ''}):\n${tail(ours.log)}`);
   console.log(`  vitest-adcp (${ours.via}): ${ours.report.storyboards.length} storyboards, ${ours.report.summary.total_steps} steps, ${(ours.ms / 1000).toFixed(1)} s`);

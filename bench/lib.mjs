@@ -9,18 +9,19 @@ import { parse } from 'yaml';
 
 export const root = new URL('..', import.meta.url).pathname;
 /** The built package (run `npm run build` first; the npm scripts do). */
-export const adcp = await import(join(root, 'dist', 'index.js'));
+/** The built package (VITEST_ADCP_DIST: another build of it, e.g. a snapshot). */
+export const adcp = await import(join(process.env.VITEST_ADCP_DIST ?? join(root, 'dist'), 'index.js'));
 export const reference = await import('@adcp/sdk/testing');
 export const { startFixtureAgent } = await import(join(root, 'fixtures', 'agent', 'server.mjs'));
 export const corpus = adcp.resolveCorpus(undefined, root);
 
 export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-/** Our engine, configured like a user run (test kit from the storyboard's prerequisites). */
-export async function runOurs(file, url) {
+/** Our engine, configured like a user run (test kit from the storyboard's prerequisites); protocol 'a2a': url is an A2A endpoint. */
+export async function runOurs(file, url, protocol = 'mcp') {
   const loaded = adcp.loadStoryboardFile(file, { corpusRoot: corpus.root });
   if (!loaded.ok) throw new Error(`${file} does not load`);
-  const run = adcp.openStoryboardRun(loaded.storyboard, { agentUrl: url, corpusRoot: corpus.root, timeoutMs: 5_000 }, { env: {} });
+  const run = adcp.openStoryboardRun(loaded.storyboard, { agentUrl: url, protocol, corpusRoot: corpus.root, timeoutMs: 5_000 }, { env: {} });
   try {
     return (await run.runAll()).map((o) => ({ key: `${o.result.phase_id}.${o.result.step_id}`, status: o.status, result: o.result }));
   } finally {
@@ -36,7 +37,7 @@ function testKitFor(file, storyboard) {
 }
 
 /** The reference runner of @adcp/sdk, with the same test kit and its API key as the default credential. Quiet. */
-export async function runReference(file, url) {
+export async function runReference(file, url, protocol = 'mcp') {
   const quiet = [console.log, console.warn, console.error];
   console.log = console.warn = console.error = () => {};
   try {
@@ -46,6 +47,7 @@ export async function runReference(file, url) {
       allow_http: true,
       test_kit: kit,
       auth: kit?.auth?.api_key ? { type: 'bearer', token: kit.auth.api_key } : undefined,
+      protocol,
     });
     return result.phases.flatMap((phase) => phase.steps.map((step) => ({ key: `${phase.phase_id}.${step.step_id}`, status: step.passed ? 'passed' : 'failed' })));
   } finally {

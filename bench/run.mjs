@@ -7,13 +7,15 @@
  *
  *   npm run bench:run                (builds dist/ first)
  *   node bench/run.mjs --rounds 20
+ *   node bench/run.mjs --protocol a2a   (the fixture agent's A2A endpoints, both runners over A2A)
  */
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { corpus, median, root, runOurs, runReference, startFixtureAgent } from './lib.mjs';
+import { corpus, median, root, runOurs as runOursOn, runReference as runReferenceOn, startFixtureAgent } from './lib.mjs';
 
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '10' } } });
+const { values } = parseArgs({ options: { rounds: { type: 'string', default: '10' }, protocol: { type: 'string', default: 'mcp' } } });
+const protocol = values.protocol === 'a2a' ? 'a2a' : 'mcp';
 const rounds = Number(values.rounds);
 const storyboards = {
   capability_discovery: join(corpus.root, 'universal', 'capability-discovery.yaml'),
@@ -26,9 +28,13 @@ async function timed(fn) {
   return performance.now() - t;
 }
 
-const agent = await startFixtureAgent();
+const started = await startFixtureAgent();
+/** The agent, its URLs on the chosen protocol. */
+const agent = protocol === 'a2a' ? { url: started.a2aUrl, urlFor: (b) => started.a2aUrlFor(b), close: () => started.close() } : started;
+const runOurs = (file, url) => runOursOn(file, url, protocol);
+const runReference = (file, url) => runReferenceOn(file, url, protocol);
 try {
-  console.log(`rounds: ${rounds}; agent ${agent.url}\n`);
+  console.log(`rounds: ${rounds}; agent ${agent.url} (${protocol})\n`);
   console.log('storyboard'.padEnd(24), 'vitest-adcp ms'.padStart(15), 'reference ms'.padStart(13), 'ratio'.padStart(7));
   for (const [name, file] of Object.entries(storyboards)) {
     // Warm: schema compiles, connections.

@@ -18,6 +18,7 @@ import { resolveCorpus } from './corpus.js';
 import { adcpStoryboards, type AdcpStoryboardsOptions } from './plugin/plugin.js';
 import { bundleIds } from './plugin/select.js';
 import AdcpReporter from './report/reporter.js';
+import { resolveWebhookReceiver, type WebhookOptions } from './webhooks/options.js';
 
 const USAGE = `Usage: npx vitest-adcp <agent-url> [options]
 
@@ -28,19 +29,35 @@ protocol, each declared specialism, and the scenarios those require.
 
 Options:
   --auth <token>             Bearer token for the agent (default: env ADCP_AUTH_TOKEN)
-  --protocol <mcp|a2a>       how to reach the agent (default: mcp; A2A is not supported yet)
+  --protocol <mcp|a2a>       how to reach the agent (default: env ADCP_PROTOCOL, else mcp);
+                             for a2a the URL is where its agent card is, e.g.
+                             http://127.0.0.1:3000/a2a
   --storyboards <names>      run these instead of the capability-selected set:
                              storyboard ids, bundles (universal, media-buy,
                              sales-guaranteed, …) or *.yaml files, comma-separated
   --tracks <tracks>          run every storyboard of these tracks (comma-separated),
                              instead of the capability-selected set
   --report <file.json>       also write the runner output contract JSON there
-  --allow-http               allow a plain http:// URL that is not loopback
+  --allow-http               local development: allow a plain http:// URL that is
+                             not loopback, and agent-supplied URLs (OAuth issuer,
+                             A2A endpoint) over http or on private addresses
   --compliance-version <v>   corpus version of the installed @adcp/sdk, or a path
                              to a compliance tree (default: env ADCP_COMPLIANCE,
                              else the newest installed)
   --list                     print the storyboards that would run, and exit
+  --skip-rate-abuse          signed_requests: do not send vector 020's 101 requests
+                             (it grades unsatisfied_contract, rate_abuse_opt_out)
   -h, --help                 this text
+
+Webhooks (expect_webhook* steps, {{runner.webhook_url}}; without a receiver
+they grade not_applicable):
+  --webhook-receiver         host a receiver on 127.0.0.1 (an ephemeral port),
+                             for an agent on this machine
+  --webhook-base-url <url>   proxy mode: the public https URL that routes to the
+                             receiver (default: env ADCP_RUNNER_WEBHOOK_BASE_URL)
+  --webhook-port <n>         the port the receiver listens on (proxy mode needs
+                             one; default: env ADCP_RUNNER_WEBHOOK_PORT)
+  --webhook-allow-http       local development only: accept an http:// base URL
 
 Exit status: 0 passed, 1 a step failed, 2 usage or configuration error.`;
 
@@ -87,6 +104,11 @@ function parse(argv: string[], cwd: string, env: NodeJS.ProcessEnv): Invocation 
         'allow-http': { type: 'boolean' },
         'compliance-version': { type: 'string' },
         list: { type: 'boolean' },
+        'webhook-receiver': { type: 'boolean' },
+        'webhook-base-url': { type: 'string' },
+        'webhook-port': { type: 'string' },
+        'webhook-allow-http': { type: 'boolean' },
+        'skip-rate-abuse': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -110,9 +132,9 @@ function parse(argv: string[], cwd: string, env: NodeJS.ProcessEnv): Invocation 
   }
   const protocol = values.protocol;
   if (protocol !== undefined && protocol !== 'mcp' && protocol !== 'a2a') throw new UsageError(`--protocol is "${protocol}": use mcp or a2a`);
-  // The run's own check (A2A is refused there until it has a transport), env fallbacks included.
-  const runtime = resolveRuntimeConfig({ agentUrl: url, protocol, authToken: values.auth }, env);
-  if (runtime.error) throw new UsageError(runtime.protocol === 'a2a' ? `--protocol a2a: ${runtime.error}` : runtime.error);
+  // The run's own check, env fallbacks included.
+  const runtime = resolveRuntimeConfig({ agentUrl: url, protocol, authToken: values.auth, ...(values['allow-http'] ? { allowHttp: true } : {}) }, env);
+  if (runtime.error) throw new UsageError(runtime.error);
 
   const version = values['compliance-version'] ?? (env.ADCP_COMPLIANCE?.trim() || undefined);
   const names = commaList(values.storyboards);
@@ -131,6 +153,7 @@ function parse(argv: string[], cwd: string, env: NodeJS.ProcessEnv): Invocation 
     else storyboards.push(name);
   }
   const explicit = names.length > 0 || tracks.length > 0;
+  const webhooks = webhookOptions(values, env);
   return {
     url,
     report: values.report === undefined ? undefined : resolve(cwd, values.report),
@@ -140,10 +163,33 @@ function parse(argv: string[], cwd: string, env: NodeJS.ProcessEnv): Invocation 
       include: [],
       files,
       compliance: { storyboards, bundles, tracks, fromCapabilities: !explicit, ...(version ? { version } : {}) },
-      agent: { url, protocol, ...(values.auth ? { auth: { token: values.auth } } : {}) },
+      agent: { url, protocol: runtime.protocol, ...(values.auth ? { auth: { token: values.auth } } : {}), ...(values['allow-http'] ? { allowHttp: true } : {}) },
       timeoutMs: DEFAULT_TIMEOUT_MS,
+      ...(values['skip-rate-abuse'] ? { signedRequests: { skipRateAbuse: true } } : {}),
+      ...(webhooks ? { webhooks } : {}),
     },
   };
+}
+
+/** The --webhook-* flags as plugin options, checked now so a bad setting is a usage error (exit 2). */
+function webhookOptions(
+  values: { 'webhook-receiver'?: boolean; 'webhook-base-url'?: string; 'webhook-port'?: string; 'webhook-allow-http'?: boolean },
+  env: NodeJS.ProcessEnv,
+): WebhookOptions | undefined {
+  const port = values['webhook-port'];
+  if (port !== undefined && !/^\d{1,5}$/.test(port)) throw new UsageError(`--webhook-port is "${port}": give a port number`);
+  const options: WebhookOptions = {
+    ...(values['webhook-receiver'] ? { receiver: values['webhook-base-url'] ? ('proxy' as const) : ('loopback' as const) } : {}),
+    ...(values['webhook-base-url'] ? { publicBaseUrl: values['webhook-base-url'] } : {}),
+    ...(port !== undefined ? { port: Number(port) } : {}),
+    ...(values['webhook-allow-http'] ? { allowHttpBaseUrl: true } : {}),
+  };
+  try {
+    if (!resolveWebhookReceiver(options, env)) return undefined;
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  return options;
 }
 
 /** Runs the command; resolves to the exit status. */

@@ -2,11 +2,16 @@
  * Run configuration: what the plugin was given, with environment fallbacks so
  * one `vitest.config.ts` runs in CI against any agent.
  *
- *   ADCP_AGENT_URL    the agent's MCP endpoint (or A2A base URL)
+ *   ADCP_AGENT_URL    the agent's MCP endpoint, or its A2A base URL (where its agent card is)
  *   ADCP_AUTH_TOKEN   Bearer token sent when a step does not say otherwise
  *   ADCP_PROTOCOL     mcp | a2a (default mcp)
  *   ADCP_COMPLIANCE   a corpus version of the installed @adcp/sdk, or a path
+ *   ADCP_ALLOW_HTTP   1: local development — a plain-http agent that is not loopback, and
+ *                     agent-supplied URLs (OAuth issuer, A2A endpoint) that are http or private
  */
+
+import { isLoopbackHost } from './transport/url-guard.js';
+import type { RemoteWebhookConfig } from './webhooks/remote.js';
 
 /** The serialisable configuration a test worker receives from the plugin. */
 export interface RuntimeConfig {
@@ -21,6 +26,15 @@ export interface RuntimeConfig {
   corpusRoot?: string;
   /** AdCP JSON Schema directory (`.../schemas-data/<major.minor>`). */
   schemasDir?: string;
+  /** signed_requests: skip vector 020's N+1-request flood (graded unsatisfied_contract, `rate_abuse_opt_out`). Env: ADCP_SKIP_RATE_ABUSE=1. */
+  skipRateAbuse?: boolean;
+  /** The run's webhook receiver (hosted by the plugin in the main process): its base URL and control endpoint. */
+  webhooks?: RemoteWebhookConfig;
+  /**
+   * Local development only: allow a plain-http agent URL that is not loopback, and lift the SSRF guard's
+   * https and address rules on URLs the agent supplies (results are then not publishable). Env: ADCP_ALLOW_HTTP=1.
+   */
+  allowHttp?: boolean;
 }
 
 /**
@@ -54,6 +68,8 @@ export function resolveRuntimeConfig(given: RuntimeConfig = {}, env: NodeJS.Proc
     protocol: protocolRaw === 'a2a' ? 'a2a' : 'mcp',
     timeoutMs: given.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     maxResponseBytes: given.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+    skipRateAbuse: given.skipRateAbuse ?? /^(1|true|yes)$/i.test(env.ADCP_SKIP_RATE_ABUSE ?? ''),
+    allowHttp: given.allowHttp ?? /^(1|true|yes)$/i.test(env.ADCP_ALLOW_HTTP ?? ''),
   };
   if (!agentUrl) {
     config.error =
@@ -62,10 +78,21 @@ export function resolveRuntimeConfig(given: RuntimeConfig = {}, env: NodeJS.Proc
     config.error = `agent URL "${agentUrl}" is not an http(s) URL: ADCP_AGENT_URL / agent.url must look like http://127.0.0.1:3000/mcp`;
   } else if (protocolRaw !== 'mcp' && protocolRaw !== 'a2a') {
     config.error = `ADCP_PROTOCOL / agent.protocol is "${protocolRaw}": use "mcp" or "a2a"`;
-  } else if (config.protocol === 'a2a') {
-    config.error = 'A2A agents are not supported by this version of vitest-adcp yet: use an MCP endpoint (ADCP_PROTOCOL=mcp)';
+  } else if (!config.allowHttp && plainHttpRemote(agentUrl)) {
+    config.error =
+      `agent URL ${agentUrl} is plain http to a host that is not loopback: the credentials would go out in cleartext. ` +
+      'Use https://, or for a development agent set agent.allowHttp: true in adcpStoryboards() (env ADCP_ALLOW_HTTP=1, CLI --allow-http); results are then not publishable';
   }
   return config;
+}
+
+function plainHttpRemote(url: string): boolean {
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === 'http:' && !isLoopbackHost(parsed.hostname);
+  } catch {
+    return false;
+  }
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -15,11 +15,15 @@ import { secretsInUrl } from './report/redact.js';
 import { schemaRegistryFor } from './schemas/registry.js';
 import { loadTestKit, resolveTestKitPath } from './storyboard/test-kit.js';
 import type { Storyboard, TestKit } from './storyboard/types.js';
-import { McpTransport } from './transport/mcp.js';
+import { createTransport } from './transport/create.js';
+import type { WebhookSink } from './webhooks/receiver.js';
+import { RemoteWebhookSink } from './webhooks/remote.js';
 
 export interface OpenRunOptions {
   /** Environment for the ADCP_* fallbacks. @default process.env */
   env?: NodeJS.ProcessEnv;
+  /** A webhook receiver in this process (instead of the plugin's, `config.webhooks`). */
+  webhooks?: WebhookSink;
 }
 
 export function openStoryboardRun(storyboard: Storyboard, given: RuntimeConfig = {}, options: OpenRunOptions = {}): StoryboardRun {
@@ -36,7 +40,7 @@ export function openStoryboardRun(storyboard: Storyboard, given: RuntimeConfig =
   }
   const schemasDir = config.schemasDir ?? defaultSchemasDir();
   return new StoryboardRun(storyboard, {
-    transport: () => new McpTransport({ url: config.agentUrl!, maxResponseBytes: config.maxResponseBytes }),
+    transport: () => createTransport(config.protocol, { url: config.agentUrl!, maxResponseBytes: config.maxResponseBytes, urlGuard: { allowHttp: config.allowHttp === true } }),
     schemas: schemasDir ? schemaRegistryFor(schemasDir) : undefined,
     testKit,
     authToken: config.authToken,
@@ -44,6 +48,10 @@ export function openStoryboardRun(storyboard: Storyboard, given: RuntimeConfig =
     maxResponseBytes: config.maxResponseBytes,
     configurationError,
     knownSecrets: secretsInUrl(config.agentUrl),
+    corpusRoot: config.corpusRoot,
+    requestSigning: { skipRateAbuse: config.skipRateAbuse === true },
+    urlGuard: { allowHttp: config.allowHttp === true },
+    ...(options.webhooks || config.webhooks ? { webhooks: options.webhooks ?? new RemoteWebhookSink(config.webhooks!) } : {}),
     ...(storyboard.requires_scenarios?.length && config.corpusRoot ? { knownStoryboardIds: storyboardIdsIn(config.corpusRoot) } : {}),
   });
 }

@@ -98,6 +98,9 @@ describe('run configuration from options and environment', () => {
     expect(resolveRuntimeConfig({}, env)).toMatchObject({ agentUrl: 'http://127.0.0.1:1/mcp', authToken: 't', protocol: 'mcp', timeoutMs: 30000 });
     expect(resolveRuntimeConfig({ agentUrl: 'http://other/mcp', authToken: 'o' }, env)).toMatchObject({ agentUrl: 'http://other/mcp', authToken: 'o' });
     expect(resolveRuntimeConfig({}, env).error).toBeUndefined();
+    const a2a = resolveRuntimeConfig({}, { ...env, ADCP_PROTOCOL: 'a2a', ADCP_AGENT_URL: 'http://127.0.0.1:1/a2a' });
+    expect([a2a.protocol, a2a.error]).toEqual(['a2a', undefined]);
+    expect(resolveRuntimeConfig({ protocol: 'mcp' }, { ...env, ADCP_PROTOCOL: 'a2a' }).protocol).toBe('mcp');
   });
 
   it('turns a missing or bad setting into a message that says what to do', () => {

@@ -16,6 +16,8 @@ const HARNESS_TOKEN = 'sk_harness_do_not_use_in_prod';
  * @property {string} [mock]          `adcp mock-server` specialism it needs as its upstream
  * @property {string} [auth]          bearer token for both runners
  * @property {number} [fixedPort]     port the example hard-codes (rebound by the listen-local preload)
+ * @property {'mcp' | 'a2a'} [protocol] 'a2a': the example's AdcpServer served over A2A (createA2AAdapter, the
+ *                                    a2a-serve preload) at /a2a, and both runners run with `--protocol a2a`
  * @property {(ports: { agent: number, mock?: number }) => Record<string,string>} [env]
  */
 
@@ -59,6 +61,22 @@ export const AGENTS = [
     role: 'governance-spend-authority, property-lists, brand-rights',
     auth: HARNESS_TOKEN,
     env: ({ agent }) => ({ PORT: String(agent) }),
+  },
+  {
+    name: 'multi-tenant-a2a',
+    example: 'hello_seller_adapter_multi_tenant.ts',
+    role: 'the same over A2A (createA2AAdapter)',
+    protocol: 'a2a',
+    auth: HARNESS_TOKEN,
+    env: ({ agent }) => ({ PORT: String(agent) }),
+  },
+  {
+    name: 'multi-tenant-a2a-capabilities',
+    example: 'hello_seller_adapter_multi_tenant.ts',
+    role: 'the same over A2A, get_adcp_capabilities also on the card',
+    protocol: 'a2a',
+    auth: HARNESS_TOKEN,
+    env: ({ agent }) => ({ PORT: String(agent), ADCP_BENCH_A2A_CARD_CAPABILITIES: '1' }),
   },
   {
     name: 'error-compliant',

@@ -101,6 +101,14 @@ function summarise(rows) {
       agreement_coarse_pct: pct(main.filter((r) => r.agree_coarse).length, main.length),
       excluded_compared: excluded.length,
       excluded_agree: excluded.filter((r) => r.agree).length,
+      // Each storyboard counted apart, with its own disagreement categories (reference → ours).
+      excluded_by_storyboard: Object.fromEntries(
+        [...EXCLUDED].map((id) => {
+          const mine = both.filter((r) => r.storyboard_id === id);
+          const only = (side) => rows.filter((r) => r.storyboard_id === id && (side === 'reference' ? r.reference && !r.ours : r.ours && !r.reference)).length;
+          return [id, { compared: mine.length, agree: mine.filter((r) => r.agree).length, agree_coarse: mine.filter((r) => r.agree_coarse).length, only_reference: only('reference'), only_ours: only('ours'), disagreements: tally(mine.filter((r) => !r.agree).map((r) => `${r.reference} → ${r.ours}`)) }];
+        }),
+      ),
       only_reference: only('reference'),
       only_ours: only('ours'),
       verdicts_reference: tally(main.map((r) => r.reference)),
@@ -121,6 +129,11 @@ export function printAgent(name, result, log = console.log) {
   const s = result.summary;
   log(`\n── ${name} ─────────────────────────────────────────────`);
   log(`steps compared: ${s.compared} (signed_requests + webhook_emission apart: ${s.excluded_agree}/${s.excluded_compared} agree)`);
+  for (const [id, e] of Object.entries(s.excluded_by_storyboard ?? {})) {
+    if (e.compared === 0 && e.only_reference === 0 && e.only_ours === 0) continue;
+    const why = Object.entries(e.disagreements).map(([k, n]) => `${n}× ${k}`).join(', ');
+    log(`  ${id}: ${e.agree}/${e.compared} agree (ignoring skip reason ${e.agree_coarse}/${e.compared}); only reference ${e.only_reference}, only ours ${e.only_ours}${why ? `; disagreements: ${why}` : ''}`);
+  }
   log(`agreement: ${s.agree}/${s.compared} = ${s.agreement_pct ?? '–'}%  (pass/fail/skip ignoring skip reason: ${s.agreement_coarse_pct ?? '–'}%)`);
   log(`only in reference: ${s.only_reference.count}${s.only_reference.excluded ? ` (${s.only_reference.excluded} excluded)` : ''}${fmtBy(s.only_reference.by_storyboard)}`);
   log(`only in ours:      ${s.only_ours.count}${s.only_ours.excluded ? ` (${s.only_ours.excluded} excluded)` : ''}${fmtBy(s.only_ours.by_storyboard)}`);
@@ -160,7 +173,8 @@ export function markdown(results, meta) {
       continue;
     }
     const s = r.comparison.summary;
-    lines.push(`| ${r.agent} (\`${r.example}\`) | ${r.role} | ${r.storyboards.length} | ${s.compared} | ${s.agreement_pct ?? '–'}% (${s.agree}) | ${s.agreement_coarse_pct ?? '–'}% | ${fmtOnly(s.only_reference)} | ${fmtOnly(s.only_ours)} | ${s.excluded_agree}/${s.excluded_compared} | ${(r.reference.ms / 1000).toFixed(1)} s / ${(r.ours.ms / 1000).toFixed(1)} s |`);
+    const apart = Object.entries(s.excluded_by_storyboard ?? {}).map(([id, e]) => `${id} ${e.agree}/${e.compared}`).join(', ') || `${s.excluded_agree}/${s.excluded_compared}`;
+    lines.push(`| ${r.agent} (\`${r.example}\`) | ${r.role} | ${r.storyboards.length} | ${s.compared} | ${s.agreement_pct ?? '–'}% (${s.agree}) | ${s.agreement_coarse_pct ?? '–'}% | ${fmtOnly(s.only_reference)} | ${fmtOnly(s.only_ours)} | ${apart} | ${(r.reference.ms / 1000).toFixed(1)} s / ${(r.ours.ms / 1000).toFixed(1)} s |`);
   }
   lines.push('');
   lines.push('| agent | reference → vitest-adcp | steps | e.g. |');
@@ -168,6 +182,16 @@ export function markdown(results, meta) {
   for (const r of results) {
     if (r.error) continue;
     for (const d of r.comparison.disagreements) lines.push(`| ${r.agent} | \`${d.category}\` | ${d.count} | ${d.examples.slice(0, 2).map((e) => `\`${e}\``).join(', ')} |`);
+  }
+  lines.push('');
+  lines.push('| agent | storyboard counted apart | agree/compared | reference → vitest-adcp |');
+  lines.push('|---|---|--:|---|');
+  for (const r of results) {
+    if (r.error) continue;
+    for (const [id, e] of Object.entries(r.comparison.summary.excluded_by_storyboard ?? {})) {
+      if (e.compared === 0) continue;
+      lines.push(`| ${r.agent} | ${id} | ${e.agree}/${e.compared} | ${Object.entries(e.disagreements).map(([k, n]) => `\`${k}\` ×${n}`).join(', ') || '–'} |`);
+    }
   }
   return lines.join('\n');
 }

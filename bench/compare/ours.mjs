@@ -36,7 +36,7 @@ function childEnv(extra) {
  * @param {'auto'|'cli'|'vitest'} [o.via]
  * @returns {Promise<{ report: object|undefined, via: string, command: string, ms: number, exitCode: number|null, log: string }>}
  */
-export async function runOurs({ root, dist, url, auth, storyboards, order = [], workDir, outFile, testTimeoutMs = 120_000, timeoutMs = 1_800_000, via = 'auto' }) {
+export async function runOurs({ root, dist, url, auth, storyboards, order = [], workDir, outFile, testTimeoutMs = 120_000, timeoutMs = 1_800_000, via = 'auto', extraArgs = [] }) {
   mkdirSync(workDir, { recursive: true });
   const log = join(workDir, 'ours.log');
   const cli = join(dist, 'cli.js');
@@ -44,7 +44,7 @@ export async function runOurs({ root, dist, url, auth, storyboards, order = [], 
   let args;
   const mode = via === 'auto' ? (existsSync(cli) ? 'cli' : 'vitest') : via;
   if (mode === 'cli') {
-    args = [cli, url, '--report', outFile, '--storyboards', storyboards.join(',')];
+    args = [cli, url, '--report', outFile, '--storyboards', storyboards.join(','), ...extraArgs];
   } else {
     const config = join(workDir, 'vitest.config.mjs');
     writeFileSync(config, vitestConfig({ dist, url, storyboards, order, outFile, testTimeoutMs }));

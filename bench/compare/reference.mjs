@@ -56,8 +56,8 @@ function npxArgs(url, auth, extra) {
 }
 
 /** Runs the capability-driven assessment; the JSON is saved to `outFile`. */
-export async function runReferenceAssessment({ url, auth, outFile, logFile, cwd, env, timeoutS }) {
-  const args = npxArgs(url, auth, timeoutS ? ['--timeout', String(timeoutS)] : []);
+export async function runReferenceAssessment({ url, auth, outFile, logFile, cwd, env, timeoutS, extraArgs = [] }) {
+  const args = npxArgs(url, auth, [...(timeoutS ? ['--timeout', String(timeoutS)] : []), ...extraArgs]);
   const run = await runToEnd('reference', 'npx', args, { cwd, env, logFile, stdoutFile: outFile, timeoutMs: (timeoutS ?? 120) * 1000 + 60_000 });
   const json = readJson(outFile);
   if (!json) throw new Error(`reference run wrote no JSON (exit ${run.code}${run.timedOut ? ', timed out' : ''}); see ${logFile}`);
@@ -65,8 +65,8 @@ export async function runReferenceAssessment({ url, auth, outFile, logFile, cwd,
 }
 
 /** Runs one storyboard file (`--file`): a full storyboard result with step ids. */
-export async function runReferenceFile({ url, auth, file, outFile, logFile, cwd, env, timeoutMs = 300_000 }) {
-  const args = npxArgs(url, auth, ['--file', file]);
+export async function runReferenceFile({ url, auth, file, outFile, logFile, cwd, env, timeoutMs = 300_000, extraArgs = [] }) {
+  const args = npxArgs(url, auth, ['--file', file, ...extraArgs]);
   const run = await runToEnd('reference --file', 'npx', args, { cwd, env, logFile, stdoutFile: outFile, timeoutMs });
   return { json: readJson(outFile), ms: run.ms, exitCode: run.code, command: `npx ${args.join(' ')}` };
 }

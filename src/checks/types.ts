@@ -10,7 +10,11 @@ export interface Exchange {
   extraction: ExtractionRecord;
   /** The task result the storyboard paths resolve against (structuredContent, parsed text, or error data). */
   data: unknown;
-  /** The protocol envelope, where the transport keeps it apart from `data` (A2A's Task). MCP: absent — the envelope is `data`. */
+  /**
+   * The protocol envelope, where a transport keeps it apart from `data`. MCP and A2A: absent — the envelope
+   * fields (`status`, `task_id`, …) ride in the task result itself (structuredContent; the A2A DataPart, per the
+   * AdCP A2A binding), so the envelope is `data`. The A2A Task itself is `response.payload`.
+   */
   envelope?: unknown;
   /** Transport-level failure (timeout, connection refused, oversize body, protocol error). */
   transportError?: string;

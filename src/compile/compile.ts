@@ -11,6 +11,7 @@
  * of a step maps to the step's first key.
  */
 import MagicString, { type SourceMap } from 'magic-string';
+import { withVectorSteps } from '../engine/request-signing-steps.js';
 import { planSeeding } from '../engine/seeding.js';
 import { loadStoryboard } from '../storyboard/load.js';
 import type { Diagnostic, SourceLocation, Storyboard } from '../storyboard/types.js';
@@ -99,7 +100,9 @@ export function compileStoryboard(source: string, file: string, options: Compile
   }
   slices.push({ at: offsetOf(storyboard.loc), code: open.join('\n') + '\n' });
 
-  storyboard.phases.forEach((phase, p) => {
+  // Runner-synthesized steps (the signed_requests vectors) sit at their phase's line.
+  const phases = withVectorSteps(storyboard, { corpusRoot: options.corpusRoot });
+  phases.forEach((phase, p) => {
     const code = [p > 0 ? '});' : '', `describe(${q(testTitle(phase.title, phase.id))}, () => {`];
     if (phase.steps.length === 0) code.push(`it.todo(${q(`no steps (${phase.id})`)});`);
     slices.push({ at: offsetOf(phase.loc), code: code.filter(Boolean).join('\n') + '\n' });

@@ -20,20 +20,23 @@ export interface RunCredentials {
   /** The operator's token (option `auth.token` / ADCP_AUTH_TOKEN), sent as a Bearer by default. */
   defaultToken?: string;
   testKit?: TestKit;
+  /** The agent URL, the `aud` of the random invalid JWT (read when the JWT is sent: the transport opens lazily). */
+  audience?: () => string | undefined;
 }
 
 const base64url = (bytes: number) => randomBytes(bytes).toString('base64url');
 
 export class CredentialResolver {
   private readonly randomApiKey = `invalid-${randomBytes(32).toString('hex')}`;
-  private readonly randomJwt = `${base64url(24)}.${base64url(48)}.${base64url(32)}`;
+  /** security.yaml > probe_invalid_oauth_token: a JWT parsers accept, whose signature (random, RS256-sized) cannot verify. */
+  private readonly randomJwtSignature = base64url(256);
   private readonly randomBasic = { username: `invalid-${randomBytes(8).toString('hex')}`, password: randomBytes(24).toString('hex') };
 
   constructor(private readonly run: RunCredentials) {}
 
   /** Every secret this run may send, so messages and reports can scrub them. */
   secrets(): string[] {
-    const candidates = [this.run.defaultToken, ...secretLeaves(this.run.testKit?.auth), ...this.resolved, this.randomApiKey, this.randomJwt, this.randomBasic.password];
+    const candidates = [this.run.defaultToken, ...secretLeaves(this.run.testKit?.auth), ...this.resolved, this.randomApiKey, this.randomJwt(), this.randomJwtSignature, this.randomBasic.password];
     return [...new Set(candidates.filter((s): s is string => typeof s === 'string' && s.length > 0))];
   }
 
@@ -47,7 +50,7 @@ export class CredentialResolver {
     if (auth.value_strategy === 'random_invalid') {
       return type === 'basic' ? { kind: 'basic', ...this.randomBasic } : { kind: 'bearer', token: this.randomApiKey };
     }
-    if (auth.value_strategy === 'random_invalid_jwt') return { kind: 'bearer', token: this.randomJwt };
+    if (auth.value_strategy === 'random_invalid_jwt') return { kind: 'bearer', token: this.randomJwt() };
     if (auth.from_test_kit !== undefined && auth.from_test_kit !== false) {
       const path = auth.from_test_kit === true ? (type === 'basic' ? 'auth.basic' : 'auth.api_key') : auth.from_test_kit;
       const found = resolvePath(this.run.testKit, path);
@@ -66,6 +69,13 @@ export class CredentialResolver {
       return { kind: 'bearer', token: String(found.value) };
     }
     return this.defaults();
+  }
+
+  /** `{"alg":"RS256","typ":"JWT"}`.`{"sub":"invalid","aud":"<agent url>"}`.<random signature>, fresh per run. */
+  private randomJwt(): string {
+    const segment = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const audience = this.run.audience?.();
+    return `${segment({ alg: 'RS256', typ: 'JWT' })}.${segment({ sub: 'invalid', ...(audience ? { aud: audience } : {}) })}.${this.randomJwtSignature}`;
   }
 
   /** No `auth:` on the step: the operator's token, else the test kit's API key, else nothing. */

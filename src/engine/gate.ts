@@ -23,18 +23,23 @@ import type { SkipResult, StepResult } from './records.js';
 
 export type AgentTools = { tools: ReadonlySet<string>; error?: undefined } | { tools?: undefined; error: string };
 
-/** Runner-only tasks with no implementation yet: they skip with the contract's reason, never reach the agent. */
+/** Runner-only tasks graded on the runner's webhook receiver (src/engine/webhooks.ts): they never reach the agent. */
 const WEBHOOK_TASKS = new Set(['expect_webhook', 'expect_webhook_retry_keys_stable', 'expect_webhook_signature_valid']);
+/** The contract a webhook receiver satisfies (test-kits/webhook-receiver-runner.yaml). */
+const WEBHOOK_CONTRACT = 'webhook_receiver_runner';
 
-export function runnerOnlyTaskSkip(step: Step, task: string): SkipResult | undefined {
+/** The skip of a runner-only task this run cannot grade; `receiver`: whether the run hosts a webhook receiver. */
+export function runnerOnlyTaskSkip(step: Step, task: string, receiver = false): SkipResult | undefined {
   const contract = typeof step.requires_contract === 'string' ? step.requires_contract : undefined;
   if (WEBHOOK_TASKS.has(task)) {
+    // A receiver satisfies webhook_receiver_runner, and only that contract.
+    if (receiver && (contract === undefined || contract === WEBHOOK_CONTRACT)) return undefined;
     // storyboard-schema.yaml > expect_webhook > requires_contract: "step grades as not_applicable (not fail) when the
     // named test-kit contract is not in scope". Without it, the receiver the step needs is a harness contract this
     // run cannot satisfy: runner-output-contract.yaml > skip_result > unsatisfied_contract.
     return contract
-      ? { reason: 'not_applicable', detail: `${task} requires the test-kit contract "${contract}" (a webhook receiver), which is not in scope for this run` }
-      : { reason: 'unsatisfied_contract', detail: `${task} needs the runner's webhook receiver (contract "webhook_receiver_runner"), which vitest-adcp does not host yet` };
+      ? { reason: 'not_applicable', detail: `${task} requires the test-kit contract "${contract}"${contract === WEBHOOK_CONTRACT ? ' (a webhook receiver)' : ''}, which is not in scope for this run` }
+      : { reason: 'unsatisfied_contract', detail: `${task} needs the runner's webhook receiver (contract "${WEBHOOK_CONTRACT}"), and this run hosts none (plugin option webhooks: { receiver: 'loopback' }, or --webhook-receiver)` };
   }
   if (task === 'expect_substitution_safe') {
     // storyboard-schema.yaml > Composition: a named contract not in scope grades not_applicable.

@@ -9,6 +9,7 @@
 import type { Exchange } from '../checks/types.js';
 import type { Phase } from '../storyboard/types.js';
 import { authorizationServerMetadataUrl, probe, protectedResourceMetadataUrl, refuseAgentSuppliedUrl } from '../transport/probe.js';
+import type { UrlGuardOptions } from '../transport/url-guard.js';
 import type { SkipResult } from './records.js';
 
 export type ProbeOutcome = { exchange: Exchange } | { skip: SkipResult; exchange?: Exchange } | { error: string };
@@ -19,7 +20,7 @@ export class OAuthProbes {
   /** The agent's RFC 9728 metadata, once fetched: where the authorization-server probe goes. */
   private resourceMetadata?: unknown;
 
-  constructor(private readonly options: { agentUrl: string; timeoutMs: number; maxResponseBytes: number }) {}
+  constructor(private readonly options: { agentUrl: string; timeoutMs: number; maxResponseBytes: number; guard?: Omit<UrlGuardOptions, 'agentUrl'> }) {}
 
   /** The not_applicable skip for any step of a phase whose OAuth turned out not to exist. */
   skipFor(phase: Phase): SkipResult | undefined {
@@ -34,7 +35,7 @@ export class OAuthProbes {
     else {
       const issuer = (this.resourceMetadata as { authorization_servers?: unknown[] } | undefined)?.authorization_servers?.[0];
       if (typeof issuer !== 'string') return { error: 'no authorization server to probe: the protected_resource_metadata step did not run, failed, or named no authorization_servers' };
-      const refused = refuseAgentSuppliedUrl(issuer, agentUrl);
+      const refused = refuseAgentSuppliedUrl(issuer, agentUrl, this.options.guard?.allowHttp);
       if (refused) return { error: `the runner will not fetch the authorization server the agent named: ${refused}` };
       url = authorizationServerMetadataUrl(issuer);
     }

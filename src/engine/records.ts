@@ -21,8 +21,10 @@ export interface RequestRecord {
 
 export interface ResponseRecord {
   transport: TransportKind;
-  /** MCP: `{ isError, structuredContent, content }`; JSON-RPC errors: `{ error: { code, message, data } }`. */
+  /** MCP: `{ isError, structuredContent, content }`; A2A: the Task (or Message); JSON-RPC errors: `{ error: { code, message, data } }`. */
   payload: unknown;
+  /** A2A: the Task's `status.state`, normalised (`completed`, `working`, …), recorded alongside the payload (contract > response.payload). */
+  task_state?: string;
   status?: number;
   /** Filtered through the contract's response-header allowlist. */
   headers?: Record<string, string>;
@@ -103,6 +105,41 @@ export interface StepResult {
   warnings?: string[];
   /** The step belongs to an `optional: true` phase: its failure does not fail the storyboard (vitest-adcp extension). */
   optional?: boolean;
+  /** A signed_requests vector step: the signature fields it sent (vitest-adcp extension; no key material). */
+  signed_request?: SignedRequestRecord;
+  /** Webhook steps: what the runner's receiver observed at the step's URL, oldest first (vitest-adcp extension). */
+  webhook_deliveries?: WebhookDeliveryRecord[];
+}
+
+/** One webhook delivery as a step record shows it (headers through the allowlist and the body redacted on the way out). */
+export interface WebhookDeliveryRecord {
+  url: string;
+  received_at: string;
+  method: string;
+  /** What the receiver answered: the retry policy's status, then 200 (413 for an oversize body). */
+  answered_status: number;
+  headers: Record<string, string>;
+  /** The parsed JSON body, or its text when it is not JSON; absent when oversize. */
+  body?: unknown;
+  body_bytes: number;
+  oversize?: boolean;
+  /** Whether it matched the step's filter. */
+  matched: boolean;
+}
+
+/** What a request-signing probe put on the wire beyond the payload (the contract keeps request headers out of `request`). */
+export interface SignedRequestRecord {
+  /** `positive/<id>` or `negative/<id>`. */
+  vector: string;
+  /** The AdCP operation the `tools/call` named. */
+  operation: string;
+  signature_input?: string;
+  signature?: string;
+  content_digest?: string;
+  /** A Host header sent instead of the URL's authority. */
+  host?: string;
+  /** How the request departs from the vector file beyond the endpoint and fresh times. */
+  notes: string[];
 }
 
 /** What the test adapters learn about a step once its verdict can no longer change. */

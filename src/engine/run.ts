@@ -33,14 +33,22 @@ import { gradeStep } from './grade.js';
 import { withIdempotencyKey } from './idempotency.js';
 import { IMPLEMENTED_INVARIANTS } from './invariants.js';
 import { PathSyntaxError, setPath } from './path.js';
+import { explainUnresolved } from './unresolved.js';
 import { followAsync, type TaskCompletion } from './polling.js';
 import type { SkipResult, StepOutcome, StepResult, ValidationResult } from './records.js';
 import { CONTROLLER_TASK, scenarioVerdict, seedVerdict } from './controller.js';
 import { OAuthProbes } from './oauth-probes.js';
+import { RequestSigningProbes } from './request-signing-probe.js';
+import { REQUEST_SIGNING_PROBE_TASK } from './request-signing-steps.js';
+import { authorizationHeader } from '../transport/types.js';
 import { executionPhases, isSeedStep, planSeeding, SEEDING_PHASE_ID } from './seeding.js';
 import { evaluateSkipIf } from './skip-if.js';
 import { resolveTask, substitute } from './substitute.js';
 import { PROBE_TASKS } from '../transport/probe.js';
+import type { UrlGuardOptions } from '../transport/url-guard.js';
+import type { JwksSource } from '../signing/index.js';
+import type { WebhookSink } from '../webhooks/receiver.js';
+import { WEBHOOK_TASKS, WebhookRun } from './webhooks.js';
 
 export interface StoryboardRunOptions {
   /** Opens the transport lazily (first step that needs the agent). */
@@ -68,6 +76,16 @@ export interface StoryboardRunOptions {
   knownStoryboardIds?: ReadonlySet<string>;
   /** Other secrets to scrub from every message and record (e.g. credentials written into the agent URL). */
   knownSecrets?: readonly string[];
+  /** Compliance tree root: where the signed_requests vectors are found when the storyboard file is not in a tree. */
+  corpusRoot?: string;
+  /** signed_requests options (request-signing-probe.ts). */
+  requestSigning?: { skipRateAbuse?: boolean };
+  /** The webhook receiver this run mints `{{runner.webhook_url:…}}` URLs on; absent: no receiver (webhook steps not applicable). */
+  webhooks?: WebhookSink;
+  /** Keys that verify the agent's webhook signatures, instead of discovering them from its brand.json. */
+  webhookSignerKeys?: JwksSource;
+  /** The SSRF guard on URLs the agent supplies (url-guard.ts): `allowHttp` for local development; tests' lookup / dial. */
+  urlGuard?: Omit<UrlGuardOptions, 'agentUrl'>;
 }
 
 interface Entry {
@@ -96,6 +114,8 @@ export class StoryboardRun {
   private readonly captured = new Map<string, CapturedValue>();
   private readonly declaredFixtureIds: ReadonlySet<string>;
   private probes?: OAuthProbes;
+  private signing?: RequestSigningProbes;
+  private readonly webhooks: WebhookRun;
   private next = 0;
   private queue: Promise<void> = Promise.resolve();
 
@@ -103,15 +123,16 @@ export class StoryboardRun {
     readonly storyboard: Storyboard,
     private readonly options: StoryboardRunOptions,
   ) {
-    this.entries = executionPhases(storyboard).flatMap((phase) => phase.steps.map((step) => ({ phase, step, index: 0 })));
+    this.entries = executionPhases(storyboard, { corpusRoot: options.corpusRoot }).flatMap((phase) => phase.steps.map((step) => ({ phase, step, index: 0 })));
     this.entries.forEach((entry, index) => (entry.index = index));
     for (const [name, value] of Object.entries(storyboard.context ?? {})) this.context.set(name, value);
-    this.credentials = new CredentialResolver({ defaultToken: options.authToken, testKit: options.testKit });
+    this.credentials = new CredentialResolver({ defaultToken: options.authToken, testKit: options.testKit, audience: () => this.transport?.url });
     this.cascade = new CascadeState(
       this.entries.map((e) => ({ phase: e.phase, step: e.step })),
       (storyboard.required_tools ?? []).filter((t) => typeof t === 'string'),
     );
     this.declaredFixtureIds = declaredFixtureIds(storyboard);
+    this.webhooks = new WebhookRun(storyboard, { sink: options.webhooks, timeoutMs: options.timeoutMs, schemas: options.schemas, file: storyboard.file, signerKeys: options.webhookSignerKeys });
     const unknownFixtures = planSeeding(storyboard).unknownKeys;
     if (unknownFixtures.length > 0) {
       this.storyboardWarnings.push(`fixtures ${unknownFixtures.map((k) => `"${k}"`).join(', ')} map to no seed scenario of storyboard-schema.yaml (products, pricing_options, creatives, plans, media_buys) and were not seeded`);
@@ -151,6 +172,7 @@ export class StoryboardRun {
 
   async close(): Promise<void> {
     await this.queue.catch(() => {});
+    await this.webhooks.close();
     await this.transport?.close();
   }
 
@@ -235,6 +257,8 @@ export class StoryboardRun {
 
     const unresolvedScenarios = this.unresolvedScenarios();
     if (unresolvedScenarios) return skipped(unresolvedScenarios);
+    const noReceiver = this.webhooks.storyboardSkip(this.options.testKit);
+    if (noReceiver) return skipped(noReceiver);
     // Seeding (or a controller scenario) decided the rest of the storyboard; seeds themselves are all attempted.
     if (this.seeding.state === 'skip' && phase.id !== SEEDING_PHASE_ID) return skipped(this.seeding.skip);
 
@@ -254,12 +278,19 @@ export class StoryboardRun {
     if (notForThisAgent) return withWarnings(skipped(notForThisAgent));
 
     if (task === 'assert_contribution') return withWarnings(finish(this.assertContribution(entry, result)));
-    const runnerOnly = runnerOnlyTaskSkip(step, task);
+    const runnerOnly = runnerOnlyTaskSkip(step, task, this.webhooks.hasReceiver);
     if (runnerOnly) return withWarnings(skipped(runnerOnly));
+    if (WEBHOOK_TASKS.has(task)) {
+      // Runner-only, and the state it needs is its `triggered_by` step's webhook: that step, not the cascade, gates it (webhooks.ts).
+      const scope = { context: this.context, priorSteps: this.priorSteps, testKit: this.options.testKit, generated: this.generated, runner: this.webhooks.variables };
+      return withWarnings(finish(await this.webhooks.assert(step, task, result, scope, this.results, this.transport.url)));
+    }
     if (step.task.startsWith('$test_kit.') && task === step.task) {
       return withWarnings(finish({ ...result, error: `task "${step.task}" did not resolve: the test kit has no such value and the step has no task_default` }));
     }
-    this.probes ??= new OAuthProbes({ agentUrl: this.transport.url, timeoutMs: this.options.timeoutMs, maxResponseBytes: this.options.maxResponseBytes ?? 10 * 1024 * 1024 });
+    // signed_requests vectors: the runner's own signed HTTP requests (request-signing-probe.ts).
+    if (task === REQUEST_SIGNING_PROBE_TASK) return withWarnings(finish(await this.requestSigning().run(step, result, tools)));
+    this.probes ??= new OAuthProbes({ agentUrl: this.transport.url, timeoutMs: this.options.timeoutMs, maxResponseBytes: this.options.maxResponseBytes ?? 10 * 1024 * 1024, guard: this.options.urlGuard });
     const oauthAbsent = this.probes.skipFor(phase);
     if (oauthAbsent) return withWarnings(skipped(oauthAbsent));
     if (PROBE_TASKS.has(task)) {
@@ -274,7 +305,9 @@ export class StoryboardRun {
       return withWarnings(skipped(gate.skip, gate.passed === false ? { passed: false } : {}));
     }
 
-    const scope = { context: this.context, priorSteps: this.priorSteps, testKit: this.options.testKit, generated: this.generated };
+    const receiverProblem = await this.webhooks.prepare(step.sample_request);
+    if (receiverProblem) return withWarnings(finish({ ...result, error: receiverProblem }));
+    const scope = { context: this.context, priorSteps: this.priorSteps, testKit: this.options.testKit, generated: this.generated, runner: this.webhooks.variables };
     const substituted = substitute(step.sample_request ?? {}, scope);
     warnings.push(...useCapturedFixtureIds(step.sample_request, substituted.value, step, this.declaredFixtureIds, this.captured));
     let payload = withIdempotencyKey(substituted.value, task, step, this.options.schemas) as Record<string, unknown>;
@@ -310,6 +343,7 @@ export class StoryboardRun {
     let verdict;
     if (isSeedStep(step)) verdict = seedVerdict(step, exchange, graded.result, this.storyboard.file);
     else if (task === CONTROLLER_TASK && !step.expect_error) verdict = scenarioVerdict(exchange, graded.result);
+    else if (this.requestSigning().isCapabilityStep(phase, task)) verdict = this.requestSigning().capabilityVerdict(step, phase, exchange, graded.result);
     if (verdict?.halt && this.seeding.state === 'ok') this.seeding = { state: 'skip', skip: verdict.halt };
     return withWarnings(finish(this.keep(entry, exchange, { ...graded, result: verdict?.result ?? graded.result })));
   }
@@ -348,6 +382,22 @@ export class StoryboardRun {
     return graded.result;
   }
 
+  /** The signed_requests vector grader of this run (created on first use). */
+  private requestSigning(): RequestSigningProbes {
+    this.signing ??= new RequestSigningProbes({
+      storyboard: this.storyboard,
+      agentUrl: this.transport!.url,
+      protocol: this.transport!.kind,
+      authorization: () => authorizationHeader(this.credentials.resolve(undefined)),
+      timeoutMs: this.options.timeoutMs,
+      maxResponseBytes: this.options.maxResponseBytes ?? 10 * 1024 * 1024,
+      testKit: this.options.testKit,
+      skipRateAbuse: this.options.requestSigning?.skipRateAbuse,
+      fetchCapabilities: () => this.transport!.call('get_adcp_capabilities', {}, { credentials: this.credentials.resolve(undefined), timeoutMs: this.options.timeoutMs }),
+    });
+    return this.signing;
+  }
+
   /** The agent's tools, listed once per run. */
   private agentTools(): Promise<AgentTools> {
     this.tools ??= (async () => {
@@ -376,7 +426,7 @@ export class StoryboardRun {
         ...result,
         passed: true,
         request,
-        skip: { reason: 'not_applicable', detail: `unresolved_substitution: ${runnerTokens.join(', ')} needs the runner's webhook receiver, which vitest-adcp does not host yet` },
+        skip: { reason: 'not_applicable', detail: `unresolved_substitution: ${runnerTokens.join(', ')} needs the runner's webhook receiver, and this run hosts none (plugin option webhooks: { receiver: 'loopback' }, or --webhook-receiver)` },
       });
     }
     return finish({
@@ -392,7 +442,10 @@ export class StoryboardRun {
           actual: null,
           schema_id: null,
           schema_url: null,
-          error: `${tokens.join(', ')} did not resolve: the step that captures it failed, was skipped, or never ran`,
+          error: explainUnresolved(
+            tokens,
+            this.entries.slice(0, entry.index).map((e) => ({ phase: e.phase, step: e.step, result: this.results.get(e.index) })),
+          ),
           request,
           source: { file: this.storyboard.file, line: entry.step.loc.line, column: entry.step.loc.column },
         },

@@ -12,6 +12,7 @@
 import type { Phase, Step, Storyboard } from '../storyboard/types.js';
 
 import { CONTROLLER_TASK } from './controller.js';
+import { withVectorSteps, type VectorPlanOptions } from './request-signing-steps.js';
 
 export const SEEDING_PHASE_ID = '__controller_seeding__';
 
@@ -87,8 +88,13 @@ export function planSeeding(storyboard: Storyboard): SeedingPlan {
 /** The sandbox account seeds are made for: a controller scopes seeded state to it. */
 const SEED_ACCOUNT = Object.freeze({ brand: { domain: 'test.example' }, operator: 'test.example', sandbox: true });
 
-/** The storyboard's phases as the runner executes them: the seeding phase (if any) first. */
-export function executionPhases(storyboard: Storyboard): Phase[] {
+/**
+ * The storyboard's phases as the runner executes them: the seeding phase (if
+ * any) first, and the runner-synthesized steps in place (the signed_requests
+ * vector phases, request-signing-steps.ts).
+ */
+export function executionPhases(storyboard: Storyboard, options: VectorPlanOptions = {}): Phase[] {
   const seeding = planSeeding(storyboard).phase;
-  return seeding ? [seeding, ...storyboard.phases] : storyboard.phases;
+  const phases = withVectorSteps(storyboard, options);
+  return seeding ? [seeding, ...phases] : phases;
 }

@@ -26,6 +26,18 @@ export interface SubstitutionScope {
    * resolve (e.g. in a validation, where a fresh value could never match).
    */
   generated?: Map<string, string>;
+  /** `{{runner.*}}` values when the run hosts a webhook receiver (src/engine/webhooks.ts). */
+  runner?: RunnerVariables;
+}
+
+/** test-kits/webhook-receiver-runner.yaml > receiver_urls. */
+export interface RunnerVariables {
+  /** `{{runner.webhook_base}}` */
+  webhookBase: string;
+  /** `{{runner.webhook_url:<step_id>}}`: that step's URL (minted once per run), or undefined for an id no URL can carry. */
+  webhookUrl(stepId: string): string | undefined;
+  /** The operation id minted into that step's URL, if one was. */
+  operationId(stepId: string): string | undefined;
 }
 
 export interface SubstitutionResult<T> {
@@ -69,14 +81,20 @@ function lookupTestKit(path: string, scope: SubstitutionScope): { found: boolean
 function lookupMustache(expression: string, scope: SubstitutionScope): { found: boolean; value?: unknown } {
   const prior = /^prior_step\.([\w-]+)\.(.+)$/.exec(expression);
   if (prior) {
+    // The runner minted this step's operation_id into its webhook URL: that is the id the webhook carries.
+    const minted = prior[2] === 'operation_id' ? scope.runner?.operationId(prior[1]!) : undefined;
+    if (minted !== undefined) return { found: true, value: minted };
     if (!scope.priorSteps.has(prior[1]!)) return { found: false };
     const resolved = resolvePath(scope.priorSteps.get(prior[1]!), prior[2]!);
     return resolved.found ? { found: true, value: resolved.value } : { found: false };
   }
   const context = /^context\.(.+)$/.exec(expression);
   if (context) return lookupContext(context[1]!, scope);
-  // `{{runner.*}}` (webhook receiver) and anything unknown: not available in this run.
-  return { found: false };
+  // `{{runner.*}}`: only when the run hosts a webhook receiver; anything unknown never resolves.
+  if (expression === 'runner.webhook_base' && scope.runner) return { found: true, value: scope.runner.webhookBase };
+  const webhookUrl = /^runner\.webhook_url:(.+)$/.exec(expression);
+  const url = webhookUrl ? scope.runner?.webhookUrl(webhookUrl[1]!) : undefined;
+  return url !== undefined ? { found: true, value: url } : { found: false };
 }
 
 function substituteString(input: string, scope: SubstitutionScope, unresolved: string[]): unknown {

@@ -6,6 +6,8 @@
  * import 'vitest-adcp/matchers';
  * await expect(agentUrl).toRejectUnauthenticated({ task: 'list_creatives' });
  * await expect(agentUrl).toExposeWwwAuthenticate({ scheme: 'Bearer' });
+ * await expect(a2aAgentUrl).toRejectUnauthenticated({ protocol: 'a2a' });
+ * await expect(stepRecord).toExposeWwwAuthenticate(); // a recorded answer: { status, headers } or { response: … }
  * ```
  */
 import { expect } from 'vitest';

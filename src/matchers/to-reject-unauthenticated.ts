@@ -1,21 +1,26 @@
-import { describeAnswer, probeUnauthenticated, type ProbeOptions } from './probe.js';
+import { describeObserved, observedAnswer } from './answer.js';
+import type { ProbeOptions } from './probe.js';
 import type { MatcherContext, MatcherResult } from './types.js';
 
 /**
  * `await expect(agentUrl).toRejectUnauthenticated({ task })`: a call without
  * credentials is refused with HTTP 401 or 403 (security_baseline's
- * unauthenticated probe: `http_status_in [401, 403]`).
+ * unauthenticated probe: `http_status_in [401, 403]`). Over A2A with
+ * `{ protocol: 'a2a' }`. Given a recorded answer instead of a URL (an
+ * exchange, an HTTP probe, a step record, `{ status, headers }`), judges that.
  */
 export async function toRejectUnauthenticated(this: MatcherContext, received: unknown, options: ProbeOptions = {}): Promise<MatcherResult> {
-  const { task, exchange } = await probeUnauthenticated(received, options);
-  const status = exchange.response?.status;
-  const pass = status === 401 || status === 403;
-  const hint = this.utils.matcherHint('toRejectUnauthenticated', 'agentUrl', 'options', { isNot: this.isNot, promise: this.promise });
+  const answer = await observedAnswer(received, options);
+  const pass = answer.status === 401 || answer.status === 403;
+  const hint = this.utils.matcherHint('toRejectUnauthenticated', answer.recorded ? 'answer' : 'agentUrl', 'options', { isNot: this.isNot, promise: this.promise });
+  const what = describeObserved(answer);
   return {
     pass,
     message: () =>
       pass
-        ? `${hint}\n\nExpected the agent to serve an unauthenticated ${task} call, but it refused it: ${this.utils.printReceived(describeAnswer(exchange))}`
-        : `${hint}\n\nExpected an unauthenticated ${task} call to be refused with ${this.utils.printExpected('HTTP 401 or 403')}\nReceived: ${this.utils.printReceived(describeAnswer(exchange))}\n\nAn agent that answers protected tasks without credentials is not checking them.`,
+        ? answer.recorded
+          ? `${hint}\n\nExpected ${answer.subject} not to be a refusal, but it was: ${this.utils.printReceived(what)}`
+          : `${hint}\n\nExpected the agent to serve ${answer.subject}, but it refused it: ${this.utils.printReceived(what)}`
+        : `${hint}\n\nExpected ${answer.subject} to be refused with ${this.utils.printExpected('HTTP 401 or 403')}\nReceived: ${this.utils.printReceived(what)}\n\nAn agent that answers protected tasks without credentials is not checking them.`,
   };
 }

@@ -17,7 +17,13 @@ export interface MatcherResult {
   message: () => string;
 }
 
-/** Matchers for hand-written tests against an AdCP agent; the received value is the agent's URL. All are async: await them. */
+/**
+ * Matchers for hand-written tests against an AdCP agent. The received value is
+ * the agent's URL (the matcher makes an unauthenticated call, over MCP or, with
+ * `protocol: 'a2a'`, A2A) or an answer already recorded: an exchange, an HTTP
+ * probe, a step record (`task.meta.adcp`, the contract report), or
+ * `{ status, headers }`. All are async: await them.
+ */
 export interface AdcpMatchers {
   /** A call without credentials is refused with HTTP 401 or 403. */
   toRejectUnauthenticated(options?: ProbeOptions): Promise<void>;

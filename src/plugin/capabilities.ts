@@ -6,14 +6,14 @@
  * specialism, and the scenarios those require. The choice itself is
  * `resolveStoryboardsForCapabilities` of the installed `@adcp/sdk/testing`, so
  * ids and bundles match the reference by construction; we only ask the agent
- * (over our own MCP transport), turn the SDK's fail-closed errors into
+ * (over the run's own transport, MCP or A2A), turn the SDK's fail-closed errors into
  * warnings, and map the chosen ids to files.
  */
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ConfigurationError } from '../config.js';
-import { McpTransport } from '../transport/mcp.js';
+import { createTransport, type Protocol } from '../transport/create.js';
 
 /** What the selection reads from the agent's `get_adcp_capabilities` answer. */
 export interface DeclaredCapabilities {
@@ -32,7 +32,7 @@ interface SdkCompliance {
 export class AgentUnreachableError extends ConfigurationError {
   constructor(url: string, reason: string) {
     super(
-      `cannot ask the agent at ${url} for its capabilities: ${reason}. Capability-driven selection (compliance.fromCapabilities, the default of \`npx vitest-adcp <url>\`) needs the agent running: check that it is up and that the URL is its MCP endpoint (often ending in /mcp), or name the storyboards to run instead (compliance.storyboards / --storyboards).`,
+      `cannot ask the agent at ${url} for its capabilities: ${reason}. Capability-driven selection (compliance.fromCapabilities, the default of \`npx vitest-adcp <url>\`) needs the agent running: check that it is up and that the URL is its MCP endpoint (often ending in /mcp) or, with protocol a2a, where its agent card is, or name the storyboards to run instead (compliance.storyboards / --storyboards).`,
     );
   }
 }
@@ -42,9 +42,13 @@ export class CapabilitySelectionError extends ConfigurationError {}
 
 export interface AgentAccess {
   url: string;
+  /** @default 'mcp' */
+  protocol?: Protocol;
   authToken?: string;
   timeoutMs: number;
   maxResponseBytes: number;
+  /** Local development: the SSRF guard's https and address rules lifted (url-guard.ts). */
+  allowHttp?: boolean;
 }
 
 /**
@@ -54,7 +58,7 @@ export interface AgentAccess {
  * universal storyboards only, and so do we.
  */
 export async function readAgentCapabilities(agent: AgentAccess): Promise<{ capabilities: DeclaredCapabilities; problem?: string }> {
-  const transport = new McpTransport({ url: agent.url, maxResponseBytes: agent.maxResponseBytes });
+  const transport = createTransport(agent.protocol ?? 'mcp', { url: agent.url, maxResponseBytes: agent.maxResponseBytes, urlGuard: { allowHttp: agent.allowHttp === true } });
   try {
     const exchange = await transport.call('get_adcp_capabilities', {}, {
       credentials: agent.authToken ? { kind: 'bearer', token: agent.authToken } : { kind: 'none' },

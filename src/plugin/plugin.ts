@@ -11,6 +11,8 @@ import { resolveRuntimeConfig, type RuntimeConfig } from '../config.js';
 import { resolveCorpus, type Corpus } from '../corpus.js';
 import { CapabilitySelectionError, storyboardIdsForAgent } from './capabilities.js';
 import { selectCorpus, type CorpusSelection } from './select.js';
+import { resolveWebhookReceiver, type WebhookOptions } from '../webhooks/options.js';
+import { HostedWebhookReceiver } from '../webhooks/remote.js';
 
 export interface AdcpStoryboardsOptions {
   /**
@@ -49,13 +51,35 @@ export interface AdcpStoryboardsOptions {
     protocol?: 'mcp' | 'a2a';
     /** Bearer token sent on steps that do not declare their own `auth:`. */
     auth?: { token?: string };
+    /**
+     * Local development only: allow a plain-http agent URL that is not loopback (otherwise a
+     * configuration error: credentials would go out in cleartext), and let the runner fetch
+     * agent-supplied URLs (OAuth issuer, A2A endpoint) over http or on private addresses.
+     * Results are then not publishable. Env: ADCP_ALLOW_HTTP=1. @default false
+     */
+    allowHttp?: boolean;
   };
   /** Per-step bound on the call to the agent, in ms. @default 30000 */
   timeoutMs?: number;
   /** Largest agent response read, in bytes. @default 10485760 (10 MiB) */
   maxResponseBytes?: number;
+  /**
+   * The signed_requests storyboard. `skipRateAbuse`: do not send vector 020's
+   * N+1 requests (the test kit's per-keyid cap); it grades unsatisfied_contract
+   * (`rate_abuse_opt_out`). Env: ADCP_SKIP_RATE_ABUSE=1. @default false
+   */
+  signedRequests?: { skipRateAbuse?: boolean };
   /** Directory of AdCP JSON Schemas. @default the installed @adcp/sdk's, matching the corpus version */
   schemasDir?: string;
+  /**
+   * The runner's webhook receiver (test-kits/webhook-receiver-runner.yaml), for
+   * `expect_webhook*` steps and `{{runner.webhook_url:…}}`: `receiver: 'loopback'`
+   * (127.0.0.1, for an agent on this machine), or a public base URL (proxy
+   * mode; env ADCP_RUNNER_WEBHOOK_BASE_URL, https) routing to `port`. Hosted
+   * once per run in the main process. Without one, those steps grade
+   * not_applicable. @default off (proxy when ADCP_RUNNER_WEBHOOK_BASE_URL is set)
+   */
+  webhooks?: WebhookOptions;
 }
 
 const DEFAULT_INCLUDE = ['**/*.storyboard.yaml', '**/*.storyboard.yml'];
@@ -94,11 +118,13 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
   const wantsCorpus = Boolean(compliance && (compliance.fromCapabilities || compliance.storyboards?.length || compliance.bundles?.length || compliance.tracks?.length));
   /** The capability-driven ids: asked once per plugin instance, i.e. once per Vitest run (a config reload makes a new instance). */
   let capabilityIds: Promise<string[]> | undefined;
+  /** The webhook receiver: one per plugin instance (i.e. per Vitest run), closed with Vitest. */
+  let webhookReceiver: Promise<HostedWebhookReceiver> | undefined;
 
   function storyboardIdsFromCapabilities(corpus: Corpus, root: string): Promise<string[]> {
-    const agent = resolveRuntimeConfig({ agentUrl: options.agent?.url, protocol: options.agent?.protocol, authToken: options.agent?.auth?.token, timeoutMs: options.timeoutMs, maxResponseBytes: options.maxResponseBytes });
+    const agent = resolveRuntimeConfig({ agentUrl: options.agent?.url, protocol: options.agent?.protocol, authToken: options.agent?.auth?.token, timeoutMs: options.timeoutMs, maxResponseBytes: options.maxResponseBytes, allowHttp: options.agent?.allowHttp });
     if (agent.error) return Promise.reject(new CapabilitySelectionError(`compliance.fromCapabilities asks the agent which storyboards apply, but ${agent.error}`));
-    return storyboardIdsForAgent({ url: agent.agentUrl!, authToken: agent.authToken, timeoutMs: agent.timeoutMs, maxResponseBytes: agent.maxResponseBytes }, corpus.root, { fromDir: root });
+    return storyboardIdsForAgent({ url: agent.agentUrl!, protocol: agent.protocol, authToken: agent.authToken, timeoutMs: agent.timeoutMs, maxResponseBytes: agent.maxResponseBytes, allowHttp: agent.allowHttp }, corpus.root, { fromDir: root });
   }
 
   function isStoryboard(id: string): boolean {
@@ -117,7 +143,7 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
       if (test?.includeTaskLocation === undefined) return { test: { includeTaskLocation: true } } as any;
       return undefined;
     },
-    async configureVitest({ project }) {
+    async configureVitest({ project, vitest }) {
       root = project.config.root;
       // Pushed, not returned from config(): a returned test.include would replace the user's.
       project.config.include.push(...include);
@@ -159,7 +185,18 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
         maxResponseBytes: options.maxResponseBytes,
         corpusRoot: kitRoot,
         schemasDir: options.schemasDir ?? fallback?.schemasDir,
+        skipRateAbuse: options.signedRequests?.skipRateAbuse,
+        allowHttp: options.agent?.allowHttp,
       };
+      const receiverOptions = resolveWebhookReceiver(options.webhooks);
+      if (receiverOptions) {
+        if (!webhookReceiver) {
+          const starting = HostedWebhookReceiver.start(receiverOptions);
+          webhookReceiver = starting;
+          vitest.onClose(async () => (await starting).close());
+        }
+        runtimeConfig.webhooks = (await webhookReceiver).config;
+      }
       project.provide('vitestAdcp', stripUndefined(runtimeConfig));
     },
     async resolveId(source, importer, resolveOptions) {

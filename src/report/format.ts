@@ -8,7 +8,8 @@
  * (runner-output-contract.yaml > security).
  */
 import { relative } from 'node:path';
-import type { ResponseRecord, StepResult, ValidationResult } from '../engine/records.js';
+import type { ResponseRecord, SignedRequestRecord, StepResult, ValidationResult } from '../engine/records.js';
+import { extractA2aResult } from '../transport/a2a.js';
 import { extractMcpResult } from '../transport/mcp.js';
 import { excerptAround } from './excerpt.js';
 import { escapeControl, escapeControlDeep, fence, redactPayload, scrubSecrets, scrubSecretsDeep } from './redact.js';
@@ -18,13 +19,18 @@ const AGENT_TEXT_CHECKS = new Set(['response_schema', 'error_code']);
 
 /**
  * What the storyboard's paths were read against: the task result, not the
- * whole MCP envelope (which repeats it as text). The full envelope stays in
- * the record.
+ * whole MCP envelope (which repeats it as text) or A2A Task. The full
+ * envelope stays in the record.
  */
 function taskResult(response: ResponseRecord): unknown {
   const payload = response.payload as Record<string, unknown> | undefined;
   if (response.transport === 'mcp' && payload && typeof payload === 'object' && ('structuredContent' in payload || 'content' in payload)) {
     const { data } = extractMcpResult(payload);
+    if (data !== undefined) return data;
+  }
+  // An A2A Task or Message: the DataPart the paths were read against.
+  if (response.transport === 'a2a' && payload && typeof payload === 'object' && ('status' in payload || 'parts' in payload || 'task' in payload)) {
+    const { data } = extractA2aResult(payload);
     if (data !== undefined) return data;
   }
   return payload;
@@ -168,7 +174,11 @@ export function formatStepFailure(result: StepResult, options: FormatOptions = {
       lines.push(`    actual:   ${typeof v.actual === 'object' && v.actual !== null || typeof v.actual === 'string' ? fence(text, 'agent value') : text}`);
     }
   }
-  if (result.request) {
+  // A placeholder that did not resolve stops the call: what is shown is what would have gone, never "sent".
+  const unsent = !result.response && failed.some((v) => v.check === 'unresolved_substitution');
+  if (result.request && unsent) {
+    lines.push(`  not sent (a placeholder did not resolve); it would have been ${result.request.transport} ${result.request.operation}: ${compactJson(result.request.payload).slice(0, MAX_INLINE_REQUEST_CHARS)}`);
+  } else if (result.request) {
     const target = `${result.request.transport} ${result.request.operation}${result.request.url ? ` → ${result.request.url}` : ''}`;
     const compact = compactJson(result.request.payload);
     if (verbose) {
@@ -180,6 +190,7 @@ export function formatStepFailure(result: StepResult, options: FormatOptions = {
       lines.push(`  sent (${target}): ${compact.length} characters of JSON, in the test meta and the report (ADCP_VERBOSE=1 prints it here)`);
     }
   }
+  if (result.signed_request) lines.push(...signedRequestLines(result.signed_request));
   if (result.response) {
     const status = result.response.status !== undefined ? ` HTTP ${result.response.status}` : '';
     const timing = result.response.duration_ms !== undefined ? `, ${result.response.duration_ms} ms` : '';
@@ -192,9 +203,10 @@ export function formatStepFailure(result: StepResult, options: FormatOptions = {
       lines.push(`  received (${result.extraction.path}${status}${timing}), around ${pointer}:`);
       lines.push(indent(fence(json(excerptAround(data, pointer), MAX_EXCERPT_CHARS), 'agent response')));
     }
-  } else if (result.request) {
+  } else if (result.request && !unsent) {
     lines.push('  received: nothing (no response from the agent)');
   }
+  if (result.webhook_deliveries) lines.push(...webhookDeliveryLines(result));
   const diffable = failed.find((v) => v.expected !== undefined && v.actual !== undefined && v.check !== 'response_schema' && diffHelps(v.expected, v.actual));
   const secrets = options.secrets ?? [];
   // The diff is rendered beside the message: the same redaction and scrubbing; Vitest prints it raw, so control characters escaped too.
@@ -214,4 +226,28 @@ function compactJson(value: unknown): string {
   } catch {
     return String(value);
   }
+}
+
+/** A webhook step: what the runner's receiver observed (the deliveries are agent-controlled: fenced). */
+/** A signed_requests vector step: the signature fields it sent (the request record carries no headers). */
+function signedRequestLines(signed: SignedRequestRecord): string[] {
+  const lines = [`  signed request (vector ${signed.vector}, as ${signed.operation}):`];
+  if (signed.signature_input !== undefined) lines.push(`    Signature-Input: ${signed.signature_input}`);
+  if (signed.signature !== undefined) lines.push(`    Signature: ${signed.signature}`);
+  if (signed.content_digest !== undefined) lines.push(`    Content-Digest: ${signed.content_digest}`);
+  if (signed.host !== undefined) lines.push(`    Host: ${signed.host}`);
+  if (signed.signature_input === undefined && signed.signature === undefined) lines.push('    (no signature headers)');
+  for (const note of signed.notes) lines.push(`    note: ${note}`);
+  return lines;
+}
+
+function webhookDeliveryLines(result: StepResult): string[] {
+  const deliveries = result.webhook_deliveries ?? [];
+  if (deliveries.length === 0) return ["  received: no webhook delivery at the step's URL"];
+  const lines = [`  received ${deliveries.length} webhook deliver${deliveries.length === 1 ? 'y' : 'ies'}:`];
+  for (const [i, d] of deliveries.entries()) {
+    lines.push(`    #${i + 1} ${d.method} ${d.url} at ${d.received_at}, answered ${d.answered_status}${d.matched ? '' : ' (did not match the filter)'}${d.oversize ? `, body over the size limit` : ''}`);
+    if (i === 0 && d.body !== undefined) lines.push(indent(fence(json(d.body, MAX_EXCERPT_CHARS), 'webhook body'), '      '));
+  }
+  return lines;
 }

@@ -44,5 +44,9 @@ export function redactStepResult(result: StepResult, secrets: readonly string[] 
   const out: StepResult = { ...result, validations, request: redactExchange(result.request, 'request'), response: redactExchange(result.response, 'response') };
   if (!out.request) delete out.request;
   if (!out.response) delete out.response;
+  // A webhook is a request the agent sent us: body redacted, headers through the allowlist.
+  if (result.webhook_deliveries) {
+    out.webhook_deliveries = result.webhook_deliveries.map((d) => ({ ...d, headers: filterResponseHeaders(d.headers) ?? {}, ...(d.body !== undefined ? { body: redactPayload(d.body) } : {}) }));
+  }
   return scrubSecretsDeep(out, secrets);
 }

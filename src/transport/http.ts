@@ -3,7 +3,7 @@
  * time and size, and remembers the status and headers of the last response so a
  * failed call can still report what the agent said (401 + WWW-Authenticate).
  */
-import { Agent, fetch as undiciFetch, Response } from 'undici';
+import { Agent, fetch as undiciFetch, Response, type Dispatcher } from 'undici';
 
 export class ResponseTooLargeError extends Error {
   constructor(readonly limit: number) {
@@ -27,6 +27,8 @@ export interface BoundedFetchOptions {
   maxResponseBytes: number;
   /** Called with every response's status and headers as soon as they arrive. */
   onResponse?: (observed: ObservedHttp) => void;
+  /** Where connections come from (url-guard.ts pins one to a vetted address). @default the shared pool */
+  dispatcher?: Dispatcher;
 }
 
 /** One connection pool for the process; per-request timeouts come from AbortSignal. */
@@ -42,7 +44,7 @@ export function boundedFetch(options: BoundedFetchOptions): FetchLike {
   return async (url, init) => {
     const timeout = AbortSignal.timeout(options.timeoutMs);
     const signal = init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
-    const response = await undiciFetch(url, { ...(init as any), signal, dispatcher: dispatcher() });
+    const response = await undiciFetch(url, { ...(init as any), signal, dispatcher: options.dispatcher ?? dispatcher() });
     const observed: ObservedHttp = { status: response.status, headers: [...response.headers], url: String(url), method: (init?.method ?? 'GET').toUpperCase() };
     options.onResponse?.(observed);
     const declared = Number(response.headers.get('content-length'));

@@ -11,6 +11,7 @@ import type { Exchange } from '../checks/types.js';
 import type { ExtractionRecord, ResponseRecord } from '../engine/records.js';
 import { filterResponseHeaders } from '../report/redact.js';
 import { boundedFetch, describeError, type ObservedHttp } from './http.js';
+import { agentOriginRedirects } from './url-guard.js';
 import { authorizationHeader, type AgentTransport, type CallOptions, type Credentials } from './types.js';
 
 export interface McpTransportOptions {
@@ -158,7 +159,8 @@ export class McpTransport implements AgentTransport {
     const authorization = authorizationHeader(credentials);
     const transport = new StreamableHTTPClientTransport(new URL(this.url), {
       requestInit: authorization ? { headers: { authorization } } : undefined,
-      fetch: boundedFetch({
+      // Redirects stay on the agent's origin (url-guard.ts): a Location is agent-supplied.
+      fetch: agentOriginRedirects(boundedFetch({
         timeoutMs,
         maxResponseBytes: this.options.maxResponseBytes,
         // Only the POSTs carry our calls; the GET (server-sent events) and
@@ -166,7 +168,7 @@ export class McpTransport implements AgentTransport {
         onResponse: (observed) => {
           if (observed.method === 'POST') connection.last = observed;
         },
-      }) as any,
+      }), this.url) as any,
       // A runner must not retry silently: one request, one observation.
       reconnectionOptions: { maxReconnectionDelay: 0, initialReconnectionDelay: 0, reconnectionDelayGrowFactor: 1, maxRetries: 0 },
     });

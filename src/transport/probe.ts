@@ -5,15 +5,18 @@
  *                                at the origin + /.well-known/oauth-protected-resource + the endpoint path
  *   oauth_auth_server_metadata   RFC 8414 metadata of the first authorization
  *                                server that metadata names
- * Each is one GET, bounded in time and size, redirects not followed. The
- * agent's own origin is the user's choice and always allowed; a URL the agent
- * hands us (the authorization server) must be https and not loopback, private
- * or link-local, unless it is on the agent's own origin — a hostile agent must
- * not turn the runner into a probe of the network it runs in.
+ * Each is one GET under the SSRF guard (url-guard.ts), bounded in time and
+ * size, redirects followed on the same host only. The agent's own origin is
+ * the user's choice and always allowed; a URL the agent hands us (the
+ * authorization server) must be https and neither be nor resolve to a
+ * loopback, private or link-local address, unless it is on the agent's own
+ * origin — a hostile agent must not turn the runner into a probe of the
+ * network it runs in.
  */
 import type { Exchange } from '../checks/types.js';
 import { filterResponseHeaders } from '../report/redact.js';
-import { boundedFetch, describeError } from './http.js';
+import { describeError } from './http.js';
+import { guardedGet, literalRefusal, UrlRefusedError, type UrlGuardOptions } from './url-guard.js';
 
 export const PROBE_TASKS = new Set(['protected_resource_metadata', 'oauth_auth_server_metadata']);
 
@@ -21,6 +24,8 @@ export interface ProbeOptions {
   agentUrl: string;
   timeoutMs: number;
   maxResponseBytes: number;
+  /** The guard's options besides the agent URL: allowHttp (local development), and the tests' lookup / dial. */
+  guard?: Omit<UrlGuardOptions, 'agentUrl'>;
 }
 
 /** RFC 9728 §3.1: the well-known segment is inserted between the origin and the resource's path. */
@@ -37,33 +42,21 @@ export function authorizationServerMetadataUrl(issuer: string): string {
   return `${url.origin}/.well-known/oauth-authorization-server${path}`;
 }
 
-/** Why a URL the agent supplied may not be fetched, or undefined when it may. */
-export function refuseAgentSuppliedUrl(target: string, agentUrl: string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(target);
-  } catch {
-    return `"${target}" is not a URL`;
-  }
-  if (url.origin === new URL(agentUrl).origin) return undefined;
-  if (url.protocol !== 'https:') return `${url.origin} is not https`;
-  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  if (host === 'localhost' || host.endsWith('.localhost')) return `${host} is a loopback name`;
-  if (/^(127\.|10\.|192\.168\.|169\.254\.|0\.)/.test(host) || /^172\.(1[6-9]|2\d|3[01])\./.test(host)) return `${host} is a loopback, private or link-local address`;
-  if (host === '::1' || /^f[cd]/.test(host) || /^fe80:/.test(host)) return `${host} is a loopback, private or link-local address`;
-  return undefined;
+/**
+ * Why a URL the agent supplied may not be fetched, judged on its text (scheme,
+ * literal address, loopback name), or undefined when it may. `guardedGet`
+ * also refuses names that resolve to such addresses.
+ */
+export function refuseAgentSuppliedUrl(target: string, agentUrl: string, allowHttp = false): string | undefined {
+  return literalRefusal(target, { agentUrl, allowHttp });
 }
 
 export async function probe(task: string, url: string, options: ProbeOptions): Promise<Exchange> {
   const request = { transport: 'http' as const, operation: task, payload: {}, url };
   const started = performance.now();
   try {
-    const response = await boundedFetch({ timeoutMs: options.timeoutMs, maxResponseBytes: options.maxResponseBytes })(url, {
-      method: 'GET',
-      headers: { accept: 'application/json' },
-      redirect: 'manual',
-    });
-    const text = await response.text();
+    const answer = await guardedGet(url, { ...options.guard, agentUrl: options.agentUrl }, { timeoutMs: options.timeoutMs, maxResponseBytes: options.maxResponseBytes });
+    const text = answer.text;
     let body: unknown = text;
     try {
       body = JSON.parse(text);
@@ -71,15 +64,19 @@ export async function probe(task: string, url: string, options: ProbeOptions): P
       // not JSON: the checks see the text
     }
     const duration_ms = Math.round(performance.now() - started);
-    const record = { transport: 'http' as const, payload: body, status: response.status, headers: filterResponseHeaders([...response.headers]), duration_ms };
-    const ok = response.status >= 200 && response.status < 300;
+    const record = { transport: 'http' as const, payload: body, status: answer.status, headers: filterResponseHeaders(answer.headers), duration_ms };
+    const ok = answer.status >= 200 && answer.status < 300;
+    const hops = answer.redirects.length > 0 ? ` (after following ${answer.redirects.join(' → ')})` : '';
     return {
       request,
       response: record,
-      extraction: ok ? { path: 'none', note: 'HTTP probe: checks read the parsed JSON body' } : { path: 'error', note: `HTTP probe answered ${response.status}` },
+      extraction: ok ? { path: 'none', note: `HTTP probe: checks read the parsed JSON body${hops}` } : { path: 'error', note: `HTTP probe answered ${answer.status}${hops}` },
       data: body,
     };
   } catch (error) {
+    if (error instanceof UrlRefusedError) {
+      return { request, extraction: { path: 'none', note: 'not sent: refused by the SSRF guard' }, data: undefined, transportError: `the runner will not fetch ${url}: ${error.message}` };
+    }
     return { request, extraction: { path: 'none', note: 'HTTP probe failed' }, data: undefined, transportError: `GET ${url} failed: ${describeError(error)}` };
   }
 }

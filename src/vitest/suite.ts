@@ -67,6 +67,17 @@ export function storyboardSuite(storyboard: Storyboard): StoryboardSuite {
       (ctx.task.meta as { adcpPlanned?: AdcpPlannedStep }).adcpPlanned = { storyboard: info, phase_id: phaseId, step_id: stepId, ...(task ? { task } : {}) };
       const current = getRun();
       const outcome: StepOutcome = await current.settle(phaseId, stepId);
+      const retry = (ctx.task.result as { retryCount?: number } | undefined)?.retryCount ?? 0;
+      if (retry > 0) {
+        // Not re-run, on purpose: a storyboard is a stateful sequence. A second call would be graded against state its
+        // own first attempt may have changed (a half-made media buy), and later steps were already decided by the first
+        // verdict. The first attempt's verdict stands; say so instead of pretending to retry.
+        const first = outcome.status === 'failed' ? formatStepFailure(redactStepResult(outcome.result, current.secrets()), { secrets: current.secrets() }).headline : outcome.status;
+        throw new StoryboardStepError(
+          `vitest-adcp does not retry storyboard steps (retry ${retry}): a storyboard is a stateful sequence, so the first attempt's verdict stands — ${first}. To try a flaky agent again, run the storyboard again; keep --retry / retry for your own tests.`,
+          at,
+        );
+      }
       const result = redactStepResult(outcome.result, current.secrets());
       const meta: AdcpStepMeta = { id: stepKey(result), status: outcome.status, result, storyboard: info };
       (ctx.task.meta as { adcp?: AdcpStepMeta }).adcp = meta;

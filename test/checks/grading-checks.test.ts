@@ -90,9 +90,45 @@ describe('a2a_submitted_artifact', () => {
     expect(check({ check: 'a2a_submitted_artifact' }, exchange({ status: 'submitted' }))).toEqual({ passed: true, json_pointer: null, not_applicable: 'the agent was reached over mcp, not A2A' });
   });
 
-  it('over A2A it is not passed silently', () => {
-    const a2a = exchange({ status: 'submitted' }, { request: { transport: 'a2a', operation: 'create_media_buy', payload: {} } });
-    expect(check({ check: 'a2a_submitted_artifact' }, a2a)).toMatchObject({ passed: false, error: expect.stringMatching(/not graded/) });
+  const overA2a = (task: unknown, more: Partial<Exchange> = {}) =>
+    exchange({ status: 'submitted' }, { request: { transport: 'a2a', operation: 'create_media_buy', payload: {} }, response: { transport: 'a2a', payload: task, status: 200 }, ...more });
+  const submitted = (over: Record<string, unknown> = {}, data: Record<string, unknown> = { status: 'submitted', task_id: 'task_1' }) => ({
+    kind: 'task',
+    id: 'a2a-1',
+    contextId: 'ctx-1',
+    status: { state: 'completed' },
+    artifacts: [{ artifactId: 'art-1', parts: [{ kind: 'text', text: 'queued' }, { kind: 'data', data }], metadata: { adcp_task_id: 'task_1' } }],
+    ...over,
+  });
+
+  it('over A2A: passes on the submitted arm of an A2A Task (0.3 and 1.0 spellings)', () => {
+    expect(check({ check: 'a2a_submitted_artifact' }, overA2a(submitted()))).toEqual({ passed: true, json_pointer: null });
+    expect(check({ check: 'a2a_submitted_artifact' }, overA2a({ task: submitted({ kind: undefined, status: { state: 'TASK_STATE_COMPLETED' } }) }))).toEqual({ passed: true, json_pointer: null });
+  });
+
+  it('over A2A: fails on a Task left submitted, pointing at its state', () => {
+    expect(check({ check: 'a2a_submitted_artifact' }, overA2a(submitted({ status: { state: 'submitted' } })))).toEqual({
+      passed: false,
+      json_pointer: '/status/state',
+      expected: 'completed',
+      actual: 'submitted',
+      error: 'Task.state is "submitted": a submitted AdCP arm completes the A2A call (the AdCP task, not the A2A one, is submitted)',
+    });
+  });
+
+  it('over A2A: names every broken invariant, the first one in the pointer', () => {
+    const verdict = check({ check: 'a2a_submitted_artifact' }, overA2a(submitted({ id: '', contextId: undefined }, { status: 'completed' })));
+    expect(verdict).toMatchObject({ passed: false, json_pointer: '/id', expected: 'a non-empty string', actual: '' });
+    expect(verdict.error).toBe(
+      '3 A2A envelope invariants failed: /id: Task.id is not a non-empty string; /contextId: Task.contextId is not a non-empty string; /artifacts/0/parts/1/data/status: the AdCP payload\'s status is "completed", not "submitted"',
+    );
+    expect(check({ check: 'a2a_submitted_artifact' }, overA2a(submitted({ artifacts: [] })))).toMatchObject({ passed: false, json_pointer: '/artifacts/0/parts', error: 'no DataPart carries the AdCP response' });
+  });
+
+  it('over A2A: a JSON-RPC error or a Message is no Task to check', () => {
+    const rpcError = { code: -32602, message: 'bad' };
+    expect(check({ check: 'a2a_submitted_artifact' }, overA2a({ error: rpcError }, { rpcError }))).toMatchObject({ passed: false, actual: { error: rpcError }, error: 'the agent answered with a JSON-RPC error (-32602), not an A2A Task' });
+    expect(check({ check: 'a2a_submitted_artifact' }, overA2a({ kind: 'message', parts: [] }))).toMatchObject({ passed: false, actual: { kind: 'message' }, error: expect.stringMatching(/not an A2A Task/) });
   });
 });
 

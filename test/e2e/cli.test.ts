@@ -63,6 +63,23 @@ describe('running storyboards', () => {
     expect(report.summary).toMatchObject({ steps_failed: 0, total_steps: report.storyboards.flatMap((s: any) => s.steps).length });
   });
 
+  it('--protocol a2a: the same storyboards over the agent\'s A2A endpoint, chosen from its capabilities as over MCP', async () => {
+    const a2a = `${inject('agentOrigin')}/a2a`;
+    const out = join(scratch, 'reports', 'contract-a2a.json');
+    const run = await cli(a2a, '--protocol', 'a2a', '--storyboards', `capability_discovery,${discovery}`, '--report', out);
+    expect(run.exitCode, run.stdout + run.stderr).toBe(0);
+    const report = JSON.parse(readFileSync(out, 'utf8'));
+    expect(report.storyboards.map((s: any) => [s.storyboard_id, s.status]).sort()).toEqual([
+      ['capability_discovery', 'passed'],
+      ['fixture_discovery', 'passed'],
+    ]);
+    const steps = report.storyboards.flatMap((s: any) => s.steps);
+    expect(steps.every((s: any) => s.request.transport === 'a2a' && s.response.transport === 'a2a' && s.response.task_state === 'completed')).toBe(true);
+    const listedOverA2a = await cli(a2a, '--protocol', 'a2a', '--list');
+    expect(listedOverA2a.exitCode, listedOverA2a.stderr).toBe(0);
+    expect(listed(listedOverA2a)).toEqual(listed(await cli(inject('agentUrl'), '--list')));
+  });
+
   it('exits 1 when steps fail', async () => {
     const run = await cli(inject('agentOrigin') + '/x/wrong_value/mcp', '--storyboards', discovery);
     expect(run.exitCode, run.stdout + run.stderr).toBe(1);
@@ -110,7 +127,7 @@ describe('usage and configuration errors exit 2 before anything runs', () => {
       /no storyboard "capability_discovry" \(did you mean "capability_discovery"\?\); storyboard "sales-guarnteed" \(did you mean bundle "sales-guaranteed"\?\)/,
     ],
     ['a storyboard file that does not exist', ['http://127.0.0.1:1/mcp', '--storyboards', 'nope.storyboard.yaml'], /--storyboards nope\.storyboard\.yaml: no such file/],
-    ['A2A', ['http://127.0.0.1:1/mcp', '--protocol', 'a2a'], /--protocol a2a: A2A agents are not supported by this version of vitest-adcp yet/],
+    ['an unknown protocol', ['http://127.0.0.1:1/mcp', '--protocol', 'grpc'], /--protocol is "grpc": use mcp or a2a/],
   ])('%s', async (_, args, message) => {
     const run = await cli(...args);
     expect(run.exitCode, run.stdout + run.stderr).toBe(2);
@@ -132,6 +149,15 @@ describe('usage and configuration errors exit 2 before anything runs', () => {
     expect(run.exitCode).toBe(2);
     expect(run.stderr).not.toMatch(/plain http/);
     expect(run.stderr).toMatch(/--storyboards nope\.storyboard\.yaml: no such file/);
+  });
+
+  it('--webhook-receiver hosts a loopback receiver: webhook_emission passes; a bad webhook setting is a usage error', async () => {
+    const run = await cli(inject('agentUrl'), '--storyboards', 'webhook_emission', '--webhook-receiver', '--auth', 'demo-cli-webhooks');
+    expect(run.exitCode, run.stdout + run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/Tests\s+7 passed \(7\)/);
+    const http = await cli(inject('agentUrl'), '--storyboards', 'webhook_emission', '--webhook-base-url', 'http://hooks.example.com', '--webhook-port', '4100');
+    expect(http.exitCode).toBe(2);
+    expect(http.stderr).toMatch(/plain http: proxy_url mode requires https/);
   });
 
   it('--help prints the usage and exits 0', async () => {

@@ -136,7 +136,7 @@ describe('sharded runs', () => {
     const r = await runVitest({ config, env: { E2E_STORYBOARDS: env.E2E_STORYBOARDS }, reporters: [join(repoRoot, 'src', 'report', 'reporter.ts')], args: [`--merge-reports=${blobs}`, `--outputFile.vitest-adcp=${merged}`] });
     expect(r.exitCode, r.stdout + r.stderr).toBe(0);
     const report = JSON.parse(readFileSync(merged, 'utf8'));
-    expect(report.storyboards.map((s: any) => s.storyboard_id).sort()).toEqual(['capability_discovery', 'fixture_discovery', 'fixture_error_codes', 'fixture_products']);
+    expect(report.storyboards.map((s: any) => s.storyboard_id).sort()).toEqual(['capability_discovery', 'fixture_auth', 'fixture_discovery', 'fixture_error_codes', 'fixture_products']);
     expect(report.summary.total_steps).toBe(r.tests.length);
     expect(report.summary.steps_failed).toBe(0);
   });

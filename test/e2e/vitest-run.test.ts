@@ -7,6 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadStoryboardFile } from '../../src/storyboard/load.js';
+import { startFixtureAgent } from '../../fixtures/agent/server.mjs';
 import { closedPort } from '../helpers/ports.js';
 import { byId, repoRoot, runNode, runVitest, type VitestRun } from '../helpers/run-vitest.js';
 
@@ -178,6 +179,27 @@ describe('selecting one step by its YAML line (vitest file.yaml:LINE, what IDEs 
   });
 });
 
+describe('--retry', () => {
+  it('never calls the agent again for a storyboard step, and says why with the first verdict', async () => {
+    const own = await startFixtureAgent();
+    try {
+      const runIn = (session: string, args: string[]) =>
+        runVitest({ config, env: { ADCP_AGENT_URL: own.urlFor(['wrong_value', `session_${session}`]), E2E_FILES: 'fixtures/storyboards/discovery.storyboard.yaml' }, args });
+      const once = await runIn('plain', []);
+      const retried = await runIn('retried', ['--retry=2']);
+      const test = byId(retried, 'fixture_discovery/capabilities/get_capabilities');
+      expect(test.state).toBe('failed');
+      expect(test.errors.at(-1)!.message).toMatch(/^vitest-adcp does not retry storyboard steps \(retry 2\): .*first attempt's verdict stands — field_value at \/context\/correlation_id/);
+      const calls = (session: string) => own.calls.filter((c) => c.session === session).length;
+      expect(calls('plain')).toBeGreaterThan(0);
+      expect(calls('retried')).toBe(calls('plain'));
+      expect(byId(once, 'fixture_discovery/capabilities/get_capabilities').state).toBe('failed');
+    } finally {
+      await own.close();
+    }
+  });
+});
+
 describe('an agent slower than Vitest\'s own test timeout', () => {
   it('waits for the engine\'s bound, not Vitest\'s timer, and the report agrees with the terminal', async () => {
     // Each answer takes 1.5 s; the user's testTimeout is 1 s; the plugin's step bound (timeoutMs) is 5 s.
@@ -197,6 +219,12 @@ describe('an agent slower than Vitest\'s own test timeout', () => {
 });
 
 describe('configuration errors', () => {
+  it('a compliance version that is not installed stops the run with the versions there are, even with no corpus storyboard selected', async () => {
+    const run = await runVitest({ config, env: { ADCP_AGENT_URL: inject('agentUrl'), ADCP_COMPLIANCE: '9.9.9', E2E_STORYBOARDS: good[0]! } });
+    expect(run.exitCode).not.toBe(0);
+    expect(run.stdout + run.stderr).toMatch(/AdCP compliance version "9\.9\.9" is not in the installed @adcp\/sdk \(it has: [\d.]+/);
+  });
+
   it('a missing agent URL fails the steps with a clear message, not a stack trace', async () => {
     const run = await runVitest({ config, env: { ADCP_AGENT_URL: undefined, E2E_STORYBOARDS: good[0]! } });
     expect(run.tests.length).toBeGreaterThan(0);

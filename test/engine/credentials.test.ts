@@ -42,7 +42,7 @@ describe('credentials', () => {
     const basic = r.resolve({ type: 'basic', value_strategy: 'random_invalid' });
     expect(basic).toEqual({ kind: 'basic', username: expect.stringMatching(/^invalid-[0-9a-f]{16}$/), password: expect.stringMatching(/^[0-9a-f]{48}$/) });
     const jwt = r.resolve({ type: 'oauth_bearer', value_strategy: 'random_invalid_jwt' });
-    expect(jwt).toEqual({ kind: 'bearer', token: expect.stringMatching(/^[\w-]{32}\.[\w-]{64}\.[\w-]{43}$/) });
+    expect(jwt).toEqual({ kind: 'bearer', token: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]{342}$/) });
     expect(r.resolve({ type: 'oauth_bearer', value_strategy: 'random_invalid_jwt' })).toEqual(jwt);
     const other = new CredentialResolver({ defaultToken: 'op-token' });
     expect(other.resolve({ type: 'api_key', value_strategy: 'random_invalid' })).not.toEqual(key);
@@ -53,9 +53,31 @@ describe('credentials', () => {
     const key = (r.resolve({ type: 'api_key', value_strategy: 'random_invalid' }) as { token: string }).token;
     const jwt = (r.resolve({ type: 'api_key', value_strategy: 'random_invalid_jwt' }) as { token: string }).token;
     const basic = r.resolve({ type: 'basic', value_strategy: 'random_invalid' }) as { password: string };
-    expect(r.secrets()).toEqual(['op-token', 'kit-api-key-123', 'kit-basic-pw', key, jwt, basic.password]);
+    expect(r.secrets()).toEqual(['op-token', 'kit-api-key-123', 'kit-basic-pw', key, jwt, jwt.split('.')[2], basic.password]);
     const bare = new CredentialResolver({ defaultToken: '', testKit: { auth: { api_key: '' } } });
-    expect(bare.secrets()).toHaveLength(3);
+    expect(bare.secrets()).toHaveLength(4);
+  });
+});
+
+describe('random_invalid_jwt (security.yaml > probe_invalid_oauth_token)', () => {
+  const decode = (segment: string) => JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
+
+  it('is a JWT a parser accepts: RS256 header, { sub: invalid, aud: the agent URL }, a random 256-byte signature', () => {
+    let agentUrl: string | undefined;
+    const r = new CredentialResolver({ audience: () => agentUrl });
+    agentUrl = 'https://agent.example/mcp';
+    const { token } = r.resolve({ type: 'oauth_bearer', value_strategy: 'random_invalid_jwt' }) as { token: string };
+    const [header, payload, signature] = token.split('.');
+    expect(decode(header!)).toEqual({ alg: 'RS256', typ: 'JWT' });
+    expect(decode(payload!)).toEqual({ sub: 'invalid', aud: 'https://agent.example/mcp' });
+    expect(Buffer.from(signature!, 'base64url')).toHaveLength(256);
+    expect(r.secrets()).toContain(token);
+  });
+
+  it('is fresh per run, and has no aud before the agent URL is known', () => {
+    const [a, b] = [new CredentialResolver({}), new CredentialResolver({})].map((r) => (r.resolve({ type: 'oauth_bearer', value_strategy: 'random_invalid_jwt' }) as { token: string }).token);
+    expect(a).not.toBe(b);
+    expect(decode(a!.split('.')[1]!)).toEqual({ sub: 'invalid' });
   });
 });
 

@@ -664,7 +664,7 @@ describe('runner-only tasks and {{runner.*}} substitutions', () => {
       { id: 'declared', task: 'expect_webhook', requires_contract: 'webhook_receiver_runner', validations: [] },
     ]);
     expect(r.verdicts).toEqual({ webhook: 'skipped:unsatisfied_contract', declared: 'skipped:not_applicable' });
-    expect(result(r, 'webhook').skip!.detail).toBe(`expect_webhook needs the runner's webhook receiver (contract "webhook_receiver_runner"), which vitest-adcp does not host yet`);
+    expect(result(r, 'webhook').skip!.detail).toBe(`expect_webhook needs the runner's webhook receiver (contract "webhook_receiver_runner"), and this run hosts none (plugin option webhooks: { receiver: 'loopback' }, or --webhook-receiver)`);
     expect(result(r, 'declared').skip!.detail).toBe(`expect_webhook requires the test-kit contract "webhook_receiver_runner" (a webhook receiver), which is not in scope for this run`);
     expect(r.calls()).toEqual([]);
   });

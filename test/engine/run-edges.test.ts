@@ -199,7 +199,7 @@ describe('a step that cannot be sent fails alone, saying what to fix', () => {
         description: 'unresolved substitution',
         expected: ['$context.never'],
         actual: null,
-        error: '$context.never did not resolve: the step that captures it failed, was skipped, or never ran',
+        error: '$context.never did not resolve: no earlier step captures "never" (context_outputs), and the storyboard\'s context does not set it',
         source: { file: '/virtual/inline.storyboard.yaml', line: 7, column: 9 },
       }),
     ]);

@@ -304,7 +304,7 @@ describe('behaviours', () => {
     for (const [name, info] of Object.entries(BEHAVIOURS)) {
       expect(info.does, name).toMatch(/\w/);
       expect(info.breaks, name).toMatch(/\w/);
-      expect(['tool', 'http', 'metadata', 'listing', 'state']).toContain(info.layer);
+      expect(['tool', 'http', 'metadata', 'listing', 'state', 'a2a']).toContain(info.layer);
     }
   });
 

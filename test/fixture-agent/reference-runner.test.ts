@@ -26,7 +26,7 @@ const STORYBOARDS = {
   security_3_0_6: join(COMPLIANCE, 'universal/security.yaml'),
   security_3_1_0_rc_2: SECURITY_3_1,
   fixture_discovery: join(FIXTURE_STORYBOARDS, 'discovery.storyboard.yaml'),
-  fixture_auth: fileURLToPath(new URL('../../fixtures/pending/auth.storyboard.yaml', import.meta.url)),
+  fixture_auth: fileURLToPath(new URL('../../fixtures/storyboards/auth.storyboard.yaml', import.meta.url)),
 };
 
 const fixtureKit = parseYaml(readFileSync(FIXTURE_TEST_KIT_PATH, 'utf8'));

@@ -1,5 +1,5 @@
 /**
- * Runs an inline storyboard through the real engine and the real MCP transport
+ * Runs an inline storyboard through the real engine and the real MCP (or A2A) transport
  * against a real agent URL (our fixture agent on 127.0.0.1). No test framework
  * in between: for asserting the contract records the engine produces.
  */
@@ -10,7 +10,7 @@ import { StoryboardRun } from '../../src/engine/run.js';
 import { schemaRegistryFor } from '../../src/schemas/registry.js';
 import { loadStoryboard } from '../../src/storyboard/load.js';
 import type { TestKit } from '../../src/storyboard/types.js';
-import { McpTransport } from '../../src/transport/mcp.js';
+import { createTransport } from '../../src/transport/create.js';
 
 export const TOKEN = 'demo-e2e-token-v1';
 
@@ -24,6 +24,8 @@ export interface InlineRunOptions {
   pollIntervalMs?: number;
   /** Storyboard ids of the "source tree", for `requires_scenarios`. Absent: not checked. */
   knownStoryboardIds?: Iterable<string>;
+  /** How to reach the agent (the URL is then the A2A endpoint). @default 'mcp' */
+  protocol?: 'mcp' | 'a2a';
 }
 
 export async function runInline(yaml: string, url: string, options: InlineRunOptions = {}): Promise<Record<string, StepOutcome>> {
@@ -41,7 +43,7 @@ export function openInline(yaml: string, url: string, options: InlineRunOptions 
   const loaded = loadStoryboard(yaml, '/virtual/inline.storyboard.yaml');
   if (!loaded.ok) throw new Error(loaded.diagnostics.map((d) => `${d.line}:${d.column} [${d.rule}] ${d.message}`).join('\n'));
   return new StoryboardRun(loaded.storyboard, {
-    transport: () => new McpTransport({ url, maxResponseBytes: options.maxResponseBytes ?? 10 * 1024 * 1024 }),
+    transport: () => createTransport(options.protocol ?? 'mcp', { url, maxResponseBytes: options.maxResponseBytes ?? 10 * 1024 * 1024 }),
     schemas: schemaRegistryFor(defaultSchemasDir()!),
     authToken: options.authToken === null ? undefined : (options.authToken ?? TOKEN),
     testKit: options.testKit,

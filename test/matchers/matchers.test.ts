@@ -22,6 +22,11 @@ describe('toRejectUnauthenticated', () => {
     await expect(url()).toRejectUnauthenticated();
   });
 
+  it('over A2A too (option protocol)', async () => {
+    await expect(`${origin()}/a2a`).toRejectUnauthenticated({ protocol: 'a2a' });
+    await expect(`${origin()}/x/missing_auth_check/a2a`).not.toRejectUnauthenticated({ protocol: 'a2a' });
+  });
+
   it('fails when the agent serves protected tasks without checking credentials', async () => {
     expect(await failureOf(() => expect(url('missing_auth_check')).toRejectUnauthenticated({ task: 'list_creatives' }))).toMatchInlineSnapshot(`
       "expect(agentUrl).toRejectUnauthenticated(options)

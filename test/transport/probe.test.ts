@@ -19,15 +19,21 @@ describe('URLs the agent supplies (SSRF guard)', () => {
   it.each([
     ['http://auth.example.com', 'is not https'],
     ['https://localhost:8443', 'loopback name'],
-    ['https://127.0.0.2', 'loopback, private or link-local'],
-    ['https://10.1.2.3', 'loopback, private or link-local'],
-    ['https://172.20.0.1', 'loopback, private or link-local'],
-    ['https://192.168.1.1', 'loopback, private or link-local'],
-    ['https://169.254.169.254', 'loopback, private or link-local'],
-    ['https://[::1]', 'loopback, private or link-local'],
-    ['https://[fd00::1]', 'loopback, private or link-local'],
+    ['https://127.0.0.2', 'is a loopback address'],
+    ['https://10.1.2.3', 'is a private address (RFC 1918, 10.0.0.0/8)'],
+    ['https://172.20.0.1', 'is a private address (RFC 1918, 172.16.0.0/12)'],
+    ['https://192.168.1.1', 'is a private address (RFC 1918, 192.168.0.0/16)'],
+    ['https://169.254.169.254', 'is a link-local address'],
+    ['https://[::1]', 'is the IPv6 loopback address'],
+    ['https://[fd00::1]', 'is an IPv6 unique local address'],
+    ['https://100.64.0.1', 'is a carrier-grade NAT address'],
+    ['https://[::ffff:10.0.0.1]', 'is an IPv4-mapped IPv6 address of 10.0.0.1'],
     ['not a url', 'is not a URL'],
   ])('refuses %s', (target, why) => {
     expect(refuseAgentSuppliedUrl(target, agent)).toContain(why);
+  });
+  it('allowHttp (local development) lifts the scheme and address rules', () => {
+    expect(refuseAgentSuppliedUrl('http://10.1.2.3/oauth', agent, true)).toBeUndefined();
+    expect(refuseAgentSuppliedUrl('ftp://10.1.2.3/oauth', agent, true)).toContain('is not http(s)');
   });
 });

@@ -1,0 +1,565 @@
+/**
+ * The runner's webhook tasks (storyboard-schema.yaml > "Webhook-assertion
+ * steps", test-kits/webhook-receiver-runner.yaml), graded against what the
+ * run's receiver (src/webhooks/) observed — never sent to the agent:
+ *
+ *   expect_webhook                     a delivery at the trigger's URL within
+ *                                      `timeout_seconds`; `filter`; the
+ *                                      idempotency_key; `webhook_payload_schema_ref`;
+ *                                      `expect_max_deliveries_per_logical_event`
+ *   expect_webhook_retry_keys_stable   the receiver answers the trigger's URL
+ *                                      `retry_trigger.http_status` `count` times,
+ *                                      then 200; every delivery carries one
+ *                                      byte-identical key (and, under 9421, a
+ *                                      valid signature with a fresh nonce)
+ *   expect_webhook_signature_valid     RFC 9421 webhook profile (src/signing),
+ *                                      keys from the agent's brand.json
+ *
+ * Also the runner variables `{{runner.webhook_base}}` / `{{runner.webhook_url:<step>}}`
+ * (URLs minted per step, registered with the receiver — and armed with the
+ * retry policy of a retry step that names the step — before the triggering
+ * call goes out), and `{{prior_step.<step>.operation_id}}`: the operation id
+ * the runner put in that step's URL (the test kit: "the ID the RUNNER sets in
+ * the path segment of push_notification_config.url").
+ *
+ * One (keyid, nonce) replay cache per storyboard run, shared by every
+ * verified delivery (test kit > client_primitives.signature_replay_store).
+ */
+import { randomUUID } from 'node:crypto';
+import { jsonEqual } from '../checks/equality.js';
+import type { SchemaRegistry } from '../schemas/registry.js';
+import { MemoryReplayCache, verifySignedMessage, WEBHOOK_SIGNING, type JwksSource, type SigningProfile, type WebhookSignatureErrorCode } from '../signing/index.js';
+import type { Step, Storyboard, TestKit } from '../storyboard/types.js';
+import { isRoutable, type RetryPolicy, type WebhookDelivery, type WebhookSink } from '../webhooks/receiver.js';
+import { SignerKeys } from '../webhooks/signer-keys.js';
+import { parseStrictJson } from '../webhooks/strict-json.js';
+import { resolvePath } from './path.js';
+import type { SkipResult, StepResult, ValidationResult, WebhookDeliveryRecord } from './records.js';
+import { substitute, type RunnerVariables, type SubstitutionScope } from './substitute.js';
+
+export const WEBHOOK_TASKS: ReadonlySet<string> = new Set(['expect_webhook', 'expect_webhook_retry_keys_stable', 'expect_webhook_signature_valid']);
+/** The test-kit contract a receiver satisfies. */
+export const WEBHOOK_CONTRACT = 'webhook_receiver_runner';
+/** mcp-webhook-payload.json > idempotency_key. */
+export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9_.:-]{16,255}$/;
+
+const DEFAULT_TIMEOUT_SECONDS = 30;
+const DEFAULT_RETRY_TIMEOUT_SECONDS = 90;
+const DEFAULT_MIN_DELIVERIES = 2;
+/** retry_replay_contract defaults and bounds (the loader already rejects values outside them). */
+const DEFAULT_RETRY: RetryPolicy = { count: 3, httpStatus: 503 };
+const RETRY_STATUSES = new Set([429, 500, 502, 503, 504]);
+const MAX_RECORDED_DELIVERIES = 50;
+const MAX_RECORDED_BODY_CHARS = 64 * 1024;
+const WEBHOOK_URL_TOKEN = /\{\{\s*runner\.webhook_url:([^{}\s]+)\s*\}\}/g;
+
+export interface WebhookRunOptions {
+  /** The receiver; absent when the run hosts none. */
+  sink?: WebhookSink;
+  /** The run's per-step bound: caps every wait. */
+  timeoutMs: number;
+  schemas?: SchemaRegistry;
+  file: string;
+  /** Verification keys instead of brand.json discovery (tests; an operator with pinned keys). */
+  signerKeys?: JwksSource;
+}
+
+type Verdict = { ok: true; keyid: string } | { ok: false; code: WebhookSignatureErrorCode | 'webhook_body_malformed'; step: number | string; detail: string };
+
+export class WebhookRun {
+  private readonly operationIds = new Map<string, string>();
+  private readonly opened = new Map<string, Promise<void>>();
+  private readonly replay = new MemoryReplayCache({ perKeyidCap: 100_000 });
+  private readonly verdicts = new Map<number, Promise<Verdict>>();
+  private keys?: { agentUrl: string; keys: SignerKeys };
+  /** `{{runner.*}}` values; undefined without a receiver (those tokens then stay unresolved). */
+  readonly variables?: RunnerVariables;
+
+  constructor(
+    private readonly storyboard: Storyboard,
+    private readonly options: WebhookRunOptions,
+  ) {
+    const sink = options.sink;
+    if (sink) {
+      this.variables = {
+        webhookBase: sink.baseUrl,
+        webhookUrl: (stepId) => (isRoutable(stepId, 'x') ? `${sink.baseUrl}/step/${stepId}/${this.operationIdFor(stepId)}` : undefined),
+        operationId: (stepId) => this.operationIds.get(stepId),
+      };
+    }
+  }
+
+  get hasReceiver(): boolean {
+    return this.options.sink !== undefined;
+  }
+
+  /**
+   * storyboard-schema.yaml > Unresolved substitution behavior, preflight 1
+   * ("the preferred behavior for absent webhook receivers"), for a storyboard
+   * that exists for the receiver — its test kit is the receiver contract
+   * (universal/webhook-emission.yaml: "Runners without a webhook receiver
+   * grade the entire universal as not_applicable").
+   */
+  storyboardSkip(testKit: TestKit | undefined): SkipResult | undefined {
+    if (this.hasReceiver || testKit?.id !== WEBHOOK_CONTRACT) return undefined;
+    return {
+      reason: 'not_applicable',
+      detail: `unresolved_substitution: this storyboard needs the runner's webhook receiver (test-kit contract "${WEBHOOK_CONTRACT}"), and this run hosts none — enable it with the plugin option webhooks: { receiver: 'loopback' } or --webhook-receiver`,
+    };
+  }
+
+  /**
+   * Before a step's request is substituted: mint and register the URLs it
+   * names, each armed with the retry policy of an `expect_webhook_retry_keys_stable`
+   * step it triggers — so the first delivery already meets the policy.
+   */
+  async prepare(sampleRequest: unknown): Promise<string | undefined> {
+    const sink = this.options.sink;
+    if (!sink || sampleRequest === undefined) return undefined;
+    const text = JSON.stringify(sampleRequest) ?? '';
+    const stepIds = new Set([...text.matchAll(WEBHOOK_URL_TOKEN)].map((m) => m[1]!));
+    try {
+      await Promise.all(
+        [...stepIds].filter((id) => isRoutable(id, 'x')).map((stepId) => {
+          const operationId = this.operationIdFor(stepId);
+          const key = `${stepId}/${operationId}`;
+          let opening = this.opened.get(key);
+          if (!opening) {
+            opening = sink.open(stepId, operationId, this.retryPolicyFor(stepId));
+            this.opened.set(key, opening);
+          }
+          return opening;
+        }),
+      );
+      return undefined;
+    } catch (error) {
+      return `the run's webhook receiver could not register this step's URL: ${error instanceof Error ? error.message : String(error)}`;
+    }
+  }
+
+  /** Releases this run's URLs on the receiver. */
+  async close(): Promise<void> {
+    const sink = this.options.sink;
+    if (!sink || this.opened.size === 0) return;
+    const urls = [...this.opened.keys()].map((key) => {
+      const [stepId, operationId] = key.split('/') as [string, string];
+      return { stepId, operationId };
+    });
+    this.opened.clear();
+    await Promise.allSettled([sink.release(urls)]);
+  }
+
+  /**
+   * Grades one webhook step. `base` is the step's record so far; `results`
+   * the run's records (for `triggered_by`); `scope` what `filter` substitutes
+   * against; `agentUrl` where the agent's brand.json is.
+   */
+  async assert(step: Step, task: string, base: StepResult, scope: SubstitutionScope, results: ReadonlyMap<number, StepResult>, agentUrl: string): Promise<StepResult> {
+    const sink = this.options.sink!;
+    const record = (extra: Partial<StepResult>): StepResult => ({
+      ...base,
+      extraction: { path: 'none', note: "webhook step: graded on the deliveries the runner's receiver observed (nothing is sent to the agent)" },
+      ...extra,
+    });
+    const trigger = typeof step.triggered_by === 'string' ? [...results.values()].find((r) => r.step_id === step.triggered_by) : undefined;
+    const triggerSkip = trigger && triggerProblem(trigger);
+    if (triggerSkip) return record({ passed: triggerSkip.reason !== 'prerequisite_failed', skip: triggerSkip });
+
+    const v = new Validations(this.options.file, step, task);
+    const filterSubstituted = substitute((step.filter ?? {}) as Record<string, unknown>, scope);
+    if (filterSubstituted.unresolved.length > 0) {
+      return record({
+        validations: [
+          v.fail('unresolved_substitution', 'unresolved substitution', `${filterSubstituted.unresolved.join(', ')} in the step's filter did not resolve: the step that produces it failed, was skipped, or never ran`, {
+            expected: filterSubstituted.unresolved,
+          }),
+        ],
+      });
+    }
+    const { operation_id: filterOperation, ...bodyFilter } = filterSubstituted.value;
+    const target = this.target(step, filterOperation);
+    if ('problem' in target) return record({ validations: [v.fail('webhook_target', 'which receiver URL to watch', target.problem)] });
+
+    const seconds = positive(step.timeout_seconds) ?? (task === 'expect_webhook_retry_keys_stable' ? DEFAULT_RETRY_TIMEOUT_SECONDS : DEFAULT_TIMEOUT_SECONDS);
+    const windowMs = Math.min(seconds * 1000, this.options.timeoutMs);
+    const window = `${Math.round(windowMs) / 1000} s${seconds * 1000 > this.options.timeoutMs ? ` (timeout_seconds ${seconds}, capped by the run's step timeout)` : ''}`;
+    const matches = (d: WebhookDelivery) => matchesFilter(d, bodyFilter);
+    const cap = typeof step.expect_max_deliveries_per_logical_event === 'number' ? step.expect_max_deliveries_per_logical_event : undefined;
+    const registered = typeof step.triggered_by === 'string' ? this.pushConfigOf(trigger) : undefined;
+    const hmac = registered?.authentication !== undefined && registered.authentication !== null;
+
+    if (task === 'expect_webhook_signature_valid' && hmac) {
+      return record({
+        passed: true,
+        skip: {
+          reason: 'not_applicable',
+          detail: `${step.triggered_by} registered push_notification_config.authentication (the legacy HMAC/Bearer fallback): RFC 9421 webhook signing is not in effect, so the signature phase does not apply (universal/webhook-emission.yaml)`,
+        },
+      });
+    }
+
+    let observed: WebhookDelivery[];
+    try {
+      observed = await this.collect(sink, target, windowMs, (all) => {
+        // The sender is done once the receiver accepted a delivery; a cap needs the whole window.
+        if (task === 'expect_webhook_retry_keys_stable') return all.some((d) => matches(d) && d.answered >= 200 && d.answered < 300);
+        return cap === undefined && all.some(matches);
+      });
+    } catch (error) {
+      return record({ error: `the run's webhook receiver could not be read: ${error instanceof Error ? error.message : String(error)}` });
+    }
+    const matched = observed.filter(matches);
+    const deliveries = recordDeliveries(observed, matches);
+    const url = `${sink.baseUrl}/step/${target.stepId}/${target.operationId}`;
+    const done = (validations: ValidationResult[]) => record({ validations, passed: validations.every((x) => x.passed), webhook_deliveries: deliveries });
+
+    if (task === 'expect_webhook_retry_keys_stable') {
+      return done(await this.retryKeysStable(step, v, matched, url, window, hmac, agentUrl));
+    }
+    if (matched.length === 0) {
+      const others = observed.length > 0 ? `; ${observed.length} delivery(ies) arrived there but none matched the filter ${JSON.stringify(bodyFilter)}` : '';
+      return done([v.fail('no_webhook_received', 'a webhook arrives', `no webhook matching the filter arrived at ${url} within ${window}${others}`, { expected: 'a webhook delivery matching the filter', observed: observed.length })]);
+    }
+    const first = matched[0]!;
+    if (task === 'expect_webhook_signature_valid') {
+      const tag = typeof step.require_tag === 'string' ? step.require_tag : WEBHOOK_SIGNING.tag;
+      const verdict = await this.verify(first, tag, agentUrl);
+      return done([signatureValidation(v, verdict, first, tag)]);
+    }
+    return done(this.expectWebhook(step, v, first, matched, cap, window));
+  }
+
+  private expectWebhook(step: Step, v: Validations, first: WebhookDelivery, matched: WebhookDelivery[], cap: number | undefined, window: string): ValidationResult[] {
+    const out: ValidationResult[] = [];
+    const body = parseBody(first);
+    if (!body.ok) {
+      out.push(v.fail('schema_violation', 'the webhook body is a JSON object', body.problem, { json_pointer: '', expected: 'a JSON object body' }));
+      return out;
+    }
+    out.push(v.pass('the webhook body is a JSON object'));
+    if (step.expect_idempotency_key !== false) out.push(idempotencyKeyValidation(v, body.value));
+    const ref = typeof step.webhook_payload_schema_ref === 'string' ? step.webhook_payload_schema_ref : undefined;
+    if (ref) out.push(this.payloadSchema(v, ref, body.value));
+    if (cap !== undefined) {
+      const keys = [...new Set(matched.map((d) => keyOf(d)).filter((k): k is string => typeof k === 'string'))];
+      out.push(
+        keys.length <= cap
+          ? v.pass(`at most ${cap} logical event(s) (distinct idempotency_key) within ${window}`)
+          : v.fail('duplicate_webhook_on_replay', `at most ${cap} logical event(s) (distinct idempotency_key)`, `${keys.length} distinct idempotency_keys arrived within ${window}: the agent re-emitted the event (a replay must not re-execute)`, {
+              json_pointer: '/idempotency_key',
+              expected: `at most ${cap} distinct idempotency_key value(s)`,
+              observed: keys,
+            }),
+      );
+    }
+    return out;
+  }
+
+  private payloadSchema(v: Validations, ref: string, body: unknown): ValidationResult {
+    const description = `the payload validates against ${ref}`;
+    const schemas = this.options.schemas;
+    if (!schemas || !schemas.resolveRef(ref)) {
+      const presumed = schemas?.presumedIdentity(ref) ?? { schema_id: null, schema_url: null };
+      return { ...v.fail('schema_violation', description, `no AdCP schema "${ref}" is available to validate the webhook against`, { expected: ref }), ...presumed };
+    }
+    const verdict = schemas.validate(ref, body);
+    if (verdict.valid) return { ...v.pass(description), schema_id: verdict.schema_id, schema_url: verdict.schema_url };
+    return {
+      ...v.fail('schema_violation', description, verdict.errors.slice(0, 5).map((e) => `${e.instance_path || '/'} ${e.message}`).join('; '), {
+        json_pointer: verdict.errors[0]?.instance_path ?? '',
+        expected: verdict.schema_id,
+        observed: verdict.errors,
+      }),
+      schema_id: verdict.schema_id,
+      schema_url: verdict.schema_url,
+    };
+  }
+
+  private async retryKeysStable(step: Step, v: Validations, matched: WebhookDelivery[], url: string, window: string, hmac: boolean, agentUrl: string): Promise<ValidationResult[]> {
+    const min = positive(step.expect_min_deliveries) ?? DEFAULT_MIN_DELIVERIES;
+    const policy = this.retryPolicyFor(step.triggered_by as string) ?? DEFAULT_RETRY;
+    if (matched.length < min) {
+      const statuses = matched.map((d) => d.answered);
+      return [
+        v.fail(
+          'insufficient_retries',
+          `at least ${min} deliveries (the receiver answers ${policy.httpStatus} to the first ${policy.count})`,
+          `${matched.length} delivery(ies) at ${url} within ${window}${statuses.length ? ` (answered ${statuses.join(', ')})` : ''}: the agent did not retry after the receiver's ${policy.httpStatus}`,
+          { expected: `at least ${min} deliveries`, observed: matched.length },
+        ),
+      ];
+    }
+    const out: ValidationResult[] = [v.pass(`${matched.length} deliveries observed (the receiver answered ${matched.map((d) => d.answered).join(', ')})`)];
+    const keys = matched.map((d) => {
+      const body = parseBody(d);
+      return body.ok ? (body.value as { idempotency_key?: unknown }).idempotency_key : undefined;
+    });
+    const missing = keys.findIndex((k) => typeof k !== 'string' || k === '');
+    if (missing !== -1) {
+      out.push(v.fail('missing_idempotency_key', 'every delivery carries an idempotency_key', `delivery ${missing + 1} of ${matched.length} carries no idempotency_key`, { json_pointer: '/idempotency_key', expected: 'a non-empty idempotency_key on every delivery', observed: keys }));
+      return out;
+    }
+    const strings = keys as string[];
+    const badFormat = strings.findIndex((k) => !IDEMPOTENCY_KEY_PATTERN.test(k));
+    if (badFormat !== -1) {
+      const code = IDEMPOTENCY_KEY_PATTERN.test(strings[0]!) ? 'idempotency_key_format_changed' : 'invalid_idempotency_key_format';
+      out.push(v.fail(code, 'every idempotency_key matches ^[A-Za-z0-9_.:-]{16,255}$', `delivery ${badFormat + 1}'s idempotency_key does not match ${IDEMPOTENCY_KEY_PATTERN.source}`, { json_pointer: '/idempotency_key', expected: IDEMPOTENCY_KEY_PATTERN.source, observed: strings }));
+      return out;
+    }
+    if (strings.some((k) => k !== strings[0])) {
+      out.push(
+        v.fail('idempotency_key_rotated', 'the idempotency_key is byte-identical on every retry', `the idempotency_key changed across retries of one event (a retry must reuse the first delivery's key): ${strings.map((k, i) => `#${i + 1} ${k}`).join(', ')}`, {
+          json_pointer: '/idempotency_key',
+          expected: strings.map(() => strings[0]),
+          observed: strings,
+        }),
+      );
+      return out;
+    }
+    out.push(v.pass(`the idempotency_key is byte-identical on all ${strings.length} deliveries`));
+    // storyboard-schema.yaml > expect_webhook_retry_keys_stable: under 9421 every retry is verified, with the run's replay store.
+    if (!hmac && step.verify_signature_on_every_delivery !== false) {
+      for (const [i, delivery] of matched.entries()) {
+        const verdict = await this.verify(delivery, WEBHOOK_SIGNING.tag, agentUrl);
+        if (!verdict.ok) {
+          const failed = signatureValidation(v, verdict, delivery, WEBHOOK_SIGNING.tag);
+          out.push({ ...failed, error: `delivery ${i + 1} of ${matched.length}: ${failed.error}` });
+          return out;
+        }
+      }
+      out.push(v.pass(`every delivery's RFC 9421 signature verifies, each with a fresh nonce`));
+    }
+    return out;
+  }
+
+  /** Verifies one delivery once per run (a second verification would see its own nonce as a replay). */
+  private verify(delivery: WebhookDelivery, tag: string, agentUrl: string): Promise<Verdict> {
+    let verdict = this.verdicts.get(delivery.seq);
+    if (!verdict) {
+      verdict = this.verifyOnce(delivery, tag, agentUrl);
+      this.verdicts.set(delivery.seq, verdict);
+    }
+    return verdict;
+  }
+
+  private async verifyOnce(delivery: WebhookDelivery, tag: string, agentUrl: string): Promise<Verdict> {
+    const profile: SigningProfile<WebhookSignatureErrorCode> = tag === WEBHOOK_SIGNING.tag ? WEBHOOK_SIGNING : { ...WEBHOOK_SIGNING, tag };
+    const headers: Record<string, string[]> = {};
+    for (const [name, value] of delivery.headers) (headers[name] ??= []).push(value);
+    const keys = this.signerKeys(agentUrl);
+    const result = await verifySignedMessage(
+      { method: delivery.method, url: delivery.url, headers, body: delivery.body },
+      { profile, jwks: keys.source, now: Math.floor(delivery.receivedAt / 1000), replayCache: this.replay },
+    );
+    if (!result.ok) {
+      const where = result.code === 'webhook_signature_key_unknown' ? await keys.where() : '';
+      return { ok: false, code: result.code, step: result.step, detail: `${result.detail}${where}` };
+    }
+    if (!result.signed) return { ok: false, code: 'webhook_signature_header_malformed', step: 0, detail: 'the delivery is not signed' };
+    // Checklist step 14: a signature over a body two parsers read differently is not accepted.
+    const strict = parseStrictJson(delivery.body.toString('utf8'));
+    if (!strict.ok && strict.duplicateKey !== undefined) return { ok: false, code: 'webhook_body_malformed', step: 14, detail: `the signed body has a ${strict.error}` };
+    return { ok: true, keyid: result.keyid };
+  }
+
+  private signerKeys(agentUrl: string): { source: JwksSource; where: () => Promise<string> } {
+    if (this.options.signerKeys) return { source: this.options.signerKeys, where: async () => ' (keys given to the run)' };
+    if (!this.keys || this.keys.agentUrl !== agentUrl) this.keys = { agentUrl, keys: new SignerKeys(agentUrl, { timeoutMs: Math.min(this.options.timeoutMs, 10_000) }) };
+    const keys = this.keys.keys;
+    return {
+      source: (keyid) => keys.lookup(keyid),
+      where: async () => {
+        const source = await keys.source();
+        return source.problem ? ` — key discovery: ${source.problem}` : ` (JWKS ${source.jwksUri}, from ${source.brandJsonUrl})`;
+      },
+    };
+  }
+
+  /** Waits on the receiver until `done` says so or the window closes; every delivery at the URL, oldest first. */
+  private async collect(sink: WebhookSink, target: { stepId: string; operationId: string }, windowMs: number, done: (all: WebhookDelivery[]) => boolean): Promise<WebhookDelivery[]> {
+    const deadline = performance.now() + windowMs;
+    const all: WebhookDelivery[] = [];
+    let after = 0;
+    for (;;) {
+      const remaining = deadline - performance.now();
+      const batch = await sink.next(target.stepId, target.operationId, after, Math.max(0, remaining));
+      for (const d of batch) {
+        all.push(d);
+        after = Math.max(after, d.seq);
+      }
+      if (done(all) || deadline - performance.now() <= 0 || (batch.length === 0 && remaining <= 0)) return all;
+    }
+  }
+
+  /** The URL a step watches: its trigger's, with the filter's operation_id when it names one. */
+  private target(step: Step, filterOperation: unknown): { stepId: string; operationId: string } | { problem: string } {
+    const triggeredBy = typeof step.triggered_by === 'string' ? step.triggered_by : undefined;
+    if (filterOperation !== undefined && typeof filterOperation !== 'string') return { problem: `filter.operation_id must be a string, got ${JSON.stringify(filterOperation)}` };
+    if (triggeredBy) {
+      const operationId = filterOperation ?? this.operationIds.get(triggeredBy);
+      if (!operationId) return { problem: `the trigger "${triggeredBy}" registered no receiver URL: its request names no {{runner.webhook_url:${triggeredBy}}}` };
+      return { stepId: triggeredBy, operationId };
+    }
+    if (filterOperation) {
+      const stepId = [...this.operationIds].find(([, op]) => op === filterOperation)?.[0];
+      if (stepId) return { stepId, operationId: filterOperation };
+      return { problem: `no receiver URL of this run carries operation_id "${filterOperation}"` };
+    }
+    return { problem: 'the step names neither triggered_by nor filter.operation_id, so no receiver URL is in scope' };
+  }
+
+  private operationIdFor(stepId: string): string {
+    let id = this.operationIds.get(stepId);
+    if (!id) this.operationIds.set(stepId, (id = randomUUID()));
+    return id;
+  }
+
+  private retryPolicyFor(stepId: string): RetryPolicy | undefined {
+    const retryStep = this.storyboard.phases.flatMap((p) => p.steps).find((s) => s.task === 'expect_webhook_retry_keys_stable' && s.triggered_by === stepId);
+    if (!retryStep) return undefined;
+    const trigger = (retryStep.retry_trigger ?? {}) as { count?: unknown; http_status?: unknown };
+    const count = typeof trigger.count === 'number' && Number.isInteger(trigger.count) ? Math.min(10, Math.max(1, trigger.count)) : DEFAULT_RETRY.count;
+    const status = typeof trigger.http_status === 'number' && RETRY_STATUSES.has(trigger.http_status) ? trigger.http_status : DEFAULT_RETRY.httpStatus;
+    return { count, httpStatus: status };
+  }
+
+  private pushConfigOf(trigger: StepResult | undefined): { authentication?: unknown } | undefined {
+    const payload = trigger?.request?.payload as { push_notification_config?: unknown } | undefined;
+    const config = payload?.push_notification_config;
+    return config && typeof config === 'object' ? (config as { authentication?: unknown }) : undefined;
+  }
+}
+
+/** A webhook step cannot observe what its trigger never caused. */
+function triggerProblem(trigger: StepResult): SkipResult | undefined {
+  const skip = trigger.skip;
+  // A trigger that does not apply (an operation the agent lacks, no receiver URL) makes the assertion not apply either.
+  if (skip && ['not_applicable', 'missing_tool', 'missing_test_controller', 'unsatisfied_contract'].includes(skip.reason)) {
+    return { reason: skip.reason, detail: `the webhook this step waits for is triggered by step "${trigger.step_id}", which was skipped (${skip.reason}): ${skip.detail}` };
+  }
+  if (skip || !trigger.passed) {
+    return { reason: 'prerequisite_failed', detail: `prerequisite step "${trigger.step_id}" (phase ${trigger.phase_id}) ${skip ? `was skipped (${skip.reason})` : 'failed'}, so the webhook it triggers cannot be graded` };
+  }
+  return undefined;
+}
+
+function positive(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : undefined;
+}
+
+function parseBody(d: WebhookDelivery): { ok: true; value: Record<string, unknown> } | { ok: false; problem: string } {
+  if (d.oversize) return { ok: false, problem: `the body exceeded the receiver's size limit (answered 413)` };
+  let value: unknown;
+  try {
+    value = JSON.parse(d.body.toString('utf8'));
+  } catch (error) {
+    return { ok: false, problem: `the body is not JSON: ${(error as Error).message}` };
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return { ok: false, problem: 'the body is JSON but not an object' };
+  return { ok: true, value: value as Record<string, unknown> };
+}
+
+function keyOf(d: WebhookDelivery): unknown {
+  const body = parseBody(d);
+  return body.ok ? body.value.idempotency_key : undefined;
+}
+
+/** `filter` fields other than operation_id: dotted paths into the payload, compared as JSON. */
+function matchesFilter(d: WebhookDelivery, filter: Record<string, unknown>): boolean {
+  const entries = Object.entries(filter);
+  if (entries.length === 0) return true;
+  const body = parseBody(d);
+  if (!body.ok) return false;
+  return entries.every(([path, expected]) => {
+    let found;
+    try {
+      found = resolvePath(body.value, path);
+    } catch {
+      return false;
+    }
+    return found.found && jsonEqual(found.value, expected);
+  });
+}
+
+function idempotencyKeyValidation(v: Validations, body: Record<string, unknown>): ValidationResult {
+  const key = body.idempotency_key;
+  const description = 'the payload carries an idempotency_key matching ^[A-Za-z0-9_.:-]{16,255}$';
+  if (typeof key !== 'string' || key === '') {
+    return v.fail('missing_idempotency_key', description, 'the webhook payload has no idempotency_key (receivers dedupe on it: adcp#2417)', { json_pointer: '/idempotency_key', expected: 'a non-empty string', observed: key ?? null });
+  }
+  if (!IDEMPOTENCY_KEY_PATTERN.test(key)) {
+    return v.fail('invalid_idempotency_key_format', description, `the idempotency_key does not match ${IDEMPOTENCY_KEY_PATTERN.source}`, { json_pointer: '/idempotency_key', expected: IDEMPOTENCY_KEY_PATTERN.source, observed: key });
+  }
+  return v.pass(description);
+}
+
+function signatureValidation(v: Validations, verdict: Verdict, delivery: WebhookDelivery, tag: string): ValidationResult {
+  const description = `the webhook's RFC 9421 signature verifies under ${tag}`;
+  if (verdict.ok) return v.pass(`${description} (keyid ${verdict.keyid})`);
+  return v.fail(verdict.code, description, `${verdict.code} at verifier checklist step ${verdict.step}: ${verdict.detail}`, {
+    expected: `a signature that passes the webhook verifier checklist (${tag})`,
+    observed: { signature_input: headerValue(delivery, 'signature-input') ?? null, content_digest: headerValue(delivery, 'content-digest') ?? null },
+  });
+}
+
+function headerValue(d: WebhookDelivery, name: string): string | undefined {
+  const lines = d.headers.filter(([n]) => n === name).map(([, value]) => value);
+  return lines.length > 0 ? lines.join(', ') : undefined;
+}
+
+function recordDeliveries(deliveries: WebhookDelivery[], matches: (d: WebhookDelivery) => boolean): WebhookDeliveryRecord[] {
+  return deliveries.slice(0, MAX_RECORDED_DELIVERIES).map((d) => {
+    const headers: Record<string, string> = {};
+    for (const [name, value] of d.headers) headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`;
+    const text = d.body.toString('utf8');
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = text.length > MAX_RECORDED_BODY_CHARS ? `${text.slice(0, MAX_RECORDED_BODY_CHARS)}…` : text;
+    }
+    return {
+      url: d.url,
+      received_at: new Date(d.receivedAt).toISOString(),
+      method: d.method,
+      answered_status: d.answered,
+      headers,
+      ...(d.oversize ? { oversize: true } : { body }),
+      body_bytes: d.body.length,
+      matched: matches(d),
+    };
+  });
+}
+
+/** Validation records of a webhook step, placed at the step's YAML line. */
+class Validations {
+  constructor(
+    private readonly file: string,
+    private readonly step: Step,
+    private readonly task: string,
+  ) {}
+
+  private source() {
+    return { file: this.file, line: this.step.loc.line, column: this.step.loc.column };
+  }
+
+  pass(description: string): ValidationResult {
+    return { check: this.task, passed: true, description, schema_id: null, schema_url: null, source: this.source() };
+  }
+
+  /** A failure named by the spec's error code (`actual.code`). */
+  fail(code: string, description: string, error: string, fields: { json_pointer?: string | null; expected?: unknown; observed?: unknown } = {}): ValidationResult {
+    return {
+      check: code === 'unresolved_substitution' ? code : this.task,
+      passed: false,
+      description,
+      json_pointer: fields.json_pointer ?? null,
+      expected: fields.expected ?? null,
+      actual: { code, ...(fields.observed !== undefined ? { observed: fields.observed } : {}) },
+      schema_id: null,
+      schema_url: null,
+      error: `${code}: ${error}`,
+      source: this.source(),
+    };
+  }
+}

@@ -1,0 +1,505 @@
+/**
+ * A2A (JSON-RPC over HTTP, A2A 0.3 wire format) with the response extraction
+ * of the runner output contract, so an A2A agent is graded exactly as an MCP
+ * one: the same `Exchange` (request, response, extraction path, task data,
+ * JSON-RPC error), the same bounds, the same credentials per call.
+ *
+ * - Discovery: the agent card at `<url>/.well-known/agent-card.json` (A2A
+ *   0.3), then the older `agent.json`, then the same two at the origin root;
+ *   its `url` is the JSON-RPC endpoint and its `skills[].id` are the tools
+ *   (`missing_tool` is graded from them, as from MCP `tools/list`).
+ * - A call is `message/send` with one DataPart `{ skill, parameters }` (AdCP
+ *   3.0 a2a-guide; `{ skill, input }` when the card declares the AdCP A2A
+ *   profile extension). An A2A task still `submitted`/`working` without an
+ *   AdCP async handle is polled with A2A `tasks/get` within the step's time.
+ * - Extraction (a2a-response-extraction.mdx): final states read the last
+ *   DataPart of `artifacts[0].parts[]` (falling back to `status.message`),
+ *   interim states the first DataPart of `status.message.parts[]`; a failed,
+ *   rejected or canceled task is an error answer (transport-errors.mdx > A2A
+ *   Binding), a JSON-RPC error too, with its `data` as the task data.
+ *
+ * JSON-RPC over undici (boundedFetch) rather than `@a2a-js/sdk`'s client: every
+ * request bounded in time and size by the same code as MCP, the credential
+ * set per request (no client cached per token), and the raw Task, HTTP status,
+ * headers and error bodies kept for the record and the HTTP checks.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Exchange } from '../checks/types.js';
+import type { ExtractionRecord, RequestRecord, ResponseRecord } from '../engine/records.js';
+import { filterResponseHeaders } from '../report/redact.js';
+import { boundedFetch, describeError, type ObservedHttp } from './http.js';
+import { pinnedDispatcher, UrlRefusedError, vetUrl, type UrlGuardOptions } from './url-guard.js';
+import type { Dispatcher } from 'undici';
+import { authorizationHeader, type AgentTransport, type CallOptions, type Credentials } from './types.js';
+
+export interface A2aTransportOptions {
+  /** The agent's A2A base URL (where its agent card is), or the card's own URL. */
+  url: string;
+  maxResponseBytes: number;
+  /** The SSRF guard on an endpoint the card names off the agent's origin: allowHttp (local development); tests' lookup / dial. */
+  urlGuard?: Omit<UrlGuardOptions, 'agentUrl'>;
+}
+
+/** The AdCP A2A profile extension (a2a-profile-extension.mdx): `{ skill, input }` instead of `{ skill, parameters }`. */
+export const ADCP_A2A_EXTENSION = 'https://adcontextprotocol.org/extensions/adcp/v3';
+
+/** What discovery learned: where to send calls, and the tools. */
+interface Discovered {
+  endpoint: string;
+  cardUrl?: string;
+  /** Skill ids of the card, or why there is no list. */
+  skills: { tools: string[] } | { error: string };
+  invocation: 'parameters' | 'input';
+  /** Set when calls must not be sent (the card names an endpoint we refuse). */
+  refused?: string;
+  /** An endpoint off the agent's origin: connections pinned to its vetted address. */
+  dispatcher?: Dispatcher;
+}
+
+const FINAL_STATES = new Set(['completed', 'failed', 'canceled', 'rejected']);
+const INTERIM_STATES = new Set(['working', 'submitted', 'input-required', 'auth-required']);
+/** Interim states in which the agent is still at work: the call is not over yet. */
+const RUNNING_STATES = new Set(['working', 'submitted']);
+const MAX_SKILLS = 1000;
+
+export class A2aTransport implements AgentTransport {
+  readonly kind = 'a2a' as const;
+  readonly url: string;
+  private discovered?: Promise<Discovered>;
+
+  constructor(private readonly options: A2aTransportOptions) {
+    this.url = options.url;
+  }
+
+  async call(task: string, payload: unknown, options: CallOptions): Promise<Exchange> {
+    const started = performance.now();
+    const request: RequestRecord = { transport: 'a2a', operation: task, payload, url: this.url };
+    const signal = options.signal ? AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs)]) : AbortSignal.timeout(options.timeoutMs);
+    const remaining = () => Math.max(1, Math.ceil(options.timeoutMs - (performance.now() - started)));
+    const elapsed = () => Math.round(performance.now() - started);
+
+    let discovered: Discovered;
+    try {
+      discovered = await this.discover(remaining(), signal);
+    } catch (error) {
+      return { request, extraction: { path: 'none', note: 'no A2A answer: agent card discovery failed' }, data: undefined, transportError: describeTransportError(error, undefined, options.timeoutMs, 'reading the agent card') };
+    }
+    if (discovered.refused) return { request, extraction: { path: 'none', note: 'not sent' }, data: undefined, transportError: discovered.refused };
+    request.url = discovered.endpoint;
+
+    const messageId = randomUUID();
+    const params = {
+      message: {
+        kind: 'message',
+        messageId,
+        role: 'user',
+        parts: [{ kind: 'data', data: { skill: task, [discovered.invocation]: payload ?? {} } }],
+      },
+      configuration: { blocking: true, acceptedOutputModes: ['application/json'] },
+    };
+    const headers = discovered.invocation === 'input' ? { 'a2a-extensions': ADCP_A2A_EXTENSION } : undefined;
+    let answer = await this.rpc(discovered, 'message/send', params, options.credentials, remaining(), signal, headers);
+    let polls = 0;
+    // An A2A task still at work (no AdCP async handle to follow instead): the call is not over — poll A2A tasks/get.
+    for (;;) {
+      if (answer.kind !== 'result') break;
+      const task = unwrapStreamResponse(answer.result);
+      const state = normalizeA2aState((task as any)?.status?.state);
+      if (!task || typeof (task as any).id !== 'string' || !state || !RUNNING_STATES.has(state) || hasAdcpHandle(interimData(task))) break;
+      const left = options.timeoutMs - (performance.now() - started);
+      if (left <= 1) {
+        answer = { ...answer, stillRunning: { state, polls } };
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 50 * 2 ** polls, Math.max(0, left - 1))));
+      if (signal.aborted) {
+        answer = { ...answer, stillRunning: { state, polls } };
+        break;
+      }
+      const next = await this.rpc(discovered, 'tasks/get', { id: (task as any).id }, options.credentials, remaining(), signal, headers);
+      polls++;
+      if (next.kind === 'failure' && signal.aborted) {
+        answer = { ...answer, stillRunning: { state, polls } };
+        break;
+      }
+      answer = next;
+    }
+    return this.toExchange(request, answer, elapsed(), options.timeoutMs, polls);
+  }
+
+  async listTools(options: CallOptions): Promise<{ tools: string[] } | { error: string }> {
+    const signal = options.signal ? AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs)]) : AbortSignal.timeout(options.timeoutMs);
+    try {
+      return (await this.discover(options.timeoutMs, signal)).skills;
+    } catch (error) {
+      return { error: describeTransportError(error, undefined, options.timeoutMs, 'reading the agent card') };
+    }
+  }
+
+  async close(): Promise<void> {
+    // Requests go through the shared, bounded undici pool — or, for an endpoint off the agent's origin, its pinned one.
+    const discovered = await this.discovered?.catch(() => undefined);
+    await discovered?.dispatcher?.close().catch(() => {});
+  }
+
+  private discover(timeoutMs: number, signal: AbortSignal): Promise<Discovered> {
+    if (!this.discovered) {
+      const pending = discoverAgent(this.url, timeoutMs, this.options.maxResponseBytes, signal, { ...this.options.urlGuard, agentUrl: this.url });
+      this.discovered = pending;
+      // A failed discovery (timeout, refused connection) is retried by the next call.
+      pending.catch(() => {
+        if (this.discovered === pending) this.discovered = undefined;
+      });
+    }
+    return this.discovered;
+  }
+
+  /** One JSON-RPC request, bounded; never throws. */
+  private async rpc(to: Discovered, method: string, params: unknown, credentials: Credentials, timeoutMs: number, signal: AbortSignal, extraHeaders?: Record<string, string>): Promise<RpcAnswer> {
+    const id = randomUUID();
+    const endpoint = to.endpoint;
+    let observed: ObservedHttp | undefined;
+    const fetch = boundedFetch({ timeoutMs, maxResponseBytes: this.options.maxResponseBytes, onResponse: (o) => (observed = o), ...(to.dispatcher ? { dispatcher: to.dispatcher } : {}) });
+    const authorization = authorizationHeader(credentials);
+    try {
+      const response = await fetch(endpoint, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json', ...(authorization ? { authorization } : {}), ...extraHeaders },
+        body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
+        signal,
+        redirect: 'manual',
+      });
+      const text = await response.text();
+      return parseRpc(text, id, observed!);
+    } catch (error) {
+      return { kind: 'failure', error, observed };
+    }
+  }
+
+  private toExchange(request: RequestRecord, answer: RpcAnswer, duration_ms: number, timeoutMs: number, polls: number): Exchange {
+    const record = (payload: unknown, observed: ObservedHttp | undefined, state?: string): ResponseRecord => ({
+      transport: 'a2a',
+      payload,
+      ...(observed ? { status: observed.status, headers: filterResponseHeaders(observed.headers) } : {}),
+      duration_ms,
+      ...(state ? { task_state: state } : {}),
+    });
+    const pollNote = polls > 0 ? ` after ${polls} A2A tasks/get poll(s)` : '';
+    switch (answer.kind) {
+      case 'failure': {
+        const observed = answer.observed;
+        return {
+          request,
+          ...(observed ? { response: record(observed.errorBody !== undefined ? parseMaybeJson(observed.errorBody) : undefined, observed) } : {}),
+          extraction: { path: 'none', note: 'no A2A answer: transport error' },
+          data: undefined,
+          transportError: describeTransportError(answer.error, observed, timeoutMs),
+        };
+      }
+      case 'http-error': {
+        const { observed, body } = answer;
+        const rpcError = jsonRpcErrorOf(body);
+        if (rpcError) {
+          // An HTTP error status carrying a JSON-RPC error (401 + adcp_error AUTH_REQUIRED) is the agent's answer.
+          return { request, response: record(body, observed), extraction: { path: 'error', note: `HTTP ${observed.status} with a JSON-RPC error body` }, data: rpcError.data ?? {}, rpcError };
+        }
+        if (observed.status < 500) {
+          // A 4xx before A2A (an auth layer's 401/403) is the agent's answer to this call, not a transport failure.
+          return {
+            request,
+            response: record(body, observed),
+            extraction: { path: 'error', note: `HTTP ${observed.status} without a JSON-RPC error body` },
+            data: body && typeof body === 'object' && !Array.isArray(body) ? body : { message: `HTTP ${observed.status}` },
+          };
+        }
+        return { request, response: record(body, observed), extraction: { path: 'none', note: 'no A2A answer: HTTP error' }, data: undefined, transportError: `HTTP ${observed.status} from the agent` };
+      }
+      case 'not-json-rpc':
+        return { request, response: record(answer.body, answer.observed), extraction: { path: 'none', note: 'no A2A answer: not a JSON-RPC response' }, data: undefined, transportError: answer.problem };
+      case 'rpc-error': {
+        const rpcError = answer.error;
+        return { request, response: record({ error: rpcError }, answer.observed), extraction: { path: 'error', note: `JSON-RPC error response${pollNote}` }, data: rpcError.data ?? {}, rpcError };
+      }
+      case 'result': {
+        const extracted = extractA2aResult(answer.result);
+        let note = extracted.extraction.note;
+        if (answer.stillRunning) {
+          note = `the A2A task was still ${answer.stillRunning.state} when the step timeout ran out (${answer.stillRunning.polls} A2A tasks/get poll(s)); ${note}`;
+        } else if (pollNote) note = `${note}${pollNote}`;
+        return {
+          request,
+          response: record(answer.result, answer.observed, extracted.state),
+          extraction: { ...extracted.extraction, ...(note ? { note } : {}) },
+          data: extracted.data,
+        };
+      }
+    }
+  }
+}
+
+type RpcAnswer =
+  | { kind: 'result'; result: unknown; observed: ObservedHttp; stillRunning?: { state: string; polls: number } }
+  | { kind: 'rpc-error'; error: { code: number; message: string; data?: unknown }; observed: ObservedHttp }
+  | { kind: 'http-error'; body: unknown; observed: ObservedHttp }
+  | { kind: 'not-json-rpc'; body: unknown; problem: string; observed: ObservedHttp }
+  | { kind: 'failure'; error: unknown; observed?: ObservedHttp };
+
+function parseRpc(text: string, id: string, observed: ObservedHttp): RpcAnswer {
+  if (observed.status >= 400) return { kind: 'http-error', body: parseMaybeJson(observed.errorBody ?? text), observed };
+  let body: any;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    const type = observed.headers.find(([name]) => name.toLowerCase() === 'content-type')?.[1];
+    return { kind: 'not-json-rpc', body: text.slice(0, 2000), problem: `the agent's answer is not JSON (HTTP ${observed.status}${type ? `, content-type ${type}` : ''})`, observed };
+  }
+  const error = jsonRpcErrorOf(body);
+  if (error) return { kind: 'rpc-error', error, observed };
+  if (!body || typeof body !== 'object' || Array.isArray(body) || !('result' in body)) {
+    return { kind: 'not-json-rpc', body, problem: `the agent's answer is not a JSON-RPC response (HTTP ${observed.status}: no "result" or "error")`, observed };
+  }
+  if (body.id !== id) return { kind: 'not-json-rpc', body, problem: `the agent answered another JSON-RPC request (id ${JSON.stringify(body.id)?.slice(0, 80)}, sent ${id})`, observed };
+  return { kind: 'result', result: body.result, observed };
+}
+
+function jsonRpcErrorOf(body: unknown): { code: number; message: string; data?: unknown } | undefined {
+  const error = (body as any)?.error;
+  if (!error || typeof error !== 'object' || typeof error.code !== 'number') return undefined;
+  return { code: error.code, message: String(error.message ?? ''), ...(error.data !== undefined ? { data: error.data } : {}) };
+}
+
+function parseMaybeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+function describeTransportError(error: unknown, observed: ObservedHttp | undefined, timeoutMs: number, doing?: string): string {
+  const message = describeError(error);
+  if (/timed? ?out|aborted|AbortError|TimeoutError/i.test(message) || (error as any)?.name === 'TimeoutError') {
+    return `no answer within ${timeoutMs} ms${doing ? ` ${doing}` : ''} (${message}); raise the step timeout (option timeoutMs) if the agent is just slow`;
+  }
+  if (observed && observed.status >= 400) return `HTTP ${observed.status} from the agent: ${message}`;
+  return doing ? `${doing}: ${message}` : message;
+}
+
+// ─── Discovery ──────────────────────────────────────────────────────────────
+
+class CardError extends Error {}
+
+/** Where an agent card may be, in order: under the given URL, then at the origin root; A2A 0.3's name first. */
+export function agentCardUrls(agentUrl: string): string[] {
+  const url = new URL(agentUrl);
+  if (/\/\.well-known\/agent(-card)?\.json$/i.test(url.pathname)) return [url.href];
+  const base = `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+  const urls = [`${base}/.well-known/agent-card.json`, `${base}/.well-known/agent.json`, `${url.origin}/.well-known/agent-card.json`, `${url.origin}/.well-known/agent.json`];
+  return [...new Set(urls)];
+}
+
+async function discoverAgent(agentUrl: string, timeoutMs: number, maxResponseBytes: number, signal: AbortSignal, guard: UrlGuardOptions): Promise<Discovered> {
+  const tried: string[] = [];
+  for (const cardUrl of agentCardUrls(agentUrl)) {
+    let observed: ObservedHttp | undefined;
+    const fetch = boundedFetch({ timeoutMs, maxResponseBytes, onResponse: (o) => (observed = o) });
+    // A connection failure or timeout is not "no card here": it ends discovery (thrown to the caller).
+    const response = await fetch(cardUrl, { method: 'GET', headers: { accept: 'application/json' }, signal, redirect: 'manual' });
+    const text = await response.text();
+    if (observed!.status !== 200) {
+      tried.push(`${cardUrl} (HTTP ${observed!.status})`);
+      continue;
+    }
+    let card: any;
+    try {
+      card = JSON.parse(text);
+    } catch {
+      tried.push(`${cardUrl} (not JSON)`);
+      continue;
+    }
+    if (!card || typeof card !== 'object' || Array.isArray(card)) {
+      tried.push(`${cardUrl} (not a JSON object)`);
+      continue;
+    }
+    return guardEndpoint(fromCard(card, cardUrl, agentUrl), agentUrl, guard, timeoutMs);
+  }
+  // No card: the URL itself is taken as the JSON-RPC endpoint; missing tools cannot be told apart.
+  return { endpoint: agentUrl, skills: { error: `no A2A agent card at ${tried.join(', ')}` }, invocation: 'parameters' };
+}
+
+function fromCard(card: any, cardUrl: string, agentUrl: string): Discovered {
+  const invocation = declaresAdcpProfile(card) ? 'input' : 'parameters';
+  const skills: Discovered['skills'] = Array.isArray(card.skills)
+    ? {
+        tools: (card.skills as unknown[])
+          .slice(0, MAX_SKILLS)
+          .map((s: any) => (typeof s?.id === 'string' && s.id ? s.id : typeof s?.name === 'string' ? s.name : undefined))
+          .filter((s): s is string => typeof s === 'string' && s.length > 0 && s.length <= 256),
+      }
+    : { error: `the agent card at ${cardUrl} has no skills list` };
+  const named = jsonRpcUrlOf(card);
+  if (!named) return { endpoint: agentUrl, cardUrl, skills, invocation };
+  let endpoint: string;
+  try {
+    endpoint = new URL(named, cardUrl).href;
+  } catch {
+    return { endpoint: agentUrl, cardUrl, skills, invocation, refused: `the agent card at ${cardUrl} names an endpoint that is not a URL (${JSON.stringify(named).slice(0, 200)})` };
+  }
+  return { endpoint, cardUrl, skills, invocation };
+}
+
+/**
+ * An endpoint the card names off the agent's origin goes through the SSRF
+ * guard (url-guard.ts): vetted — its name resolved — and, when allowed, every
+ * call pinned to the vetted address. A loopback card naming itself by another
+ * loopback name is the same agent.
+ */
+async function guardEndpoint(discovered: Discovered, agentUrl: string, guard: UrlGuardOptions, timeoutMs: number): Promise<Discovered> {
+  const { endpoint, cardUrl } = discovered;
+  if (discovered.refused || endpoint === agentUrl || sameLoopbackAgent(endpoint, agentUrl)) return discovered;
+  try {
+    const vetted = await vetUrl(endpoint, guard, timeoutMs);
+    return vetted.pinned ? { ...discovered, dispatcher: pinnedDispatcher(vetted.pinned, guard.dial) } : discovered;
+  } catch (error) {
+    const refusal = error instanceof UrlRefusedError ? error.message : `it could not be vetted: ${describeError(error)}`;
+    return {
+      ...discovered,
+      endpoint: agentUrl,
+      refused: `the agent card at ${cardUrl} names its JSON-RPC endpoint ${endpoint}, which the runner does not call (${refusal}); test that endpoint's agent directly, or fix the card's url`,
+    };
+  }
+}
+
+/** The card's JSON-RPC endpoint: `url` (A2A 0.3, preferredTransport JSONRPC or absent), else an interface that says JSONRPC. */
+function jsonRpcUrlOf(card: any): string | undefined {
+  const preferred = typeof card.preferredTransport === 'string' ? card.preferredTransport.toUpperCase() : undefined;
+  if (typeof card.url === 'string' && (!preferred || preferred === 'JSONRPC')) return card.url;
+  const interfaces = [...(Array.isArray(card.additionalInterfaces) ? card.additionalInterfaces : []), ...(Array.isArray(card.supportedInterfaces) ? card.supportedInterfaces : [])];
+  const jsonRpc = interfaces.find((i: any) => typeof i?.url === 'string' && String(i.transport ?? i.protocolBinding ?? '').toUpperCase() === 'JSONRPC');
+  if (jsonRpc) return jsonRpc.url;
+  return typeof card.url === 'string' ? card.url : undefined;
+}
+
+function declaresAdcpProfile(card: any): boolean {
+  const extensions = card?.capabilities?.extensions;
+  return Array.isArray(extensions) && extensions.some((e: any) => typeof e?.uri === 'string' && e.uri.replace(/\/+$/, '') === ADCP_A2A_EXTENSION);
+}
+
+const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[?::1\]?)$/i;
+
+/** A card served at 127.0.0.1 that calls itself localhost (or the reverse), same scheme and port: the same agent. */
+function sameLoopbackAgent(endpoint: string, agentUrl: string): boolean {
+  const a = new URL(endpoint);
+  const b = new URL(agentUrl);
+  return a.protocol === b.protocol && a.port === b.port && LOOPBACK.test(a.hostname) && LOOPBACK.test(b.hostname);
+}
+
+// ─── Extraction (a2a-response-extraction.mdx) ───────────────────────────────
+
+/** `TASK_STATE_INPUT_REQUIRED` (A2A 1.0) and `input-required` (0.3) → `input-required`. */
+export function normalizeA2aState(state: unknown): string | undefined {
+  if (typeof state !== 'string' || state.length === 0) return undefined;
+  return state.replace(/^TASK_STATE_/, '').toLowerCase().replace(/_/g, '-');
+}
+
+const STREAM_KEYS = ['task', 'message', 'statusUpdate', 'artifactUpdate'];
+
+/** An A2A 1.0 `StreamResponse` (`{ task }`, …) unwrapped once; a nested envelope is malformed (undefined). */
+export function unwrapStreamResponse(input: unknown): unknown {
+  if (!input || typeof input !== 'object' || Array.isArray(input)) return input;
+  const keys = Object.keys(input);
+  if (keys.length !== 1 || !STREAM_KEYS.includes(keys[0]!)) return input;
+  const inner = (input as Record<string, unknown>)[keys[0]!];
+  if (!inner || typeof inner !== 'object' || Array.isArray(inner)) return input;
+  // Unwrapped exactly once: an inner object that is itself keyed like an envelope is smuggling, not a Task.
+  if (Object.keys(inner).some((k) => STREAM_KEYS.includes(k))) return undefined;
+  return inner;
+}
+
+function isDataPart(part: unknown): part is { data: Record<string, unknown> } {
+  if (!part || typeof part !== 'object') return false;
+  const { kind, data } = part as { kind?: unknown; data?: unknown };
+  return (kind === undefined || kind === 'data') && data !== null && typeof data === 'object' && !Array.isArray(data);
+}
+
+function dataParts(parts: unknown): { data: Record<string, unknown>; index: number }[] {
+  if (!Array.isArray(parts)) return [];
+  return parts.flatMap((part, index) => (isDataPart(part) ? [{ data: part.data, index }] : []));
+}
+
+function texts(parts: unknown): string[] {
+  if (!Array.isArray(parts)) return [];
+  return parts.filter((p: any) => p && typeof p.text === 'string' && (p.kind === undefined || p.kind === 'text')).map((p: any) => p.text as string);
+}
+
+/** The first DataPart of an interim status message. */
+function interimData(task: unknown): Record<string, unknown> | undefined {
+  return dataParts((task as any)?.status?.message?.parts)[0]?.data;
+}
+
+/** An AdCP async envelope with a task id: the engine follows it through the AdCP `tasks/get` task instead. */
+function hasAdcpHandle(data: Record<string, unknown> | undefined): boolean {
+  return typeof data?.task_id === 'string' && data.task_id.length > 0;
+}
+
+/** Object with only an `adcp_error` key (plus an optional context echo): the error-only shape. */
+function isErrorOnly(value: Record<string, unknown>): boolean {
+  return 'adcp_error' in value && Object.keys(value).every((k) => k === 'adcp_error' || k === 'context');
+}
+
+/** The authoritative DataPart of a final Task: the last one of `artifacts[0].parts[]`, with its JSON pointer. */
+export function finalDataPart(task: unknown): { data: Record<string, unknown>; pointer: string } | undefined {
+  const found = dataParts((task as any)?.artifacts?.[0]?.parts).at(-1);
+  if (found) return { data: found.data, pointer: `/artifacts/0/parts/${found.index}/data` };
+  const interim = dataParts((task as any)?.status?.message?.parts)[0];
+  return interim ? { data: interim.data, pointer: `/status/message/parts/${interim.index}/data` } : undefined;
+}
+
+/**
+ * The contract's A2A extraction: where the task data is in an A2A answer (a
+ * Task, or a Message answered directly), which path that was, and the task's
+ * normalised state.
+ */
+export function extractA2aResult(result: unknown): { extraction: ExtractionRecord; data: unknown; state?: string } {
+  const answer = unwrapStreamResponse(result) as any;
+  if (answer === undefined) return { extraction: { path: 'none', note: 'nested A2A stream envelope (malformed)' }, data: undefined };
+  if (!answer || typeof answer !== 'object' || Array.isArray(answer)) return { extraction: { path: 'none', note: 'the JSON-RPC result is neither an A2A Task nor a Message' }, data: undefined };
+  if (answer.kind === 'message' || (answer.status === undefined && Array.isArray(answer.parts))) {
+    const last = dataParts(answer.parts).at(-1);
+    if (!last) return { extraction: { path: 'none', note: 'A2A Message without a DataPart' }, data: undefined };
+    return { extraction: { path: isErrorOnly(last.data) ? 'error' : 'structured_content', note: 'A2A Message (no Task): last DataPart of parts[]' }, data: last.data };
+  }
+  const state = normalizeA2aState(answer.status?.state);
+  if (!state) return { extraction: { path: 'none', note: 'A2A Task without status.state' }, data: undefined };
+  if (FINAL_STATES.has(state)) {
+    const artifactParts = dataParts(answer.artifacts?.[0]?.parts);
+    const last = artifactParts.at(-1);
+    let data: Record<string, unknown> | undefined;
+    let where: string;
+    if (last) {
+      const keys = Object.keys(last.data);
+      if (keys.length === 1 && keys[0] === 'response' && last.data.response && typeof last.data.response === 'object') {
+        return { extraction: { path: 'none', note: `A2A task ${state}: the DataPart is a framework wrapper { response: … }, which clients must reject (a2a-response-extraction > Wrapper rejection)` }, data: undefined, state };
+      }
+      data = last.data;
+      where = 'artifacts[0].parts[] last DataPart';
+    } else {
+      data = interimData(answer);
+      where = 'status.message.parts[] first DataPart (no DataPart in artifacts[0])';
+    }
+    if (state === 'completed') {
+      if (!data) return { extraction: { path: 'none', note: 'A2A task completed without a DataPart in artifacts[0] or status.message' }, data: undefined, state };
+      return { extraction: { path: isErrorOnly(data) ? 'error' : 'structured_content', note: `A2A task completed: ${where}` }, data, state };
+    }
+    // failed / rejected / canceled: the error path (transport-errors.mdx > A2A Binding).
+    if (data) return { extraction: { path: 'error', note: `A2A task ${state}: ${where}` }, data, state };
+    const message = [...texts(answer.artifacts?.[0]?.parts), ...texts(answer.status?.message?.parts)].join('\n');
+    return { extraction: { path: 'error', note: `A2A task ${state} without a DataPart` }, data: message ? { message } : {}, state };
+  }
+  if (INTERIM_STATES.has(state)) {
+    const data = interimData(answer);
+    if (!data) return { extraction: { path: 'none', note: `interim A2A state ${state} without a DataPart in status.message.parts[]` }, data: undefined, state };
+    return { extraction: { path: isErrorOnly(data) ? 'error' : 'structured_content', note: `interim A2A state ${state}: status.message.parts[] first DataPart` }, data, state };
+  }
+  return { extraction: { path: 'none', note: `unknown A2A task state ${JSON.stringify(String(answer.status?.state)).slice(0, 80)}` }, data: undefined, state };
+}

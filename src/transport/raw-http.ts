@@ -1,0 +1,103 @@
+/**
+ * One HTTP request exactly as the runner built it — the signed-requests
+ * vectors need header bytes no client library would write on its own (a
+ * malformed Signature-Input, a non-ASCII Host). undici's `request`: header
+ * fields sent as given (Host included), redirects never followed, the whole
+ * exchange bounded in time and the body in size.
+ */
+import { Agent, request } from 'undici';
+import { describeError } from './http.js';
+
+export interface RawRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  /** A Host header instead of the URL's authority; non-ASCII is sent as its UTF-8 bytes. */
+  host?: string;
+  body: string;
+}
+
+export interface RawResponse {
+  status: number;
+  headers: [string, string][];
+  /** The body as text (bounded). */
+  body: string;
+  durationMs: number;
+}
+
+export interface RawFailure {
+  error: string;
+  durationMs: number;
+}
+
+export interface RawOptions {
+  timeoutMs: number;
+  maxResponseBytes: number;
+}
+
+let pool: Agent | undefined;
+function dispatcher(): Agent {
+  pool ??= new Agent({ connectTimeout: 10_000, keepAliveTimeout: 1_000 });
+  return pool;
+}
+
+export async function sendRaw(raw: RawRequest, options: RawOptions): Promise<RawResponse | RawFailure> {
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  const headers: Record<string, string> = { ...raw.headers };
+  // Node's HTTP writer sends a header string as latin1: pass the UTF-8 bytes that way so they arrive unchanged.
+  if (raw.host !== undefined) headers.host = Buffer.from(raw.host, 'utf8').toString('latin1');
+  try {
+    const response = await request(raw.url, {
+      method: raw.method as 'POST',
+      headers,
+      body: raw.body,
+      dispatcher: dispatcher(),
+      signal: AbortSignal.timeout(options.timeoutMs),
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+    });
+    const chunks: Buffer[] = [];
+    let seen = 0;
+    for await (const chunk of response.body as AsyncIterable<Buffer>) {
+      seen += chunk.byteLength;
+      if (seen > options.maxResponseBytes) {
+        response.body.destroy();
+        return { error: `the agent's response exceeded ${options.maxResponseBytes} bytes; the runner stopped reading it (limit: option maxResponseBytes)`, durationMs: elapsed() };
+      }
+      chunks.push(chunk);
+    }
+    const list: [string, string][] = [];
+    for (const [name, value] of Object.entries(response.headers)) {
+      if (value === undefined) continue;
+      for (const one of Array.isArray(value) ? value : [value]) list.push([name.toLowerCase(), one]);
+    }
+    return { status: response.statusCode, headers: list, body: Buffer.concat(chunks).toString('utf8'), durationMs: elapsed() };
+  } catch (error) {
+    const message = describeError(error);
+    const timedOut = /timed? ?out|aborted|AbortError|TimeoutError/i.test(message);
+    return { error: timedOut ? `no answer within ${options.timeoutMs} ms (${message})` : `${raw.method} ${raw.url} failed: ${message}`, durationMs: elapsed() };
+  }
+}
+
+/** The JSON body of an answer: plain JSON, or the first JSON `data:` event of a Streamable HTTP event stream; else the text. */
+export function parseAnswerBody(body: string, contentType: string | undefined): unknown {
+  const text = body.trim();
+  if (text === '') return undefined;
+  if ((contentType ?? '').includes('text/event-stream')) {
+    for (const line of text.split(/\r?\n/)) {
+      if (!line.startsWith('data:')) continue;
+      try {
+        return JSON.parse(line.slice(5).trim());
+      } catch {
+        // not JSON: the next event may be
+      }
+    }
+    return body;
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    return body;
+  }
+}

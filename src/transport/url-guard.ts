@@ -1,0 +1,349 @@
+/**
+ * The SSRF guard for every URL the runner fetches that the agent (or a
+ * storyboard) supplies — the authorization server named by RFC 9728 metadata,
+ * the JSON-RPC endpoint an A2A agent card names, a redirect's Location — so a
+ * hostile agent cannot turn the runner into a probe of the network it runs in
+ * (security.yaml > probe_auth_server_metadata: "HTTPS only, no RFC 1918 /
+ * loopback / link-local hosts, bounded response size and time").
+ *
+ * - The agent's own origin (the URL the user configured) is the user's choice:
+ *   never vetted.
+ * - Anything else must be https, and its host must not be, or RESOLVE to, a
+ *   loopback, private (RFC 1918), CGNAT, link-local (169.254.169.254
+ *   included), unspecified, multicast or reserved address, in IPv4 or IPv6
+ *   (ULA, link-local, IPv4-mapped / -compatible / -translated, NAT64 and 6to4
+ *   forms of such an IPv4 address included).
+ * - The name is resolved once, here, and the connection is pinned to the
+ *   vetted address (an undici Agent whose connector dials that address, SNI
+ *   and certificate checks still on the name): a DNS answer that changes
+ *   between the check and the connection (rebinding) is never used.
+ * - Redirects are followed only on the same host, at most 3 hops, each hop
+ *   vetted again; bounded in time (resolution included) and size.
+ * - `allowHttp` (local development: `--allow-http`, `agent.allowHttp`,
+ *   ADCP_ALLOW_HTTP=1) lifts the https and address rules; redirects still stay
+ *   on their host and everything stays bounded.
+ */
+import { lookup as dnsLookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import { Agent, buildConnector, type Dispatcher } from 'undici';
+import { boundedFetch, type FetchLike, type ObservedHttp } from './http.js';
+
+/** Name resolution: every address of a host name. */
+export type Resolver = (hostname: string) => Promise<{ address: string; family: number }[]>;
+
+export interface UrlGuardOptions {
+  /** The URL the user configured: its origin is never vetted. */
+  agentUrl: string;
+  /** Local development: plain http and private, loopback or link-local targets are allowed. @default false */
+  allowHttp?: boolean;
+  /** How host names are resolved. @default node:dns lookup, every address */
+  lookup?: Resolver;
+  /**
+   * Where a vetted address is actually dialled. Only for tests, which route
+   * every dial to a loopback listener that records connections — so a target
+   * the guard wrongly let through would show up there. @default the address itself
+   */
+  dial?: (address: string) => string;
+}
+
+/** A URL the guard will not fetch; its message says why. */
+export class UrlRefusedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UrlRefusedError';
+  }
+}
+
+export const MAX_REDIRECTS = 3;
+
+// ─── Address classes ────────────────────────────────────────────────────────
+
+const V4_BLOCKS: [base: number, bits: number, what: string][] = [
+  [0x00000000, 8, 'an unspecified address (0.0.0.0/8)'],
+  [0x0a000000, 8, 'a private address (RFC 1918, 10.0.0.0/8)'],
+  [0x64400000, 10, 'a carrier-grade NAT address (RFC 6598, 100.64.0.0/10)'],
+  [0x7f000000, 8, 'a loopback address (127.0.0.0/8)'],
+  [0xa9fe0000, 16, 'a link-local address (169.254.0.0/16, cloud metadata endpoints included)'],
+  [0xac100000, 12, 'a private address (RFC 1918, 172.16.0.0/12)'],
+  [0xc0000000, 24, 'an IETF protocol assignment (192.0.0.0/24)'],
+  [0xc0a80000, 16, 'a private address (RFC 1918, 192.168.0.0/16)'],
+  [0xc6120000, 15, 'a benchmarking address (198.18.0.0/15)'],
+  [0xe0000000, 4, 'a multicast address (224.0.0.0/4)'],
+  [0xf0000000, 4, 'a reserved or broadcast address (240.0.0.0/4)'],
+];
+
+function parseV4(text: string): number | undefined {
+  if (isIP(text) !== 4) return undefined;
+  return text.split('.').reduce((n, octet) => n * 256 + Number(octet), 0);
+}
+
+const v4Text = (n: number) => [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.');
+
+function v4Class(n: number): string | undefined {
+  for (const [base, bits, what] of V4_BLOCKS) if (((n ^ base) >>> (32 - bits)) === 0) return what;
+  return undefined;
+}
+
+/** Eight 16-bit groups, or undefined when the text is not an IPv6 address. */
+function parseV6(text: string): number[] | undefined {
+  let s = text.replace(/^\[|\]$/g, '').split('%')[0]!.toLowerCase();
+  if (isIP(s) !== 6) return undefined;
+  const dotted = /(\d{1,3}(?:\.\d{1,3}){3})$/.exec(s);
+  if (dotted) {
+    const n = parseV4(dotted[1]!);
+    if (n === undefined) return undefined;
+    s = `${s.slice(0, -dotted[1]!.length)}${(n >>> 16).toString(16)}:${(n & 0xffff).toString(16)}`;
+  }
+  const [head, tail] = s.split('::') as [string, string | undefined];
+  const left = head ? head.split(':') : [];
+  const right = tail === undefined ? undefined : tail ? tail.split(':') : [];
+  const groups = right === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
+  return groups.length === 8 ? groups.map((g) => parseInt(g, 16)) : undefined;
+}
+
+function v6Class(g: number[]): string | undefined {
+  const zero = (from: number, to: number) => g.slice(from, to).every((x) => x === 0);
+  const embedded = (hi: number, lo: number) => ((g[hi]! << 16) >>> 0) + g[lo]!;
+  if (zero(0, 8)) return 'the unspecified IPv6 address (::)';
+  if (zero(0, 7) && g[7] === 1) return 'the IPv6 loopback address (::1)';
+  if (zero(0, 5) && g[5] === 0xffff) {
+    const inner = v4Class(embedded(6, 7));
+    return inner ? `an IPv4-mapped IPv6 address of ${v4Text(embedded(6, 7))}, ${inner}` : undefined;
+  }
+  if (zero(0, 6)) return `an IPv4-compatible IPv6 address (deprecated, ::${v4Text(embedded(6, 7))})`;
+  if (zero(0, 4) && g[4] === 0xffff && g[5] === 0) return `an IPv4-translated IPv6 address (::ffff:0:${v4Text(embedded(6, 7))})`;
+  if (g[0] === 0x64 && g[1] === 0xff9b) {
+    if (g[2] === 1) return 'a local-use NAT64 address (64:ff9b:1::/48)';
+    const inner = zero(2, 6) ? v4Class(embedded(6, 7)) : undefined;
+    return inner ? `a NAT64 address of ${v4Text(embedded(6, 7))}, ${inner}` : undefined;
+  }
+  if (g[0] === 0x2002) {
+    const inner = v4Class(embedded(1, 2));
+    return inner ? `a 6to4 address of ${v4Text(embedded(1, 2))}, ${inner}` : undefined;
+  }
+  if ((g[0]! & 0xfe00) === 0xfc00) return 'an IPv6 unique local address (fc00::/7)';
+  if ((g[0]! & 0xffc0) === 0xfe80) return 'an IPv6 link-local address (fe80::/10)';
+  if ((g[0]! & 0xffc0) === 0xfec0) return 'an IPv6 site-local address (fec0::/10, deprecated)';
+  if ((g[0]! & 0xff00) === 0xff00) return 'an IPv6 multicast address (ff00::/8)';
+  return undefined;
+}
+
+/**
+ * What kind of non-public address this is ("a loopback address (127.0.0.0/8)"),
+ * or undefined for a public unicast address (or text that is not an address).
+ */
+export function nonPublicAddress(address: string): string | undefined {
+  const v4 = parseV4(address);
+  if (v4 !== undefined) return v4Class(v4);
+  const v6 = parseV6(address);
+  return v6 ? v6Class(v6) : undefined;
+}
+
+/** `localhost`, `*.localhost` (RFC 6761: always loopback), 127.x.y.z, ::1. */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = bare(hostname);
+  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+  const v4 = parseV4(host);
+  if (v4 !== undefined) return v4 >>> 24 === 127;
+  const v6 = parseV6(host);
+  return v6 !== undefined && v6.slice(0, 7).every((x) => x === 0) && v6[7] === 1;
+}
+
+/** Hostname without IPv6 brackets or a trailing dot, lower case. */
+function bare(hostname: string): string {
+  return hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+}
+
+// ─── URLs ───────────────────────────────────────────────────────────────────
+
+export function sameOrigin(a: URL | string, b: URL | string): boolean {
+  try {
+    return new URL(a).origin === new URL(b).origin;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Why a URL may not be fetched, judged on its text alone (scheme, a literal
+ * address, a loopback name) — or undefined. Names that resolve to a refused
+ * address are caught by `vetUrl`, which resolves them.
+ */
+export function literalRefusal(target: string, options: Pick<UrlGuardOptions, 'agentUrl' | 'allowHttp'>): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(target);
+  } catch {
+    return `"${target.slice(0, 200)}" is not a URL`;
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return `${url.protocol} is not http(s)`;
+  if (sameOrigin(url, options.agentUrl) || options.allowHttp) return undefined;
+  if (url.protocol !== 'https:') return `${url.origin} is not https (plain http is allowed for local development only: --allow-http, agent.allowHttp, ADCP_ALLOW_HTTP=1)`;
+  const host = bare(url.hostname);
+  if (host === 'localhost' || host.endsWith('.localhost')) return `${host} is a loopback name`;
+  const what = nonPublicAddress(host);
+  return what ? `${host} is ${what}` : undefined;
+}
+
+/** A URL that may be fetched, and — off the agent's origin — the addresses its connection is pinned to. */
+export interface VettedUrl {
+  url: URL;
+  /** Absent on the agent's own origin (not vetted, the shared pool is used). */
+  pinned?: { hostname: string; addresses: { address: string; family: number }[] };
+}
+
+const systemLookup: Resolver = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
+
+/**
+ * Vets a URL: the literal rules, then the host name's resolution — every
+ * address it resolves to must be public. Throws UrlRefusedError (or the
+ * resolution's own error); resolution is bounded by `timeoutMs`.
+ */
+export async function vetUrl(target: string, options: UrlGuardOptions, timeoutMs: number): Promise<VettedUrl> {
+  const refusal = literalRefusal(target, options);
+  if (refusal) throw new UrlRefusedError(refusal);
+  const url = new URL(target);
+  if (sameOrigin(url, options.agentUrl)) return { url };
+  const hostname = bare(url.hostname);
+  const family = isIP(hostname);
+  if (family !== 0) return { url, pinned: { hostname, addresses: [{ address: hostname, family }] } };
+  const resolved = await withTimeout((options.lookup ?? systemLookup)(hostname), timeoutMs, `resolving ${hostname}`);
+  if (resolved.length === 0) throw new Error(`${hostname} resolves to no address`);
+  if (!options.allowHttp) {
+    for (const { address } of resolved) {
+      const what = nonPublicAddress(address);
+      if (what) throw new UrlRefusedError(`${hostname} resolves to ${address}, ${what}`);
+    }
+  }
+  // IPv4 first: a host without IPv6 connectivity still reaches a dual-stack name.
+  const addresses = [...resolved].sort((a, b) => a.family - b.family);
+  return { url, pinned: { hostname, addresses } };
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, doing: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms ${doing}`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * An undici dispatcher whose every connection goes to the vetted address of
+ * one host name, whatever DNS says later. Requests for any other host are
+ * refused. Close it when done.
+ */
+export function pinnedDispatcher(pinned: NonNullable<VettedUrl['pinned']>, dial?: (address: string) => string): Agent {
+  const connector = buildConnector({ timeout: 10_000 });
+  const target = pinned.addresses[0]!.address;
+  return new Agent({
+    keepAliveTimeout: 1_000,
+    connect: (options, callback) => {
+      if (bare(options.hostname) !== pinned.hostname) {
+        callback(new UrlRefusedError(`${options.hostname} is not the vetted host ${pinned.hostname}`), null);
+        return;
+      }
+      // The name stays in `host`, so SNI and the certificate check are on the name; only the dialled address is pinned.
+      connector({ ...options, hostname: dial ? dial(target) : target }, callback);
+    },
+  });
+}
+
+/** The answer to a guarded GET: status, headers and the (bounded) body text, of the last hop. */
+export interface GuardedAnswer {
+  url: string;
+  status: number;
+  headers: [string, string][];
+  text: string;
+  /** The redirects followed (same host only), in order. */
+  redirects: string[];
+}
+
+export interface GuardedFetchOptions {
+  timeoutMs: number;
+  maxResponseBytes: number;
+  headers?: Record<string, string>;
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * One GET under the guard: each hop vetted (and pinned when off the agent's
+ * origin), redirects followed on the same host only, at most MAX_REDIRECTS;
+ * the whole exchange within `timeoutMs`. Throws UrlRefusedError for a target
+ * it will not fetch — before any connection to it is opened.
+ */
+export async function guardedGet(target: string, guard: UrlGuardOptions, options: GuardedFetchOptions): Promise<GuardedAnswer> {
+  const started = performance.now();
+  const left = () => Math.max(1, Math.round(options.timeoutMs - (performance.now() - started)));
+  const redirects: string[] = [];
+  let current = target;
+  for (;;) {
+    const vetted = await vetUrl(current, guard, left());
+    const dispatcher: Dispatcher | undefined = vetted.pinned ? pinnedDispatcher(vetted.pinned, guard.dial) : undefined;
+    try {
+      let observed: ObservedHttp | undefined;
+      const fetch = boundedFetch({ timeoutMs: left(), maxResponseBytes: options.maxResponseBytes, onResponse: (o) => (observed = o), ...(dispatcher ? { dispatcher } : {}) });
+      const response = await fetch(vetted.url.href, { method: 'GET', headers: { accept: 'application/json', ...options.headers }, redirect: 'manual' });
+      const location = response.headers.get('location');
+      if (REDIRECTS.has(response.status) && location) {
+        await response.body?.cancel().catch(() => {});
+        const next = new URL(location, vetted.url);
+        if (bare(next.hostname) !== bare(vetted.url.hostname)) {
+          throw new UrlRefusedError(`${vetted.url.href} redirects to ${next.origin}, another host (redirects are followed on the same host only)`);
+        }
+        if (redirects.length >= MAX_REDIRECTS) throw new UrlRefusedError(`more than ${MAX_REDIRECTS} redirects from ${target}`);
+        redirects.push(next.href);
+        current = next.href;
+        continue;
+      }
+      const text = await response.text();
+      return { url: vetted.url.href, status: response.status, headers: observed?.headers ?? [...response.headers], text, redirects };
+    } finally {
+      await dispatcher?.close().catch(() => {});
+    }
+  }
+}
+
+/**
+ * `guardedGet` as a fetch function (GET only), for code that takes one — e.g.
+ * a JWKS or brand.json lookup on URLs the agent supplies. The answer's body is
+ * already read (bounded) when the Response is returned.
+ */
+export function guardedFetch(guard: UrlGuardOptions, bounds: { timeoutMs: number; maxResponseBytes: number }): FetchLike {
+  return async (url, init) => {
+    const method = (init?.method ?? 'GET').toUpperCase();
+    if (method !== 'GET') throw new TypeError(`the guarded fetch sends GET only, not ${method}`);
+    const headers = Object.fromEntries(new Headers(init?.headers as ConstructorParameters<typeof Headers>[0]));
+    const answer = await guardedGet(String(url), guard, { ...bounds, headers });
+    const bodiless = answer.status === 204 || answer.status === 205 || answer.status === 304;
+    return new Response(bodiless ? null : answer.text, { status: answer.status, headers: answer.headers });
+  };
+}
+
+/**
+ * Redirects of the agent's own endpoint (an MCP POST): followed only when they
+ * stay on the agent's origin and keep the method and body (307 / 308, at most
+ * MAX_REDIRECTS); a redirect to any other origin is refused — the Location is
+ * agent-supplied, and fetch would otherwise follow it anywhere. Other
+ * same-origin redirects (301 / 302 / 303) are returned as the answer.
+ */
+export function agentOriginRedirects(fetch: FetchLike, agentUrl: string): FetchLike {
+  return async (url, init) => {
+    let current = String(url);
+    for (let hops = 0; ; hops++) {
+      const response = await fetch(current, { ...init, redirect: 'manual' });
+      const location = response.headers.get('location');
+      if (!REDIRECTS.has(response.status) || !location) return response;
+      const next = new URL(location, current);
+      if (!sameOrigin(next, agentUrl)) {
+        await response.body?.cancel().catch(() => {});
+        throw new UrlRefusedError(`the agent redirected ${current} to ${next.origin}, another origin (the runner follows redirects on the agent's own origin only)`);
+      }
+      if (response.status !== 307 && response.status !== 308) return response;
+      await response.body?.cancel().catch(() => {});
+      if (hops >= MAX_REDIRECTS) throw new UrlRefusedError(`more than ${MAX_REDIRECTS} redirects from ${String(url)}`);
+      current = next.href;
+    }
+  };
+}

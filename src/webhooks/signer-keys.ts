@@ -1,0 +1,151 @@
+/**
+ * Where the receiver finds the keys an agent signs its webhooks with
+ * (security.mdx > Webhook callbacks > "JWKS discovery", AdCP 3.0.x):
+ *
+ *   1. agent URL A → GET /.well-known/brand.json at A's origin (one redirect
+ *      at most: `authoritative_location`, or a `house` redirect, then stop);
+ *   2. the `agents[]` entry whose `url` matches A (compared after URL
+ *      canonicalization, as brand.json's `brand_agent_entry.url` requires;
+ *      security.mdx says byte-for-byte — a byte-equal URL matches either way);
+ *   3. that entry's `jwks_uri`, or /.well-known/jwks.json at A's origin;
+ *   4. the `keyid` in that JWKS; on a miss, refetch the JWKS once.
+ *
+ * Every fetch is one bounded GET without redirects; a URL the agent's
+ * documents supply must be https and not loopback/private unless it is on the
+ * agent's own origin (the operator chose that origin). Documents are parsed
+ * strictly (no duplicate keys: they are trust roots).
+ */
+import { canonicalizeUrl } from '../signing/canonical-url.js';
+import type { AdcpJwk } from '../signing/keys.js';
+import { boundedFetch, describeError } from '../transport/http.js';
+import { refuseAgentSuppliedUrl } from '../transport/probe.js';
+import { parseStrictJson } from './strict-json.js';
+
+const MAX_BRAND_JSON_BYTES = 256 * 1024;
+const MAX_JWKS_BYTES = 64 * 1024;
+
+export interface SignerKeysOptions {
+  timeoutMs: number;
+  /** Fetch with another implementation (tests). */
+  fetch?: typeof globalThis.fetch;
+}
+
+/** Where the keys came from, or why there are none — for the step record. */
+export interface KeySource {
+  brandJsonUrl: string;
+  jwksUri?: string;
+  /** Set when discovery failed: no key can be resolved. */
+  problem?: string;
+}
+
+export class SignerKeys {
+  private discovery?: Promise<{ source: KeySource; keys?: AdcpJwk[] }>;
+  private refetched = false;
+
+  constructor(
+    private readonly agentUrl: string,
+    private readonly options: SignerKeysOptions,
+  ) {}
+
+  /** The agent's webhook-signing JWK for `keyid`, or undefined (discovery failed, or no such key after one refetch). */
+  async lookup(keyid: string): Promise<AdcpJwk | undefined> {
+    this.discovery ??= this.discover();
+    let { source, keys } = await this.discovery;
+    let found = keys?.find((k) => k.kid === keyid);
+    if (!found && keys && source.jwksUri && !this.refetched) {
+      // security.mdx step 4: "On kid miss, refetch once" (mid-run key rotation).
+      this.refetched = true;
+      const again = await this.fetchJwks(source.jwksUri);
+      if ('keys' in again) {
+        keys = again.keys;
+        this.discovery = Promise.resolve({ source, keys });
+        found = keys.find((k) => k.kid === keyid);
+      }
+    }
+    return found;
+  }
+
+  /** Where keys are looked up (after the first lookup). */
+  async source(): Promise<KeySource> {
+    this.discovery ??= this.discover();
+    return (await this.discovery).source;
+  }
+
+  private async discover(): Promise<{ source: KeySource; keys?: AdcpJwk[] }> {
+    const origin = new URL(this.agentUrl).origin;
+    let brandJsonUrl = `${origin}/.well-known/brand.json`;
+    let brand = await this.fetchJson(brandJsonUrl, MAX_BRAND_JSON_BYTES);
+    if ('problem' in brand) return { source: { brandJsonUrl, problem: brand.problem } };
+    const redirect = redirectOf(brand.value);
+    if (redirect) {
+      const refused = refuseAgentSuppliedUrl(redirect, this.agentUrl);
+      if (refused) return { source: { brandJsonUrl, problem: `brand.json redirects to ${redirect}, which the runner does not fetch: ${refused}` } };
+      brandJsonUrl = redirect;
+      brand = await this.fetchJson(brandJsonUrl, MAX_BRAND_JSON_BYTES);
+      if ('problem' in brand) return { source: { brandJsonUrl, problem: brand.problem } };
+      if (redirectOf(brand.value)) return { source: { brandJsonUrl, problem: 'brand.json redirects more than once (discovery follows one redirect and stops)' } };
+    }
+    const entries = agentEntries(brand.value).filter((entry) => sameAgentUrl(entry.url, this.agentUrl));
+    if (entries.length === 0) return { source: { brandJsonUrl, problem: `no agents[] entry of ${brandJsonUrl} has url ${this.agentUrl}` } };
+    if (entries.length > 1) return { source: { brandJsonUrl, problem: `${entries.length} agents[] entries of ${brandJsonUrl} have url ${this.agentUrl}` } };
+    const declared = entries[0]!.jwks_uri;
+    const jwksUri = typeof declared === 'string' ? declared : `${origin}/.well-known/jwks.json`;
+    const refused = refuseAgentSuppliedUrl(jwksUri, this.agentUrl);
+    if (refused) return { source: { brandJsonUrl, jwksUri, problem: `the runner does not fetch the jwks_uri ${jwksUri}: ${refused}` } };
+    const jwks = await this.fetchJwks(jwksUri);
+    if ('problem' in jwks) return { source: { brandJsonUrl, jwksUri, problem: jwks.problem } };
+    return { source: { brandJsonUrl, jwksUri }, keys: jwks.keys };
+  }
+
+  private async fetchJwks(url: string): Promise<{ keys: AdcpJwk[] } | { problem: string }> {
+    const jwks = await this.fetchJson(url, MAX_JWKS_BYTES);
+    if ('problem' in jwks) return jwks;
+    const keys = (jwks.value as { keys?: unknown })?.keys;
+    if (!Array.isArray(keys)) return { problem: `${url} is not a JWKS (no "keys" array)` };
+    return { keys: keys.filter((k): k is AdcpJwk => k !== null && typeof k === 'object' && !Array.isArray(k)) };
+  }
+
+  private async fetchJson(url: string, maxBytes: number): Promise<{ value: unknown } | { problem: string }> {
+    let text: string;
+    let status: number;
+    try {
+      const fetch = this.options.fetch ?? boundedFetch({ timeoutMs: this.options.timeoutMs, maxResponseBytes: maxBytes });
+      const response = await fetch(url, { method: 'GET', headers: { accept: 'application/json' }, redirect: 'manual', signal: AbortSignal.timeout(this.options.timeoutMs) });
+      status = response.status;
+      text = await response.text();
+    } catch (error) {
+      return { problem: `GET ${url} failed: ${describeError(error)}` };
+    }
+    if (status !== 200) return { problem: `GET ${url} answered HTTP ${status}` };
+    const parsed = parseStrictJson(text);
+    if (!parsed.ok) return { problem: `${url}: ${parsed.error}` };
+    return { value: parsed.value };
+  }
+}
+
+/** The one redirect brand.json discovery follows: `authoritative_location`, or the house domain's brand.json. */
+function redirectOf(doc: unknown): string | undefined {
+  const d = doc as { authoritative_location?: unknown; house?: unknown } | null;
+  if (!d || typeof d !== 'object') return undefined;
+  if (typeof d.authoritative_location === 'string') return d.authoritative_location;
+  if (typeof d.house === 'string' && /^[a-z0-9.-]+$/i.test(d.house)) return `https://${d.house}/.well-known/brand.json`;
+  return undefined;
+}
+
+/** Every `agents[]` entry of a brand.json: top level, the house's, and each brand's. */
+function agentEntries(doc: unknown): { url?: unknown; jwks_uri?: unknown }[] {
+  const d = doc as { agents?: unknown; house?: { agents?: unknown }; brands?: unknown } | null;
+  if (!d || typeof d !== 'object') return [];
+  const lists = [d.agents, typeof d.house === 'object' && d.house ? d.house.agents : undefined, ...(Array.isArray(d.brands) ? d.brands.map((b: any) => b?.agents) : [])];
+  return lists.flatMap((list) => (Array.isArray(list) ? list.filter((e) => e && typeof e === 'object') : []));
+}
+
+function sameAgentUrl(declared: unknown, agentUrl: string): boolean {
+  if (typeof declared !== 'string') return false;
+  if (declared === agentUrl) return true;
+  try {
+    return canonicalizeUrl(declared).targetUri === canonicalizeUrl(agentUrl).targetUri;
+  } catch {
+    return false;
+  }
+}

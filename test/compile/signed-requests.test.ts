@@ -1,0 +1,52 @@
+/**
+ * The signed_requests storyboard in the compiled test module: its vector
+ * phases, empty in the YAML, show one `it` per conformance vector (the ids the
+ * engine grades and the reference runner reports), mapped to the phase's line.
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { TraceMap, originalPositionFor } from '@jridgewell/trace-mapping';
+import { describe, expect, it } from 'vitest';
+import { compileStoryboard } from '../../src/compile/compile.js';
+import { resolveCorpus } from '../../src/corpus.js';
+
+const corpus = resolveCorpus(undefined);
+const file = join(corpus.root, 'universal', 'signed-requests.yaml');
+const source = readFileSync(file, 'utf8');
+const lineOf = (pattern: RegExp) => source.split('\n').findIndex((l) => pattern.test(l)) + 1;
+const vectorFiles = (polarity: string) => readdirSync(join(corpus.root, 'test-vectors', 'request-signing', polarity)).filter((f) => f.endsWith('.json')).sort();
+
+describe('compiling signed-requests.yaml', () => {
+  const { code, map, diagnostics } = compileStoryboard(source, file, { runtime: 'vitest-adcp/runtime', corpusRoot: corpus.root });
+  const trace = new TraceMap(map as any);
+  const originalLineOf = (snippet: string) => {
+    const index = code.indexOf(snippet);
+    expect(index, snippet).toBeGreaterThanOrEqual(0);
+    const before = code.slice(0, index).split('\n');
+    return originalPositionFor(trace, { line: before.length, column: before.at(-1)!.length }).line;
+  };
+
+  it('compiles without errors, and with no empty-phase placeholder', () => {
+    expect(diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    expect(code).not.toContain('it.todo(');
+  });
+
+  it('emits one it per vector file, in file order, titled with the vector id and name', () => {
+    for (const [phase, polarity] of [['positive_vectors', 'positive'], ['negative_vectors', 'negative']]) {
+      const positions = vectorFiles(polarity!).map((f) => code.indexOf(`suite.step(ctx, "${phase}", "${polarity}-${f.replace(/\.json$/, '')}")`));
+      expect(positions.every((p) => p >= 0)).toBe(true);
+      expect([...positions].sort((a, b) => a - b)).toEqual(positions);
+    }
+    expect(code).toContain(
+      'it("001-basic-post: Basic POST, Ed25519, no content-digest coverage (positive-001-basic-post)", (ctx) => suite.step(ctx, "positive_vectors", "positive-001-basic-post"), suite.timeout());',
+    );
+    expect(code).toContain('(negative-020-rate-abuse)", (ctx) => suite.step(ctx, "negative_vectors", "negative-020-rate-abuse"), suite.timeout());');
+  });
+
+  it("maps every vector's it to its phase's line", () => {
+    expect(originalLineOf('it("001-basic-post:')).toBe(lineOf(/^\s*- id: positive_vectors\s*$/));
+    expect(originalLineOf('it("012-ipv6-authority-default-port-stripped:')).toBe(lineOf(/^\s*- id: positive_vectors\s*$/));
+    expect(originalLineOf('it("027-webhook-registration-authentication-unsigned:')).toBe(lineOf(/^\s*- id: negative_vectors\s*$/));
+    expect(originalLineOf('it("Verify the agent declares request_signing.supported (get_capabilities)"')).toBe(lineOf(/^\s*- id: get_capabilities\s*$/));
+  });
+});
