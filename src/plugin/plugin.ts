@@ -6,6 +6,7 @@
 import { isAbsolute, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Plugin } from 'vitest/config';
+import type { TestProject, VitestPluginContext } from 'vitest/node';
 import { compileStoryboard } from '../compile/compile.js';
 import { resolveRuntimeConfig, type RuntimeConfig } from '../config.js';
 import { resolveCorpus, type Corpus } from '../corpus.js';
@@ -69,6 +70,15 @@ export interface AdcpStoryboardsOptions {
    * (`rate_abuse_opt_out`). Env: ADCP_SKIP_RATE_ABUSE=1. @default false
    */
   signedRequests?: { skipRateAbuse?: boolean };
+  /**
+   * Run storyboard files with Vitest's per-file module isolation, in your own
+   * project. By default they run in a project of their own (`vitest-adcp`)
+   * with `isolate: false`, which is several times faster: each worker loads
+   * the engine and compiles the schemas once instead of once per file. Your
+   * own tests keep their settings either way.
+   * @default false
+   */
+  isolate?: boolean;
   /** Directory of AdCP JSON Schemas. @default the installed @adcp/sdk's, matching the corpus version */
   schemasDir?: string;
   /**
@@ -118,6 +128,8 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
   const wantsCorpus = Boolean(compliance && (compliance.fromCapabilities || compliance.storyboards?.length || compliance.bundles?.length || compliance.tracks?.length));
   /** The capability-driven ids: asked once per plugin instance, i.e. once per Vitest run (a config reload makes a new instance). */
   let capabilityIds: Promise<string[]> | undefined;
+  /** Projects this instance injected for storyboard files (configureVitest must not treat them as a user's). */
+  const storyboardProjects = new WeakSet<TestProject>();
   /** The webhook receiver: one per plugin instance (i.e. per Vitest run), closed with Vitest. */
   let webhookReceiver: Promise<HostedWebhookReceiver> | undefined;
 
@@ -133,7 +145,7 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
     return STORYBOARD_SUFFIX.test(file) || explicit.has(file) || (matchesTestGlob?.(file) ?? false);
   }
 
-  return {
+  const plugin: Plugin = {
     name: 'vitest-adcp',
     enforce: 'pre',
     config(config) {
@@ -143,8 +155,14 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
       if (test?.includeTaskLocation === undefined) return { test: { includeTaskLocation: true } } as any;
       return undefined;
     },
-    async configureVitest({ project, vitest }) {
-      root = project.config.root;
+    async configureVitest({ project: userProject, vitest, injectTestProjects }) {
+      // The storyboard project carries this same plugin instance: it is configured from the user's project, once.
+      if (storyboardProjects.has(userProject)) return;
+      root = userProject.config.root;
+      // Where storyboard files run (see storyboardProject): a project of their own, without per-file isolation, unless
+      // the user asked for isolation. Either way the user's own tests keep their settings.
+      const project = options.isolate === true ? userProject : await storyboardProject(userProject, injectTestProjects, plugin);
+      storyboardProjects.add(project);
       // Pushed, not returned from config(): a returned test.include would replace the user's.
       project.config.include.push(...include);
       for (const file of options.files ?? []) {
@@ -222,6 +240,43 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
       return { code: result.code, map: result.map as any };
     },
   };
+  return plugin;
+}
+
+/**
+ * The project storyboard files run in by default: injected beside the user's
+ * (inheriting its config — plugins, setup files, env — but not its test files
+ * or global setup, which the user's project runs once), with `isolate: false`.
+ *
+ * Why: each storyboard file is a fresh module graph under Vitest's default
+ * per-file isolation, so every file re-imports the engine, the MCP SDK and
+ * ajv and recompiles the schemas before its first step answers — about 300 ms
+ * a file, 5× the reference runner's wall time over the corpus. Without
+ * isolation a worker loads all that once and runs file after file. Storyboard
+ * runs keep no module-level state of their own (each file opens its own
+ * StoryboardRun: context, captures, credentials, transport), and the caches
+ * they share — compiled schemas, the corpus id list — are read-only
+ * (test/e2e/shared-worker.test.ts proves it).
+ */
+async function storyboardProject(user: TestProject, inject: VitestPluginContext['injectTestProjects'], plugin: Plugin): Promise<TestProject> {
+  const name = user.name ? `vitest-adcp:${user.name}` : 'vitest-adcp';
+  // Not `extends`: that would load the config file again and make a second, unconfigured instance of this plugin.
+  // What storyboard files need from the user's project is its root, its env and its exclude; its global setup runs
+  // once, in the user's project, before any test (its env changes reach these workers too).
+  const [project] = await inject({
+    plugins: [plugin],
+    test: {
+      name,
+      root: user.config.root,
+      include: [],
+      exclude: [...user.config.exclude],
+      env: { ...user.config.env },
+      isolate: false,
+      includeTaskLocation: true,
+    },
+  } as Parameters<VitestPluginContext['injectTestProjects']>[0]);
+  if (!project) throw new Error('vitest-adcp: Vitest did not create the storyboard project');
+  return project;
 }
 
 function toGlob(root: string, file: string): string {

@@ -16,6 +16,7 @@ export default defineConfig({
       files: (process.env.E2E_FILES ?? '').split(',').filter(Boolean),
       compliance: { storyboards: (process.env.E2E_CORPUS ?? '').split(',').filter(Boolean), fromCapabilities: process.env.E2E_FROM_CAPABILITIES === '1' },
       timeoutMs: 5_000,
+      isolate: process.env.E2E_ISOLATE === '1',
     }),
   ],
   test: {

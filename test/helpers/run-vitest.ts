@@ -18,6 +18,8 @@ export interface CapturedTest {
   note?: string;
   errors: { message: string; stack?: string; stacks?: { file: string; line: number; column: number; method: string }[]; diff?: string }[];
   meta: Record<string, any>;
+  /** The Vitest project the test ran in, and how. */
+  project: { name: string; isolate: boolean; pool: string };
 }
 
 export interface VitestRun extends NodeRun {

@@ -1,0 +1,84 @@
+/**
+ * Storyboard files run in a Vitest project of their own without per-file
+ * isolation (src/plugin/plugin.ts > storyboardProject) — the speed of the
+ * default configuration depends on it — and nothing of one storyboard reaches
+ * another that runs after it in the same worker: captures, the storyboard
+ * context, credentials from its test kit.
+ */
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { repoRoot, runVitest } from '../helpers/run-vitest.js';
+
+const scratch = join(repoRoot, '.vitest-adcp', `shared-worker-${process.pid}`);
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+const config = join(repoRoot, 'test', 'e2e', 'vitest.e2e.config.ts');
+
+describe('storyboards sharing a worker', () => {
+  it('run un-isolated in the vitest-adcp project by default, and see nothing of each other', async () => {
+    mkdirSync(scratch, { recursive: true });
+    // a-… sorts first: with one worker it runs first, captures, and authenticates with its own kit token.
+    writeFileSync(
+      join(scratch, 'a-captures.storyboard.yaml'),
+      [
+        'id: captures',
+        'title: Captures',
+        'context: { root_value: from-a }',
+        'prerequisites: { test_kit: ../../fixtures/test-kits/fixture-brand.yaml }',
+        'phases:',
+        '  - id: p',
+        '    steps:',
+        '      - id: discover',
+        '        task: get_products',
+        '        sample_request: { buying_mode: wholesale }',
+        '        context_outputs: [{ name: product_id, path: "products[0].product_id" }]',
+        '        validations: [{ check: field_present, path: products }]',
+        '',
+      ].join('\n'),
+    );
+    writeFileSync(
+      join(scratch, 'b-consumes.storyboard.yaml'),
+      [
+        'id: consumes',
+        'title: Consumes',
+        'phases:',
+        '  - id: p',
+        '    steps:',
+        '      - id: uses_capture',
+        '        task: get_products',
+        '        sample_request: { buying_mode: refine, refine: [{ scope: product, product_id: "$context.product_id", action: include }] }',
+        '      - id: uses_root_context',
+        '        task: get_adcp_capabilities',
+        '        sample_request: { context: { v: "$context.root_value" } }',
+        // No test kit here: A's credentials must not carry over (the agent wants them for get_products).
+        '      - id: no_credentials_of_a',
+        '        task: get_products',
+        '        sample_request: { buying_mode: wholesale }',
+        '        expect_error: true',
+        '        validations: [{ check: error_code, value: AUTH_REQUIRED }]',
+        '',
+      ].join('\n'),
+    );
+    const run = await runVitest({ config, env: { ADCP_AGENT_URL: inject('agentUrl'), E2E_STORYBOARDS: `${scratch}/*.storyboard.yaml` }, args: ['--maxWorkers=1'] });
+    expect(run.tests.length, JSON.stringify(run.tests.map((t) => [t.name, t.state, t.errors[0]?.message.slice(0, 300)]))).toBe(4);
+    for (const test of run.tests) expect(test.project).toMatchObject({ name: 'vitest-adcp', isolate: false });
+    const verdict = (step: string) => run.tests.find((t) => t.meta.adcp?.result.step_id === step)!;
+    expect(verdict('discover').state).toBe('passed');
+    expect(verdict('no_credentials_of_a').state).toBe('passed');
+    for (const step of ['uses_capture', 'uses_root_context']) {
+      const test = verdict(step);
+      expect([step, test.state]).toEqual([step, 'failed']);
+      expect(test.meta.adcp.result.validations[0]).toMatchObject({ check: 'unresolved_substitution' });
+    }
+  });
+
+  it('run isolated in the user\'s own project with isolate: true', async () => {
+    const run = await runVitest({
+      config,
+      env: { ADCP_AGENT_URL: inject('agentUrl'), E2E_FILES: 'fixtures/storyboards/discovery.storyboard.yaml', E2E_ISOLATE: '1' },
+    });
+    expect(run.tests.length).toBeGreaterThan(0);
+    for (const test of run.tests) expect(test.project).toMatchObject({ name: '', isolate: true });
+  });
+});
