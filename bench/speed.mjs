@@ -1,0 +1,131 @@
+#!/usr/bin/env node
+/**
+ * What a user waits for: whole processes, as they would type them, against
+ * the same agent, alternating, in one session — medians and the ratio to the
+ * reference runner, and peak RSS of the largest process of each run.
+ *
+ *   reference   npx adcp storyboard run <url> --json          (its capability-selected storyboards)
+ *   vitest      npx vitest run   with a config that has only adcpStoryboards({ compliance: { storyboards } })
+ *   cli         npx vitest-adcp <url>                          (capability-selected, like the reference)
+ *
+ * `vitest` runs the ids the reference ran, so both grade the same storyboards;
+ * every other setting is Vitest's default. The agents are the SDK's example
+ * agents (bench/compare/agents.mjs), started once per agent with their mock
+ * upstream on 127.0.0.1.
+ *
+ *   npm run bench:speed                                  (builds dist/ first)
+ *   node bench/speed.mjs --agents seller-guaranteed,signals-marketplace --rounds 3
+ *
+ * Peak RSS comes from GNU time (`%M`: the largest resident set of the process
+ * or any child it waited for), so it is per process — the figure to hold
+ * against "300 MB per worker". Not part of `npm test`.
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { AGENTS } from './compare/agents.mjs';
+import { answersHttp, freePort, startProcess, stopProcess, waitUntilReady } from './compare/processes.mjs';
+
+const root = new URL('..', import.meta.url).pathname.replace(/\/$/, '');
+const sdkRoot = join(root, 'node_modules', '@adcp', 'sdk');
+const preload = join(root, 'bench', 'compare', 'listen-local.mjs');
+const work = join(root, '.vitest-adcp', 'speed');
+
+const { values } = parseArgs({ options: { agents: { type: 'string', default: 'seller-guaranteed,signals-marketplace' }, rounds: { type: 'string', default: '3' } } });
+const rounds = Number(values.rounds);
+
+function childEnv(extra) {
+  const env = { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1', ...extra };
+  for (const key of Object.keys(env)) if (key.startsWith('VITEST') || env[key] === undefined) delete env[key];
+  delete env.NODE_ENV;
+  return env;
+}
+
+/** Runs `command args` under GNU time; wall ms, peak RSS (MB) of its largest process, exit code, stdout. */
+function timed(command, args, { cwd, env }) {
+  return new Promise((resolve) => {
+    const metrics = join(work, `time-${process.hrtime.bigint()}.txt`);
+    const started = performance.now();
+    const child = spawn('/usr/bin/time', ['-f', '%M', '-o', metrics, command, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('exit', (code) => {
+      const ms = performance.now() - started;
+      const kb = Number(readFileSync(metrics, 'utf8').trim().split('\n').at(-1));
+      rmSync(metrics, { force: true });
+      resolve({ ms, rssMb: kb / 1024, code, stdout, stderr });
+    });
+  });
+}
+
+async function withAgent(spec, fn) {
+  const ports = { agent: await freePort(), mock: spec.mock ? await freePort() : undefined };
+  const env = { ...process.env, NODE_ENV: 'development', ...(spec.env?.(ports) ?? {}), ADCP_BENCH_PORT_MAP: JSON.stringify(spec.fixedPort ? { [spec.fixedPort]: ports.agent } : {}) };
+  let mock;
+  let agent;
+  try {
+    if (spec.mock) {
+      mock = startProcess(`mock ${spec.mock}`, process.execPath, ['--import', preload, join(sdkRoot, 'bin', 'adcp.js'), 'mock-server', spec.mock, '--port', String(ports.mock)], { cwd: root, env, logFile: join(work, `${spec.name}-mock.log`) });
+      await waitUntilReady(mock, answersHttp(`http://127.0.0.1:${ports.mock}/_debug/traffic`), { timeoutMs: 90_000 });
+    }
+    agent = startProcess(spec.name, join(root, 'node_modules', '.bin', 'tsx'), ['--import', preload, join(sdkRoot, 'examples', spec.example)], { cwd: root, env, logFile: join(work, `${spec.name}-agent.log`) });
+    const url = `http://127.0.0.1:${ports.agent}/mcp`;
+    await waitUntilReady(agent, answersHttp(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(spec.auth ? { authorization: `Bearer ${spec.auth}` } : {}) }, body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'tools/list', params: {} }) }), { timeoutMs: 90_000 });
+    return await fn(url);
+  } finally {
+    await stopProcess(agent);
+    await stopProcess(mock);
+  }
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+async function benchAgent(spec) {
+  return withAgent(spec, async (url) => {
+    const env = childEnv({ ADCP_AGENT_URL: url, ...(spec.auth ? { ADCP_AUTH_TOKEN: spec.auth } : {}) });
+    const reference = () => timed('npx', ['--no', 'adcp', 'storyboard', 'run', url, '--json', '--allow-http', ...(spec.auth ? ['--auth', spec.auth] : [])], { cwd: root, env });
+    // The storyboards the reference chose, for the `vitest` entry point.
+    const first = await reference();
+    const ids = JSON.parse(first.stdout).storyboards_executed ?? [];
+    if (ids.length === 0) throw new Error(`the reference ran no storyboards against ${spec.name}: ${first.stderr.slice(-500)}`);
+    const dir = join(work, spec.name);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, 'vitest.config.mjs'),
+      `import { defineConfig } from 'vitest/config';\nimport { adcpStoryboards } from ${JSON.stringify(join(root, 'dist', 'index.js'))};\nexport default defineConfig({ plugins: [adcpStoryboards({ compliance: { storyboards: ${JSON.stringify(ids)} } })] });\n`,
+    );
+    const vitest = () => timed(process.execPath, [join(root, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--config', join(dir, 'vitest.config.mjs'), '--root', dir], { cwd: dir, env });
+    const cli = () => timed(process.execPath, [join(root, 'dist', 'cli.js'), url], { cwd: dir, env });
+    const samples = { reference: [], vitest: [], cli: [] };
+    for (let round = 0; round < rounds; round++) {
+      for (const [name, run] of Object.entries({ reference, vitest, cli })) {
+        const r = await run();
+        samples[name].push(r);
+        const steps = /Tests\s+(.*)$/m.exec(r.stdout + r.stderr)?.[1] ?? '';
+        console.error(`  ${spec.name} round ${round + 1} ${name.padEnd(9)} ${(r.ms / 1000).toFixed(1)} s, ${r.rssMb.toFixed(0)} MB, exit ${r.code} ${steps}`);
+      }
+    }
+    const row = (name) => ({ s: median(samples[name].map((r) => r.ms)) / 1000, rss: Math.max(...samples[name].map((r) => r.rssMb)) });
+    return { agent: spec.name, storyboards: ids.length, reference: row('reference'), vitest: row('vitest'), cli: row('cli') };
+  });
+}
+
+rmSync(work, { recursive: true, force: true });
+mkdirSync(work, { recursive: true });
+const results = [];
+for (const name of values.agents.split(',')) {
+  const spec = AGENTS.find((a) => a.name === name);
+  if (!spec) throw new Error(`unknown agent ${name}`);
+  results.push(await benchAgent(spec));
+}
+console.log(`\n| agent | storyboards | reference | \`npx vitest run\` (ratio) | \`npx vitest-adcp <url>\` (ratio) | peak RSS ref / vitest / cli |`);
+console.log('|---|--:|--:|--:|--:|--:|');
+for (const r of results) {
+  console.log(
+    `| ${r.agent} | ${r.storyboards} | ${r.reference.s.toFixed(1)} s | ${r.vitest.s.toFixed(1)} s (${(r.vitest.s / r.reference.s).toFixed(2)}) | ${r.cli.s.toFixed(1)} s (${(r.cli.s / r.reference.s).toFixed(2)}) | ${r.reference.rss.toFixed(0)} / ${r.vitest.rss.toFixed(0)} / ${r.cli.rss.toFixed(0)} MB |`,
+  );
+}
+console.log(`\nmedians of ${rounds} alternating rounds; ${new Date().toISOString()}`);
