@@ -30,6 +30,37 @@ describe('ADCP_COMPLIANCE: finding the corpus', () => {
 describe('selecting corpus storyboards', () => {
   const entries = listCorpus(installed);
 
+  it('reads each storyboard\'s id, track and required scenarios as the YAML parser would, however they are written', () => {
+    const root = mkdtempSync(join(tmpdir(), 'adcp-list-'));
+    try {
+      mkdirSync(join(root, 'universal'));
+      const files: Record<string, string> = {
+        'plain.yaml': 'id: plain_one # a comment\ntrack: core\nphases: []\n',
+        'quoted.yaml': "id: \"quoted\"\ntrack: 'security'\nphases:\n  - id: p\n",
+        'block.yaml': 'id: block\nrequires_scenarios:\n  - a/one\n\n  - b_two # why\nnarrative: x\nphases: []\n',
+        'inline.yaml': 'id: inline\nrequires_scenarios: [a/one, b_two]\nphases: []\n',
+        'flow.yaml': '{ id: flow, track: t, phases: [] }\n',
+        'odd.yaml': 'id: >-\n  folded_id\nphases: []\n',
+        'kit.yaml': 'id: not_a_storyboard\nauth: {}\n',
+        'broken.yaml': 'id: broken\nphases: [\n',
+      };
+      for (const [name, text] of Object.entries(files)) writeFileSync(join(root, 'universal', name), text);
+      const entries = Object.fromEntries(listCorpus(root).map((e) => [e.path, { id: e.id, track: e.track, requires: e.requires }]));
+      expect(entries).toEqual({
+        'universal/block.yaml': { id: 'block', track: undefined, requires: ['a/one', 'b_two'] },
+        'universal/flow.yaml': { id: 'flow', track: 't', requires: undefined },
+        'universal/inline.yaml': { id: 'inline', track: undefined, requires: ['a/one', 'b_two'] },
+        'universal/odd.yaml': { id: 'folded_id', track: undefined, requires: undefined },
+        'universal/plain.yaml': { id: 'plain_one', track: 'core', requires: undefined },
+        'universal/quoted.yaml': { id: 'quoted', track: 'security', requires: undefined },
+        // A broken file that still shows its id and phases in plain lines stays selectable; the loader reports it.
+        'universal/broken.yaml': { id: 'broken', track: undefined, requires: undefined },
+      });
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
   it('lists the 84 storyboards of 3.0.6', () => {
     expect(entries).toHaveLength(84);
   });
