@@ -37,6 +37,12 @@ function taskResult(response: ResponseRecord): unknown {
 }
 
 const MAX_JSON_CHARS = 1_500;
+/** An error or reason printed in the terminal (the record keeps more: report/record.ts). */
+const MAX_TEXT_CHARS = 1_500;
+
+function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters; full text in the test meta / contract report)` : text;
+}
 /** The response excerpt around a failing pointer (or the start of the answer). */
 const MAX_EXCERPT_CHARS = 800;
 /** A request printed inline when it is this short; longer ones behind `verbose`. */
@@ -133,7 +139,7 @@ function verdictOf(v: ValidationResult): string {
 }
 
 function headlineOf(result: StepResult, failed: ValidationResult[], cwd: string): string {
-  if (result.error && failed.length === 0) return `step "${result.step_id}" (task ${result.task}) failed: ${fence(result.error, 'error')}`;
+  if (result.error && failed.length === 0) return `step "${result.step_id}" (task ${result.task}) failed: ${fence(clip(result.error.split('\n')[0]!, 200), 'error')}`;
   const v = failed[0];
   if (!v) return `step "${result.step_id}" (task ${result.task}) failed`;
   const at = v.json_pointer ? ` at ${v.json_pointer}` : '';
@@ -156,7 +162,7 @@ export function formatStepFailure(result: StepResult, options: FormatOptions = {
   const failed = result.validations.filter((v) => !v.passed);
   const headline = headlineOf(result, failed, cwd);
   lines.push(headline);
-  if (result.error && failed.length > 0) lines.push(`step error: ${fence(result.error, 'error')}`);
+  if (result.error && (failed.length > 0 || result.error.includes('\n') || result.error.length > 200)) lines.push(`step error: ${fence(clip(result.error, MAX_TEXT_CHARS), 'error')}`);
   if (result.optional) lines.push(`(optional phase "${result.phase_id}": this failure alone does not fail the storyboard)`);
   for (const warning of result.warnings ?? []) lines.push(`warning: ${warning}`);
   if (failed.length > 0) {
@@ -165,7 +171,7 @@ export function formatStepFailure(result: StepResult, options: FormatOptions = {
   for (const v of failed) {
     lines.push(`  ✗ ${v.description} [${v.check}]${v.source ? ` at ${where(v, cwd)}` : ''}`);
     if (v.json_pointer !== undefined && v.json_pointer !== null) lines.push(`    at JSON Pointer ${v.json_pointer === '' ? '"" (the whole response)' : v.json_pointer}`);
-    if (v.error) lines.push(indent(AGENT_TEXT_CHECKS.has(v.check) ? fence(v.error, 'reason') : v.error));
+    if (v.error) lines.push(indent(AGENT_TEXT_CHECKS.has(v.check) ? fence(clip(v.error, MAX_TEXT_CHARS), 'reason') : clip(v.error, MAX_TEXT_CHARS)));
     if (v.check === 'response_schema' && v.schema_id) lines.push(`    schema ${v.schema_id} (${v.schema_url})`);
     if (v.expected !== undefined) lines.push(`    expected: ${json(v.expected, 300)}`);
     if (v.actual !== undefined && v.check !== 'response_schema') {

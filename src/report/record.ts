@@ -20,11 +20,39 @@ export function stepKey(result: Pick<StepResult, 'storyboard_id' | 'phase_id' | 
   return `${result.storyboard_id}/${result.phase_id}/${result.step_id}`;
 }
 
-function redactExchange<T extends { payload: unknown; headers?: Record<string, string> }>(record: T | undefined, kind: 'request' | 'response'): T | undefined {
+/**
+ * How much of one payload a record keeps, serialised. The step's own request
+ * and response keep up to 1 MiB; the copies the contract asks each failed
+ * validation to carry keep 64 KiB — 80 failing checks on one 8 MB answer must
+ * not make a 640 MB report (or a worker message V8 cannot build).
+ */
+export const MAX_STEP_PAYLOAD_CHARS = 1024 * 1024;
+export const MAX_VALIDATION_PAYLOAD_CHARS = 64 * 1024;
+/** Free text (a transport error, an agent's message) kept in a record. */
+export const MAX_RECORD_TEXT_CHARS = 16 * 1024;
+
+/** `value`, or — past `max` characters of JSON — a marker with the size and the start of it. */
+export function boundPayload(value: unknown, max: number): unknown {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch {
+    return value;
+  }
+  if (text === undefined || text.length <= max) return value;
+  return { '[cut]': `${text.length} characters of JSON, more than the ${max} a record keeps`, start: text.slice(0, Math.min(4096, max)) };
+}
+
+function boundText(text: string | undefined): string | undefined {
+  if (text === undefined || text.length <= MAX_RECORD_TEXT_CHARS) return text;
+  return `${text.slice(0, MAX_RECORD_TEXT_CHARS)}… [cut: ${text.length - MAX_RECORD_TEXT_CHARS} more characters]`;
+}
+
+function redactExchange<T extends { payload: unknown; headers?: Record<string, string> }>(record: T | undefined, kind: 'request' | 'response', max = MAX_STEP_PAYLOAD_CHARS): T | undefined {
   if (!record) return undefined;
   return {
     ...record,
-    payload: redactPayload(record.payload),
+    payload: boundPayload(redactPayload(record.payload), max),
     ...(record.headers ? { headers: kind === 'request' ? redactRequestHeaders(record.headers) : filterResponseHeaders(record.headers) } : {}),
   };
 }
@@ -32,16 +60,18 @@ function redactExchange<T extends { payload: unknown; headers?: Record<string, s
 export function redactStepResult(result: StepResult, secrets: readonly string[] = []): StepResult {
   const validations: ValidationResult[] = result.validations.map((v) => ({
     ...v,
-    ...(v.actual !== undefined ? { actual: pointsAtSecret(v) ? REDACTED : redactPayload(v.actual) } : {}),
+    ...(v.actual !== undefined ? { actual: pointsAtSecret(v) ? REDACTED : boundPayload(redactPayload(v.actual), MAX_VALIDATION_PAYLOAD_CHARS) } : {}),
     ...(v.expected !== undefined ? { expected: pointsAtSecret(v) ? REDACTED : redactPayload(v.expected) } : {}),
-    request: redactExchange(v.request, 'request'),
-    response: redactExchange(v.response, 'response'),
+    request: redactExchange(v.request, 'request', MAX_VALIDATION_PAYLOAD_CHARS),
+    response: redactExchange(v.response, 'response', MAX_VALIDATION_PAYLOAD_CHARS),
+    ...(v.error !== undefined ? { error: boundText(v.error) } : {}),
   }));
   for (const v of validations) {
     if (v.request === undefined) delete v.request;
     if (v.response === undefined) delete v.response;
   }
   const out: StepResult = { ...result, validations, request: redactExchange(result.request, 'request'), response: redactExchange(result.response, 'response') };
+  if (out.error !== undefined) out.error = boundText(out.error);
   if (!out.request) delete out.request;
   if (!out.response) delete out.response;
   // A webhook is a request the agent sent us: body redacted, headers through the allowlist.

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { escapeControl, escapeControlDeep, fence, filterResponseHeaders, redactPayload, redactRequestHeaders, scrubSecrets, scrubSecretsDeep, secretsInUrl } from '../../src/report/redact.js';
 import { redactStepResult, stepKey } from '../../src/report/record.js';
+import { formatStepFailure } from '../../src/report/format.js';
 
 describe('contract security rules', () => {
   it('redacts every key of the contract pattern at any depth, case-insensitively', () => {
@@ -215,5 +216,28 @@ describe('deeply nested agent data', () => {
       ['some-secret'],
     );
     expect(JSON.stringify(result).length).toBeLessThan(10_000);
+  });
+});
+
+describe('bounded records and messages', () => {
+  it('80 failing checks on one 8 MB answer make a record under 20 MB, each copy cut with its size', () => {
+    const big = { items: Array.from({ length: 80_000 }, (_, i) => ({ id: `item-${i}`, text: 'x'.repeat(90) })) };
+    const response = { transport: 'mcp' as const, payload: { structuredContent: big } };
+    const request = { transport: 'mcp' as const, operation: 't', payload: { q: 1 } };
+    const validations = Array.from({ length: 80 }, (_, i) => ({ check: 'field_value', passed: false, description: `check ${i}`, json_pointer: `/items/${i}`, expected: 'y', actual: big.items, request, response }));
+    const record = redactStepResult({ storyboard_id: 's', phase_id: 'p', step_id: 'x', task: 't', passed: false, duration_ms: 1, extraction: { path: 'structured_content' }, validations, request, response, error: 'E'.repeat(5_000_000) });
+    const size = JSON.stringify(record).length;
+    expect(JSON.stringify(response).length).toBeGreaterThan(8_000_000);
+    expect(size).toBeLessThan(20_000_000);
+    expect(record.response!.payload).toEqual({ '[cut]': expect.stringMatching(/^\d+ characters of JSON, more than the 1048576 a record keeps$/), start: expect.any(String) });
+    expect((record.validations[0]!.response!.payload as Record<string, string>)['[cut]']).toMatch(/more than the 65536 a record keeps$/);
+    expect((record.validations[0]!.actual as Record<string, string>)['[cut]']).toMatch(/more than the 65536 a record keeps$/);
+    // Small payloads are kept whole.
+    expect(record.validations[0]!.request!.payload).toEqual({ q: 1 });
+    expect(record.error!.length).toBeLessThan(17_000);
+    expect(record.error).toMatch(/… \[cut: 4983616 more characters\]$/);
+    const message = formatStepFailure(record, { cwd: '/' }).message;
+    expect(message.length).toBeLessThan(400_000);
+    expect(formatStepFailure(record, { cwd: '/' }).headline.length).toBeLessThan(400);
   });
 });
