@@ -26,6 +26,10 @@ export interface RuntimeConfig {
   corpusRoot?: string;
   /** AdCP JSON Schema directory (`.../schemas-data/<major.minor>`). */
   schemasDir?: string;
+  /** The project's root: test kits may be read from below it (and from the corpus root). @default process.cwd() */
+  projectRoot?: string;
+  /** More directories test kits may be read from (plugin option `testKitDirs`). */
+  testKitDirs?: string[];
   /** signed_requests: skip vector 020's N+1-request flood (graded unsatisfied_contract, `rate_abuse_opt_out`). Env: ADCP_SKIP_RATE_ABUSE=1. */
   skipRateAbuse?: boolean;
   /** The run's webhook receiver (hosted by the plugin in the main process): its base URL and control endpoint. */

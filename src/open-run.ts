@@ -5,8 +5,8 @@
  * Vitest adapter uses it, and so will the Jest adapter, the benches and the
  * tests — so they all run storyboards the same way.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, realpathSync } from 'node:fs';
+import { join, resolve, sep } from 'node:path';
 import { resolveRuntimeConfig, type RuntimeConfig } from './config.js';
 import { CORPUS_DIRS, yamlFiles } from './plugin/select.js';
 import { defaultSchemasDir } from './corpus.js';
@@ -33,7 +33,9 @@ export function openStoryboardRun(storyboard: Storyboard, given: RuntimeConfig =
   const kitRef = storyboard.prerequisites?.test_kit;
   if (kitRef && !configurationError) {
     try {
-      testKit = loadTestKit(resolveTestKitPath(kitRef, { storyboardFile: storyboard.file, corpusRoot: config.corpusRoot }));
+      const kitPath = resolveTestKitPath(kitRef, { storyboardFile: storyboard.file, corpusRoot: config.corpusRoot });
+      assertTestKitAllowed(kitPath, [config.corpusRoot, config.projectRoot ?? process.cwd(), ...(config.testKitDirs ?? [])]);
+      testKit = loadTestKit(kitPath);
     } catch (error) {
       configurationError = `cannot load test kit "${kitRef}": ${error instanceof Error ? error.message : String(error)}`;
     }
@@ -54,6 +56,26 @@ export function openStoryboardRun(storyboard: Storyboard, given: RuntimeConfig =
     ...(options.webhooks || config.webhooks ? { webhooks: options.webhooks ?? new RemoteWebhookSink(config.webhooks!) } : {}),
     ...(storyboard.requires_scenarios?.length && config.corpusRoot ? { knownStoryboardIds: storyboardIdsIn(config.corpusRoot) } : {}),
   });
+}
+
+/**
+ * A test kit's values are sent to the agent (`from_test_kit`, `$test_kit.…`)
+ * and land in reports, so a storyboard may only name a kit below the corpus
+ * root, the project root or a directory the user allowed (`testKitDirs`) —
+ * never, say, a CLI's token file elsewhere on disk. Links are followed first.
+ */
+function assertTestKitAllowed(kitPath: string, roots: (string | undefined)[]): void {
+  const real = (p: string) => {
+    try {
+      return realpathSync(p);
+    } catch {
+      return resolve(p);
+    }
+  };
+  const kit = real(kitPath);
+  const allowed = roots.filter((r): r is string => Boolean(r)).map(real);
+  if (allowed.some((root) => kit === root || kit.startsWith(root.endsWith(sep) ? root : root + sep))) return;
+  throw new Error(`${kit} is outside the project (${allowed[1] ?? allowed[0]}) and the compliance corpus; a storyboard may only name a test kit below them. To allow another directory, add it to adcpStoryboards({ testKitDirs: [...] })`);
 }
 
 const idsByRoot = new Map<string, ReadonlySet<string>>();

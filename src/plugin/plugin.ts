@@ -79,6 +79,13 @@ export interface AdcpStoryboardsOptions {
    * @default false
    */
   isolate?: boolean;
+  /**
+   * Directories (relative to the project root) that storyboards may read test
+   * kits from, besides the project itself and the compliance corpus. A kit's
+   * values are sent to the agent and written to reports, so nothing else on
+   * disk can be named as one.
+   */
+  testKitDirs?: string[];
   /** Directory of AdCP JSON Schemas. @default the installed @adcp/sdk's, matching the corpus version */
   schemasDir?: string;
   /**
@@ -203,6 +210,8 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
         maxResponseBytes: options.maxResponseBytes,
         corpusRoot: kitRoot,
         schemasDir: options.schemasDir ?? fallback?.schemasDir,
+        projectRoot: root,
+        ...(options.testKitDirs?.length ? { testKitDirs: options.testKitDirs.map((d) => resolve(root, d)) } : {}),
         skipRateAbuse: options.signedRequests?.skipRateAbuse,
         allowHttp: options.agent?.allowHttp,
       };
