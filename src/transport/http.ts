@@ -90,8 +90,32 @@ async function readBounded(body: ReadableStream<Uint8Array>, limit: number): Pro
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/**
+ * A schema validation error of the protocol SDK (zod: an `issues` list, or a
+ * message that is that list as JSON) in one line: where and what, not forty
+ * lines of JSON.
+ */
+function schemaIssues(error: unknown): string | undefined {
+  let issues: unknown = (error as { issues?: unknown })?.issues;
+  if (!Array.isArray(issues) && error instanceof Error && error.message.trimStart().startsWith('[')) {
+    try {
+      issues = JSON.parse(error.message);
+    } catch {
+      return undefined;
+    }
+  }
+  if (!Array.isArray(issues) || issues.length === 0 || !issues.every((i) => i && typeof i === 'object' && 'message' in i)) return undefined;
+  const shown = issues.slice(0, 3).map((i: { path?: unknown[]; message?: unknown }) => {
+    const where = Array.isArray(i.path) && i.path.length > 0 ? `${i.path.join('.')}: ` : '';
+    return `${where}${String(i.message).replace(/^Invalid input: /, '')}`;
+  });
+  return `the agent's answer does not have the shape the protocol requires (${shown.join('; ')}${issues.length > 3 ? `; +${issues.length - 3} more` : ''})`;
+}
+
 /** Message of an error and its causes, for the step's `error` field. */
 export function describeError(error: unknown): string {
+  const schema = schemaIssues(error);
+  if (schema) return schema;
   const parts: string[] = [];
   let current: any = error;
   for (let depth = 0; current && depth < 4; depth++) {

@@ -160,6 +160,15 @@ describe('hostile agents fail only their own step, bounded in time and size', ()
     expect(r.after!.status).toBe('passed');
   });
 
+  it('an answer that is not an MCP tool result fails that step with one line saying where and what', async () => {
+    const r = await runInline(twoSteps('get_products'), agent.urlFor(['malformed_result@get_products']));
+    expect(r.hostile!.status).toBe('failed');
+    expect(r.hostile!.result.error).toBe(
+      "the agent's answer does not have the shape the protocol requires (content: expected array, received string; structuredContent: expected record, received array; isError: expected boolean, received string)",
+    );
+    expect(r.after!.status).toBe('passed');
+  });
+
   it('an unreachable agent fails each step with the connection error', async () => {
     const r = await runInline(twoSteps('get_products'), 'http://127.0.0.1:9/mcp', { timeoutMs: 2000 });
     expect(r.hostile!.status).toBe('failed');
