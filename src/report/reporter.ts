@@ -187,6 +187,7 @@ function tracks(storyboards: StoryboardReport[]): TrackReport[] {
 export default class AdcpReporter implements Reporter {
   private root = process.cwd();
   private outputFile: string | undefined;
+  private log: (message: string) => void = () => {};
 
   constructor(options: AdcpReporterOptions = {}) {
     this.outputFile = options.outputFile;
@@ -194,6 +195,7 @@ export default class AdcpReporter implements Reporter {
 
   onInit(vitest: Vitest): void {
     this.root = vitest.config.root;
+    this.log = (message) => vitest.logger.log(message);
     const configured = vitest.config.outputFile;
     this.outputFile ??= (typeof configured === 'object' ? configured?.['vitest-adcp'] : undefined) ?? 'adcp-results.json';
   }
@@ -203,5 +205,7 @@ export default class AdcpReporter implements Reporter {
     const file = resolve(this.root, this.outputFile ?? 'adcp-results.json');
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, JSON.stringify(report, null, 2) + '\n');
+    const { total_steps, steps_passed, steps_failed, steps_skipped } = report.summary;
+    this.log(`vitest-adcp: runner output contract report (${total_steps} steps: ${steps_passed} passed, ${steps_failed} failed, ${steps_skipped} skipped) written to ${relative(process.cwd(), file) || file}`);
   }
 }

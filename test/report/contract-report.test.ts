@@ -179,7 +179,8 @@ describe('buildContractReport', () => {
 });
 
 describe('AdcpReporter', () => {
-  const vitestAt = (root: string, outputFile?: unknown) => ({ config: { root, outputFile } }) as unknown as Vitest;
+  const logged: string[] = [];
+  const vitestAt = (root: string, outputFile?: unknown) => ({ config: { root, outputFile }, logger: { log: (m: string) => logged.push(m) } }) as unknown as Vitest;
   const modules = [moduleOf('/x/a.yaml', [stepTest(info('a', { file: '/x/a.yaml' }), {})])];
 
   it('writes adcp-results.json at the project root by default', () => {
@@ -191,6 +192,7 @@ describe('AdcpReporter', () => {
     expect(text.endsWith('}\n')).toBe(true);
     expect(JSON.parse(text).summary.total_steps).toBe(1);
     expect(text).toContain('\n  "contract": {');
+    expect(logged.at(-1)).toBe(`vitest-adcp: runner output contract report (1 steps: 1 passed, 0 failed, 0 skipped) written to ${relative(process.cwd(), join(root, 'adcp-results.json'))}`);
   });
 
   it("takes Vitest's outputFile['vitest-adcp'] and creates missing folders, ignoring a plain-string outputFile", () => {
