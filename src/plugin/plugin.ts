@@ -116,6 +116,13 @@ function runtimeModule(): string {
   return resolve(here, '..', '..', `runtime${ext}`).split('\\').join('/');
 }
 
+/** The storyboard project's global setup (preflight.ts), beside this file. */
+function preflightModule(): string {
+  const here = fileURLToPath(import.meta.url);
+  const ext = here.endsWith('.ts') ? '.ts' : '.js';
+  return resolve(here, '..', `preflight${ext}`).split('\\').join('/');
+}
+
 function cleanId(id: string): string {
   return id.split('?')[0]!;
 }
@@ -280,6 +287,8 @@ async function storyboardProject(user: TestProject, inject: VitestPluginContext[
       include: [],
       exclude: [...user.config.exclude],
       env: { ...user.config.env },
+      // A configuration that cannot work stops the run once, not once per step.
+      globalSetup: [preflightModule()],
       isolate: false,
       includeTaskLocation: true,
     },

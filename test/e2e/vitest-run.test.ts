@@ -225,13 +225,19 @@ describe('configuration errors', () => {
     expect(run.stdout + run.stderr).toMatch(/AdCP compliance version "9\.9\.9" is not in the installed @adcp\/sdk \(it has: [\d.]+/);
   });
 
-  it('a missing agent URL fails the steps with a clear message, not a stack trace', async () => {
-    const run = await runVitest({ config, env: { ADCP_AGENT_URL: undefined, E2E_STORYBOARDS: good[0]! } });
+  it('a missing agent URL stops the run once, with the fix, before any step — not once per step', async () => {
+    const run = await runVitest({ config, env: { ADCP_AGENT_URL: undefined, E2E_STORYBOARDS: good.join(',') } });
+    expect(run.exitCode).toBe(1);
+    const output = run.stdout + run.stderr;
+    expect(output.match(/no agent to test: set ADCP_AGENT_URL/g)).toHaveLength(1);
+    expect(output).toContain('ConfigurationError: vitest-adcp cannot run the storyboards: no agent to test: set ADCP_AGENT_URL');
+    expect(run.tests.filter((t) => t.state === 'failed')).toEqual([]);
+  });
+
+  it('with isolate: true the storyboards run in the user\'s project and each step reports the configuration error', async () => {
+    const run = await runVitest({ config, env: { ADCP_AGENT_URL: undefined, E2E_STORYBOARDS: good[0]!, E2E_ISOLATE: '1' } });
     expect(run.tests.length).toBeGreaterThan(0);
-    for (const test of run.tests) {
-      expect(test.state).toBe('failed');
-      expect(test.errors[0]!.message).toMatch(/no agent to test: set ADCP_AGENT_URL/);
-    }
+    for (const test of run.tests) expect(test.errors[0]?.message).toMatch(/no agent to test: set ADCP_AGENT_URL/);
   });
 });
 
