@@ -21,21 +21,14 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { REQUEST_SIGNING_BEHAVIOURS } from '../fixtures/agent/request-signing.mjs';
 import { startFixtureAgent } from '../fixtures/agent/server.mjs';
 import { runToEnd } from './compare/processes.mjs';
 
 const root = new URL('..', import.meta.url).pathname.replace(/\/$/, '');
 const outDir = join(root, 'bench', 'out', 'signing');
 const { values } = parseArgs({ options: { behaviours: { type: 'string' } } });
-const BEHAVIOURS = values.behaviours?.split(',').map((s) => s.trim()).filter(Boolean) ?? [
-  'request_signing',
-  'request_signing_digest_required',
-  'request_signing_digest_forbidden',
-  'request_signing_not_required',
-  'request_signing_accept_all',
-  'request_signing_wrong_code',
-  'request_signing_no_replay_cache',
-];
+const BEHAVIOURS = values.behaviours?.split(',').map((s) => s.trim()).filter(Boolean) ?? [...REQUEST_SIGNING_BEHAVIOURS];
 /** runner-output-contract.yaml > skip_result: the reference's narrower reasons as its runner maps them (DETAILED_SKIP_TO_CANONICAL, default not_applicable). */
 const CANONICAL = { rate_abuse_opt_out: 'unsatisfied_contract', missing_test_kit_contract: 'unsatisfied_contract', live_side_effect_opt_in_required: 'unsatisfied_contract', operator_skip: 'unsatisfied_contract', capability_unsupported: 'unsatisfied_contract' };
 const TOKEN = 'demo-bench-signing';
