@@ -19,6 +19,15 @@ export interface ObservedAnswer {
   transportError?: string;
   /** Whether the answer was read from a record rather than obtained by calling the agent. */
   recorded: boolean;
+  /** The task the call named, when the agent answered that it has no such task (so nothing about auth was learnt). */
+  unknownTask?: string;
+}
+
+/** An answer saying the task does not exist: JSON-RPC "method/tool not found", or an "unknown tool/skill" message. */
+function isUnknownTask(exchange: { rpcError?: { code: number; message: string } }): boolean {
+  const rpc = exchange.rpcError;
+  if (!rpc) return false;
+  return rpc.code === -32601 || /unknown (tool|skill)|(tool|skill) [^ ]+ (was )?not found|no such (tool|skill)/i.test(rpc.message);
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -68,12 +77,14 @@ export async function observedAnswer(received: unknown, options: ProbeOptions = 
     status: exchange.response?.status,
     headers: headerMap(exchange.response?.headers),
     ...(exchange.transportError ? { transportError: exchange.transportError } : {}),
+    ...(isUnknownTask(exchange) ? { unknownTask: task } : {}),
     recorded: false,
   };
 }
 
 /** "HTTP 200", "no HTTP answer (…)" — what the agent did, in a few words. */
 export function describeObserved(answer: ObservedAnswer): string {
+  if (answer.unknownTask) return `HTTP ${answer.status ?? '?'}: the agent has no task ${answer.unknownTask} (pick a task it serves with { task })`;
   if (answer.status !== undefined) return `HTTP ${answer.status}`;
   return `no HTTP answer (${answer.transportError ?? 'unknown transport error'})`;
 }

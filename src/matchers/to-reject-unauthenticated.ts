@@ -21,6 +21,6 @@ export async function toRejectUnauthenticated(this: MatcherContext, received: un
         ? answer.recorded
           ? `${hint}\n\nExpected ${answer.subject} not to be a refusal, but it was: ${this.utils.printReceived(what)}`
           : `${hint}\n\nExpected the agent to serve ${answer.subject}, but it refused it: ${this.utils.printReceived(what)}`
-        : `${hint}\n\nExpected ${answer.subject} to be refused with ${this.utils.printExpected('HTTP 401 or 403')}\nReceived: ${this.utils.printReceived(what)}\n\nAn agent that answers protected tasks without credentials is not checking them.`,
+        : `${hint}\n\nExpected ${answer.subject} to be refused with ${this.utils.printExpected('HTTP 401 or 403')}\nReceived: ${this.utils.printReceived(what)}${answer.unknownTask ? '' : '\n\nAn agent that answers protected tasks without credentials is not checking them.'}`,
   };
 }

@@ -38,6 +38,15 @@ describe('toRejectUnauthenticated', () => {
     `);
   });
 
+  it('says the agent has no such task, instead of blaming its auth, when the task does not exist', async () => {
+    expect(await failureOf(() => expect(url('missing_auth_check+without@list_creatives')).toRejectUnauthenticated({ task: 'list_creatives' }))).toMatchInlineSnapshot(`
+      "expect(agentUrl).toRejectUnauthenticated(options)
+
+      Expected an unauthenticated list_creatives call to be refused with "HTTP 401 or 403"
+      Received: "HTTP 200: the agent has no task list_creatives (pick a task it serves with { task })""
+    `);
+  });
+
   it('.not passes on an agent that serves the call', async () => {
     await expect(url('missing_auth_check')).not.toRejectUnauthenticated();
   });
