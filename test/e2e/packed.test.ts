@@ -75,10 +75,10 @@ function createProject(name: string, devDependencies: string[]): string {
   return project;
 }
 
-function vitestRun(project: string) {
+function vitestRun(project: string, args: string[] = []) {
   const env: NodeJS.ProcessEnv = { ...process.env, ADCP_AGENT_URL: inject('agentUrl'), ADCP_AUTH_TOKEN: 'demo-packed-v1', NO_COLOR: '1', FORCE_COLOR: '0' };
   for (const key of Object.keys(env)) if (key.startsWith('VITEST')) delete env[key];
-  const result = spawnSync('npx', ['vitest', 'run'], { cwd: project, env, encoding: 'utf8', timeout: 120_000 });
+  const result = spawnSync('npx', ['vitest', 'run', ...args], { cwd: project, env, encoding: 'utf8', timeout: 120_000 });
   return { status: result.status, output: result.stdout + result.stderr };
 }
 
@@ -101,6 +101,15 @@ describe.each([
     const report = JSON.parse(readFileSync(join(project, 'reports', 'adcp.json'), 'utf8'));
     expect(report.summary).toMatchObject({ total_steps: 3, steps_passed: 3, steps_failed: 0 });
     expect(JSON.stringify(report)).not.toContain('demo-packed-v1');
+  }, 180_000);
+
+  it.runIf(primary)('loads from a CommonJS config too (Vite bundles a .cts config, or any config of a package without "type": "module", with require)', () => {
+    writeFileSync(join(project, 'vitest.cjs.config.cts'), readFileSync(join(project, 'vitest.config.ts'), 'utf8').replace("'reports/adcp.json'", "'reports/adcp-cjs.json'"));
+    const { status, output } = vitestRun(project, ['--config', 'vitest.cjs.config.cts']);
+    expect(output).not.toMatch(/ESM only/);
+    expect(status, output).toBe(0);
+    expect(output).toMatch(/Tests\s+5 passed \(5\)/);
+    rmSync(join(project, 'vitest.cjs.config.cts'));
   }, 180_000);
 
   it.runIf(primary)('typechecks a user test importing a storyboard and a config using the plugin options', () => {
