@@ -11,6 +11,7 @@ import { compileStoryboard } from '../compile/compile.js';
 import { resolveRuntimeConfig, type RuntimeConfig } from '../config.js';
 import { resolveCorpus, type Corpus } from '../corpus.js';
 import { CapabilitySelectionError, storyboardIdsForAgent } from './capabilities.js';
+import { checkOptions } from './check-options.js';
 import { selectCorpus, type CorpusSelection } from './select.js';
 import { resolveWebhookReceiver, type WebhookOptions } from '../webhooks/options.js';
 import { HostedWebhookReceiver } from '../webhooks/remote.js';
@@ -128,6 +129,7 @@ function cleanId(id: string): string {
 }
 
 export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
+  checkOptions(options);
   const include = options.include === undefined ? DEFAULT_INCLUDE : ([] as string[]).concat(options.include);
   const explicit = new Set<string>();
   let corpus: Corpus | undefined;
