@@ -34,10 +34,12 @@ class StoryboardStepError extends Error {
   expected?: unknown;
   actual?: unknown;
   showDiff?: boolean;
-  constructor(message: string, at: Error) {
+  constructor(message: string, at: Error, validation?: { check: string; source?: { file: string; line: number; column: number } }) {
     super(message);
     this.name = 'StoryboardStepError';
     const frames = (at.stack ?? '').split('\n').filter((line) => /^\s+at /.test(line) && !line.includes('/vitest/suite.') && !/node_modules\/vitest-adcp\//.test(line) && !line.includes('/src/vitest/') && !line.includes('/dist/vitest/'));
+    const source = validation?.source;
+    if (source) frames.unshift(`    at ${validation!.check} (${source.file}:${source.line}:${source.column})`);
     this.stack = `${this.name}: ${message}\n${frames.join('\n')}`;
   }
 }
@@ -87,7 +89,7 @@ export function storyboardSuite(storyboard: Storyboard): StoryboardSuite {
       if (outcome.status === 'skipped') ctx.skip(escapeControl(`${result.skip!.reason}: ${result.skip!.detail}`));
       if (outcome.status === 'failed') {
         const formatted = formatStepFailure(result, { secrets: current.secrets(), verbose: process.env.ADCP_VERBOSE === '1' });
-        const error = new StoryboardStepError(formatted.message, at);
+        const error = new StoryboardStepError(formatted.message, at, result.validations.find((v) => !v.passed && v.source));
         if (formatted.expected !== undefined) {
           error.expected = formatted.expected;
           error.actual = formatted.actual;

@@ -144,16 +144,24 @@ describe('against a misbehaving agent', () => {
     });
   });
 
-  it("puts the failure's stack frame on the step's line in the YAML", () => {
+  it("puts the failure's stack frames on the failing validation's line, then the step's, in the YAML (what CI annotations and IDEs point at)", () => {
     const failing = run.tests.filter((t) => t.state === 'failed');
     expect(failing.length).toBeGreaterThan(0);
     for (const test of failing) {
-      const frame = test.errors[0]!.stacks?.[0];
-      expect(frame?.file).toBe(good[0]);
-      expect(frame?.line).toBe(test.location!.line);
+      const [first, second] = test.errors[0]!.stacks ?? [];
+      const validation = test.meta.adcp.result.validations.find((v: any) => !v.passed && v.source);
+      expect(first?.file).toBe(good[0]);
+      if (validation) {
+        expect(first).toMatchObject({ line: validation.source.line, column: validation.source.column });
+        expect(second).toMatchObject({ file: good[0], line: test.location!.line });
+      } else {
+        expect(first?.line).toBe(test.location!.line);
+      }
     }
-    // `      - id: get_capabilities` is line 49 of discovery.storyboard.yaml.
-    expect(byId(run, 'fixture_discovery/capabilities/get_capabilities').errors[0]!.stacks?.[0]).toMatchObject({ file: good[0], line: 49 });
+    // `          - check: field_value` is line 83 (column 13), `      - id: get_capabilities` line 49 of discovery.storyboard.yaml.
+    const stacks = byId(run, 'fixture_discovery/capabilities/get_capabilities').errors[0]!.stacks!;
+    expect(stacks[0]).toMatchObject({ file: good[0], line: 83, column: 13 });
+    expect(stacks[1]).toMatchObject({ file: good[0], line: 49 });
   });
 });
 
