@@ -48,29 +48,45 @@ function boundText(text: string | undefined): string | undefined {
   return `${text.slice(0, MAX_RECORD_TEXT_CHARS)}… [cut: ${text.length - MAX_RECORD_TEXT_CHARS} more characters]`;
 }
 
-function redactExchange<T extends { payload: unknown; headers?: Record<string, string> }>(record: T | undefined, kind: 'request' | 'response', max = MAX_STEP_PAYLOAD_CHARS): T | undefined {
+/**
+ * Redacted and bounded payloads of one record, by the payload they were made
+ * from: each failed validation carries the step's own request and response,
+ * so without this an 8 MB answer with 80 failing checks is redacted 81 times.
+ */
+type PayloadCache = Map<unknown, Map<number, unknown>>;
+
+function boundRedacted(payload: unknown, max: number, cache: PayloadCache): unknown {
+  if (payload === null || typeof payload !== 'object') return boundPayload(redactPayload(payload), max);
+  let byMax = cache.get(payload);
+  if (!byMax) cache.set(payload, (byMax = new Map()));
+  if (!byMax.has(max)) byMax.set(max, boundPayload(redactPayload(payload), max));
+  return byMax.get(max);
+}
+
+function redactExchange<T extends { payload: unknown; headers?: Record<string, string> }>(record: T | undefined, kind: 'request' | 'response', cache: PayloadCache, max = MAX_STEP_PAYLOAD_CHARS): T | undefined {
   if (!record) return undefined;
   return {
     ...record,
-    payload: boundPayload(redactPayload(record.payload), max),
+    payload: boundRedacted(record.payload, max, cache),
     ...(record.headers ? { headers: kind === 'request' ? redactRequestHeaders(record.headers) : filterResponseHeaders(record.headers) } : {}),
   };
 }
 
 export function redactStepResult(result: StepResult, secrets: readonly string[] = []): StepResult {
+  const cache: PayloadCache = new Map();
   const validations: ValidationResult[] = result.validations.map((v) => ({
     ...v,
-    ...(v.actual !== undefined ? { actual: pointsAtSecret(v) ? REDACTED : boundPayload(redactPayload(v.actual), MAX_VALIDATION_PAYLOAD_CHARS) } : {}),
+    ...(v.actual !== undefined ? { actual: pointsAtSecret(v) ? REDACTED : boundRedacted(v.actual, MAX_VALIDATION_PAYLOAD_CHARS, cache) } : {}),
     ...(v.expected !== undefined ? { expected: pointsAtSecret(v) ? REDACTED : redactPayload(v.expected) } : {}),
-    request: redactExchange(v.request, 'request', MAX_VALIDATION_PAYLOAD_CHARS),
-    response: redactExchange(v.response, 'response', MAX_VALIDATION_PAYLOAD_CHARS),
+    request: redactExchange(v.request, 'request', cache, MAX_VALIDATION_PAYLOAD_CHARS),
+    response: redactExchange(v.response, 'response', cache, MAX_VALIDATION_PAYLOAD_CHARS),
     ...(v.error !== undefined ? { error: boundText(v.error) } : {}),
   }));
   for (const v of validations) {
     if (v.request === undefined) delete v.request;
     if (v.response === undefined) delete v.response;
   }
-  const out: StepResult = { ...result, validations, request: redactExchange(result.request, 'request'), response: redactExchange(result.response, 'response') };
+  const out: StepResult = { ...result, validations, request: redactExchange(result.request, 'request', cache), response: redactExchange(result.response, 'response', cache) };
   if (out.error !== undefined) out.error = boundText(out.error);
   if (!out.request) delete out.request;
   if (!out.response) delete out.response;
