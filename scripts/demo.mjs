@@ -21,5 +21,5 @@ const child = spawn(process.execPath, [join(root, 'node_modules', 'vitest', 'vit
 });
 const code = await new Promise((resolve) => child.on('close', (c) => resolve(c ?? 1)));
 await agent.close();
-console.log('\nrunner output contract report: .vitest-adcp/demo-results.json');
+// The contract reporter says where it wrote the report.
 process.exit(code);
