@@ -25,6 +25,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { AGENTS } from './compare/agents.mjs';
+import { childEnv } from './compare/ours.mjs';
 import { answersHttp, freePort, startProcess, stopProcess, waitUntilReady } from './compare/processes.mjs';
 
 const root = new URL('..', import.meta.url).pathname.replace(/\/$/, '');
@@ -34,13 +35,6 @@ const work = join(root, '.vitest-adcp', 'speed');
 
 const { values } = parseArgs({ options: { agents: { type: 'string', default: 'seller-guaranteed,signals-marketplace' }, rounds: { type: 'string', default: '3' } } });
 const rounds = Number(values.rounds);
-
-function childEnv(extra) {
-  const env = { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1', ...extra };
-  for (const key of Object.keys(env)) if (key.startsWith('VITEST') || env[key] === undefined) delete env[key];
-  delete env.NODE_ENV;
-  return env;
-}
 
 /** Runs `command args` under GNU time; wall ms, peak RSS (MB) of its largest process, exit code, stdout. */
 function timed(command, args, { cwd, env }) {

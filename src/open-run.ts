@@ -5,10 +5,10 @@
  * Vitest adapter uses it, and so will the Jest adapter, the benches and the
  * tests — so they all run storyboards the same way.
  */
-import { readFileSync, realpathSync } from 'node:fs';
-import { join, resolve, sep } from 'node:path';
+import { realpathSync } from 'node:fs';
+import { resolve, sep } from 'node:path';
 import { resolveRuntimeConfig, type RuntimeConfig } from './config.js';
-import { CORPUS_DIRS, yamlFiles } from './plugin/select.js';
+import { listCorpus } from './plugin/select.js';
 import { defaultSchemasDir } from './corpus.js';
 import { StoryboardRun } from './engine/run.js';
 import { secretsInUrl } from './report/redact.js';
@@ -81,27 +81,12 @@ function assertTestKitAllowed(kitPath: string, roots: (string | undefined)[]): v
 const idsByRoot = new Map<string, ReadonlySet<string>>();
 
 /**
- * The top-level `id:` of every YAML file in a compliance tree, read once per
- * worker: what a `requires_scenarios` reference must name. A cheap line scan —
- * the loader still validates each file it runs.
+ * The ids of the storyboards of a compliance tree, listed once per worker
+ * (plugin/select.ts's listing, which reads plain top-level lines): what a
+ * `requires_scenarios` reference must name.
  */
 function storyboardIdsIn(root: string): ReadonlySet<string> {
   let ids = idsByRoot.get(root);
-  if (ids) return ids;
-  const found = new Set<string>();
-  for (const dir of CORPUS_DIRS) {
-    let files: string[];
-    try {
-      files = yamlFiles(join(root, dir));
-    } catch {
-      continue; // a tree without this folder
-    }
-    for (const file of files) {
-      const match = /^id:\s*["']?([^"'\s#]+)/m.exec(readFileSync(file, 'utf8'));
-      if (match) found.add(match[1]!);
-    }
-  }
-  ids = found;
-  idsByRoot.set(root, ids);
+  if (!ids) idsByRoot.set(root, (ids = new Set(listCorpus(root).map((entry) => entry.id))));
   return ids;
 }

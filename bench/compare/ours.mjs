@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { runToEnd } from './processes.mjs';
 
 /** Env for a child vitest: none of a parent Vitest's worker variables, no NODE_ENV, no colours. */
-function childEnv(extra) {
+export function childEnv(extra) {
   const env = { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1', ...extra };
   for (const key of Object.keys(env)) if (key.startsWith('VITEST') || env[key] === undefined) delete env[key];
   delete env.TEST;

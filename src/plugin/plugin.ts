@@ -110,19 +110,20 @@ const DEFAULT_INCLUDE = ['**/*.storyboard.yaml', '**/*.storyboard.yml'];
 const DATA_QUERY = 'adcp-storyboard-data';
 const STORYBOARD_SUFFIX = /\.storyboard\.ya?ml$/;
 
-/** The runtime module compiled storyboards import: the file beside this one, by absolute path. */
-function runtimeModule(): string {
+/**
+ * A module of this package by its path from `src/` (or `dist/`), `/`-separated:
+ * `.ts` when the plugin runs from source, `.js` from the build.
+ */
+function packageModule(fromRoot: string): string {
   const here = fileURLToPath(import.meta.url);
   const ext = here.endsWith('.ts') ? '.ts' : '.js';
-  return resolve(here, '..', '..', `runtime${ext}`).split('\\').join('/');
+  return resolve(here, '..', '..', `${fromRoot}${ext}`).split('\\').join('/');
 }
 
-/** The storyboard project's global setup (preflight.ts), beside this file. */
-function preflightModule(): string {
-  const here = fileURLToPath(import.meta.url);
-  const ext = here.endsWith('.ts') ? '.ts' : '.js';
-  return resolve(here, '..', `preflight${ext}`).split('\\').join('/');
-}
+/** The runtime module compiled storyboards import. */
+const runtimeModule = () => packageModule('runtime');
+/** The storyboard project's global setup (preflight.ts). */
+const preflightModule = () => packageModule('plugin/preflight');
 
 function cleanId(id: string): string {
   return id.split('?')[0]!;
