@@ -34,6 +34,8 @@ const sdkRoot = join(root, 'node_modules', '@adcp', 'sdk');
 const preload = join(root, 'bench', 'compare', 'listen-local.mjs');
 /** Serves an example's AdcpServer over A2A instead of MCP (agents with `protocol: 'a2a'`). */
 const a2aPreload = join(root, 'bench', 'compare', 'a2a-serve.mjs');
+/** Wires request signing into an example's createAdcpServer (agents with `signing: true`). */
+const signingPreload = join(root, 'bench', 'compare', 'signing-serve.mjs');
 const { values } = parseArgs({
   options: {
     agents: { type: 'string' },
@@ -119,7 +121,7 @@ async function withAgent(spec, dir, label, fn) {
     };
     const example = join(sdkRoot, 'examples', spec.example);
     const a2a = spec.protocol === 'a2a';
-    agent = startProcess(spec.name, join(root, 'node_modules', '.bin', 'tsx'), ['--import', preload, ...(a2a ? ['--import', a2aPreload] : []), example], { cwd: root, env, logFile: join(dir, `${label}-agent.log`) });
+    agent = startProcess(spec.name, join(root, 'node_modules', '.bin', 'tsx'), ['--import', preload, ...(a2a ? ['--import', a2aPreload] : []), ...(spec.signing ? ['--import', signingPreload] : []), example], { cwd: root, env, logFile: join(dir, `${label}-agent.log`) });
     started.agent = `NODE_ENV=development ${Object.entries(spec.env?.(ports) ?? {}).map(([k, v]) => `${k}=${v} `).join('')}tsx node_modules/@adcp/sdk/examples/${spec.example}${spec.fixedPort ? ` (port ${spec.fixedPort} rebound to ${ports.agent})` : ''}`;
     const url = `http://127.0.0.1:${ports.agent}/${a2a ? 'a2a' : 'mcp'}`;
     const t0 = Date.now();

@@ -18,6 +18,8 @@ const HARNESS_TOKEN = 'sk_harness_do_not_use_in_prod';
  * @property {number} [fixedPort]     port the example hard-codes (rebound by the listen-local preload)
  * @property {'mcp' | 'a2a'} [protocol] 'a2a': the example's AdcpServer served over A2A (createA2AAdapter, the
  *                                    a2a-serve preload) at /a2a, and both runners run with `--protocol a2a`
+ * @property {boolean} [signing]     request signing wired into the example's createAdcpServer (the signing-serve
+ *                                    preload): it advertises `request_signing` and verifies RFC 9421 signatures
  * @property {(ports: { agent: number, mock?: number }) => Record<string,string>} [env]
  */
 
@@ -92,5 +94,11 @@ export const AGENTS = [
   },
 ];
 
+/** The same examples with request signing wired as the SDK's adopter guide says (bench/compare/signing-serve.mjs). */
+for (const name of ['seller-guaranteed', 'signals-marketplace', 'multi-tenant', 'creative-template']) {
+  const base = AGENTS.find((a) => a.name === name);
+  if (base) AGENTS.push({ ...base, name: `${name}-signing`, role: `${base.role} + signed-requests`, signing: true });
+}
+
 /** The default set: one agent per specialism family. */
-export const DEFAULT_AGENTS = AGENTS.map((a) => a.name);
+export const DEFAULT_AGENTS = AGENTS.filter((a) => !a.signing).map((a) => a.name);
