@@ -132,7 +132,7 @@ export class StoryboardRun {
       (storyboard.required_tools ?? []).filter((t) => typeof t === 'string'),
     );
     this.declaredFixtureIds = declaredFixtureIds(storyboard);
-    this.webhooks = new WebhookRun(storyboard, { sink: options.webhooks, timeoutMs: options.timeoutMs, schemas: options.schemas, file: storyboard.file, signerKeys: options.webhookSignerKeys });
+    this.webhooks = new WebhookRun(storyboard, { sink: options.webhooks, timeoutMs: options.timeoutMs, schemas: options.schemas, file: storyboard.file, signerKeys: options.webhookSignerKeys, ...(options.urlGuard ? { urlGuard: options.urlGuard } : {}) });
     const unknownFixtures = planSeeding(storyboard).unknownKeys;
     if (unknownFixtures.length > 0) {
       this.storyboardWarnings.push(`fixtures ${unknownFixtures.map((k) => `"${k}"`).join(', ')} map to no seed scenario of storyboard-schema.yaml (products, pricing_options, creatives, plans, media_buys) and were not seeded`);

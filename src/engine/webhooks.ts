@@ -31,6 +31,7 @@ import type { SchemaRegistry } from '../schemas/registry.js';
 import { MemoryReplayCache, verifySignedMessage, WEBHOOK_SIGNING, type JwksSource, type SigningProfile, type WebhookSignatureErrorCode } from '../signing/index.js';
 import type { Step, Storyboard, TestKit } from '../storyboard/types.js';
 import { isRoutable, type RetryPolicy, type WebhookDelivery, type WebhookSink } from '../webhooks/receiver.js';
+import type { UrlGuardOptions } from '../transport/url-guard.js';
 import { SignerKeys } from '../webhooks/signer-keys.js';
 import { parseStrictJson } from '../webhooks/strict-json.js';
 import { resolvePath } from './path.js';
@@ -62,6 +63,8 @@ export interface WebhookRunOptions {
   file: string;
   /** Verification keys instead of brand.json discovery (tests; an operator with pinned keys). */
   signerKeys?: JwksSource;
+  /** The SSRF guard for brand.json / JWKS discovery (`allowHttp`; tests' lookup / dial). */
+  urlGuard?: Omit<UrlGuardOptions, 'agentUrl'>;
 }
 
 type Verdict = { ok: true; keyid: string } | { ok: false; code: WebhookSignatureErrorCode | 'webhook_body_malformed'; step: number | string; detail: string };
@@ -364,7 +367,7 @@ export class WebhookRun {
 
   private signerKeys(agentUrl: string): { source: JwksSource; where: () => Promise<string> } {
     if (this.options.signerKeys) return { source: this.options.signerKeys, where: async () => ' (keys given to the run)' };
-    if (!this.keys || this.keys.agentUrl !== agentUrl) this.keys = { agentUrl, keys: new SignerKeys(agentUrl, { timeoutMs: Math.min(this.options.timeoutMs, 10_000) }) };
+    if (!this.keys || this.keys.agentUrl !== agentUrl) this.keys = { agentUrl, keys: new SignerKeys(agentUrl, { timeoutMs: Math.min(this.options.timeoutMs, 10_000), ...(this.options.urlGuard ? { guard: this.options.urlGuard } : {}) }) };
     const keys = this.keys.keys;
     return {
       source: (keyid) => keys.lookup(keyid),

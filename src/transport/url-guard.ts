@@ -263,6 +263,8 @@ export interface GuardedFetchOptions {
   timeoutMs: number;
   maxResponseBytes: number;
   headers?: Record<string, string>;
+  /** Follow same-host redirects (at most MAX_REDIRECTS). `false`: a redirect is the answer. @default true */
+  followRedirects?: boolean;
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -286,7 +288,7 @@ export async function guardedGet(target: string, guard: UrlGuardOptions, options
       const fetch = boundedFetch({ timeoutMs: left(), maxResponseBytes: options.maxResponseBytes, onResponse: (o) => (observed = o), ...(dispatcher ? { dispatcher } : {}) });
       const response = await fetch(vetted.url.href, { method: 'GET', headers: { accept: 'application/json', ...options.headers }, redirect: 'manual' });
       const location = response.headers.get('location');
-      if (REDIRECTS.has(response.status) && location) {
+      if (REDIRECTS.has(response.status) && location && options.followRedirects !== false) {
         await response.body?.cancel().catch(() => {});
         const next = new URL(location, vetted.url);
         if (bare(next.hostname) !== bare(vetted.url.hostname)) {
@@ -310,7 +312,7 @@ export async function guardedGet(target: string, guard: UrlGuardOptions, options
  * a JWKS or brand.json lookup on URLs the agent supplies. The answer's body is
  * already read (bounded) when the Response is returned.
  */
-export function guardedFetch(guard: UrlGuardOptions, bounds: { timeoutMs: number; maxResponseBytes: number }): FetchLike {
+export function guardedFetch(guard: UrlGuardOptions, bounds: { timeoutMs: number; maxResponseBytes: number; followRedirects?: boolean }): FetchLike {
   return async (url, init) => {
     const method = (init?.method ?? 'GET').toUpperCase();
     if (method !== 'GET') throw new TypeError(`the guarded fetch sends GET only, not ${method}`);

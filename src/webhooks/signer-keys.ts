@@ -10,15 +10,18 @@
  *   3. that entry's `jwks_uri`, or /.well-known/jwks.json at A's origin;
  *   4. the `keyid` in that JWKS; on a miss, refetch the JWKS once.
  *
- * Every fetch is one bounded GET without redirects; a URL the agent's
- * documents supply must be https and not loopback/private unless it is on the
- * agent's own origin (the operator chose that origin). Documents are parsed
- * strictly (no duplicate keys: they are trust roots).
+ * Every fetch is one bounded GET without redirects, through the SSRF guard
+ * (transport/url-guard.ts): a URL the agent's documents supply must be https
+ * and resolve to public addresses only — the connection pinned to the address
+ * vetted, so a rebinding name cannot swap it — unless it is on the agent's own
+ * origin (the operator chose that origin) or the run allows local development
+ * (`allowHttp`). Documents are parsed strictly (no duplicate keys: they are
+ * trust roots).
  */
 import { canonicalizeUrl } from '../signing/canonical-url.js';
 import type { AdcpJwk } from '../signing/keys.js';
-import { boundedFetch, describeError } from '../transport/http.js';
-import { refuseAgentSuppliedUrl } from '../transport/probe.js';
+import { describeError } from '../transport/http.js';
+import { guardedFetch, literalRefusal, type UrlGuardOptions } from '../transport/url-guard.js';
 import { parseStrictJson } from './strict-json.js';
 
 const MAX_BRAND_JSON_BYTES = 256 * 1024;
@@ -26,6 +29,8 @@ const MAX_JWKS_BYTES = 64 * 1024;
 
 export interface SignerKeysOptions {
   timeoutMs: number;
+  /** The run's SSRF guard settings (`allowHttp`; tests' lookup / dial). The agent URL is the constructor's. */
+  guard?: Omit<UrlGuardOptions, 'agentUrl'>;
   /** Fetch with another implementation (tests). */
   fetch?: typeof globalThis.fetch;
 }
@@ -78,7 +83,7 @@ export class SignerKeys {
     if ('problem' in brand) return { source: { brandJsonUrl, problem: brand.problem } };
     const redirect = redirectOf(brand.value);
     if (redirect) {
-      const refused = refuseAgentSuppliedUrl(redirect, this.agentUrl);
+      const refused = this.refusal(redirect);
       if (refused) return { source: { brandJsonUrl, problem: `brand.json redirects to ${redirect}, which the runner does not fetch: ${refused}` } };
       brandJsonUrl = redirect;
       brand = await this.fetchJson(brandJsonUrl, MAX_BRAND_JSON_BYTES);
@@ -90,11 +95,16 @@ export class SignerKeys {
     if (entries.length > 1) return { source: { brandJsonUrl, problem: `${entries.length} agents[] entries of ${brandJsonUrl} have url ${this.agentUrl}` } };
     const declared = entries[0]!.jwks_uri;
     const jwksUri = typeof declared === 'string' ? declared : `${origin}/.well-known/jwks.json`;
-    const refused = refuseAgentSuppliedUrl(jwksUri, this.agentUrl);
+    const refused = this.refusal(jwksUri);
     if (refused) return { source: { brandJsonUrl, jwksUri, problem: `the runner does not fetch the jwks_uri ${jwksUri}: ${refused}` } };
     const jwks = await this.fetchJwks(jwksUri);
     if ('problem' in jwks) return { source: { brandJsonUrl, jwksUri, problem: jwks.problem } };
     return { source: { brandJsonUrl, jwksUri }, keys: jwks.keys };
+  }
+
+  /** Why an agent-supplied URL is not fetched, on its text alone (the fetch itself vets what it resolves to). */
+  private refusal(url: string): string | undefined {
+    return literalRefusal(url, { agentUrl: this.agentUrl, allowHttp: this.options.guard?.allowHttp });
   }
 
   private async fetchJwks(url: string): Promise<{ keys: AdcpJwk[] } | { problem: string }> {
@@ -109,7 +119,7 @@ export class SignerKeys {
     let text: string;
     let status: number;
     try {
-      const fetch = this.options.fetch ?? boundedFetch({ timeoutMs: this.options.timeoutMs, maxResponseBytes: maxBytes });
+      const fetch = this.options.fetch ?? guardedFetch({ ...this.options.guard, agentUrl: this.agentUrl }, { timeoutMs: this.options.timeoutMs, maxResponseBytes: maxBytes, followRedirects: false });
       const response = await fetch(url, { method: 'GET', headers: { accept: 'application/json' }, redirect: 'manual', signal: AbortSignal.timeout(this.options.timeoutMs) });
       status = response.status;
       text = await response.text();

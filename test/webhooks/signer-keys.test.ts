@@ -110,6 +110,25 @@ describe('SignerKeys', () => {
     expect(await k.lookup('k1')).toBeUndefined();
     expect((await k.source()).problem).toMatch(/does not fetch the jwks_uri http:\/\/10\.0\.0\.1\/jwks\.json/);
   });
+
+  it('vets what an https jwks_uri resolves to: a name pointing at a private address is refused before any connection; a public one is fetched, pinned', async () => {
+    routes.clear();
+    serve('/.well-known/brand.json', { agents: [{ url: `${origin}/mcp`, jwks_uri: 'https://keys.example/jwks.json' }] });
+    serve('/jwks.json', { keys: [KEY] });
+    const dials: string[] = [];
+    // Every dial goes to the loopback server (plain TCP: the https URL is dialled there only to record that it was).
+    const guard = (address: string) => ({
+      lookup: async () => [{ address, family: 4 }],
+      dial: (to: string) => (dials.push(to), '127.0.0.1'),
+    });
+    const rebound = new SignerKeys(`${origin}/mcp`, { timeoutMs: 5_000, guard: guard('10.1.2.3') });
+    expect(await rebound.lookup('k1')).toBeUndefined();
+    expect((await rebound.source()).problem).toMatch(/keys\.example resolves to 10\.1\.2\.3, .*private/);
+    expect(dials).toEqual([]);
+    const pub = new SignerKeys(`${origin}/mcp`, { timeoutMs: 5_000, guard: guard('93.184.215.14') });
+    expect(await pub.lookup('k1')).toBeUndefined(); // the TLS handshake with the plain-http recorder fails
+    expect(dials).toEqual(['93.184.215.14']);
+  });
 });
 
 describe('parseStrictJson', () => {
