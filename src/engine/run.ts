@@ -39,7 +39,7 @@ import type { SkipResult, StepOutcome, StepResult, ValidationResult } from './re
 import { CONTROLLER_TASK, scenarioVerdict, seedVerdict } from './controller.js';
 import { OAuthProbes } from './oauth-probes.js';
 import { RequestSigningProbes } from './request-signing-probe.js';
-import { REQUEST_SIGNING_PROBE_TASK } from './request-signing-steps.js';
+import { REQUEST_SIGNING_PROBE_TASK, type VectorStep } from './request-signing-steps.js';
 import { authorizationHeader } from '../transport/types.js';
 import { executionPhases, isSeedStep, planSeeding, SEEDING_PHASE_ID } from './seeding.js';
 import { evaluateSkipIf } from './skip-if.js';
@@ -147,13 +147,31 @@ export class StoryboardRun {
   }
 
   /**
-   * The longest one `settle` can take while every bound holds: each step's
-   * calls (polling included) are bounded by `timeoutMs`, a settle may run
-   * every step of the storyboard (a `-t` replay, a branch set), plus the tool
-   * list and the OAuth probes. A test framework's own timer must be above it.
+   * The longest one `settle` can take while every bound holds: a settle may
+   * run every step of the storyboard (a `-t` replay, a branch set), each
+   * within its own bound (`stepBoundMs`), plus the tool list and the OAuth
+   * probes. A test framework's own timer must be above it.
    */
   worstCaseMs(): number {
-    return (this.entries.length + 3) * this.options.timeoutMs;
+    return this.entries.reduce((sum, entry) => sum + this.stepBoundMs(entry.step), 3 * this.options.timeoutMs);
+  }
+
+  /**
+   * How long one step can take: its call (polling included) and every webhook wait are bounded by `timeoutMs`; the
+   * signed_requests vectors with a stateful contract send more than one request — 016 two, 020 a flood that stops
+   * when the contract's window closes, then the graded one.
+   */
+  private stepBoundMs(step: Step): number {
+    const timeoutMs = this.options.timeoutMs;
+    const contract = (step as Partial<VectorStep>).vector?.requires_contract;
+    if (contract === 'replay_window') return 2 * timeoutMs;
+    if (contract === 'rate_abuse' && !this.options.requestSigning?.skipRateAbuse) {
+      const terms = (this.options.testKit?.stateful_vector_contract as { rate_abuse?: { window_seconds?: unknown } } | undefined)?.rate_abuse;
+      const windowSeconds = typeof terms?.window_seconds === 'number' && terms.window_seconds > 0 ? terms.window_seconds : 0;
+      // The flood stops once the window has passed; the request in flight then and the graded one are each bounded.
+      return windowSeconds * 1000 + 2 * timeoutMs;
+    }
+    return timeoutMs;
   }
 
   /** Runs forward as far as needed, then returns the final verdict of one step. */

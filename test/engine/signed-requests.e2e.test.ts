@@ -315,3 +315,27 @@ describe('gating and contracts', () => {
     expect(ids(r, 'failed')).toEqual([]);
   });
 });
+
+describe('the bound of a settle (worstCaseMs), which the step tests get as their timeout', () => {
+  const bound = (options: { skipRateAbuse?: boolean; testKit?: TestKit }) =>
+    new StoryboardRun(signedRequestsStoryboard(), {
+      transport: () => {
+        throw new Error('no call is made to compute a bound');
+      },
+      timeoutMs: 1_000,
+      ...(options.testKit ? { testKit: options.testKit } : {}),
+      requestSigning: { skipRateAbuse: options.skipRateAbuse === true },
+    }).worstCaseMs();
+  const steps = withVectorSteps(signedRequestsStoryboard()).reduce((n, p) => n + p.steps.length, 0);
+
+  it("adds each step's own bound: 016 sends twice, 020 floods for the contract's window_seconds (60 s in the kit) and then sends the graded request", () => {
+    expect(steps).toBeGreaterThan(30);
+    // (every step + tool list + OAuth probes) × timeout, + 016's second send, + 020's window and its two bounded requests.
+    expect(bound({ testKit: loadTestKit(KIT_FILE) })).toBe((steps + 3) * 1_000 + 1_000 + 60_000 + 1_000);
+  });
+
+  it('leaves the flood out when the operator opted out of 020, and a kit without the contract adds no window', () => {
+    expect(bound({ testKit: loadTestKit(KIT_FILE), skipRateAbuse: true })).toBe((steps + 3) * 1_000 + 1_000);
+    expect(bound({})).toBe((steps + 3) * 1_000 + 1_000 + 1_000);
+  });
+});
