@@ -76,6 +76,15 @@ describe('selecting corpus storyboards', () => {
     expect(selectCorpus(installed, { bundles: ['idempotency'] })).toEqual([join(installed, 'universal', 'idempotency.yaml')]);
   });
 
+  it('selects the union of every name, across ids, bundles and tracks (a track never narrows a list of ids)', () => {
+    const id = selectCorpus(installed, { storyboards: ['capability_discovery'] });
+    const core = selectCorpus(installed, { tracks: ['core'] });
+    const idempotency = selectCorpus(installed, { bundles: ['idempotency'] });
+    expect(core.length).toBeGreaterThan(1);
+    expect(selectCorpus(installed, { storyboards: ['capability_discovery'], tracks: ['core'] })).toEqual([...new Set([...id, ...core])].sort());
+    expect(selectCorpus(installed, { storyboards: ['capability_discovery'], bundles: ['idempotency'] })).toEqual([...id, ...idempotency].sort());
+  });
+
   it('picks one file per id: the protocol bundle\'s, never its domains/ mirror', () => {
     const files = selectCorpus(installed, { storyboards: ['creative_lifecycle'] });
     expect(files).toEqual([join(installed, 'protocols', 'creative', 'index.yaml')]);

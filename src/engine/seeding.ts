@@ -18,7 +18,7 @@ export const SEEDING_PHASE_ID = '__controller_seeding__';
 
 interface SeedKind {
   /** Key under `fixtures:`. */
-  key: string;
+  key: 'products' | 'pricing_options' | 'creatives' | 'plans' | 'media_buys';
   scenario: string;
   /** Id fields lifted out of the entry into `params` (the rest is `params.fixture`). */
   ids: string[];
@@ -51,7 +51,7 @@ export function isSeedStep(step: Step): step is SeedStep {
 export function planSeeding(storyboard: Storyboard): SeedingPlan {
   const fixtures = storyboard.fixtures;
   if (storyboard.prerequisites?.controller_seeding !== true || !fixtures || typeof fixtures !== 'object') return { unknownKeys: [] };
-  const known = new Set(SEED_ORDER.map((k) => k.key));
+  const known = new Set<string>(SEED_ORDER.map((k) => k.key));
   const unknownKeys = Object.keys(fixtures).filter((k) => !known.has(k));
   const steps: SeedStep[] = [];
   for (const kind of SEED_ORDER) {

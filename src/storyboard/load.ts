@@ -4,7 +4,8 @@
  *
  *   1. parse YAML (syntax errors stop here: rule `yaml_syntax`);
  *   2. validate against schema/storyboard.schema.json (rule `schema`);
- *   3. warn about keys that look like typos of known keys (rule `unknown_key`);
+ *   3. keys the format does not define (rule `unknown_key`: an error, or with
+ *      `strictKeys: false` a warning for near misses of known keys);
  *   4. check the authoring rules of storyboard-schema.yaml (rules/…);
  *   5. if there is no error, normalise into plain JSON with `loc`s.
  *
@@ -19,7 +20,7 @@ import { buildRuleContext, checkAuthoringRules } from './rules/index.js';
 import { validateAgainstSchema } from './schema.js';
 import { MAX_ALIAS_COUNT, parseYaml } from './source-map.js';
 import type { Diagnostic, Storyboard } from './types.js';
-import { warnAboutMisspelledKeys } from './unknown-keys.js';
+import { checkUnknownKeys } from './unknown-keys.js';
 
 export interface LoadOptions {
   /**
@@ -27,6 +28,14 @@ export interface LoadOptions {
    * `@adcp/sdk/compliance/cache/3.0.6`). Used to check `prerequisites.test_kit`.
    */
   corpusRoot?: string;
+  /**
+   * Keys the format does not define and `check` names it does not define are
+   * errors (with the closest known name). `false`: a storyboard written for a
+   * newer format version loads — near misses of known keys are warnings, other
+   * unknown keys are kept, an unknown check is a warning (and fails at run time).
+   * @default true
+   */
+  strictKeys?: boolean;
 }
 
 export type LoadResult =
@@ -43,8 +52,9 @@ export function loadStoryboard(source: string, file: string, options: LoadOption
 
   const { data, map } = parsed;
   validateAgainstSchema(data, map, sink);
-  warnAboutMisspelledKeys(data, map, sink);
-  if (isPlainObject(data)) checkAuthoringRules(buildRuleContext(data, map, sink, options.corpusRoot));
+  const strictKeys = options.strictKeys !== false;
+  checkUnknownKeys(data, map, sink, strictKeys);
+  if (isPlainObject(data)) checkAuthoringRules(buildRuleContext(data, map, sink, options.corpusRoot, strictKeys));
 
   const diagnostics = sortDiagnostics(sink.items);
   if (diagnostics.some((d) => d.severity === 'error')) return fail(diagnostics);

@@ -49,5 +49,5 @@ function normaliseStep(raw: Raw, path: DataPath, map: SourceMap, branchSetId: st
     step.require_every_binding_observed = raw.require_all_bindings_observed;
   }
   step.loc = map.valueLocation(path);
-  return step as Step;
+  return step as unknown as Step;
 }

@@ -39,10 +39,32 @@ function storyboardValidator(): ValidateFunction {
   if (!validator) {
     // allErrors: report every problem in one run; verbose: errors carry the
     // failing sub-schema so hints can quote its description.
-    const ajv = new Ajv({ allErrors: true, verbose: true, strict: true, strictRequired: false });
-    validator = ajv.compile(storyboardSchema());
+    const ajv = new Ajv({ allErrors: true, verbose: true, strict: true });
+    validator = ajv.compile(openedForLoader(storyboardSchema()) as SchemaNode);
   }
   return validator;
+}
+
+/**
+ * The shipped schema is closed (additionalProperties: false, a `check` enum),
+ * which is what an editor needs. The loader validates shapes and types against
+ * a copy with those opened, and reports unknown keys (unknown-keys.ts) and
+ * check names (rules/validations.ts) itself: located at the key rather than at
+ * its object, with the closest known name, and as warnings under
+ * `strictKeys: false`. (ajv would also fail a whole `anyOf`, e.g. `auth`, for
+ * one unknown key and lose the did-you-mean.)
+ */
+function openedForLoader(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(openedForLoader);
+  if (node === null || typeof node !== 'object') return node;
+  const copy: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (key === 'additionalProperties' && value === false) continue;
+    if (key === 'patternProperties') continue;
+    copy[key] = openedForLoader(value);
+  }
+  if (copy.type === 'string' && Array.isArray(copy.enum) && node === storyboardSchema().definitions?.validation?.properties?.check) delete copy.enum;
+  return copy;
 }
 
 /** Follow a local `#/definitions/x` reference. */

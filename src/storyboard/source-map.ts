@@ -65,10 +65,13 @@ export function parseYaml(source: string): ParsedYaml {
     uniqueKeys: true,
   });
   const map = new SourceMap(doc, lineCounter);
+  // A problem the parser finds at the end of the input (an unclosed quote or bracket) is placed on the file's last
+  // character: a position past the last line is one no editor can show, and the failing test must sit where it says.
+  const lastContent = source.trimEnd().length - 1;
   const toProblem = (e: YAMLError): YamlProblem => ({
     code: e.code,
     message: firstLine(e.message),
-    loc: map.offsetToLocation(e.pos[0]),
+    loc: map.offsetToLocation(Math.max(0, Math.min(e.pos[0], lastContent))),
   });
   const errors = doc.errors.map(toProblem);
   const warnings = doc.warnings.map(toProblem);

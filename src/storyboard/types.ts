@@ -1,10 +1,16 @@
 /**
  * The storyboard format as the loader hands it to the compiler and the engine.
  *
- * Every node keeps the keys its author wrote (the format evolves faster than
- * this package, so unknown keys are carried, not dropped) plus a `loc` that
- * points back into the YAML file. Objects are plain JSON so that the compiler
- * can inline them into a test module and the engine can read them in a worker.
+ * Each interface lists exactly the keys schema/storyboard.schema.json defines
+ * at that level (test/storyboard/types.test.ts keeps the two in step), plus
+ * what the loader adds: a `loc` on every node pointing back into the YAML, and
+ * the shorthands it resolves (normalise.ts). There is no catch-all index
+ * signature, so `sb.phases[0].titel` does not compile. Annotations (`x-…`,
+ * `$comment`) are typed `unknown`. Keys the format does not define only get
+ * past the loader with `strictKeys: false`; they are carried in the data but
+ * not typed (read them through a cast). Objects are plain JSON so that the
+ * compiler can inline them into a test module and the engine can read them in
+ * a worker.
  *
  * Authoring format: `compliance/cache/<version>/universal/storyboard-schema.yaml`.
  */
@@ -15,29 +21,45 @@ export interface SourceLocation {
   column: number;
 }
 
+/** `x-…` and `$…` keys (`$comment`): allowed on every object of the format, ignored by runners. */
+export interface Annotations {
+  [annotation: `x-${string}`]: unknown;
+  [annotation: `$${string}`]: unknown;
+}
+
 /** `auth:` on a step — overrides the transport's default credentials. */
 export type StepAuth =
   | 'none'
-  | {
+  | (Annotations & {
       type: 'api_key' | 'oauth_bearer' | 'basic' | (string & {});
       /** `true` (the kit's `auth.api_key`) or a dotted path inside the test kit. */
       from_test_kit?: boolean | string;
       value_strategy?: 'random_invalid' | 'random_invalid_jwt' | (string & {});
-      [key: string]: unknown;
-    };
+    });
 
-export interface Validation {
+/** One side of a `refs_resolve` check. */
+export interface RefsEndpoint extends Annotations {
+  from: 'current_step' | 'context';
+  path: string;
+}
+
+export interface Validation extends Annotations {
+  /** One of the 14 checks of AdCP 3.0.6 (another name only loads with `strictKeys: false`, and fails at run time). */
   check: string;
   path?: string;
   value?: unknown;
   allowed_values?: unknown[];
   description?: string;
-  /** Every other key the author wrote (source/target/match_keys, header names, …). */
-  [key: string]: unknown;
+  /** refs_resolve */
+  source?: RefsEndpoint;
+  target?: RefsEndpoint;
+  match_keys?: string[];
+  scope?: Annotations & { key: string; equals: string };
+  on_out_of_scope?: 'warn' | 'ignore' | 'fail';
   loc: SourceLocation;
 }
 
-export interface ContextOutput {
+export interface ContextOutput extends Annotations {
   /** Always set by the loader (copied from `key` when the author wrote `key:`). */
   name: string;
   /** Alternate spelling of `name` used by part of the AdCP corpus; kept as written. */
@@ -45,12 +67,21 @@ export interface ContextOutput {
   path: string;
 }
 
-export interface ContextInput {
+export interface ContextInput extends Annotations {
   key: string;
   inject_at: string;
 }
 
-export interface Step {
+/** expect_substitution_safe: one macro → catalog item binding. */
+export interface CatalogBinding extends Annotations {
+  macro?: string;
+  catalog_item_id?: string;
+  vector_name?: string;
+  raw_value?: string;
+  expected_encoded?: string;
+}
+
+export interface Step extends Annotations {
   id: string;
   title?: string;
   narrative?: string;
@@ -63,6 +94,9 @@ export interface Step {
   comply_scenario?: string;
   expected?: string;
   stateful?: boolean;
+  requires_tool?: string;
+  /** Multi-agent runs: the logical agent this step is routed to. */
+  agent?: string;
   sample_request?: unknown;
   sample_response?: unknown;
   auth?: StepAuth;
@@ -74,56 +108,93 @@ export interface Step {
   contributes?: boolean;
   contributes_to?: string;
   contributes_if?: string;
-  /** Always normalised to an array by the loader. */
+  /** Always normalised to an array by the loader (from itself or the deprecated `peer_substitutes_for`). */
   provides_state_for?: string[];
+  /** Deprecated synonym of `provides_state_for`, kept as written. */
+  peer_substitutes_for?: string | string[];
   context_outputs?: ContextOutput[];
   context_inputs?: ContextInput[];
   validations: Validation[];
-  [key: string]: unknown;
+  // Runner-side assertion steps (webhooks, substitution safety).
+  requires_contract?: string;
+  triggered_by?: string;
+  filter?: Record<string, unknown>;
+  timeout_seconds?: number;
+  expect_idempotency_key?: boolean;
+  webhook_payload_schema_ref?: string;
+  expect_max_deliveries_per_logical_event?: number;
+  retry_trigger?: Annotations & { count: number; http_status?: 429 | 500 | 502 | 503 | 504 };
+  expect_min_deliveries?: number;
+  verify_signature_on_every_delivery?: boolean;
+  require_tag?: string;
+  shared_receiver?: boolean;
+  source?: 'html_inline' | 'url_fetch';
+  source_path?: string;
+  macro_template?: string;
+  catalog_bindings?: CatalogBinding[];
+  /** Also set by the loader from the deprecated `require_all_bindings_observed`. */
+  require_every_binding_observed?: boolean;
+  require_all_bindings_observed?: boolean;
+  reviewer_checks?: string[];
   loc: SourceLocation;
 }
 
-export interface BranchSet {
+export interface BranchSet extends Annotations {
   id: string;
   semantics: 'any_of' | (string & {});
 }
 
-export interface Phase {
+export interface Phase extends Annotations {
   id: string;
   title?: string;
   narrative?: string;
   optional?: boolean;
   skip_if?: string;
   branch_set?: BranchSet;
+  depends_on?: string[];
   steps: Step[];
-  [key: string]: unknown;
   loc: SourceLocation;
 }
 
-export interface Prerequisites {
+export interface Prerequisites extends Annotations {
   description?: string;
   /** Path of the test kit, relative to the compliance tree root (e.g. `test-kits/acme-outdoor.yaml`). */
   test_kit?: string;
   controller_seeding?: boolean;
-  [key: string]: unknown;
 }
 
-export interface Storyboard {
+/** Declarative state seeded through comply_test_controller (`prerequisites.controller_seeding`). */
+export interface Fixtures extends Annotations {
+  products?: unknown[];
+  pricing_options?: unknown[];
+  creatives?: unknown[];
+  plans?: unknown[];
+  media_buys?: unknown[];
+  creative_formats?: unknown[];
+}
+
+export interface Storyboard extends Annotations {
   id: string;
   version?: string;
   title: string;
   category?: string;
   summary?: string;
   track?: string;
+  protocol?: string;
   required_tools?: string[];
   narrative?: string;
   requires_scenarios?: string[];
+  default_agent?: string;
+  agent?: Annotations & { interaction_model?: string; capabilities?: string[]; examples?: string[] };
+  caller?: Annotations & { role?: string; example?: string };
   prerequisites?: Prerequisites;
-  fixtures?: Record<string, unknown>;
+  fixtures?: Fixtures;
   /** Storyboard-root literal context values (lower precedence than captures). */
   context?: Record<string, unknown>;
+  invariants?: string[];
+  platform_types?: string[];
+  grading?: Annotations & { pass_criteria?: string; report_format?: string };
   phases: Phase[];
-  [key: string]: unknown;
   loc: SourceLocation;
   /** Path of the YAML file this storyboard was loaded from, as passed to the loader. */
   file: string;

@@ -1,9 +1,16 @@
 /**
- * Unknown keys are kept (the format is additive — see the schema's
- * `$comment`), but a key that is almost a known one is most likely a typo
- * that silently disables something (`valdations:` means "no validations").
- * Those get a warning with the key to use. The known keys at each level are
- * the schema's `properties`, so the schema stays the single list.
+ * Keys the storyboard format does not define. An unknown key is far more
+ * often a typo that silently disables something (`valdations:` means "no
+ * validations", `sample_requst:` sends an empty request) than a field of a
+ * newer format version, so by default each is an error (rule `unknown_key`),
+ * located at the key, with the key probably meant. Authors of storyboards for
+ * a newer format version opt out with `strictKeys: false`: then only a key
+ * that is almost a known one is reported, as a warning.
+ *
+ * The known keys at each level are the schema's `properties` (the schema
+ * stays the single list); objects the schema leaves open (`sample_request`,
+ * `context`, webhook `filter`, fixture entries) are not looked into, and
+ * annotations (`x-…`, `$comment`) are never unknown.
  */
 import { closestMatch } from './did-you-mean.js';
 import type { DiagnosticSink } from './diagnostics.js';
@@ -11,14 +18,18 @@ import { derefSchema, storyboardSchema, type SchemaNode } from './schema.js';
 import { describeOwner, isPlainObject } from './paths.js';
 import type { DataPath, SourceMap } from './source-map.js';
 
-export function warnAboutMisspelledKeys(data: unknown, map: SourceMap, sink: DiagnosticSink): void {
-  walk(data, storyboardSchema(), [], { root: data, map, sink });
+/** How the hint tells a strict-mode author the way out when the key is really meant. */
+export const STRICT_KEYS_ESCAPE = 'prefix your own annotations with "x-"; for a storyboard of a newer format version, set adcpStoryboards({ strictKeys: false }) (CLI --lenient-keys)';
+
+export function checkUnknownKeys(data: unknown, map: SourceMap, sink: DiagnosticSink, strict = true): void {
+  walk(data, storyboardSchema(), [], { root: data, map, sink, strict });
 }
 
 interface WalkContext {
   root: unknown;
   map: SourceMap;
   sink: DiagnosticSink;
+  strict: boolean;
 }
 
 function walk(value: unknown, schemaNode: SchemaNode | undefined, path: DataPath, ctx: WalkContext): void {
@@ -38,16 +49,22 @@ function walk(value: unknown, schemaNode: SchemaNode | undefined, path: DataPath
       walk(child, properties[key], [...path, key], ctx);
       continue;
     }
-    // `$comment`, `x-…`: annotations by convention, never typos.
+    // `$comment`, `x-…`: annotations by convention, never typos (the schema's patternProperties).
     if (key.startsWith('$') || key.startsWith('x-')) continue;
-    const suggestion = closestMatch(key, known);
-    if (suggestion && !Object.hasOwn(value, suggestion)) {
-      ctx.sink.warning(
+    const at = ctx.map.keyLocation([...path, key]);
+    const owner = describeOwner(ctx.root, path);
+    // A near miss of a key the object already has is a second spelling, not a typo of it.
+    const guess = closestMatch(key, known);
+    const suggestion = guess && !Object.hasOwn(value, guess) ? guess : undefined;
+    if (ctx.strict) {
+      ctx.sink.error(
         'unknown_key',
-        ctx.map.keyLocation([...path, key]),
-        `unknown key "${key}" in ${describeOwner(ctx.root, path)}`,
-        `did you mean "${suggestion}"?`,
+        at,
+        `unknown key "${key}" in ${owner}`,
+        suggestion ? `did you mean "${suggestion}"? (${STRICT_KEYS_ESCAPE})` : `the storyboard format has no such key here; ${STRICT_KEYS_ESCAPE}`,
       );
+    } else if (suggestion) {
+      ctx.sink.warning('unknown_key', at, `unknown key "${key}" in ${owner}`, `did you mean "${suggestion}"?`);
     }
   }
 }
@@ -59,4 +76,3 @@ function objectProperties(schema: SchemaNode): Record<string, SchemaNode> | unde
   if (branches.length === 0) return undefined;
   return Object.assign({}, ...branches.map((b) => b!.properties));
 }
-

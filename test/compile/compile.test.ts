@@ -65,4 +65,16 @@ describe('compileStoryboard', () => {
     const site = callSite(out.code, 'it', 'loads without errors (schema)');
     expect(originalPositionFor(new TraceMap(out.map as any), site)).toMatchObject({ line: 6, column: 8 });
   });
+
+  it('a misspelt key fails the load by default; with strictKeys: false its warning goes to the run, for the report and JUnit', () => {
+    const yaml = ['id: typo', 'title: Typo', 'phases:', '  - id: p', '    steps:', '      - id: s', '        task: get_products', '        validation: []', ''].join('\n');
+    const strict = compileStoryboard(yaml, '/tmp/typo.storyboard.yaml', { runtime: 'r' });
+    expect(strict.storyboard).toBeUndefined();
+    expect(strict.code).toContain(`it(${JSON.stringify('loads without errors (unknown_key)')}`);
+    const lenient = compileStoryboard(yaml, '/tmp/typo.storyboard.yaml', { runtime: 'r', strictKeys: false });
+    const warning = '/tmp/typo.storyboard.yaml:8:9: warning: [unknown_key] unknown key "validation" in step "s" (did you mean "validations"?)';
+    expect(lenient.code).toContain(`const suite = storyboardSuite(storyboard, ${JSON.stringify([warning])});`);
+    // A clean storyboard compiles as before.
+    expect(result.code).toContain('const suite = storyboardSuite(storyboard);');
+  });
 });

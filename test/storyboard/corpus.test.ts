@@ -1,6 +1,8 @@
 /**
- * Every storyboard published with AdCP 3.0.6 (as cached in @adcp/sdk) and the
- * 3.1.0-rc.2 security_baseline must load without a single diagnostic.
+ * Every storyboard of every corpus version cached in @adcp/sdk (3.0.6 and
+ * 3.0.6.previous) and the 3.1.0-rc.2 security_baseline must load without a
+ * single diagnostic — under the default strictKeys, so the format's keys and
+ * checks are learnt from the corpus and storyboard-schema.yaml, not relaxed.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -9,7 +11,9 @@ import { describe, expect, it } from 'vitest';
 import { isStoryboardSource, loadStoryboardFile, formatDiagnostic } from '../../src/storyboard/index.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const corpusRoot = path.join(repo, 'node_modules/@adcp/sdk/compliance/cache/3.0.6');
+const cache = path.join(repo, 'node_modules/@adcp/sdk/compliance/cache');
+const corpusRoot = path.join(cache, '3.0.6');
+const versions = readdirSync(cache).sort();
 // The 3.1.0-rc.2 text, kept as test input (fixtures/spec/README.md).
 const rc2Security = path.join(repo, 'fixtures', 'spec', 'security-3.1.0-rc.2.yaml');
 
@@ -24,6 +28,13 @@ function yamlFilesUnder(dir: string): string[] {
 const allYaml = yamlFilesUnder(corpusRoot).sort();
 const storyboardFiles = [...allYaml.filter((f) => isStoryboardSource(readFileSync(f, 'utf8'), f)), rc2Security];
 const relative = (f: string) => (f.startsWith(corpusRoot) ? path.relative(corpusRoot, f) : f);
+/** The other cached versions' storyboards, each loaded against its own tree. */
+const otherVersions = versions.filter((v) => v !== '3.0.6').flatMap((version) =>
+  yamlFilesUnder(path.join(cache, version))
+    .filter((f) => isStoryboardSource(readFileSync(f, 'utf8'), f))
+    .sort()
+    .map((f) => ({ version, file: path.relative(path.join(cache, version), f) })),
+);
 
 describe(`AdCP compliance corpus (${storyboardFiles.length} storyboard files)`, () => {
   it('recognises exactly the non-storyboard YAML files of universal/', () => {
@@ -35,6 +46,18 @@ describe(`AdCP compliance corpus (${storyboardFiles.length} storyboard files)`, 
 
   it.each(storyboardFiles.map(relative))('%s loads without diagnostics', (file) => {
     const result = loadStoryboardFile(path.isAbsolute(file) ? file : path.join(corpusRoot, file), { corpusRoot });
+    expect(result.diagnostics.map(formatDiagnostic)).toEqual([]);
+    expect(result.ok).toBe(true);
+  });
+
+  it('caches the versions this test expects', () => {
+    expect(versions).toEqual(['3.0.6', '3.0.6.previous']);
+    expect(otherVersions).toHaveLength(84);
+  });
+
+  it.each(otherVersions.map(({ version, file }) => [version, file]))('%s: %s loads without diagnostics', (version, file) => {
+    const root = path.join(cache, version);
+    const result = loadStoryboardFile(path.join(root, file), { corpusRoot: root });
     expect(result.diagnostics.map(formatDiagnostic)).toEqual([]);
     expect(result.ok).toBe(true);
   });

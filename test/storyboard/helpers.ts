@@ -1,4 +1,4 @@
-import { loadStoryboard, type LoadResult } from '../../src/storyboard/index.js';
+import { loadStoryboard, type LoadOptions, type LoadResult } from '../../src/storyboard/index.js';
 import type { Diagnostic } from '../../src/storyboard/types.js';
 
 /** A storyboard header plus the given `phases:` block (indented as in a file). */
@@ -6,8 +6,8 @@ export function storyboardYaml(phases: string, header = ''): string {
   return `id: sample\ntitle: Sample\n${header}phases:\n${phases.replace(/^\n/, '')}`;
 }
 
-export function load(source: string, file = 'sample.yaml'): LoadResult {
-  return loadStoryboard(source, file);
+export function load(source: string, file = 'sample.yaml', options: LoadOptions = {}): LoadResult {
+  return loadStoryboard(source, file, options);
 }
 
 export function errorsOf(result: LoadResult): Diagnostic[] {

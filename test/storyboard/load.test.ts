@@ -6,6 +6,7 @@ import {
   loadStoryboardFile,
   unwrapLoadResult,
 } from '../../src/storyboard/index.js';
+import { STRICT_KEYS_ESCAPE } from '../../src/storyboard/unknown-keys.js';
 import { load, rulesOf, storyboardYaml } from './helpers.js';
 
 describe('positions', () => {
@@ -152,28 +153,50 @@ describe('normalisation', () => {
 });
 
 describe('unknown keys', () => {
-  it('warns "did you mean" at the misspelled key and keeps it', () => {
-    const result = load(storyboardYaml(`
+  const misspelt = storyboardYaml(`
   - id: p
     steps:
       - id: x
         task: get_products
-        valdations:
+        sample_requst: { brief: coffee }
+        validation:
           - check: response_schema
-`));
-    expect(result.ok).toBe(true);
+`);
+
+  it('are load errors by default, at the key, with the key meant (a misspelt key would disable what it names)', () => {
+    const result = load(misspelt);
+    expect(result.ok).toBe(false);
     expect(result.diagnostics).toEqual([
       {
-        severity: 'warning',
+        severity: 'error',
         rule: 'unknown_key',
-        message: 'unknown key "valdations" in step "x"',
-        hint: 'did you mean "validations"?',
+        message: 'unknown key "sample_requst" in step "x"',
+        hint: `did you mean "sample_request"? (${STRICT_KEYS_ESCAPE})`,
         file: 'sample.yaml',
         line: 8,
         column: 9,
       },
+      {
+        severity: 'error',
+        rule: 'unknown_key',
+        message: 'unknown key "validation" in step "x"',
+        hint: `did you mean "validations"? (${STRICT_KEYS_ESCAPE})`,
+        file: 'sample.yaml',
+        line: 9,
+        column: 9,
+      },
     ]);
-    if (result.ok) expect(result.storyboard.phases[0]!.steps[0]!.valdations).toEqual([{ check: 'response_schema' }]);
+    expect(() => unwrapLoadResult(result)).toThrow(/^sample\.yaml:8:9: \[unknown_key\] unknown key "sample_requst" in step "x" \(did you mean "sample_request"\?/);
+  });
+
+  it('with strictKeys: false, warn "did you mean" at the misspelled key and keep it', () => {
+    const result = load(misspelt, 'sample.yaml', { strictKeys: false });
+    expect(result.ok).toBe(true);
+    expect(result.diagnostics.map((d) => `${d.severity} ${d.rule} ${d.line}:${d.column} ${d.message} / ${d.hint}`)).toEqual([
+      'warning unknown_key 8:9 unknown key "sample_requst" in step "x" / did you mean "sample_request"?',
+      'warning unknown_key 9:9 unknown key "validation" in step "x" / did you mean "validations"?',
+    ]);
+    if (result.ok) expect((result.storyboard.phases[0]!.steps[0]! as unknown as Record<string, unknown>).validation).toEqual([{ check: 'response_schema' }]);
   });
 
   it('recognises case, underscore and hyphen variants and nested levels', () => {
@@ -185,23 +208,28 @@ describe('unknown keys', () => {
         task: list_creatives
         auth: { type: api_key, from_testkit: true }
 `, 'Prerequisites:\n  test_kit: test-kits/acme-outdoor.yaml\n'));
-    expect(result.diagnostics.map((d) => `${d.rule} ${d.line}:${d.column} ${d.message} / ${d.hint}`)).toEqual([
+    expect(result.diagnostics.map((d) => `${d.rule} ${d.line}:${d.column} ${d.message} / ${d.hint?.replace(/ \(prefix .*$/, '')}`)).toEqual([
       'unknown_key 3:1 unknown key "Prerequisites" in storyboard "sample" / did you mean "prerequisites"?',
       'unknown_key 7:5 unknown key "Branch-Set" in phase "p" / did you mean "branch_set"?',
       'unknown_key 11:32 unknown key "from_testkit" in auth of step "x" / did you mean "from_test_kit"?',
     ]);
   });
 
-  it('stays quiet for unrelated unknown keys and annotations', () => {
-    const result = load(storyboardYaml(`
+  it('an unrelated unknown key is an error too, unless strictKeys: false; annotations and open objects never are', () => {
+    const source = storyboardYaml(`
   - id: p
     $comment: synthesized by the runner
+    x-owner: team-a
     steps:
       - id: x
         task: get_products
+        sample_request: { anything: true }
         vendor_extension: { anything: true }
-`));
-    expect(result).toMatchObject({ ok: true, diagnostics: [] });
+`, 'context: { mine: 1 }\n');
+    expect(load(source).diagnostics.map((d) => `${d.severity} ${d.line}:${d.column} ${d.message} / ${d.hint}`)).toEqual([
+      `error 12:9 unknown key "vendor_extension" in step "x" / the storyboard format has no such key here; ${STRICT_KEYS_ESCAPE}`,
+    ]);
+    expect(load(source, 'sample.yaml', { strictKeys: false })).toMatchObject({ ok: true, diagnostics: [] });
   });
 });
 

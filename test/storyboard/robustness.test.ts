@@ -88,8 +88,11 @@ describe('names that collide with Object.prototype', () => {
   it('treats "constructor" and "toString" as ordinary unknown names', () => {
     const source = `id: a\ntitle: A\nphases:\n  - id: p\n    constructor: 1\n    steps:\n      - id: s\n        task: x\n        validations:\n          - check: constructor\n          - check: toString\n`;
     const result = loadStoryboard(source, 'proto.yaml');
-    expect(result.ok).toBe(true);
-    expect(result.diagnostics.map((d) => d.rule)).toEqual(['unknown_check', 'unknown_check']);
+    expect(result.ok).toBe(false);
+    expect(result.diagnostics.map((d) => `${d.rule} ${d.message.split(' in ')[0]}`)).toEqual(['unknown_key unknown key "constructor"', 'unknown_check check "constructor"', 'unknown_check check "toString"']);
+    const lenient = loadStoryboard(source, 'proto.yaml', { strictKeys: false });
+    expect(lenient.ok).toBe(true);
+    expect(lenient.diagnostics.map((d) => d.rule)).toEqual(['unknown_check', 'unknown_check']);
   });
 });
 
@@ -115,8 +118,8 @@ describe('hostile storyboards', () => {
     expect(result.ok).toBe(false);
     expect(result.diagnostics[0]).toMatchObject({ rule: 'yaml_syntax', severity: 'error', line: 4, column: 10 });
     expect(result.diagnostics[0]!.hint).toContain('at most 100 aliases');
-    // A handful of aliases (the common `<<: *defaults` idiom) still loads.
-    const merge = 'id: m\ntitle: M\ndefaults: &d { task: get_products }\nphases:\n  - id: p\n    steps:\n      - { id: s, <<: *d }\n';
+    // A handful of aliases (the common `<<: *defaults` idiom, anchored under an `x-` key) still loads.
+    const merge = 'id: m\ntitle: M\nx-defaults: &d { task: get_products }\nphases:\n  - id: p\n    steps:\n      - { id: s, <<: *d }\n';
     expect(loadStoryboard(merge, 'merge.yaml').ok).toBe(true);
   });
 });

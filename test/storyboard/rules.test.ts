@@ -234,13 +234,17 @@ describe('authoring rules', () => {
 });
 
 describe('warnings', () => {
-  it('unknown_check: a check this format version does not define still loads', () => {
-    const result = load(validation('{ check: field_absent, path: errors }'));
-    expect(result.ok).toBe(true);
-    expect(result.diagnostics).toMatchObject([{ severity: 'warning', rule: 'unknown_check', line: 9, column: 22 }]);
+  it('unknown_check: a check this format version does not define is an error, a warning with strictKeys: false (a newer format version)', () => {
+    const source = validation('{ check: field_absent, path: errors }');
+    const strict = load(source);
+    expect(strict.ok).toBe(false);
+    expect(strict.diagnostics).toMatchObject([{ severity: 'error', rule: 'unknown_check', line: 9, column: 22, hint: expect.stringContaining('strictKeys: false') }]);
+    const lenient = load(source, 'sample.yaml', { strictKeys: false });
+    expect(lenient.ok).toBe(true);
+    expect(lenient.diagnostics).toMatchObject([{ severity: 'warning', rule: 'unknown_check', line: 9, column: 22 }]);
   });
 
-  it('misspelled_check is strict only for near misses (all_of is not a typo of any_of)', () => {
+  it('misspelled_check is for near misses only (all_of is not a typo of any_of)', () => {
     expect(rulesOf(load(validation('{ check: all_of, allowed_values: [x] }')))).toEqual(['unknown_check']);
   });
 

@@ -11,8 +11,9 @@
  *             never resolve, a misspelled check that would pass as
  *             not_applicable).
  *   warning — the storyboard runs as written but probably not as intended
- *             (a key that looks like a typo, a check this format version
- *             does not define, a deprecated spelling, a missing test kit).
+ *             (a deprecated spelling, a missing test kit; with
+ *             `strictKeys: false`, a key that looks like a typo or a check
+ *             this format version does not define — errors by default).
  */
 import { checkAuthShape } from './auth.js';
 import { checkBranchSets } from './branch-sets.js';

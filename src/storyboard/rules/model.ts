@@ -41,6 +41,8 @@ export interface RuleContext {
   sink: DiagnosticSink;
   file: string;
   corpusRoot: string | undefined;
+  /** LoadOptions.strictKeys: unknown check names are errors (true) or warnings. */
+  strictKeys: boolean;
   /** Position of a value (a mapping: its first key). */
   at(path: DataPath): SourceLocation;
   /** Position of the key of the last path segment. */
@@ -52,6 +54,7 @@ export function buildRuleContext(
   map: SourceMap,
   sink: DiagnosticSink,
   corpusRoot: string | undefined,
+  strictKeys = true,
 ): RuleContext {
   const phases: RawPhase[] = [];
   const steps: RawStep[] = [];
@@ -82,6 +85,7 @@ export function buildRuleContext(
     sink,
     file: sink.file,
     corpusRoot,
+    strictKeys,
     at: (path) => map.valueLocation(path),
     keyAt: (path) => map.keyLocation(path),
   };

@@ -7,10 +7,12 @@
  * - Other checks missing the argument they cannot work without: error
  *   (`check_missing_argument`), so the author learns at load time, not from
  *   a validation that can only ever fail.
- * - `check` names: the format adds checks between minor versions and runners
- *   grade check kinds they do not implement as not_applicable, so an unknown
- *   name is a warning (`unknown_check`). A near-miss of a known name is an
- *   error (`misspelled_check`): graded not_applicable it would pass silently.
+ * - `check` names: a near miss of a known name is always an error
+ *   (`misspelled_check`, with the name meant): graded not_applicable by other
+ *   runners it would pass silently. Any other name this format version does
+ *   not define is an error too (`unknown_check`) — vitest-adcp cannot grade
+ *   it — unless `strictKeys: false`, for storyboards of a newer format
+ *   version: then a warning, and the validation fails at run time.
  */
 import { closestMatch } from '../did-you-mean.js';
 import { storyboardSchema } from '../schema.js';
@@ -48,7 +50,7 @@ let specChecks: string[] | undefined;
 export function specifiedChecks(): string[] {
   if (!specChecks) {
     const check = storyboardSchema().definitions?.validation?.properties?.check;
-    specChecks = (check?.anyOf ?? []).flatMap((branch) => (Array.isArray(branch.enum) ? (branch.enum as string[]) : []));
+    specChecks = Array.isArray(check?.enum) ? (check.enum as string[]) : [];
   }
   return specChecks;
 }
@@ -76,12 +78,17 @@ function checkName(ctx: RuleContext, step: RawStep, validation: RawValidation, c
     return false;
   }
   const origin = RUNNER_EXTENSION_CHECKS.includes(check) ? 'a runner extension, not defined by AdCP 3.0.6' : 'not defined by AdCP 3.0.6';
-  ctx.sink.warning(
-    'unknown_check',
-    at,
-    `check "${check}" in ${where} is ${origin}`,
-    'runners that do not implement it grade it not_applicable; known checks: ' + specifiedChecks().join(', '),
-  );
+  const list = `known checks: ${specifiedChecks().join(', ')}`;
+  if (ctx.strictKeys) {
+    ctx.sink.error(
+      'unknown_check',
+      at,
+      `check "${check}" in ${where} is ${origin}, so vitest-adcp cannot grade it`,
+      `${list}; for a storyboard of a newer format version, set adcpStoryboards({ strictKeys: false }) (CLI --lenient-keys): it then loads, and this validation fails at run time`,
+    );
+    return true;
+  }
+  ctx.sink.warning('unknown_check', at, `check "${check}" in ${where} is ${origin}`, `it fails at run time: vitest-adcp does not grade it; ${list}`);
   return true;
 }
 
