@@ -17,6 +17,9 @@ function codeAt(value: unknown, keys: readonly (string | number)[]): string | un
   return typeof current === 'string' && current.length > 0 ? current : undefined;
 }
 
+/** Where `findErrorCode` looks, in words: for messages that say where no code was found. */
+export const ERROR_CODE_LOCATIONS = 'adcp_error.code in structuredContent, text content, JSON-RPC error.data, and errors[0].code';
+
 /**
  * Finds the AdCP error code wherever a transport binding may carry it, in the
  * client detection order of storyboard-schema.yaml > "Error-shape validation":
@@ -62,7 +65,7 @@ export const errorCode: Check = ({ validation, exchange }) => {
       json_pointer: null,
       expected: expected ?? 'an AdCP error code',
       actual: null,
-      error: 'the agent did not return an AdCP error (looked for adcp_error.code in structuredContent, text content, JSON-RPC error.data, and errors[0].code)',
+      error: `the agent did not return an AdCP error (looked for ${ERROR_CODE_LOCATIONS})`,
     };
   }
   const passed = allowed === undefined || allowed.includes(found.code);

@@ -50,7 +50,15 @@ function contextEcho(exchange: Exchange): InvariantVerdict | undefined {
   if (exchange.extraction.note?.startsWith('HTTP ')) return undefined;
   const sent = (exchange.request.payload as { context?: unknown } | undefined)?.context;
   const data = exchange.data as { context?: unknown } | null;
-  const got = data && typeof data === 'object' ? data.context : undefined;
+  return judgeContextEcho(sent, data && typeof data === 'object' ? data.context : undefined);
+}
+
+/**
+ * The context echo rule on its own (also the `toEchoContext` matcher's): `got`
+ * must equal `sent` verbatim; with nothing sent, nothing (or null) may come
+ * back. Undefined when there is nothing to judge (nothing sent, nothing got).
+ */
+export function judgeContextEcho(sent: unknown, got: unknown): InvariantVerdict | undefined {
   const description = 'context.echo: the answer echoes the request context verbatim and never invents one';
   if (sent === undefined) {
     if (got === undefined || got === null) return undefined;

@@ -1,6 +1,5 @@
 import type { Exchange } from '../checks/types.js';
-import { DEFAULT_MAX_RESPONSE_BYTES } from '../config.js';
-import { createTransport } from '../transport/create.js';
+import { createAdcpClient } from '../client/client.js';
 
 export interface ProbeOptions {
   /** A protected, read-only task to call. @default 'list_creatives' (the security storyboard's default probe_task) */
@@ -11,25 +10,17 @@ export interface ProbeOptions {
   timeoutMs?: number;
   /** How to reach the agent (for a2a the URL is where its agent card is). @default 'mcp' */
   protocol?: 'mcp' | 'a2a';
+  /** Local development only: a plain-http agent that is not loopback (as `createAdcpClient`'s allowHttp). @default false */
+  allowHttp?: boolean;
 }
 
-/** Calls a task with no credentials over the same transport the storyboards use. */
-export async function probeUnauthenticated(url: unknown, options: ProbeOptions = {}): Promise<{ task: string; exchange: Exchange }> {
-  if (typeof url !== 'string' || !/^https?:\/\//.test(url)) {
-    throw new TypeError(`expected the agent's URL (a http(s) string), received ${typeof url === 'string' ? JSON.stringify(url) : typeof url}`);
-  }
+/** Calls a task with no credentials through `createAdcpClient` — the transports and URL guard the storyboards use. */
+export async function probeUnauthenticated(url: string, options: ProbeOptions = {}): Promise<{ task: string; exchange: Exchange }> {
   const task = options.task ?? 'list_creatives';
-  const transport = createTransport(options.protocol ?? 'mcp', { url, maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES });
+  const client = createAdcpClient({ url, protocol: options.protocol ?? 'mcp', timeoutMs: options.timeoutMs ?? 10_000, ...(options.allowHttp ? { allowHttp: true } : {}) });
   try {
-    const exchange = await transport.call(task, options.payload ?? {}, { credentials: { kind: 'none' }, timeoutMs: options.timeoutMs ?? 10_000 });
-    return { task, exchange };
+    return { task, exchange: await client.call(task, options.payload ?? {}, { auth: 'none' }) };
   } finally {
-    await transport.close();
+    await client.close();
   }
-}
-
-/** "HTTP 200", "no HTTP answer (…)" — what the agent did, in a few words. */
-export function describeAnswer(exchange: Exchange): string {
-  if (exchange.response?.status !== undefined) return `HTTP ${exchange.response.status}`;
-  return `no HTTP answer (${exchange.transportError ?? 'unknown transport error'})`;
 }

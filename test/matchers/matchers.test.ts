@@ -8,7 +8,7 @@ import '../../src/matchers/index.js';
 const origin = () => inject('agentOrigin');
 const url = (behaviours?: string) => (behaviours ? `${origin()}/x/${behaviours}/mcp` : inject('agentUrl'));
 
-async function failureOf(run: () => Promise<unknown>): Promise<string> {
+async function failureOf(run: () => unknown): Promise<string> {
   try {
     await run();
   } catch (error) {
@@ -60,7 +60,7 @@ describe('toRejectUnauthenticated', () => {
   });
 
   it('rejects a received value that is not a URL, saying what it wants', async () => {
-    await expect(expect(42).toRejectUnauthenticated()).rejects.toThrow(/expected the agent's URL \(a http\(s\) string\), received number/);
+    expect(() => expect(42).toRejectUnauthenticated()).toThrow(/expected the agent's URL \(a http\(s\) string\), received number/);
   });
 });
 

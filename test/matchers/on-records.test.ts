@@ -14,7 +14,7 @@ const origin = () => inject('agentOrigin');
 const a2a = (behaviours?: string) => (behaviours ? `${origin()}/x/${behaviours}/a2a` : `${origin()}/a2a`);
 const mcp = (behaviours?: string) => (behaviours ? `${origin()}/x/${behaviours}/mcp` : `${origin()}/mcp`);
 
-async function failureOf(run: () => Promise<unknown>): Promise<string> {
+async function failureOf(run: () => unknown): Promise<string> {
   try {
     await run();
   } catch (error) {
@@ -118,8 +118,8 @@ describe('on recorded answers', () => {
   });
 
   it('anything else is refused, saying what it wants', async () => {
-    await expect(expect({ nothing: true }).toRejectUnauthenticated()).rejects.toThrow(
-      "expected the agent's URL (a http(s) string), received object; or a recorded HTTP answer: an exchange or step record with a response, or { status, headers }",
+    expect(() => expect({ nothing: true }).toRejectUnauthenticated()).toThrow(
+      "expected the agent's URL (a http(s) string), received object; or a recorded answer: a createAdcpClient() response, a step result, a fetch Response, an MCP CallToolResult, or { status, headers }",
     );
   });
 });
