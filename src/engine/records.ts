@@ -55,8 +55,9 @@ export interface ValidationResult {
   actual?: unknown;
   schema_id?: string | null;
   schema_url?: string | null;
-  request?: RequestRecord;
-  response?: ResponseRecord;
+  /** On a failed validation always present: `null` when the check never reached the agent (contract > required_on_failure). */
+  request?: RequestRecord | null;
+  response?: ResponseRecord | null;
   /** Why it failed, in words, when `expected`/`actual` don't say it all. */
   error?: string;
   remediation?: string;

@@ -4,6 +4,7 @@
  * summarised. A failing `products[3].name` shows the product, not 56 lines of
  * catalogue; the full answer stays in the record and the report.
  */
+import { setOwn } from './redact.js';
 
 /** Object keys shown beside the path at each level (scalars only: ids and names give context). */
 const SIBLING_SCALARS = 3;
@@ -46,9 +47,9 @@ function excerpt(node: unknown, tokens: string[], i: number): unknown {
   const out: Record<string, unknown> = {};
   let shown = 0;
   for (const key of keys) {
-    if (key === token) out[key] = excerpt(record[key], tokens, i + 1);
+    if (key === token) setOwn(out, key, excerpt(record[key], tokens, i + 1));
     else if (shown < SIBLING_SCALARS && isScalar(record[key])) {
-      out[key] = record[key];
+      setOwn(out, key, record[key]);
       shown++;
     }
   }
@@ -60,7 +61,7 @@ function excerpt(node: unknown, tokens: string[], i: number): unknown {
 /** An object's keys with their values summarised one level deep. */
 function shallow(record: Record<string, unknown>, keys: string[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const key of keys.slice(0, LISTED_KEYS)) out[key] = summary(record[key]);
+  for (const key of keys.slice(0, LISTED_KEYS)) setOwn(out, key, summary(record[key]));
   if (keys.length > LISTED_KEYS) out['…'] = `${keys.length - LISTED_KEYS} more keys`;
   return out;
 }

@@ -8,6 +8,8 @@
  * (runner-output-contract.yaml > security).
  */
 import { relative } from 'node:path';
+import { findErrorCode } from '../checks/error-code.js';
+import type { Exchange } from '../checks/types.js';
 import type { ResponseRecord, SignedRequestRecord, StepResult, ValidationResult } from '../engine/records.js';
 import { extractA2aResult } from '../transport/a2a.js';
 import { extractMcpResult } from '../transport/mcp.js';
@@ -22,7 +24,7 @@ const AGENT_TEXT_CHECKS = new Set(['response_schema', 'error_code']);
  * whole MCP envelope (which repeats it as text) or A2A Task. The full
  * envelope stays in the record.
  */
-function taskResult(response: ResponseRecord): unknown {
+export function taskResult(response: ResponseRecord): unknown {
   const payload = response.payload as Record<string, unknown> | undefined;
   if (response.transport === 'mcp' && payload && typeof payload === 'object' && ('structuredContent' in payload || 'content' in payload)) {
     const { data } = extractMcpResult(payload);
@@ -115,6 +117,9 @@ function observed(value: unknown): string {
   const plain = plainValue(value);
   if (plain !== undefined) return plain;
   if (Array.isArray(value)) return `an array of ${value.length}`;
+  // A value the record cut (report/record.ts boundPayload) is not the agent's object: say what it was instead.
+  const cut = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)['[cut]'] : undefined;
+  if (typeof cut === 'string') return `a value too large to keep (${/^\d+/.exec(cut)?.[0] ?? 'many'} characters of JSON, its start below)`;
   if (value !== null && typeof value === 'object') return 'an object';
   if (value === undefined) return 'nothing';
   return 'a different string (below)';
@@ -139,13 +144,30 @@ function verdictOf(v: ValidationResult): string {
 }
 
 function headlineOf(result: StepResult, failed: ValidationResult[], cwd: string): string {
-  if (result.error && failed.length === 0) return `step "${result.step_id}" (task ${result.task}) failed: ${fence(clip(result.error.split('\n')[0]!, 200), 'error')}`;
+  if (result.error && failed.length === 0) {
+    // Kept short enough for fence() to keep it on one line: the headline is JUnit's message= and an annotation's title.
+    const first = escapeControl(result.error.split('\n')[0]!);
+    return `step "${result.step_id}" (task ${result.task}) failed: ${fence(first.length > 150 ? `${first.slice(0, 149)}…` : first, 'error')}`;
+  }
   const v = failed[0];
   if (!v) return `step "${result.step_id}" (task ${result.task}) failed`;
   const at = v.json_pointer ? ` at ${v.json_pointer}` : '';
   const source = where(v, cwd);
   const more = failed.length > 1 ? ` (+${failed.length - 1} more failed check${failed.length === 2 ? '' : 's'})` : '';
-  return `${v.check}${at}: ${verdictOf(v)}${source ? ` — ${source}` : ''}${more}`;
+  const code = unexpectedErrorCode(result, failed);
+  const cause = code ? ` (the agent answered with error ${code})` : '';
+  return `${v.check}${at}: ${verdictOf(v)}${cause}${source ? ` — ${source}` : ''}${more}`;
+}
+
+/**
+ * The AdCP error code the agent answered with, when no failed check was about errors: the checks then fail on fields
+ * a success carries ("not present"), and the real cause — the agent refused — belongs in the one line people read.
+ * Only a code-shaped value (agent text, printed unfenced in the headline).
+ */
+function unexpectedErrorCode(result: StepResult, failed: ValidationResult[]): string | undefined {
+  if (!result.response || failed.some((v) => v.check === 'error_code')) return undefined;
+  const found = findErrorCode({ data: taskResult(result.response) } as Exchange);
+  return found && /^[A-Z][A-Z0-9_]{1,63}$/.test(found.code) ? found.code : undefined;
 }
 
 /** A diff helps for structures and multi-line text; for two scalars the expected/actual lines say it all. */
@@ -162,7 +184,7 @@ export function formatStepFailure(result: StepResult, options: FormatOptions = {
   const failed = result.validations.filter((v) => !v.passed);
   const headline = headlineOf(result, failed, cwd);
   lines.push(headline);
-  if (result.error && (failed.length > 0 || result.error.includes('\n') || result.error.length > 200)) lines.push(`step error: ${fence(clip(result.error, MAX_TEXT_CHARS), 'error')}`);
+  if (result.error && (failed.length > 0 || result.error.includes('\n') || result.error.length > 150)) lines.push(`step error: ${fence(clip(result.error, MAX_TEXT_CHARS), 'error')}`);
   if (result.optional) lines.push(`(optional phase "${result.phase_id}": this failure alone does not fail the storyboard)`);
   for (const warning of result.warnings ?? []) lines.push(`warning: ${warning}`);
   if (failed.length > 0) {

@@ -3,6 +3,7 @@
  * payloads redacted, headers allowlisted, known secrets scrubbed from text.
  */
 import type { StepResult, ValidationResult } from '../engine/records.js';
+import { completeStepResult } from './contract-fields.js';
 import { filterResponseHeaders, REDACTED, REDACTED_KEY_PATTERN, redactPayload, redactRequestHeaders, scrubSecretsDeep } from './redact.js';
 
 /**
@@ -72,14 +73,16 @@ function redactExchange<T extends { payload: unknown; headers?: Record<string, s
   };
 }
 
-export function redactStepResult(result: StepResult, secrets: readonly string[] = []): StepResult {
+export function redactStepResult(raw: StepResult, secrets: readonly string[] = []): StepResult {
   const cache: PayloadCache = new Map();
+  // Contract fields a failed validation must carry, null where there is nothing — before redaction, so the copies are redacted too.
+  const result = completeStepResult(raw);
   const validations: ValidationResult[] = result.validations.map((v) => ({
     ...v,
     ...(v.actual !== undefined ? { actual: pointsAtSecret(v) ? REDACTED : boundRedacted(v.actual, MAX_VALIDATION_PAYLOAD_CHARS, cache) } : {}),
     ...(v.expected !== undefined ? { expected: pointsAtSecret(v) ? REDACTED : redactPayload(v.expected) } : {}),
-    request: redactExchange(v.request, 'request', cache, MAX_VALIDATION_PAYLOAD_CHARS),
-    response: redactExchange(v.response, 'response', cache, MAX_VALIDATION_PAYLOAD_CHARS),
+    request: v.request === null ? null : redactExchange(v.request, 'request', cache, MAX_VALIDATION_PAYLOAD_CHARS),
+    response: v.response === null ? null : redactExchange(v.response, 'response', cache, MAX_VALIDATION_PAYLOAD_CHARS),
     ...(v.error !== undefined ? { error: boundText(v.error) } : {}),
   }));
   for (const v of validations) {

@@ -39,9 +39,19 @@ export function redactPayload<T>(value: T, seen = new WeakSet<object>(), depth =
   if (Array.isArray(value)) return value.map((item) => redactPayload(item, seen, depth + 1)) as T;
   const out: Record<string, unknown> = {};
   for (const [key, inner] of Object.entries(value as Record<string, unknown>)) {
-    out[key] = REDACTED_KEY_PATTERN.test(key) ? REDACTED : redactPayload(inner, seen, depth + 1);
+    setOwn(out, key, REDACTED_KEY_PATTERN.test(key) ? REDACTED : redactPayload(inner, seen, depth + 1));
   }
   return out as T;
+}
+
+/**
+ * `target[key] = value` as an own property even for the key `__proto__`: JSON.parse makes an agent's `"__proto__"`
+ * key plain data, and a copy made by assignment would turn it into the copy's prototype instead — dropping it from
+ * every record and report without a trace.
+ */
+export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
 }
 
 /** How deep a recorded value may nest; deeper parts are replaced by {@link TOO_DEEP}. */
@@ -163,12 +173,24 @@ export function escapeControl(text: string): string {
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
+/**
+ * JSON for a report file with the same data, but no character in it that a terminal or viewer acts on: JSON.stringify
+ * escapes C0 controls, but writes DEL, C1 controls (U+009B is a CSI to many terminals), bidi overrides and the line
+ * separators raw — and `cat report.json` is a terminal. They can only occur inside strings, where `\uXXXX` means the same.
+ */
+export function stringifyInert(value: unknown, space?: number): string {
+  return (JSON.stringify(value, null, space) ?? 'null').replace(INERT, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+// eslint-disable-next-line no-control-regex
+const INERT = /[\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g;
+
 /** `escapeControl` over every string of a value (keys included): for values a test framework prints raw, like a diff. */
 export function escapeControlDeep<T>(value: T, depth = 0): T {
   if (typeof value === 'string') return escapeControl(value) as T;
   if (value === null || typeof value !== 'object' || depth > 64) return value;
   if (Array.isArray(value)) return value.map((item) => escapeControlDeep(item, depth + 1)) as T;
   const out: Record<string, unknown> = {};
-  for (const [key, inner] of Object.entries(value as Record<string, unknown>)) out[escapeControl(key)] = escapeControlDeep(inner, depth + 1);
+  for (const [key, inner] of Object.entries(value as Record<string, unknown>)) setOwn(out, escapeControl(key), escapeControlDeep(inner, depth + 1));
   return out as T;
 }

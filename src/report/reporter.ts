@@ -2,19 +2,24 @@
  * `vitest-adcp/reporter`: writes the runner output contract JSON that AdCP
  * tooling consumes, from the step records each storyboard test carries in
  * `task.meta.adcp` (which survive worker → main process and blob
- * `--merge-reports`).
+ * `--merge-reports`). As options, the same report object rendered as a
+ * markdown summary (also appended to `$GITHUB_STEP_SUMMARY`) and as one
+ * self-contained HTML file (markdown.ts, html.ts); this class only writes files.
  *
  * ```ts
  * // vitest.config.ts
  * test: { reporters: ['default', ['vitest-adcp/reporter', { outputFile: 'adcp-results.json' }]] }
  * ```
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
-import type { Reporter, TestModule, Vitest } from 'vitest/node';
-import type { SkipReason, SkipResult, StepResult } from '../engine/records.js';
-import type { AdcpPlannedStep, AdcpStepMeta, AdcpStoryboardMeta, StoryboardInfo } from '../vitest/meta.js';
-import { redactStepResult } from './record.js';
+import type { Reporter, TestCase, TestModule, Vitest } from 'vitest/node';
+import { buildReport, type ContractReport, type ReportTest } from './build.js';
+import type { RunTimes } from './envelope.js';
+import { renderHtmlReport } from './html.js';
+import { renderMarkdownSummary } from './markdown.js';
+import { NdjsonStream } from './ndjson.js';
+import { stringifyInert } from './redact.js';
 
 export interface AdcpReporterOptions {
   /**
@@ -23,165 +28,56 @@ export interface AdcpReporterOptions {
    * @default 'adcp-results.json'
    */
   outputFile?: string;
+  /**
+   * Also write a markdown summary there (relative to the project root): the verdict, per-track and per-storyboard
+   * status, each failed step's headline and YAML line. Off unless set. Also settable as Vitest's
+   * `outputFile['vitest-adcp-markdown']` (CLI: `--outputFile.vitest-adcp-markdown=…`).
+   */
+  markdownFile?: string;
+  /**
+   * Append the markdown summary to the GitHub job summary (the file `$GITHUB_STEP_SUMMARY` names) when that variable
+   * is set, i.e. in a GitHub Actions job.
+   * @default true
+   */
+  jobSummary?: boolean;
+  /**
+   * Also write the HTML report there (relative to the project root): one self-contained file, no network — the
+   * storyboard › phase › step tree with filters, each step's request, response, validations and YAML lines. Off unless
+   * set. Also settable as Vitest's `outputFile['vitest-adcp-html']` (CLI: `--outputFile.vitest-adcp-html=…`).
+   */
+  htmlFile?: string;
+  /**
+   * Also stream the report as NDJSON while the run goes: one line per finished test (its step record, redacted like
+   * the JSON), a first `run_start` and a last `run_end` line — a killed run keeps every line written before it died.
+   * `true`: beside the JSON (`adcp-results.ndjson`); a string: that path, relative to the project root. Also settable
+   * as Vitest's `outputFile['vitest-adcp-ndjson']`.
+   * @default false
+   */
+  ndjson?: boolean | string;
 }
 
-export type StoryboardStatus = 'passed' | 'failed' | 'skipped';
+export type { ContractReport, NotRunStep, ReportTest, RunSummary, StoryboardReport, StoryboardStatus, TrackReport } from './build.js';
+export type { RunEnvelope, RunTargetReport } from './envelope.js';
 
-export interface StoryboardReport {
-  storyboard_id: string;
-  title: string;
-  version?: string;
-  track?: string;
-  /** Project-relative path of the YAML file. */
-  file: string;
-  status: StoryboardStatus;
-  /** When the storyboard was skipped as a whole (e.g. `no_phases`). */
-  skip?: SkipResult;
-  steps: StepResult[];
-}
-
-export interface TrackReport {
-  track: string;
-  status: StoryboardStatus;
-  storyboards: { storyboard_id: string; status: StoryboardStatus }[];
-  /** When every storyboard of the track skipped: the reasons, as the contract's skip distinctions. */
-  skip_reasons?: SkipReason[];
-}
-
-export interface RunSummary {
-  total_steps: number;
-  steps_passed: number;
-  steps_failed: number;
-  steps_skipped: number;
-  tracks: TrackReport[];
-  schemas_used: { schema_id: string; schema_url: string }[];
-}
-
-export interface ContractReport {
-  contract: { id: 'runner_output_contract'; version: '1.1.0' };
-  runner: { name: 'vitest-adcp'; version: string };
-  generated_at: string;
-  summary: RunSummary;
-  storyboards: StoryboardReport[];
-  /** Storyboard files that did not load (no steps ran). */
-  load_errors: { file: string; message: string }[];
-}
-
-const RUNNER_VERSION = '0.1.0';
-
-function storyboardStatus(steps: StepResult[]): StoryboardStatus {
-  // storyboard-schema.yaml > Optional phase semantics: their failures do not fail the storyboard on their own.
-  if (steps.some((s) => !s.passed && !s.skip && !s.optional)) return 'failed';
-  if (steps.length > 0 && steps.every((s) => s.skip)) return 'skipped';
-  return 'passed';
-}
-
-/** Builds the report from the storyboard tests of a run. Pure: exported for tests and other frameworks' adapters. */
-export function buildContractReport(modules: ReadonlyArray<TestModule>, root: string): ContractReport {
-  const byStoryboard = new Map<string, StoryboardReport>();
-  const loadErrors: ContractReport['load_errors'] = [];
-  const reportFor = (info: StoryboardInfo): StoryboardReport => {
-    const key = `${info.file}#${info.id}`;
-    let report = byStoryboard.get(key);
-    if (!report) {
-      report = {
-        storyboard_id: info.id,
-        title: info.title,
-        ...(info.version ? { version: info.version } : {}),
-        ...(info.track ? { track: info.track } : {}),
-        file: relative(root, info.file),
-        status: 'passed',
-        steps: [],
-      };
-      byStoryboard.set(key, report);
-    }
-    return report;
-  };
-  for (const module of modules) {
-    for (const test of module.children.allTests()) {
-      const whole = test.meta().adcpStoryboard as AdcpStoryboardMeta | undefined;
-      if (whole) {
-        reportFor(whole.storyboard).skip = whole.skip;
-        continue;
-      }
-      const meta = test.meta().adcp as AdcpStepMeta | undefined;
-      const planned = test.meta().adcpPlanned as AdcpPlannedStep | undefined;
-      const outcome = test.result();
-      if (!meta && planned && outcome.state === 'failed') {
-        // Vitest ended the test before the engine answered (its timeout, a crash): failed, with Vitest's reason — never dropped.
-        reportFor(planned.storyboard).steps.push(cutShort(planned, outcome.errors?.[0]?.message));
-        continue;
-      }
-      if (!meta) {
-        // A storyboard file that failed to load compiles to one test named after the rule.
-        if (/\.ya?ml$/.test(module.moduleId) && test.name.startsWith('loads without errors')) {
-          const error = test.result().errors?.[0];
-          loadErrors.push({ file: relative(root, module.moduleId), message: error?.message ?? test.name });
-        }
-        continue;
-      }
-      const report = reportFor(meta.storyboard);
-      // Records are redacted in the worker already; again here, so no path skips it.
-      const step = redactStepResult(meta.result);
-      // The report agrees with the terminal: a step Vitest failed after the engine passed it (e.g. an afterEach) is failed.
-      if (outcome.state === 'failed' && step.passed && !step.skip) {
-        step.passed = false;
-        step.error = `the test failed after the step passed: ${outcome.errors?.[0]?.message ?? 'no reason given'}`;
-      }
-      report.steps.push(step);
-    }
-  }
-  const storyboards = [...byStoryboard.values()];
-  for (const report of storyboards) report.status = report.skip ? 'skipped' : storyboardStatus(report.steps);
-  const steps = storyboards.flatMap((s) => s.steps);
-  const schemas = new Map<string, string>();
-  for (const step of steps) {
-    for (const v of step.validations) if (v.check === 'response_schema' && v.schema_id && v.schema_url) schemas.set(v.schema_id, v.schema_url);
-  }
+/** Vitest's view of a test, as the framework-neutral record `buildReport` takes. */
+function reportTest(test: TestCase, file: string): ReportTest {
+  const result = test.result() as { state?: ReportTest['state']; errors?: ReadonlyArray<{ message: string; name?: string; diff?: string }> } | undefined;
   return {
-    contract: { id: 'runner_output_contract', version: '1.1.0' },
-    runner: { name: 'vitest-adcp', version: RUNNER_VERSION },
-    generated_at: new Date().toISOString(),
-    summary: {
-      total_steps: steps.length,
-      steps_passed: steps.filter((s) => s.passed && !s.skip).length,
-      steps_failed: steps.filter((s) => !s.passed && !s.skip).length,
-      steps_skipped: steps.filter((s) => s.skip).length,
-      tracks: tracks(storyboards),
-      schemas_used: [...schemas].map(([schema_id, schema_url]) => ({ schema_id, schema_url })).sort((a, b) => a.schema_id.localeCompare(b.schema_id)),
-    },
-    storyboards,
-    load_errors: loadErrors,
+    // The fakes of in-process tests have no project: an unnamed one.
+    project: (test as { project?: { name?: string } }).project?.name ?? '',
+    file,
+    name: test.name,
+    state: result?.state ?? 'pending',
+    // A storyboard error's message is its one-line headline (JUnit's message=); the details ride in `diff`.
+    errors: (result?.errors ?? []).map((e) => (e.name === 'StoryboardStepError' && typeof e.diff === 'string' && e.diff ? `${e.message}\n${e.diff}` : e.message)),
+    meta: test.meta(),
   };
 }
 
-/** The record of a step whose test Vitest ended before the engine gave a verdict. */
-function cutShort(planned: AdcpPlannedStep, reason: string | undefined): StepResult {
-  return {
-    storyboard_id: planned.storyboard.id,
-    phase_id: planned.phase_id,
-    step_id: planned.step_id,
-    task: planned.task ?? 'unknown',
-    passed: false,
-    duration_ms: 0,
-    validations: [],
-    extraction: { path: 'none' },
-    error: `the test ended before the step had a verdict: ${reason ?? 'no reason given'} (if Vitest's timeout fired, raise testTimeout above the step bound timeoutMs)`,
-  };
-}
-
-function tracks(storyboards: StoryboardReport[]): TrackReport[] {
-  const grouped = new Map<string, StoryboardReport[]>();
-  for (const s of storyboards) {
-    const track = s.track ?? 'untracked';
-    grouped.set(track, [...(grouped.get(track) ?? []), s]);
-  }
-  return [...grouped].map(([track, members]) => {
-    const status: StoryboardStatus = members.some((m) => m.status === 'failed') ? 'failed' : members.every((m) => m.status === 'skipped') ? 'skipped' : 'passed';
-    const report: TrackReport = { track, status, storyboards: members.map((m) => ({ storyboard_id: m.storyboard_id, status: m.status })) };
-    if (status === 'skipped') report.skip_reasons = [...new Set(members.flatMap((m) => (m.skip ? [m.skip.reason] : m.steps.map((s) => s.skip!.reason))))];
-    return report;
-  });
+/** Builds the report from the storyboard tests of a run (the Vitest side of `buildReport`, build.ts). */
+export function buildContractReport(modules: ReadonlyArray<TestModule>, root: string, times: Partial<RunTimes> = {}): ContractReport {
+  const tests = modules.flatMap((module) => [...module.children.allTests()].map((test) => reportTest(test, module.moduleId)));
+  return buildReport(tests, { root, ...times });
 }
 
 export default class AdcpReporter implements Reporter {
@@ -189,23 +85,74 @@ export default class AdcpReporter implements Reporter {
   private outputFile: string | undefined;
   private log: (message: string) => void = () => {};
 
+  private options: AdcpReporterOptions;
+
   constructor(options: AdcpReporterOptions = {}) {
     this.outputFile = options.outputFile;
+    this.options = options;
   }
+
+  private startedAt = new Date().toISOString();
+  private testNamePattern: string | null = null;
+  private stream: NdjsonStream | undefined;
 
   onInit(vitest: Vitest): void {
     this.root = vitest.config.root;
+    this.startedAt = new Date().toISOString();
+    this.testNamePattern = vitest.config.testNamePattern?.source ?? null;
     this.log = (message) => vitest.logger.log(message);
     const configured = vitest.config.outputFile;
     this.outputFile ??= (typeof configured === 'object' ? configured?.['vitest-adcp'] : undefined) ?? 'adcp-results.json';
+    if (typeof configured === 'object') {
+      this.options = { ...this.options, markdownFile: this.options.markdownFile ?? configured['vitest-adcp-markdown'], htmlFile: this.options.htmlFile ?? configured['vitest-adcp-html'] };
+    }
+    const ndjson = this.options.ndjson ?? (typeof configured === 'object' ? configured?.['vitest-adcp-ndjson'] : undefined);
+    if (ndjson) this.stream = new NdjsonStream(resolve(this.root, typeof ndjson === 'string' ? ndjson : this.outputFile.replace(/(\.json)?$/i, '.ndjson')));
+  }
+
+  onTestRunStart(): void {
+    // Watch mode starts a run per change: each run has its own times and stream.
+    this.startedAt = new Date().toISOString();
+    this.stream?.start(this.startedAt, this.testNamePattern);
+  }
+
+  onTestCaseResult(test: TestCase): void {
+    this.stream?.test(reportTest(test, test.module.moduleId), this.root);
   }
 
   onTestRunEnd(modules: ReadonlyArray<TestModule>): void {
-    const report = buildContractReport(modules, this.root);
+    const report = buildContractReport(modules, this.root, { started_at: this.startedAt, finished_at: new Date().toISOString(), test_name_pattern: this.testNamePattern });
+    this.stream?.end(report);
     const file = resolve(this.root, this.outputFile ?? 'adcp-results.json');
     mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(file, JSON.stringify(report, null, 2) + '\n');
-    const { total_steps, steps_passed, steps_failed, steps_skipped } = report.summary;
-    this.log(`vitest-adcp: runner output contract report (${total_steps} steps: ${steps_passed} passed, ${steps_failed} failed, ${steps_skipped} skipped) written to ${relative(process.cwd(), file) || file}`);
+    writeFileSync(file, stringifyInert(report, 2) + '\n');
+    const { total_steps, steps_passed, steps_failed, steps_skipped, steps_not_run } = report.summary;
+    const notRun = steps_not_run > 0 ? `; ${steps_not_run} not run` : '';
+    this.log(`vitest-adcp: runner output contract report (${total_steps} steps: ${steps_passed} passed, ${steps_failed} failed, ${steps_skipped} skipped${notRun}) written to ${relative(process.cwd(), file) || file}`);
+    this.writeViews(report);
+  }
+
+  /** The markdown summary and the HTML report: pure renderings of the same report object (markdown.ts, html.ts). */
+  private writeViews(report: ContractReport): void {
+    const { markdownFile, htmlFile, jobSummary = true } = this.options;
+    const shown = (file: string) => relative(process.cwd(), file) || file;
+    const write = (path: string, text: string) => {
+      const file = resolve(this.root, path);
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, text);
+      return file;
+    };
+    const summary = markdownFile || (jobSummary && process.env.GITHUB_STEP_SUMMARY) ? renderMarkdownSummary(report, { root: this.root }) : undefined;
+    if (markdownFile) this.log(`vitest-adcp: markdown summary written to ${shown(write(markdownFile, summary!))}`);
+    if (jobSummary && process.env.GITHUB_STEP_SUMMARY) {
+      try {
+        appendFileSync(process.env.GITHUB_STEP_SUMMARY, `${summary!}\n`);
+        this.log(`vitest-adcp: markdown summary appended to the GitHub job summary (${process.env.GITHUB_STEP_SUMMARY})`);
+      } catch (error) {
+        // The job summary is a courtesy: the reports above are written, and the run's verdict is not the summary's.
+        this.log(`vitest-adcp: could not append to the GitHub job summary (${process.env.GITHUB_STEP_SUMMARY}): ${(error as Error).message}`);
+      }
+    }
+    if (htmlFile) this.log(`vitest-adcp: HTML report written to ${shown(write(htmlFile, renderHtmlReport(report, { root: this.root })))}`);
   }
 }

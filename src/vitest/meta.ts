@@ -6,6 +6,14 @@ export interface StoryboardInfo {
   version?: string;
   track?: string;
   file: string;
+  /**
+   * The agent this run of the storyboard tested (credentials in the URL removed) and how it was reached: two Vitest
+   * projects testing two agents stay two entries of the contract report.
+   */
+  agent_url?: string | null;
+  protocol?: 'mcp' | 'a2a';
+  /** The AdCP compliance corpus version the run's schemas and test kits came from. */
+  corpus_version?: string | null;
 }
 
 /** A storyboard skipped as a whole (e.g. `no_phases`): carried by its single placeholder test. */

@@ -9,6 +9,7 @@ import type { StepOutcome } from '../../src/engine/records.js';
 import { redactStepResult } from '../../src/report/record.js';
 import { buildContractReport, type ContractReport } from '../../src/report/reporter.js';
 import type { AdcpStepMeta, StoryboardInfo } from '../../src/vitest/meta.js';
+import { phasedStoryboard, runInline, type InlinePhase, type InlineStep } from './inline-run.js';
 
 export const REPORT_ROOT = '/virtual';
 
@@ -31,4 +32,14 @@ export function loadFailureModule(file: string, rule: string, message: string): 
 
 export function contractReport(modules: TestModule[]): ContractReport {
   return buildContractReport(modules, REPORT_ROOT);
+}
+
+/** A get_adcp_capabilities step that passes on the fixture agent. */
+export const capsStep = (id: string, extra: Partial<InlineStep> = {}): InlineStep => ({ id, task: 'get_adcp_capabilities', validations: [{ check: 'field_present', path: 'adcp' }], ...extra });
+/** A phase skipped not_applicable: the test kit of `outcomesOf` runs has no api_key. */
+export const gatedPhase = (...steps: InlineStep[]): InlinePhase => ({ id: 'gated', skip_if: '!test_kit.auth.api_key', steps });
+
+/** The step outcomes of an inline storyboard run against `agentUrl`, with a test kit that has no api_key. */
+export async function outcomesOf(agentUrl: string, phases: InlinePhase[]): Promise<StepOutcome[]> {
+  return Object.values(await runInline(phasedStoryboard(phases), agentUrl, { testKit: { auth: {} } }));
 }

@@ -4,7 +4,7 @@
  * `meta().adcp`), so every status rule and every field of the report is pinned
  * without starting a child Vitest. The end-to-end path is in reporter.e2e.test.ts.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import type { TestModule, Vitest } from 'vitest/node';
@@ -59,7 +59,7 @@ describe('buildContractReport', () => {
     const report = buildContractReport([moduleOf('/repo/sb/b.yaml', [stepTest(info('b'), {})])], ROOT);
     expect(report.storyboards[0]).not.toHaveProperty('version');
     expect(report.storyboards[0]).not.toHaveProperty('track');
-    expect(report.summary.tracks).toEqual([{ track: 'untracked', status: 'passed', storyboards: [{ storyboard_id: 'b', status: 'passed' }] }]);
+    expect(report.summary.tracks).toEqual([{ track: 'untracked', project: '', agent_url: null, status: 'passed', storyboards: [{ storyboard_id: 'b', status: 'passed' }] }]);
   });
 
   it('grades a storyboard: failed on a required failure, passed despite an optional one, skipped when every step skipped', () => {
@@ -74,17 +74,19 @@ describe('buildContractReport', () => {
   it('records a storyboard skipped as a whole with its reason', () => {
     const whole: FakeTest = { name: 'no phases', meta: () => ({ adcpStoryboard: { storyboard: info('w', { track: 't' }), skip: skip('no_phases') } }), result: () => ({}) };
     const report = buildContractReport([moduleOf('/repo/sb/w.yaml', [whole])], ROOT);
-    expect(report.storyboards).toEqual([{ storyboard_id: 'w', title: 'Title w', track: 't', file: 'sb/w.yaml', status: 'skipped', skip: skip('no_phases'), steps: [] }]);
-    expect(report.summary.tracks).toEqual([{ track: 't', status: 'skipped', storyboards: [{ storyboard_id: 'w', status: 'skipped' }], skip_reasons: ['no_phases'] }]);
+    expect(report.storyboards).toEqual([{ storyboard_id: 'w', title: 'Title w', track: 't', file: 'sb/w.yaml', project: '', agent_url: null, protocol: null, status: 'skipped', skip: skip('no_phases'), steps: [] }]);
+    expect(report.summary.tracks).toEqual([{ track: 't', project: '', agent_url: null, status: 'skipped', storyboards: [{ storyboard_id: 'w', status: 'skipped' }], skip_reasons: ['no_phases'] }]);
   });
 
   it('groups tracks: failed if any member failed, skipped only if all skipped (with their distinct reasons), else passed', () => {
     const t = (id: string, steps: Partial<StepResult>[]) => moduleOf(`/repo/${id}.yaml`, steps.map((s, i) => stepTest(info(id, { track: 'core' }), { step_id: `s${i}`, ...s })));
     const tracksOf = (...modules: TestModule[]) => buildContractReport(modules, ROOT).summary.tracks;
     expect(tracksOf(t('p', [{}]), t('f', [{ passed: false }]))[0]!.status).toBe('failed');
-    expect(tracksOf(t('p', [{}]), t('k', [{ skip: skip('missing_tool') }]))[0]).toEqual({ track: 'core', status: 'passed', storyboards: [{ storyboard_id: 'p', status: 'passed' }, { storyboard_id: 'k', status: 'skipped' }] });
+    expect(tracksOf(t('p', [{}]), t('k', [{ skip: skip('missing_tool') }]))[0]).toEqual({ track: 'core', project: '', agent_url: null, status: 'passed', storyboards: [{ storyboard_id: 'p', status: 'passed' }, { storyboard_id: 'k', status: 'skipped' }] });
     expect(tracksOf(t('k1', [{ skip: skip('missing_tool') }, { skip: skip('missing_tool') }]), t('k2', [{ skip: skip('not_applicable') }]))[0]).toEqual({
       track: 'core',
+      project: '',
+      agent_url: null,
       status: 'skipped',
       storyboards: [
         { storyboard_id: 'k1', status: 'skipped' },
@@ -128,8 +130,8 @@ describe('buildContractReport', () => {
     const handWritten: FakeTest = { name: 'my own test', meta: () => ({}), result: () => ({ errors: [{ message: 'y' }] }) };
     const report = buildContractReport([moduleOf('/repo/bad.yaml', [loadFailure]), moduleOf('/repo/bad2.yml', [noErrors]), moduleOf('/repo/own.test.ts', [other, handWritten]), moduleOf('/repo/bad.yaml.ts', [other])], ROOT);
     expect(report.load_errors).toEqual([
-      { file: 'bad.yaml', message: 'sb.yaml:3:1 bad key' },
-      { file: 'bad2.yml', message: 'loads without errors' },
+      { file: 'bad.yaml', message: 'sb.yaml:3:1 bad key', project: '' },
+      { file: 'bad2.yml', message: 'loads without errors', project: '' },
     ]);
     expect(report.storyboards).toEqual([]);
   });
@@ -145,9 +147,11 @@ describe('buildContractReport', () => {
     const report = buildContractReport([moduleOf('/repo/sb/slow.yaml', [stepTest(planned, { step_id: 'fast' }), timedOut, notRun])], ROOT);
     const [entry] = report.storyboards;
     expect(entry!.status).toBe('failed');
-    expect(entry!.steps.map((s) => [s.step_id, s.passed])).toEqual([
-      ['fast', true],
-      ['slow', false],
+    // A planned step whose test never ran (filtered) is listed as not run, not dropped and not failed.
+    expect(entry!.steps.map((s) => [s.step_id, s.passed, 'not_run' in s])).toEqual([
+      ['fast', true, false],
+      ['slow', false, false],
+      ['never', false, true],
     ]);
     expect(entry!.steps[1]).toMatchObject({
       storyboard_id: 'slow',
@@ -157,7 +161,7 @@ describe('buildContractReport', () => {
       extraction: { path: 'none' },
       error: "the test ended before the step had a verdict: Test timed out in 5000ms. (if Vitest's timeout fired, raise testTimeout above the step bound timeoutMs)",
     });
-    expect(report.summary).toMatchObject({ total_steps: 2, steps_passed: 1, steps_failed: 1 });
+    expect(report.summary).toMatchObject({ total_steps: 2, steps_passed: 1, steps_failed: 1, steps_not_run: 1 });
     const noReason: FakeTest = { ...timedOut, meta: () => ({ adcpPlanned: { storyboard: planned, phase_id: 'p', step_id: 'x' } }), result: () => ({ state: 'failed' }) };
     expect(buildContractReport([moduleOf('/repo/sb/slow.yaml', [noReason])], ROOT).storyboards[0]!.steps[0]).toMatchObject({ task: 'unknown', error: expect.stringContaining('no reason given') });
   });
@@ -214,5 +218,43 @@ describe('AdcpReporter', () => {
     reporter.onInit(vitestAt(root, { 'vitest-adcp': 'theirs.json' }));
     reporter.onTestRunEnd(modules);
     expect(JSON.parse(readFileSync(join(root, 'mine.json'), 'utf8')).storyboards).toHaveLength(1);
+  });
+
+  it('streams NDJSON beside the JSON (ndjson: true) or where outputFile[\'vitest-adcp-ndjson\'] says, and counts unrun steps in its line', () => {
+    const a = info('a', { file: '/x/a.yaml' });
+    const ran = stepTest(a, { step_id: 'ran' });
+    const filtered: FakeTest = { name: 'filtered', meta: () => ({ adcpPlanned: { storyboard: a, phase_id: 'p', step_id: 'filtered' } }), result: () => ({ state: 'skipped' }) };
+    const module = moduleOf('/x/a.yaml', [ran, filtered]);
+    const asCase = (t: FakeTest) => ({ ...t, module }) as unknown as Parameters<AdcpReporter['onTestCaseResult']>[0];
+    const lines = (file: string) => readFileSync(file, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
+
+    const root = mkdtempSync(join(tmpdir(), 'adcp-reporter-'));
+    const reporter = new AdcpReporter({ outputFile: 'out/r.json', ndjson: true });
+    reporter.onInit(vitestAt(root));
+    reporter.onTestRunStart();
+    reporter.onTestCaseResult(asCase(ran));
+    // Killed here: the step is on disk already.
+    expect(lines(join(root, 'out/r.ndjson')).map((l) => [l.type, l.step?.step_id])).toEqual([['run_start', undefined], ['step', 'ran']]);
+    reporter.onTestCaseResult(asCase(filtered));
+    reporter.onTestRunEnd([module]);
+    expect(lines(join(root, 'out/r.ndjson')).map((l) => [l.type, l.step?.step_id ?? null, l.step?.not_run?.reason ?? null])).toEqual([
+      ['run_start', null, null],
+      ['step', 'ran', null],
+      ['step', 'filtered', 'not_reached'],
+      ['run_end', null, null],
+    ]);
+    expect(logged.at(-1)).toMatch(/\(1 steps: 1 passed, 0 failed, 0 skipped; 1 not run\) written to /);
+
+    const configured = new AdcpReporter();
+    configured.onInit(vitestAt(root, { 'vitest-adcp-ndjson': 'stream/run.ndjson' }));
+    configured.onTestRunEnd([module]);
+    expect(lines(join(root, 'stream/run.ndjson')).map((l) => l.type)).toEqual(['run_start', 'run_end']);
+    // Off unless asked for.
+    const off = mkdtempSync(join(tmpdir(), 'adcp-reporter-'));
+    const plain = new AdcpReporter();
+    plain.onInit(vitestAt(off));
+    plain.onTestRunStart();
+    plain.onTestRunEnd([module]);
+    expect(readdirSync(off)).toEqual(['adcp-results.json']);
   });
 });

@@ -177,9 +177,31 @@ describe('formatStepFailure', () => {
     ]);
   });
 
+  it('keeps the headline on one line for a long transport error (it is JUnit\'s message=) and prints the error whole below it', () => {
+    const long = `connect failed: ${'x'.repeat(300)}`;
+    const out = formatStepFailure(step({ error: long }), { cwd: CWD });
+    expect(out.headline).not.toContain('\n');
+    expect(plain(out.headline)).toBe(`step "st" (task get_products) failed: <<error #>> ${long.slice(0, 149)}… <<end #>>`);
+    expect(out.message.split('\n')[0]).toBe(out.headline);
+    expect(plain(out.message)).toContain(`step error: <<error #>>\n${long}\n<<end #>>`);
+  });
+
   it('fences the reason of error_code failures (the agent wrote the code and message)', () => {
     const out = formatStepFailure(step({ validations: [failed({ check: 'error_code', error: 'got INVALID_X' })] }), { cwd: CWD });
     expect(plain(out.message).split('\n')[3]).toBe('    <<reason #>> got INVALID_X <<end #>>');
+  });
+
+  it("names the agent's AdCP error code in the headline when the checks failed on an error answer, unless a check was about errors", () => {
+    const answeredWithError = (text: string) => ({ transport: 'mcp' as const, payload: { content: [{ type: 'text', text }], isError: true }, status: 200, duration_ms: 2 });
+    const missing = failed({ check: 'field_present', json_pointer: '/products', description: 'products are listed', actual: null, source: { file: '/repo/sb.yaml', line: 9, column: 5 } });
+    const headline = (validations: ValidationResult[], text: string) => formatStepFailure(step({ validations, response: answeredWithError(text) }), { cwd: CWD }).headline;
+    const refusal = JSON.stringify({ adcp_error: { code: 'INVALID_REQUEST', message: 'brief is required' } });
+    expect(headline([missing], refusal)).toBe('field_present at /products: not present (the agent answered with error INVALID_REQUEST) — sb.yaml:9:5');
+    // A failed error_code check already says which code came back.
+    expect(headline([failed({ check: 'error_code', json_pointer: '/adcp_error/code', expected: 'BUDGET_TOO_LOW', actual: 'INVALID_REQUEST' }), missing], refusal)).not.toContain('the agent answered');
+    // Agent text that is not code-shaped stays out of the unfenced headline; a success answer adds nothing.
+    expect(headline([missing], JSON.stringify({ adcp_error: { code: '\u001b[2Jcleared' } }))).not.toContain('the agent answered');
+    expect(formatStepFailure(step({ validations: [missing], response: { transport: 'mcp', payload: { structuredContent: { products: null } }, status: 200, duration_ms: 1 } }), { cwd: CWD }).headline).not.toContain('the agent answered');
   });
 
   it('omits the JSON Pointer line when there is none (undefined or null)', () => {

@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureAgent, type FixtureAgent } from '../../fixtures/agent/server.mjs';
 import type { TestModule } from 'vitest/node';
 import type { ContractReport } from '../../src/report/reporter.js';
-import { contractReport, loadFailureModule, storyboardModule } from '../helpers/contract-report.js';
-import { phasedStoryboard, runInline, type InlinePhase, type InlineStep } from '../helpers/inline-run.js';
+import { capsStep, contractReport, gatedPhase, loadFailureModule, outcomesOf, storyboardModule } from '../helpers/contract-report.js';
+import type { InlinePhase } from '../helpers/inline-run.js';
 
 let agent: FixtureAgent;
 beforeAll(async () => {
@@ -17,13 +17,10 @@ beforeAll(async () => {
 });
 afterAll(() => agent?.close());
 
-const caps = (id: string, extra: Partial<InlineStep> = {}): InlineStep => ({ id, task: 'get_adcp_capabilities', validations: [{ check: 'field_present', path: 'adcp' }], ...extra });
-/** Skipped not_applicable: the test kit of these runs has no api_key. */
-const gated = (...steps: InlineStep[]): InlinePhase => ({ id: 'gated', skip_if: '!test_kit.auth.api_key', steps });
+const caps = capsStep;
+const gated = gatedPhase;
 
-async function outcomes(phases: InlinePhase[]) {
-  return Object.values(await runInline(phasedStoryboard(phases), agent.url, { testKit: { auth: {} } }));
-}
+const outcomes = (phases: InlinePhase[]) => outcomesOf(agent.url, phases);
 
 let ran: Promise<TestModule[]> | undefined;
 /**
@@ -89,15 +86,15 @@ describe('skipped steps in the contract report', () => {
 
   it('a track whose storyboards all skipped is skipped, with the step skip reasons', async () => {
     expect((await report()).summary.tracks).toEqual([
-      { track: 'core', status: 'passed', storyboards: [{ storyboard_id: 'mixed', status: 'passed' }] },
-      { track: 'media_buy', status: 'failed', storyboards: [{ storyboard_id: 'cascade', status: 'failed' }] },
-      { track: 'signals', status: 'skipped', storyboards: [{ storyboard_id: 'all_skipped', status: 'skipped' }], skip_reasons: ['not_applicable'] },
+      { track: 'core', project: '', agent_url: null, status: 'passed', storyboards: [{ storyboard_id: 'mixed', status: 'passed' }] },
+      { track: 'media_buy', project: '', agent_url: null, status: 'failed', storyboards: [{ storyboard_id: 'cascade', status: 'failed' }] },
+      { track: 'signals', project: '', agent_url: null, status: 'skipped', storyboards: [{ storyboard_id: 'all_skipped', status: 'skipped' }], skip_reasons: ['not_applicable'] },
     ]);
   });
 
   it('lists a storyboard file that did not load, with its message, apart from the storyboards', async () => {
     const r = await report();
-    expect(r.load_errors).toEqual([{ file: 'broken.storyboard.yaml', message: 'storyboard does not load: broken' }]);
+    expect(r.load_errors).toEqual([{ file: 'broken.storyboard.yaml', message: 'storyboard does not load: broken', project: '' }]);
     expect(r.storyboards).toHaveLength(3);
   });
 });

@@ -9,6 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureAgent, type FixtureAgent } from '../../fixtures/agent/server.mjs';
 import type { StepResult } from '../../src/engine/records.js';
 import { formatStepFailure } from '../../src/report/format.js';
+import { buildReport } from '../../src/report/build.js';
+import { renderHtmlReport } from '../../src/report/html.js';
+import { renderMarkdownSummary } from '../../src/report/markdown.js';
 import { redactStepResult } from '../../src/report/record.js';
 import { openInline, storyboard } from '../helpers/inline-run.js';
 
@@ -91,6 +94,18 @@ describe('expected values are redacted like payloads', () => {
     for (const formatted of [formatStepFailure(record, { secrets }), formatStepFailure(result, { secrets })]) {
       expect(formatted.expected).toEqual({ correlation_id: 'x', api_key: '[redacted]' });
       expect(JSON.stringify(formatted)).not.toContain(EXPECTED_SECRET);
+    }
+  });
+});
+
+describe('the markdown summary and the HTML report', () => {
+  it('show none of them: rendered from the report built of the redacted record', async () => {
+    const { result, secrets } = await echoRun();
+    const storyboard = { id: 'inline', title: 'Inline', file: '/virtual/inline.storyboard.yaml' };
+    const report = buildReport([{ project: '', file: storyboard.file, name: 'echo', state: 'failed', errors: [], meta: { adcp: { id: 'inline/main/echo', status: 'failed', result: redactStepResult(result, secrets), storyboard } } }], { root: '/virtual' });
+    for (const text of [renderMarkdownSummary(report, { root: '/virtual' }), renderHtmlReport(report, { root: '/virtual' })]) {
+      expect(text).toContain('[redacted]');
+      for (const secret of [TOKEN, KIT_KEY, EXPECTED_SECRET]) expect(text).not.toContain(secret);
     }
   });
 });

@@ -1,0 +1,258 @@
+/**
+ * The contract report, built from plain records of a run's tests — what any
+ * test framework can hand over (Vitest's reporter here, a Jest reporter later):
+ * the test's project, file, name, state, first error messages, and the
+ * vitest-adcp meta the adapter attached (`adcp`, `adcpPlanned`, `adcpStoryboard`).
+ *
+ * Entries are keyed by project × agent × file × storyboard id: two Vitest
+ * projects testing two agents with the same storyboard are two entries, never
+ * one storyboard with two agents' steps in it.
+ */
+import { relative } from 'node:path';
+import type { SkipReason, SkipResult, StepResult } from '../engine/records.js';
+import type { AdcpPlannedStep, AdcpStepMeta, AdcpStoryboardMeta, StoryboardInfo } from '../vitest/meta.js';
+import { buildEnvelope, publicAgentUrl, toolVersion, type RunEnvelope, type RunTargetReport, type RunTimes } from './envelope.js';
+import { redactStepResult } from './record.js';
+
+/**
+ * `incomplete`: no step failed but some did not run (a filtered or cut-short run) — never `passed` on a subset.
+ * `not_run`: none of its steps ran.
+ */
+export type StoryboardStatus = 'passed' | 'failed' | 'skipped' | 'incomplete' | 'not_run';
+
+/** A step whose test did not run in this run (vitest-adcp extension): it has no verdict. */
+export interface NotRunStep extends StepResult {
+  not_run: { reason: 'filtered' | 'not_reached'; detail: string };
+}
+
+export interface StoryboardReport {
+  storyboard_id: string;
+  title: string;
+  version?: string;
+  track?: string;
+  /** Project-relative path of the YAML file. */
+  file: string;
+  /** The Vitest project that ran it (`''` for an unnamed root project). */
+  project: string;
+  /** The agent it tested (credentials in the URL removed), and how it was reached. */
+  agent_url: string | null;
+  protocol: 'mcp' | 'a2a' | null;
+  status: StoryboardStatus;
+  /** When the storyboard was skipped as a whole (e.g. `no_phases`). */
+  skip?: SkipResult;
+  steps: StepResult[];
+}
+
+/** A track's status for one project × agent (two agents' results never merge into one track status). */
+export interface TrackReport {
+  track: string;
+  project: string;
+  agent_url: string | null;
+  status: StoryboardStatus;
+  storyboards: { storyboard_id: string; status: StoryboardStatus }[];
+  /** When every storyboard of the track skipped: the reasons, as the contract's skip distinctions. */
+  skip_reasons?: SkipReason[];
+}
+
+export interface RunSummary {
+  /** Steps with a verdict: passed + failed + skipped (steps that did not run are counted apart). */
+  total_steps: number;
+  steps_passed: number;
+  steps_failed: number;
+  steps_skipped: number;
+  /** Planned steps whose tests did not run (vitest-adcp extension). */
+  steps_not_run: number;
+  tracks: TrackReport[];
+  schemas_used: { schema_id: string; schema_url: string }[];
+}
+
+export interface ContractReport {
+  contract: { id: 'runner_output_contract'; version: '1.1.0' };
+  runner: { name: 'vitest-adcp'; version: string };
+  generated_at: string;
+  /** Which agent(s), protocol, project(s), corpus version, tool version, start and end. */
+  run: RunEnvelope;
+  summary: RunSummary;
+  storyboards: StoryboardReport[];
+  /** Storyboard files that did not load (no steps ran). */
+  load_errors: { file: string; message: string; project: string }[];
+}
+
+/** One test of the run, as any framework can describe it. */
+export interface ReportTest {
+  /** The project (Vitest project, Jest `displayName`) it ran in; `''` when unnamed. */
+  project: string;
+  /** The test file (absolute). */
+  file: string;
+  name: string;
+  /** `skipped`/`pending` for a test that did not run, or skipped itself. */
+  state: 'passed' | 'failed' | 'skipped' | 'pending';
+  /** The messages of its errors, first first. */
+  errors: string[];
+  meta: { adcp?: AdcpStepMeta; adcpPlanned?: AdcpPlannedStep; adcpStoryboard?: AdcpStoryboardMeta };
+}
+
+export interface BuildOptions extends Partial<RunTimes> {
+  /** Makes `file` paths relative. */
+  root: string;
+}
+
+function storyboardStatus(steps: StepResult[]): StoryboardStatus {
+  const ran = steps.filter((s) => !('not_run' in s));
+  // storyboard-schema.yaml > Optional phase semantics: their failures do not fail the storyboard on their own.
+  if (ran.some((s) => !s.passed && !s.skip && !s.optional)) return 'failed';
+  if (steps.length > 0 && ran.length === 0) return 'not_run';
+  if (ran.length < steps.length) return 'incomplete';
+  if (steps.length > 0 && steps.every((s) => s.skip)) return 'skipped';
+  return 'passed';
+}
+
+const targetKey = (project: string, info: StoryboardInfo) => JSON.stringify([project, publicAgentUrl(info.agent_url ?? undefined), info.protocol ?? null]);
+
+/** Builds the report from the tests of a run. Pure but for the clock when no times are given. */
+export function buildReport(tests: Iterable<ReportTest>, options: BuildOptions): ContractReport {
+  const { root } = options;
+  const byStoryboard = new Map<string, StoryboardReport>();
+  const targets = new Map<string, RunTargetReport>();
+  const loadErrors: ContractReport['load_errors'] = [];
+  const reportFor = (project: string, info: StoryboardInfo): StoryboardReport => {
+    const key = `${targetKey(project, info)}\u0000${info.file}#${info.id}`;
+    let report = byStoryboard.get(key);
+    if (!report) {
+      const agent_url = publicAgentUrl(info.agent_url ?? undefined);
+      report = {
+        storyboard_id: info.id,
+        title: info.title,
+        ...(info.version ? { version: info.version } : {}),
+        ...(info.track ? { track: info.track } : {}),
+        file: relative(root, info.file),
+        project,
+        agent_url,
+        protocol: info.protocol ?? null,
+        status: 'passed',
+        steps: [],
+      };
+      byStoryboard.set(key, report);
+      const tk = targetKey(project, info);
+      if (!targets.has(tk)) targets.set(tk, { project, agent_url, protocol: info.protocol ?? null, corpus_version: info.corpus_version ?? null });
+    }
+    return report;
+  };
+  for (const test of tests) {
+    const { meta, state } = test;
+    if (meta.adcpStoryboard) {
+      reportFor(test.project, meta.adcpStoryboard.storyboard).skip = meta.adcpStoryboard.skip;
+      continue;
+    }
+    const planned = meta.adcpPlanned;
+    if (!meta.adcp && planned && state === 'failed') {
+      // The test ended before the engine answered (its timeout, a crash): failed, with the framework's reason — never dropped.
+      reportFor(test.project, planned.storyboard).steps.push(cutShort(planned, test.errors[0]));
+      continue;
+    }
+    if (!meta.adcp && planned) {
+      // Planned at collection, never run: a `-t` / line filter, or a run that stopped before it.
+      reportFor(test.project, planned.storyboard).steps.push(notRun(planned, options.test_name_pattern ?? null));
+      continue;
+    }
+    if (!meta.adcp) {
+      // A storyboard file that failed to load compiles to one test named after the rule.
+      if (/\.ya?ml$/.test(test.file) && test.name.startsWith('loads without errors')) {
+        loadErrors.push({ file: relative(root, test.file), message: test.errors[0] ?? test.name, project: test.project });
+      }
+      continue;
+    }
+    const report = reportFor(test.project, meta.adcp.storyboard);
+    // Records are redacted in the worker already; again here, so no path skips it.
+    const step = redactStepResult(meta.adcp.result);
+    // The report agrees with the terminal: a step the framework failed after the engine passed it (e.g. an afterEach) is failed.
+    if (state === 'failed' && step.passed && !step.skip) {
+      step.passed = false;
+      step.error = `the test failed after the step passed: ${test.errors[0] ?? 'no reason given'}`;
+    }
+    report.steps.push(step);
+  }
+  const storyboards = [...byStoryboard.values()];
+  for (const report of storyboards) report.status = report.skip ? 'skipped' : storyboardStatus(report.steps);
+  const all = storyboards.flatMap((s) => s.steps);
+  const notRunCount = all.filter((s) => 'not_run' in s).length;
+  const steps = all.filter((s) => !('not_run' in s));
+  const schemas = new Map<string, string>();
+  for (const step of steps) {
+    for (const v of step.validations) if (v.check === 'response_schema' && v.schema_id && v.schema_url) schemas.set(v.schema_id, v.schema_url);
+  }
+  const now = new Date().toISOString();
+  return {
+    contract: { id: 'runner_output_contract', version: '1.1.0' },
+    runner: { name: 'vitest-adcp', version: toolVersion() },
+    generated_at: now,
+    run: buildEnvelope([...targets.values()], { started_at: options.started_at ?? now, finished_at: options.finished_at ?? now, test_name_pattern: options.test_name_pattern ?? null }, notRunCount === 0),
+    summary: {
+      total_steps: steps.length,
+      steps_passed: steps.filter((s) => s.passed && !s.skip).length,
+      steps_failed: steps.filter((s) => !s.passed && !s.skip).length,
+      steps_skipped: steps.filter((s) => s.skip).length,
+      steps_not_run: notRunCount,
+      tracks: tracks(storyboards),
+      schemas_used: [...schemas].map(([schema_id, schema_url]) => ({ schema_id, schema_url })).sort((a, b) => a.schema_id.localeCompare(b.schema_id)),
+    },
+    storyboards,
+    load_errors: loadErrors,
+  };
+}
+
+function bareStep(planned: AdcpPlannedStep): StepResult {
+  return {
+    storyboard_id: planned.storyboard.id,
+    phase_id: planned.phase_id,
+    step_id: planned.step_id,
+    task: planned.task ?? 'unknown',
+    passed: false,
+    duration_ms: 0,
+    validations: [],
+    extraction: { path: 'none' },
+  };
+}
+
+/** The record of a step whose test the framework ended before the engine gave a verdict. */
+function cutShort(planned: AdcpPlannedStep, reason: string | undefined): StepResult {
+  return {
+    ...bareStep(planned),
+    error: `the test ended before the step had a verdict: ${reason ?? 'no reason given'} (if Vitest's timeout fired, raise testTimeout above the step bound timeoutMs)`,
+  };
+}
+
+/** The record of a planned step whose test did not run: no verdict, and said so. */
+function notRun(planned: AdcpPlannedStep, pattern: string | null): NotRunStep {
+  return {
+    ...bareStep(planned),
+    not_run: pattern
+      ? { reason: 'filtered', detail: `its test did not run: the run was filtered (-t ${JSON.stringify(pattern)}); a step a selected step depends on was replayed silently, and is not graded here` }
+      : { reason: 'not_reached', detail: 'its test did not run (a line or name filter, .only elsewhere, or the run stopped before it)' },
+  };
+}
+
+function tracks(storyboards: StoryboardReport[]): TrackReport[] {
+  const grouped = new Map<string, StoryboardReport[]>();
+  for (const s of storyboards) {
+    const key = JSON.stringify([s.project, s.agent_url, s.track ?? 'untracked']);
+    grouped.set(key, [...(grouped.get(key) ?? []), s]);
+  }
+  return [...grouped.values()].map((members) => {
+    const { project, agent_url } = members[0]!;
+    const track = members[0]!.track ?? 'untracked';
+    const has = (status: StoryboardStatus) => members.some((m) => m.status === status);
+    const status: StoryboardStatus = has('failed')
+      ? 'failed'
+      : members.every((m) => m.status === 'skipped')
+        ? 'skipped'
+        : members.every((m) => m.status === 'not_run')
+          ? 'not_run'
+          : has('incomplete') || has('not_run')
+            ? 'incomplete'
+            : 'passed';
+    const report: TrackReport = { track, project, agent_url, status, storyboards: members.map((m) => ({ storyboard_id: m.storyboard_id, status: m.status })) };
+    if (status === 'skipped') report.skip_reasons = [...new Set(members.flatMap((m) => (m.skip ? [m.skip.reason] : m.steps.map((s) => s.skip!.reason))))];
+    return report;
+  });
+}

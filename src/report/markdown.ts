@@ -1,0 +1,157 @@
+/**
+ * The run as a markdown summary — a GitHub job summary (`$GITHUB_STEP_SUMMARY`)
+ * or a file beside the contract JSON: the verdict, per-track and per-storyboard
+ * status, and each failed step's headline with its YAML line.
+ *
+ * Pure: built from the contract report object (the same data as the JSON), no
+ * second walk over Vitest's tasks. Storyboard text (titles, ids) is escaped as
+ * markdown; anything the agent wrote (headlines quote it, fenced) only ever
+ * appears inside code blocks, where GitHub renders no link, image or HTML.
+ */
+import type { StepResult } from '../engine/records.js';
+import { formatStepFailure } from './format.js';
+import { redactStepResult } from './record.js';
+import { escapeControl, fence } from './redact.js';
+import type { ContractReport, StoryboardReport, TrackReport } from './build.js';
+
+export interface MarkdownSummaryOptions {
+  /** YAML paths in failures are printed relative to this (the project root). @default process.cwd() */
+  root?: string;
+  /**
+   * Failed steps listed with their headline; the rest are counted (the JSON report has them all). A job summary is
+   * capped at 1 MiB per step by GitHub.
+   * @default 50
+   */
+  maxFailures?: number;
+}
+
+const STATUS: Record<string, string> = { passed: '✅ passed', failed: '❌ failed', skipped: '⏭️ skipped', incomplete: '◐ incomplete', not_run: '○ not run' };
+
+function status(s: string): string {
+  return STATUS[s] ?? md(s);
+}
+
+/** Storyboard-written text in a markdown line or table cell: one line, markdown punctuation escaped, controls visible. */
+export function md(text: string): string {
+  return escapeControl(text)
+    .replace(/[\r\n]+/g, ' ')
+    .replace(/[\\`*_{}[\]()<>#+!|~&:-]/g, (c) => `\\${c}`);
+}
+
+/** A code span that no backtick in `text` can close (in a table cell, a `|` would still end the cell: escaped). */
+function code(text: string, inTable = false): string {
+  let clean = escapeControl(text).replace(/[\r\n]+/g, ' ');
+  if (inTable) clean = clean.replace(/\|/g, '\\|');
+  const longest = Math.max(0, ...[...clean.matchAll(/`+/g)].map((m) => m[0].length));
+  const ticks = '`'.repeat(longest + 1);
+  return `${ticks}${clean.startsWith('`') || clean.endsWith('`') ? ` ${clean} ` : clean}${ticks}`;
+}
+
+/** A fenced block that no line of `text` can close. */
+function block(text: string): string {
+  const clean = escapeControl(text);
+  const longest = Math.max(2, ...[...clean.matchAll(/`{3,}|~{3,}/g)].map((m) => m[0].length));
+  const fence = '`'.repeat(longest + 1);
+  return `${fence}text\n${clean}\n${fence}`;
+}
+
+/** A step's verdict; `not_run` for a planned step whose test did not run (a `-t` filter, a cut-short run). */
+export const verdict = (s: StepResult): 'passed' | 'failed' | 'skipped' | 'not_run' => ('not_run' in s ? 'not_run' : s.skip ? 'skipped' : s.passed ? 'passed' : 'failed');
+
+function counts(steps: StepResult[]): { passed: number; failed: number; skipped: number; not_run: number } {
+  const out = { passed: 0, failed: 0, skipped: 0, not_run: 0 };
+  for (const step of steps) out[verdict(step)]++;
+  return out;
+}
+
+/** Which project × agent an entry belongs to: only shown when the run tested more than one. */
+function target(entry: Pick<StoryboardReport | TrackReport, 'project' | 'agent_url'>): string {
+  return `${entry.project ? `${code(entry.project, true)} ` : ''}${entry.agent_url ? code(entry.agent_url, true) : 'no agent'}`;
+}
+
+function relativeTo(root: string, file: string): string {
+  return file.startsWith(`${root}/`) ? file.slice(root.length + 1) : file;
+}
+
+function shorten(text: string): string {
+  return text.length > 160 ? `${text.slice(0, 159)}…` : text;
+}
+
+/** One line per failed validation under the headline: what, where in the response, where in the YAML. */
+function failureLines(step: StepResult, root: string): string[] {
+  const lines = [formatStepFailure(step, { cwd: root }).headline];
+  for (const v of step.validations.filter((x) => !x.passed)) {
+    const pointer = typeof v.json_pointer === 'string' ? ` at ${v.json_pointer || '""'}` : '';
+    const source = v.source ? ` — ${relativeTo(root, v.source.file)}:${v.source.line}:${v.source.column}` : '';
+    lines.push(`  ✗ ${v.description} [${v.check}]${pointer}${source}`);
+    // What the agent sent there (the headline says "a different string (below)" when it is not short and plain): fenced.
+    if (v.actual !== undefined && v.check !== 'response_schema') lines.push(`    actual: ${fence(shorten(JSON.stringify(v.actual) ?? String(v.actual)), 'agent value')}`);
+  }
+  return lines;
+}
+
+export function renderMarkdownSummary(report: ContractReport, options: MarkdownSummaryOptions = {}): string {
+  const root = options.root ?? process.cwd();
+  const maxFailures = options.maxFailures ?? 50;
+  const { total_steps, steps_passed, steps_failed, steps_skipped, steps_not_run } = report.summary;
+  const run = report.run;
+  const multi = run.targets.length > 1;
+  const failedStoryboards = report.storyboards.filter((s) => s.status === 'failed').length;
+  const runVerdict = steps_failed > 0 || failedStoryboards > 0 || report.load_errors.length > 0 ? '❌' : run.complete ? '✅' : '◐';
+  const out: string[] = [];
+  out.push(`## ${runVerdict} AdCP storyboards: ${steps_passed} passed, ${steps_failed} failed, ${steps_skipped} skipped (${total_steps} steps, ${report.storyboards.length} storyboards)`);
+  out.push('');
+  const against = multi ? `${run.targets.length} agents (below)` : `${run.agent_url ? code(run.agent_url) : 'no agent'}${run.protocol ? ` over ${run.protocol.toUpperCase()}` : ''}${run.project ? ` from project ${code(run.project)}` : ''}`;
+  out.push(`Against ${against}${run.corpus_version ? `, corpus ${md(run.corpus_version)}` : ''}; ${run.tool.name} ${run.tool.version}, runner output contract ${report.contract.version}, ${run.started_at}, ${(run.duration_ms / 1000).toFixed(1)} s.`);
+  if (!run.complete) out.push('', `◐ Partial run: ${steps_not_run} planned step${steps_not_run === 1 ? '' : 's'} did not run${run.test_name_pattern ? ` (test name filter ${code(run.test_name_pattern)})` : ''}; no storyboard with an unrun step is called passed.`);
+  out.push('');
+
+  if (report.summary.tracks.length > 0) {
+    out.push(`| track |${multi ? ' project · agent |' : ''} status | storyboards |`, `|---|${multi ? '---|' : ''}---|---|`);
+    for (const track of report.summary.tracks) {
+      const by = { passed: 0, failed: 0, skipped: 0, incomplete: 0, not_run: 0 } as Record<string, number>;
+      for (const s of track.storyboards) by[s.status] = (by[s.status] ?? 0) + 1;
+      const tally = Object.entries(by)
+        .filter(([, n]) => n > 0)
+        .map(([k, n]) => `${n} ${md(k.replace('_', ' '))}`)
+        .join(', ');
+      const why = track.skip_reasons?.length ? ` (${track.skip_reasons.map(md).join(', ')})` : '';
+      out.push(`| ${md(track.track)} |${multi ? ` ${target(track)} |` : ''} ${status(track.status)}${why} | ${tally} |`);
+    }
+    out.push('');
+  }
+
+  if (report.storyboards.length > 0) {
+    out.push(`| storyboard | track |${multi ? ' project · agent |' : ''} status | steps passed / failed / skipped${steps_not_run ? ' / not run' : ''} | file |`, `|---|---|${multi ? '---|' : ''}---|---|---|`);
+    for (const sb of report.storyboards) {
+      const c = counts(sb.steps);
+      const why = sb.skip ? ` (${md(sb.skip.reason)})` : '';
+      const tallies = `${c.passed} / ${c.failed} / ${c.skipped}${steps_not_run ? ` / ${c.not_run}` : ''}`;
+      out.push(`| ${md(sb.title)} ${code(sb.storyboard_id, true)} | ${md(sb.track ?? 'untracked')} |${multi ? ` ${target(sb)} |` : ''} ${status(sb.status)}${why} | ${tallies} | ${code(sb.file, true)} |`);
+    }
+    out.push('');
+  }
+
+  const failures = report.storyboards.flatMap((sb) => sb.steps.filter((s) => verdict(s) === 'failed').map((step) => ({ sb, step })));
+  if (failures.length > 0) {
+    out.push(`### Failed steps (${failures.length})`, '');
+    for (const { sb, step } of failures.slice(0, maxFailures)) {
+      // The same redaction as the JSON report, again: nothing reaches a summary that the report would not show.
+      const safe = redactStepResult(step);
+      out.push(`**${md(sb.title)}** › ${md(step.phase_id)} › ${md(step.step_id)} (${code(step.task)})${step.optional ? ' — optional phase' : ''} in ${code(sb.file)}${multi ? ` against ${target(sb)}` : ''}`);
+      out.push('');
+      out.push(block(failureLines(safe, root).join('\n')));
+      out.push('');
+    }
+    if (failures.length > maxFailures) out.push(`… and ${failures.length - maxFailures} more failed steps: see the contract report.`, '');
+  }
+
+  if (report.load_errors.length > 0) {
+    out.push(`### Storyboard files that did not load (${report.load_errors.length})`, '');
+    for (const e of report.load_errors) {
+      out.push(code(e.file), '');
+      out.push(block(e.message), '');
+    }
+  }
+  return `${out.join('\n').trimEnd()}\n`;
+}

@@ -1,0 +1,61 @@
+/**
+ * The contract report as a stream: one JSON line per finished test, written
+ * (and flushed to the file system) as the test ends, so a run that is killed
+ * — a CI timeout, an OOM, Ctrl-C — leaves what it had. Each line is built by
+ * the same `buildReport` as the JSON, so it is redacted the same way.
+ *
+ *   {"type":"run_start",…}                 contract, tool, start, filter
+ *   {"type":"step",…,"step":{…}}          a step record (passed, failed, skipped, or not_run)
+ *   {"type":"storyboard_skip",…}          a storyboard skipped as a whole (no_phases)
+ *   {"type":"load_error",…}               a storyboard file that did not load
+ *   {"type":"run_end",…,"summary":{…}}     the run envelope and summary; absent when the run was killed
+ */
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { buildReport, type ContractReport, type ReportTest } from './build.js';
+import { toolVersion } from './envelope.js';
+import { stringifyInert } from './redact.js';
+
+export type NdjsonLine = Record<string, unknown> & { type: 'run_start' | 'step' | 'storyboard_skip' | 'load_error' | 'run_end' };
+
+/** The lines one finished test contributes (none for a test that is not a storyboard's). */
+export function linesForTest(test: ReportTest, root: string): NdjsonLine[] {
+  const report = buildReport([test], { root });
+  const lines: NdjsonLine[] = report.load_errors.map((e) => ({ type: 'load_error', ...e }));
+  for (const s of report.storyboards) {
+    const where = { project: s.project, agent_url: s.agent_url, protocol: s.protocol, storyboard_id: s.storyboard_id, title: s.title, file: s.file, ...(s.track ? { track: s.track } : {}) };
+    if (s.skip) lines.push({ type: 'storyboard_skip', ...where, skip: s.skip });
+    for (const step of s.steps) lines.push({ type: 'step', ...where, step });
+  }
+  return lines;
+}
+
+export class NdjsonStream {
+  private started = false;
+
+  constructor(readonly file: string) {}
+
+  /** Starts the file afresh (a previous run's lines must not mix with this one's). */
+  start(startedAt: string, testNamePattern: string | null): void {
+    this.started = true;
+    mkdirSync(dirname(this.file), { recursive: true });
+    writeFileSync(this.file, '');
+    this.write({ type: 'run_start', contract: { id: 'runner_output_contract', version: '1.1.0' }, runner: { name: 'vitest-adcp', version: toolVersion() }, started_at: startedAt, test_name_pattern: testNamePattern });
+  }
+
+  test(test: ReportTest, root: string): void {
+    // A merge of blob reports may replay results without a run start.
+    if (!this.started) this.start(new Date().toISOString(), null);
+    for (const line of linesForTest(test, root)) this.write(line);
+  }
+
+  end(report: ContractReport): void {
+    if (!this.started) this.start(report.run.started_at, report.run.test_name_pattern);
+    this.write({ type: 'run_end', run: report.run, summary: report.summary });
+  }
+
+  private write(line: NdjsonLine): void {
+    // Synchronous on purpose: each line is on disk before the next test's result arrives, so a kill loses at most the test in flight.
+    appendFileSync(this.file, stringifyInert(line) + '\n');
+  }
+}
