@@ -15,6 +15,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { resolvePath } from './path.js';
+import { setOwn } from '../report/redact.js';
 
 export interface SubstitutionScope {
   context: ReadonlyMap<string, unknown>;
@@ -141,7 +142,8 @@ function walk(value: unknown, scope: SubstitutionScope, unresolved: string[]): u
   if (Array.isArray(value)) return value.map((item) => walk(item, scope, unresolved));
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [key, inner] of Object.entries(value)) out[key] = walk(inner, scope, unresolved);
+    // setOwn: a storyboard's `__proto__` key is data to send, not this copy's prototype.
+    for (const [key, inner] of Object.entries(value)) setOwn(out, key, walk(inner, scope, unresolved));
     return out;
   }
   return value;

@@ -105,11 +105,33 @@ function schemaIssues(error: unknown): string | undefined {
     }
   }
   if (!Array.isArray(issues) || issues.length === 0 || !issues.every((i) => i && typeof i === 'object' && 'message' in i)) return undefined;
-  const shown = issues.slice(0, 3).map((i: { path?: unknown[]; message?: unknown }) => {
+  const closest = closestBranch(issues as SchemaIssue[]);
+  const shown = closest.slice(0, 3).map((i) => {
     const where = Array.isArray(i.path) && i.path.length > 0 ? `${i.path.join('.')}: ` : '';
     return `${where}${String(i.message).replace(/^Invalid input: /, '')}`;
   });
-  return `the agent's answer does not have the shape the protocol requires (${shown.join('; ')}${issues.length > 3 ? `; +${issues.length - 3} more` : ''})`;
+  return `the agent's answer does not have the shape the protocol requires (${shown.join('; ')}${closest.length > 3 ? `; +${closest.length - 3} more` : ''})`;
+}
+
+interface SchemaIssue {
+  code?: string;
+  path?: unknown[];
+  message?: unknown;
+  errors?: SchemaIssue[][];
+}
+
+/**
+ * A union that matched no branch says only "Invalid input" (an answer with `result: null` fails every kind of
+ * JSON-RPC message): report the branch that came closest — the fewest issues — with its paths, e.g.
+ * `result: expected object, received null`.
+ */
+function closestBranch(issues: SchemaIssue[], prefix: unknown[] = [], depth = 0): SchemaIssue[] {
+  return issues.flatMap((issue) => {
+    const path = [...prefix, ...(Array.isArray(issue.path) ? issue.path : [])];
+    const branches = issue.code === 'invalid_union' && Array.isArray(issue.errors) ? issue.errors.filter((b) => Array.isArray(b) && b.length > 0) : [];
+    if (branches.length === 0 || depth >= 8) return [{ ...issue, path }];
+    return closestBranch(branches.reduce((best, branch) => (branch.length < best.length ? branch : best)), path, depth + 1);
+  });
 }
 
 /** Message of an error and its causes, for the step's `error` field. */

@@ -6,7 +6,7 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Exchange } from '../checks/types.js';
 import type { ExtractionRecord, ResponseRecord } from '../engine/records.js';
 import { filterResponseHeaders } from '../report/redact.js';
@@ -49,7 +49,7 @@ export class McpTransport implements AgentTransport {
       connection.last = undefined;
       const result = await connection.client.callTool(
         { name: task, arguments: (payload ?? {}) as Record<string, unknown> },
-        undefined,
+        KEEP_STRUCTURED_CONTENT as unknown as typeof CallToolResultSchema,
         { timeout: options.timeoutMs, maxTotalTimeout: options.timeoutMs, signal },
       );
       const duration_ms = Math.round(performance.now() - started);
@@ -197,6 +197,20 @@ export class McpTransport implements AgentTransport {
     );
   }
 }
+
+/**
+ * The SDK's tool-result schema, except that a valid `structuredContent` is kept as the agent sent it: the schema's
+ * `z.record` rebuilds the object by assignment, so an agent's JSON key `"__proto__"` (plain data after JSON.parse)
+ * became the copy's prototype and vanished from the answer, its checks and its record. The SDK accepts any schema
+ * with a Zod 3 style `safeParse` (its zod-compat layer), which is what this is.
+ */
+const KEEP_STRUCTURED_CONTENT = {
+  safeParse(data: unknown) {
+    const checked = CallToolResultSchema.safeParse(data);
+    if (!checked.success || checked.data.structuredContent === undefined) return checked;
+    return { success: true as const, data: { ...checked.data, structuredContent: (data as { structuredContent: Record<string, unknown> }).structuredContent } };
+  },
+};
 
 function parseMaybeJson(text: string): unknown {
   try {
