@@ -38,6 +38,10 @@ Options:
   --tracks <tracks>          run every storyboard of these tracks (comma-separated),
                              instead of the capability-selected set
   --report <file.json>       also write the runner output contract JSON there
+  --report-html <file>       with --report: the same report as one HTML file
+                             (self-contained: open it from a CI artifact)
+  --report-markdown <file>   with --report: the markdown summary (appended to
+                             $GITHUB_STEP_SUMMARY too, whenever that is set)
   --allow-http               local development: allow a plain http:// URL that is
                              not loopback, and agent-supplied URLs (OAuth issuer,
                              A2A endpoint) over http or on private addresses
@@ -47,6 +51,8 @@ Options:
   --list                     print the storyboards that would run, and exit
   --skip-rate-abuse          signed_requests: do not send vector 020's 101 requests
                              (it grades unsatisfied_contract, rate_abuse_opt_out)
+  --lenient-keys             load storyboards of a newer format version: unknown
+                             keys and checks are warnings, not load errors
   -h, --help                 this text
 
 Webhooks (expect_webhook* steps, {{runner.webhook_url}}; without a receiver
@@ -68,6 +74,9 @@ interface Invocation {
   url: string;
   plugin: AdcpStoryboardsOptions;
   report?: string;
+  /** With `report`: the HTML report and the markdown summary of the same run. */
+  reportHtml?: string;
+  reportMarkdown?: string;
   list: boolean;
 }
 
@@ -101,6 +110,8 @@ function parse(argv: string[], cwd: string, env: NodeJS.ProcessEnv): Invocation 
         storyboards: { type: 'string', multiple: true },
         tracks: { type: 'string', multiple: true },
         report: { type: 'string' },
+        'report-html': { type: 'string' },
+        'report-markdown': { type: 'string' },
         'allow-http': { type: 'boolean' },
         'compliance-version': { type: 'string' },
         list: { type: 'boolean' },
@@ -109,6 +120,7 @@ function parse(argv: string[], cwd: string, env: NodeJS.ProcessEnv): Invocation 
         'webhook-port': { type: 'string' },
         'webhook-allow-http': { type: 'boolean' },
         'skip-rate-abuse': { type: 'boolean' },
+        'lenient-keys': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -117,6 +129,9 @@ function parse(argv: string[], cwd: string, env: NodeJS.ProcessEnv): Invocation 
   }
   const { values, positionals } = parsed;
   if (values.help) return 'help';
+  if ((values['report-html'] !== undefined || values['report-markdown'] !== undefined) && values.report === undefined) {
+    throw new UsageError('--report-html and --report-markdown render the contract report: give --report <file.json> too');
+  }
   if (positionals.length === 0) throw new UsageError('missing the agent URL, e.g. npx vitest-adcp http://127.0.0.1:3000/mcp');
   if (positionals.length > 1) throw new UsageError(`one agent URL, got ${positionals.length}: ${positionals.join(' ')} (storyboards go in --storyboards a,b)`);
   const url = positionals[0]!;
@@ -157,6 +172,8 @@ function parse(argv: string[], cwd: string, env: NodeJS.ProcessEnv): Invocation 
   return {
     url,
     report: values.report === undefined ? undefined : resolve(cwd, values.report),
+    ...(values['report-html'] !== undefined ? { reportHtml: resolve(cwd, values['report-html']) } : {}),
+    ...(values['report-markdown'] !== undefined ? { reportMarkdown: resolve(cwd, values['report-markdown']) } : {}),
     list: values.list === true,
     plugin: {
       // Only the corpus (and the files named): the repository's own storyboards and tests are not this command's.
@@ -166,6 +183,7 @@ function parse(argv: string[], cwd: string, env: NodeJS.ProcessEnv): Invocation 
       agent: { url, protocol: runtime.protocol, ...(values.auth ? { auth: { token: values.auth } } : {}), ...(values['allow-http'] ? { allowHttp: true } : {}) },
       timeoutMs: DEFAULT_TIMEOUT_MS,
       ...(values['skip-rate-abuse'] ? { signedRequests: { skipRateAbuse: true } } : {}),
+      ...(values['lenient-keys'] ? { strictKeys: false } : {}),
       ...(webhooks ? { webhooks } : {}),
     },
   };
@@ -215,7 +233,7 @@ async function main(argv: string[], cwd: string = process.cwd(), env: NodeJS.Pro
     passWithNoTests: false,
     testTimeout: timeout,
     hookTimeout: timeout,
-    reporters: ['default', ...(invocation.report ? [new AdcpReporter({ outputFile: invocation.report })] : [])],
+    reporters: ['default', ...(invocation.report ? [new AdcpReporter({ outputFile: invocation.report, htmlFile: invocation.reportHtml, markdownFile: invocation.reportMarkdown })] : [])],
   };
   const overrides = { plugins: [adcpStoryboards(invocation.plugin)] };
   try {

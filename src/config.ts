@@ -24,6 +24,8 @@ export interface RuntimeConfig {
   maxResponseBytes?: number;
   /** Compliance tree root, for test kits referenced by corpus-relative paths. */
   corpusRoot?: string;
+  /** AdCP version of that tree (`3.0.6`), for the contract report's run envelope. */
+  corpusVersion?: string;
   /** AdCP JSON Schema directory (`.../schemas-data/<major.minor>`). */
   schemasDir?: string;
   /** The project's root: test kits may be read from below it (and from the corpus root). @default process.cwd() */
@@ -90,7 +92,8 @@ export function resolveRuntimeConfig(given: RuntimeConfig = {}, env: NodeJS.Proc
   return config;
 }
 
-function plainHttpRemote(url: string): boolean {
+/** Plain http to a host that is not loopback: credentials would go out in cleartext (refused unless `allowHttp`). */
+export function plainHttpRemote(url: string): boolean {
   try {
     const parsed = new URL(url);
     return parsed.protocol === 'http:' && !isLoopbackHost(parsed.hostname);

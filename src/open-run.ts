@@ -24,6 +24,8 @@ export interface OpenRunOptions {
   env?: NodeJS.ProcessEnv;
   /** A webhook receiver in this process (instead of the plugin's, `config.webhooks`). */
   webhooks?: WebhookSink;
+  /** The loader's warnings for the storyboard file (StoryboardRunOptions.loadWarnings). */
+  loadWarnings?: readonly string[];
 }
 
 export function openStoryboardRun(storyboard: Storyboard, given: RuntimeConfig = {}, options: OpenRunOptions = {}): StoryboardRun {
@@ -52,6 +54,7 @@ export function openStoryboardRun(storyboard: Storyboard, given: RuntimeConfig =
     knownSecrets: secretsInUrl(config.agentUrl),
     corpusRoot: config.corpusRoot,
     requestSigning: { skipRateAbuse: config.skipRateAbuse === true },
+    ...(options.loadWarnings?.length ? { loadWarnings: options.loadWarnings } : {}),
     urlGuard: { allowHttp: config.allowHttp === true },
     ...(options.webhooks || config.webhooks ? { webhooks: options.webhooks ?? new RemoteWebhookSink(config.webhooks!) } : {}),
     ...(storyboard.requires_scenarios?.length && config.corpusRoot ? { knownStoryboardIds: storyboardIdsIn(config.corpusRoot) } : {}),

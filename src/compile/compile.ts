@@ -13,6 +13,7 @@
 import MagicString, { type SourceMap } from 'magic-string';
 import { withVectorSteps } from '../engine/request-signing-steps.js';
 import { planSeeding } from '../engine/seeding.js';
+import { formatDiagnostic } from '../storyboard/diagnostics.js';
 import { loadStoryboard } from '../storyboard/load.js';
 import type { Diagnostic, SourceLocation, Storyboard } from '../storyboard/types.js';
 
@@ -27,6 +28,8 @@ export interface CompileOptions {
   mode?: 'tests' | 'data';
   /** Root of the compliance tree, for resolving `prerequisites.test_kit`. */
   corpusRoot?: string;
+  /** LoadOptions.strictKeys: unknown keys and check names are load errors. @default true */
+  strictKeys?: boolean;
 }
 
 export interface CompileResult {
@@ -54,7 +57,7 @@ export function compileStoryboard(source: string, file: string, options: Compile
   const lines = lineOffsets(source);
   const offsetOf = (loc: SourceLocation) => Math.min(source.length, (lines[loc.line - 1] ?? source.length) + loc.column - 1);
   const s = new MagicString(source);
-  const loaded = loadStoryboard(source, file, { corpusRoot: options.corpusRoot });
+  const loaded = loadStoryboard(source, file, { corpusRoot: options.corpusRoot, ...(options.strictKeys === false ? { strictKeys: false } : {}) });
   if (options.mode === 'data') return compileData(s, source, file, loaded);
 
   const header = [
@@ -75,13 +78,15 @@ export function compileStoryboard(source: string, file: string, options: Compile
   }
 
   const storyboard = loaded.storyboard;
+  const loadWarnings = loaded.diagnostics.filter((d) => d.severity === 'warning').map(formatDiagnostic);
   const slices: { at: number; code: string }[] = [];
   slices.push({
     at: 0,
     code: [
       ...header,
       `const storyboard = JSON.parse(${q(JSON.stringify(storyboard))});`,
-      `const suite = storyboardSuite(storyboard);`,
+      // Load warnings ride with the run onto its first step's record (the contract report, JUnit), not only the terminal.
+      loadWarnings.length > 0 ? `const suite = storyboardSuite(storyboard, ${q(loadWarnings)});` : `const suite = storyboardSuite(storyboard);`,
       '',
     ].join('\n'),
   });
@@ -95,7 +100,7 @@ export function compileStoryboard(source: string, file: string, options: Compile
   const seeding = planSeeding(storyboard).phase;
   if (seeding) {
     open.push(`describe(${q(testTitle(seeding.title, seeding.id))}, () => {`);
-    for (const step of seeding.steps) open.push(`it(${q(testTitle(step.title, step.id))}, (ctx) => suite.step(ctx, ${q(seeding.id)}, ${q(step.id)}), suite.timeout());`);
+    for (const step of seeding.steps) open.push(stepTest(step, seeding.id));
     open.push('});');
   }
   slices.push({ at: offsetOf(storyboard.loc), code: open.join('\n') + '\n' });
@@ -107,12 +112,20 @@ export function compileStoryboard(source: string, file: string, options: Compile
     if (phase.steps.length === 0) code.push(`it.todo(${q(`no steps (${phase.id})`)});`);
     slices.push({ at: offsetOf(phase.loc), code: code.filter(Boolean).join('\n') + '\n' });
     for (const step of phase.steps) {
-      slices.push({ at: offsetOf(step.loc), code: `it(${q(testTitle(step.title, step.id))}, (ctx) => suite.step(ctx, ${q(phase.id)}, ${q(step.id)}), suite.timeout());\n` });
+      slices.push({ at: offsetOf(step.loc), code: `${stepTest(step, phase.id)}\n` });
     }
   });
   slices.push({ at: source.length, code: (storyboard.phases.length > 0 ? '});\n' : '') + '});\n' });
   replace(s, source, slices);
   return { code: s.toString(), map: map(s, file), diagnostics: loaded.diagnostics, storyboard };
+}
+
+/**
+ * A step's `it`. Its meta names the step at collection time (`suite.planned`), so a test that never runs — filtered by
+ * `-t`, a cancelled run — still tells the contract reporter which step it was ("not run", never silently dropped).
+ */
+function stepTest(step: { title?: string; id: string }, phaseId: string): string {
+  return `it(${q(testTitle(step.title, step.id))}, { meta: suite.planned(${q(phaseId)}, ${q(step.id)}), timeout: suite.timeout() }, (ctx) => suite.step(ctx, ${q(phaseId)}, ${q(step.id)}));`;
 }
 
 function compileData(s: MagicString, source: string, file: string, loaded: ReturnType<typeof loadStoryboard>): CompileResult {

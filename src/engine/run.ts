@@ -86,6 +86,8 @@ export interface StoryboardRunOptions {
   webhookSignerKeys?: JwksSource;
   /** The SSRF guard on URLs the agent supplies (url-guard.ts): `allowHttp` for local development; tests' lookup / dial. */
   urlGuard?: Omit<UrlGuardOptions, 'agentUrl'>;
+  /** The loader's warnings for the storyboard file (`file:line:col: warning: [rule] …`), reported with the storyboard-wide warnings. */
+  loadWarnings?: readonly string[];
 }
 
 interface Entry {
@@ -133,6 +135,7 @@ export class StoryboardRun {
     );
     this.declaredFixtureIds = declaredFixtureIds(storyboard);
     this.webhooks = new WebhookRun(storyboard, { sink: options.webhooks, timeoutMs: options.timeoutMs, schemas: options.schemas, file: storyboard.file, signerKeys: options.webhookSignerKeys, ...(options.urlGuard ? { urlGuard: options.urlGuard } : {}) });
+    this.storyboardWarnings.push(...(options.loadWarnings ?? []));
     const unknownFixtures = planSeeding(storyboard).unknownKeys;
     if (unknownFixtures.length > 0) {
       this.storyboardWarnings.push(`fixtures ${unknownFixtures.map((k) => `"${k}"`).join(', ')} map to no seed scenario of storyboard-schema.yaml (products, pricing_options, creatives, plans, media_buys) and were not seeded`);

@@ -90,6 +90,17 @@ export interface AdcpStoryboardsOptions {
   /** Directory of AdCP JSON Schemas. @default the installed @adcp/sdk's, matching the corpus version */
   schemasDir?: string;
   /**
+   * A key the storyboard format does not define (`validation:`, `sample_requst:`)
+   * or a `check` it does not define is a load error naming file:line:col and the
+   * key meant — a misspelt key would otherwise disable what it names and let the
+   * step pass. `false` is for storyboards written for a newer format version:
+   * near misses are then warnings (in the terminal and on the storyboard's first
+   * step in reports), other unknown keys are kept, and an unknown check fails at
+   * run time. Your own annotations never need it: prefix them `x-`.
+   * @default true
+   */
+  strictKeys?: boolean;
+  /**
    * The runner's webhook receiver (test-kits/webhook-receiver-runner.yaml), for
    * `expect_webhook*` steps and `{{runner.webhook_url:…}}`: `receiver: 'loopback'`
    * (127.0.0.1, for an agent on this machine), or a public base URL (proxy
@@ -219,6 +230,7 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
         timeoutMs: options.timeoutMs,
         maxResponseBytes: options.maxResponseBytes,
         corpusRoot: kitRoot,
+        corpusVersion: fallback?.version,
         schemasDir: options.schemasDir ?? fallback?.schemasDir,
         projectRoot: root,
         ...(options.testKitDirs?.length ? { testKitDirs: options.testKitDirs.map((d) => resolve(root, d)) } : {}),
@@ -253,7 +265,7 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
       if (!isStoryboard(id)) return null;
       const file = cleanId(id);
       const mode = id.includes(`?${DATA_QUERY}`) ? 'data' : 'tests';
-      const result = compileStoryboard(code, file, { runtime, corpusRoot: kitRoot, mode });
+      const result = compileStoryboard(code, file, { runtime, corpusRoot: kitRoot, mode, ...(options.strictKeys === false ? { strictKeys: false } : {}) });
       for (const d of result.diagnostics.filter((d) => d.severity === 'warning')) {
         this.warn(`${d.file}:${d.line}:${d.column}: [${d.rule}] ${d.message}${d.hint ? ` — ${d.hint}` : ''}`);
       }

@@ -5,6 +5,10 @@
  * listed in the tree's index.json) or track — and, as the reference runner
  * does, the scenarios the selected storyboards compose through
  * `requires_scenarios`.
+ *
+ * Every name adds storyboards: the selection is the union of all of them,
+ * across `storyboards`, `bundles` and `tracks` (never an intersection — a track
+ * does not narrow a list of ids), each file once.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
@@ -12,6 +16,7 @@ import { parse } from 'yaml';
 import { ConfigurationError } from '../config.js';
 import { closestMatch } from '../storyboard/did-you-mean.js';
 
+/** What to run from the corpus: the union of every storyboard named here, by id, bundle or track. */
 export interface CorpusSelection {
   /** Storyboard ids, e.g. `capability_discovery`. */
   storyboards?: string[];

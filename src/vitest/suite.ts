@@ -3,6 +3,8 @@
  * The only place (with the compiler's generated code) that knows Vitest's
  * test context; the engine below it is framework-agnostic.
  */
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 import { inject, type TestContext } from 'vitest';
 import type { RuntimeConfig } from '../config.js';
 import type { StepOutcome } from '../engine/records.js';
@@ -12,7 +14,8 @@ import { formatStepFailure } from '../report/format.js';
 import { escapeControl } from '../report/redact.js';
 import { redactStepResult, stepKey } from '../report/record.js';
 import type { Diagnostic, Storyboard } from '../storyboard/types.js';
-import type { AdcpPlannedStep, AdcpStepMeta, AdcpStoryboardMeta } from './meta.js';
+import { runTarget } from '../report/envelope.js';
+import type { AdcpPlannedStep, AdcpStepMeta, AdcpStoryboardMeta, StoryboardInfo } from './meta.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -29,22 +32,60 @@ function providedConfig(): RuntimeConfig {
   }
 }
 
-/** An error whose stack points at the step's `it(` in the compiled module — i.e. at the YAML line. */
+/**
+ * An error whose stack points at the step's `it(` in the compiled module — i.e. at the YAML line.
+ *
+ * `message` is one line (the headline): Vitest's JUnit reporter writes `message` into `<failure message=…>`, and CI
+ * pages show that attribute as the failure's title. The details (failed checks, sent, received, and Vitest's own diff
+ * of expected/actual) travel in `diff`, which Vitest prints right under the message in the terminal, in the JUnit
+ * `<failure>` body and in `github-actions` annotations (vitest 4.1.12 `printErrorInner`: message, `diff`, stack).
+ * `showDiff: false` keeps Vitest's error serialisation from replacing `diff` with its own; `expected`/`actual` stay on
+ * the error for IDE diff views.
+ */
 class StoryboardStepError extends Error {
   expected?: unknown;
   actual?: unknown;
   showDiff?: boolean;
-  constructor(message: string, at: Error, validation?: { check: string; source?: { file: string; line: number; column: number } }) {
+  diff?: string;
+  constructor(message: string, at: Error, validation?: { check: string; source?: { file: string; line: number; column: number } }, details?: string) {
     super(message);
     this.name = 'StoryboardStepError';
     const frames = (at.stack ?? '').split('\n').filter((line) => /^\s+at /.test(line) && !line.includes('/vitest/suite.') && !/node_modules\/vitest-adcp\//.test(line) && !line.includes('/src/vitest/') && !line.includes('/dist/vitest/'));
     const source = validation?.source;
     if (source) frames.unshift(`    at ${validation!.check} (${source.file}:${source.line}:${source.column})`);
     this.stack = `${this.name}: ${message}\n${frames.join('\n')}`;
+    if (details) {
+      this.diff = details;
+      this.showDiff = false;
+    }
   }
 }
 
+type PrintDiff = (actual: unknown, expected: unknown) => string | undefined;
+let printDiff: Promise<PrintDiff | undefined> | undefined;
+/**
+ * Vitest's own expected/actual diff (`@vitest/utils/diff`, resolved from the installed vitest so the versions match
+ * and strict installs resolve it): with the details in `diff`, Vitest no longer renders it for us.
+ */
+function vitestDiff(): Promise<PrintDiff | undefined> {
+  printDiff ??= (async () => {
+    try {
+      const fromVitest = createRequire(createRequire(import.meta.url).resolve('vitest/package.json'));
+      const mod = (await import(pathToFileURL(fromVitest.resolve('@vitest/utils/diff')).href)) as { printDiffOrStringify: PrintDiff };
+      return mod.printDiffOrStringify;
+    } catch {
+      return undefined; // the details still print expected and actual
+    }
+  })();
+  return printDiff;
+}
+
 export interface StoryboardSuite {
+  /**
+   * The step test's meta at collection time (`it(title, { meta })`): a test that never runs (filtered by `-t`, a
+   * cancelled run) still tells reporters which step it was, so the report can say "not run" instead of dropping it.
+   */
+  planned(phaseId: string, stepId: string): { adcpPlanned: AdcpPlannedStep };
   step(ctx: TestContext, phaseId: string, stepId: string): Promise<void>;
   /** Vitest's timeout for a step test (and the close): above anything the engine's own bounds allow. */
   timeout(): number;
@@ -52,12 +93,20 @@ export interface StoryboardSuite {
   close(): Promise<void>;
 }
 
-export function storyboardSuite(storyboard: Storyboard): StoryboardSuite {
+/** `loadWarnings`: the loader's warnings for this file, shown with the run's first step (its record, its annotations). */
+export function storyboardSuite(storyboard: Storyboard, loadWarnings: readonly string[] = []): StoryboardSuite {
   let run: StoryboardRun | undefined;
-  const getRun = () => (run ??= openStoryboardRun(storyboard, providedConfig()));
-  const info = { id: storyboard.id, title: storyboard.title, version: storyboard.version, track: storyboard.track, file: storyboard.file };
+  const getRun = () => (run ??= openStoryboardRun(storyboard, providedConfig(), loadWarnings.length > 0 ? { loadWarnings } : {}));
+  const info: StoryboardInfo = { id: storyboard.id, title: storyboard.title, version: storyboard.version, track: storyboard.track, file: storyboard.file, ...runTarget(providedConfig()) };
+  const plannedStep = (phaseId: string, stepId: string): AdcpPlannedStep => {
+    const task = storyboard.phases.find((p) => p.id === phaseId)?.steps.find((s) => s.id === stepId)?.task;
+    return { storyboard: info, phase_id: phaseId, step_id: stepId, ...(task ? { task } : {}) };
+  };
 
   return {
+    planned(phaseId, stepId) {
+      return { adcpPlanned: plannedStep(phaseId, stepId) };
+    },
     timeout() {
       // A margin for the worker itself (module load, the first connection) on a busy machine.
       return getRun().worstCaseMs() + 10_000;
@@ -65,8 +114,7 @@ export function storyboardSuite(storyboard: Storyboard): StoryboardSuite {
     async step(ctx, phaseId, stepId) {
       // Captured synchronously, while the compiled module's frame is on the stack.
       const at = new Error();
-      const task = storyboard.phases.find((p) => p.id === phaseId)?.steps.find((s) => s.id === stepId)?.task;
-      (ctx.task.meta as { adcpPlanned?: AdcpPlannedStep }).adcpPlanned = { storyboard: info, phase_id: phaseId, step_id: stepId, ...(task ? { task } : {}) };
+      (ctx.task.meta as { adcpPlanned?: AdcpPlannedStep }).adcpPlanned = plannedStep(phaseId, stepId);
       const current = getRun();
       const outcome: StepOutcome = await current.settle(phaseId, stepId);
       const retry = (ctx.task.result as { retryCount?: number } | undefined)?.retryCount ?? 0;
@@ -89,11 +137,15 @@ export function storyboardSuite(storyboard: Storyboard): StoryboardSuite {
       if (outcome.status === 'skipped') ctx.skip(escapeControl(`${result.skip!.reason}: ${result.skip!.detail}`));
       if (outcome.status === 'failed') {
         const formatted = formatStepFailure(result, { secrets: current.secrets(), verbose: process.env.ADCP_VERBOSE === '1' });
-        const error = new StoryboardStepError(formatted.message, at, result.validations.find((v) => !v.passed && v.source));
+        let details = formatted.message.slice(formatted.headline.length).replace(/^\n/, '');
+        if (formatted.expected !== undefined) {
+          const diff = (await vitestDiff())?.(formatted.actual, formatted.expected);
+          if (diff) details += `\n\n${diff}`;
+        }
+        const error = new StoryboardStepError(formatted.headline, at, result.validations.find((v) => !v.passed && v.source), details);
         if (formatted.expected !== undefined) {
           error.expected = formatted.expected;
           error.actual = formatted.actual;
-          error.showDiff = true;
         }
         throw error;
       }
@@ -117,7 +169,10 @@ export function loadFailureSuite(diagnostics: Diagnostic[]) {
   return {
     fail(): never {
       const at = new Error();
-      throw new StoryboardStepError(`storyboard does not load:\n${errors.map(render).join('\n')}`, at);
+      // One line for JUnit's message= (the first error, where the test is placed); every error with its fix below it.
+      const first = errors[0];
+      const headline = `storyboard does not load${first ? `: ${first.file}:${first.line}:${first.column}: [${first.rule}] ${first.message.split('\n')[0]}` : ''}${errors.length > 1 ? ` (+${errors.length - 1} more)` : ''}`;
+      throw new StoryboardStepError(headline, at, undefined, errors.map(render).join('\n'));
     },
   };
 }

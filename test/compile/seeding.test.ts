@@ -20,9 +20,9 @@ describe('compiling prerequisites.controller_seeding', () => {
 
   it('emits the seeding phase as a describe with one it per seed, in FK order, before the first phase', () => {
     const seeding = code.indexOf('describe("Controller seeding (__controller_seeding__)", () => {');
-    const product = code.indexOf('it("seed_product gm_prod (seed_product.gm_prod)", (ctx) => suite.step(ctx, "__controller_seeding__", "seed_product.gm_prod"), suite.timeout());');
+    const product = code.indexOf('it("seed_product gm_prod (seed_product.gm_prod)", { meta: suite.planned("__controller_seeding__", "seed_product.gm_prod"), timeout: suite.timeout() }, (ctx) => suite.step(ctx, "__controller_seeding__", "seed_product.gm_prod"));');
     const option = code.indexOf(
-      'it("seed_pricing_option gm_prod.gm_po (seed_pricing_option.gm_prod.gm_po)", (ctx) => suite.step(ctx, "__controller_seeding__", "seed_pricing_option.gm_prod.gm_po"), suite.timeout());',
+      'it("seed_pricing_option gm_prod.gm_po (seed_pricing_option.gm_prod.gm_po)", { meta: suite.planned("__controller_seeding__", "seed_pricing_option.gm_prod.gm_po"), timeout: suite.timeout() }, (ctx) => suite.step(ctx, "__controller_seeding__", "seed_pricing_option.gm_prod.gm_po"));',
     );
     const firstPhase = code.indexOf('describe("Main (main)"');
     expect([seeding, product, option, firstPhase].every((i) => i >= 0), code).toBe(true);

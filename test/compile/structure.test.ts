@@ -14,6 +14,7 @@ function declared(code: string) {
   const stack: Node[][] = [root];
   const calls: string[] = [];
   const timeouts: (number | undefined)[] = [];
+  const metas: unknown[] = [];
   const stubs = {
     describe: (title: string, body: () => void) => {
       const node = { describe: title, children: [] as Node[] };
@@ -23,9 +24,12 @@ function declared(code: string) {
       stack.pop();
     },
     it: Object.assign(
-      (title: string, fn: (ctx: unknown) => unknown, timeout?: number) => {
+      // Vitest's two forms: it(title, fn, timeout) and it(title, { timeout, meta }, fn).
+      (title: string, second: ((ctx: unknown) => unknown) | { timeout?: number; meta?: unknown }, third?: number | ((ctx: unknown) => unknown)) => {
+        const [fn, options] = typeof second === 'function' ? [second, { timeout: third as number | undefined }] : [third as (ctx: unknown) => unknown, second];
         stack.at(-1)!.push(title);
-        timeouts.push(timeout);
+        timeouts.push(options.timeout);
+        if ('meta' in options) metas.push(options.meta);
         fn('ctx');
       },
       { todo: (title: string) => stack.at(-1)!.push(`todo: ${title}`) },
@@ -41,6 +45,7 @@ function declared(code: string) {
         noPhases: () => calls.push('noPhases'),
         step: (_ctx: unknown, phase: string, step: string) => calls.push(`step ${phase}/${step}`),
         timeout: () => SUITE_TIMEOUT,
+        planned: (phase: string, step: string) => ({ adcpPlanned: `${phase}/${step}` }),
       };
     },
     loadFailureSuite: (diagnostics: { rule: string }[]) => {
@@ -50,7 +55,7 @@ function declared(code: string) {
   };
   const body = code.replace(/^import .*$/gm, '');
   new Function(...Object.keys(stubs), body)(...Object.values(stubs));
-  return { tree: root, calls, timeouts };
+  return { tree: root, calls, timeouts, metas };
 }
 
 /** What the stub suite answers for `timeout()`: every step test and the close must be given it. */
@@ -92,7 +97,9 @@ describe('the compiled module', () => {
     ].join('\n');
     const out = compile(yaml);
     expect(out.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
-    const { tree, calls, timeouts } = declared(out.code);
+    const { tree, calls, timeouts, metas } = declared(out.code);
+    // Each step test names its step in its meta at collection, so a test that never runs is still reported (not run).
+    expect(metas).toEqual([{ adcpPlanned: 'one/a' }, { adcpPlanned: 'one/b' }, { adcpPlanned: 'two/c' }]);
     expect(tree).toEqual([
       {
         describe: 'Storyboard (sb)',

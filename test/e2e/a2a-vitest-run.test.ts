@@ -54,7 +54,8 @@ describe('ADCP_PROTOCOL=a2a against a misbehaving A2A endpoint', () => {
   it('fails the step with the same validation as over MCP, showing the DataPart it read', () => {
     const test = byId(run, 'fixture_discovery/capabilities/get_capabilities');
     expect(test.state).toBe('failed');
-    const message = test.errors[0]!.message;
+    // The headline is the error's message (JUnit's message=); the details travel in its diff, printed under it.
+    const message = `${test.errors[0]!.message}\n${test.errors[0]!.diff}`;
     expect(message).toContain('JSON Pointer /context/correlation_id');
     expect(message).toMatch(/sent \(a2a get_adcp_capabilities/);
     expect(message).toContain('fixture_discovery--get_capabilities-mutated');

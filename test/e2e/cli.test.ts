@@ -11,6 +11,7 @@ import { resolveStoryboardsForCapabilities } from '@adcp/sdk/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { resolveCorpus } from '../../src/corpus.js';
 import { callTool } from '../fixture-agent/helpers.js';
+import { assertValidContractReport } from '../helpers/contract-schema.js';
 import { closedPort } from '../helpers/ports.js';
 import { repoRoot, runNode, type NodeRun } from '../helpers/run-vitest.js';
 
@@ -49,9 +50,11 @@ function referenceSelection(capabilities: { supported_protocols?: string[]; spec
 }
 
 describe('running storyboards', () => {
-  it('exits 0 on a conformant agent, with Vitest\'s report and the contract JSON (--report)', async () => {
+  it('exits 0 on a conformant agent, with Vitest\'s report and the contract JSON (--report), HTML and markdown', async () => {
     const out = join(scratch, 'reports', 'contract.json');
-    const run = await cli(inject('agentUrl'), '--storyboards', `capability_discovery,${discovery}`, '--report', out);
+    const html = join(scratch, 'reports', 'report.html');
+    const markdown = join(scratch, 'reports', 'summary.md');
+    const run = await cli(inject('agentUrl'), '--storyboards', `capability_discovery,${discovery}`, '--report', out, '--report-html', html, '--report-markdown', markdown);
     expect(run.exitCode, run.stdout + run.stderr).toBe(0);
     expect(run.stdout).toMatch(/Test Files\s+2 passed \(2\)/);
     const report = JSON.parse(readFileSync(out, 'utf8'));
@@ -61,6 +64,14 @@ describe('running storyboards', () => {
       ['fixture_discovery', 'passed'],
     ]);
     expect(report.summary).toMatchObject({ steps_failed: 0, total_steps: report.storyboards.flatMap((s: any) => s.steps).length });
+    assertValidContractReport(report);
+    // The CLI runs its storyboards in the plugin's own project, against the one agent it was given.
+    expect(report.run).toMatchObject({ agent_url: inject('agentUrl'), protocol: 'mcp', project: 'vitest-adcp', complete: true });
+    // The same report as HTML and markdown, each path said.
+    expect(readFileSync(html, 'utf8')).toContain('<details class="sb" data-status="passed" data-track="core">');
+    expect(readFileSync(markdown, 'utf8')).toMatch(/^## ✅ AdCP storyboards: \d+ passed, 0 failed/);
+    expect(run.stdout).toMatch(/vitest-adcp: HTML report written to .*report\.html/);
+    expect(run.stdout).toMatch(/vitest-adcp: markdown summary written to .*summary\.md/);
   });
 
   it('--protocol a2a: the same storyboards over the agent\'s A2A endpoint, chosen from its capabilities as over MCP', async () => {
@@ -75,6 +86,8 @@ describe('running storyboards', () => {
     ]);
     const steps = report.storyboards.flatMap((s: any) => s.steps);
     expect(steps.every((s: any) => s.request.transport === 'a2a' && s.response.transport === 'a2a' && s.response.task_state === 'completed')).toBe(true);
+    assertValidContractReport(report);
+    expect(report.run).toMatchObject({ agent_url: a2a, protocol: 'a2a' });
     const listedOverA2a = await cli(a2a, '--protocol', 'a2a', '--list');
     expect(listedOverA2a.exitCode, listedOverA2a.stderr).toBe(0);
     expect(listed(listedOverA2a)).toEqual(listed(await cli(inject('agentUrl'), '--list')));
@@ -128,6 +141,7 @@ describe('usage and configuration errors exit 2 before anything runs', () => {
     ],
     ['a storyboard file that does not exist', ['http://127.0.0.1:1/mcp', '--storyboards', 'nope.storyboard.yaml'], /--storyboards nope\.storyboard\.yaml: no such file/],
     ['an unknown protocol', ['http://127.0.0.1:1/mcp', '--protocol', 'grpc'], /--protocol is "grpc": use mcp or a2a/],
+    ['--report-html without --report', ['http://127.0.0.1:1/mcp', '--report-html', 'r.html'], /--report-html and --report-markdown render the contract report: give --report <file\.json> too/],
   ])('%s', async (_, args, message) => {
     const run = await cli(...args);
     expect(run.exitCode, run.stdout + run.stderr).toBe(2);
@@ -164,6 +178,6 @@ describe('usage and configuration errors exit 2 before anything runs', () => {
     const run = await cli('--help');
     expect(run.exitCode).toBe(0);
     expect(run.stdout).toMatch(/^Usage: npx vitest-adcp <agent-url> \[options\]/);
-    for (const flag of ['--auth', '--protocol', '--storyboards', '--tracks', '--report', '--allow-http', '--compliance-version', '--list']) expect(run.stdout).toContain(flag);
+    for (const flag of ['--auth', '--protocol', '--storyboards', '--tracks', '--report', '--allow-http', '--compliance-version', '--list', '--lenient-keys']) expect(run.stdout).toContain(flag);
   });
 });

@@ -123,7 +123,8 @@ describe('against a misbehaving agent', () => {
   it('fails the step with what was checked, where, expected vs actual, sent and received', () => {
     const test = byId(run, 'fixture_discovery/capabilities/get_capabilities');
     expect(test.state).toBe('failed');
-    const message = test.errors[0]!.message;
+    // The headline is the error's message (JUnit's message=); the details travel in its diff, printed under it.
+    const message = `${test.errors[0]!.message}\n${test.errors[0]!.diff}`;
     // One headline first: what, where, expected vs got.
     expect(message.split('\n')[0]).toBe(
       'field_value at /context/correlation_id: expected "fixture_discovery--get_capabilities", got "fixture_discovery--get_capabilities-mutated" — fixtures/storyboards/discovery.storyboard.yaml:83:13 (+1 more failed check)',
@@ -135,6 +136,8 @@ describe('against a misbehaving agent', () => {
     expect(message).toMatch(/received \(structured_content HTTP 200, \d+ ms\), around \/context\/correlation_id:/);
     // The diff is the context.echo invariant's (two objects); the scalar mismatch needs none.
     expect(test.errors[0]!.diff).toContain('"correlation_id": "fixture_discovery--get_capabilities-mutated"');
+    // Vitest's own expected/actual diff, under the details (rendered by the adapter: the details took its place in `diff`).
+    expect(test.errors[0]!.diff).toMatch(/\n\n- Expected\n\+ Received\n\n  \{\n-   "correlation_id": "fixture_discovery--get_capabilities",\n\+   "correlation_id": "fixture_discovery--get_capabilities-mutated",/);
     expect(test.meta.adcp.result.validations.find((v: any) => !v.passed)).toMatchObject({
       json_pointer: '/context/correlation_id',
       expected: 'fixture_discovery--get_capabilities',

@@ -47,9 +47,12 @@ const caps = (id: string, extra: Record<string, unknown> = {}) => ({ id, task: '
 const failingCaps = (id: string) => caps(id, { sample_request: { context: { correlation_id: 'x' } }, validations: [{ check: 'field_value', path: 'context.correlation_id', value: 'y' }] });
 
 describe('run-level warnings', () => {
-  it('name unknown fixtures and unchecked invariants once, on the first step only', async () => {
-    const r = await run([{ id: 'main', steps: [caps('first'), caps('second')] }], { root: { prerequisites: { controller_seeding: true }, fixtures: { widgets: [{ widget_id: 'w1' }] }, invariants: ['context.echo', 'made.up'] } });
+  it('name the loader\'s warnings, unknown fixtures and unchecked invariants once, on the first step only', async () => {
+    // `widgets` is not a key of fixtures: a load error by default, so this storyboard is of a "newer format version".
+    const loadWarning = 'x.storyboard.yaml:3:1: warning: [unknown_key] unknown key "fixture" in storyboard "inline" (did you mean "fixtures"?)';
+    const r = await run([{ id: 'main', steps: [caps('first'), caps('second')] }], { strictKeys: false, loadWarnings: [loadWarning], root: { prerequisites: { controller_seeding: true }, fixtures: { widgets: [{ widget_id: 'w1' }] }, invariants: ['context.echo', 'made.up'] } });
     expect(r.steps.first!.result.warnings).toEqual([
+      loadWarning,
       'fixtures "widgets" map to no seed scenario of storyboard-schema.yaml (products, pricing_options, creatives, plans, media_buys) and were not seeded',
       'invariants made.up are not checked by this version of vitest-adcp',
     ]);

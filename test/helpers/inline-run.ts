@@ -26,6 +26,10 @@ export interface InlineRunOptions {
   knownStoryboardIds?: Iterable<string>;
   /** How to reach the agent (the URL is then the A2A endpoint). @default 'mcp' */
   protocol?: 'mcp' | 'a2a';
+  /** LoadOptions.strictKeys: `false` loads a storyboard with checks or keys the format does not define. @default true */
+  strictKeys?: boolean;
+  /** The loader's warnings handed to the run, as the Vitest adapter hands them (StoryboardRunOptions.loadWarnings). */
+  loadWarnings?: string[];
 }
 
 export async function runInline(yaml: string, url: string, options: InlineRunOptions = {}): Promise<Record<string, StepOutcome>> {
@@ -40,7 +44,7 @@ export async function runInline(yaml: string, url: string, options: InlineRunOpt
 
 /** The engine's run of an inline storyboard, for driving it step by step (`settle`) as the Vitest adapter does. Close it. */
 export function openInline(yaml: string, url: string, options: InlineRunOptions = {}): StoryboardRun {
-  const loaded = loadStoryboard(yaml, '/virtual/inline.storyboard.yaml');
+  const loaded = loadStoryboard(yaml, '/virtual/inline.storyboard.yaml', { strictKeys: options.strictKeys !== false });
   if (!loaded.ok) throw new Error(loaded.diagnostics.map((d) => `${d.line}:${d.column} [${d.rule}] ${d.message}`).join('\n'));
   return new StoryboardRun(loaded.storyboard, {
     transport: () => createTransport(options.protocol ?? 'mcp', { url, maxResponseBytes: options.maxResponseBytes ?? 10 * 1024 * 1024 }),
@@ -50,6 +54,7 @@ export function openInline(yaml: string, url: string, options: InlineRunOptions 
     timeoutMs: options.timeoutMs ?? 10_000,
     ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),
     ...(options.knownStoryboardIds ? { knownStoryboardIds: new Set(options.knownStoryboardIds) } : {}),
+    ...(options.loadWarnings ? { loadWarnings: options.loadWarnings } : {}),
   });
 }
 

@@ -38,7 +38,8 @@ export interface NodeRun {
  * colours, and none of this (parent) run's Vitest worker variables.
  */
 export async function runNode(args: string[], options: { env?: Record<string, string | undefined>; cwd?: string; timeoutMs?: number } = {}): Promise<NodeRun> {
-  const env: NodeJS.ProcessEnv = { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1', ...options.env };
+  // GITHUB_STEP_SUMMARY: a child run's reporter must not append to the job summary of the CI job running these tests.
+  const env: NodeJS.ProcessEnv = { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1', GITHUB_STEP_SUMMARY: undefined, ...options.env };
   for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
   // The parent run's own worker variables must not leak into the child.
   for (const key of Object.keys(env)) if (key.startsWith('VITEST') && key !== 'VITEST_ADCP_CAPTURE') delete env[key];
