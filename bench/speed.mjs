@@ -16,12 +16,12 @@
  *   npm run bench:speed                                  (builds dist/ first)
  *   node bench/speed.mjs --agents seller-guaranteed,signals-marketplace --rounds 3
  *
- * Peak RSS comes from GNU time (`%M`: the largest resident set of the process
- * or any child it waited for), so it is per process — the figure to hold
+ * Peak RSS is each process's own high-water mark (VmHWM, written by
+ * test/helpers/rss-probe.mjs), the largest one reported — the figure to hold
  * against "300 MB per worker". Not part of `npm test`.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { AGENTS } from './compare/agents.mjs';
@@ -35,22 +35,29 @@ const work = join(root, '.vitest-adcp', 'speed');
 
 const { values } = parseArgs({ options: { agents: { type: 'string', default: 'seller-guaranteed,signals-marketplace' }, rounds: { type: 'string', default: '3' } } });
 const rounds = Number(values.rounds);
+const rssProbe = join(root, 'test', 'helpers', 'rss-probe.mjs');
 
-/** Runs `command args` under GNU time; wall ms, peak RSS (MB) of its largest process, exit code, stdout. */
+/**
+ * Runs `command args`; wall ms, peak RSS (MB) of its largest process, exit code, stdout. Each Node process of the run
+ * writes its own high-water mark (VmHWM) through test/helpers/rss-probe.mjs (NODE_OPTIONS reaches Vitest's workers):
+ * GNU time's %M cannot say this, because Linux carries ru_maxrss across fork, so a worker inherits its parent's figure.
+ */
 function timed(command, args, { cwd, env }) {
   return new Promise((resolve) => {
-    const metrics = join(work, `time-${process.hrtime.bigint()}.txt`);
+    const probes = join(work, `rss-${process.hrtime.bigint()}`);
+    mkdirSync(probes, { recursive: true });
+    const probeEnv = { ...env, RSS_PROBE_DIR: probes, NODE_OPTIONS: `${env.NODE_OPTIONS ?? ''} --import=${rssProbe}`.trim() };
     const started = performance.now();
-    const child = spawn('/usr/bin/time', ['-f', '%M', '-o', metrics, command, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { cwd, env: probeEnv, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
     child.on('exit', (code) => {
       const ms = performance.now() - started;
-      const kb = Number(readFileSync(metrics, 'utf8').trim().split('\n').at(-1));
-      rmSync(metrics, { force: true });
-      resolve({ ms, rssMb: kb / 1024, code, stdout, stderr });
+      const peaks = readdirSync(probes).filter((f) => /^\d+\.json$/.test(f)).map((f) => JSON.parse(readFileSync(join(probes, f), 'utf8')).peakKiB);
+      rmSync(probes, { recursive: true, force: true });
+      resolve({ ms, rssMb: Math.max(0, ...peaks) / 1024, code, stdout, stderr });
     });
   });
 }
@@ -91,7 +98,10 @@ async function benchAgent(spec) {
       join(dir, 'vitest.config.mjs'),
       `import { defineConfig } from 'vitest/config';\nimport { adcpStoryboards } from ${JSON.stringify(join(root, 'dist', 'index.js'))};\nexport default defineConfig({ plugins: [adcpStoryboards({ compliance: { storyboards: ${JSON.stringify(ids)} } })] });\n`,
     );
-    const vitest = () => timed(process.execPath, [join(root, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--config', join(dir, 'vitest.config.mjs'), '--root', dir], { cwd: dir, env });
+    // `--configLoader native`: the config imports the package by its absolute dist/ path, which Vite's default config
+    // loader would bundle into the config (about 150 MB more in the main process); a user's `import … from
+    // 'vitest-adcp'` resolves into node_modules, which that loader leaves external — as Node's own import does.
+    const vitest = () => timed(process.execPath, [join(root, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--config', join(dir, 'vitest.config.mjs'), '--root', dir, '--configLoader', 'native'], { cwd: dir, env });
     const cli = () => timed(process.execPath, [join(root, 'dist', 'cli.js'), url], { cwd: dir, env });
     const samples = { reference: [], vitest: [], cli: [] };
     for (let round = 0; round < rounds; round++) {
