@@ -115,8 +115,8 @@ function configText(plugins: string, report: string, junit?: string): string {
   return `import { defineConfig } from 'vitest/config';\nimport { adcpStoryboards } from 'vitest-adcp';\n\nexport default defineConfig({\n  ${plugins}\n  test: { reporters: [${reporters.join(', ')}] },\n});\n`;
 }
 
-function vitestRun(project: string, args: string[] = []) {
-  const env: NodeJS.ProcessEnv = { ...process.env, ADCP_AGENT_URL: inject('agentUrl'), ADCP_AUTH_TOKEN: 'demo-packed-v1', NO_COLOR: '1', FORCE_COLOR: '0' };
+function vitestRun(project: string, args: string[] = [], extraEnv: NodeJS.ProcessEnv = {}) {
+  const env: NodeJS.ProcessEnv = { ...process.env, ADCP_AGENT_URL: inject('agentUrl'), ADCP_AUTH_TOKEN: 'demo-packed-v1', NO_COLOR: '1', FORCE_COLOR: '0', ...extraEnv };
   for (const key of Object.keys(env)) if (key.startsWith('VITEST')) delete env[key];
   const result = spawnSync('npx', ['vitest', 'run', ...args], { cwd: project, env, encoding: 'utf8', timeout: 120_000 });
   return { status: result.status, output: result.stdout + result.stderr };
@@ -166,6 +166,29 @@ describe.each([
     const { status, output } = vitestRun(project, ['-t', pattern]);
     expect(status, output).toBe(0);
     expect(output).toMatch(/Tests\s+1 passed \| 5 skipped \(6\)/);
+  }, 180_000);
+
+  it.runIf(primary)("stays under 300 MB in every process of a user's run on 8 MB answers with 80 failing checks each, and writes a report under 20 MB", () => {
+    // Issue 13's bound, measured where users pay it: the package from node_modules, Vite's default config loader (our own
+    // repo's TS config, which Vite bundles with src/, starts its main process at ~300 MB; test/e2e/memory.test.ts holds the
+    // worker bound there). Each process writes its own high-water mark (VmHWM) through test/helpers/rss-probe.mjs.
+    mkdirSync(join(project, 'memory'), { recursive: true });
+    writeFileSync(join(project, 'memory', 'eight-megabytes.storyboard.yaml'), readFileSync(join(repoRoot, 'fixtures', 'hostile', 'memory', 'eight-megabytes.storyboard.yaml')));
+    writeFileSync(join(project, 'vitest.memory.config.ts'), configText("plugins: [adcpStoryboards({ include: ['memory/*.storyboard.yaml'] })],", 'reports/memory.json'));
+    const probes = mkdtempSync(join(dir, 'rss-'));
+    const { status, output } = vitestRun(project, ['--config', 'vitest.memory.config.ts'], {
+      ADCP_AGENT_URL: `${inject('agentOrigin')}/x/hostile/mcp`,
+      RSS_PROBE_DIR: probes,
+      NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import=${join(repoRoot, 'test', 'helpers', 'rss-probe.mjs')}`.trim(),
+    });
+    expect(status, output).toBe(1);
+    expect(output).toMatch(/Tests\s+2 failed \| 3 passed/); // the two 8 MB steps; the user's own three tests pass
+    const peaks = readdirSync(probes).filter((f) => /^\d+\.json$/.test(f)).map((f) => JSON.parse(readFileSync(join(probes, f), 'utf8')) as { argv: string[]; peakKiB: number });
+    expect(peaks.length, output).toBeGreaterThanOrEqual(2); // the main process and at least one worker
+    for (const peak of peaks) expect(peak.peakKiB / 1024, JSON.stringify(peak)).toBeLessThan(300);
+    expect(readFileSync(join(project, 'reports', 'memory.json')).length).toBeLessThan(20 * 1024 * 1024);
+    rmSync(join(project, 'vitest.memory.config.ts'));
+    rmSync(join(project, 'memory'), { recursive: true });
   }, 180_000);
 
   it.runIf(primary)('typechecks a user test importing a storyboard and a config using the plugin options', () => {
