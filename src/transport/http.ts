@@ -1,9 +1,20 @@
 /**
- * HTTP plumbing shared by the transports: an undici-based `fetch` that bounds
- * time and size, and remembers the status and headers of the last response so a
- * failed call can still report what the agent said (401 + WWW-Authenticate).
+ * HTTP plumbing shared by the transports: a `fetch` that bounds time and size,
+ * and remembers the status and headers of the last response so a failed call
+ * can still report what the agent said (401 + WWW-Authenticate).
+ *
+ * It is built on undici's `request`, not its `fetch`: the per-step CPU of a run
+ * (bench/overhead.mjs) went a third to `fetch`'s web-stream plumbing on both
+ * sides of every request; `request` writes the body as a buffer and hands back
+ * a Node stream, and only the response body is wrapped as a web stream for the
+ * callers that take a `Response` (the MCP client reads SSE from it). What
+ * `fetch` did for us is done here: content-encoding is decoded (undici's
+ * `decompress` interceptor; the size limit counts decoded bytes), null-body
+ * statuses get a null body. Redirects are never followed (every caller asks
+ * for `redirect: 'manual'` and decides itself: url-guard.ts).
  */
-import { Agent, fetch as undiciFetch, Response, type Dispatcher } from 'undici';
+import { Readable } from 'node:stream';
+import { Agent, Headers, interceptors, request, Response, type Dispatcher } from 'undici';
 
 export class ResponseTooLargeError extends Error {
   constructor(readonly limit: number) {
@@ -31,60 +42,105 @@ export interface BoundedFetchOptions {
   dispatcher?: Dispatcher;
 }
 
-/** One connection pool for the process; per-request timeouts come from AbortSignal. */
-let sharedDispatcher: Agent | undefined;
-function dispatcher(): Agent {
-  sharedDispatcher ??= new Agent({ connectTimeout: 10_000, keepAliveTimeout: 1_000 });
+/** One connection pool for the process, decoding content-encoding; per-request timeouts come from AbortSignal. */
+let sharedDispatcher: Dispatcher | undefined;
+function dispatcher(): Dispatcher {
+  sharedDispatcher ??= new Agent({ connectTimeout: 10_000, keepAliveTimeout: 1_000 }).compose(interceptors.decompress());
   return sharedDispatcher;
 }
 
 export type FetchLike = (url: string | URL, init?: RequestInit) => Promise<globalThis.Response>;
 
+/** What `fetch` would send unasked; agents may compress, the decompress interceptor decodes. */
+const ACCEPT_ENCODING = 'gzip, deflate, br';
+/** Statuses whose Response must have a null body (Fetch standard: null body status), and HEAD answers. */
+const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
+
+/** The request headers as one record (a Headers object, pairs or a record), with Accept-Encoding as fetch sends it. */
+function requestHeaders(init: RequestInit['headers']): Record<string, string> {
+  const headers: Record<string, string> = {};
+  new Headers(init as ConstructorParameters<typeof Headers>[0]).forEach((value, name) => {
+    headers[name] = value;
+  });
+  headers['accept-encoding'] ??= ACCEPT_ENCODING;
+  return headers;
+}
+
+/** A request body `request` takes: text and bytes (all our callers and the MCP client send JSON text). */
+function requestBody(body: RequestInit['body']): string | Buffer | undefined {
+  if (body === undefined || body === null) return undefined;
+  if (typeof body === 'string') return body;
+  if (body instanceof ArrayBuffer) return Buffer.from(body);
+  if (ArrayBuffer.isView(body)) return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  if (body instanceof URLSearchParams) return body.toString();
+  throw new TypeError(`boundedFetch sends text or bytes, not ${Object.prototype.toString.call(body)}`);
+}
+
+/** undici's header record (lower-case names, arrays for repeated headers) as a Headers object. */
+function responseHeaders(raw: Record<string, string | string[] | undefined>): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(raw)) {
+    if (value === undefined) continue;
+    for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one);
+  }
+  return headers;
+}
+
 export function boundedFetch(options: BoundedFetchOptions): FetchLike {
+  const via = options.dispatcher ? options.dispatcher.compose(interceptors.decompress()) : dispatcher();
   return async (url, init) => {
     const timeout = AbortSignal.timeout(options.timeoutMs);
     const signal = init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
-    const response = await undiciFetch(url, { ...(init as any), signal, dispatcher: options.dispatcher ?? dispatcher() });
-    const observed: ObservedHttp = { status: response.status, headers: [...response.headers], url: String(url), method: (init?.method ?? 'GET').toUpperCase() };
+    const method = (init?.method ?? 'GET').toUpperCase();
+    const answer = await request(url, { method: method as Dispatcher.HttpMethod, headers: requestHeaders(init?.headers), body: requestBody(init?.body), signal, dispatcher: via });
+    const status = answer.statusCode;
+    const headers = responseHeaders(answer.headers);
+    const observed: ObservedHttp = { status, headers: [...headers], url: String(url), method };
     options.onResponse?.(observed);
-    const declared = Number(response.headers.get('content-length'));
-    if (Number.isFinite(declared) && declared > options.maxResponseBytes) {
-      await response.body?.cancel().catch(() => {});
+    const statusText = (answer as { statusText?: string }).statusText ?? '';
+    if (NULL_BODY_STATUSES.has(status) || method === 'HEAD') {
+      answer.body.resume();
+      return new Response(null, { status, statusText, headers }) as unknown as globalThis.Response;
+    }
+    const declared = Number(headers.get('content-length'));
+    // A declared length says nothing of a compressed body's decoded size; the stream below counts what is read.
+    if (Number.isFinite(declared) && declared > options.maxResponseBytes && !headers.has('content-encoding')) {
+      discard(answer.body);
       throw new ResponseTooLargeError(options.maxResponseBytes);
     }
-    if (!response.body) return response as unknown as globalThis.Response;
-    if (response.status >= 400) {
+    if (status >= 400) {
       // Error answers are small and the client library turns them into a
       // message string; keep the body itself for the step record.
-      const text = await readBounded(response.body, options.maxResponseBytes);
+      const text = await readBounded(answer.body, options.maxResponseBytes);
       observed.errorBody = text;
-      return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers }) as unknown as globalThis.Response;
+      return new Response(text, { status, statusText, headers }) as unknown as globalThis.Response;
     }
     let seen = 0;
     const limit = options.maxResponseBytes;
-    const limited = response.body.pipeThrough(
-      new TransformStream<Uint8Array, Uint8Array>({
-        transform(chunk, controller) {
-          seen += chunk.byteLength;
-          if (seen > limit) controller.error(new ResponseTooLargeError(limit));
-          else controller.enqueue(chunk);
-        },
-      }),
-    );
-    return new Response(limited as any, {
-      status: response.status,
-      statusText: response.statusText,
-      headers: response.headers,
-    }) as unknown as globalThis.Response;
+    const body = answer.body;
+    body.on('data', (chunk: Buffer) => {
+      seen += chunk.byteLength;
+      if (seen > limit) body.destroy(new ResponseTooLargeError(limit));
+    });
+    return new Response(Readable.toWeb(body) as unknown as ReadableStream<Uint8Array>, { status, statusText, headers }) as unknown as globalThis.Response;
   };
 }
 
-async function readBounded(body: ReadableStream<Uint8Array>, limit: number): Promise<string> {
+/** Stops reading a body nobody will read: undici then aborts the request, an error no one needs to hear. */
+function discard(body: Readable): void {
+  body.on('error', () => {});
+  body.destroy();
+}
+
+async function readBounded(body: Readable, limit: number): Promise<string> {
   const chunks: Uint8Array[] = [];
   let seen = 0;
-  for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+  for await (const chunk of body as AsyncIterable<Uint8Array>) {
     seen += chunk.byteLength;
-    if (seen > limit) throw new ResponseTooLargeError(limit);
+    if (seen > limit) {
+      discard(body);
+      throw new ResponseTooLargeError(limit);
+    }
     chunks.push(chunk);
   }
   return Buffer.concat(chunks).toString('utf8');
