@@ -8,13 +8,15 @@
  * sides of every request; `request` writes the body as a buffer and hands back
  * a Node stream, and only the response body is wrapped as a web stream for the
  * callers that take a `Response` (the MCP client reads SSE from it). What
- * `fetch` did for us is done here: content-encoding is decoded (undici's
- * `decompress` interceptor; the size limit counts decoded bytes), null-body
- * statuses get a null body. Redirects are never followed (every caller asks
+ * `fetch` did for us is done here: content-encoding is decoded with Node's
+ * zlib, as `fetch` decodes it (undici's own `decompress` interceptor prints an
+ * ExperimentalWarning in every worker); the size limit counts decoded bytes;
+ * null-body statuses get a null body. Redirects are never followed (every caller asks
  * for `redirect: 'manual'` and decides itself: url-guard.ts).
  */
-import { Readable } from 'node:stream';
-import { Agent, Headers, interceptors, request, Response, type Dispatcher } from 'undici';
+import { pipeline, Readable, Transform } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import { Agent, Headers, request, Response, type Dispatcher } from 'undici';
 
 export class ResponseTooLargeError extends Error {
   constructor(readonly limit: number) {
@@ -42,11 +44,33 @@ export interface BoundedFetchOptions {
   dispatcher?: Dispatcher;
 }
 
-/** One connection pool for the process, decoding content-encoding; per-request timeouts come from AbortSignal. */
-let sharedDispatcher: Dispatcher | undefined;
-function dispatcher(): Dispatcher {
-  sharedDispatcher ??= new Agent({ connectTimeout: 10_000, keepAliveTimeout: 1_000 }).compose(interceptors.decompress());
+/** One connection pool for the process; per-request timeouts come from AbortSignal. */
+let sharedDispatcher: Agent | undefined;
+function dispatcher(): Agent {
+  sharedDispatcher ??= new Agent({ connectTimeout: 10_000, keepAliveTimeout: 1_000 });
   return sharedDispatcher;
+}
+
+/** The content-codings `fetch` decodes (and announces in Accept-Encoding). */
+const DECODERS: Record<string, () => Transform> = { gzip: createGunzip, 'x-gzip': createGunzip, deflate: createInflate, br: createBrotliDecompress };
+
+/**
+ * The body as the agent meant it: each content-coding undone, last applied first (RFC 9110 §8.4). A coding we do not
+ * know is an error, as it is for `fetch`.
+ */
+function decoded(body: Readable, contentEncoding: string | null): Readable {
+  const codings = (contentEncoding ?? '').split(',').map((c) => c.trim().toLowerCase()).filter((c) => c !== '' && c !== 'identity');
+  let stream = body;
+  for (const coding of codings.reverse()) {
+    const decoder = DECODERS[coding];
+    if (!decoder) {
+      discard(body);
+      throw new Error(`the agent's answer has content-encoding "${coding.slice(0, 40)}", which the runner does not decode (it asks for ${ACCEPT_ENCODING})`);
+    }
+    // pipeline destroys every stage when one fails, so a bad gzip stream or an aborted request ends the whole body.
+    stream = pipeline(stream, decoder(), () => {});
+  }
+  return stream;
 }
 
 export type FetchLike = (url: string | URL, init?: RequestInit) => Promise<globalThis.Response>;
@@ -87,7 +111,7 @@ function responseHeaders(raw: Record<string, string | string[] | undefined>): He
 }
 
 export function boundedFetch(options: BoundedFetchOptions): FetchLike {
-  const via = options.dispatcher ? options.dispatcher.compose(interceptors.decompress()) : dispatcher();
+  const via = options.dispatcher ?? dispatcher();
   return async (url, init) => {
     const timeout = AbortSignal.timeout(options.timeoutMs);
     const signal = init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
@@ -108,21 +132,29 @@ export function boundedFetch(options: BoundedFetchOptions): FetchLike {
       discard(answer.body);
       throw new ResponseTooLargeError(options.maxResponseBytes);
     }
+    const body = decoded(answer.body, headers.get('content-encoding'));
     if (status >= 400) {
       // Error answers are small and the client library turns them into a
       // message string; keep the body itself for the step record.
-      const text = await readBounded(answer.body, options.maxResponseBytes);
+      const text = await readBounded(body, options.maxResponseBytes);
       observed.errorBody = text;
       return new Response(text, { status, statusText, headers }) as unknown as globalThis.Response;
     }
+    // Counted in a stage of its own: the web stream below is then the body's only reader, so its backpressure and its
+    // cancel (a caller that stops reading) reach the socket.
     let seen = 0;
     const limit = options.maxResponseBytes;
-    const body = answer.body;
-    body.on('data', (chunk: Buffer) => {
-      seen += chunk.byteLength;
-      if (seen > limit) body.destroy(new ResponseTooLargeError(limit));
-    });
-    return new Response(Readable.toWeb(body) as unknown as ReadableStream<Uint8Array>, { status, statusText, headers }) as unknown as globalThis.Response;
+    const counted = pipeline(
+      body,
+      new Transform({
+        transform(chunk: Buffer, _encoding, done) {
+          seen += chunk.byteLength;
+          done(seen > limit ? new ResponseTooLargeError(limit) : null, seen > limit ? undefined : chunk);
+        },
+      }),
+      () => {},
+    );
+    return new Response(Readable.toWeb(counted) as unknown as ReadableStream<Uint8Array>, { status, statusText, headers }) as unknown as globalThis.Response;
   };
 }
 

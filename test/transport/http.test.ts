@@ -54,6 +54,8 @@ describe('boundedFetch', () => {
     expect(observed).toMatchObject({ status: 200, method: 'GET', url: `${origin}/gzip` });
     expect(observed!.headers).toEqual(expect.arrayContaining([['x-seen', 'a'], ['content-type', 'application/json']]));
     expect(await (await fetch(`${origin}/br`)).json()).toEqual(answer);
+    routes.set('/unknown', (_, __, res) => res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'x-made-up' }).end('??'));
+    await expect(fetch(`${origin}/unknown`)).rejects.toThrow(/content-encoding "x-made-up", which the runner does not decode/);
   });
 
   it('counts the decoded bytes against the limit, and refuses a declared length over it before reading', async () => {
