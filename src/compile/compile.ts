@@ -30,6 +30,12 @@ export interface CompileOptions {
   corpusRoot?: string;
   /** LoadOptions.strictKeys: unknown keys and check names are load errors. @default true */
   strictKeys?: boolean;
+  /**
+   * The test framework of the generated module. `jest`: CommonJS (`require` of `@jest/globals` and the runtime — Jest
+   * transforms test files to CommonJS unless it runs in its ESM mode), each `it` callback takes no parameter (Jest
+   * reads one as `done`), the step timeout is `it`'s third argument (Jest has no per-test meta). @default 'vitest'
+   */
+  framework?: 'vitest' | 'jest';
 }
 
 export interface CompileResult {
@@ -60,10 +66,10 @@ export function compileStoryboard(source: string, file: string, options: Compile
   const loaded = loadStoryboard(source, file, { corpusRoot: options.corpusRoot, ...(options.strictKeys === false ? { strictKeys: false } : {}) });
   if (options.mode === 'data') return compileData(s, source, file, loaded);
 
-  const header = [
-    `import { describe, it, afterAll } from "vitest";`,
-    `import { storyboardSuite, loadFailureSuite } from ${q(options.runtime)};`,
-  ];
+  const jest = options.framework === 'jest';
+  const header = jest
+    ? [`const { describe, it, afterAll } = require("@jest/globals");`, `const { storyboardSuite, loadFailureSuite } = require(${q(options.runtime)});`]
+    : [`import { describe, it, afterAll } from "vitest";`, `import { storyboardSuite, loadFailureSuite } from ${q(options.runtime)};`];
 
   if (!loaded.ok) {
     const primary = loaded.diagnostics[0]!;
@@ -94,13 +100,13 @@ export function compileStoryboard(source: string, file: string, options: Compile
   // cuts a step the engine is still bounding and the report always agrees with the terminal.
   const open = [`describe(${q(testTitle(storyboard.title, storyboard.id))}, () => {`, `afterAll(() => suite.close(), suite.timeout());`];
   if (storyboard.phases.length === 0) {
-    open.push(`it(${q(`no phases (${storyboard.id})`)}, (ctx) => suite.noPhases(ctx));`);
+    open.push(`it(${q(`no phases (${storyboard.id})`)}, ${jest ? '() => suite.noPhases()' : '(ctx) => suite.noPhases(ctx)'});`);
   }
   // The runner-injected seeding phase (prerequisites.controller_seeding) sits at the storyboard's line.
   const seeding = planSeeding(storyboard).phase;
   if (seeding) {
     open.push(`describe(${q(testTitle(seeding.title, seeding.id))}, () => {`);
-    for (const step of seeding.steps) open.push(stepTest(step, seeding.id));
+    for (const step of seeding.steps) open.push(stepTest(step, seeding.id, jest));
     open.push('});');
   }
   slices.push({ at: offsetOf(storyboard.loc), code: open.join('\n') + '\n' });
@@ -112,7 +118,7 @@ export function compileStoryboard(source: string, file: string, options: Compile
     if (phase.steps.length === 0) code.push(`it.todo(${q(`no steps (${phase.id})`)});`);
     slices.push({ at: offsetOf(phase.loc), code: code.filter(Boolean).join('\n') + '\n' });
     for (const step of phase.steps) {
-      slices.push({ at: offsetOf(step.loc), code: `${stepTest(step, phase.id)}\n` });
+      slices.push({ at: offsetOf(step.loc), code: `${stepTest(step, phase.id, jest)}\n` });
     }
   });
   slices.push({ at: source.length, code: (storyboard.phases.length > 0 ? '});\n' : '') + '});\n' });
@@ -124,7 +130,8 @@ export function compileStoryboard(source: string, file: string, options: Compile
  * A step's `it`. Its meta names the step at collection time (`suite.planned`), so a test that never runs — filtered by
  * `-t`, a cancelled run — still tells the contract reporter which step it was ("not run", never silently dropped).
  */
-function stepTest(step: { title?: string; id: string }, phaseId: string): string {
+function stepTest(step: { title?: string; id: string }, phaseId: string, jest = false): string {
+  if (jest) return `it(${q(testTitle(step.title, step.id))}, () => suite.step(${q(phaseId)}, ${q(step.id)}), suite.timeout());`;
   return `it(${q(testTitle(step.title, step.id))}, { meta: suite.planned(${q(phaseId)}, ${q(step.id)}), timeout: suite.timeout() }, (ctx) => suite.step(ctx, ${q(phaseId)}, ${q(step.id)}));`;
 }
 

@@ -302,6 +302,10 @@ async function storyboardProject(user: TestProject, inject: VitestPluginContext[
   // once, in the user's project, before any test (its env changes reach these workers too).
   const [project] = await inject({
     plugins: [plugin],
+    // Vitest 5 makes an inline project extend the config that declares it by default: the user's plugins (this one
+    // included) would then apply twice, and a storyboard's compiled module would be compiled again as YAML. Vitest
+    // 3.2 and 4 never extend unless asked, which `false` keeps (their types only know `string | true`).
+    ...({ extends: false } as object),
     test: {
       name,
       root: user.config.root,

@@ -9,8 +9,8 @@ import { inject, type TestContext } from 'vitest';
 import type { RuntimeConfig } from '../config.js';
 import type { StepOutcome } from '../engine/records.js';
 import type { StoryboardRun } from '../engine/run.js';
+import { loadFailureText, noPhasesSkip, retryRefusal, skipText, stepErrorStack, stepFailureText, type FailingValidation } from '../adapter/step-failure.js';
 import { openStoryboardRun } from '../open-run.js';
-import { formatStepFailure } from '../report/format.js';
 import { escapeControl } from '../report/redact.js';
 import { redactStepResult, stepKey } from '../report/record.js';
 import type { Diagnostic, Storyboard } from '../storyboard/types.js';
@@ -47,13 +47,10 @@ class StoryboardStepError extends Error {
   actual?: unknown;
   showDiff?: boolean;
   diff?: string;
-  constructor(message: string, at: Error, validation?: { check: string; source?: { file: string; line: number; column: number } }, details?: string) {
+  constructor(message: string, at: Error, validation?: FailingValidation, details?: string) {
     super(message);
     this.name = 'StoryboardStepError';
-    const frames = (at.stack ?? '').split('\n').filter((line) => /^\s+at /.test(line) && !line.includes('/vitest/suite.') && !/node_modules\/vitest-adcp\//.test(line) && !line.includes('/src/vitest/') && !line.includes('/dist/vitest/'));
-    const source = validation?.source;
-    if (source) frames.unshift(`    at ${validation!.check} (${source.file}:${source.line}:${source.column})`);
-    this.stack = `${this.name}: ${message}\n${frames.join('\n')}`;
+    this.stack = stepErrorStack(this.name, message, at, validation);
     if (details) {
       this.diff = details;
       this.showDiff = false;
@@ -122,11 +119,7 @@ export function storyboardSuite(storyboard: Storyboard, loadWarnings: readonly s
         // Not re-run, on purpose: a storyboard is a stateful sequence. A second call would be graded against state its
         // own first attempt may have changed (a half-made media buy), and later steps were already decided by the first
         // verdict. The first attempt's verdict stands; say so instead of pretending to retry.
-        const first = outcome.status === 'failed' ? formatStepFailure(redactStepResult(outcome.result, current.secrets()), { secrets: current.secrets() }).headline : outcome.status;
-        throw new StoryboardStepError(
-          `vitest-adcp does not retry storyboard steps (retry ${retry}): a storyboard is a stateful sequence, so the first attempt's verdict stands — ${first}. To try a flaky agent again, run the storyboard again; keep --retry / retry for your own tests.`,
-          at,
-        );
+        throw new StoryboardStepError(retryRefusal(outcome, current.secrets(), retry), at);
       }
       const result = redactStepResult(outcome.result, current.secrets());
       const meta: AdcpStepMeta = { id: stepKey(result), status: outcome.status, result, storyboard: info };
@@ -134,25 +127,24 @@ export function storyboardSuite(storyboard: Storyboard, loadWarnings: readonly s
       // Rules this run could not apply are shown with the step (test annotations, Vitest ≥ 3.2), never dropped.
       // Warnings and skip details can quote agent-supplied names (its tool list, ids): escaped for the terminal.
       for (const warning of result.warnings ?? []) await (ctx as { annotate?: (message: string, type?: string) => Promise<unknown> }).annotate?.(escapeControl(warning), 'warning');
-      if (outcome.status === 'skipped') ctx.skip(escapeControl(`${result.skip!.reason}: ${result.skip!.detail}`));
+      if (outcome.status === 'skipped') ctx.skip(skipText(result));
       if (outcome.status === 'failed') {
-        const formatted = formatStepFailure(result, { secrets: current.secrets(), verbose: process.env.ADCP_VERBOSE === '1' });
-        let details = formatted.message.slice(formatted.headline.length).replace(/^\n/, '');
-        if (formatted.expected !== undefined) {
-          const diff = (await vitestDiff())?.(formatted.actual, formatted.expected);
+        const failure = stepFailureText(result, current.secrets());
+        let details = failure.details;
+        if (failure.expected !== undefined) {
+          const diff = (await vitestDiff())?.(failure.actual, failure.expected);
           if (diff) details += `\n\n${diff}`;
         }
-        const error = new StoryboardStepError(formatted.headline, at, result.validations.find((v) => !v.passed && v.source), details);
-        if (formatted.expected !== undefined) {
-          error.expected = formatted.expected;
-          error.actual = formatted.actual;
+        const error = new StoryboardStepError(failure.headline, at, failure.validation, details);
+        if (failure.expected !== undefined) {
+          error.expected = failure.expected;
+          error.actual = failure.actual;
         }
         throw error;
       }
     },
     noPhases(ctx) {
-      // runner-output-contract.yaml > skip_result.reasons.no_phases: detail cites id and version.
-      const skip = { reason: 'no_phases' as const, detail: `storyboard ${storyboard.id}${storyboard.version ? ` version ${storyboard.version}` : ''} has no phases to run` };
+      const skip = noPhasesSkip(storyboard);
       (ctx.task.meta as { adcpStoryboard?: AdcpStoryboardMeta }).adcpStoryboard = { storyboard: info, skip };
       ctx.skip(`${skip.reason}: ${skip.detail}`);
     },
@@ -164,15 +156,12 @@ export function storyboardSuite(storyboard: Storyboard, loadWarnings: readonly s
 
 /** A storyboard file that failed to load: one failing test at the error's position. */
 export function loadFailureSuite(diagnostics: Diagnostic[]) {
-  const errors = diagnostics.filter((d) => d.severity === 'error');
-  const render = (d: Diagnostic) => `${d.file}:${d.line}:${d.column}: [${d.rule}] ${d.message}${d.hint ? `\n    fix: ${d.hint}` : ''}`;
   return {
     fail(): never {
       const at = new Error();
       // One line for JUnit's message= (the first error, where the test is placed); every error with its fix below it.
-      const first = errors[0];
-      const headline = `storyboard does not load${first ? `: ${first.file}:${first.line}:${first.column}: [${first.rule}] ${first.message.split('\n')[0]}` : ''}${errors.length > 1 ? ` (+${errors.length - 1} more)` : ''}`;
-      throw new StoryboardStepError(headline, at, undefined, errors.map(render).join('\n'));
+      const { headline, details } = loadFailureText(diagnostics);
+      throw new StoryboardStepError(headline, at, undefined, details);
     },
   };
 }

@@ -1,0 +1,84 @@
+/**
+ * `vitest-adcp/jest/transformer`: Jest's transformer for storyboard YAML, over the same compiler as the Vite plugin
+ * (`compile(…, { framework: 'jest' })`). It returns `{ code, map }`: the map puts each `describe`/`it` on its YAML
+ * node, so Jest's test locations (`--testLocationInResults`) and failure frames point at the YAML lines.
+ *
+ * CommonJS output: Jest requires test files as CommonJS unless a file's extension is in `extensionsToTreatAsEsm`
+ * (and Jest runs with --experimental-vm-modules), which `.yaml` is not by default.
+ */
+import type { compileStoryboard as CompileStoryboard } from '../compile/compile.js' with { 'resolution-mode': 'import' };
+import type { Corpus } from '../corpus.js' with { 'resolution-mode': 'import' };
+
+const { createHash } = require('node:crypto') as typeof import('node:crypto');
+const { readFileSync } = require('node:fs') as typeof import('node:fs');
+const nodePath = require('node:path') as typeof import('node:path');
+// Node's require of an ES module (Node ≥ 20.19 / 22.12).
+const { compileStoryboard } = require('../compile/compile.js') as { compileStoryboard: typeof CompileStoryboard };
+const { resolveCorpus } = require('../corpus.js') as { resolveCorpus: (version: string | undefined, fromDir: string) => Corpus };
+
+/** Options: `transform: { '\\.storyboard\\.ya?ml$': ['vitest-adcp/jest/transformer', { strictKeys: false }] }`. */
+interface TransformerOptions {
+  /** LoadOptions.strictKeys. @default true */
+  strictKeys?: boolean;
+  /** Corpus version or path (env ADCP_COMPLIANCE), for test kits named relative to the corpus. @default newest installed */
+  compliance?: string;
+}
+
+/** A stub test file standing for a corpus storyboard (preset option `compliance`): its first line names the real file. */
+const CORPUS_STUB = /^# vitest-adcp corpus storyboard: (.+)$/m;
+
+const runtime = require.resolve('./runtime.cjs');
+/** Part of the cache key: a new vitest-adcp compiles differently. */
+function ownVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(nodePath.join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string }).version;
+  } catch {
+    return 'unknown';
+  }
+}
+const version = ownVersion();
+
+function corpusRoot(options: TransformerOptions, rootDir: string): string | undefined {
+  const named = options.compliance ?? (process.env.ADCP_COMPLIANCE?.trim() || undefined);
+  try {
+    return resolveCorpus(named, rootDir).root;
+  } catch (error) {
+    if (named) throw error;
+    return undefined;
+  }
+}
+
+/** The file to compile: the test file itself, or the corpus storyboard a stub names. */
+function source(sourceText: string, sourcePath: string): { text: string; file: string } {
+  const stub = CORPUS_STUB.exec(sourceText.slice(0, 2000));
+  if (!stub) return { text: sourceText, file: sourcePath };
+  const file = stub[1]!.trim();
+  return { text: readFileSync(file, 'utf8'), file };
+}
+
+function createTransformer(options: TransformerOptions = {}) {
+  return {
+    canInstrument: false,
+    getCacheKey(sourceText: string, sourcePath: string, transformOptions: { configString: string }) {
+      const { text, file } = source(sourceText, sourcePath);
+      return createHash('sha256')
+        .update([version, __filename, runtime, file, text, transformOptions.configString, JSON.stringify(options), process.env.ADCP_COMPLIANCE ?? ''].join('\0'))
+        .digest('hex');
+    },
+    process(sourceText: string, sourcePath: string, transformOptions: { config: { rootDir: string } }) {
+      const { text, file } = source(sourceText, sourcePath);
+      const result = compileStoryboard(text, file, {
+        runtime,
+        framework: 'jest',
+        corpusRoot: corpusRoot(options, transformOptions.config.rootDir),
+        ...(options.strictKeys === false ? { strictKeys: false } : {}),
+      });
+      for (const d of result.diagnostics.filter((d) => d.severity === 'warning')) {
+        process.stderr.write(`vitest-adcp: ${d.file}:${d.line}:${d.column}: [${d.rule}] ${d.message}${d.hint ? ` — ${d.hint}` : ''}\n`);
+      }
+      return { code: result.code, map: result.map.toString() };
+    },
+  };
+}
+
+module.exports = { createTransformer, ...createTransformer() };

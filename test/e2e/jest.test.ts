@@ -1,0 +1,113 @@
+/**
+ * Storyboards under Jest (the repo's jest devDependency, 30.5): the preset, the transformer, the adapter and the
+ * matchers, built like cli.test.ts into a private dist/ (so the packed-package tests, which rebuild dist/, cannot pull
+ * it away), run by real `jest` on a fresh project against the fixture agent. The fresh-repo runs of the packed package
+ * on Jest 29 and 30.5 are in the version matrix (`npm run test:matrix`).
+ */
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { resolveCorpus } from '../../src/corpus.js';
+import { corpusStubDir, FAILING_CHECK, readJestJson, stepIdOf, stepLocations, writeJestProjectFiles } from '../helpers/jest-project.js';
+import { repoRoot, runNode } from '../helpers/run-vitest.js';
+
+const scratch = join(repoRoot, '.vitest-adcp', `jest-${process.pid}`);
+const project = join(scratch, 'project');
+const jestBin = join(repoRoot, 'node_modules', 'jest', 'bin', 'jest.js');
+const corpusFile = join(resolveCorpus(undefined, repoRoot).root, 'universal', 'capability-discovery.yaml');
+
+beforeAll(async () => {
+  rmSync(scratch, { recursive: true, force: true });
+  mkdirSync(project, { recursive: true });
+  const tsc = join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
+  const build = await runNode([tsc, '-p', 'tsconfig.build.json', '--outDir', join(scratch, 'dist'), '--noCheck', '--declaration', 'false']);
+  expect(build.exitCode, build.stdout + build.stderr).toBe(0);
+  symlinkSync(join(repoRoot, 'schema'), join(scratch, 'schema'));
+  copyFileSync(join(repoRoot, 'package.json'), join(scratch, 'package.json'));
+  // A CommonJS project (no "type"), as most Jest projects are.
+  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'jest-agent', private: true }));
+  symlinkSync(join(repoRoot, 'node_modules'), join(project, 'node_modules'));
+  writeFileSync(
+    join(project, 'jest.config.js'),
+    `module.exports = { preset: ${JSON.stringify(join(scratch, 'dist', 'jest', 'jest-preset.cjs'))}, setupFilesAfterEnv: [${JSON.stringify(join(scratch, 'dist', 'jest', 'matchers.cjs'))}] };\n`,
+  );
+  writeJestProjectFiles(project);
+}, 120_000);
+afterAll(() => {
+  rmSync(scratch, { recursive: true, force: true });
+  rmSync(corpusStubDir(project), { recursive: true, force: true });
+});
+
+function jest(args: string[], env: Record<string, string | undefined> = {}) {
+  return runNode([jestBin, '--ci', '--testLocationInResults', '--json', '--outputFile=results.json', ...args], {
+    cwd: project,
+    env: { ADCP_AGENT_URL: inject('agentUrl'), ADCP_AUTH_TOKEN: undefined, ADCP_STORYBOARDS: undefined, ADCP_COMPLIANCE: undefined, ...env },
+  });
+}
+
+describe('Jest 30.5 with the preset', () => {
+  it('runs a user storyboard and a corpus storyboard (ADCP_STORYBOARDS): names, YAML locations, verdicts, the failure located at its check; the matchers', async () => {
+    const run = await jest([], { ADCP_STORYBOARDS: 'capability_discovery' });
+    const output = run.stdout + run.stderr;
+    expect(run.exitCode, output).toBe(1); // caps_wrong fails, on purpose
+    const results = readJestJson(join(project, 'results.json'));
+    const byFile = (suffix: string) => results.testResults.find((r) => r.name.endsWith(suffix))!;
+
+    const user = byFile('smoke.storyboard.yaml');
+    expect(user.assertionResults.map((a) => [a.fullName, a.status, a.location])).toEqual([
+      ['My smoke test (my_smoke) Discovery (discovery) Capabilities (caps)', 'passed', { line: 7, column: 9 }],
+      ['My smoke test (my_smoke) Discovery (discovery) Capabilities, expecting another correlation id (caps_wrong)', 'failed', { line: 17, column: 9 }],
+    ]);
+    const failure = user.assertionResults[1]!.failureMessages.join('\n');
+    expect(failure).toMatch(/^StoryboardStepError: field_value at \/context\/correlation_id: expected "not-smoke", got "smoke" — storyboards\/smoke\.storyboard\.yaml:23:13\n/);
+    // The details under the headline (Jest has no `diff` field) and, first frame, the failing check's YAML line.
+    expect(failure).toMatch(/\n\d+ of \d+ validations failed in step "caps_wrong"/);
+    const frames = failure.slice(failure.indexOf('\n    at field_value (')).split('\n').filter((l) => /^\s+at .*:\d+:\d+\)?$/.test(l));
+    expect(frames[0]).toMatch(new RegExp(`at field_value \\(.*smoke\\.storyboard\\.yaml:${FAILING_CHECK.line}:${FAILING_CHECK.column}\\)$`));
+    expect(frames[1]).toMatch(/smoke\.storyboard\.yaml:17:9\)$/); // then the step's own line
+    expect(output).not.toMatch(/done\(\)|Exceeded timeout/); // a one-parameter callback would be Jest's `done`
+
+    // The corpus storyboard: a stub test file standing for it; every step at its line in the corpus YAML.
+    const corpus = byFile('capability-discovery.storyboard.yaml');
+    expect(corpus.name.startsWith(corpusStubDir(project))).toBe(true);
+    expect(corpus.assertionResults.length).toBeGreaterThan(0);
+    const lines = stepLocations(corpusFile);
+    for (const a of corpus.assertionResults) {
+      expect(a.status, a.failureMessages.join('\n')).toBe('passed');
+      expect(a.location, a.fullName).toEqual(lines.get(stepIdOf(a.title)));
+    }
+    expect(corpus.assertionResults[0]!.fullName).toMatch(/^Capability discovery \(capability_discovery\) /i);
+
+    const matchers = byFile('auth.test.js');
+    expect(matchers.assertionResults.map((a) => [a.status, a.failureMessages.join('\n')])).toEqual([['passed', '']]);
+    expect(results.numFailedTests).toBe(1);
+  }, 120_000);
+
+  it('runs one step with -t, replaying the steps before it silently', async () => {
+    const run = await jest(['-t', '\\(caps_wrong\\)', 'storyboards/smoke']);
+    const results = readJestJson(join(project, 'results.json'));
+    expect(run.exitCode, run.stdout + run.stderr).toBe(1);
+    expect([results.numFailedTests, results.numPassedTests, results.numPendingTests]).toEqual([1, 0, 1]);
+    expect(existsSync(join(project, 'results.json'))).toBe(true);
+  }, 120_000);
+
+  it("passes a step the contract skips (Jest cannot skip a started test) and prints the contract's reason with it", async () => {
+    const run = await jest(['storyboards/smoke'], { ADCP_AGENT_URL: `${inject('agentOrigin')}/x/without@get_adcp_capabilities/mcp` });
+    const output = run.stdout + run.stderr;
+    expect(run.exitCode, output).toBe(0);
+    const statuses = readJestJson(join(project, 'results.json')).testResults.flatMap((r) => r.assertionResults.map((a) => a.status));
+    expect(statuses).toEqual(['passed', 'passed']);
+    expect(output).toMatch(/vitest-adcp: skipped my_smoke\/discovery\/caps — missing_tool: /);
+    expect(output).toMatch(/vitest-adcp: skipped my_smoke\/discovery\/caps_wrong — (missing_tool|prerequisite_failed): /);
+  }, 120_000);
+
+  it('does not retry a step under jest.retryTimes: the retry fails, naming the first verdict', async () => {
+    writeFileSync(join(project, 'retry.setup.js'), 'jest.retryTimes(1);\n');
+    const config = readFileSync(join(project, 'jest.config.js'), 'utf8').replace('setupFilesAfterEnv: [', 'setupFilesAfterEnv: ["<rootDir>/retry.setup.js", ');
+    writeFileSync(join(project, 'jest.retry.config.js'), config);
+    const run = await jest(['--config', 'jest.retry.config.js', '-t', '\\(caps_wrong\\)', 'storyboards/smoke']);
+    const failed = readJestJson(join(project, 'results.json')).testResults.flatMap((r) => r.assertionResults).filter((a) => a.status === 'failed');
+    expect(failed.length, run.stdout + run.stderr).toBe(1);
+    expect(failed[0]!.failureMessages.join('\n')).toMatch(/does not retry storyboard steps \(retry 1\).*first attempt's verdict stands — field_value at \/context\/correlation_id: expected "not-smoke"/);
+  }, 120_000);
+});
