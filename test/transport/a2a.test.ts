@@ -116,8 +116,9 @@ describe('extraction: where the task data is', () => {
 
   it('a Task that never ends: bounded by the call\'s timeout, then graded on the interim status message', async () => {
     const started = performance.now();
-    const answer = await transport(agent.a2aUrlFor(['a2a_stuck'])).call('get_products', BRIEF, opts({ timeoutMs: 700 }));
-    expect(performance.now() - started).toBeLessThan(2_000);
+    // Long enough for discovery and the first answer on a loaded machine; the stuck task then runs the clock out.
+    const answer = await transport(agent.a2aUrlFor(['a2a_stuck'])).call('get_products', BRIEF, opts({ timeoutMs: 2_000 }));
+    expect(performance.now() - started).toBeLessThan(5_000);
     expect(answer.transportError).toBeUndefined();
     expect(answer.response!.task_state).toBe('working');
     expect(answer.extraction.note).toMatch(/^the A2A task was still working when the step timeout ran out \(\d+ A2A tasks\/get poll\(s\)\); interim A2A state working: status\.message\.parts\[\] first DataPart$/);

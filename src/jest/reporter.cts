@@ -1,0 +1,115 @@
+/**
+ * `vitest-adcp/jest/reporter`: the runner output contract report of a Jest run, built by the same builder as the
+ * Vitest reporter's (src/report/build.ts) from the same step records.
+ *
+ *   // jest.config.js
+ *   reporters: ['default', ['vitest-adcp/jest/reporter', { outputFile: 'reports/adcp.json' }]]
+ *
+ * The records come from vitest-adcp's test environment (records.cts says how); the test's own state only fills in
+ * what a record cannot say: a step Jest filtered out (`-t`) is "not run", one Jest ended before the engine answered is
+ * failed with Jest's reason, and a storyboard file that does not load is a load error.
+ */
+import type { ReportTest } from '../report/build.js' with { 'resolution-mode': 'import' };
+import type { AdcpPlannedStep, AdcpStepMeta } from '../vitest/meta.js' with { 'resolution-mode': 'import' };
+
+const { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } = require('node:fs') as typeof import('node:fs');
+const { tmpdir } = require('node:os') as typeof import('node:os');
+const nodePath = require('node:path') as typeof import('node:path');
+const { RECORDS_DIR_ENV, recordsFile } = require('./records.cjs') as { RECORDS_DIR_ENV: string; recordsFile: (dir: string, testPath: string) => string };
+// Node's require of an ES module (Node ≥ 20.19 / 22.12), as the environment loads the adapter.
+const { buildReport } = require('../report/build.js') as typeof import('../report/build.js');
+const { stringifyInert } = require('../report/redact.js') as { stringifyInert: (value: unknown, space?: number) => string };
+
+export interface AdcpJestReporterOptions {
+  /** Where the contract report goes, relative to Jest's rootDir. @default 'adcp-results.json' */
+  outputFile?: string;
+}
+
+interface AssertionLike {
+  title: string;
+  ancestorTitles: string[];
+  status: string;
+  failureMessages: string[];
+}
+
+interface FileRecords {
+  planned: AdcpPlannedStep[];
+  steps: AdcpStepMeta[];
+}
+
+/** `Title (id)` or `id`: the compiled module's test titles (compile.ts testTitle). */
+const titled = (title: string, id: string) => title === id || title.endsWith(` (${id})`);
+
+class AdcpJestReporter {
+  private readonly rootDir: string;
+  private readonly outputFile: string;
+  private readonly recordsDir: string;
+  private readonly testNamePattern: string | null;
+  private readonly tests: ReportTest[] = [];
+  private startedAt = new Date().toISOString();
+
+  constructor(globalConfig: { rootDir: string; testNamePattern?: string | null }, options: AdcpJestReporterOptions = {}) {
+    this.rootDir = globalConfig.rootDir;
+    this.testNamePattern = globalConfig.testNamePattern || null;
+    this.outputFile = nodePath.resolve(this.rootDir, options.outputFile ?? 'adcp-results.json');
+    // Before any worker starts: Jest's workers inherit this process's environment.
+    this.recordsDir = mkdtempSync(nodePath.join(tmpdir(), 'vitest-adcp-jest-records-'));
+    process.env[RECORDS_DIR_ENV] = this.recordsDir;
+  }
+
+  onRunStart(): void {
+    this.startedAt = new Date().toISOString();
+  }
+
+  onTestFileResult(test: { path: string; context?: { config?: { displayName?: { name?: string } | string } } }, result: { testFilePath: string; testResults: AssertionLike[] }): void {
+    const displayName = test.context?.config?.displayName;
+    const project = (typeof displayName === 'string' ? displayName : displayName?.name) ?? '';
+    const file = recordsFile(this.recordsDir, result.testFilePath);
+    let records: FileRecords = { planned: [], steps: [] };
+    try {
+      records = JSON.parse(readFileSync(file, 'utf8')) as FileRecords;
+      rmSync(file, { force: true });
+    } catch {
+      // no storyboard ran in this file (a user's own test, or a storyboard that did not load)
+    }
+    const byStep = new Map(records.steps.map((meta) => [meta.id, meta]));
+    const seen = new Set<string>();
+    const assertionOf = (planned: AdcpPlannedStep) => result.testResults.find((a) => titled(a.title, planned.step_id) && a.ancestorTitles.some((t) => titled(t, planned.phase_id)));
+    for (const planned of records.planned) {
+      const id = `${planned.storyboard.id}/${planned.phase_id}/${planned.step_id}`;
+      const meta = byStep.get(id);
+      const assertion = assertionOf(planned);
+      seen.add(id);
+      if (meta) {
+        // The record's status wins: a step the contract skips passes in Jest, which cannot skip a running test.
+        this.tests.push({ project, file: planned.storyboard.file, name: assertion?.title ?? planned.step_id, state: meta.status, errors: assertion?.failureMessages ?? [], meta: { adcp: meta, adcpPlanned: planned } });
+      } else {
+        const state = assertion?.status === 'failed' ? 'failed' : 'pending';
+        this.tests.push({ project, file: planned.storyboard.file, name: assertion?.title ?? planned.step_id, state, errors: assertion?.failureMessages ?? [], meta: { adcpPlanned: planned } });
+      }
+    }
+    // Steps the compiled module adds beyond the storyboard's own (the seeding phase, the signed-request vectors).
+    for (const meta of records.steps) {
+      if (!seen.has(meta.id)) this.tests.push({ project, file: meta.storyboard.file, name: meta.result.step_id, state: meta.status, errors: [], meta: { adcp: meta } });
+    }
+    if (records.planned.length === 0 && /\.ya?ml$/.test(result.testFilePath)) {
+      for (const a of result.testResults) {
+        if (a.title.startsWith('loads without errors')) this.tests.push({ project, file: result.testFilePath, name: a.title, state: 'failed', errors: a.failureMessages, meta: {} });
+      }
+    }
+  }
+
+  onRunComplete(): void {
+    const report = buildReport(this.tests, { root: this.rootDir, started_at: this.startedAt, finished_at: new Date().toISOString(), test_name_pattern: this.testNamePattern });
+    mkdirSync(nodePath.dirname(this.outputFile), { recursive: true });
+    writeFileSync(this.outputFile, stringifyInert(report, 2) + '\n');
+    rmSync(this.recordsDir, { recursive: true, force: true });
+    const { total_steps, steps_passed, steps_failed, steps_skipped, steps_not_run } = report.summary;
+    const notRun = steps_not_run > 0 ? `; ${steps_not_run} not run` : '';
+    const shown = nodePath.relative(process.cwd(), this.outputFile) || this.outputFile;
+    process.stderr.write(`vitest-adcp: runner output contract report (${total_steps} steps: ${steps_passed} passed, ${steps_failed} failed, ${steps_skipped} skipped${notRun}) written to ${shown}\n`);
+  }
+}
+
+module.exports = AdcpJestReporter;
+module.exports.default = AdcpJestReporter;
