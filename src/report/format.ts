@@ -192,7 +192,7 @@ export function formatStepFailure(result: StepResult, options: FormatOptions = {
   }
   for (const v of failed) {
     lines.push(`  ✗ ${v.description} [${v.check}]${v.source ? ` at ${where(v, cwd)}` : ''}`);
-    if (v.json_pointer !== undefined && v.json_pointer !== null) lines.push(`    at JSON Pointer ${v.json_pointer === '' ? '"" (the whole response)' : v.json_pointer}`);
+    if (v.json_pointer !== undefined && v.json_pointer !== null) lines.push(`    pointer:  ${v.json_pointer === '' ? '"" (the whole response)' : v.json_pointer}`);
     if (v.error) lines.push(indent(AGENT_TEXT_CHECKS.has(v.check) ? fence(clip(v.error, MAX_TEXT_CHARS), 'reason') : clip(v.error, MAX_TEXT_CHARS)));
     if (v.check === 'response_schema' && v.schema_id) lines.push(`    schema ${v.schema_id} (${v.schema_url})`);
     if (v.expected !== undefined) lines.push(`    expected: ${json(v.expected, 300)}`);

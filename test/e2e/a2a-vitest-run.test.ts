@@ -56,7 +56,7 @@ describe('ADCP_PROTOCOL=a2a against a misbehaving A2A endpoint', () => {
     expect(test.state).toBe('failed');
     // The headline is the error's message (JUnit's message=); the details travel in its diff, printed under it.
     const message = `${test.errors[0]!.message}\n${test.errors[0]!.diff}`;
-    expect(message).toContain('JSON Pointer /context/correlation_id');
+    expect(message).toContain('pointer:  /context/correlation_id');
     expect(message).toMatch(/sent \(a2a get_adcp_capabilities/);
     expect(message).toContain('fixture_discovery--get_capabilities-mutated');
     // What the paths were read against: the DataPart, not the A2A Task around it.

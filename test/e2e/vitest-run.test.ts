@@ -131,7 +131,7 @@ describe('against a misbehaving agent', () => {
     );
     // discovery.storyboard.yaml line 83: `          - check: field_value` (column 13) on context.correlation_id.
     expect(message).toContain('Context correlation_id returned unchanged [field_value] at fixtures/storyboards/discovery.storyboard.yaml:83:13');
-    expect(message).toContain('JSON Pointer /context/correlation_id');
+    expect(message).toContain('pointer:  /context/correlation_id');
     expect(message).toMatch(/sent \(mcp get_adcp_capabilities/);
     expect(message).toMatch(/received \(structured_content HTTP 200, \d+ ms\), around \/context\/correlation_id:/);
     // The diff is the context.echo invariant's (two objects); the scalar mismatch needs none.

@@ -59,11 +59,11 @@ describe('formatStepFailure', () => {
       'warning: skip_if expression not understood',
       '2 of 3 validations failed in step "st" (task get_products):',
       '  ✗ the value is right [field_value] at sb.yaml:12:9',
-      '    at JSON Pointer /products/0/name',
+      '    pointer:  /products/0/name',
       '    expected: "A"',
       '    actual:   <<agent value #>> "B" <<end #>>',
       '  ✗ matches the schema [response_schema]',
-      '    at JSON Pointer "" (the whole response)',
+      '    pointer:  "" (the whole response)',
       '    <<reason #>> /products must be array <<end #>>',
       '    schema media-buy/get-products-response.json (https://x/get-products-response.json)',
       '  sent (mcp get_products → http://127.0.0.1:1/mcp): {"brief":"x"}',
@@ -206,7 +206,7 @@ describe('formatStepFailure', () => {
 
   it('omits the JSON Pointer line when there is none (undefined or null)', () => {
     const out = formatStepFailure(step({ validations: [failed({ json_pointer: null }), failed({ description: 'second' })] }), { cwd: CWD });
-    expect(out.message).not.toContain('JSON Pointer');
+    expect(out.message).not.toContain('pointer:');
   });
 
   it('fences agent-typed actual values (strings, objects) but not numbers, booleans or null', () => {
