@@ -185,6 +185,17 @@ export class StoryboardRun {
     return this.outcome(entry);
   }
 
+  /**
+   * The outcomes of the steps before `phaseId/stepId` that have run — for an adapter whose test runner filtered their
+   * own tests out (`-t`, a line filter) while this step's settle ran them silently, so that they are reported with the
+   * verdict they had rather than as never run.
+   */
+  ranBefore(phaseId: string, stepId: string): StepOutcome[] {
+    const entry = this.entries.find((e) => e.phase.id === phaseId && e.step.id === stepId);
+    if (!entry) return [];
+    return this.entries.filter((e) => e.index < entry.index && this.results.has(e.index)).map((e) => this.outcome(e));
+  }
+
   /** Runs every remaining step (for reporters or a plain CLI run). */
   async runAll(): Promise<StepOutcome[]> {
     await this.runThrough(this.entries.length - 1);

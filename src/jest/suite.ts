@@ -20,6 +20,7 @@ import { redactStepResult, stepKey } from '../report/record.js';
 import { escapeControl } from '../report/redact.js';
 import type { Diagnostic, Storyboard } from '../storyboard/types.js';
 import type { AdcpPlannedStep, AdcpStepMeta, StoryboardInfo } from '../vitest/meta.js';
+import { ReplayedSteps } from '../adapter/replayed.js';
 import { loadFailureText, noPhasesSkip, retryRefusal, skipText, stepErrorStack, stepFailureText, type FailingValidation } from '../adapter/step-failure.js';
 
 /** The preset's `adcp` option (`testEnvironmentOptions.adcp`): the run configuration, env vars as fallbacks. */
@@ -107,6 +108,7 @@ export function createJestRuntime(sandbox: JestSandbox, options: JestAdcpOptions
     const getRun = () => (run ??= openStoryboardRun(storyboard, config(), loadWarnings.length > 0 ? { loadWarnings } : {}));
     const info: StoryboardInfo = { id: storyboard.id, title: storyboard.title, version: storyboard.version, track: storyboard.track, file: storyboard.file, ...runTarget(config()) };
     for (const phase of storyboard.phases) for (const step of phase.steps) records.planned.push({ storyboard: info, phase_id: phase.id, step_id: step.id, ...(step.task ? { task: step.task } : {}) });
+    const replays = new ReplayedSteps(info);
     /** How often each step's test ran: Jest re-runs a failed test's callback in the same module (`jest.retryTimes`). */
     const attempts = new Map<string, number>();
     return {
@@ -125,7 +127,7 @@ export function createJestRuntime(sandbox: JestSandbox, options: JestAdcpOptions
         // Not re-run, on purpose (as under Vitest): a storyboard is a stateful sequence; the first verdict stands.
         if (retry > 0) throw new StoryboardStepError(retryRefusal(outcome, current.secrets(), retry, 'jest.retryTimes'), at);
         const result = redactStepResult(outcome.result, current.secrets());
-        records.steps.push({ id: stepKey(result), status: outcome.status, result, storyboard: info });
+        records.steps.push({ id: stepKey(result), status: outcome.status, result, storyboard: info }, ...replays.take(current, phaseId, stepId, current.secrets()));
         for (const warning of result.warnings ?? []) sandbox.console?.info(`vitest-adcp: ${storyboard.id}/${phaseId}/${stepId}: ${escapeControl(warning)}`);
         if (outcome.status === 'skipped') {
           // Jest cannot skip a test once it runs (no ctx.skip(), no pending()): the test passes, and the contract's skip

@@ -89,7 +89,7 @@ export interface ReportTest {
   state: 'passed' | 'failed' | 'skipped' | 'pending';
   /** The messages of its errors, first first. */
   errors: string[];
-  meta: { adcp?: AdcpStepMeta; adcpPlanned?: AdcpPlannedStep; adcpStoryboard?: AdcpStoryboardMeta };
+  meta: { adcp?: AdcpStepMeta; adcpPlanned?: AdcpPlannedStep; adcpStoryboard?: AdcpStoryboardMeta; adcpReplayed?: AdcpStepMeta[] };
 }
 
 export interface BuildOptions extends Partial<RunTimes> {
@@ -110,8 +110,12 @@ function storyboardStatus(steps: StepResult[]): StoryboardStatus {
 const targetKey = (project: string, info: StoryboardInfo) => JSON.stringify([project, publicAgentUrl(info.agent_url ?? undefined), info.protocol ?? null]);
 
 /** Builds the report from the tests of a run. Pure but for the clock when no times are given. */
-export function buildReport(tests: Iterable<ReportTest>, options: BuildOptions): ContractReport {
+export function buildReport(input: Iterable<ReportTest>, options: BuildOptions): ContractReport {
   const { root } = options;
+  const tests = [...input];
+  // Steps a settle ran while their own tests were filtered out (`-t`): they called the agent, so they keep their verdict.
+  const replayed = new Map<string, AdcpStepMeta>();
+  for (const test of tests) for (const meta of test.meta.adcpReplayed ?? []) replayed.set(`${targetKey(test.project, meta.storyboard)}\u0000${meta.storyboard.file}#${meta.id}`, meta);
   const byStoryboard = new Map<string, StoryboardReport>();
   const targets = new Map<string, RunTargetReport>();
   const loadErrors: ContractReport['load_errors'] = [];
@@ -148,6 +152,11 @@ export function buildReport(tests: Iterable<ReportTest>, options: BuildOptions):
     if (!meta.adcp && planned && state === 'failed') {
       // The test ended before the engine answered (its timeout, a crash): failed, with the framework's reason — never dropped.
       reportFor(test.project, planned.storyboard).steps.push(cutShort(planned, test.errors[0]));
+      continue;
+    }
+    const ranSilently = !meta.adcp && planned ? replayed.get(`${targetKey(test.project, planned.storyboard)}\u0000${planned.storyboard.file}#${planned.storyboard.id}/${planned.phase_id}/${planned.step_id}`) : undefined;
+    if (ranSilently) {
+      reportFor(test.project, ranSilently.storyboard).steps.push(redactStepResult(ranSilently.result));
       continue;
     }
     if (!meta.adcp && planned) {

@@ -49,6 +49,8 @@ declare module 'vitest' {
   interface TaskMeta {
     adcpPlanned?: AdcpPlannedStep;
     adcp?: AdcpStepMeta;
+    /** Steps before this one that its settle ran while their own tests were filtered out (`-t`): their records. */
+    adcpReplayed?: AdcpStepMeta[];
     adcpStoryboard?: AdcpStoryboardMeta;
   }
 }
@@ -57,6 +59,7 @@ declare module '@vitest/runner' {
   interface TaskMeta {
     adcpPlanned?: AdcpPlannedStep;
     adcp?: AdcpStepMeta;
+    adcpReplayed?: AdcpStepMeta[];
     adcpStoryboard?: AdcpStoryboardMeta;
   }
 }

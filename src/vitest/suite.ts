@@ -9,6 +9,7 @@ import { inject, type TestContext } from 'vitest';
 import type { RuntimeConfig } from '../config.js';
 import type { StepOutcome } from '../engine/records.js';
 import type { StoryboardRun } from '../engine/run.js';
+import { ReplayedSteps } from '../adapter/replayed.js';
 import { loadFailureText, noPhasesSkip, retryRefusal, skipText, stepErrorStack, stepFailureText, type FailingValidation } from '../adapter/step-failure.js';
 import { openStoryboardRun } from '../open-run.js';
 import { escapeControl } from '../report/redact.js';
@@ -95,6 +96,7 @@ export function storyboardSuite(storyboard: Storyboard, loadWarnings: readonly s
   let run: StoryboardRun | undefined;
   const getRun = () => (run ??= openStoryboardRun(storyboard, providedConfig(), loadWarnings.length > 0 ? { loadWarnings } : {}));
   const info: StoryboardInfo = { id: storyboard.id, title: storyboard.title, version: storyboard.version, track: storyboard.track, file: storyboard.file, ...runTarget(providedConfig()) };
+  const replays = new ReplayedSteps(info);
   const plannedStep = (phaseId: string, stepId: string): AdcpPlannedStep => {
     const task = storyboard.phases.find((p) => p.id === phaseId)?.steps.find((s) => s.id === stepId)?.task;
     return { storyboard: info, phase_id: phaseId, step_id: stepId, ...(task ? { task } : {}) };
@@ -124,6 +126,8 @@ export function storyboardSuite(storyboard: Storyboard, loadWarnings: readonly s
       const result = redactStepResult(outcome.result, current.secrets());
       const meta: AdcpStepMeta = { id: stepKey(result), status: outcome.status, result, storyboard: info };
       (ctx.task.meta as { adcp?: AdcpStepMeta }).adcp = meta;
+      const replayed = replays.take(current, phaseId, stepId, current.secrets());
+      if (replayed.length > 0) (ctx.task.meta as { adcpReplayed?: AdcpStepMeta[] }).adcpReplayed = replayed;
       // Rules this run could not apply are shown with the step (test annotations, Vitest ≥ 3.2), never dropped.
       // Warnings and skip details can quote agent-supplied names (its tool list, ids): escaped for the terminal.
       for (const warning of result.warnings ?? []) await (ctx as { annotate?: (message: string, type?: string) => Promise<unknown> }).annotate?.(escapeControl(warning), 'warning');

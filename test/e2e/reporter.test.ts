@@ -228,7 +228,7 @@ describe('the contract report as AdCP tooling reads it', () => {
 });
 
 describe('two Vitest projects testing two agents, filtered with -t', () => {
-  it('keeps each project × agent apart, marks the unrun steps not run, and calls no storyboard passed on a subset', async () => {
+  it('keeps each project × agent apart, gives the steps -t replayed their verdict, marks the unrun steps not run, and calls no storyboard passed on a subset', async () => {
     const two = join(scratch, 'two-agents.json');
     const good = inject('agentUrl');
     const wrong = `${inject('agentOrigin')}/x/wrong_value/mcp`;
@@ -243,11 +243,12 @@ describe('two Vitest projects testing two agents, filtered with -t', () => {
     assertValidContractReport(report);
     const verdicts = (s: any) => s.steps.map((step: any) => `${step.step_id}:${step.not_run ? 'not_run' : step.passed ? 'passed' : 'failed'}`);
     expect(report.storyboards.map((s: any) => [s.project, s.agent_url, s.storyboard_id, s.status, verdicts(s)])).toEqual([
-      ['vitest-adcp:agent-a', good, 'fixture_discovery', 'incomplete', ['get_capabilities:not_run', 'list_display_formats:passed', 'list_formats_first_page:not_run', 'list_formats_second_page:not_run']],
-      ['vitest-adcp:agent-b', wrong, 'fixture_discovery', 'failed', ['get_capabilities:not_run', 'list_display_formats:failed', 'list_formats_first_page:not_run', 'list_formats_second_page:not_run']],
+      // get_capabilities ran (replayed for the captures list_display_formats needs): its own verdict, not "not run".
+      ['vitest-adcp:agent-a', good, 'fixture_discovery', 'incomplete', ['get_capabilities:passed', 'list_display_formats:passed', 'list_formats_first_page:not_run', 'list_formats_second_page:not_run']],
+      ['vitest-adcp:agent-b', wrong, 'fixture_discovery', 'failed', ['get_capabilities:failed', 'list_display_formats:failed', 'list_formats_first_page:not_run', 'list_formats_second_page:not_run']],
     ]);
-    expect(report.storyboards[0].steps[0].not_run).toEqual({ reason: 'filtered', detail: expect.stringContaining('-t "list_display_formats"') });
-    expect(report.summary).toMatchObject({ total_steps: 2, steps_passed: 1, steps_failed: 1, steps_not_run: 6 });
+    expect(report.storyboards[0].steps[2].not_run).toEqual({ reason: 'filtered', detail: expect.stringContaining('-t "list_display_formats"') });
+    expect(report.summary).toMatchObject({ total_steps: 4, steps_passed: 2, steps_failed: 2, steps_not_run: 4 });
     expect(report.summary.tracks.map((t: any) => [t.project, t.track, t.status])).toEqual([
       ['vitest-adcp:agent-a', 'core', 'incomplete'],
       ['vitest-adcp:agent-b', 'core', 'failed'],
