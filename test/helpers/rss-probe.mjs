@@ -7,7 +7,7 @@
  * `process.resourceUsage().maxRSS`: Linux keeps ru_maxrss across fork + exec, so a fresh worker would report its
  * parent's peak. Elsewhere than Linux, maxRSS is the fallback.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** This process's peak RSS in KiB. */
@@ -25,7 +25,10 @@ const dir = process.env.RSS_PROBE_DIR;
 if (dir) {
   const write = () => {
     try {
-      writeFileSync(join(dir, `${process.pid}.json`), JSON.stringify({ pid: process.pid, ppid: process.ppid, argv: process.argv.slice(1, 3), peakKiB: peakRssKiB() }));
+      // Written aside, then renamed: a reader never sees a half-written file while this process still runs.
+      const file = join(dir, `${process.pid}.json`);
+      writeFileSync(`${file}.tmp`, JSON.stringify({ pid: process.pid, ppid: process.ppid, argv: process.argv.slice(1, 3), peakKiB: peakRssKiB() }));
+      renameSync(`${file}.tmp`, file);
     } catch {
       // the directory is gone: the parent has finished reading
     }
