@@ -17,10 +17,8 @@ export class ReplayedSteps {
   take(run: StoryboardRun, phaseId: string, stepId: string, secrets: readonly string[]): AdcpStepMeta[] {
     this.reported.add(`${phaseId}/${stepId}`);
     const replayed: AdcpStepMeta[] = [];
-    for (const outcome of run.ranBefore(phaseId, stepId)) {
-      const key = `${outcome.result.phase_id}/${outcome.result.step_id}`;
-      if (this.reported.has(key)) continue;
-      this.reported.add(key);
+    for (const outcome of run.ranBefore(phaseId, stepId, (phase, step) => !this.reported.has(`${phase}/${step}`))) {
+      this.reported.add(`${outcome.result.phase_id}/${outcome.result.step_id}`);
       const result = redactStepResult(outcome.result, secrets);
       replayed.push({ id: stepKey(result), status: outcome.status, result, storyboard: this.info });
     }

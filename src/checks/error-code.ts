@@ -27,7 +27,7 @@ export const ERROR_CODE_LOCATIONS = 'adcp_error.code in structuredContent, text 
  * i.e. the extracted data), JSON-RPC `error.data.adcp_error.code`, then
  * `errors[0].code` top-level or under `payload`.
  */
-export function findErrorCode(exchange: Exchange): FoundErrorCode | undefined {
+export function findErrorCode(exchange: Pick<Exchange, 'data'>): FoundErrorCode | undefined {
   // Pointers are relative to the extracted task data (structuredContent, the
   // parsed text content, or the JSON-RPC error's data), like every other check;
   // `extraction.path` and its note say which one that was.

@@ -188,12 +188,13 @@ export class StoryboardRun {
   /**
    * The outcomes of the steps before `phaseId/stepId` that have run — for an adapter whose test runner filtered their
    * own tests out (`-t`, a line filter) while this step's settle ran them silently, so that they are reported with the
-   * verdict they had rather than as never run.
+   * verdict they had rather than as never run. `wanted` picks the steps (by phase and step id) before any outcome is
+   * worked out: an adapter asks on every step test and wants only the few no test of its own reported.
    */
-  ranBefore(phaseId: string, stepId: string): StepOutcome[] {
+  ranBefore(phaseId: string, stepId: string, wanted: (phaseId: string, stepId: string) => boolean = () => true): StepOutcome[] {
     const entry = this.entries.find((e) => e.phase.id === phaseId && e.step.id === stepId);
     if (!entry) return [];
-    return this.entries.filter((e) => e.index < entry.index && this.results.has(e.index)).map((e) => this.outcome(e));
+    return this.entries.filter((e) => e.index < entry.index && this.results.has(e.index) && wanted(e.phase.id, e.step.id)).map((e) => this.outcome(e));
   }
 
   /** Runs every remaining step (for reporters or a plain CLI run). */

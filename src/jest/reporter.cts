@@ -12,13 +12,13 @@
 import type { ReportTest } from '../report/build.js' with { 'resolution-mode': 'import' };
 import type { AdcpPlannedStep, AdcpStepMeta } from '../vitest/meta.js' with { 'resolution-mode': 'import' };
 
-const { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } = require('node:fs') as typeof import('node:fs');
+const { mkdtempSync, readFileSync, rmSync } = require('node:fs') as typeof import('node:fs');
 const { tmpdir } = require('node:os') as typeof import('node:os');
 const nodePath = require('node:path') as typeof import('node:path');
 const { RECORDS_DIR_ENV, recordsFile } = require('./records.cjs') as { RECORDS_DIR_ENV: string; recordsFile: (dir: string, testPath: string) => string };
 // Node's require of an ES module (Node ≥ 20.19 / 22.12), as the environment loads the adapter.
 const { buildReport } = require('../report/build.js') as typeof import('../report/build.js');
-const { stringifyInert } = require('../report/redact.js') as { stringifyInert: (value: unknown, space?: number) => string };
+const { writeContractReport } = require('../report/write.js') as typeof import('../report/write.js');
 
 export interface AdcpJestReporterOptions {
   /** Where the contract report goes, relative to Jest's rootDir. @default 'adcp-results.json' */
@@ -101,13 +101,8 @@ class AdcpJestReporter {
 
   onRunComplete(): void {
     const report = buildReport(this.tests, { root: this.rootDir, started_at: this.startedAt, finished_at: new Date().toISOString(), test_name_pattern: this.testNamePattern });
-    mkdirSync(nodePath.dirname(this.outputFile), { recursive: true });
-    writeFileSync(this.outputFile, stringifyInert(report, 2) + '\n');
     rmSync(this.recordsDir, { recursive: true, force: true });
-    const { total_steps, steps_passed, steps_failed, steps_skipped, steps_not_run } = report.summary;
-    const notRun = steps_not_run > 0 ? `; ${steps_not_run} not run` : '';
-    const shown = nodePath.relative(process.cwd(), this.outputFile) || this.outputFile;
-    process.stderr.write(`vitest-adcp: runner output contract report (${total_steps} steps: ${steps_passed} passed, ${steps_failed} failed, ${steps_skipped} skipped${notRun}) written to ${shown}\n`);
+    process.stderr.write(`${writeContractReport(report, this.outputFile)}\n`);
   }
 }
 

@@ -9,7 +9,6 @@
  */
 import { relative } from 'node:path';
 import { findErrorCode } from '../checks/error-code.js';
-import type { Exchange } from '../checks/types.js';
 import type { ResponseRecord, SignedRequestRecord, StepResult, ValidationResult } from '../engine/records.js';
 import { extractA2aResult } from '../transport/a2a.js';
 import { extractMcpResult } from '../transport/mcp.js';
@@ -166,7 +165,7 @@ function headlineOf(result: StepResult, failed: ValidationResult[], cwd: string)
  */
 function unexpectedErrorCode(result: StepResult, failed: ValidationResult[]): string | undefined {
   if (!result.response || failed.some((v) => v.check === 'error_code')) return undefined;
-  const found = findErrorCode({ data: taskResult(result.response) } as Exchange);
+  const found = findErrorCode({ data: taskResult(result.response) });
   return found && /^[A-Z][A-Z0-9_]{1,63}$/.test(found.code) ? found.code : undefined;
 }
 

@@ -19,7 +19,7 @@ import type { RunTimes } from './envelope.js';
 import { renderHtmlReport } from './html.js';
 import { renderMarkdownSummary } from './markdown.js';
 import { NdjsonStream } from './ndjson.js';
-import { stringifyInert } from './redact.js';
+import { writeContractReport } from './write.js';
 
 export interface AdcpReporterOptions {
   /**
@@ -123,12 +123,7 @@ export default class AdcpReporter implements Reporter {
   onTestRunEnd(modules: ReadonlyArray<TestModule>): void {
     const report = buildContractReport(modules, this.root, { started_at: this.startedAt, finished_at: new Date().toISOString(), test_name_pattern: this.testNamePattern });
     this.stream?.end(report);
-    const file = resolve(this.root, this.outputFile ?? 'adcp-results.json');
-    mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(file, stringifyInert(report, 2) + '\n');
-    const { total_steps, steps_passed, steps_failed, steps_skipped, steps_not_run } = report.summary;
-    const notRun = steps_not_run > 0 ? `; ${steps_not_run} not run` : '';
-    this.log(`vitest-adcp: runner output contract report (${total_steps} steps: ${steps_passed} passed, ${steps_failed} failed, ${steps_skipped} skipped${notRun}) written to ${relative(process.cwd(), file) || file}`);
+    this.log(writeContractReport(report, resolve(this.root, this.outputFile ?? 'adcp-results.json')));
     this.writeViews(report);
   }
 

@@ -44,9 +44,9 @@ export interface BoundedFetchOptions {
   dispatcher?: Dispatcher;
 }
 
-/** One connection pool for the process; per-request timeouts come from AbortSignal. */
+/** One connection pool for the process (this fetch and raw-http.ts); per-request timeouts come from AbortSignal. */
 let sharedDispatcher: Agent | undefined;
-function dispatcher(): Agent {
+export function dispatcher(): Agent {
   sharedDispatcher ??= new Agent({ connectTimeout: 10_000, keepAliveTimeout: 1_000 });
   return sharedDispatcher;
 }
@@ -164,7 +164,8 @@ function discard(body: Readable): void {
   body.destroy();
 }
 
-async function readBounded(body: Readable, limit: number): Promise<string> {
+/** A body read whole, at most `limit` bytes: past it, reading stops and ResponseTooLargeError is thrown. */
+export async function readBounded(body: Readable, limit: number): Promise<string> {
   const chunks: Uint8Array[] = [];
   let seen = 0;
   for await (const chunk of body as AsyncIterable<Uint8Array>) {

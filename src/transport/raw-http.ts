@@ -5,8 +5,9 @@
  * fields sent as given (Host included), redirects never followed, the whole
  * exchange bounded in time and the body in size.
  */
-import { Agent, request } from 'undici';
-import { describeError } from './http.js';
+import type { Readable } from 'node:stream';
+import { request } from 'undici';
+import { describeError, dispatcher, readBounded, ResponseTooLargeError } from './http.js';
 
 export interface RawRequest {
   method: string;
@@ -35,12 +36,6 @@ export interface RawOptions {
   maxResponseBytes: number;
 }
 
-let pool: Agent | undefined;
-function dispatcher(): Agent {
-  pool ??= new Agent({ connectTimeout: 10_000, keepAliveTimeout: 1_000 });
-  return pool;
-}
-
 export async function sendRaw(raw: RawRequest, options: RawOptions): Promise<RawResponse | RawFailure> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
@@ -57,23 +52,15 @@ export async function sendRaw(raw: RawRequest, options: RawOptions): Promise<Raw
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
     });
-    const chunks: Buffer[] = [];
-    let seen = 0;
-    for await (const chunk of response.body as AsyncIterable<Buffer>) {
-      seen += chunk.byteLength;
-      if (seen > options.maxResponseBytes) {
-        response.body.destroy();
-        return { error: `the agent's response exceeded ${options.maxResponseBytes} bytes; the runner stopped reading it (limit: option maxResponseBytes)`, durationMs: elapsed() };
-      }
-      chunks.push(chunk);
-    }
+    const body = await readBounded(response.body as unknown as Readable, options.maxResponseBytes);
     const list: [string, string][] = [];
     for (const [name, value] of Object.entries(response.headers)) {
       if (value === undefined) continue;
       for (const one of Array.isArray(value) ? value : [value]) list.push([name.toLowerCase(), one]);
     }
-    return { status: response.statusCode, headers: list, body: Buffer.concat(chunks).toString('utf8'), durationMs: elapsed() };
+    return { status: response.statusCode, headers: list, body, durationMs: elapsed() };
   } catch (error) {
+    if (error instanceof ResponseTooLargeError) return { error: error.message, durationMs: elapsed() };
     const message = describeError(error);
     const timedOut = /timed? ?out|aborted|AbortError|TimeoutError/i.test(message);
     return { error: timedOut ? `no answer within ${options.timeoutMs} ms (${message})` : `${raw.method} ${raw.url} failed: ${message}`, durationMs: elapsed() };

@@ -8,7 +8,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync,
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { resolveCorpus } from '../../src/corpus.js';
-import { corpusStubDir, FAILING_CHECK, readJestJson, stepIdOf, stepLocations, writeJestProjectFiles } from '../helpers/jest-project.js';
+import { comparableReport, corpusStubDir, FAILING_CHECK, readJestJson, stepIdOf, stepLocations, writeJestProjectFiles } from '../helpers/jest-project.js';
 import { assertValidContractReport } from '../helpers/contract-schema.js';
 import { repoRoot, runNode, runVitest } from '../helpers/run-vitest.js';
 
@@ -38,11 +38,6 @@ afterAll(() => {
   rmSync(scratch, { recursive: true, force: true });
   rmSync(corpusStubDir(project), { recursive: true, force: true });
 });
-
-/** A report without what differs between two runs of the same storyboards: times, and the framework's project name. */
-function comparable(report: any): unknown {
-  return JSON.parse(JSON.stringify(report, (key, value) => (['duration_ms', 'generated_at', 'started_at', 'finished_at', 'project'].includes(key) ? undefined : value)), (_, value) => value);
-}
 
 function jest(args: string[], env: Record<string, string | undefined> = {}) {
   return runNode([jestBin, '--ci', '--testLocationInResults', '--json', '--outputFile=results.json', ...args], {
@@ -103,7 +98,7 @@ describe('Jest 30.5 with the preset', () => {
     const vitest = await runVitest({ config: join(project, 'vitest.config.mjs'), cwd: project, args: ['--root', project, '--configLoader', 'native', '--outputFile.vitest-adcp=reports/vitest-adcp.json'], reporters: [join(scratch, 'dist', 'report', 'reporter.js')], env: { ADCP_AGENT_URL: inject('agentUrl') } });
     const vitestReport = JSON.parse(readFileSync(join(project, 'reports', 'vitest-adcp.json'), 'utf8'));
     expect(vitestReport.summary.total_steps).toBe(jestReport.summary.total_steps);
-    expect(comparable(jestReport), vitest.stdout + vitest.stderr).toEqual(comparable(vitestReport));
+    expect(comparableReport(join(project, 'reports', 'jest-adcp.json')), vitest.stdout + vitest.stderr).toEqual(comparableReport(join(project, 'reports', 'vitest-adcp.json')));
   }, 120_000);
 
   it('runs one step with -t, replaying the steps before it silently', async () => {

@@ -110,3 +110,14 @@ export function storyboardVerdicts(results: JestJson, files: RegExp = /storyboar
 export function corpusStubDir(rootDir: string): string {
   return join(tmpdir(), `vitest-adcp-jest-${createHash('sha256').update(rootDir).digest('hex').slice(0, 12)}`);
 }
+
+/**
+ * A contract report file without what differs between runs of the same storyboards by different runners: times, the
+ * framework's project name, and (given) the repository's own path.
+ */
+export function comparableReport(file: string, repo?: string): unknown {
+  const drop = new Set(['duration_ms', 'generated_at', 'started_at', 'finished_at', 'project']);
+  let text = readFileSync(file, 'utf8');
+  if (repo) text = text.replaceAll(JSON.stringify(repo).slice(1, -1), '<repo>');
+  return JSON.parse(text, (key, value) => (drop.has(key) ? undefined : value));
+}

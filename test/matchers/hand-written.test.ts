@@ -12,6 +12,7 @@ import '../../src/matchers/index.js';
 import { createAdcpClient, type AdcpClient, type AdcpResponse } from '../../src/index.js';
 import { formatStepFailure } from '../../src/report/format.js';
 import { runInline, storyboard } from '../helpers/inline-run.js';
+import { failureOf } from '../helpers/matcher-failure.js';
 
 const origin = () => inject('agentOrigin');
 const mcp = (behaviours?: string) => (behaviours ? `${origin()}/x/${behaviours}/mcp` : `${origin()}/mcp`);
@@ -37,14 +38,6 @@ async function hanging(task: string): Promise<AdcpResponse> {
 }
 
 /** The message of the assertion `run` makes, which must fail; agent URL and colours normalised. */
-async function failureOf(run: () => unknown): Promise<string> {
-  try {
-    await run();
-  } catch (error) {
-    return (error as Error).message.replaceAll(origin(), '<agent>').replace(/\x1b\[[0-9;]*m/g, '');
-  }
-  throw new Error('expected the assertion to fail');
-}
 
 /** A raw tools/call through fetch (the user's own HTTP client). */
 const fetchCall = (url: string, args: Record<string, unknown>, authorization?: string) =>

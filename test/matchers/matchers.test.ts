@@ -4,18 +4,11 @@
  */
 import { describe, expect, inject, it } from 'vitest';
 import '../../src/matchers/index.js';
+import { failureOf } from '../helpers/matcher-failure.js';
 
 const origin = () => inject('agentOrigin');
 const url = (behaviours?: string) => (behaviours ? `${origin()}/x/${behaviours}/mcp` : inject('agentUrl'));
 
-async function failureOf(run: () => unknown): Promise<string> {
-  try {
-    await run();
-  } catch (error) {
-    return (error as Error).message.replaceAll(origin(), '<agent>').replace(/\x1b\[[0-9;]*m/g, '');
-  }
-  throw new Error('expected the assertion to fail');
-}
 
 describe('toRejectUnauthenticated', () => {
   it('passes when the agent refuses a call without credentials', async () => {

@@ -9,19 +9,12 @@ import '../../src/matchers/index.js';
 import { createTransport } from '../../src/transport/create.js';
 import { sendRaw } from '../../src/transport/raw-http.js';
 import { runInline, storyboard } from '../helpers/inline-run.js';
+import { failureOf } from '../helpers/matcher-failure.js';
 
 const origin = () => inject('agentOrigin');
 const a2a = (behaviours?: string) => (behaviours ? `${origin()}/x/${behaviours}/a2a` : `${origin()}/a2a`);
 const mcp = (behaviours?: string) => (behaviours ? `${origin()}/x/${behaviours}/mcp` : `${origin()}/mcp`);
 
-async function failureOf(run: () => unknown): Promise<string> {
-  try {
-    await run();
-  } catch (error) {
-    return (error as Error).message.replaceAll(origin(), '<agent>').replace(/\x1b\[[0-9;]*m/g, '');
-  }
-  throw new Error('expected the assertion to fail');
-}
 
 /** An unauthenticated list_creatives over a transport, as the engine records it. */
 async function exchangeOf(protocol: 'mcp' | 'a2a', url: string) {

