@@ -181,7 +181,10 @@ export function buildReport(input: Iterable<ReportTest>, options: BuildOptions):
     }
     report.steps.push(step);
   }
-  const storyboards = [...byStoryboard.values()];
+  // Grouped by project (stable, so each project keeps its run order): projects run in parallel, and the order their
+  // results arrive in is not the report's business.
+  const byProject = (a: { project: string }, b: { project: string }) => (a.project < b.project ? -1 : a.project > b.project ? 1 : 0);
+  const storyboards = [...byStoryboard.values()].sort(byProject);
   for (const report of storyboards) report.status = report.skip ? 'skipped' : storyboardStatus(report.steps);
   const all = storyboards.flatMap((s) => s.steps);
   const notRunCount = all.filter((s) => 'not_run' in s).length;
@@ -195,7 +198,7 @@ export function buildReport(input: Iterable<ReportTest>, options: BuildOptions):
     contract: { id: 'runner_output_contract', version: '1.1.0' },
     runner: { name: 'vitest-adcp', version: toolVersion() },
     generated_at: now,
-    run: buildEnvelope([...targets.values()], { started_at: options.started_at ?? now, finished_at: options.finished_at ?? now, test_name_pattern: options.test_name_pattern ?? null }, notRunCount === 0),
+    run: buildEnvelope([...targets.values()].sort(byProject), { started_at: options.started_at ?? now, finished_at: options.finished_at ?? now, test_name_pattern: options.test_name_pattern ?? null }, notRunCount === 0),
     summary: {
       total_steps: steps.length,
       steps_passed: steps.filter((s) => s.passed && !s.skip).length,

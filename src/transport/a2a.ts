@@ -118,7 +118,9 @@ export class A2aTransport implements AgentTransport {
       }
       const next = await this.rpc(discovered, 'tasks/get', { id: (task as any).id }, options.credentials, remaining(), signal, headers);
       polls++;
-      if (next.kind === 'failure' && signal.aborted) {
+      // A poll cut by the step's deadline — the call's signal, or the poll's own timeout set to what was left, whichever
+      // timer fired first — means the task did not finish in time, not that polling broke.
+      if (next.kind === 'failure' && (signal.aborted || performance.now() - started >= options.timeoutMs - 1)) {
         answer = { ...answer, stillRunning: { state, polls } };
         break;
       }
