@@ -1,20 +1,43 @@
 /**
  * The AdCP JSON Schema registry: the draft-07 schemas that `@adcp/sdk` ships in
- * `dist/lib/schemas-data/<major.minor>/`, loaded into one ajv instance per
- * worker. Schemas are added once (cheap) and compiled on first use (the
- * expensive part), then cached by ajv — so a storyboard run compiles each
- * response schema at most once per worker.
+ * `dist/lib/schemas-data/<major.minor>/`, served from one ajv instance per
+ * worker. Nothing is read up front but the file list and the manifest: a schema
+ * is parsed when a step first names it, added to ajv with the schemas its
+ * `$ref`s reach, and compiled on first validation, then cached — so a run pays
+ * only for the schemas its storyboards use. (The directory holds ~580 files,
+ * 12 MB, most of them `bundled/` copies no storyboard names; parsing and adding
+ * them all cost every worker 200–300 ms before its first step.)
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
+import { createRequire } from 'node:module';
 import AjvModule from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import standaloneModule from 'ajv/dist/standalone/index.js';
 import type { SchemaError } from '../engine/records.js';
+import { ValidatorCache } from './validator-cache.js';
 
 // ajv and ajv-formats are CommonJS with `exports.default`; under NodeNext the
 // default import is the module object.
 const Ajv = ((AjvModule as any).default ?? AjvModule) as typeof AjvModule.default;
+const MissingRefError = ((AjvModule as any).MissingRefError ?? AjvModule.MissingRefError) as typeof AjvModule.MissingRefError;
+const code = ((AjvModule as any)._ ?? AjvModule._) as typeof AjvModule._;
+const standaloneCode = ((standaloneModule as any).default ?? standaloneModule) as typeof standaloneModule.default;
+const localRequire = createRequire(import.meta.url);
+const AJV_VERSION = (localRequire('ajv/package.json') as { version: string }).version;
+/**
+ * `code.optimize: false`: ajv's optimiser passes halve the time to compile the large AdCP response schemas, and make
+ * no difference a step can measure to the validation itself. `code.source` and `code.formats` let a compiled validator
+ * be written out as module code (validator-cache.ts); the formats are ajv-formats' full set, as `addFormats` adds.
+ */
+const AJV_OPTIONS = {
+  strict: false,
+  allErrors: true,
+  validateSchema: false,
+  logger: false,
+  code: { optimize: false, source: true, formats: code`require("ajv-formats/dist/formats").fullFormats` },
+} as const;
 const addFormats = ((addFormatsModule as any).default ?? addFormatsModule) as typeof addFormatsModule.default;
 
 /** Where `schema_url` points: the public origin that serves `/schemas/<version>/...`. */
@@ -48,27 +71,27 @@ interface ManifestTool {
 
 export class SchemaRegistry {
   private readonly ajv: InstanceType<typeof Ajv>;
-  /** Relative path (e.g. `protocol/x.json`) → `$id`. */
-  private readonly idsByPath = new Map<string, string>();
+  /** Every `.json` file under the directory: relative path (e.g. `protocol/x.json`) → absolute path. */
+  private readonly files = new Map<string, string>();
+  /** Parsed files: relative path → the schema, or null for a file that is not a schema (no `$id`, not JSON). */
+  private readonly parsed = new Map<string, LoadedSchema | null>();
+  /** Relative paths whose schema (and the schemas its refs reach) ajv has. */
+  private readonly added = new Set<string>();
   private readonly validators = new Map<string, ValidateFunction>();
   private readonly tools: Record<string, ManifestTool>;
+  private loadedAll = false;
+  private readonly cache: ValidatorCache | undefined;
   readonly version: string | undefined;
 
-  constructor(readonly dir: string) {
-    this.ajv = new Ajv({ strict: false, allErrors: true, validateSchema: false, logger: false });
+  /** `cacheDir`: where compiled validators are kept between runs (validator-cache.ts); none, no cache. */
+  constructor(
+    readonly dir: string,
+    cacheDir?: string,
+  ) {
+    this.ajv = new Ajv(AJV_OPTIONS);
     addFormats(this.ajv);
-    for (const file of listJsonFiles(dir)) {
-      const rel = relative(dir, file).split(sep).join('/');
-      let schema: any;
-      try {
-        schema = JSON.parse(readFileSync(file, 'utf8'));
-      } catch {
-        continue; // not a schema; the registry only serves well-formed files
-      }
-      if (!schema || typeof schema !== 'object' || typeof schema.$id !== 'string') continue;
-      this.idsByPath.set(rel, schema.$id);
-      if (!this.ajv.getSchema(schema.$id)) this.ajv.addSchema(schema, schema.$id);
-    }
+    this.cache = cacheDir ? new ValidatorCache(cacheDir, `ajv ${AJV_VERSION} ${JSON.stringify(AJV_OPTIONS)}`) : undefined;
+    for (const file of listJsonFiles(dir)) this.files.set(relative(dir, file).split(sep).join('/'), file);
     const manifest = readJson(join(dir, 'manifest.json'));
     this.tools = manifest?.tools ?? {};
     this.version = manifest?.adcp_version;
@@ -88,18 +111,18 @@ export class SchemaRegistry {
    * Whether a task's request schema lists `idempotency_key` as required — the
    * spec's marker of the idempotency mechanism (storyboard-schema.yaml >
    * "Relationship to idempotency_key"), and so of the tasks a runner adds a
-   * key to.
+   * key to. Read from the schema itself: nothing is compiled for it.
    */
   requiresIdempotencyKey(task: string): boolean {
     const ref = this.requestSchemaFor(task);
     const path = ref ? this.resolveRef(ref) : undefined;
-    const id = path ? this.idsByPath.get(path) : undefined;
-    const schema = id ? (this.ajv.getSchema(id)?.schema as { required?: unknown } | undefined) : undefined;
-    return Array.isArray(schema?.required) && schema.required.includes('idempotency_key');
+    const required = path ? (this.load(path)?.schema as { required?: unknown } | undefined)?.required : undefined;
+    return Array.isArray(required) && required.includes('idempotency_key');
   }
 
   identify(ref: string): SchemaIdentity {
-    const id = this.idsByPath.get(this.resolveRef(ref) ?? '');
+    const path = this.resolveRef(ref);
+    const id = path ? this.load(path)?.id : undefined;
     if (!id) throw new SchemaNotFoundError(ref, this.dir);
     return { schema_id: id, schema_url: SCHEMA_URL_ORIGIN + id };
   }
@@ -119,14 +142,14 @@ export class SchemaRegistry {
    * Exact path first; then, because storyboards name some schemas by the
    * domain that uses them rather than the folder that ships them (e.g.
    * `creative/build-creative-response.json`, shipped as
-   * `media-buy/build-creative-response.json`), the one file of that name
+   * `media-buy/build-creative-response.json`), the one schema of that name
    * outside the `bundled/` copies.
    */
   resolveRef(ref: string): string | undefined {
     const path = normaliseRef(ref);
-    if (this.idsByPath.has(path)) return path;
+    if (this.load(path)) return path;
     const name = path.split('/').at(-1)!;
-    const candidates = [...this.idsByPath.keys()].filter((p) => !p.startsWith('bundled/') && p.split('/').at(-1) === name);
+    const candidates = [...this.files.keys()].filter((p) => !p.startsWith('bundled/') && p.split('/').at(-1) === name && this.load(p));
     return candidates.length === 1 ? candidates[0] : undefined;
   }
 
@@ -134,13 +157,107 @@ export class SchemaRegistry {
     const identity = this.identify(ref);
     let validator = this.validators.get(identity.schema_id);
     if (!validator) {
-      validator = this.ajv.getSchema(identity.schema_id);
-      if (!validator) throw new SchemaNotFoundError(ref, this.dir);
+      validator = this.compile(this.resolveRef(ref)!, identity.schema_id);
       this.validators.set(identity.schema_id, validator);
     }
     const valid = validator(data) as boolean;
     return { ...identity, valid, errors: valid ? [] : (validator.errors ?? []).map(toSchemaError) };
   }
+
+  private compile(path: string, id: string): ValidateFunction {
+    const reached = this.reach(path);
+    const key = this.cache?.key(id, reached.map((p) => ({ path: p, text: this.load(p)!.text })));
+    const cached = key ? this.cache!.load(key) : undefined;
+    if (cached) return cached;
+    for (const p of reached) if (!this.added.has(p)) this.add(p, this.load(p)!);
+    try {
+      const validator = this.ajv.getSchema(id);
+      if (validator) {
+        if (key) this.cache!.store(key, standaloneCode(this.ajv, validator));
+        return validator;
+      }
+    } catch (error) {
+      // A ref this registry did not follow (an `$id` that is not the file's path, say): add every schema, as ajv
+      // would have needed from the start, and compile again (not cached: the key would not cover what it used).
+      if (!(error instanceof MissingRefError) || this.loadedAll) throw error;
+    }
+    this.addAll();
+    const validator = this.ajv.getSchema(id);
+    if (!validator) throw new SchemaNotFoundError(path, this.dir);
+    return validator;
+  }
+
+  /** Parses a file once; null when it is missing, not JSON, or has no `$id`. */
+  private load(path: string): LoadedSchema | null {
+    let loaded = this.parsed.get(path);
+    if (loaded !== undefined) return loaded;
+    const file = this.files.get(path);
+    const text = file ? readText(file) : undefined;
+    const schema = text === undefined ? undefined : parseJson(text);
+    loaded = schema && typeof schema === 'object' && typeof schema.$id === 'string' ? { id: schema.$id, schema, text: text! } : null;
+    this.parsed.set(path, loaded);
+    return loaded;
+  }
+
+  /** A schema and every schema its `$ref`s reach (by `$id`, which the corpus keeps equal to the path), as paths. */
+  private reach(path: string): string[] {
+    const reached = new Set<string>();
+    const pending = [path];
+    while (pending.length > 0) {
+      const next = pending.pop()!;
+      if (reached.has(next)) continue;
+      const loaded = this.load(next);
+      if (!loaded) continue;
+      reached.add(next);
+      // `/schemas/3.0.6/` for `/schemas/3.0.6/core/product.json` at `core/product.json`.
+      const root = loaded.id.endsWith(next) ? loaded.id.slice(0, loaded.id.length - next.length) : undefined;
+      if (root === undefined) continue;
+      for (const ref of refsIn(loaded.schema)) {
+        const target = new URL(ref, `https://schemas.invalid${loaded.id}`).pathname;
+        if (target.startsWith(root)) pending.push(target.slice(root.length));
+      }
+    }
+    return [...reached];
+  }
+
+  private addAll(): void {
+    for (const path of this.files.keys()) {
+      const loaded = this.load(path);
+      if (loaded && !this.added.has(path)) this.add(path, loaded);
+    }
+    this.loadedAll = true;
+  }
+
+  private add(path: string, loaded: LoadedSchema): void {
+    this.added.add(path);
+    // Two files may carry one `$id` (a copy): the first one added serves it, as before.
+    if (!(this.ajv.schemas as Record<string, unknown>)[loaded.id]) this.ajv.addSchema(loaded.schema, loaded.id);
+  }
+}
+
+interface LoadedSchema {
+  id: string;
+  schema: Record<string, unknown>;
+  /** The file's text, for the validator cache's key. */
+  text: string;
+}
+
+/** Every `$ref` string in a schema, at any depth (fragment-only refs stay inside the schema: not listed). */
+function refsIn(schema: unknown): string[] {
+  const refs: string[] = [];
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) {
+      for (const item of node) walk(item);
+    } else if (node && typeof node === 'object') {
+      for (const [key, value] of Object.entries(node)) {
+        if (key === '$ref' && typeof value === 'string') {
+          if (!value.startsWith('#')) refs.push(value);
+        } else walk(value);
+      }
+    }
+  };
+  walk(schema);
+  return refs;
 }
 
 function toSchemaError(error: ErrorObject): SchemaError {
@@ -167,8 +284,21 @@ function listJsonFiles(dir: string): string[] {
 }
 
 function readJson(file: string): any {
+  const text = readText(file);
+  return text === undefined ? undefined : parseJson(text);
+}
+
+function readText(file: string): string | undefined {
   try {
-    return JSON.parse(readFileSync(file, 'utf8'));
+    return readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+function parseJson(text: string): any {
+  try {
+    return JSON.parse(text);
   } catch {
     return undefined;
   }
@@ -176,12 +306,13 @@ function readJson(file: string): any {
 
 const registries = new Map<string, SchemaRegistry>();
 
-/** One registry per schema directory per process (i.e. per Vitest worker). */
-export function schemaRegistryFor(dir: string): SchemaRegistry {
-  let registry = registries.get(dir);
+/** One registry per schema directory (and cache directory) per process, i.e. per Vitest worker. */
+export function schemaRegistryFor(dir: string, cacheDir?: string): SchemaRegistry {
+  const key = `${dir}\0${cacheDir ?? ''}`;
+  let registry = registries.get(key);
   if (!registry) {
-    registry = new SchemaRegistry(dir);
-    registries.set(dir, registry);
+    registry = new SchemaRegistry(dir, cacheDir);
+    registries.set(key, registry);
   }
   return registry;
 }

@@ -1,0 +1,60 @@
+/**
+ * Compiled AdCP schema validators kept on disk between runs.
+ *
+ * ajv turns a large response schema into a validation function in tens of
+ * milliseconds, and every Vitest worker of every run used to pay that again for
+ * each schema its storyboards name (a quarter of a second per worker over the
+ * corpus). ajv can write a compiled validator out as module code ("standalone
+ * code"); this cache stores that code under a key made of everything the code
+ * depends on — the text of the schema and of every schema its `$ref`s reach,
+ * ajv's version and options — so a changed or reinstalled schema set can never
+ * be served stale code: it simply gets a new key.
+ *
+ * An entry that does not load means compiling as before (cache/disk-cache.ts).
+ */
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import type { ValidateFunction } from 'ajv';
+import { DiskCache } from '../cache/disk-cache.js';
+
+/** Bumped when what is stored changes shape. */
+const FORMAT = 'vitest-adcp-validator-v1';
+const localRequire = createRequire(import.meta.url);
+
+export class ValidatorCache {
+  private readonly disk: DiskCache;
+
+  /** `salt`: what the generated code also depends on besides the schemas (ajv version, options). */
+  constructor(
+    cacheDir: string,
+    private readonly salt: string,
+  ) {
+    this.disk = new DiskCache(join(cacheDir, 'validators'), '.cjs');
+  }
+
+  /** The key of a validator: the schema's `$id` and the texts of the schemas it reaches, in path order. */
+  key(id: string, texts: readonly { path: string; text: string }[]): string {
+    const sorted = [...texts].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    return DiskCache.key(FORMAT, this.salt, id, ...sorted.flatMap(({ path, text }) => [path, text]));
+  }
+
+  /** The validator stored under `key`, or undefined (never stored, unreadable, or broken). */
+  load(key: string): ValidateFunction | undefined {
+    const code = this.disk.read(key);
+    if (code === undefined) return undefined;
+    try {
+      const module = { exports: {} as { default?: ValidateFunction } };
+      // The code is CommonJS that requires ajv's runtime helpers and ajv-formats' formats: resolved from this package,
+      // where they are dependencies, wherever the cache directory is.
+      new Function('require', 'module', 'exports', code)(localRequire, module, module.exports);
+      const validate = module.exports.default ?? (module.exports as unknown as ValidateFunction);
+      return typeof validate === 'function' ? validate : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  store(key: string, code: string): void {
+    this.disk.write(key, code);
+  }
+}

@@ -1,0 +1,58 @@
+/**
+ * Compiled schema validators kept between runs (src/schemas/validator-cache.ts):
+ * a registry with a cache directory gives the verdicts a registry without one
+ * gives, the next registry reads what the first wrote, a changed schema (or one
+ * it references) is compiled again, and a broken entry is compiled again.
+ */
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { defaultSchemasDir } from '../../src/corpus.js';
+import { SchemaRegistry } from '../../src/schemas/registry.js';
+
+const schemasDir = defaultSchemasDir()!;
+const scratch = mkdtempSync(join(tmpdir(), 'adcp-validators-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+const REF = 'media-buy/get-products-response.json';
+const answers = [{ products: [] }, { products: [{ product_id: 'p' }] }, { nothing: true }, { errors: [{ code: 'X', message: 'm' }] }];
+const entries = (cacheDir: string) => readdirSync(join(cacheDir, 'validators'));
+
+describe('validators from the cache directory', () => {
+  it('give the verdicts a fresh compile gives, and the next registry reads them', () => {
+    const cacheDir = join(scratch, 'same');
+    const expected = answers.map((a) => new SchemaRegistry(schemasDir).validate(REF, a));
+    expect(answers.map((a) => new SchemaRegistry(schemasDir, cacheDir).validate(REF, a))).toEqual(expected);
+    expect(entries(cacheDir)).toHaveLength(1);
+    // Plant an entry that accepts everything: a registry that reads the cache now says "valid" to an invalid answer.
+    const file = join(cacheDir, 'validators', entries(cacheDir)[0]!);
+    const real = readFileSync(file, 'utf8');
+    writeFileSync(file, '"use strict"; module.exports = function validate() { validate.errors = null; return true; }; module.exports.default = module.exports;');
+    expect(new SchemaRegistry(schemasDir, cacheDir).validate(REF, { nothing: true }).valid).toBe(true);
+    // A broken entry is compiled again.
+    writeFileSync(file, 'this is not javascript {');
+    expect(answers.map((a) => new SchemaRegistry(schemasDir, cacheDir).validate(REF, a))).toEqual(expected);
+    writeFileSync(file, real);
+    expect(answers.map((a) => new SchemaRegistry(schemasDir, cacheDir).validate(REF, a))).toEqual(expected);
+    expect(expected.some((v) => !v.valid)).toBe(true);
+  });
+
+  it('a changed referenced schema gets a new entry, never the old code', () => {
+    const dir = join(scratch, 'schemas');
+    cpSync(schemasDir, dir, { recursive: true });
+    const cacheDir = join(scratch, 'changed');
+    const answer = { products: [{ product_id: 'p', name: 'n' }] };
+    const before = new SchemaRegistry(dir, cacheDir).validate(REF, answer);
+    // core/product.json is only reached through get-products-response.json's $refs.
+    const productFile = join(dir, 'core', 'product.json');
+    const product = JSON.parse(readFileSync(productFile, 'utf8'));
+    product.required = [...(product.required ?? []), 'x_required_by_this_test'];
+    writeFileSync(productFile, JSON.stringify(product));
+    const after = new SchemaRegistry(dir, cacheDir).validate(REF, answer);
+    expect(entries(cacheDir)).toHaveLength(2);
+    expect(after.valid).toBe(false);
+    expect(after.errors.map((e) => e.message).join('\n')).toContain('x_required_by_this_test');
+    expect(before.errors.map((e) => e.message).join('\n')).not.toContain('x_required_by_this_test');
+  });
+});
