@@ -16,6 +16,7 @@ import { schemaRegistryFor } from './schemas/registry.js';
 import { loadTestKit, resolveTestKitPath } from './storyboard/test-kit.js';
 import type { Storyboard, TestKit } from './storyboard/types.js';
 import { createTransport } from './transport/create.js';
+import { workerSessions } from './transport/mcp.js';
 import type { WebhookSink } from './webhooks/receiver.js';
 import { RemoteWebhookSink } from './webhooks/remote.js';
 
@@ -26,6 +27,17 @@ export interface OpenRunOptions {
   webhooks?: WebhookSink;
   /** The loader's warnings for the storyboard file (StoryboardRunOptions.loadWarnings). */
   loadWarnings?: readonly string[];
+  /**
+   * Share MCP sessions with the other runs of this process (transport/mcp.ts `workerSessions`): for a runner that
+   * runs many storyboards one after another in one process and can close them at its end (`closeSharedSessions`).
+   * @default false
+   */
+  shareSessions?: boolean;
+}
+
+/** Closes the MCP sessions runs opened with `shareSessions` left open for the next run. */
+export function closeSharedSessions(): Promise<void> {
+  return workerSessions.close();
 }
 
 export function openStoryboardRun(storyboard: Storyboard, given: RuntimeConfig = {}, options: OpenRunOptions = {}): StoryboardRun {
@@ -44,8 +56,14 @@ export function openStoryboardRun(storyboard: Storyboard, given: RuntimeConfig =
   }
   const schemasDir = config.schemasDir ?? defaultSchemasDir();
   return new StoryboardRun(storyboard, {
-    transport: () => createTransport(config.protocol, { url: config.agentUrl!, maxResponseBytes: config.maxResponseBytes, urlGuard: { allowHttp: config.allowHttp === true } }),
-    schemas: schemasDir ? schemaRegistryFor(schemasDir) : undefined,
+    transport: () =>
+      createTransport(config.protocol, {
+        url: config.agentUrl!,
+        maxResponseBytes: config.maxResponseBytes,
+        urlGuard: { allowHttp: config.allowHttp === true },
+        ...(options.shareSessions ? { mcpSessions: workerSessions } : {}),
+      }),
+    schemas: schemasDir ? schemaRegistryFor(schemasDir, config.cacheDir) : undefined,
     testKit,
     authToken: config.authToken,
     timeoutMs: config.timeoutMs,

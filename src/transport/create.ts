@@ -4,12 +4,15 @@
  * the checks, the reports — is the same for both.
  */
 import { A2aTransport } from './a2a.js';
-import { McpTransport } from './mcp.js';
+import { McpTransport, type McpSessionPool } from './mcp.js';
 import type { AgentTransport } from './types.js';
 import type { UrlGuardOptions } from './url-guard.js';
 
 export type Protocol = 'mcp' | 'a2a';
 
-export function createTransport(protocol: Protocol, options: { url: string; maxResponseBytes: number; urlGuard?: Omit<UrlGuardOptions, 'agentUrl'> }): AgentTransport {
-  return protocol === 'a2a' ? new A2aTransport(options) : new McpTransport(options);
+export function createTransport(
+  protocol: Protocol,
+  options: { url: string; maxResponseBytes: number; urlGuard?: Omit<UrlGuardOptions, 'agentUrl'>; mcpSessions?: McpSessionPool },
+): AgentTransport {
+  return protocol === 'a2a' ? new A2aTransport(options) : new McpTransport({ ...options, sessions: options.mcpSessions });
 }

@@ -4,9 +4,8 @@
  * structuredContent wins over content[].text; an `adcp_error` (or isError)
  * takes the error path; the path actually used is recorded.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CallToolResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CallToolResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Exchange } from '../checks/types.js';
 import type { ExtractionRecord, ResponseRecord } from '../engine/records.js';
 import { filterResponseHeaders } from '../report/redact.js';
@@ -19,37 +18,124 @@ export interface McpTransportOptions {
   maxResponseBytes: number;
   /** Client name/version announced in `initialize`. */
   clientInfo?: { name: string; version: string };
+  /**
+   * Sessions to take from and give back to instead of opening and closing one per transport: the storyboard runs
+   * of one worker share theirs (see McpSessionPool). @default none: this transport's sessions are its own
+   */
+  sessions?: McpSessionPool;
 }
 
 interface Connection {
   client: Client;
   /** Status and headers of the latest HTTP response on this connection. */
   last?: ObservedHttp;
+  /** The agent's tool names, listed once per session. */
+  tools?: string[];
+  /** Taken from a pool and not yet used by this transport: the agent may have ended the session meanwhile. */
+  reused?: boolean;
 }
 
+/**
+ * MCP sessions kept open between the storyboard runs of one process (a Vitest worker runs storyboard files one after
+ * another), per agent URL, credential and bounds. A session costs three requests before the first call (initialize,
+ * the initialized notification, tools/list) and the agent builds a server for each: over the corpus that was a third
+ * of the requests and half of the agent's CPU time — the reference runner keeps its sessions too. A run takes a
+ * session for itself (never two runs on one session), gives it back when it closes, and drops it on any transport
+ * error. Nothing of a run lives in the session: context, captures and credentials are the run's own (engine/run.ts),
+ * and a different credential is a different session.
+ */
+export class McpSessionPool {
+  private readonly idle = new Map<string, Connection[]>();
+
+  take(key: string): Connection | undefined {
+    const list = this.idle.get(key);
+    const connection = list?.pop();
+    if (list && list.length === 0) this.idle.delete(key);
+    if (connection) connection.reused = true;
+    return connection;
+  }
+
+  give(key: string, connection: Connection): void {
+    const list = this.idle.get(key) ?? [];
+    list.push(connection);
+    this.idle.set(key, list);
+  }
+
+  /** Closes every idle session (open ones close with their transport). */
+  async close(): Promise<void> {
+    const all = [...this.idle.values()].flat();
+    this.idle.clear();
+    await Promise.all(all.map((c) => c.client.close().catch(() => {})));
+  }
+}
+
+/** The sessions the storyboard runs of this process share (open-run.ts). */
+export const workerSessions = new McpSessionPool();
+
 const CLIENT_INFO = { name: 'vitest-adcp', version: '0.1.0' };
+
+interface McpSdk {
+  Client: typeof import('@modelcontextprotocol/sdk/client/index.js').Client;
+  StreamableHTTPClientTransport: typeof import('@modelcontextprotocol/sdk/client/streamableHttp.js').StreamableHTTPClientTransport;
+  CallToolResultSchema: typeof CallToolResultSchema;
+  McpError: typeof McpError;
+}
+let sdk: Promise<McpSdk> | undefined;
+let loadedSdk: McpSdk | undefined;
+
+/**
+ * The MCP SDK, imported on the first connection. It and zod under it take a quarter of a second to import, and the
+ * package's entry point reaches this module — so a Vitest run's main process, which loads the plugin from that entry
+ * point and never calls an agent (unless it selects storyboards by capabilities), paid it before starting a worker.
+ */
+function mcpSdk(): Promise<McpSdk> {
+  sdk ??= Promise.all([
+    import('@modelcontextprotocol/sdk/client/index.js'),
+    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+  ]).then(([client, transport, types]) => {
+    loadedSdk = { Client: client.Client, StreamableHTTPClientTransport: transport.StreamableHTTPClientTransport, CallToolResultSchema: types.CallToolResultSchema, McpError: types.McpError };
+    return loadedSdk;
+  });
+  return sdk;
+}
 
 export class McpTransport implements AgentTransport {
   readonly kind = 'mcp' as const;
   readonly url: string;
   /** One MCP session per distinct credential (steps may strip or swap credentials). */
   private readonly connections = new Map<string, Promise<Connection>>();
+  /** For each of those, the pool key it goes back under (its credential and the timeout its fetch was made with). */
+  private readonly poolKeys = new Map<string, string>();
 
   constructor(private readonly options: McpTransportOptions) {
     this.url = options.url;
   }
 
   async call(task: string, payload: unknown, options: CallOptions): Promise<Exchange> {
+    for (;;) {
+      const { staleSession, ...exchange } = await this.callOnce(task, payload, options);
+      // MCP (Streamable HTTP > session management): a 404 to a request with a session id means the agent ended that
+      // session, and the client starts a new one. Only for a pooled session this run had not used yet — its 404 is
+      // about our reuse, not an answer to the storyboard's call. Each turn drops one pooled session: this ends.
+      if (!staleSession) return exchange;
+    }
+  }
+
+  private async callOnce(task: string, payload: unknown, options: CallOptions): Promise<Exchange & { staleSession?: true }> {
     const request = { transport: 'mcp' as const, operation: task, payload, url: this.url };
     const started = performance.now();
     const signal = options.signal ? AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs)]) : AbortSignal.timeout(options.timeoutMs);
     let connection: Connection | undefined;
+    let reused = false;
     try {
       connection = await this.connect(options.credentials, options.timeoutMs, signal);
       connection.last = undefined;
+      reused = connection.reused === true;
+      connection.reused = false;
       const result = await connection.client.callTool(
         { name: task, arguments: (payload ?? {}) as Record<string, unknown> },
-        KEEP_STRUCTURED_CONTENT as unknown as typeof CallToolResultSchema,
+        keepStructuredContent(loadedSdk!) as unknown as typeof CallToolResultSchema,
         { timeout: options.timeoutMs, maxTotalTimeout: options.timeoutMs, signal },
       );
       const duration_ms = Math.round(performance.now() - started);
@@ -58,7 +144,8 @@ export class McpTransport implements AgentTransport {
       return { request, response: this.responseRecord(responsePayload, connection.last, duration_ms), extraction, data };
     } catch (error) {
       const duration_ms = Math.round(performance.now() - started);
-      if (error instanceof McpError && !isTransportLevelMcpError(error)) {
+      // (No SDK loaded yet: the error came before any MCP exchange, so it is no McpError.)
+      if (loadedSdk && error instanceof loadedSdk.McpError && !isTransportLevelMcpError(error)) {
         // The agent answered with a JSON-RPC error: that is an answer, on the error path.
         const rpcError = { code: error.code, message: error.message, data: error.data };
         return {
@@ -72,6 +159,7 @@ export class McpTransport implements AgentTransport {
       // No MCP result: drop the connection so the next step starts clean.
       this.forget(options.credentials);
       const observed: ObservedHttp | undefined = connection?.last ?? (error as any)?.observed;
+      if (reused && observed?.status === 404) return { request, response: undefined, extraction: { path: 'none' }, data: undefined, staleSession: true };
       const httpAnswer = observed ? jsonRpcErrorIn(observed) : undefined;
       if (observed && httpAnswer) {
         // An HTTP error status carrying a JSON-RPC error (e.g. 401 + adcp_error AUTH_REQUIRED) is the agent's answer.
@@ -107,6 +195,7 @@ export class McpTransport implements AgentTransport {
     const signal = options.signal ? AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs)]) : AbortSignal.timeout(options.timeoutMs);
     try {
       const connection = await this.connect(options.credentials, options.timeoutMs, signal);
+      if (connection.tools) return { tools: [...connection.tools] };
       const tools: string[] = [];
       let cursor: string | undefined;
       // Bounded: a hostile agent could page forever.
@@ -116,7 +205,8 @@ export class McpTransport implements AgentTransport {
         cursor = listed.nextCursor;
         if (!cursor) break;
       }
-      return { tools };
+      connection.tools = tools;
+      return { tools: [...tools] };
     } catch (error) {
       this.forget(options.credentials);
       return { error: describeTransportError(error, undefined, options.timeoutMs) };
@@ -136,10 +226,16 @@ export class McpTransport implements AgentTransport {
     return authorizationHeader(credentials) ?? '';
   }
 
+  /** What a pooled session must share with this transport's: the agent, the credential and the bounds its fetch has. */
+  private poolKey(credentials: Credentials, timeoutMs: number): string {
+    return JSON.stringify([this.url, this.options.maxResponseBytes, timeoutMs, this.options.clientInfo ?? CLIENT_INFO, this.key(credentials)]);
+  }
+
   private forget(credentials: Credentials): void {
     const key = this.key(credentials);
     const pending = this.connections.get(key);
     this.connections.delete(key);
+    this.poolKeys.delete(key);
     pending?.then((c) => c.client.close()).catch(() => {});
   }
 
@@ -147,7 +243,10 @@ export class McpTransport implements AgentTransport {
     const key = this.key(credentials);
     let pending = this.connections.get(key);
     if (!pending) {
-      pending = this.open(credentials, timeoutMs, signal);
+      const poolKey = this.poolKey(credentials, timeoutMs);
+      const pooled = this.options.sessions?.take(poolKey);
+      pending = pooled ? Promise.resolve(pooled) : this.open(credentials, timeoutMs, signal);
+      this.poolKeys.set(key, poolKey);
       this.connections.set(key, pending);
       pending.catch(() => this.connections.delete(key));
     }
@@ -157,6 +256,7 @@ export class McpTransport implements AgentTransport {
   private async open(credentials: Credentials, timeoutMs: number, signal: AbortSignal): Promise<Connection> {
     const connection = {} as Connection;
     const authorization = authorizationHeader(credentials);
+    const { Client, StreamableHTTPClientTransport } = await mcpSdk();
     const transport = new StreamableHTTPClientTransport(new URL(this.url), {
       requestInit: authorization ? { headers: { authorization } } : undefined,
       // Redirects stay on the agent's origin (url-guard.ts): a Location is agent-supplied.
@@ -185,12 +285,13 @@ export class McpTransport implements AgentTransport {
   }
 
   async close(): Promise<void> {
-    const pending = [...this.connections.values()];
+    const pending = [...this.connections.entries()];
     this.connections.clear();
+    const sessions = this.options.sessions;
     await Promise.all(
-      pending.map((p) =>
+      pending.map(([key, p]) =>
         p.then(
-          (c) => c.client.close(),
+          (c) => (sessions ? sessions.give(this.poolKeys.get(key)!, c) : c.client.close()),
           () => {},
         ),
       ),
@@ -204,13 +305,13 @@ export class McpTransport implements AgentTransport {
  * became the copy's prototype and vanished from the answer, its checks and its record. The SDK accepts any schema
  * with a Zod 3 style `safeParse` (its zod-compat layer), which is what this is.
  */
-const KEEP_STRUCTURED_CONTENT = {
+const keepStructuredContent = ({ CallToolResultSchema }: McpSdk) => ({
   safeParse(data: unknown) {
     const checked = CallToolResultSchema.safeParse(data);
     if (!checked.success || checked.data.structuredContent === undefined) return checked;
     return { success: true as const, data: { ...checked.data, structuredContent: (data as { structuredContent: Record<string, unknown> }).structuredContent } };
   },
-};
+});
 
 function parseMaybeJson(text: string): unknown {
   try {
