@@ -8,6 +8,9 @@
  *   vitest      npx vitest run   with a config that has only adcpStoryboards({ compliance: { storyboards } })
  *   cli         npx vitest-adcp <url>                          (capability-selected, like the reference)
  *
+ * Both run the package as a user has it: installed under node_modules of a
+ * repository of its own (userRepo), with Vitest's default config loader.
+ *
  * `vitest` runs the ids the reference ran, so both grade the same storyboards;
  * every other setting is Vitest's default. The agents are the SDK's example
  * agents (bench/compare/agents.mjs), started once per agent with their mock
@@ -21,7 +24,7 @@
  * against "300 MB per worker". Not part of `npm test`.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { AGENTS } from './compare/agents.mjs';
@@ -82,6 +85,23 @@ async function withAgent(spec, fn) {
   }
 }
 
+/**
+ * A user's repository: the package installed under node_modules/vitest-adcp (package.json, dist/, schema/, as `npm
+ * pack` ships them) and every other dependency linked from this repository's node_modules. Where the package sits
+ * matters: Vitest runs node_modules packages natively but passes any other file (an absolute dist/ path, say) through
+ * Vite's module runner in each worker, which is slower and not what users run.
+ */
+function userRepo(name) {
+  const dir = join(work, name);
+  const modules = join(dir, 'node_modules');
+  mkdirSync(modules, { recursive: true });
+  for (const entry of readdirSync(join(root, 'node_modules'))) symlinkSync(join(root, 'node_modules', entry), join(modules, entry));
+  mkdirSync(join(modules, 'vitest-adcp'));
+  for (const part of ['package.json', 'dist', 'schema']) cpSync(join(root, part), join(modules, 'vitest-adcp', part), { recursive: true });
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: `bench-${name}`, private: true, type: 'module' }));
+  return dir;
+}
+
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function benchAgent(spec) {
@@ -92,17 +112,13 @@ async function benchAgent(spec) {
     const first = await reference();
     const ids = JSON.parse(first.stdout).storyboards_executed ?? [];
     if (ids.length === 0) throw new Error(`the reference ran no storyboards against ${spec.name}: ${first.stderr.slice(-500)}`);
-    const dir = join(work, spec.name);
-    mkdirSync(dir, { recursive: true });
+    const dir = userRepo(spec.name);
     writeFileSync(
       join(dir, 'vitest.config.mjs'),
-      `import { defineConfig } from 'vitest/config';\nimport { adcpStoryboards } from ${JSON.stringify(join(root, 'dist', 'index.js'))};\nexport default defineConfig({ plugins: [adcpStoryboards({ compliance: { storyboards: ${JSON.stringify(ids)} } })] });\n`,
+      `import { defineConfig } from 'vitest/config';\nimport { adcpStoryboards } from 'vitest-adcp';\nexport default defineConfig({ plugins: [adcpStoryboards({ compliance: { storyboards: ${JSON.stringify(ids)} } })] });\n`,
     );
-    // `--configLoader native`: the config imports the package by its absolute dist/ path, which Vite's default config
-    // loader would bundle into the config (about 150 MB more in the main process); a user's `import … from
-    // 'vitest-adcp'` resolves into node_modules, which that loader leaves external — as Node's own import does.
-    const vitest = () => timed(process.execPath, [join(root, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--config', join(dir, 'vitest.config.mjs'), '--root', dir, '--configLoader', 'native'], { cwd: dir, env });
-    const cli = () => timed(process.execPath, [join(root, 'dist', 'cli.js'), url], { cwd: dir, env });
+    const vitest = () => timed(process.execPath, [join(dir, 'node_modules', 'vitest', 'vitest.mjs'), 'run'], { cwd: dir, env });
+    const cli = () => timed(process.execPath, [join(dir, 'node_modules', 'vitest-adcp', 'dist', 'cli.js'), url], { cwd: dir, env });
     const samples = { reference: [], vitest: [], cli: [] };
     for (let round = 0; round < rounds; round++) {
       for (const [name, run] of Object.entries({ reference, vitest, cli })) {
@@ -112,7 +128,8 @@ async function benchAgent(spec) {
         console.error(`  ${spec.name} round ${round + 1} ${name.padEnd(9)} ${(r.ms / 1000).toFixed(1)} s, ${r.rssMb.toFixed(0)} MB, exit ${r.code} ${steps}`);
       }
     }
-    const row = (name) => ({ s: median(samples[name].map((r) => r.ms)) / 1000, rss: Math.max(...samples[name].map((r) => r.rssMb)) });
+    // The first round runs with empty caches (compiled storyboards, validators, selection): a fresh install's first run.
+    const row = (name) => ({ s: median(samples[name].map((r) => r.ms)) / 1000, first: samples[name][0].ms / 1000, rss: Math.max(...samples[name].map((r) => r.rssMb)) });
     return { agent: spec.name, storyboards: ids.length, reference: row('reference'), vitest: row('vitest'), cli: row('cli') };
   });
 }
@@ -125,11 +142,11 @@ for (const name of values.agents.split(',')) {
   if (!spec) throw new Error(`unknown agent ${name}`);
   results.push(await benchAgent(spec));
 }
-console.log(`\n| agent | storyboards | reference | \`npx vitest run\` (ratio) | \`npx vitest-adcp <url>\` (ratio) | peak RSS ref / vitest / cli |`);
-console.log('|---|--:|--:|--:|--:|--:|');
+console.log(`\n| agent | storyboards | reference | \`npx vitest run\` (ratio) | \`npx vitest-adcp <url>\` (ratio) | first run, cold caches: vitest / cli | peak RSS ref / vitest / cli |`);
+console.log('|---|--:|--:|--:|--:|--:|--:|');
 for (const r of results) {
   console.log(
-    `| ${r.agent} | ${r.storyboards} | ${r.reference.s.toFixed(1)} s | ${r.vitest.s.toFixed(1)} s (${(r.vitest.s / r.reference.s).toFixed(2)}) | ${r.cli.s.toFixed(1)} s (${(r.cli.s / r.reference.s).toFixed(2)}) | ${r.reference.rss.toFixed(0)} / ${r.vitest.rss.toFixed(0)} / ${r.cli.rss.toFixed(0)} MB |`,
+    `| ${r.agent} | ${r.storyboards} | ${r.reference.s.toFixed(2)} s | ${r.vitest.s.toFixed(2)} s (${(r.vitest.s / r.reference.s).toFixed(2)}) | ${r.cli.s.toFixed(2)} s (${(r.cli.s / r.reference.s).toFixed(2)}) | ${r.vitest.first.toFixed(2)} / ${r.cli.first.toFixed(2)} s | ${r.reference.rss.toFixed(0)} / ${r.vitest.rss.toFixed(0)} / ${r.cli.rss.toFixed(0)} MB |`,
   );
 }
 console.log(`\nmedians of ${rounds} alternating rounds; ${new Date().toISOString()}`);

@@ -28,6 +28,8 @@ export interface RuntimeConfig {
   corpusVersion?: string;
   /** AdCP JSON Schema directory (`.../schemas-data/<major.minor>`). */
   schemasDir?: string;
+  /** Where compiled schema validators are kept between runs (schemas/validator-cache.ts). @default none: no cache */
+  cacheDir?: string;
   /** The project's root: test kits may be read from below it (and from the corpus root). @default process.cwd() */
   projectRoot?: string;
   /** More directories test kits may be read from (plugin option `testKitDirs`). */

@@ -10,7 +10,7 @@
  * `describe`/`it` itself; nothing here touches them.
  */
 import { createRequire } from 'node:module';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { resolveCorpus, type Corpus } from '../corpus.js';
 import type { RuntimeConfig } from '../config.js';
 import type { StoryboardRun } from '../engine/run.js';
@@ -86,6 +86,8 @@ function runtimeConfig(options: JestAdcpOptions, rootDir: string): RuntimeConfig
       corpusRoot: corpus?.root,
       corpusVersion: corpus?.version,
       schemasDir: corpus?.schemasDir,
+      // Compiled schema validators between runs (schemas/validator-cache.ts); `cacheDir: ''` turns it off.
+      cacheDir: join(rootDir, 'node_modules', '.cache', 'vitest-adcp'),
       projectRoot: rootDir,
       ...given,
       ...(given.testKitDirs ? { testKitDirs: given.testKitDirs.map((d) => resolve(rootDir, d)) } : {}),

@@ -9,9 +9,11 @@
  * (over the run's own transport, MCP or A2A), turn the SDK's fail-closed errors into
  * warnings, and map the chosen ids to files.
  */
+import { readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { DiskCache, packageFingerprint } from '../cache/disk-cache.js';
 import { ConfigurationError } from '../config.js';
 import { createTransport, type Protocol } from '../transport/create.js';
 
@@ -81,16 +83,19 @@ function strings(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
 }
 
-/** `@adcp/sdk/testing` as installed for the project at `fromDir`. */
-async function loadSdkCompliance(fromDir: string): Promise<SdkCompliance> {
-  let entry: string;
+/** The file of `@adcp/sdk/testing` as installed for the project at `fromDir`. */
+function sdkComplianceEntry(fromDir: string): string {
   try {
-    entry = createRequire(join(resolve(fromDir), 'noop.js')).resolve('@adcp/sdk/testing');
+    return createRequire(join(resolve(fromDir), 'noop.js')).resolve('@adcp/sdk/testing');
   } catch {
     throw new CapabilitySelectionError(
       'capability-driven selection (compliance.fromCapabilities) chooses storyboards with @adcp/sdk, which is not installed: run `npm install -D @adcp/sdk`, or name the storyboards to run (compliance.storyboards / --storyboards).',
     );
   }
+}
+
+/** That module, imported. */
+async function loadSdkCompliance(entry: string): Promise<SdkCompliance> {
   const sdk = (await import(pathToFileURL(entry).href)) as Partial<SdkCompliance>;
   if (typeof sdk.resolveStoryboardsForCapabilities !== 'function' || typeof sdk.loadComplianceIndex !== 'function') {
     throw new CapabilitySelectionError('the installed @adcp/sdk has no resolveStoryboardsForCapabilities: capability-driven selection needs @adcp/sdk >= 6.10 (`npm install -D @adcp/sdk@latest`).');
@@ -101,6 +106,8 @@ async function loadSdkCompliance(fromDir: string): Promise<SdkCompliance> {
 export interface CapabilitySelectionOptions {
   /** Where `@adcp/sdk` is resolved from (the project root). @default process.cwd() */
   fromDir?: string;
+  /** Where selections are kept between runs (`selections/` below it); none, no cache. */
+  cacheDir?: string;
   /** Where warnings go. @default console.warn */
   warn?: (message: string) => void;
 }
@@ -114,6 +121,35 @@ export async function storyboardIdsForAgent(agent: AgentAccess, corpusRoot: stri
   const { capabilities, problem } = await readAgentCapabilities(agent);
   if (problem) (options.warn ?? defaultWarn)(`${problem}: only the universal storyboards are selected, as the reference runner does.`);
   return storyboardIdsForCapabilities(corpusRoot, capabilities, options);
+}
+
+/** A file's size and modification time: a reinstalled package changes it. */
+function fileStamp(file: string): string {
+  try {
+    const stat = statSync(file);
+    return `${stat.size}:${stat.mtimeMs}`;
+  } catch {
+    return 'missing';
+  }
+}
+
+function readText(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+function parseSelection(text: string | undefined): { ids: string[]; warnings: string[] } | undefined {
+  if (text === undefined) return undefined;
+  try {
+    const parsed = JSON.parse(text) as { ids?: unknown; warnings?: unknown };
+    const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
+    return isStrings(parsed.ids) && isStrings(parsed.warnings) ? { ids: parsed.ids, warnings: parsed.warnings } : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function defaultWarn(message: string): void {
@@ -130,7 +166,24 @@ function defaultWarn(message: string): void {
  */
 export async function storyboardIdsForCapabilities(corpusRoot: string, capabilities: DeclaredCapabilities, options: CapabilitySelectionOptions = {}): Promise<string[]> {
   const warn = options.warn ?? defaultWarn;
-  const sdk = await loadSdkCompliance(options.fromDir ?? process.cwd());
+  const entry = sdkComplianceEntry(options.fromDir ?? process.cwd());
+  // The same declaration against the same corpus and SDK selects the same storyboards: importing the SDK's selection
+  // and letting it read the corpus took the `vitest-adcp` command 0.6 s a run.
+  const cache = options.cacheDir ? new DiskCache(join(options.cacheDir, 'selections'), '.json') : undefined;
+  const key = cache ? DiskCache.key('vitest-adcp-selection-v1', packageFingerprint(), entry, fileStamp(entry), corpusRoot, readText(join(corpusRoot, 'index.json')), JSON.stringify(capabilities)) : undefined;
+  const cached = key ? parseSelection(cache!.read(key)) : undefined;
+  if (cached) {
+    for (const message of cached.warnings) warn(message);
+    return cached.ids;
+  }
+  const messages: string[] = [];
+  const ids = await selectWithSdk(await loadSdkCompliance(entry), corpusRoot, capabilities, (message) => messages.push(message));
+  if (key) cache!.write(key, JSON.stringify({ ids, warnings: messages }));
+  for (const message of messages) warn(message);
+  return ids;
+}
+
+async function selectWithSdk(sdk: SdkCompliance, corpusRoot: string, capabilities: DeclaredCapabilities, warn: (message: string) => void): Promise<string[]> {
   const complianceDir = corpusRoot;
   const index = sdk.loadComplianceIndex({ complianceDir });
   const known = new Set(index.specialisms.map((s) => s.id));

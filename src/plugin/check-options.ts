@@ -29,6 +29,7 @@ export const OPTION_SHAPE: Shape = {
   isolate: true,
   testKitDirs: true,
   schemasDir: true,
+  cacheDir: true,
   strictKeys: true,
   webhooks: { receiver: true, publicBaseUrl: true, host: true, port: true, allowHttpBaseUrl: true, maxBodyBytes: true } satisfies KeysOf<NonNullable<Options['webhooks']>>,
 } satisfies KeysOf<Options>;

@@ -3,10 +3,11 @@
  * a test module (with a source map back to the YAML), and hands the workers
  * their configuration.
  */
-import { isAbsolute, relative, resolve } from 'node:path';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Plugin } from 'vitest/config';
 import type { TestProject, VitestPluginContext } from 'vitest/node';
+import { CompileCache } from '../compile/compile-cache.js';
 import { compileStoryboard } from '../compile/compile.js';
 import { resolveRuntimeConfig, type RuntimeConfig } from '../config.js';
 import { resolveCorpus, type Corpus } from '../corpus.js';
@@ -90,6 +91,15 @@ export interface AdcpStoryboardsOptions {
   /** Directory of AdCP JSON Schemas. @default the installed @adcp/sdk's, matching the corpus version */
   schemasDir?: string;
   /**
+   * Where compiled AdCP schema validators are kept between runs, so a worker
+   * loads them instead of compiling each response schema again (about a
+   * quarter of a second per worker over the corpus). Entries are keyed by the
+   * schemas' own text: a changed or reinstalled schema set gets new ones.
+   * Relative to the project root; `false`: no cache.
+   * @default `vitest-adcp/` in Vite's cacheDir (`node_modules/.vite/vitest-adcp`)
+   */
+  cacheDir?: string | false;
+  /**
    * A key the storyboard format does not define (`validation:`, `sample_requst:`)
    * or a `check` it does not define is a load error naming file:line:col and the
    * key meant — a misspelt key would otherwise disable what it names and let the
@@ -147,6 +157,8 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
   let corpus: Corpus | undefined;
   /** Where corpus-relative test kits resolve: the selected corpus, else the newest installed one. */
   let kitRoot: string | undefined;
+  /** Compiled corpus storyboards between runs (unless `cacheDir: false`). */
+  let compileCache: CompileCache | undefined;
   let root = process.cwd();
   let matchesTestGlob: ((id: string) => boolean) | undefined;
   const runtime = runtimeModule();
@@ -161,10 +173,10 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
   /** The webhook receiver: one per plugin instance (i.e. per Vitest run), closed with Vitest. */
   let webhookReceiver: Promise<HostedWebhookReceiver> | undefined;
 
-  function storyboardIdsFromCapabilities(corpus: Corpus, root: string): Promise<string[]> {
+  function storyboardIdsFromCapabilities(corpus: Corpus, root: string, cacheDir: string | undefined): Promise<string[]> {
     const agent = resolveRuntimeConfig({ agentUrl: options.agent?.url, protocol: options.agent?.protocol, authToken: options.agent?.auth?.token, timeoutMs: options.timeoutMs, maxResponseBytes: options.maxResponseBytes, allowHttp: options.agent?.allowHttp });
     if (agent.error) return Promise.reject(new CapabilitySelectionError(`compliance.fromCapabilities asks the agent which storyboards apply, but ${agent.error}`));
-    return storyboardIdsForAgent({ url: agent.agentUrl!, protocol: agent.protocol, authToken: agent.authToken, timeoutMs: agent.timeoutMs, maxResponseBytes: agent.maxResponseBytes, allowHttp: agent.allowHttp }, corpus.root, { fromDir: root });
+    return storyboardIdsForAgent({ url: agent.agentUrl!, protocol: agent.protocol, authToken: agent.authToken, timeoutMs: agent.timeoutMs, maxResponseBytes: agent.maxResponseBytes, allowHttp: agent.allowHttp }, corpus.root, { fromDir: root, ...(cacheDir ? { cacheDir } : {}) });
   }
 
   function isStoryboard(id: string): boolean {
@@ -209,7 +221,7 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
       if (corpus && wantsCorpus) {
         const selection = { ...compliance };
         if (compliance!.fromCapabilities) {
-          capabilityIds ??= storyboardIdsFromCapabilities(corpus, root);
+          capabilityIds ??= storyboardIdsFromCapabilities(corpus, root, runtimeCacheDir(options, root, project));
           selection.storyboards = [...(compliance!.storyboards ?? []), ...(await capabilityIds)];
         }
         const files = selectCorpus(corpus.root, selection);
@@ -222,6 +234,7 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
       // Without a selected corpus, test kits and schemas come from the newest installed one.
       const fallback = corpus ?? (version ? undefined : tryResolveCorpus(root));
       kitRoot = fallback?.root;
+      compileCache = runtimeCacheDir(options, root, project) ? new CompileCache(runtimeCacheDir(options, root, project)!, JSON.stringify({ runtime, kitRoot, corpusVersion: fallback?.version, strictKeys: options.strictKeys !== false })) : undefined;
       matchesTestGlob = (id) => project.matchesTestGlob(id);
       const runtimeConfig: RuntimeConfig = {
         agentUrl: options.agent?.url,
@@ -232,6 +245,7 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
         corpusRoot: kitRoot,
         corpusVersion: fallback?.version,
         schemasDir: options.schemasDir ?? fallback?.schemasDir,
+        cacheDir: runtimeCacheDir(options, root, project),
         projectRoot: root,
         ...(options.testKitDirs?.length ? { testKitDirs: options.testKitDirs.map((d) => resolve(root, d)) } : {}),
         skipRateAbuse: options.signedRequests?.skipRateAbuse,
@@ -265,15 +279,19 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
       if (!isStoryboard(id)) return null;
       const file = cleanId(id);
       const mode = id.includes(`?${DATA_QUERY}`) ? 'data' : 'tests';
-      const result = compileStoryboard(code, file, { runtime, corpusRoot: kitRoot, mode, ...(options.strictKeys === false ? { strictKeys: false } : {}) });
+      // Corpus files are installed, never edited: their compiled modules come from the cache (compile/compile-cache.ts).
+      const key = compileCache && kitRoot && isBelow(file, kitRoot) ? compileCache.key(file, `${mode}\0${code}`) : undefined;
+      let result = key ? compileCache!.load(key) : undefined;
+      if (!result) {
+        const compiled = compileStoryboard(code, file, { runtime, corpusRoot: kitRoot, mode, ...(options.strictKeys === false ? { strictKeys: false } : {}) });
+        result = { code: compiled.code, map: compiled.map, diagnostics: compiled.diagnostics, ...(compiled.storyboard?.prerequisites?.test_kit ? { testKit: compiled.storyboard.prerequisites.test_kit } : {}) };
+        if (key) compileCache!.store(key, result);
+      }
       for (const d of result.diagnostics.filter((d) => d.severity === 'warning')) {
         this.warn(`${d.file}:${d.line}:${d.column}: [${d.rule}] ${d.message}${d.hint ? ` — ${d.hint}` : ''}`);
       }
-      if (result.storyboard?.prerequisites?.test_kit) {
-        // Editing a relative test kit re-runs the storyboards that use it.
-        const kit = result.storyboard.prerequisites.test_kit;
-        if (kit.startsWith('.')) this.addWatchFile(resolve(file, '..', kit));
-      }
+      // Editing a relative test kit re-runs the storyboards that use it.
+      if (result.testKit?.startsWith('.')) this.addWatchFile(resolve(file, '..', result.testKit));
       return { code: result.code, map: result.map as any };
     },
   };
@@ -320,6 +338,16 @@ async function storyboardProject(user: TestProject, inject: VitestPluginContext[
   } as Parameters<VitestPluginContext['injectTestProjects']>[0]);
   if (!project) throw new Error('vitest-adcp: Vitest did not create the storyboard project');
   return project;
+}
+
+/** The `cacheDir` option resolved: `vitest-adcp/` in the project's Vite cache directory by default; undefined when off. */
+function runtimeCacheDir(options: AdcpStoryboardsOptions, root: string, project: TestProject): string | undefined {
+  return options.cacheDir === false ? undefined : resolve(root, options.cacheDir ?? join(project.vite.config.cacheDir, 'vitest-adcp'));
+}
+
+function isBelow(file: string, dir: string): boolean {
+  const rel = relative(dir, file);
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
 }
 
 function toGlob(root: string, file: string): string {

@@ -2,7 +2,7 @@
  * The config the end-to-end tests run a real `vitest run` with: our plugin as
  * a user adds it, the storyboards named by E2E_STORYBOARDS (comma-separated
  * globs) and E2E_FILES (explicit files, any name), corpus storyboards by id (E2E_CORPUS) and/or by the
- * agent's capabilities (E2E_FROM_CAPABILITIES=1), the TS tests of test/e2e/project, and the agent from ADCP_AGENT_URL.
+ * agent's capabilities (E2E_FROM_CAPABILITIES=1), the cache directory (E2E_CACHE_DIR, `off`: none), the TS tests of test/e2e/project, and the agent from ADCP_AGENT_URL.
  */
 import { defineConfig } from 'vitest/config';
 import { adcpStoryboards } from '../../src/index.js';
@@ -17,6 +17,7 @@ export default defineConfig({
       compliance: { storyboards: (process.env.E2E_CORPUS ?? '').split(',').filter(Boolean), fromCapabilities: process.env.E2E_FROM_CAPABILITIES === '1' },
       timeoutMs: 5_000,
       isolate: process.env.E2E_ISOLATE === '1',
+      ...(process.env.E2E_CACHE_DIR ? { cacheDir: process.env.E2E_CACHE_DIR === 'off' ? false : process.env.E2E_CACHE_DIR } : {}),
     }),
   ],
   test: {

@@ -4,6 +4,8 @@
  * its fail-closed cases turned into warnings, and the agent asked over a real
  * socket.
  */
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resolveStoryboardsForCapabilities } from '@adcp/sdk/testing';
 import { describe, expect, inject, it } from 'vitest';
@@ -87,5 +89,46 @@ describe('asking the agent', () => {
     expect(error).toBeInstanceOf(AgentUnreachableError);
     expect(error.message).toContain(`cannot ask the agent at ${url} for its capabilities`);
     expect(error.stack).toBe(`AgentUnreachableError: ${error.message}`);
+  });
+});
+
+describe('the selection kept between runs (cacheDir)', () => {
+  const withCache = async (cacheDir: string, capabilities: DeclaredCapabilities) => {
+    const warnings: string[] = [];
+    const ids = await storyboardIdsForCapabilities(root, capabilities, { fromDir: repo, cacheDir, warn: (m) => warnings.push(m) });
+    return { ids, warnings };
+  };
+  const entries = (cacheDir: string) => (existsSync(join(cacheDir, 'selections')) ? readdirSync(join(cacheDir, 'selections')) : []);
+
+  it('gives the same ids and the same warnings from the cache, one entry per declaration', async () => {
+    const cacheDir = mkdtempSync(join(tmpdir(), 'adcp-selection-'));
+    try {
+      const declared = { supported_protocols: ['media_buy'], specialisms: ['sales-guaranteed', 'no-such-specialism'] };
+      const first = await withCache(cacheDir, declared);
+      expect(first.warnings).toEqual([expect.stringContaining('"no-such-specialism"')]);
+      expect(entries(cacheDir)).toHaveLength(1);
+      expect(await withCache(cacheDir, declared)).toEqual(first);
+      expect(first).toEqual(await select(declared));
+      await withCache(cacheDir, { supported_protocols: ['signals'] });
+      expect(entries(cacheDir)).toHaveLength(2);
+    } finally {
+      rmSync(cacheDir, { recursive: true, force: true });
+    }
+  });
+
+  it('is what the next run reads (an entry changed on disk is what it gets), and a broken entry is selected again', async () => {
+    const cacheDir = mkdtempSync(join(tmpdir(), 'adcp-selection-'));
+    try {
+      const declared = { supported_protocols: ['media_buy'] };
+      const { ids } = await withCache(cacheDir, declared);
+      const [entry] = entries(cacheDir);
+      const file = join(cacheDir, 'selections', entry!);
+      writeFileSync(file, JSON.stringify({ ids: ['planted'], warnings: ['planted warning'] }));
+      expect(await withCache(cacheDir, declared)).toEqual({ ids: ['planted'], warnings: ['planted warning'] });
+      writeFileSync(file, '{ not json');
+      expect((await withCache(cacheDir, declared)).ids).toEqual(ids);
+    } finally {
+      rmSync(cacheDir, { recursive: true, force: true });
+    }
   });
 });
