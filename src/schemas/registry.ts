@@ -11,19 +11,13 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { createRequire } from 'node:module';
-import AjvModule from 'ajv';
+import type AjvModule from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
-import standaloneModule from 'ajv/dist/standalone/index.js';
+import type addFormatsModule from 'ajv-formats';
+import type standaloneModule from 'ajv/dist/standalone/index.js';
 import type { SchemaError } from '../engine/records.js';
 import { ValidatorCache } from './validator-cache.js';
 
-// ajv and ajv-formats are CommonJS with `exports.default`; under NodeNext the
-// default import is the module object.
-const Ajv = ((AjvModule as any).default ?? AjvModule) as typeof AjvModule.default;
-const MissingRefError = ((AjvModule as any).MissingRefError ?? AjvModule.MissingRefError) as typeof AjvModule.MissingRefError;
-const code = ((AjvModule as any)._ ?? AjvModule._) as typeof AjvModule._;
-const standaloneCode = ((standaloneModule as any).default ?? standaloneModule) as typeof standaloneModule.default;
 const localRequire = createRequire(import.meta.url);
 const AJV_VERSION = (localRequire('ajv/package.json') as { version: string }).version;
 /**
@@ -31,14 +25,37 @@ const AJV_VERSION = (localRequire('ajv/package.json') as { version: string }).ve
  * no difference a step can measure to the validation itself. `code.source` and `code.formats` let a compiled validator
  * be written out as module code (validator-cache.ts); the formats are ajv-formats' full set, as `addFormats` adds.
  */
-const AJV_OPTIONS = {
-  strict: false,
-  allErrors: true,
-  validateSchema: false,
-  logger: false,
-  code: { optimize: false, source: true, formats: code`require("ajv-formats/dist/formats").fullFormats` },
-} as const;
-const addFormats = ((addFormatsModule as any).default ?? addFormatsModule) as typeof addFormatsModule.default;
+const AJV_OPTIONS = { strict: false, allErrors: true, validateSchema: false, logger: false, code: { optimize: false, source: true } } as const;
+const FORMATS_CODE = 'require("ajv-formats/dist/formats").fullFormats';
+
+interface AjvKit {
+  Ajv: typeof AjvModule.default;
+  MissingRefError: typeof AjvModule.MissingRefError;
+  addFormats: typeof addFormatsModule.default;
+  standaloneCode: typeof standaloneModule.default;
+  formats: ReturnType<typeof AjvModule._>;
+}
+let ajvKit: AjvKit | undefined;
+
+/**
+ * ajv itself, required on the first compile: a worker whose validators all come from the cache never loads it (some
+ * seventy files). They are CommonJS with `exports.default`, hence the `?? module` fallbacks.
+ */
+function ajv(): AjvKit {
+  if (!ajvKit) {
+    const core = localRequire('ajv') as typeof AjvModule & { default?: typeof AjvModule.default };
+    const formats = localRequire('ajv-formats') as typeof addFormatsModule & { default?: typeof addFormatsModule.default };
+    const standalone = localRequire('ajv/dist/standalone/index.js') as typeof standaloneModule & { default?: typeof standaloneModule.default };
+    ajvKit = {
+      Ajv: core.default ?? (core as unknown as typeof AjvModule.default),
+      MissingRefError: core.MissingRefError,
+      addFormats: formats.default ?? (formats as unknown as typeof addFormatsModule.default),
+      standaloneCode: standalone.default ?? (standalone as unknown as typeof standaloneModule.default),
+      formats: core._([FORMATS_CODE] as unknown as TemplateStringsArray),
+    };
+  }
+  return ajvKit;
+}
 
 /** Where `schema_url` points: the public origin that serves `/schemas/<version>/...`. */
 export const SCHEMA_URL_ORIGIN = 'https://adcontextprotocol.org';
@@ -70,7 +87,7 @@ interface ManifestTool {
 }
 
 export class SchemaRegistry {
-  private readonly ajv: InstanceType<typeof Ajv>;
+  private ajvInstance: InstanceType<typeof AjvModule.default> | undefined;
   /** Every `.json` file under the directory: relative path (e.g. `protocol/x.json`) → absolute path. */
   private readonly files = new Map<string, string>();
   /** Parsed files: relative path → the schema, or null for a file that is not a schema (no `$id`, not JSON). */
@@ -88,9 +105,7 @@ export class SchemaRegistry {
     readonly dir: string,
     cacheDir?: string,
   ) {
-    this.ajv = new Ajv(AJV_OPTIONS);
-    addFormats(this.ajv);
-    this.cache = cacheDir ? new ValidatorCache(cacheDir, `ajv ${AJV_VERSION} ${JSON.stringify(AJV_OPTIONS)}`) : undefined;
+    this.cache = cacheDir ? new ValidatorCache(cacheDir, `ajv ${AJV_VERSION} ${JSON.stringify(AJV_OPTIONS)} formats: ${FORMATS_CODE}`) : undefined;
     for (const file of listJsonFiles(dir)) this.files.set(relative(dir, file).split(sep).join('/'), file);
     const manifest = readJson(join(dir, 'manifest.json'));
     this.tools = manifest?.tools ?? {};
@@ -164,6 +179,16 @@ export class SchemaRegistry {
     return { ...identity, valid, errors: valid ? [] : (validator.errors ?? []).map(toSchemaError) };
   }
 
+  /** The ajv instance, made on the first compile (see ajv()). */
+  private get ajv(): InstanceType<typeof AjvModule.default> {
+    if (!this.ajvInstance) {
+      const { Ajv, addFormats, formats } = ajv();
+      this.ajvInstance = new Ajv({ ...AJV_OPTIONS, code: { ...AJV_OPTIONS.code, formats } });
+      addFormats(this.ajvInstance);
+    }
+    return this.ajvInstance;
+  }
+
   private compile(path: string, id: string): ValidateFunction {
     const reached = this.reach(path);
     const key = this.cache?.key(id, reached.map((p) => ({ path: p, text: this.load(p)!.text })));
@@ -173,13 +198,13 @@ export class SchemaRegistry {
     try {
       const validator = this.ajv.getSchema(id);
       if (validator) {
-        if (key) this.cache!.store(key, standaloneCode(this.ajv, validator));
+        if (key) this.cache!.store(key, ajv().standaloneCode(this.ajv, validator));
         return validator;
       }
     } catch (error) {
       // A ref this registry did not follow (an `$id` that is not the file's path, say): add every schema, as ajv
       // would have needed from the start, and compile again (not cached: the key would not cover what it used).
-      if (!(error instanceof MissingRefError) || this.loadedAll) throw error;
+      if (!(error instanceof ajv().MissingRefError) || this.loadedAll) throw error;
     }
     this.addAll();
     const validator = this.ajv.getSchema(id);
