@@ -57,7 +57,8 @@ async function round() {
   const cpu0 = cpuMs();
   const wall0 = performance.now();
   for (const storyboard of storyboards) {
-    const run = adcp.openStoryboardRun(storyboard, { agentUrl: url, corpusRoot: corpus.root, timeoutMs: 10_000, authToken: 'demo-bench', allowHttp: true }, { env: {} });
+    // shareSessions: as the Vitest adapter opens its runs (one MCP session per worker, not per storyboard).
+    const run = adcp.openStoryboardRun(storyboard, { agentUrl: url, corpusRoot: corpus.root, timeoutMs: 10_000, authToken: 'demo-bench', allowHttp: true }, { env: {}, shareSessions: true });
     try {
       const outcomes = await run.runAll();
       steps += outcomes.filter((o) => o.status !== 'skipped').length;
@@ -143,5 +144,6 @@ try {
   console.log(`| one run of ${LONG_STEPS} steps (median of ${rounds}) | ${median(long.map((r) => perStep(r).cpu)).toFixed(2)} | ${median(long.map((r) => perStep(r).wall)).toFixed(2)} |`);
   console.log(`\ncompile (loader + compiler), ${sources.length} corpus files: ${compileCold.toFixed(2)} ms CPU per file cold, ${compileWarm.toFixed(2)} ms warm`);
 } finally {
+  await adcp.closeSharedSessions();
   agent.kill();
 }

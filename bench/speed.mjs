@@ -95,7 +95,10 @@ function userRepo(name) {
   const dir = join(work, name);
   const modules = join(dir, 'node_modules');
   mkdirSync(modules, { recursive: true });
-  for (const entry of readdirSync(join(root, 'node_modules'))) symlinkSync(join(root, 'node_modules', entry), join(modules, entry));
+  // Not this repository's caches (.vite, .cache): each bench repository starts with its own, as a fresh install does.
+  for (const entry of readdirSync(join(root, 'node_modules'))) {
+    if (entry !== '.vite' && entry !== '.cache' && entry !== '.package-lock.json') symlinkSync(join(root, 'node_modules', entry), join(modules, entry));
+  }
   mkdirSync(join(modules, 'vitest-adcp'));
   for (const part of ['package.json', 'dist', 'schema']) cpSync(join(root, part), join(modules, 'vitest-adcp', part), { recursive: true });
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: `bench-${name}`, private: true, type: 'module' }));
@@ -124,7 +127,7 @@ async function benchAgent(spec) {
       for (const [name, run] of Object.entries({ reference, vitest, cli })) {
         const r = await run();
         samples[name].push(r);
-        const steps = /Tests\s+(.*)$/m.exec(r.stdout + r.stderr)?.[1] ?? '';
+        const steps = [/Test Files\s+(.*)$/m, /Tests\s+(.*)$/m].map((re) => re.exec(r.stdout + r.stderr)?.[1] ?? '').join(' · ');
         console.error(`  ${spec.name} round ${round + 1} ${name.padEnd(9)} ${(r.ms / 1000).toFixed(1)} s, ${r.rssMb.toFixed(0)} MB, exit ${r.code} ${steps}`);
       }
     }

@@ -44,7 +44,7 @@ export type {
   StepOutcome,
 } from './engine/records.js';
 export { StoryboardRun, type StoryboardRunOptions } from './engine/run.js';
-export { openStoryboardRun, type OpenRunOptions } from './open-run.js';
+export { closeSharedSessions, openStoryboardRun, type OpenRunOptions } from './open-run.js';
 export { loadStoryboard, loadStoryboardFile, type LoadResult } from './storyboard/load.js';
 export { resolveCorpus, type Corpus } from './corpus.js';
 export { listCorpus, selectCorpus, type CorpusEntry } from './plugin/select.js';
