@@ -3,11 +3,13 @@
  * isolation (src/plugin/plugin.ts > storyboardProject) — the speed of the
  * default configuration depends on it — and nothing of one storyboard reaches
  * another that runs after it in the same worker: captures, the storyboard
- * context, credentials from its test kit.
+ * context, credentials from its test kit — though they take turns on the
+ * worker's MCP sessions (one per credential, counted at a proxy).
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
+import { countingProxy } from '../helpers/counting-proxy.js';
 import { repoRoot, runVitest } from '../helpers/run-vitest.js';
 
 const scratch = join(repoRoot, '.vitest-adcp', `shared-worker-${process.pid}`);
@@ -60,12 +62,27 @@ describe('storyboards sharing a worker', () => {
         '',
       ].join('\n'),
     );
-    const run = await runVitest({ config, env: { ADCP_AGENT_URL: inject('agentUrl'), E2E_STORYBOARDS: `${scratch}/*.storyboard.yaml` }, args: ['--maxWorkers=1'] });
-    expect(run.tests.length, JSON.stringify(run.tests.map((t) => [t.name, t.state, t.errors[0]?.message.slice(0, 300)]))).toBe(4);
+    // c-… and d-… run last, with no credential either.
+    for (const name of ['c', 'd']) {
+      writeFileSync(
+        join(scratch, `${name}-again.storyboard.yaml`),
+        [`id: again_${name}`, 'title: Again', 'phases:', '  - id: p', '    steps:', `      - id: capabilities_${name}`, '        task: get_adcp_capabilities', ''].join('\n'),
+      );
+    }
+    const proxy = await countingProxy(inject('agentUrl'));
+    const run = await runVitest({ config, env: { ADCP_AGENT_URL: proxy.url, E2E_STORYBOARDS: `${scratch}/*.storyboard.yaml` }, args: ['--maxWorkers=1'] }).finally(() => proxy.close());
+    expect(run.tests.length, JSON.stringify(run.tests.map((t) => [t.name, t.state, t.errors[0]?.message.slice(0, 300)]))).toBe(6);
+    // The storyboards take turns on the worker's MCP sessions, one per credential — not one per storyboard file (that
+    // was 1 + 3): A's kit token once; no credential for B, which the agent's HTTP 401 to B's last step drops (no MCP
+    // result: dropped, as after any transport-level failure), and once more for C, whose session D then takes.
+    const initialized = proxy.counts('initialize');
+    expect(Object.fromEntries(initialized)).toEqual({ 'Bearer demo-fixture-brand-v1': 1, none: 2 });
     for (const test of run.tests) expect(test.project).toMatchObject({ name: 'vitest-adcp', isolate: false });
     const verdict = (step: string) => run.tests.find((t) => t.meta.adcp?.result.step_id === step)!;
     expect(verdict('discover').state).toBe('passed');
     expect(verdict('no_credentials_of_a').state).toBe('passed');
+    expect(verdict('capabilities_c').state).toBe('passed');
+    expect(verdict('capabilities_d').state).toBe('passed');
     for (const step of ['uses_capture', 'uses_root_context']) {
       const test = verdict(step);
       expect([step, test.state]).toEqual([step, 'failed']);

@@ -1,0 +1,54 @@
+/**
+ * A pass-through HTTP proxy on 127.0.0.1 in front of an agent that counts the
+ * JSON-RPC methods it forwards, per Authorization header: what the runner sent,
+ * as the agent saw it (sessions opened, tools listed). Real sockets both ways.
+ */
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface CountingProxy {
+  /** The agent URL to give the runner (same path as the target's). */
+  url: string;
+  /** `method` → Authorization header (or `none`) → count. */
+  counts(method: string): Map<string, number>;
+  close(): Promise<void>;
+}
+
+export async function countingProxy(target: string): Promise<CountingProxy> {
+  const upstream = new URL(target);
+  const seen = new Map<string, Map<string, number>>();
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      try {
+        const message = JSON.parse(body.toString('utf8')) as { method?: unknown };
+        if (typeof message.method === 'string') {
+          const byAuth = seen.get(message.method) ?? new Map<string, number>();
+          const auth = req.headers.authorization ?? 'none';
+          byAuth.set(auth, (byAuth.get(auth) ?? 0) + 1);
+          seen.set(message.method, byAuth);
+        }
+      } catch {
+        // Not JSON (a GET, a DELETE): forwarded uncounted.
+      }
+      const forwarded = request({ host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      forwarded.on('error', () => res.destroy());
+      forwarded.end(body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}${upstream.pathname}${upstream.search}`,
+    counts: (method) => seen.get(method) ?? new Map(),
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
