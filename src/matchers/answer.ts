@@ -19,6 +19,7 @@
 import type { Exchange } from '../checks/types.js';
 import type { ExtractionRecord, RequestRecord, StepResult } from '../engine/records.js';
 import { extractA2aResult } from '../transport/a2a.js';
+import { jsonRpcAnswerIn } from '../transport/answer-body.js';
 import { extractMcpResult } from '../transport/mcp.js';
 import { probeUnauthenticated, type ProbeOptions } from './probe.js';
 
@@ -155,7 +156,7 @@ async function fetchAnswer(response: Response): Promise<ObservedAnswer> {
   const answer: ObservedAnswer = { subject: 'the fetch Response', status: response.status, headers: headerMap(response.headers), recorded: true };
   if (response.bodyUsed) return answer;
   const text = await response.clone().text();
-  const json = parseJsonOrSse(text);
+  const json = jsonRpcAnswerIn(text);
   if (json === undefined) return answer;
   // An MCP or A2A JSON-RPC answer carries the task result under `result`; anything else is the data itself.
   const result = isObject(json) && 'result' in json ? json.result : json;
@@ -164,22 +165,6 @@ async function fetchAnswer(response: Response): Promise<ObservedAnswer> {
   return { ...answer, ...(taskData ? { taskData } : {}) };
 }
 
-/** A JSON body, or the last JSON `data:` line of a server-sent-events body (Streamable HTTP answers either way). */
-function parseJsonOrSse(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    const events = text.split(/\r?\n/).filter((line) => line.startsWith('data:'));
-    for (const line of events.reverse()) {
-      try {
-        return JSON.parse(line.slice(5));
-      } catch {
-        // not JSON: try the one before
-      }
-    }
-    return undefined;
-  }
-}
 
 const RECORDS = 'a createAdcpClient() response, a step result, a fetch Response, an MCP CallToolResult, or { status, headers }';
 

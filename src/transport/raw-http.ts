@@ -7,6 +7,7 @@
  */
 import type { Readable } from 'node:stream';
 import { request } from 'undici';
+import { jsonRpcAnswerIn } from './answer-body.js';
 import { describeError, dispatcher, readBounded, ResponseTooLargeError } from './http.js';
 
 export interface RawRequest {
@@ -67,24 +68,10 @@ export async function sendRaw(raw: RawRequest, options: RawOptions): Promise<Raw
   }
 }
 
-/** The JSON body of an answer: plain JSON, or the first JSON `data:` event of a Streamable HTTP event stream; else the text. */
+/** The JSON body of an answer: plain JSON, or the JSON-RPC response event of an event stream (answer-body.ts); else the text. */
 export function parseAnswerBody(body: string, contentType: string | undefined): unknown {
-  const text = body.trim();
-  if (text === '') return undefined;
-  if ((contentType ?? '').includes('text/event-stream')) {
-    for (const line of text.split(/\r?\n/)) {
-      if (!line.startsWith('data:')) continue;
-      try {
-        return JSON.parse(line.slice(5).trim());
-      } catch {
-        // not JSON: the next event may be
-      }
-    }
-    return body;
-  }
-  try {
-    return JSON.parse(text);
-  } catch {
-    return body;
-  }
+  if (body.trim() === '') return undefined;
+  const answer = jsonRpcAnswerIn(body, { contentType });
+  // Not JSON at all: the text itself is what the agent answered.
+  return answer === undefined ? body : answer;
 }
