@@ -3,6 +3,7 @@
  * a test module (with a source map back to the YAML), and hands the workers
  * their configuration.
  */
+import { availableParallelism } from 'node:os';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Plugin } from 'vitest/config';
@@ -76,8 +77,9 @@ export interface AdcpStoryboardsOptions {
    * Run storyboard files with Vitest's per-file module isolation, in your own
    * project. By default they run in a project of their own (`vitest-adcp`)
    * with `isolate: false`, which is several times faster: each worker loads
-   * the engine and compiles the schemas once instead of once per file. Your
-   * own tests keep their settings either way.
+   * the engine and compiles the schemas once instead of once per file — and,
+   * where Vitest's default would give them a single worker (2 cores), with two,
+   * after your own tests. Your own tests keep their settings either way.
    * @default false
    */
   isolate?: boolean;
@@ -201,7 +203,7 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
       root = userProject.config.root;
       // Where storyboard files run (see storyboardProject): a project of their own, without per-file isolation, unless
       // the user asked for isolation. Either way the user's own tests keep their settings.
-      const project = options.isolate === true ? userProject : await storyboardProject(userProject, injectTestProjects, plugin);
+      const project = options.isolate === true ? userProject : await storyboardProject(userProject, injectTestProjects, plugin, vitest);
       storyboardProjects.add(project);
       // Pushed, not returned from config(): a returned test.include would replace the user's.
       project.config.include.push(...include);
@@ -313,7 +315,7 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
  * they share — compiled schemas, the corpus id list — are read-only
  * (test/e2e/shared-worker.test.ts proves it).
  */
-async function storyboardProject(user: TestProject, inject: VitestPluginContext['injectTestProjects'], plugin: Plugin): Promise<TestProject> {
+async function storyboardProject(user: TestProject, inject: VitestPluginContext['injectTestProjects'], plugin: Plugin, vitest: VitestPluginContext['vitest']): Promise<TestProject> {
   const name = user.name ? `vitest-adcp:${user.name}` : 'vitest-adcp';
   // Not `extends`: that would load the config file again and make a second, unconfigured instance of this plugin.
   // What storyboard files need from the user's project is its root, its env and its exclude; its global setup runs
@@ -334,6 +336,7 @@ async function storyboardProject(user: TestProject, inject: VitestPluginContext[
       globalSetup: [preflightModule()],
       isolate: false,
       includeTaskLocation: true,
+      ...workerSettings(vitest),
     },
   } as Parameters<VitestPluginContext['injectTestProjects']>[0]);
   if (!project) throw new Error('vitest-adcp: Vitest did not create the storyboard project');
@@ -349,6 +352,21 @@ function isBelow(file: string, dir: string): boolean {
   const rel = relative(dir, file);
   return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
 }
+
+/**
+ * Two workers for storyboard files where Vitest's default would give them one (a 2-core machine: Vitest leaves a core
+ * free), unless the run names a worker count. Storyboards wait on the agent most of the time, and a second worker
+ * overlaps one's waiting with the other's work (bench/speed.mjs). Vitest runs projects of one `sequence.groupOrder`
+ * with one worker count, so the storyboard project takes a group of its own, after the user's tests (order 0).
+ */
+function workerSettings(vitest: VitestPluginContext['vitest']): object {
+  const config = vitest.config as { watch?: boolean; maxWorkers?: unknown };
+  if (config.watch || config.maxWorkers || availableParallelism() > 2) return {};
+  return { maxWorkers: 2, sequence: { groupOrder: STORYBOARD_GROUP_ORDER } };
+}
+
+/** The storyboard project's `sequence.groupOrder` when it runs with a worker count of its own: after the user's groups. */
+const STORYBOARD_GROUP_ORDER = 100;
 
 function toGlob(root: string, file: string): string {
   const rel = relative(root, file).split('\\').join('/');

@@ -7,6 +7,7 @@
  * worker's MCP sessions (one per credential, counted at a proxy).
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { countingProxy } from '../helpers/counting-proxy.js';
@@ -88,6 +89,23 @@ describe('storyboards sharing a worker', () => {
       expect([step, test.state]).toEqual([step, 'failed']);
       expect(test.meta.adcp.result.validations[0]).toMatchObject({ check: 'unresolved_substitution' });
     }
+  });
+
+  it('get two workers, after the user\'s own tests, where Vitest\'s default gives one — unless the run names a count', async () => {
+    // With the user's own TS tests too: Vitest refuses two worker counts in one group, so this run would fail if the
+    // storyboard project kept the user's group.
+    const env = { ADCP_AGENT_URL: inject('agentUrl'), E2E_FILES: 'fixtures/storyboards/discovery.storyboard.yaml', E2E_TS_TESTS: '1' };
+    const [byDefault, named] = await Promise.all([runVitest({ config, env }), runVitest({ config, env, args: ['--maxWorkers=1'] })]);
+    expect(byDefault.exitCode, byDefault.stderr).toBe(0);
+    const oneByDefault = availableParallelism() <= 2;
+    const storyboards = (run: typeof byDefault) => run.tests.filter((t) => t.project.name === 'vitest-adcp');
+    for (const test of storyboards(byDefault)) {
+      expect(test.project).toMatchObject(oneByDefault ? { maxWorkers: 2, groupOrder: 100 } : { groupOrder: 0 });
+    }
+    for (const test of storyboards(named)) expect(test.project).toMatchObject({ groupOrder: 0 });
+    expect(storyboards(byDefault).length).toBeGreaterThan(0);
+    expect(byDefault.tests.filter((t) => t.project.name === '').map((t) => t.project.groupOrder)).toEqual(expect.arrayContaining([0]));
+    expect(named.tests.map((t) => `${t.name} ${t.state}`)).toEqual(byDefault.tests.map((t) => `${t.name} ${t.state}`));
   });
 
   it('run isolated in the user\'s own project with isolate: true', async () => {

@@ -26,7 +26,7 @@ export default class CaptureReporter implements Reporter {
           note: (result as any).note,
           errors: (result.errors ?? []).map((e: any) => ({ message: e.message, stack: e.stack, stacks: e.stacks, diff: e.diff })),
           meta: test.meta(),
-          project: { name: test.project.name, isolate: test.project.config.isolate, pool: test.project.config.pool },
+          project: { name: test.project.name, isolate: test.project.config.isolate, pool: test.project.config.pool, maxWorkers: test.project.config.maxWorkers, groupOrder: test.project.config.sequence.groupOrder },
         });
       }
     }

@@ -19,7 +19,7 @@ export interface CapturedTest {
   errors: { message: string; stack?: string; stacks?: { file: string; line: number; column: number; method: string }[]; diff?: string }[];
   meta: Record<string, any>;
   /** The Vitest project the test ran in, and how. */
-  project: { name: string; isolate: boolean; pool: string };
+  project: { name: string; isolate: boolean; pool: string; maxWorkers?: number; groupOrder: number };
 }
 
 export interface VitestRun extends NodeRun {
