@@ -115,9 +115,11 @@ export class McpTransport implements AgentTransport {
   async call(task: string, payload: unknown, options: CallOptions): Promise<Exchange> {
     for (;;) {
       const { staleSession, ...exchange } = await this.callOnce(task, payload, options);
-      // MCP (Streamable HTTP > session management): a 404 to a request with a session id means the agent ended that
-      // session, and the client starts a new one. Only for a pooled session this run had not used yet — its 404 is
-      // about our reuse, not an answer to the storyboard's call. Each turn drops one pooled session: this ends.
+      // A pooled session this run had not used yet failed without an MCP answer: the agent may have ended it (MCP says
+      // 404 to a request naming an ended session; many servers say 400), restarted, or closed the idle socket. That is
+      // about our reuse, not an answer to the storyboard's call: the call goes out again on a fresh session, so the
+      // step sees what it would have seen without the pool. Not after a timeout (the step's bound is spent). Each turn
+      // drops one pooled session, so this ends.
       if (!staleSession) return exchange;
     }
   }
@@ -159,7 +161,7 @@ export class McpTransport implements AgentTransport {
       // No MCP result: drop the connection so the next step starts clean.
       this.forget(options.credentials);
       const observed: ObservedHttp | undefined = connection?.last ?? (error as any)?.observed;
-      if (reused && observed?.status === 404) return { request, response: undefined, extraction: { path: 'none' }, data: undefined, staleSession: true };
+      if (reused && !isTimeout(error)) return { request, response: undefined, extraction: { path: 'none' }, data: undefined, staleSession: true };
       const httpAnswer = observed ? jsonRpcErrorIn(observed) : undefined;
       if (observed && httpAnswer) {
         // An HTTP error status carrying a JSON-RPC error (e.g. 401 + adcp_error AUTH_REQUIRED) is the agent's answer.
@@ -327,6 +329,10 @@ function jsonRpcErrorIn(observed: ObservedHttp): { body: unknown; error: { code:
   const error = body?.error;
   if (!error || typeof error !== 'object' || typeof error.code !== 'number') return undefined;
   return { body, error: { code: error.code, message: String(error.message ?? ''), data: error.data } };
+}
+
+function isTimeout(error: unknown): boolean {
+  return (error as { name?: unknown })?.name === 'TimeoutError' || /timed? ?out|aborted|AbortError|TimeoutError/i.test(describeError(error));
 }
 
 /** Timeouts and connection losses surface as McpError too; they are not agent answers. */

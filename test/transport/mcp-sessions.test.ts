@@ -19,6 +19,8 @@ import type { Credentials } from '../../src/transport/types.js';
 
 const sessions = new Map<string, StreamableHTTPServerTransport>();
 const seen = { initialize: 0, toolsList: 0, calls: 0 };
+/** What the agent answers to a request naming a session it does not have: MCP says 404; many servers say 400. */
+let unknownSessionStatus = 404;
 let server: Server;
 let url: string;
 
@@ -38,7 +40,7 @@ beforeAll(async () => {
     let transport = typeof id === 'string' ? sessions.get(id) : undefined;
     if (!transport) {
       if (typeof id === 'string' || !isInitializeRequest(body)) {
-        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }));
+        res.writeHead(unknownSessionStatus, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Bad Request: No valid session ID provided' }, id: null }));
         return;
       }
       const created = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (sid) => void sessions.set(sid, created) });
@@ -67,6 +69,7 @@ afterAll(async () => {
 beforeEach(async () => {
   await endAllSessions();
   Object.assign(seen, { initialize: 0, toolsList: 0, calls: 0 });
+  unknownSessionStatus = 404;
 });
 
 const bearer = (token: string): Credentials => ({ kind: 'bearer', token });
@@ -121,7 +124,8 @@ describe('MCP sessions shared by the runs of one worker', () => {
     await Promise.all([c.close(), d.close(), pool.close()]);
   });
 
-  it('a session the agent ended is replaced: the step gets the answer, not the 404', async () => {
+  it.each([404, 400])('a session the agent ended (HTTP %i for it) is replaced: the step gets the answer, not the error', async (status) => {
+    unknownSessionStatus = status;
     const pool = new McpSessionPool();
     const first = transport(pool);
     await call(first);
