@@ -198,7 +198,7 @@ export class SchemaRegistry {
     try {
       const validator = this.ajv.getSchema(id);
       if (validator) {
-        if (key) this.cache!.store(key, ajv().standaloneCode(this.ajv, validator));
+        if (key) this.keep(key, validator);
         return validator;
       }
     } catch (error) {
@@ -210,6 +210,17 @@ export class SchemaRegistry {
     const validator = this.ajv.getSchema(id);
     if (!validator) throw new SchemaNotFoundError(path, this.dir);
     return validator;
+  }
+
+  /** Writes a compiled validator to the cache; one ajv cannot write out as code is used all the same, just not kept. */
+  private keep(key: string, validator: ValidateFunction): void {
+    let code: string;
+    try {
+      code = ajv().standaloneCode(this.ajv, validator);
+    } catch {
+      return;
+    }
+    this.cache!.store(key, code);
   }
 
   /** Parses a file once; null when it is missing, not JSON, or has no `$id`. */
