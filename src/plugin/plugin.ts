@@ -213,6 +213,7 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
         project.config.include.push(toGlob(root, abs));
       }
       const version = compliance?.path ?? compliance?.version ?? complianceEnv;
+      const cacheDir = runtimeCacheDir(options, root, project);
       try {
         corpus = version || wantsCorpus ? resolveCorpus(version, root) : undefined;
       } catch (error) {
@@ -223,7 +224,7 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
       if (corpus && wantsCorpus) {
         const selection = { ...compliance };
         if (compliance!.fromCapabilities) {
-          capabilityIds ??= storyboardIdsFromCapabilities(corpus, root, runtimeCacheDir(options, root, project));
+          capabilityIds ??= storyboardIdsFromCapabilities(corpus, root, cacheDir);
           selection.storyboards = [...(compliance!.storyboards ?? []), ...(await capabilityIds)];
         }
         const files = selectCorpus(corpus.root, selection);
@@ -236,7 +237,7 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
       // Without a selected corpus, test kits and schemas come from the newest installed one.
       const fallback = corpus ?? (version ? undefined : tryResolveCorpus(root));
       kitRoot = fallback?.root;
-      compileCache = runtimeCacheDir(options, root, project) ? new CompileCache(runtimeCacheDir(options, root, project)!, JSON.stringify({ runtime, kitRoot, corpusVersion: fallback?.version, strictKeys: options.strictKeys !== false })) : undefined;
+      compileCache = cacheDir ? new CompileCache(cacheDir, JSON.stringify({ runtime, kitRoot, corpusVersion: fallback?.version, strictKeys: options.strictKeys !== false })) : undefined;
       matchesTestGlob = (id) => project.matchesTestGlob(id);
       const runtimeConfig: RuntimeConfig = {
         agentUrl: options.agent?.url,
@@ -247,7 +248,7 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
         corpusRoot: kitRoot,
         corpusVersion: fallback?.version,
         schemasDir: options.schemasDir ?? fallback?.schemasDir,
-        cacheDir: runtimeCacheDir(options, root, project),
+        cacheDir,
         projectRoot: root,
         ...(options.testKitDirs?.length ? { testKitDirs: options.testKitDirs.map((d) => resolve(root, d)) } : {}),
         skipRateAbuse: options.signedRequests?.skipRateAbuse,
