@@ -18,11 +18,17 @@ const nodePath = require('node:path') as typeof import('node:path');
 const { RECORDS_DIR_ENV, recordsFile } = require('./records.cjs') as { RECORDS_DIR_ENV: string; recordsFile: (dir: string, testPath: string) => string };
 // Node's require of an ES module (Node ≥ 20.19 / 22.12), as the environment loads the adapter.
 const { buildReport } = require('../report/build.js') as typeof import('../report/build.js');
-const { writeContractReport } = require('../report/write.js') as typeof import('../report/write.js');
+const { writeContractReport, writeReportViews } = require('../report/write.js') as typeof import('../report/write.js');
 
 export interface AdcpJestReporterOptions {
   /** Where the contract report goes, relative to Jest's rootDir. @default 'adcp-results.json' */
   outputFile?: string;
+  /** Also write the markdown summary there (relative to rootDir), as the Vitest reporter's `markdownFile`. */
+  markdownFile?: string;
+  /** Append the markdown summary to the GitHub job summary when `$GITHUB_STEP_SUMMARY` is set. @default true */
+  jobSummary?: boolean;
+  /** Also write the self-contained HTML report there (relative to rootDir), as the Vitest reporter's `htmlFile`. */
+  htmlFile?: string;
 }
 
 interface AssertionLike {
@@ -43,6 +49,7 @@ const titled = (title: string, id: string) => title === id || title.endsWith(` (
 class AdcpJestReporter {
   private readonly rootDir: string;
   private readonly outputFile: string;
+  private readonly views: AdcpJestReporterOptions;
   private readonly recordsDir: string;
   private readonly testNamePattern: string | null;
   private readonly tests: ReportTest[] = [];
@@ -52,6 +59,7 @@ class AdcpJestReporter {
     this.rootDir = globalConfig.rootDir;
     this.testNamePattern = globalConfig.testNamePattern || null;
     this.outputFile = nodePath.resolve(this.rootDir, options.outputFile ?? 'adcp-results.json');
+    this.views = { markdownFile: options.markdownFile, htmlFile: options.htmlFile, jobSummary: options.jobSummary };
     // Before any worker starts: Jest's workers inherit this process's environment.
     this.recordsDir = mkdtempSync(nodePath.join(tmpdir(), 'vitest-adcp-jest-records-'));
     process.env[RECORDS_DIR_ENV] = this.recordsDir;
@@ -103,6 +111,7 @@ class AdcpJestReporter {
     const report = buildReport(this.tests, { root: this.rootDir, started_at: this.startedAt, finished_at: new Date().toISOString(), test_name_pattern: this.testNamePattern });
     rmSync(this.recordsDir, { recursive: true, force: true });
     process.stderr.write(`${writeContractReport(report, this.outputFile)}\n`);
+    for (const line of writeReportViews(report, { root: this.rootDir, ...this.views })) process.stderr.write(`${line}\n`);
   }
 }
 

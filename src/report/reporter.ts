@@ -4,22 +4,20 @@
  * `task.meta.adcp` (which survive worker → main process and blob
  * `--merge-reports`). As options, the same report object rendered as a
  * markdown summary (also appended to `$GITHUB_STEP_SUMMARY`) and as one
- * self-contained HTML file (markdown.ts, html.ts); this class only writes files.
+ * self-contained HTML file (markdown.ts, html.ts, written by write.ts, as the Jest
+ * reporter's are).
  *
  * ```ts
  * // vitest.config.ts
  * test: { reporters: ['default', ['vitest-adcp/reporter', { outputFile: 'adcp-results.json' }]] }
  * ```
  */
-import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, relative, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { Reporter, TestCase, TestModule, Vitest } from 'vitest/node';
 import { buildReport, type ContractReport, type ReportTest } from './build.js';
 import type { RunTimes } from './envelope.js';
-import { renderHtmlReport } from './html.js';
-import { renderMarkdownSummary } from './markdown.js';
 import { NdjsonStream } from './ndjson.js';
-import { writeContractReport } from './write.js';
+import { writeContractReport, writeReportViews } from './write.js';
 
 export interface AdcpReporterOptions {
   /**
@@ -127,27 +125,9 @@ export default class AdcpReporter implements Reporter {
     this.writeViews(report);
   }
 
-  /** The markdown summary and the HTML report: pure renderings of the same report object (markdown.ts, html.ts). */
+  /** The markdown summary and the HTML report (report/write.ts). */
   private writeViews(report: ContractReport): void {
-    const { markdownFile, htmlFile, jobSummary = true } = this.options;
-    const shown = (file: string) => relative(process.cwd(), file) || file;
-    const write = (path: string, text: string) => {
-      const file = resolve(this.root, path);
-      mkdirSync(dirname(file), { recursive: true });
-      writeFileSync(file, text);
-      return file;
-    };
-    const summary = markdownFile || (jobSummary && process.env.GITHUB_STEP_SUMMARY) ? renderMarkdownSummary(report, { root: this.root }) : undefined;
-    if (markdownFile) this.log(`vitest-adcp: markdown summary written to ${shown(write(markdownFile, summary!))}`);
-    if (jobSummary && process.env.GITHUB_STEP_SUMMARY) {
-      try {
-        appendFileSync(process.env.GITHUB_STEP_SUMMARY, `${summary!}\n`);
-        this.log(`vitest-adcp: markdown summary appended to the GitHub job summary (${process.env.GITHUB_STEP_SUMMARY})`);
-      } catch (error) {
-        // The job summary is a courtesy: the reports above are written, and the run's verdict is not the summary's.
-        this.log(`vitest-adcp: could not append to the GitHub job summary (${process.env.GITHUB_STEP_SUMMARY}): ${(error as Error).message}`);
-      }
-    }
-    if (htmlFile) this.log(`vitest-adcp: HTML report written to ${shown(write(htmlFile, renderHtmlReport(report, { root: this.root })))}`);
+    const { markdownFile, htmlFile, jobSummary } = this.options;
+    for (const line of writeReportViews(report, { root: this.root, markdownFile, htmlFile, jobSummary })) this.log(line);
   }
 }

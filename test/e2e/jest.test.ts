@@ -30,7 +30,7 @@ beforeAll(async () => {
   symlinkSync(join(repoRoot, 'node_modules'), join(project, 'node_modules'));
   writeFileSync(
     join(project, 'jest.config.js'),
-    `module.exports = { preset: ${JSON.stringify(join(scratch, 'dist', 'jest', 'jest-preset.cjs'))}, setupFilesAfterEnv: [${JSON.stringify(join(scratch, 'dist', 'jest', 'matchers.cjs'))}], reporters: ['default', [${JSON.stringify(join(scratch, 'dist', 'jest', 'reporter.cjs'))}, { outputFile: 'reports/jest-adcp.json' }]] };\n`,
+    `module.exports = { preset: ${JSON.stringify(join(scratch, 'dist', 'jest', 'jest-preset.cjs'))}, setupFilesAfterEnv: [${JSON.stringify(join(scratch, 'dist', 'jest', 'matchers.cjs'))}], reporters: ['default', [${JSON.stringify(join(scratch, 'dist', 'jest', 'reporter.cjs'))}, { outputFile: 'reports/jest-adcp.json', markdownFile: 'reports/jest-adcp.md', htmlFile: 'reports/jest-adcp.html' }]] };\n`,
   );
   writeJestProjectFiles(project);
 }, 120_000);
@@ -48,7 +48,9 @@ function jest(args: string[], env: Record<string, string | undefined> = {}) {
 
 describe('Jest 30.5 with the preset', () => {
   it('runs a user storyboard and a corpus storyboard (ADCP_STORYBOARDS): names, YAML locations, verdicts, the failure located at its check; the matchers', async () => {
-    const run = await jest([], { ADCP_STORYBOARDS: 'capability_discovery' });
+    const stepSummary = join(scratch, 'github-step-summary.md');
+    writeFileSync(stepSummary, '# an earlier step\n');
+    const run = await jest([], { ADCP_STORYBOARDS: 'capability_discovery', GITHUB_STEP_SUMMARY: stepSummary });
     const output = run.stdout + run.stderr;
     expect(run.exitCode, output).toBe(1); // caps_wrong fails, on purpose
     const results = readJestJson(join(project, 'results.json'));
@@ -95,10 +97,30 @@ describe('Jest 30.5 with the preset', () => {
       join(project, 'vitest.config.mjs'),
       `import { defineConfig } from 'vitest/config';\nimport { adcpStoryboards } from ${JSON.stringify(join(scratch, 'dist', 'index.js'))};\nexport default defineConfig({ plugins: [adcpStoryboards({ include: ['storyboards/*.storyboard.yaml'], compliance: { storyboards: ['capability_discovery'] } })], test: { include: [] } });\n`,
     );
-    const vitest = await runVitest({ config: join(project, 'vitest.config.mjs'), cwd: project, args: ['--root', project, '--configLoader', 'native', '--outputFile.vitest-adcp=reports/vitest-adcp.json'], reporters: [join(scratch, 'dist', 'report', 'reporter.js')], env: { ADCP_AGENT_URL: inject('agentUrl') } });
+    const vitest = await runVitest({
+      config: join(project, 'vitest.config.mjs'),
+      cwd: project,
+      args: ['--root', project, '--configLoader', 'native', '--outputFile.vitest-adcp=reports/vitest-adcp.json', '--outputFile.vitest-adcp-markdown=reports/vitest-adcp.md'],
+      reporters: [join(scratch, 'dist', 'report', 'reporter.js')],
+      env: { ADCP_AGENT_URL: inject('agentUrl'), GITHUB_STEP_SUMMARY: undefined },
+    });
     const vitestReport = JSON.parse(readFileSync(join(project, 'reports', 'vitest-adcp.json'), 'utf8'));
     expect(vitestReport.summary.total_steps).toBe(jestReport.summary.total_steps);
     expect(comparableReport(join(project, 'reports', 'jest-adcp.json')), vitest.stdout + vitest.stderr).toEqual(comparableReport(join(project, 'reports', 'vitest-adcp.json')));
+
+    // The views of the same report: the markdown summary (its headline as Vitest's), appended to the job summary too,
+    // and the self-contained HTML report.
+    const markdown = readFileSync(join(project, 'reports', 'jest-adcp.md'), 'utf8');
+    const headline = markdown.split('\n')[0]!;
+    expect(headline).toMatch(/^## ❌ AdCP storyboards: /);
+    expect(headline).toBe(readFileSync(join(project, 'reports', 'vitest-adcp.md'), 'utf8').split('\n')[0]);
+    expect(readFileSync(stepSummary, 'utf8')).toBe(`# an earlier step\n${markdown}\n`);
+    const html = readFileSync(join(project, 'reports', 'jest-adcp.html'), 'utf8');
+    expect(html).toMatch(/^<!doctype html>/i);
+    for (const id of ['my_smoke', 'capability_discovery']) expect(html).toContain(id);
+    expect(output).toContain('vitest-adcp: markdown summary written to ');
+    expect(output).toContain(`vitest-adcp: markdown summary appended to the GitHub job summary (${stepSummary})`);
+    expect(output).toContain('vitest-adcp: HTML report written to ');
   }, 120_000);
 
   it('runs one step with -t, replaying the steps before it silently', async () => {
