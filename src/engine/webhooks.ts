@@ -263,7 +263,7 @@ export class WebhookRun {
     const schemas = this.options.schemas;
     if (!schemas || !schemas.resolveRef(ref)) {
       const presumed = schemas?.presumedIdentity(ref) ?? { schema_id: null, schema_url: null };
-      return { ...v.fail('schema_violation', description, `no AdCP schema "${ref}" is available to validate the webhook against`, { expected: ref }), ...presumed };
+      return { ...v.fail('schema_violation', description, `no AdCP schema "${ref}" is available to validate the webhook against`, { expected: ref, observed: { reason: 'schema_not_found', ref } }), ...presumed };
     }
     const verdict = schemas.validate(ref, body);
     if (verdict.valid) return { ...v.pass(description), schema_id: verdict.schema_id, schema_url: verdict.schema_url };

@@ -190,8 +190,11 @@ export function buildReport(input: Iterable<ReportTest>, options: BuildOptions):
   const notRunCount = all.filter((s) => 'not_run' in s).length;
   const steps = all.filter((s) => !('not_run' in s));
   const schemas = new Map<string, string>();
+  // Every schema the run applied — response_schema, a webhook's payload schema —, not the presumed identity a failed
+  // validation names for a schema that was not found (runner-output-contract.yaml: "the exact artifacts the runner
+  // applied").
   for (const step of steps) {
-    for (const v of step.validations) if (v.check === 'response_schema' && v.schema_id && v.schema_url) schemas.set(v.schema_id, v.schema_url);
+    for (const v of step.validations) if (v.schema_id && v.schema_url && !schemaNotFound(v)) schemas.set(v.schema_id, v.schema_url);
   }
   const now = new Date().toISOString();
   return {
@@ -267,4 +270,9 @@ function tracks(storyboards: StoryboardReport[]): TrackReport[] {
     if (status === 'skipped') report.skip_reasons = [...new Set(members.flatMap((m) => (m.skip ? [m.skip.reason] : m.steps.map((s) => s.skip!.reason))))];
     return report;
   });
+}
+
+function schemaNotFound(v: { actual?: unknown }): boolean {
+  const actual = v.actual as { reason?: unknown; observed?: { reason?: unknown } } | null | undefined;
+  return actual?.reason === 'schema_not_found' || actual?.observed?.reason === 'schema_not_found';
 }

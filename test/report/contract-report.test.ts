@@ -106,19 +106,30 @@ describe('buildContractReport', () => {
     ]);
   });
 
-  it('lists each resolved response schema once, sorted by id, and only from response_schema validations that name both', () => {
-    const v = (check: string, schema_id: string | null, schema_url: string | null): ValidationResult => ({ check, passed: true, description: 'd', schema_id, schema_url });
+  it('lists each schema the run applied once, sorted by id — a webhook payload schema too —, not the identity presumed for one not found', () => {
+    const v = (check: string, schema_id: string | null, schema_url: string | null, actual?: unknown): ValidationResult => ({ check, passed: actual === undefined, description: 'd', schema_id, schema_url, ...(actual ? { actual } : {}) });
     const report = buildContractReport(
       [
         moduleOf('/repo/s.yaml', [
           stepTest(info('s'), { step_id: 'a', validations: [v('response_schema', 'z.json', 'https://s/z.json'), v('response_schema', 'a.json', 'https://s/a.json')] }),
-          stepTest(info('s'), { step_id: 'b', validations: [v('response_schema', 'a.json', 'https://s/a.json'), v('field_present', 'f.json', 'https://s/f.json'), v('response_schema', 'n.json', null), v('response_schema', null, 'https://s/u.json')] }),
+          stepTest(info('s'), {
+            step_id: 'b',
+            validations: [
+              v('response_schema', 'a.json', 'https://s/a.json'),
+              v('expect_webhook', 'w.json', 'https://s/w.json'),
+              v('response_schema', 'n.json', null),
+              v('response_schema', null, 'https://s/u.json'),
+              v('response_schema', 'missing.json', 'https://s/missing.json', { reason: 'schema_not_found', ref: 'missing.json' }),
+              v('expect_webhook', 'gone.json', 'https://s/gone.json', { code: 'schema_violation', observed: { reason: 'schema_not_found', ref: 'gone.json' } }),
+            ],
+          }),
         ]),
       ],
       ROOT,
     );
     expect(report.summary.schemas_used).toEqual([
       { schema_id: 'a.json', schema_url: 'https://s/a.json' },
+      { schema_id: 'w.json', schema_url: 'https://s/w.json' },
       { schema_id: 'z.json', schema_url: 'https://s/z.json' },
     ]);
   });
