@@ -19,6 +19,7 @@ const { RECORDS_DIR_ENV, recordsFile } = require('./records.cjs') as { RECORDS_D
 // Node's require of an ES module (Node ≥ 20.19 / 22.12), as the environment loads the adapter.
 const { buildReport } = require('../report/build.js') as typeof import('../report/build.js');
 const { writeContractReport, writeReportViews } = require('../report/write.js') as typeof import('../report/write.js');
+const { NdjsonStream } = require('../report/ndjson.js') as typeof import('../report/ndjson.js');
 
 export interface AdcpJestReporterOptions {
   /** Where the contract report goes, relative to Jest's rootDir. @default 'adcp-results.json' */
@@ -29,6 +30,11 @@ export interface AdcpJestReporterOptions {
   jobSummary?: boolean;
   /** Also write the self-contained HTML report there (relative to rootDir), as the Vitest reporter's `htmlFile`. */
   htmlFile?: string;
+  /**
+   * Also stream the report as NDJSON while the run goes, as the Vitest reporter's `ndjson` — here a test file's lines
+   * when the file ends (Jest reports a file's results together). `true`: beside the JSON; a string: that path.
+   */
+  ndjson?: boolean | string;
 }
 
 interface AssertionLike {
@@ -50,6 +56,7 @@ class AdcpJestReporter {
   private readonly rootDir: string;
   private readonly outputFile: string;
   private readonly views: AdcpJestReporterOptions;
+  private readonly stream: InstanceType<typeof NdjsonStream> | undefined;
   private readonly recordsDir: string;
   private readonly testNamePattern: string | null;
   private readonly tests: ReportTest[] = [];
@@ -60,6 +67,7 @@ class AdcpJestReporter {
     this.testNamePattern = globalConfig.testNamePattern || null;
     this.outputFile = nodePath.resolve(this.rootDir, options.outputFile ?? 'adcp-results.json');
     this.views = { markdownFile: options.markdownFile, htmlFile: options.htmlFile, jobSummary: options.jobSummary };
+    if (options.ndjson) this.stream = new NdjsonStream(nodePath.resolve(this.rootDir, typeof options.ndjson === 'string' ? options.ndjson : this.outputFile.replace(/(\.json)?$/i, '.ndjson')));
     // Before any worker starts: Jest's workers inherit this process's environment.
     this.recordsDir = mkdtempSync(nodePath.join(tmpdir(), 'vitest-adcp-jest-records-'));
     process.env[RECORDS_DIR_ENV] = this.recordsDir;
@@ -67,11 +75,13 @@ class AdcpJestReporter {
 
   onRunStart(): void {
     this.startedAt = new Date().toISOString();
+    this.stream?.start(this.startedAt, this.testNamePattern);
   }
 
   onTestFileResult(test: { path: string; context?: { config?: { displayName?: { name?: string } | string } } }, result: { testFilePath: string; testResults: AssertionLike[] }): void {
     const displayName = test.context?.config?.displayName;
     const project = (typeof displayName === 'string' ? displayName : displayName?.name) ?? '';
+    const first = this.tests.length;
     const file = recordsFile(this.recordsDir, result.testFilePath);
     let records: FileRecords = { planned: [], steps: [] };
     try {
@@ -105,11 +115,13 @@ class AdcpJestReporter {
         if (a.title.startsWith('loads without errors')) this.tests.push({ project, file: result.testFilePath, name: a.title, state: 'failed', errors: a.failureMessages, meta: {} });
       }
     }
+    for (const test of this.tests.slice(first)) this.stream?.test(test, this.rootDir);
   }
 
   onRunComplete(): void {
     const report = buildReport(this.tests, { root: this.rootDir, started_at: this.startedAt, finished_at: new Date().toISOString(), test_name_pattern: this.testNamePattern });
     rmSync(this.recordsDir, { recursive: true, force: true });
+    this.stream?.end(report);
     process.stderr.write(`${writeContractReport(report, this.outputFile)}\n`);
     for (const line of writeReportViews(report, { root: this.rootDir, ...this.views })) process.stderr.write(`${line}\n`);
   }

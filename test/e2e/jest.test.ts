@@ -30,7 +30,7 @@ beforeAll(async () => {
   symlinkSync(join(repoRoot, 'node_modules'), join(project, 'node_modules'));
   writeFileSync(
     join(project, 'jest.config.js'),
-    `module.exports = { preset: ${JSON.stringify(join(scratch, 'dist', 'jest', 'jest-preset.cjs'))}, setupFilesAfterEnv: [${JSON.stringify(join(scratch, 'dist', 'jest', 'matchers.cjs'))}], reporters: ['default', [${JSON.stringify(join(scratch, 'dist', 'jest', 'reporter.cjs'))}, { outputFile: 'reports/jest-adcp.json', markdownFile: 'reports/jest-adcp.md', htmlFile: 'reports/jest-adcp.html' }]] };\n`,
+    `module.exports = { preset: ${JSON.stringify(join(scratch, 'dist', 'jest', 'jest-preset.cjs'))}, setupFilesAfterEnv: [${JSON.stringify(join(scratch, 'dist', 'jest', 'matchers.cjs'))}], reporters: ['default', [${JSON.stringify(join(scratch, 'dist', 'jest', 'reporter.cjs'))}, { outputFile: 'reports/jest-adcp.json', markdownFile: 'reports/jest-adcp.md', htmlFile: 'reports/jest-adcp.html', ndjson: true }]] };\n`,
   );
   writeJestProjectFiles(project);
 }, 120_000);
@@ -121,6 +121,14 @@ describe('Jest 30.5 with the preset', () => {
     expect(output).toContain('vitest-adcp: markdown summary written to ');
     expect(output).toContain(`vitest-adcp: markdown summary appended to the GitHub job summary (${stepSummary})`);
     expect(output).toContain('vitest-adcp: HTML report written to ');
+
+    // The NDJSON stream beside the JSON: the run's start, every step record of the JSON, its end with the same summary.
+    const ndjson = readFileSync(join(project, 'reports', 'jest-adcp.ndjson'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(ndjson[0]).toMatchObject({ type: 'run_start', contract: { id: 'runner_output_contract' } });
+    expect(ndjson.at(-1)).toMatchObject({ type: 'run_end', summary: jestReport.summary });
+    const streamed = ndjson.filter((l) => l.type === 'step').map((l) => `${l.storyboard_id}/${l.step.step_id} ${l.step.passed}`).sort();
+    const reported = jestReport.storyboards.flatMap((sb: any) => sb.steps.map((st: any) => `${sb.storyboard_id}/${st.step_id} ${st.passed}`)).sort();
+    expect(streamed).toEqual(reported);
   }, 120_000);
 
   it('runs one step with -t, replaying the steps before it silently', async () => {
