@@ -13,6 +13,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { PASSING_STORYBOARD } from '../helpers/jest-project.js';
 import { repoRoot } from '../helpers/run-vitest.js';
 
 const pkg = (await import('../../package.json', { with: { type: 'json' } })).default as any;
@@ -52,26 +53,7 @@ function createProject(name: string, devDependencies: string[]): string {
   writeFileSync(join(project, 'vitest.config.ts'), configText(quickStart.plugins, 'reports/adcp.json'));
   writeFileSync(
     join(project, 'storyboards', 'smoke.storyboard.yaml'),
-    [
-      `# yaml-language-server: $schema=${quickStart.modeline}`,
-      'id: my_smoke',
-      'title: My smoke test',
-      'phases:',
-      '  - id: discovery',
-      '    title: Discovery',
-      '    steps:',
-      '      - id: caps',
-      '        title: Capabilities',
-      '        task: get_adcp_capabilities',
-      '        sample_request:',
-      '          context: { correlation_id: smoke }',
-      '        validations:',
-      '          - check: response_schema',
-      '          - check: field_value',
-      '            path: context.correlation_id',
-      '            value: smoke',
-      '',
-    ].join('\n'),
+    `# yaml-language-server: $schema=${quickStart.modeline}\n${PASSING_STORYBOARD}`,
   );
   // A misspelt key (`validation:`): not a *.storyboard.yaml, so only the runs that name it load it.
   writeFileSync(

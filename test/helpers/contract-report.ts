@@ -4,7 +4,9 @@
  * leaves them in `task.meta.adcp` (redacted) — without a child `vitest run`.
  * Only the parts of Vitest's `TestModule` the reporter reads are provided.
  */
+import { afterAll, beforeAll } from 'vitest';
 import type { TestModule } from 'vitest/node';
+import { startFixtureAgent, type FixtureAgent } from '../../fixtures/agent/server.mjs';
 import type { StepOutcome } from '../../src/engine/records.js';
 import { redactStepResult } from '../../src/report/record.js';
 import { buildContractReport, type ContractReport } from '../../src/report/reporter.js';
@@ -42,4 +44,14 @@ export const gatedPhase = (...steps: InlineStep[]): InlinePhase => ({ id: 'gated
 /** The step outcomes of an inline storyboard run against `agentUrl`, with a test kit that has no api_key. */
 export async function outcomesOf(agentUrl: string, phases: InlinePhase[]): Promise<StepOutcome[]> {
   return Object.values(await runInline(phasedStoryboard(phases), agentUrl, { testKit: { auth: {} } }));
+}
+
+/** The fixture agent around this test file (started before its tests, closed after): its URL, and outcomesOf against it. */
+export function useFixtureAgent(): { url(): string; outcomes(phases: InlinePhase[]): Promise<StepOutcome[]> } {
+  let agent: FixtureAgent | undefined;
+  beforeAll(async () => {
+    agent = await startFixtureAgent();
+  });
+  afterAll(() => agent?.close());
+  return { url: () => agent!.url, outcomes: (phases) => outcomesOf(agent!.url, phases) };
 }

@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadStoryboard } from '../../src/storyboard/load.js';
 
-export const USER_STORYBOARD = [
+/** A storyboard of one passing step (`caps`): the packed-package test's smoke storyboard. */
+const PASSING_STEP_LINES = [
   'id: my_smoke',
   'title: My smoke test',
   'phases:',
@@ -25,6 +26,14 @@ export const USER_STORYBOARD = [
   '          - check: field_value',
   '            path: context.correlation_id',
   '            value: smoke',
+];
+
+/** The passing storyboard as a file's text. */
+export const PASSING_STORYBOARD = [...PASSING_STEP_LINES, ''].join('\n');
+
+/** The same storyboard with a second, failing step (`caps_wrong`). */
+export const USER_STORYBOARD = [
+  ...PASSING_STEP_LINES,
   '      - id: caps_wrong',
   '        title: Capabilities, expecting another correlation id',
   '        task: get_adcp_capabilities',

@@ -4,23 +4,14 @@
  * (cascade skips too, though they did not pass), and decide storyboard and
  * track status; files that did not load are listed.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFixtureAgent, type FixtureAgent } from '../../fixtures/agent/server.mjs';
+import { describe, expect, it } from 'vitest';
 import type { TestModule } from 'vitest/node';
 import type { ContractReport } from '../../src/report/reporter.js';
-import { capsStep, contractReport, gatedPhase, loadFailureModule, outcomesOf, storyboardModule } from '../helpers/contract-report.js';
-import type { InlinePhase } from '../helpers/inline-run.js';
+import { capsStep as caps, contractReport, gatedPhase as gated, loadFailureModule, storyboardModule, useFixtureAgent } from '../helpers/contract-report.js';
 
-let agent: FixtureAgent;
-beforeAll(async () => {
-  agent = await startFixtureAgent();
-});
-afterAll(() => agent?.close());
+const agent = useFixtureAgent();
 
-const caps = capsStep;
-const gated = gatedPhase;
-
-const outcomes = (phases: InlinePhase[]) => outcomesOf(agent.url, phases);
+const outcomes = agent.outcomes;
 
 let ran: Promise<TestModule[]> | undefined;
 /**

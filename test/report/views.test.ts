@@ -13,33 +13,24 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { TestModule, Vitest } from 'vitest/node';
-import { startFixtureAgent, type FixtureAgent } from '../../fixtures/agent/server.mjs';
 import type { StepResult } from '../../src/engine/records.js';
 import { renderHtmlReport } from '../../src/report/html.js';
 import { renderMarkdownSummary } from '../../src/report/markdown.js';
 import { buildReport, type ReportTest } from '../../src/report/build.js';
 import { buildEnvelope } from '../../src/report/envelope.js';
 import AdcpReporter, { type ContractReport } from '../../src/report/reporter.js';
-import { capsStep, contractReport, gatedPhase, loadFailureModule, outcomesOf, REPORT_ROOT, storyboardModule } from '../helpers/contract-report.js';
-import type { InlinePhase } from '../helpers/inline-run.js';
+import { capsStep as caps, contractReport, gatedPhase as gated, loadFailureModule, REPORT_ROOT, storyboardModule, useFixtureAgent } from '../helpers/contract-report.js';
 
-let agent: FixtureAgent;
-beforeAll(async () => {
-  agent = await startFixtureAgent();
-});
-afterAll(() => agent?.close());
+const agent = useFixtureAgent();
 
 const SCRIPT_PAYLOAD = '</script><script>alert("agent")</script><img src=x onerror=alert(1)>';
 const SECRET = 'views-configured-secret-77c1';
 /** Debian's `chromium` package; the browser test is skipped where it is not installed. */
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 
-const caps = capsStep;
-const gated = gatedPhase;
-
-const outcomes = (phases: InlinePhase[]) => outcomesOf(agent.url, phases);
+const outcomes = agent.outcomes;
 
 let ran: Promise<TestModule[]> | undefined;
 async function report(): Promise<ContractReport> {
@@ -63,8 +54,8 @@ async function report(): Promise<ContractReport> {
     ]);
     const signals = await outcomes([gated(caps('only'))]);
     return [
-      storyboardModule({ id: 'discovery', title: 'Discovery *with* [markdown] | pipes', track: 'core', version: '1.0.0', agent_url: agent.url, protocol: 'mcp' }, discovery, [SECRET]),
-      storyboardModule({ id: 'signals', title: 'Signals', track: 'signals', agent_url: agent.url, protocol: 'mcp' }, signals),
+      storyboardModule({ id: 'discovery', title: 'Discovery *with* [markdown] | pipes', track: 'core', version: '1.0.0', agent_url: agent.url(), protocol: 'mcp' }, discovery, [SECRET]),
+      storyboardModule({ id: 'signals', title: 'Signals', track: 'signals', agent_url: agent.url(), protocol: 'mcp' }, signals),
       loadFailureModule('broken.storyboard.yaml', 'schema', 'storyboard does not load:\nbroken.storyboard.yaml:3:5: [schema] phases[0] must have title'),
     ];
   })();
