@@ -10,7 +10,6 @@
  * configuration error (nothing ran).
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import { relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parse as parseYaml } from 'yaml';
@@ -234,10 +233,6 @@ async function main(argv: string[], cwd: string = process.cwd(), env: NodeJS.Pro
     passWithNoTests: false,
     testTimeout: timeout,
     hookTimeout: timeout,
-    // Storyboard files wait on the agent most of the time: two workers overlap one's waiting with the other's work.
-    // Vitest's default (one core left free) gives a 2-core machine a single worker; this run has no other tests to
-    // leave room for (`bench/speed.mjs`: 2 workers 0.3 s faster over 35 storyboards there, 3 slower).
-    maxWorkers: Math.max(2, availableParallelism() - 1),
     reporters: ['default', ...(invocation.report ? [new AdcpReporter({ outputFile: invocation.report, htmlFile: invocation.reportHtml, markdownFile: invocation.reportMarkdown })] : [])],
   };
   const overrides = { plugins: [adcpStoryboards(invocation.plugin)] };

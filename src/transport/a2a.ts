@@ -27,7 +27,7 @@ import { randomUUID } from 'node:crypto';
 import type { Exchange } from '../checks/types.js';
 import type { ExtractionRecord, RequestRecord, ResponseRecord } from '../engine/records.js';
 import { filterResponseHeaders } from '../report/redact.js';
-import { boundedFetch, describeError, type ObservedHttp } from './http.js';
+import { boundedFetch, describeError, isTimeoutError, type ObservedHttp } from './http.js';
 import { pinnedDispatcher, UrlRefusedError, vetUrl, type UrlGuardOptions } from './url-guard.js';
 import type { Dispatcher } from 'undici';
 import { authorizationHeader, type AgentTransport, type CallOptions, type Credentials } from './types.js';
@@ -280,7 +280,7 @@ function parseMaybeJson(text: string): unknown {
 
 function describeTransportError(error: unknown, observed: ObservedHttp | undefined, timeoutMs: number, doing?: string): string {
   const message = describeError(error);
-  if (/timed? ?out|aborted|AbortError|TimeoutError/i.test(message) || (error as any)?.name === 'TimeoutError') {
+  if (isTimeoutError(error)) {
     return `no answer within ${timeoutMs} ms${doing ? ` ${doing}` : ''} (${message}); raise the step timeout (option timeoutMs) if the agent is just slow`;
   }
   if (observed && observed.status >= 400) return `HTTP ${observed.status} from the agent: ${message}`;
@@ -288,8 +288,6 @@ function describeTransportError(error: unknown, observed: ObservedHttp | undefin
 }
 
 // ─── Discovery ──────────────────────────────────────────────────────────────
-
-class CardError extends Error {}
 
 /** Where an agent card may be, in order: under the given URL, then at the origin root; A2A 0.3's name first. */
 export function agentCardUrls(agentUrl: string): string[] {

@@ -224,6 +224,11 @@ function closestBranch(issues: SchemaIssue[], prefix: unknown[] = [], depth = 0)
 }
 
 /** Message of an error and its causes, for the step's `error` field. */
+/** A call that ran out of time (its deadline signal, a client timeout), as opposed to one the agent or the network refused. */
+export function isTimeoutError(error: unknown): boolean {
+  return (error as { name?: unknown } | null)?.name === 'TimeoutError' || /timed? ?out|aborted|AbortError|TimeoutError/i.test(describeError(error));
+}
+
 export function describeError(error: unknown): string {
   const schema = schemaIssues(error);
   if (schema) return schema;

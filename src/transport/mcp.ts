@@ -9,7 +9,7 @@ import type { CallToolResultSchema, McpError } from '@modelcontextprotocol/sdk/t
 import type { Exchange } from '../checks/types.js';
 import type { ExtractionRecord, ResponseRecord } from '../engine/records.js';
 import { filterResponseHeaders } from '../report/redact.js';
-import { boundedFetch, describeError, type ObservedHttp } from './http.js';
+import { boundedFetch, describeError, isTimeoutError, type ObservedHttp } from './http.js';
 import { agentOriginRedirects } from './url-guard.js';
 import { authorizationHeader, type AgentTransport, type CallOptions, type Credentials } from './types.js';
 
@@ -77,10 +77,12 @@ const CLIENT_INFO = { name: 'vitest-adcp', version: '0.1.0' };
 interface McpSdk {
   Client: typeof import('@modelcontextprotocol/sdk/client/index.js').Client;
   StreamableHTTPClientTransport: typeof import('@modelcontextprotocol/sdk/client/streamableHttp.js').StreamableHTTPClientTransport;
-  CallToolResultSchema: typeof CallToolResultSchema;
   McpError: typeof McpError;
+  /** The tool-result schema calls are parsed with (keepStructuredContent). */
+  resultSchema: typeof CallToolResultSchema;
 }
 let sdk: Promise<McpSdk> | undefined;
+/** The SDK once imported (the call path needs it synchronously, after a connection has loaded it). */
 let loadedSdk: McpSdk | undefined;
 
 /**
@@ -94,7 +96,12 @@ function mcpSdk(): Promise<McpSdk> {
     import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
     import('@modelcontextprotocol/sdk/types.js'),
   ]).then(([client, transport, types]) => {
-    loadedSdk = { Client: client.Client, StreamableHTTPClientTransport: transport.StreamableHTTPClientTransport, CallToolResultSchema: types.CallToolResultSchema, McpError: types.McpError };
+    loadedSdk = {
+      Client: client.Client,
+      StreamableHTTPClientTransport: transport.StreamableHTTPClientTransport,
+      McpError: types.McpError,
+      resultSchema: keepStructuredContent(types.CallToolResultSchema) as unknown as typeof CallToolResultSchema,
+    };
     return loadedSdk;
   });
   return sdk;
@@ -103,10 +110,11 @@ function mcpSdk(): Promise<McpSdk> {
 export class McpTransport implements AgentTransport {
   readonly kind = 'mcp' as const;
   readonly url: string;
-  /** One MCP session per distinct credential (steps may strip or swap credentials). */
-  private readonly connections = new Map<string, Promise<Connection>>();
-  /** For each of those, the pool key it goes back under (its credential and the timeout its fetch was made with). */
-  private readonly poolKeys = new Map<string, string>();
+  /**
+   * One MCP session per distinct credential (steps may strip or swap credentials), with the pool key it goes back
+   * under (its credential and the timeout its fetch was made with).
+   */
+  private readonly connections = new Map<string, { pending: Promise<Connection>; poolKey: string }>();
 
   constructor(private readonly options: McpTransportOptions) {
     this.url = options.url;
@@ -137,7 +145,7 @@ export class McpTransport implements AgentTransport {
       connection.reused = false;
       const result = await connection.client.callTool(
         { name: task, arguments: (payload ?? {}) as Record<string, unknown> },
-        keepStructuredContent(loadedSdk!) as unknown as typeof CallToolResultSchema,
+        loadedSdk!.resultSchema,
         { timeout: options.timeoutMs, maxTotalTimeout: options.timeoutMs, signal },
       );
       const duration_ms = Math.round(performance.now() - started);
@@ -161,7 +169,7 @@ export class McpTransport implements AgentTransport {
       // No MCP result: drop the connection so the next step starts clean.
       this.forget(options.credentials);
       const observed: ObservedHttp | undefined = connection?.last ?? (error as any)?.observed;
-      if (reused && !isTimeout(error)) return { request, response: undefined, extraction: { path: 'none' }, data: undefined, staleSession: true };
+      if (reused && !isTimeoutError(error)) return { request, response: undefined, extraction: { path: 'none' }, data: undefined, staleSession: true };
       const httpAnswer = observed ? jsonRpcErrorIn(observed) : undefined;
       if (observed && httpAnswer) {
         // An HTTP error status carrying a JSON-RPC error (e.g. 401 + adcp_error AUTH_REQUIRED) is the agent's answer.
@@ -235,23 +243,20 @@ export class McpTransport implements AgentTransport {
 
   private forget(credentials: Credentials): void {
     const key = this.key(credentials);
-    const pending = this.connections.get(key);
+    const entry = this.connections.get(key);
     this.connections.delete(key);
-    this.poolKeys.delete(key);
-    pending?.then((c) => c.client.close()).catch(() => {});
+    entry?.pending.then((c) => c.client.close()).catch(() => {});
   }
 
   private connect(credentials: Credentials, timeoutMs: number, signal: AbortSignal): Promise<Connection> {
     const key = this.key(credentials);
-    let pending = this.connections.get(key);
-    if (!pending) {
-      const poolKey = this.poolKey(credentials, timeoutMs);
-      const pooled = this.options.sessions?.take(poolKey);
-      pending = pooled ? Promise.resolve(pooled) : this.open(credentials, timeoutMs, signal);
-      this.poolKeys.set(key, poolKey);
-      this.connections.set(key, pending);
-      pending.catch(() => this.connections.delete(key));
-    }
+    const existing = this.connections.get(key);
+    if (existing) return existing.pending;
+    const poolKey = this.poolKey(credentials, timeoutMs);
+    const pooled = this.options.sessions?.take(poolKey);
+    const pending = pooled ? Promise.resolve(pooled) : this.open(credentials, timeoutMs, signal);
+    this.connections.set(key, { pending, poolKey });
+    pending.catch(() => this.connections.delete(key));
     return pending;
   }
 
@@ -287,13 +292,13 @@ export class McpTransport implements AgentTransport {
   }
 
   async close(): Promise<void> {
-    const pending = [...this.connections.entries()];
+    const entries = [...this.connections.values()];
     this.connections.clear();
     const sessions = this.options.sessions;
     await Promise.all(
-      pending.map(([key, p]) =>
-        p.then(
-          (c) => (sessions ? sessions.give(this.poolKeys.get(key)!, c) : c.client.close()),
+      entries.map(({ pending, poolKey }) =>
+        pending.then(
+          (c) => (sessions ? sessions.give(poolKey, c) : c.client.close()),
           () => {},
         ),
       ),
@@ -307,7 +312,7 @@ export class McpTransport implements AgentTransport {
  * became the copy's prototype and vanished from the answer, its checks and its record. The SDK accepts any schema
  * with a Zod 3 style `safeParse` (its zod-compat layer), which is what this is.
  */
-const keepStructuredContent = ({ CallToolResultSchema }: McpSdk) => ({
+const keepStructuredContent = (CallToolResultSchema: typeof import('@modelcontextprotocol/sdk/types.js').CallToolResultSchema) => ({
   safeParse(data: unknown) {
     const checked = CallToolResultSchema.safeParse(data);
     if (!checked.success || checked.data.structuredContent === undefined) return checked;
@@ -331,10 +336,6 @@ function jsonRpcErrorIn(observed: ObservedHttp): { body: unknown; error: { code:
   return { body, error: { code: error.code, message: String(error.message ?? ''), data: error.data } };
 }
 
-function isTimeout(error: unknown): boolean {
-  return (error as { name?: unknown })?.name === 'TimeoutError' || /timed? ?out|aborted|AbortError|TimeoutError/i.test(describeError(error));
-}
-
 /** Timeouts and connection losses surface as McpError too; they are not agent answers. */
 function isTransportLevelMcpError(error: McpError): boolean {
   // -32001 RequestTimeout, -32000 ConnectionClosed (ErrorCode in the MCP SDK).
@@ -343,7 +344,7 @@ function isTransportLevelMcpError(error: McpError): boolean {
 
 function describeTransportError(error: unknown, observed: ObservedHttp | undefined, timeoutMs: number): string {
   const message = describeError(error);
-  if (/timed? ?out|aborted|AbortError|TimeoutError/i.test(message) || (error as any)?.name === 'TimeoutError') {
+  if (isTimeoutError(error)) {
     return `no answer within ${timeoutMs} ms (${message}); raise the step timeout (option timeoutMs) if the agent is just slow`;
   }
   if (observed && observed.status >= 400) return `HTTP ${observed.status} from the agent: ${message}`;

@@ -8,7 +8,7 @@
 import type { Readable } from 'node:stream';
 import { request } from 'undici';
 import { jsonRpcAnswerIn } from './answer-body.js';
-import { describeError, dispatcher, readBounded, ResponseTooLargeError } from './http.js';
+import { describeError, dispatcher, isTimeoutError, readBounded, ResponseTooLargeError } from './http.js';
 
 export interface RawRequest {
   method: string;
@@ -63,7 +63,7 @@ export async function sendRaw(raw: RawRequest, options: RawOptions): Promise<Raw
   } catch (error) {
     if (error instanceof ResponseTooLargeError) return { error: error.message, durationMs: elapsed() };
     const message = describeError(error);
-    const timedOut = /timed? ?out|aborted|AbortError|TimeoutError/i.test(message);
+    const timedOut = isTimeoutError(error);
     return { error: timedOut ? `no answer within ${options.timeoutMs} ms (${message})` : `${raw.method} ${raw.url} failed: ${message}`, durationMs: elapsed() };
   }
 }
