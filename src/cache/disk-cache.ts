@@ -16,22 +16,44 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export class DiskCache {
-  /** `dir`: this kind of entry's folder (e.g. `<cacheDir>/validators`); `extension`: its files' (e.g. `.json`). */
-  constructor(
-    readonly dir: string,
-    private readonly extension: string,
-  ) {}
+  private readonly dir: string;
 
-  /** The key of an entry: the SHA-256 of its inputs, in order, kept apart. */
-  static key(...inputs: string[]): string {
+  /**
+   * `folder`: this kind of entry's folder below the cache directory (e.g. `validators`), `extension` its files' (e.g.
+   * `.json`); `salt`: what every entry of the kind also depends on (its format version, tool versions, options), part
+   * of every key.
+   */
+  constructor(
+    cacheDir: string,
+    folder: string,
+    private readonly extension: string,
+    private readonly salt: readonly string[],
+  ) {
+    this.dir = join(cacheDir, folder);
+  }
+
+  /** The key of an entry: the SHA-256 of the salt and its own inputs, in order, kept apart. */
+  key(...inputs: string[]): string {
     const hash = createHash('sha256');
-    for (const input of inputs) hash.update(input).update('\0');
+    for (const input of [...this.salt, ...inputs]) hash.update(input).update('\0');
     return hash.digest('hex');
   }
 
   read(key: string): string | undefined {
     try {
       return readFileSync(this.file(key), 'utf8');
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The JSON entry under `key` when it parses and has the shape `isValid` expects; else undefined. */
+  readJson<T>(key: string, isValid: (value: unknown) => value is T): T | undefined {
+    const text = this.read(key);
+    if (text === undefined) return undefined;
+    try {
+      const value: unknown = JSON.parse(text);
+      return isValid(value) ? value : undefined;
     } catch {
       return undefined;
     }
@@ -53,6 +75,16 @@ export class DiskCache {
   }
 }
 
+/** A file's size and modification time, `missing` when there is none: a reinstalled file changes it. */
+export function fileStamp(file: string): string {
+  try {
+    const stat = statSync(file);
+    return `${stat.size}\0${stat.mtimeMs}`;
+  } catch {
+    return 'missing';
+  }
+}
+
 let fingerprint: string | undefined;
 
 /**
@@ -65,11 +97,10 @@ export function packageFingerprint(): string {
   const root = fileURLToPath(new URL('..', import.meta.url));
   const hash = createHash('sha256');
   const walk = (dir: string): void => {
-    for (const name of readdirSync(dir).sort()) {
-      const full = join(dir, name);
-      const stat = statSync(full);
-      if (stat.isDirectory()) walk(full);
-      else hash.update(`${relative(root, full)}\0${stat.size}\0${stat.mtimeMs}\n`);
+    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+      const full = join(dir, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else hash.update(`${relative(root, full)}\0${fileStamp(full)}\n`);
     }
   };
   try {

@@ -11,12 +11,8 @@
  * the user's own is compiled each time: it may name test kits and files of
  * theirs that change without its text changing.
  */
-import { join } from 'node:path';
 import { DiskCache, packageFingerprint } from '../cache/disk-cache.js';
 import type { CompileResult } from './compile.js';
-
-/** Bumped when what is stored changes shape. */
-const FORMAT = 'vitest-adcp-compiled-storyboard-v1';
 
 /** What is kept of a CompileResult: the module, its map, the diagnostics, and the test kit the plugin watches. */
 export interface CachedCompile {
@@ -26,28 +22,25 @@ export interface CachedCompile {
   testKit?: string;
 }
 
+const isCachedCompile = (value: unknown): value is CachedCompile => {
+  const entry = value as Partial<CachedCompile> | null;
+  return typeof entry?.code === 'string' && typeof entry.map === 'object' && entry.map !== null && Array.isArray(entry.diagnostics);
+};
+
 export class CompileCache {
   private readonly disk: DiskCache;
 
-  /** `salt`: what the compiled module also depends on besides the file's text (compile options, corpus version). */
-  constructor(
-    cacheDir: string,
-    private readonly salt: string,
-  ) {
-    this.disk = new DiskCache(join(cacheDir, 'storyboards'), '.json');
+  /** `options`: what the compiled module also depends on besides the file's text (compile options, corpus version). */
+  constructor(cacheDir: string, options: string) {
+    this.disk = new DiskCache(cacheDir, 'storyboards', '.json', ['vitest-adcp-compiled-storyboard-v1', packageFingerprint(), options]);
   }
 
   key(file: string, source: string): string {
-    return DiskCache.key(FORMAT, packageFingerprint(), this.salt, file, source);
+    return this.disk.key(file, source);
   }
 
   load(key: string): CachedCompile | undefined {
-    try {
-      const cached = JSON.parse(this.disk.read(key) ?? 'null') as CachedCompile | null;
-      return cached && typeof cached.code === 'string' && cached.map && Array.isArray(cached.diagnostics) ? cached : undefined;
-    } catch {
-      return undefined;
-    }
+    return this.disk.readJson(key, isCachedCompile);
   }
 
   store(key: string, entry: CachedCompile): void {

@@ -9,11 +9,10 @@
  * (over the run's own transport, MCP or A2A), turn the SDK's fail-closed errors into
  * warnings, and map the chosen ids to files.
  */
-import { readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { DiskCache, packageFingerprint } from '../cache/disk-cache.js';
+import { DiskCache, fileStamp, packageFingerprint } from '../cache/disk-cache.js';
 import { ConfigurationError } from '../config.js';
 import { createTransport, type Protocol } from '../transport/create.js';
 
@@ -123,34 +122,8 @@ export async function storyboardIdsForAgent(agent: AgentAccess, corpusRoot: stri
   return storyboardIdsForCapabilities(corpusRoot, capabilities, options);
 }
 
-/** A file's size and modification time: a reinstalled package changes it. */
-function fileStamp(file: string): string {
-  try {
-    const stat = statSync(file);
-    return `${stat.size}:${stat.mtimeMs}`;
-  } catch {
-    return 'missing';
-  }
-}
-
-function readText(file: string): string {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch {
-    return '';
-  }
-}
-
-function parseSelection(text: string | undefined): { ids: string[]; warnings: string[] } | undefined {
-  if (text === undefined) return undefined;
-  try {
-    const parsed = JSON.parse(text) as { ids?: unknown; warnings?: unknown };
-    const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
-    return isStrings(parsed.ids) && isStrings(parsed.warnings) ? { ids: parsed.ids, warnings: parsed.warnings } : undefined;
-  } catch {
-    return undefined;
-  }
-}
+const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
+const isSelection = (value: unknown): value is { ids: string[]; warnings: string[] } => isStrings((value as { ids?: unknown } | null)?.ids) && isStrings((value as { warnings?: unknown }).warnings);
 
 function defaultWarn(message: string): void {
   console.warn(`[vitest-adcp] ${message}`);
@@ -169,9 +142,9 @@ export async function storyboardIdsForCapabilities(corpusRoot: string, capabilit
   const entry = sdkComplianceEntry(options.fromDir ?? process.cwd());
   // The same declaration against the same corpus and SDK selects the same storyboards: importing the SDK's selection
   // and letting it read the corpus took the `vitest-adcp` command 0.6 s a run.
-  const cache = options.cacheDir ? new DiskCache(join(options.cacheDir, 'selections'), '.json') : undefined;
-  const key = cache ? DiskCache.key('vitest-adcp-selection-v1', packageFingerprint(), entry, fileStamp(entry), corpusRoot, readText(join(corpusRoot, 'index.json')), JSON.stringify(capabilities)) : undefined;
-  const cached = key ? parseSelection(cache!.read(key)) : undefined;
+  const cache = options.cacheDir ? new DiskCache(options.cacheDir, 'selections', '.json', ['vitest-adcp-selection-v1', packageFingerprint()]) : undefined;
+  const key = cache?.key(entry, fileStamp(entry), corpusRoot, fileStamp(join(corpusRoot, 'index.json')), JSON.stringify(capabilities));
+  const cached = key ? cache!.readJson(key, isSelection) : undefined;
   if (cached) {
     for (const message of cached.warnings) warn(message);
     return cached.ids;

@@ -8,6 +8,7 @@
  * 12 MB, most of them `bundled/` copies no storyboard names; parsing and adding
  * them all cost every worker 200–300 ms before its first step.)
  */
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { createRequire } from 'node:module';
@@ -92,6 +93,8 @@ export class SchemaRegistry {
   private readonly files = new Map<string, string>();
   /** Parsed files: relative path → the schema, or null for a file that is not a schema (no `$id`, not JSON). */
   private readonly parsed = new Map<string, LoadedSchema | null>();
+  /** resolveRef's answers, by ref as given. */
+  private readonly resolved = new Map<string, string | undefined>();
   /** Relative paths whose schema (and the schemas its refs reach) ajv has. */
   private readonly added = new Set<string>();
   private readonly validators = new Map<string, ValidateFunction>();
@@ -161,11 +164,17 @@ export class SchemaRegistry {
    * outside the `bundled/` copies.
    */
   resolveRef(ref: string): string | undefined {
+    // Asked on every step that validates: the by-name search below scans every file path, so answers are kept.
+    if (this.resolved.has(ref)) return this.resolved.get(ref);
     const path = normaliseRef(ref);
-    if (this.load(path)) return path;
-    const name = path.split('/').at(-1)!;
-    const candidates = [...this.files.keys()].filter((p) => !p.startsWith('bundled/') && p.split('/').at(-1) === name && this.load(p));
-    return candidates.length === 1 ? candidates[0] : undefined;
+    let resolved: string | undefined = path;
+    if (!this.load(path)) {
+      const name = path.split('/').at(-1)!;
+      const candidates = [...this.files.keys()].filter((p) => !p.startsWith('bundled/') && p.split('/').at(-1) === name && this.load(p));
+      resolved = candidates.length === 1 ? candidates[0] : undefined;
+    }
+    this.resolved.set(ref, resolved);
+    return resolved;
   }
 
   validate(ref: string, data: unknown): SchemaVerdict {
@@ -191,7 +200,7 @@ export class SchemaRegistry {
 
   private compile(path: string, id: string): ValidateFunction {
     const reached = this.reach(path);
-    const key = this.cache?.key(id, reached.map((p) => ({ path: p, text: this.load(p)!.text })));
+    const key = this.cache?.key(id, reached.map((p) => ({ path: p, digest: this.load(p)!.digest })));
     const cached = key ? this.cache!.load(key) : undefined;
     if (cached) return cached;
     for (const p of reached) if (!this.added.has(p)) this.add(p, this.load(p)!);
@@ -230,12 +239,12 @@ export class SchemaRegistry {
     const file = this.files.get(path);
     const text = file ? readText(file) : undefined;
     const schema = text === undefined ? undefined : parseJson(text);
-    loaded = schema && typeof schema === 'object' && typeof schema.$id === 'string' ? { id: schema.$id, schema, text: text! } : null;
+    loaded = schema && typeof schema === 'object' && typeof schema.$id === 'string' ? { id: schema.$id, schema, digest: createHash('sha256').update(text!).digest('hex') } : null;
     this.parsed.set(path, loaded);
     return loaded;
   }
 
-  /** A schema and every schema its `$ref`s reach (by `$id`, which the corpus keeps equal to the path), as paths. */
+  /** A schema and every schema its `$ref`s reach, as paths. */
   private reach(path: string): string[] {
     const reached = new Set<string>();
     const pending = [path];
@@ -245,13 +254,8 @@ export class SchemaRegistry {
       const loaded = this.load(next);
       if (!loaded) continue;
       reached.add(next);
-      // `/schemas/3.0.6/` for `/schemas/3.0.6/core/product.json` at `core/product.json`.
-      const root = loaded.id.endsWith(next) ? loaded.id.slice(0, loaded.id.length - next.length) : undefined;
-      if (root === undefined) continue;
-      for (const ref of refsIn(loaded.schema)) {
-        const target = new URL(ref, `https://schemas.invalid${loaded.id}`).pathname;
-        if (target.startsWith(root)) pending.push(target.slice(root.length));
-      }
+      loaded.targets ??= refTargets(next, loaded);
+      pending.push(...loaded.targets);
     }
     return [...reached];
   }
@@ -274,8 +278,23 @@ export class SchemaRegistry {
 interface LoadedSchema {
   id: string;
   schema: Record<string, unknown>;
-  /** The file's text, for the validator cache's key. */
-  text: string;
+  /** SHA-256 of the file's text, for the validator cache's key. */
+  digest: string;
+  /** The paths its `$ref`s name (refTargets), worked out once. */
+  targets?: string[];
+}
+
+/** The paths of the schemas a schema's `$ref`s name, by `$id`, which the corpus keeps equal to the path. */
+function refTargets(path: string, loaded: LoadedSchema): string[] {
+  // `/schemas/3.0.6/` for `/schemas/3.0.6/core/product.json` at `core/product.json`.
+  const root = loaded.id.endsWith(path) ? loaded.id.slice(0, loaded.id.length - path.length) : undefined;
+  if (root === undefined) return [];
+  const targets: string[] = [];
+  for (const ref of refsIn(loaded.schema)) {
+    const target = new URL(ref, `https://schemas.invalid${loaded.id}`).pathname;
+    if (target.startsWith(root)) targets.push(target.slice(root.length));
+  }
+  return targets;
 }
 
 /** Every `$ref` string in a schema, at any depth (fragment-only refs stay inside the schema: not listed). */

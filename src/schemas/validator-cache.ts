@@ -13,29 +13,24 @@
  * An entry that does not load means compiling as before (cache/disk-cache.ts).
  */
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import type { ValidateFunction } from 'ajv';
 import { DiskCache } from '../cache/disk-cache.js';
 
-/** Bumped when what is stored changes shape. */
-const FORMAT = 'vitest-adcp-validator-v1';
 const localRequire = createRequire(import.meta.url);
 
 export class ValidatorCache {
   private readonly disk: DiskCache;
 
   /** `salt`: what the generated code also depends on besides the schemas (ajv version, options). */
-  constructor(
-    cacheDir: string,
-    private readonly salt: string,
-  ) {
-    this.disk = new DiskCache(join(cacheDir, 'validators'), '.cjs');
+  constructor(cacheDir: string, salt: string) {
+    // The first salt entry names the stored format: bumped when it changes shape.
+    this.disk = new DiskCache(cacheDir, 'validators', '.cjs', ['vitest-adcp-validator-v2', salt]);
   }
 
-  /** The key of a validator: the schema's `$id` and the texts of the schemas it reaches, in path order. */
-  key(id: string, texts: readonly { path: string; text: string }[]): string {
-    const sorted = [...texts].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-    return DiskCache.key(FORMAT, this.salt, id, ...sorted.flatMap(({ path, text }) => [path, text]));
+  /** The key of a validator: the schema's `$id` and the digests of the schemas it reaches, in path order. */
+  key(id: string, schemas: readonly { path: string; digest: string }[]): string {
+    const sorted = [...schemas].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    return this.disk.key(id, ...sorted.flatMap(({ path, digest }) => [path, digest]));
   }
 
   /** The validator stored under `key`, or undefined (never stored, unreadable, or broken). */
