@@ -11,6 +11,7 @@
  * of a step maps to the step's first key.
  */
 import MagicString, { type SourceMap } from 'magic-string';
+import { LOAD_FAILURE_TITLE, testTitle } from '../adapter/test-titles.js';
 import { withVectorSteps } from '../engine/request-signing-steps.js';
 import { planSeeding } from '../engine/seeding.js';
 import { formatDiagnostic } from '../storyboard/diagnostics.js';
@@ -46,10 +47,7 @@ export interface CompileResult {
   storyboard?: Storyboard;
 }
 
-/** `Title (id)`: the human title with the stable id, so `vitest -t <id>` selects it. */
-export function testTitle(title: string | undefined, id: string): string {
-  return title && title !== id ? `${title} (${id})` : id;
-}
+export { testTitle };
 
 const q = (value: unknown) => JSON.stringify(value);
 
@@ -75,7 +73,7 @@ export function compileStoryboard(source: string, file: string, options: Compile
     const primary = loaded.diagnostics[0]!;
     const at = offsetOf(primary);
     const prefix = [...header, `const failure = loadFailureSuite(${q(loaded.diagnostics)});`, ''];
-    const body = [`describe(${q(fileName(file))}, () => {`, `it(${q(`loads without errors (${primary.rule})`)}, () => failure.fail());`, `});`, ''];
+    const body = [`describe(${q(fileName(file))}, () => {`, `it(${q(`${LOAD_FAILURE_TITLE} (${primary.rule})`)}, () => failure.fail());`, `});`, ''];
     replace(s, source, [
       { at: 0, code: prefix.join('\n') },
       { at, code: body.join('\n') },

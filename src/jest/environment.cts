@@ -51,7 +51,7 @@ class AdcpTestEnvironment extends NodeEnvironment {
     const dir = process.env[RECORDS_DIR_ENV];
     if (dir && this.testPath && (this.runtime.records.planned.length > 0 || this.runtime.records.steps.length > 0)) {
       try {
-        writeFileSync(recordsFile(dir, this.testPath), JSON.stringify({ testPath: this.testPath, ...this.runtime.records }));
+        writeFileSync(recordsFile(dir, this.testPath), JSON.stringify(this.runtime.records));
       } catch {
         // the reporter's folder is gone (its run ended): nothing to hand over
       }

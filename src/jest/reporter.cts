@@ -10,7 +10,8 @@
  * failed with Jest's reason, and a storyboard file that does not load is a load error.
  */
 import type { ReportTest } from '../report/build.js' with { 'resolution-mode': 'import' };
-import type { AdcpPlannedStep, AdcpStepMeta } from '../vitest/meta.js' with { 'resolution-mode': 'import' };
+import type { AdcpPlannedStep } from '../vitest/meta.js' with { 'resolution-mode': 'import' };
+import type { JestFileRecords } from './suite.js' with { 'resolution-mode': 'import' };
 
 const { mkdtempSync, readFileSync, rmSync } = require('node:fs') as typeof import('node:fs');
 const { tmpdir } = require('node:os') as typeof import('node:os');
@@ -18,8 +19,9 @@ const nodePath = require('node:path') as typeof import('node:path');
 const { RECORDS_DIR_ENV, recordsFile } = require('./records.cjs') as { RECORDS_DIR_ENV: string; recordsFile: (dir: string, testPath: string) => string };
 // Node's require of an ES module (Node ≥ 20.19 / 22.12), as the environment loads the adapter.
 const { buildReport } = require('../report/build.js') as typeof import('../report/build.js');
+const { isLoadFailureTest, isTitleOf } = require('../adapter/test-titles.js') as typeof import('../adapter/test-titles.js');
 const { writeContractReport, writeReportViews } = require('../report/write.js') as typeof import('../report/write.js');
-const { NdjsonStream } = require('../report/ndjson.js') as typeof import('../report/ndjson.js');
+const { ndjsonBeside, NdjsonStream } = require('../report/ndjson.js') as typeof import('../report/ndjson.js');
 
 export interface AdcpJestReporterOptions {
   /** Where the contract report goes, relative to Jest's rootDir. @default 'adcp-results.json' */
@@ -44,13 +46,6 @@ interface AssertionLike {
   failureMessages: string[];
 }
 
-interface FileRecords {
-  planned: AdcpPlannedStep[];
-  steps: AdcpStepMeta[];
-}
-
-/** `Title (id)` or `id`: the compiled module's test titles (compile.ts testTitle). */
-const titled = (title: string, id: string) => title === id || title.endsWith(` (${id})`);
 
 class AdcpJestReporter {
   private readonly rootDir: string;
@@ -67,7 +62,7 @@ class AdcpJestReporter {
     this.testNamePattern = globalConfig.testNamePattern || null;
     this.outputFile = nodePath.resolve(this.rootDir, options.outputFile ?? 'adcp-results.json');
     this.views = { markdownFile: options.markdownFile, htmlFile: options.htmlFile, jobSummary: options.jobSummary };
-    if (options.ndjson) this.stream = new NdjsonStream(nodePath.resolve(this.rootDir, typeof options.ndjson === 'string' ? options.ndjson : this.outputFile.replace(/(\.json)?$/i, '.ndjson')));
+    if (options.ndjson) this.stream = new NdjsonStream(nodePath.resolve(this.rootDir, typeof options.ndjson === 'string' ? options.ndjson : ndjsonBeside(this.outputFile)));
     // Before any worker starts: Jest's workers inherit this process's environment.
     this.recordsDir = mkdtempSync(nodePath.join(tmpdir(), 'vitest-adcp-jest-records-'));
     process.env[RECORDS_DIR_ENV] = this.recordsDir;
@@ -83,16 +78,16 @@ class AdcpJestReporter {
     const project = (typeof displayName === 'string' ? displayName : displayName?.name) ?? '';
     const first = this.tests.length;
     const file = recordsFile(this.recordsDir, result.testFilePath);
-    let records: FileRecords = { planned: [], steps: [] };
+    let records: JestFileRecords = { planned: [], steps: [] };
     try {
-      records = JSON.parse(readFileSync(file, 'utf8')) as FileRecords;
+      records = JSON.parse(readFileSync(file, 'utf8')) as JestFileRecords;
       rmSync(file, { force: true });
     } catch {
       // no storyboard ran in this file (a user's own test, or a storyboard that did not load)
     }
     const byStep = new Map(records.steps.map((meta) => [meta.id, meta]));
     const seen = new Set<string>();
-    const assertionOf = (planned: AdcpPlannedStep) => result.testResults.find((a) => titled(a.title, planned.step_id) && a.ancestorTitles.some((t) => titled(t, planned.phase_id)));
+    const assertionOf = (planned: AdcpPlannedStep) => result.testResults.find((a) => isTitleOf(a.title, planned.step_id) && a.ancestorTitles.some((t) => isTitleOf(t, planned.phase_id)));
     for (const planned of records.planned) {
       const id = `${planned.storyboard.id}/${planned.phase_id}/${planned.step_id}`;
       const meta = byStep.get(id);
@@ -110,9 +105,9 @@ class AdcpJestReporter {
     for (const meta of records.steps) {
       if (!seen.has(meta.id)) this.tests.push({ project, file: meta.storyboard.file, name: meta.result.step_id, state: meta.status, errors: [], meta: { adcp: meta } });
     }
-    if (records.planned.length === 0 && /\.ya?ml$/.test(result.testFilePath)) {
+    if (records.planned.length === 0) {
       for (const a of result.testResults) {
-        if (a.title.startsWith('loads without errors')) this.tests.push({ project, file: result.testFilePath, name: a.title, state: 'failed', errors: a.failureMessages, meta: {} });
+        if (isLoadFailureTest(result.testFilePath, a.title)) this.tests.push({ project, file: result.testFilePath, name: a.title, state: 'failed', errors: a.failureMessages, meta: {} });
       }
     }
     for (const test of this.tests.slice(first)) this.stream?.test(test, this.rootDir);

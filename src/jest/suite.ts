@@ -30,7 +30,7 @@ export interface JestAdcpOptions extends RuntimeConfig {
 }
 
 /**
- * What the (coming) Jest contract reporter gets from a test file: the same meta Vitest carries on its tasks — each
+ * What the Jest contract reporter (reporter.cts) gets from a test file: the same meta Vitest carries on its tasks — each
  * planned step at collection (so a step whose test never ran is reported `not_run`), each step's redacted record.
  */
 export interface JestFileRecords {

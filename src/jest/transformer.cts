@@ -11,7 +11,6 @@ import type { Corpus } from '../corpus.js' with { 'resolution-mode': 'import' };
 
 const { createHash } = require('node:crypto') as typeof import('node:crypto');
 const { readFileSync } = require('node:fs') as typeof import('node:fs');
-const nodePath = require('node:path') as typeof import('node:path');
 // Node's require of an ES module (Node ≥ 20.19 / 22.12).
 const { compileStoryboard } = require('../compile/compile.js') as { compileStoryboard: typeof CompileStoryboard };
 const { resolveCorpus } = require('../corpus.js') as { resolveCorpus: (version: string | undefined, fromDir: string) => Corpus };
@@ -28,15 +27,11 @@ interface TransformerOptions {
 const CORPUS_STUB = /^# vitest-adcp corpus storyboard: (.+)$/m;
 
 const runtime = require.resolve('./runtime.cjs');
-/** Part of the cache key: a new vitest-adcp compiles differently. */
-function ownVersion(): string {
-  try {
-    return (JSON.parse(readFileSync(nodePath.join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string }).version;
-  } catch {
-    return 'unknown';
-  }
-}
-const version = ownVersion();
+/**
+ * Part of the cache key: this package's code (cache/disk-cache.ts), not just its version — a new or, in development,
+ * edited compiler compiles differently under the same version, and Jest would serve the old module.
+ */
+const { packageFingerprint } = require('../cache/disk-cache.js') as typeof import('../cache/disk-cache.js');
 
 function corpusRoot(options: TransformerOptions, rootDir: string): string | undefined {
   const named = options.compliance ?? (process.env.ADCP_COMPLIANCE?.trim() || undefined);
@@ -62,7 +57,7 @@ function createTransformer(options: TransformerOptions = {}) {
     getCacheKey(sourceText: string, sourcePath: string, transformOptions: { configString: string }) {
       const { text, file } = source(sourceText, sourcePath);
       return createHash('sha256')
-        .update([version, __filename, runtime, file, text, transformOptions.configString, JSON.stringify(options), process.env.ADCP_COMPLIANCE ?? ''].join('\0'))
+        .update([packageFingerprint(), __filename, runtime, file, text, transformOptions.configString, JSON.stringify(options), process.env.ADCP_COMPLIANCE ?? ''].join('\0'))
         .digest('hex');
     },
     process(sourceText: string, sourcePath: string, transformOptions: { config: { rootDir: string } }) {

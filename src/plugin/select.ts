@@ -44,10 +44,10 @@ export interface SelectOptions {
 export class CorpusSelectionError extends ConfigurationError {}
 
 /** Searched in this order; the first storyboard with an id wins (domains/ mirrors protocols/). */
-export const CORPUS_DIRS = ['universal', 'protocols', 'specialisms', 'domains'];
+const CORPUS_DIRS = ['universal', 'protocols', 'specialisms', 'domains'];
 
 /** Every `.yaml`/`.yml` file under a directory, in sorted order. */
-export function yamlFiles(dir: string): string[] {
+function yamlFiles(dir: string): string[] {
   const out: string[] = [];
   for (const name of readdirSync(dir).sort()) {
     const full = join(dir, name);

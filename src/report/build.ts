@@ -9,9 +9,10 @@
  * one storyboard with two agents' steps in it.
  */
 import { relative } from 'node:path';
+import { isLoadFailureTest } from '../adapter/test-titles.js';
 import type { SkipReason, SkipResult, StepResult } from '../engine/records.js';
 import type { AdcpPlannedStep, AdcpStepMeta, AdcpStoryboardMeta, StoryboardInfo } from '../vitest/meta.js';
-import { buildEnvelope, publicAgentUrl, toolVersion, type RunEnvelope, type RunTargetReport, type RunTimes } from './envelope.js';
+import { buildEnvelope, CONTRACT, publicAgentUrl, toolVersion, type RunEnvelope, type RunTargetReport, type RunTimes } from './envelope.js';
 import { redactStepResult } from './record.js';
 
 /**
@@ -67,7 +68,7 @@ export interface RunSummary {
 }
 
 export interface ContractReport {
-  contract: { id: 'runner_output_contract'; version: '1.1.0' };
+  contract: typeof CONTRACT;
   runner: { name: 'vitest-adcp'; version: string };
   generated_at: string;
   /** Which agent(s), protocol, project(s), corpus version, tool version, start and end. */
@@ -166,7 +167,7 @@ export function buildReport(input: Iterable<ReportTest>, options: BuildOptions):
     }
     if (!meta.adcp) {
       // A storyboard file that failed to load compiles to one test named after the rule.
-      if (/\.ya?ml$/.test(test.file) && test.name.startsWith('loads without errors')) {
+      if (isLoadFailureTest(test.file, test.name)) {
         loadErrors.push({ file: relative(root, test.file), message: test.errors[0] ?? test.name, project: test.project });
       }
       continue;
@@ -198,7 +199,7 @@ export function buildReport(input: Iterable<ReportTest>, options: BuildOptions):
   }
   const now = new Date().toISOString();
   return {
-    contract: { id: 'runner_output_contract', version: '1.1.0' },
+    contract: CONTRACT,
     runner: { name: 'vitest-adcp', version: toolVersion() },
     generated_at: now,
     run: buildEnvelope([...targets.values()].sort(byProject), { started_at: options.started_at ?? now, finished_at: options.finished_at ?? now, test_name_pattern: options.test_name_pattern ?? null }, notRunCount === 0),

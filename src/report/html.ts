@@ -18,7 +18,7 @@ import { formatStepFailure, taskResult } from './format.js';
 import { redactStepResult } from './record.js';
 import { escapeControl } from './redact.js';
 import type { ContractReport, StoryboardReport } from './build.js';
-import { verdict } from './markdown.js';
+import { counts, relativeTo, verdict } from './markdown.js';
 
 export interface HtmlReportOptions {
   /** YAML paths are printed relative to this (the project root). @default process.cwd() */
@@ -55,10 +55,6 @@ function html(strings: TemplateStringsArray, ...values: Part[]): Html {
   return new Html(out);
 }
 
-
-function relativeTo(root: string, file: string): string {
-  return file.startsWith(`${root}/`) ? file.slice(root.length + 1) : file;
-}
 
 function decodePointer(pointer: string): string[] {
   return pointer
@@ -210,12 +206,6 @@ ${step.signed_request ? html`<h4>Signed request</h4>${pre(step.signed_request)}`
 ${step.webhook_deliveries ? html`<h4>Webhook deliveries</h4>${pre(step.webhook_deliveries)}` : ''}
 </div>
 </details>`;
-}
-
-function counts(steps: StepResult[]) {
-  const c = { passed: 0, failed: 0, skipped: 0, not_run: 0 };
-  for (const s of steps) c[verdict(s)]++;
-  return c;
 }
 
 function tally(steps: StepResult[]): Html {

@@ -58,7 +58,7 @@ function block(text: string): string {
 /** A step's verdict; `not_run` for a planned step whose test did not run (a `-t` filter, a cut-short run). */
 export const verdict = (s: StepResult): 'passed' | 'failed' | 'skipped' | 'not_run' => ('not_run' in s ? 'not_run' : s.skip ? 'skipped' : s.passed ? 'passed' : 'failed');
 
-function counts(steps: StepResult[]): { passed: number; failed: number; skipped: number; not_run: number } {
+export function counts(steps: StepResult[]): { passed: number; failed: number; skipped: number; not_run: number } {
   const out = { passed: 0, failed: 0, skipped: 0, not_run: 0 };
   for (const step of steps) out[verdict(step)]++;
   return out;
@@ -69,7 +69,7 @@ function target(entry: Pick<StoryboardReport | TrackReport, 'project' | 'agent_u
   return `${entry.project ? `${code(entry.project, true)} ` : ''}${entry.agent_url ? code(entry.agent_url, true) : 'no agent'}`;
 }
 
-function relativeTo(root: string, file: string): string {
+export function relativeTo(root: string, file: string): string {
   return file.startsWith(`${root}/`) ? file.slice(root.length + 1) : file;
 }
 

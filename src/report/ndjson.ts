@@ -13,7 +13,7 @@
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { buildReport, type ContractReport, type ReportTest } from './build.js';
-import { toolVersion } from './envelope.js';
+import { CONTRACT, toolVersion } from './envelope.js';
 import { stringifyInert } from './redact.js';
 
 export type NdjsonLine = Record<string, unknown> & { type: 'run_start' | 'step' | 'storyboard_skip' | 'load_error' | 'run_end' };
@@ -30,6 +30,11 @@ export function linesForTest(test: ReportTest, root: string): NdjsonLine[] {
   return lines;
 }
 
+/** Where the stream goes by default: beside the JSON report, `.ndjson` for `.json`. */
+export function ndjsonBeside(jsonFile: string): string {
+  return jsonFile.replace(/(\.json)?$/i, '.ndjson');
+}
+
 export class NdjsonStream {
   private started = false;
 
@@ -40,7 +45,7 @@ export class NdjsonStream {
     this.started = true;
     mkdirSync(dirname(this.file), { recursive: true });
     writeFileSync(this.file, '');
-    this.write({ type: 'run_start', contract: { id: 'runner_output_contract', version: '1.1.0' }, runner: { name: 'vitest-adcp', version: toolVersion() }, started_at: startedAt, test_name_pattern: testNamePattern });
+    this.write({ type: 'run_start', contract: CONTRACT, runner: { name: 'vitest-adcp', version: toolVersion() }, started_at: startedAt, test_name_pattern: testNamePattern });
   }
 
   test(test: ReportTest, root: string): void {

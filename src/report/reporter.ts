@@ -16,7 +16,7 @@ import { resolve } from 'node:path';
 import type { Reporter, TestCase, TestModule, Vitest } from 'vitest/node';
 import { buildReport, type ContractReport, type ReportTest } from './build.js';
 import type { RunTimes } from './envelope.js';
-import { NdjsonStream } from './ndjson.js';
+import { ndjsonBeside, NdjsonStream } from './ndjson.js';
 import { writeContractReport, writeReportViews } from './write.js';
 
 export interface AdcpReporterOptions {
@@ -105,7 +105,7 @@ export default class AdcpReporter implements Reporter {
       this.options = { ...this.options, markdownFile: this.options.markdownFile ?? configured['vitest-adcp-markdown'], htmlFile: this.options.htmlFile ?? configured['vitest-adcp-html'] };
     }
     const ndjson = this.options.ndjson ?? (typeof configured === 'object' ? configured?.['vitest-adcp-ndjson'] : undefined);
-    if (ndjson) this.stream = new NdjsonStream(resolve(this.root, typeof ndjson === 'string' ? ndjson : this.outputFile.replace(/(\.json)?$/i, '.ndjson')));
+    if (ndjson) this.stream = new NdjsonStream(resolve(this.root, typeof ndjson === 'string' ? ndjson : ndjsonBeside(this.outputFile)));
   }
 
   onTestRunStart(): void {

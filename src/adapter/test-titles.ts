@@ -1,0 +1,22 @@
+/**
+ * The titles compiled storyboard modules give their tests (compile/compile.ts), and their reading back by the
+ * reporters, which see titles, not the storyboard: one place for both directions.
+ */
+
+/** `Title (id)`: the human title with the stable id, so `vitest -t <id>` selects it. */
+export function testTitle(title: string | undefined, id: string): string {
+  return title && title !== id ? `${title} (${id})` : id;
+}
+
+/** Whether a test title is the one testTitle gives the node with this id (`Title (id)`, or `id`). */
+export function isTitleOf(title: string, id: string): boolean {
+  return title === id || title.endsWith(` (${id})`);
+}
+
+/** The start of the one test a storyboard file that does not load compiles to: `loads without errors (<rule>)`. */
+export const LOAD_FAILURE_TITLE = 'loads without errors';
+
+/** Whether a test is that one: its title, in a YAML module. */
+export function isLoadFailureTest(file: string, title: string): boolean {
+  return /\.ya?ml$/.test(file) && title.startsWith(LOAD_FAILURE_TITLE);
+}
