@@ -72,7 +72,7 @@ export function openStoryboardRun(storyboard: Storyboard, given: RuntimeConfig =
     knownSecrets: secretsInUrl(config.agentUrl),
     corpusRoot: config.corpusRoot,
     requestSigning: { skipRateAbuse: config.skipRateAbuse === true },
-    ...(options.loadWarnings?.length ? { loadWarnings: options.loadWarnings } : {}),
+    loadWarnings: options.loadWarnings,
     urlGuard: { allowHttp: config.allowHttp === true },
     ...(options.webhooks || config.webhooks ? { webhooks: options.webhooks ?? new RemoteWebhookSink(config.webhooks!) } : {}),
     ...(storyboard.requires_scenarios?.length && config.corpusRoot ? { knownStoryboardIds: storyboardIdsIn(config.corpusRoot) } : {}),

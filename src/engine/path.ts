@@ -151,3 +151,13 @@ export function setPath(root: Record<string, unknown>, path: string, value: unkn
     current = current[segment as string | number];
   });
 }
+
+/**
+ * `target[key] = value` as an own property even for the key `__proto__`: JSON.parse makes an agent's `"__proto__"`
+ * key plain data, and a copy made by assignment would turn it into the copy's prototype instead — dropping it from
+ * every record and report without a trace.
+ */
+export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
+}

@@ -179,7 +179,7 @@ export class StoryboardRun {
 
   /** Runs forward as far as needed, then returns the final verdict of one step. */
   async settle(phaseId: string, stepId: string): Promise<StepOutcome> {
-    const entry = this.entries.find((e) => e.phase.id === phaseId && e.step.id === stepId);
+    const entry = this.entryOf(phaseId, stepId);
     if (!entry) throw new Error(`storyboard "${this.storyboard.id}" has no step "${phaseId}/${stepId}"`);
     await this.runThrough(this.settlesAt(entry));
     return this.outcome(entry);
@@ -192,9 +192,13 @@ export class StoryboardRun {
    * worked out: an adapter asks on every step test and wants only the few no test of its own reported.
    */
   ranBefore(phaseId: string, stepId: string, wanted: (phaseId: string, stepId: string) => boolean = () => true): StepOutcome[] {
-    const entry = this.entries.find((e) => e.phase.id === phaseId && e.step.id === stepId);
+    const entry = this.entryOf(phaseId, stepId);
     if (!entry) return [];
     return this.entries.filter((e) => e.index < entry.index && this.results.has(e.index) && wanted(e.phase.id, e.step.id)).map((e) => this.outcome(e));
+  }
+
+  private entryOf(phaseId: string, stepId: string): Entry | undefined {
+    return this.entries.find((e) => e.phase.id === phaseId && e.step.id === stepId);
   }
 
   /** Runs every remaining step (for reporters or a plain CLI run). */

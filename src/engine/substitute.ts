@@ -14,8 +14,7 @@
  * never shipped: the agent must not see a literal `$context.x` or `{{...}}`.
  */
 import { randomUUID } from 'node:crypto';
-import { resolvePath } from './path.js';
-import { setOwn } from '../report/redact.js';
+import { resolvePath, setOwn } from './path.js';
 
 export interface SubstitutionScope {
   context: ReadonlyMap<string, unknown>;

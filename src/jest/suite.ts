@@ -107,7 +107,7 @@ export function createJestRuntime(sandbox: JestSandbox, options: JestAdcpOptions
 
   function storyboardSuite(storyboard: Storyboard, loadWarnings: readonly string[] = []): JestStoryboardSuite {
     let run: StoryboardRun | undefined;
-    const getRun = () => (run ??= openStoryboardRun(storyboard, config(), loadWarnings.length > 0 ? { loadWarnings } : {}));
+    const getRun = () => (run ??= openStoryboardRun(storyboard, config(), { loadWarnings }));
     const info: StoryboardInfo = { id: storyboard.id, title: storyboard.title, version: storyboard.version, track: storyboard.track, file: storyboard.file, ...runTarget(config()) };
     for (const phase of storyboard.phases) for (const step of phase.steps) records.planned.push({ storyboard: info, phase_id: phase.id, step_id: step.id, ...(step.task ? { task: step.task } : {}) });
     const replays = new ReplayedSteps(info);

@@ -5,6 +5,7 @@
  * agent-controlled strings in rendered output.
  */
 import { randomBytes } from 'node:crypto';
+import { setOwn } from '../engine/path.js';
 
 /** The contract's minimum redaction floor (payload_redaction.pattern), case-insensitive, any depth. */
 export const REDACTED_KEY_PATTERN =
@@ -42,16 +43,6 @@ export function redactPayload<T>(value: T, seen = new WeakSet<object>(), depth =
     setOwn(out, key, REDACTED_KEY_PATTERN.test(key) ? REDACTED : redactPayload(inner, seen, depth + 1));
   }
   return out as T;
-}
-
-/**
- * `target[key] = value` as an own property even for the key `__proto__`: JSON.parse makes an agent's `"__proto__"`
- * key plain data, and a copy made by assignment would turn it into the copy's prototype instead — dropping it from
- * every record and report without a trace.
- */
-export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-  else target[key] = value;
 }
 
 /** How deep a recorded value may nest; deeper parts are replaced by {@link TOO_DEEP}. */

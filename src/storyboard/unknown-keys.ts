@@ -18,8 +18,11 @@ import { derefSchema, storyboardSchema, type SchemaNode } from './schema.js';
 import { describeOwner, isPlainObject } from './paths.js';
 import type { DataPath, SourceMap } from './source-map.js';
 
+/** How a hint tells a strict-mode author the way out for a storyboard written for a newer format version. */
+export const LENIENT_KEYS_ESCAPE = 'for a storyboard of a newer format version, set adcpStoryboards({ strictKeys: false }) (CLI --lenient-keys)';
+
 /** How the hint tells a strict-mode author the way out when the key is really meant. */
-export const STRICT_KEYS_ESCAPE = 'prefix your own annotations with "x-"; for a storyboard of a newer format version, set adcpStoryboards({ strictKeys: false }) (CLI --lenient-keys)';
+export const STRICT_KEYS_ESCAPE = `prefix your own annotations with "x-"; ${LENIENT_KEYS_ESCAPE}`;
 
 export function checkUnknownKeys(data: unknown, map: SourceMap, sink: DiagnosticSink, strict = true): void {
   walk(data, storyboardSchema(), [], { root: data, map, sink, strict });

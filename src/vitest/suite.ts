@@ -94,7 +94,7 @@ export interface StoryboardSuite {
 /** `loadWarnings`: the loader's warnings for this file, shown with the run's first step (its record, its annotations). */
 export function storyboardSuite(storyboard: Storyboard, loadWarnings: readonly string[] = []): StoryboardSuite {
   let run: StoryboardRun | undefined;
-  const getRun = () => (run ??= openStoryboardRun(storyboard, providedConfig(), { shareSessions: true, ...(loadWarnings.length > 0 ? { loadWarnings } : {}) }));
+  const getRun = () => (run ??= openStoryboardRun(storyboard, providedConfig(), { shareSessions: true, loadWarnings }));
   const info: StoryboardInfo = { id: storyboard.id, title: storyboard.title, version: storyboard.version, track: storyboard.track, file: storyboard.file, ...runTarget(providedConfig()) };
   const replays = new ReplayedSteps(info);
   const plannedStep = (phaseId: string, stepId: string): AdcpPlannedStep => {

@@ -16,6 +16,7 @@
  */
 import { closestMatch } from '../did-you-mean.js';
 import { storyboardSchema } from '../schema.js';
+import { LENIENT_KEYS_ESCAPE } from '../unknown-keys.js';
 import type { RawStep, RawValidation, RuleContext } from './model.js';
 
 /** Check kinds some runners (e.g. @adcp/client 6.x) implement beyond AdCP 3.0.6. */
@@ -67,8 +68,8 @@ export function checkValidations(ctx: RuleContext): void {
 
 /** False when the name is a misspelling (its arguments are then not worth checking). */
 function checkName(ctx: RuleContext, step: RawStep, validation: RawValidation, check: string): boolean {
-  const known = [...specifiedChecks(), ...RUNNER_EXTENSION_CHECKS];
   if (specifiedChecks().includes(check)) return true;
+  const known = [...specifiedChecks(), ...RUNNER_EXTENSION_CHECKS];
   const at = ctx.at([...validation.path, 'check']);
   const where = `validations[${validation.index}] of step "${step.id ?? '?'}"`;
   // Short names tolerate one edit only: `all_of` is not a typo of `any_of`.
@@ -84,7 +85,7 @@ function checkName(ctx: RuleContext, step: RawStep, validation: RawValidation, c
       'unknown_check',
       at,
       `check "${check}" in ${where} is ${origin}, so vitest-adcp cannot grade it`,
-      `${list}; for a storyboard of a newer format version, set adcpStoryboards({ strictKeys: false }) (CLI --lenient-keys): it then loads, and this validation fails at run time`,
+      `${list}; ${LENIENT_KEYS_ESCAPE}: it then loads, and this validation fails at run time`,
     );
     return true;
   }
