@@ -31,8 +31,6 @@ export interface SignerKeysOptions {
   timeoutMs: number;
   /** The run's SSRF guard settings (`allowHttp`; tests' lookup / dial). The agent URL is the constructor's. */
   guard?: Omit<UrlGuardOptions, 'agentUrl'>;
-  /** Fetch with another implementation (tests). */
-  fetch?: typeof globalThis.fetch;
 }
 
 /** Where the keys came from, or why there are none — for the step record. */
@@ -119,8 +117,9 @@ export class SignerKeys {
     let text: string;
     let status: number;
     try {
-      const fetch = this.options.fetch ?? guardedFetch({ ...this.options.guard, agentUrl: this.agentUrl }, { timeoutMs: this.options.timeoutMs, maxResponseBytes: maxBytes, followRedirects: false });
-      const response = await fetch(url, { method: 'GET', headers: { accept: 'application/json' }, redirect: 'manual', signal: AbortSignal.timeout(this.options.timeoutMs) });
+      // Bounded in time and size, no redirect followed (one is the answer), every address vetted: guardedFetch.
+      const fetch = guardedFetch({ ...this.options.guard, agentUrl: this.agentUrl }, { timeoutMs: this.options.timeoutMs, maxResponseBytes: maxBytes, followRedirects: false });
+      const response = await fetch(url, { headers: { accept: 'application/json' } });
       status = response.status;
       text = await response.text();
     } catch (error) {
