@@ -4,7 +4,7 @@
  * load-failure text. No test framework import: both adapters (src/vitest/suite.ts, src/jest/suite.ts) build on it.
  */
 import type { StepOutcome } from '../engine/records.js';
-import { formatStepFailure } from '../report/format.js';
+import { failureHeadline, formatStepFailure } from '../report/format.js';
 import { redactStepResult } from '../report/record.js';
 import { escapeControl } from '../report/redact.js';
 import type { Diagnostic, Storyboard } from '../storyboard/types.js';
@@ -63,7 +63,7 @@ export function stepFailureText(result: StepResult, secrets: readonly string[], 
  * second call would be graded against state its own first attempt may have changed.
  */
 export function retryRefusal(outcome: StepOutcome, secrets: readonly string[], retry: number, retryOption = '--retry / retry'): string {
-  const first = outcome.status === 'failed' ? formatStepFailure(redactStepResult(outcome.result, secrets), { secrets }).headline : outcome.status;
+  const first = outcome.status === 'failed' ? failureHeadline(redactStepResult(outcome.result, secrets), { secrets }) : outcome.status;
   return `vitest-adcp does not retry storyboard steps (retry ${retry}): a storyboard is a stateful sequence, so the first attempt's verdict stands — ${first}. To try a flaky agent again, run the storyboard again; keep ${retryOption} for your own tests.`;
 }
 

@@ -13,7 +13,7 @@ import { isLoadFailureTest } from '../adapter/test-titles.js';
 import type { SkipReason, SkipResult, StepResult } from '../engine/records.js';
 import type { AdcpPlannedStep, AdcpStepMeta, AdcpStoryboardMeta, StoryboardInfo } from '../vitest/meta.js';
 import { buildEnvelope, CONTRACT, publicAgentUrl, toolVersion, type RunEnvelope, type RunTargetReport, type RunTimes } from './envelope.js';
-import { redactStepResult } from './record.js';
+import { redactStepResult, stepKey } from './record.js';
 
 /**
  * `incomplete`: no step failed but some did not run (a filtered or cut-short run) — never `passed` on a subset.
@@ -109,6 +109,8 @@ function storyboardStatus(steps: StepResult[]): StoryboardStatus {
 }
 
 const targetKey = (project: string, info: StoryboardInfo) => JSON.stringify([project, publicAgentUrl(info.agent_url ?? undefined), info.protocol ?? null]);
+/** One storyboard file of one project × agent. */
+const storyboardKey = (project: string, info: StoryboardInfo) => `${targetKey(project, info)}\u0000${info.file}#${info.id}`;
 
 /** Builds the report from the tests of a run. Pure but for the clock when no times are given. */
 export function buildReport(input: Iterable<ReportTest>, options: BuildOptions): ContractReport {
@@ -116,12 +118,12 @@ export function buildReport(input: Iterable<ReportTest>, options: BuildOptions):
   const tests = [...input];
   // Steps a settle ran while their own tests were filtered out (`-t`): they called the agent, so they keep their verdict.
   const replayed = new Map<string, AdcpStepMeta>();
-  for (const test of tests) for (const meta of test.meta.adcpReplayed ?? []) replayed.set(`${targetKey(test.project, meta.storyboard)}\u0000${meta.storyboard.file}#${meta.id}`, meta);
+  for (const test of tests) for (const meta of test.meta.adcpReplayed ?? []) replayed.set(`${storyboardKey(test.project, meta.storyboard)}/${stepKey(meta.result)}`, meta);
   const byStoryboard = new Map<string, StoryboardReport>();
   const targets = new Map<string, RunTargetReport>();
   const loadErrors: ContractReport['load_errors'] = [];
   const reportFor = (project: string, info: StoryboardInfo): StoryboardReport => {
-    const key = `${targetKey(project, info)}\u0000${info.file}#${info.id}`;
+    const key = storyboardKey(project, info);
     let report = byStoryboard.get(key);
     if (!report) {
       const agent_url = publicAgentUrl(info.agent_url ?? undefined);
@@ -138,8 +140,8 @@ export function buildReport(input: Iterable<ReportTest>, options: BuildOptions):
         steps: [],
       };
       byStoryboard.set(key, report);
-      const tk = targetKey(project, info);
-      if (!targets.has(tk)) targets.set(tk, { project, agent_url, protocol: info.protocol ?? null, corpus_version: info.corpus_version ?? null });
+      const target = targetKey(project, info);
+      if (!targets.has(target)) targets.set(target, { project, agent_url, protocol: info.protocol ?? null, corpus_version: info.corpus_version ?? null });
     }
     return report;
   };
@@ -155,7 +157,7 @@ export function buildReport(input: Iterable<ReportTest>, options: BuildOptions):
       reportFor(test.project, planned.storyboard).steps.push(cutShort(planned, test.errors[0]));
       continue;
     }
-    const ranSilently = !meta.adcp && planned ? replayed.get(`${targetKey(test.project, planned.storyboard)}\u0000${planned.storyboard.file}#${planned.storyboard.id}/${planned.phase_id}/${planned.step_id}`) : undefined;
+    const ranSilently = !meta.adcp && planned ? replayed.get(`${storyboardKey(test.project, planned.storyboard)}/${stepKey({ storyboard_id: planned.storyboard.id, phase_id: planned.phase_id, step_id: planned.step_id })}`) : undefined;
     if (ranSilently) {
       reportFor(test.project, ranSilently.storyboard).steps.push(redactStepResult(ranSilently.result));
       continue;

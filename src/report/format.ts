@@ -142,6 +142,15 @@ function verdictOf(v: ValidationResult): string {
   return 'failed (reason below)';
 }
 
+/**
+ * A failed step's one line (JUnit's message=, an annotation's title, the markdown and HTML views' line): what
+ * formatStepFailure puts first, without rendering the rest.
+ */
+export function failureHeadline(result: StepResult, options: Pick<FormatOptions, 'cwd' | 'secrets'> = {}): string {
+  const headline = headlineOf(result, result.validations.filter((v) => !v.passed), options.cwd ?? process.cwd());
+  return escapeControl(scrubSecrets(headline, options.secrets ?? []));
+}
+
 function headlineOf(result: StepResult, failed: ValidationResult[], cwd: string): string {
   if (result.error && failed.length === 0) {
     // Kept short enough for fence() to keep it on one line: the headline is JUnit's message= and an annotation's title.

@@ -14,7 +14,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { StepResult, ValidationResult } from '../engine/records.js';
-import { formatStepFailure, taskResult } from './format.js';
+import { failureHeadline, taskResult } from './format.js';
 import { redactStepResult } from './record.js';
 import { escapeControl } from './redact.js';
 import type { ContractReport, StoryboardReport } from './build.js';
@@ -169,7 +169,7 @@ function stepSection(raw: StepResult, sb: StoryboardReport, root: string): Html 
   // The same redaction as the JSON report, again: nothing reaches the page that the report would not show.
   const step = redactStepResult(raw);
   const status = verdict(step);
-  const headline = status === 'failed' ? formatStepFailure(step, { cwd: root }).headline : '';
+  const headline = status === 'failed' ? failureHeadline(step, { cwd: root }) : '';
   const notRun = 'not_run' in step ? (step as { not_run: { reason: string; detail: string } }).not_run : undefined;
   const data = step.response ? taskResult(step.response) : undefined;
   const firstSource = step.validations.find((v) => !v.passed && v.source)?.source ?? step.validations.find((v) => v.source)?.source;

@@ -9,7 +9,7 @@
  * appears inside code blocks, where GitHub renders no link, image or HTML.
  */
 import type { StepResult } from '../engine/records.js';
-import { formatStepFailure } from './format.js';
+import { failureHeadline } from './format.js';
 import { redactStepResult } from './record.js';
 import { escapeControl, fence } from './redact.js';
 import type { ContractReport, StoryboardReport, TrackReport } from './build.js';
@@ -79,7 +79,7 @@ function shorten(text: string): string {
 
 /** One line per failed validation under the headline: what, where in the response, where in the YAML. */
 function failureLines(step: StepResult, root: string): string[] {
-  const lines = [formatStepFailure(step, { cwd: root }).headline];
+  const lines = [failureHeadline(step, { cwd: root })];
   for (const v of step.validations.filter((x) => !x.passed)) {
     const pointer = typeof v.json_pointer === 'string' ? ` at ${v.json_pointer || '""'}` : '';
     const source = v.source ? ` — ${relativeTo(root, v.source.file)}:${v.source.line}:${v.source.column}` : '';
