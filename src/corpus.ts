@@ -67,6 +67,24 @@ function schemasDirFor(sdkRoot: string | undefined, version: string | undefined)
   return existsSync(dir) ? dir : undefined;
 }
 
+/** The corpus version or compliance-tree path env ADCP_COMPLIANCE names, if any. */
+export function complianceFromEnv(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  return env.ADCP_COMPLIANCE?.trim() || undefined;
+}
+
+/**
+ * The corpus a run takes test kits and schemas from: the one `named` (which must exist — its error lists what is
+ * installed), else the newest installed one, else none (storyboards without corpus test kits still run).
+ */
+export function runCorpus(named: string | undefined, fromDir: string): Corpus | undefined {
+  if (named) return resolveCorpus(named, fromDir);
+  try {
+    return resolveCorpus(undefined, fromDir);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Resolves `compliance` (a corpus version like `3.0.6`, or a path to a
  * compliance tree) to a corpus. Without a value, the newest installed version.

@@ -13,7 +13,6 @@
  * the transformer compiles and what every location points at).
  */
 import type { CorpusSelection } from '../plugin/select.js' with { 'resolution-mode': 'import' };
-import type { Corpus } from '../corpus.js' with { 'resolution-mode': 'import' };
 import type { JestAdcpOptions } from './suite.js' with { 'resolution-mode': 'import' };
 
 const { createHash } = require('node:crypto') as typeof import('node:crypto');
@@ -22,7 +21,7 @@ const { tmpdir } = require('node:os') as typeof import('node:os');
 const nodePath = require('node:path') as typeof import('node:path');
 // Node's require of an ES module (Node ≥ 20.19 / 22.12).
 const { selectCorpus } = require('../plugin/select.js') as { selectCorpus: (root: string, selection: CorpusSelection) => string[] };
-const { resolveCorpus } = require('../corpus.js') as { resolveCorpus: (version: string | undefined, fromDir: string) => Corpus };
+const { complianceFromEnv, resolveCorpus } = require('../corpus.js') as typeof import('../corpus.js');
 
 export interface JestPresetOptions {
   /** The run configuration (agent URL, protocol, token, timeouts…); ADCP_* environment variables are the fallbacks. */
@@ -64,7 +63,7 @@ function corpusStubs(options: JestPresetOptions, rootDir: string): string | unde
     tracks: [...(options.compliance?.tracks ?? []), ...list(process.env.ADCP_TRACKS)],
   };
   if (!selection.storyboards!.length && !selection.bundles!.length && !selection.tracks!.length) return undefined;
-  const corpus = resolveCorpus(options.compliance?.version ?? (process.env.ADCP_COMPLIANCE?.trim() || undefined), rootDir);
+  const corpus = resolveCorpus(options.compliance?.version ?? complianceFromEnv(), rootDir);
   const files = selectCorpus(corpus.root, selection);
   const dir = nodePath.join(tmpdir(), `vitest-adcp-jest-${createHash('sha256').update(rootDir).digest('hex').slice(0, 12)}`);
   // Only this selection's stubs: a storyboard deselected since the last run must not run.

@@ -11,7 +11,7 @@
  */
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
-import { resolveCorpus, type Corpus } from '../corpus.js';
+import { complianceFromEnv, runCorpus } from '../corpus.js';
 import type { RuntimeConfig } from '../config.js';
 import type { StoryboardRun } from '../engine/run.js';
 import { openStoryboardRun } from '../open-run.js';
@@ -74,14 +74,8 @@ function runtimeConfig(options: JestAdcpOptions, rootDir: string): RuntimeConfig
   let config = configs.get(key);
   if (!config) {
     const { compliance, ...given } = options;
-    const version = compliance ?? (process.env.ADCP_COMPLIANCE?.trim() || undefined);
-    let corpus: Corpus | undefined;
-    try {
-      corpus = resolveCorpus(version, rootDir);
-    } catch (error) {
-      // A corpus that was named must exist (the test file fails with the fix); else storyboards without corpus test kits still run.
-      if (version) throw error;
-    }
+    // A corpus that was named must exist (the test file fails with the fix).
+    const corpus = runCorpus(compliance ?? complianceFromEnv(), rootDir);
     config = {
       corpusRoot: corpus?.root,
       corpusVersion: corpus?.version,

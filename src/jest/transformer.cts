@@ -7,13 +7,12 @@
  * (and Jest runs with --experimental-vm-modules), which `.yaml` is not by default.
  */
 import type { compileStoryboard as CompileStoryboard } from '../compile/compile.js' with { 'resolution-mode': 'import' };
-import type { Corpus } from '../corpus.js' with { 'resolution-mode': 'import' };
 
 const { createHash } = require('node:crypto') as typeof import('node:crypto');
 const { readFileSync } = require('node:fs') as typeof import('node:fs');
 // Node's require of an ES module (Node ≥ 20.19 / 22.12).
 const { compileStoryboard } = require('../compile/compile.js') as { compileStoryboard: typeof CompileStoryboard };
-const { resolveCorpus } = require('../corpus.js') as { resolveCorpus: (version: string | undefined, fromDir: string) => Corpus };
+const { complianceFromEnv, runCorpus } = require('../corpus.js') as typeof import('../corpus.js');
 
 /** Options: `transform: { '\\.storyboard\\.ya?ml$': ['vitest-adcp/jest/transformer', { strictKeys: false }] }`. */
 interface TransformerOptions {
@@ -33,14 +32,13 @@ const runtime = require.resolve('./runtime.cjs');
  */
 const { packageFingerprint } = require('../cache/disk-cache.js') as typeof import('../cache/disk-cache.js');
 
+/** Resolved once per named corpus and root (Jest calls process() for every file). */
+const corpusRoots = new Map<string, string | undefined>();
 function corpusRoot(options: TransformerOptions, rootDir: string): string | undefined {
-  const named = options.compliance ?? (process.env.ADCP_COMPLIANCE?.trim() || undefined);
-  try {
-    return resolveCorpus(named, rootDir).root;
-  } catch (error) {
-    if (named) throw error;
-    return undefined;
-  }
+  const named = options.compliance ?? complianceFromEnv();
+  const key = `${named ?? ''}\0${rootDir}`;
+  if (!corpusRoots.has(key)) corpusRoots.set(key, runCorpus(named, rootDir)?.root);
+  return corpusRoots.get(key);
 }
 
 /** The file to compile: the test file itself, or the corpus storyboard a stub names. */

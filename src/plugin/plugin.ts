@@ -11,7 +11,7 @@ import type { TestProject, VitestPluginContext } from 'vitest/node';
 import { CompileCache } from '../compile/compile-cache.js';
 import { compileStoryboard } from '../compile/compile.js';
 import { resolveRuntimeConfig, type RuntimeConfig } from '../config.js';
-import { resolveCorpus, type Corpus } from '../corpus.js';
+import { complianceFromEnv, resolveCorpus, runCorpus, type Corpus } from '../corpus.js';
 import { CapabilitySelectionError, storyboardIdsForAgent } from './capabilities.js';
 import { checkOptions } from './check-options.js';
 import { selectCorpus, type CorpusSelection } from './select.js';
@@ -166,7 +166,7 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
   const runtime = runtimeModule();
 
   const compliance = options.compliance;
-  const complianceEnv = process.env.ADCP_COMPLIANCE?.trim() || undefined;
+  const complianceEnv = complianceFromEnv();
   const wantsCorpus = Boolean(compliance && (compliance.fromCapabilities || compliance.storyboards?.length || compliance.bundles?.length || compliance.tracks?.length));
   /** The capability-driven ids: asked once per plugin instance, i.e. once per Vitest run (a config reload makes a new instance). */
   let capabilityIds: Promise<string[]> | undefined;
@@ -235,7 +235,7 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
         allowCorpusThroughExclude(project.config.exclude, corpus.root, root);
       }
       // Without a selected corpus, test kits and schemas come from the newest installed one.
-      const fallback = corpus ?? (version ? undefined : tryResolveCorpus(root));
+      const fallback = corpus ?? (version ? undefined : runCorpus(undefined, root));
       kitRoot = fallback?.root;
       compileCache = cacheDir ? new CompileCache(cacheDir, JSON.stringify({ runtime, kitRoot, corpusVersion: fallback?.version, strictKeys: options.strictKeys !== false })) : undefined;
       matchesTestGlob = (id) => project.matchesTestGlob(id);
@@ -396,14 +396,6 @@ function allowCorpusThroughExclude(exclude: string[], corpusRoot: string, root: 
   // Nested dependencies inside the corpus path stay excluded.
   replacements.push(`${prefix}/**/node_modules/**`);
   exclude.splice(index, 1, ...replacements);
-}
-
-function tryResolveCorpus(root: string): Corpus | undefined {
-  try {
-    return resolveCorpus(undefined, root);
-  } catch {
-    return undefined;
-  }
 }
 
 function stripUndefined<T extends object>(value: T): T {
