@@ -14,6 +14,7 @@ import { extractA2aResult } from '../transport/a2a.js';
 import { extractMcpResult } from '../transport/mcp.js';
 import { excerptAround } from './excerpt.js';
 import { escapeControl, escapeControlDeep, fence, redactPayload, scrubSecrets, scrubSecretsDeep } from './redact.js';
+import { cutSize } from './record.js';
 
 /** Checks whose reason text carries agent-controlled content (instance paths, codes, messages). */
 const AGENT_TEXT_CHECKS = new Set(['response_schema', 'error_code']);
@@ -117,8 +118,8 @@ function observed(value: unknown): string {
   if (plain !== undefined) return plain;
   if (Array.isArray(value)) return `an array of ${value.length}`;
   // A value the record cut (report/record.ts boundPayload) is not the agent's object: say what it was instead.
-  const cut = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)['[cut]'] : undefined;
-  if (typeof cut === 'string') return `a value too large to keep (${/^\d+/.exec(cut)?.[0] ?? 'many'} characters of JSON, its start below)`;
+  const size = cutSize(value);
+  if (size) return `a value too large to keep (${size} characters of JSON, its start below)`;
   if (value !== null && typeof value === 'object') return 'an object';
   if (value === undefined) return 'nothing';
   return 'a different string (below)';

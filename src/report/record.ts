@@ -32,6 +32,9 @@ export const MAX_VALIDATION_PAYLOAD_CHARS = 64 * 1024;
 /** Free text (a transport error, an agent's message) kept in a record. */
 export const MAX_RECORD_TEXT_CHARS = 16 * 1024;
 
+/** The key of boundPayload's marker. */
+const CUT = '[cut]';
+
 /** `value`, or — past `max` characters of JSON — a marker with the size and the start of it. */
 export function boundPayload(value: unknown, max: number): unknown {
   let text: string | undefined;
@@ -41,7 +44,13 @@ export function boundPayload(value: unknown, max: number): unknown {
     return value;
   }
   if (text === undefined || text.length <= max) return value;
-  return { '[cut]': `${text.length} characters of JSON, more than the ${max} a record keeps`, start: text.slice(0, Math.min(4096, max)) };
+  return { [CUT]: `${text.length} characters of JSON, more than the ${max} a record keeps`, start: text.slice(0, Math.min(4096, max)) };
+}
+
+/** For a value boundPayload cut, its size in characters of JSON (`'many'` if the marker lost it); else undefined. */
+export function cutSize(value: unknown): string | undefined {
+  const cut = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[CUT] : undefined;
+  return typeof cut === 'string' ? (/^\d+/.exec(cut)?.[0] ?? 'many') : undefined;
 }
 
 function boundText(text: string | undefined): string | undefined {
