@@ -27,6 +27,7 @@ import { randomUUID } from 'node:crypto';
 import type { Exchange } from '../checks/types.js';
 import type { ExtractionRecord, RequestRecord, ResponseRecord } from '../engine/records.js';
 import { filterResponseHeaders } from '../report/redact.js';
+import { jsonRpcErrorOf, parseJsonOrText } from './answer-body.js';
 import { boundedFetch, describeError, isTimeoutError, type ObservedHttp } from './http.js';
 import { pinnedDispatcher, UrlRefusedError, vetUrl, type UrlGuardOptions } from './url-guard.js';
 import type { Dispatcher } from 'undici';
@@ -192,7 +193,7 @@ export class A2aTransport implements AgentTransport {
         const observed = answer.observed;
         return {
           request,
-          ...(observed ? { response: record(observed.errorBody !== undefined ? parseMaybeJson(observed.errorBody) : undefined, observed) } : {}),
+          ...(observed ? { response: record(observed.errorBody !== undefined ? parseJsonOrText(observed.errorBody) : undefined, observed) } : {}),
           extraction: { path: 'none', note: 'no A2A answer: transport error' },
           data: undefined,
           transportError: describeTransportError(answer.error, observed, timeoutMs),
@@ -247,7 +248,7 @@ type RpcAnswer =
   | { kind: 'failure'; error: unknown; observed?: ObservedHttp };
 
 function parseRpc(text: string, id: string, observed: ObservedHttp): RpcAnswer {
-  if (observed.status >= 400) return { kind: 'http-error', body: parseMaybeJson(observed.errorBody ?? text), observed };
+  if (observed.status >= 400) return { kind: 'http-error', body: parseJsonOrText(observed.errorBody ?? text), observed };
   let body: any;
   try {
     body = JSON.parse(text);
@@ -262,20 +263,6 @@ function parseRpc(text: string, id: string, observed: ObservedHttp): RpcAnswer {
   }
   if (body.id !== id) return { kind: 'not-json-rpc', body, problem: `the agent answered another JSON-RPC request (id ${JSON.stringify(body.id)?.slice(0, 80)}, sent ${id})`, observed };
   return { kind: 'result', result: body.result, observed };
-}
-
-function jsonRpcErrorOf(body: unknown): { code: number; message: string; data?: unknown } | undefined {
-  const error = (body as any)?.error;
-  if (!error || typeof error !== 'object' || typeof error.code !== 'number') return undefined;
-  return { code: error.code, message: String(error.message ?? ''), ...(error.data !== undefined ? { data: error.data } : {}) };
-}
-
-function parseMaybeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
 }
 
 function describeTransportError(error: unknown, observed: ObservedHttp | undefined, timeoutMs: number, doing?: string): string {

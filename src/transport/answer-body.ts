@@ -55,3 +55,22 @@ function answerInEvents(text: string, id: string | number | undefined): unknown 
   const forRequest = id === undefined ? responses : responses.filter((v) => (v as { id?: unknown }).id === id);
   return forRequest.at(-1) ?? responses.at(-1) ?? json.at(-1);
 }
+
+export interface JsonRpcError {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+/** The error of a JSON-RPC error response (an `error` object with a numeric `code`); undefined for anything else. */
+export function jsonRpcErrorOf(body: unknown): JsonRpcError | undefined {
+  const error = (body as { error?: { code?: unknown; message?: unknown; data?: unknown } } | null)?.error;
+  if (!error || typeof error !== 'object' || typeof error.code !== 'number') return undefined;
+  return { code: error.code, message: String(error.message ?? ''), ...(error.data !== undefined ? { data: error.data } : {}) };
+}
+
+/** The text parsed when it is JSON, else the text itself: what the agent answered, either way. */
+export function parseJsonOrText(text: string): unknown {
+  const json = parseJson(text);
+  return json === NOT_JSON ? text : json;
+}

@@ -78,7 +78,7 @@ export type FetchLike = (url: string | URL, init?: RequestInit) => Promise<globa
 /** What `fetch` would send unasked; agents may compress, the decompress interceptor decodes. */
 const ACCEPT_ENCODING = 'gzip, deflate, br';
 /** Statuses whose Response must have a null body (Fetch standard: null body status), and HEAD answers. */
-const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
+export const NULL_BODY_STATUSES: ReadonlySet<number> = new Set([101, 103, 204, 205, 304]);
 
 /** The request headers as one record (a Headers object, pairs or a record), with Accept-Encoding as fetch sends it. */
 function requestHeaders(init: RequestInit['headers']): Record<string, string> {
@@ -101,13 +101,18 @@ function requestBody(body: RequestInit['body']): string | Buffer | undefined {
 }
 
 /** undici's header record (lower-case names, arrays for repeated headers) as a Headers object. */
-function responseHeaders(raw: Record<string, string | string[] | undefined>): Headers {
-  const headers = new Headers();
+/** undici's raw response headers as `[name, value]` pairs, lower-cased, a repeated header once per value. */
+export function headerPairs(raw: Record<string, string | string[] | undefined>): [string, string][] {
+  const pairs: [string, string][] = [];
   for (const [name, value] of Object.entries(raw)) {
     if (value === undefined) continue;
-    for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one);
+    for (const one of Array.isArray(value) ? value : [value]) pairs.push([name.toLowerCase(), one]);
   }
-  return headers;
+  return pairs;
+}
+
+function responseHeaders(raw: Record<string, string | string[] | undefined>): Headers {
+  return new Headers(headerPairs(raw));
 }
 
 export function boundedFetch(options: BoundedFetchOptions): FetchLike {

@@ -9,6 +9,7 @@ import type { CallToolResultSchema, McpError } from '@modelcontextprotocol/sdk/t
 import type { Exchange } from '../checks/types.js';
 import type { ExtractionRecord, ResponseRecord } from '../engine/records.js';
 import { filterResponseHeaders } from '../report/redact.js';
+import { jsonRpcErrorOf, parseJsonOrText, type JsonRpcError } from './answer-body.js';
 import { boundedFetch, describeError, isTimeoutError, type ObservedHttp } from './http.js';
 import { agentOriginRedirects } from './url-guard.js';
 import { authorizationHeader, type AgentTransport, type CallOptions, type Credentials } from './types.js';
@@ -183,7 +184,7 @@ export class McpTransport implements AgentTransport {
       }
       if (observed && observed.status >= 400 && observed.status < 500) {
         // A 4xx before MCP (typically 401/403 from an auth layer) is the agent's answer to this call, not a transport failure.
-        const body = observed.errorBody !== undefined ? parseMaybeJson(observed.errorBody) : undefined;
+        const body = observed.errorBody !== undefined ? parseJsonOrText(observed.errorBody) : undefined;
         return {
           request,
           response: this.responseRecord(body, observed, duration_ms),
@@ -193,7 +194,7 @@ export class McpTransport implements AgentTransport {
       }
       return {
         request,
-        response: observed ? this.responseRecord(observed.errorBody !== undefined ? parseMaybeJson(observed.errorBody) : undefined, observed, duration_ms) : undefined,
+        response: observed ? this.responseRecord(observed.errorBody !== undefined ? parseJsonOrText(observed.errorBody) : undefined, observed, duration_ms) : undefined,
         extraction: { path: 'none', note: 'no MCP result: transport error' },
         data: undefined,
         transportError: describeTransportError(error, observed, options.timeoutMs),
@@ -320,20 +321,11 @@ const keepStructuredContent = (CallToolResultSchema: typeof import('@modelcontex
   },
 });
 
-function parseMaybeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}
-
-function jsonRpcErrorIn(observed: ObservedHttp): { body: unknown; error: { code: number; message: string; data?: unknown } } | undefined {
+function jsonRpcErrorIn(observed: ObservedHttp): { body: unknown; error: JsonRpcError } | undefined {
   if (observed.status < 400 || observed.errorBody === undefined) return undefined;
-  const body = parseMaybeJson(observed.errorBody) as any;
-  const error = body?.error;
-  if (!error || typeof error !== 'object' || typeof error.code !== 'number') return undefined;
-  return { body, error: { code: error.code, message: String(error.message ?? ''), data: error.data } };
+  const body = parseJsonOrText(observed.errorBody);
+  const error = jsonRpcErrorOf(body);
+  return error ? { body, error } : undefined;
 }
 
 /** Timeouts and connection losses surface as McpError too; they are not agent answers. */

@@ -8,7 +8,7 @@
 import type { Readable } from 'node:stream';
 import { request } from 'undici';
 import { jsonRpcAnswerIn } from './answer-body.js';
-import { describeError, dispatcher, isTimeoutError, readBounded, ResponseTooLargeError } from './http.js';
+import { describeError, dispatcher, headerPairs, isTimeoutError, readBounded, ResponseTooLargeError } from './http.js';
 
 export interface RawRequest {
   method: string;
@@ -54,12 +54,7 @@ export async function sendRaw(raw: RawRequest, options: RawOptions): Promise<Raw
       bodyTimeout: options.timeoutMs,
     });
     const body = await readBounded(response.body as unknown as Readable, options.maxResponseBytes);
-    const list: [string, string][] = [];
-    for (const [name, value] of Object.entries(response.headers)) {
-      if (value === undefined) continue;
-      for (const one of Array.isArray(value) ? value : [value]) list.push([name.toLowerCase(), one]);
-    }
-    return { status: response.statusCode, headers: list, body, durationMs: elapsed() };
+    return { status: response.statusCode, headers: headerPairs(response.headers), body, durationMs: elapsed() };
   } catch (error) {
     if (error instanceof ResponseTooLargeError) return { error: error.message, durationMs: elapsed() };
     const message = describeError(error);

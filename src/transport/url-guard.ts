@@ -26,7 +26,7 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
-import { boundedFetch, type FetchLike, type ObservedHttp } from './http.js';
+import { boundedFetch, NULL_BODY_STATUSES, type FetchLike, type ObservedHttp } from './http.js';
 
 /** Name resolution: every address of a host name. */
 export type Resolver = (hostname: string) => Promise<{ address: string; family: number }[]>;
@@ -318,7 +318,7 @@ export function guardedFetch(guard: UrlGuardOptions, bounds: { timeoutMs: number
     if (method !== 'GET') throw new TypeError(`the guarded fetch sends GET only, not ${method}`);
     const headers = Object.fromEntries(new Headers(init?.headers as ConstructorParameters<typeof Headers>[0]));
     const answer = await guardedGet(String(url), guard, { ...bounds, headers });
-    const bodiless = answer.status === 204 || answer.status === 205 || answer.status === 304;
+    const bodiless = NULL_BODY_STATUSES.has(answer.status);
     return new Response(bodiless ? null : answer.text, { status: answer.status, headers: answer.headers });
   };
 }
