@@ -48,9 +48,12 @@ export function checkInvariants(exchange: Exchange, secrets: readonly string[]):
 function contextEcho(exchange: Exchange): InvariantVerdict | undefined {
   // An HTTP-level rejection (no MCP result) is not a task answer.
   if (exchange.extraction.note?.startsWith('HTTP ')) return undefined;
-  const sent = (exchange.request.payload as { context?: unknown } | undefined)?.context;
-  const data = exchange.data as { context?: unknown } | null;
-  return judgeContextEcho(sent, data && typeof data === 'object' ? data.context : undefined);
+  return judgeContextEcho(contextOf(exchange.request.payload), contextOf(exchange.data));
+}
+
+/** The `context` of a request payload or a task answer (undefined when it is not an object or has none). */
+export function contextOf(value: unknown): unknown {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as { context?: unknown }).context : undefined;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { judgeContextEcho } from '../engine/invariants.js';
+import { contextOf, judgeContextEcho } from '../engine/invariants.js';
 import { describeObserved, judge } from './answer.js';
 import type { MatcherContext, MatcherResult } from './types.js';
 
@@ -12,13 +12,13 @@ import type { MatcherContext, MatcherResult } from './types.js';
 export function toEchoContext(this: MatcherContext, received: unknown, ...args: [sent?: unknown]): MatcherResult | Promise<MatcherResult> {
   return judge(received, undefined, (answer) => {
     // An explicit `toEchoContext(undefined)` means "none was sent", like omitting it on a record without a request.
-    const sent = args.length > 0 ? args[0] : (answer.request?.payload as { context?: unknown } | undefined)?.context;
+    const sent = args.length > 0 ? args[0] : contextOf(answer.request?.payload);
     const hint = this.utils.matcherHint('toEchoContext', 'answer', args.length > 0 ? 'sent' : '', { isNot: this.isNot, promise: this.promise });
     const data = answer.taskData?.data;
     if (data === undefined) {
       return { pass: false, message: () => `${hint}\n\nExpected ${answer.subject} to ${sent === undefined ? 'carry no invented context' : 'echo the context sent'}, but it has no task answer: ${this.utils.printReceived(describeObserved(answer))}` };
     }
-    const got = data !== null && typeof data === 'object' && !Array.isArray(data) ? (data as { context?: unknown }).context : undefined;
+    const got = contextOf(data);
     const verdict = judgeContextEcho(sent, got);
     const pass = verdict === undefined || verdict.passed;
     return {

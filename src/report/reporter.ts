@@ -122,11 +122,6 @@ export default class AdcpReporter implements Reporter {
     const report = buildContractReport(modules, this.root, { started_at: this.startedAt, finished_at: new Date().toISOString(), test_name_pattern: this.testNamePattern });
     this.stream?.end(report);
     this.log(writeContractReport(report, resolve(this.root, this.outputFile ?? 'adcp-results.json')));
-    this.writeViews(report);
-  }
-
-  /** The markdown summary and the HTML report (report/write.ts). */
-  private writeViews(report: ContractReport): void {
     const { markdownFile, htmlFile, jobSummary } = this.options;
     for (const line of writeReportViews(report, { root: this.root, markdownFile, htmlFile, jobSummary })) this.log(line);
   }
