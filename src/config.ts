@@ -43,6 +43,13 @@ export interface RuntimeConfig {
    * https and address rules on URLs the agent supplies (results are then not publishable). Env: ADCP_ALLOW_HTTP=1.
    */
   allowHttp?: boolean;
+  /**
+   * `enriched`: each request is completed by the per-task request builder the storyboards are written for (an
+   * authored field is sent as written; what the storyboard leaves out is filled, each fill a step warning).
+   * `as-written`: sample_request after substitution only, for storyboard authors who want to see what their
+   * text alone sends. Env: ADCP_REQUESTS=as-written. @default 'enriched'
+   */
+  requests?: 'enriched' | 'as-written';
 }
 
 /**
@@ -78,6 +85,7 @@ export function resolveRuntimeConfig(given: RuntimeConfig = {}, env: NodeJS.Proc
     maxResponseBytes: given.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     skipRateAbuse: given.skipRateAbuse ?? /^(1|true|yes)$/i.test(env.ADCP_SKIP_RATE_ABUSE ?? ''),
     allowHttp: given.allowHttp ?? /^(1|true|yes)$/i.test(env.ADCP_ALLOW_HTTP ?? ''),
+    requests: given.requests ?? (nonEmpty(env.ADCP_REQUESTS)?.toLowerCase() === 'as-written' ? 'as-written' : 'enriched'),
   };
   if (!agentUrl) {
     config.error =
@@ -86,6 +94,8 @@ export function resolveRuntimeConfig(given: RuntimeConfig = {}, env: NodeJS.Proc
     config.error = `agent URL "${agentUrl}" is not an http(s) URL: ADCP_AGENT_URL / agent.url must look like http://127.0.0.1:3000/mcp`;
   } else if (protocolRaw !== 'mcp' && protocolRaw !== 'a2a') {
     config.error = `ADCP_PROTOCOL / agent.protocol is "${protocolRaw}": use "mcp" or "a2a"`;
+  } else if (given.requests === undefined && nonEmpty(env.ADCP_REQUESTS) && !/^(as-written|enriched)$/i.test(nonEmpty(env.ADCP_REQUESTS)!)) {
+    config.error = `ADCP_REQUESTS is "${nonEmpty(env.ADCP_REQUESTS)}": use "as-written" (sample_request only) or "enriched" (the default)`;
   } else if (!config.allowHttp && plainHttpRemote(agentUrl)) {
     config.error =
       `agent URL ${agentUrl} is plain http to a host that is not loopback: the credentials would go out in cleartext. ` +

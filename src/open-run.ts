@@ -73,6 +73,7 @@ export function openStoryboardRun(storyboard: Storyboard, given: RuntimeConfig =
     corpusRoot: config.corpusRoot,
     requestSigning: { skipRateAbuse: config.skipRateAbuse === true },
     loadWarnings: options.loadWarnings,
+    requests: config.requests,
     urlGuard: { allowHttp: config.allowHttp === true },
     ...(options.webhooks || config.webhooks ? { webhooks: options.webhooks ?? new RemoteWebhookSink(config.webhooks!) } : {}),
     ...(storyboard.requires_scenarios?.length && config.corpusRoot ? { knownStoryboardIds: storyboardIdsIn(config.corpusRoot) } : {}),

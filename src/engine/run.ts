@@ -28,7 +28,7 @@ import type { SchemaRegistry } from '../schemas/registry.js';
 import type { AgentTransport, CallOptions } from '../transport/types.js';
 import { CredentialResolver, CredentialsError } from './credentials.js';
 import { CascadeState, runnerOnlyTaskSkip, type AgentTools } from './gate.js';
-import { declaredFixtureIds, useCapturedFixtureIds, type CapturedValue } from './fixture-ids.js';
+import { declaredFixtureIds, Discovery, enrichRequest, flightAnchor, type CapturedValue, type RequestMode } from './enrich/index.js';
 import { gradeStep } from './grade.js';
 import { withIdempotencyKey } from './idempotency.js';
 import { IMPLEMENTED_INVARIANTS } from './invariants.js';
@@ -88,6 +88,13 @@ export interface StoryboardRunOptions {
   urlGuard?: Omit<UrlGuardOptions, 'agentUrl'>;
   /** The loader's warnings for the storyboard file (`file:line:col: warning: [rule] …`), reported with the storyboard-wide warnings. */
   loadWarnings?: readonly string[];
+  /**
+   * `enriched`: the per-task request builder completes each request as the storyboards assume (enrich/index.ts),
+   * every change a step warning; `as-written`: sample_request after substitution only. @default 'enriched'
+   */
+  requests?: RequestMode;
+  /** The clock enrichment reads (past flights, the flight anchor). @default Date.now */
+  now?: () => number;
 }
 
 interface Entry {
@@ -115,6 +122,12 @@ export class StoryboardRun {
   /** Values captured by `context_outputs`, with the step that captured each (for unseeded fixture ids). */
   private readonly captured = new Map<string, CapturedValue>();
   private readonly declaredFixtureIds: ReadonlySet<string>;
+  /** What the run learnt for the request enrichers: the agent's products, the storyboard's brand and account. */
+  private readonly discovery = new Discovery();
+  /** The runner's own get_products, once per run, when a request needs a product and the storyboard discovered none. */
+  private ownDiscovery?: Promise<string | undefined>;
+  /** Opening time, fixed for the run: enriched flights start on the next UTC day, the same for every step (replays hash alike). */
+  private readonly openedAt: number;
   private probes?: OAuthProbes;
   private signing?: RequestSigningProbes;
   private readonly webhooks: WebhookRun;
@@ -134,6 +147,7 @@ export class StoryboardRun {
       (storyboard.required_tools ?? []).filter((t) => typeof t === 'string'),
     );
     this.declaredFixtureIds = declaredFixtureIds(storyboard);
+    this.openedAt = (options.now ?? Date.now)();
     this.webhooks = new WebhookRun(storyboard, { sink: options.webhooks, timeoutMs: options.timeoutMs, schemas: options.schemas, file: storyboard.file, signerKeys: options.webhookSignerKeys, ...(options.urlGuard ? { urlGuard: options.urlGuard } : {}) });
     this.storyboardWarnings.push(...(options.loadWarnings ?? []));
     const unknownFixtures = planSeeding(storyboard).unknownKeys;
@@ -346,13 +360,25 @@ export class StoryboardRun {
     if (receiverProblem) return withWarnings(finish({ ...result, error: receiverProblem }));
     const scope = { context: this.context, priorSteps: this.priorSteps, testKit: this.options.testKit, generated: this.generated, runner: this.webhooks.variables };
     const substituted = substitute(step.sample_request ?? {}, scope);
-    warnings.push(...useCapturedFixtureIds(step.sample_request, substituted.value, step, this.declaredFixtureIds, this.captured));
-    let payload = withIdempotencyKey(substituted.value, task, step, this.options.schemas) as Record<string, unknown>;
-    const request = { transport: this.transport.kind, operation: task, payload, url: this.transport.url };
     if (substituted.unresolved.length > 0) {
       // storyboard-schema.yaml > "Unresolved substitution behavior": never ship the token.
+      const request = { transport: this.transport.kind, operation: task, payload: substituted.value, url: this.transport.url };
       return withWarnings(this.unresolved(entry, result, request, substituted.unresolved, finish));
     }
+    let credentials;
+    try {
+      credentials = this.credentials.resolve(step.auth);
+    } catch (error) {
+      if (error instanceof CredentialsError) return withWarnings(finish({ ...result, request: { transport: this.transport.kind, operation: task, payload: substituted.value, url: this.transport.url }, error: error.message }));
+      throw error;
+    }
+    const callOptions: CallOptions = { credentials, timeoutMs: this.options.timeoutMs };
+    const built = substituted.value as Record<string, unknown>;
+    if (this.options.requests !== 'as-written' && built && typeof built === 'object' && !Array.isArray(built)) {
+      warnings.push(...(await this.enrich(task, step, built, tools, callOptions)));
+    }
+    let payload = withIdempotencyKey(built, task, step, this.options.schemas) as Record<string, unknown>;
+    const request = { transport: this.transport.kind, operation: task, payload, url: this.transport.url };
     try {
       for (const input of step.context_inputs ?? []) {
         if (this.context.has(input.key) && payload && typeof payload === 'object') setPath(payload, input.inject_at, this.context.get(input.key));
@@ -362,20 +388,13 @@ export class StoryboardRun {
       if (error instanceof PathSyntaxError) return withWarnings(finish({ ...result, request, error: `context_inputs: ${error.message}` }));
       throw error;
     }
+    this.discovery.observeRequest(payload);
 
-    let credentials;
-    try {
-      credentials = this.credentials.resolve(step.auth);
-    } catch (error) {
-      if (error instanceof CredentialsError) return withWarnings(finish({ ...result, request, error: error.message }));
-      throw error;
-    }
-
-    const callOptions: CallOptions = { credentials, timeoutMs: this.options.timeoutMs };
     const answered = await this.transport.call(task, payload, callOptions);
     const remaining = Math.max(0, this.options.timeoutMs - (performance.now() - started));
     const { exchange, completion, warning } = await followAsync(this.transport, step, answered, { ...callOptions, intervalMs: this.options.pollIntervalMs ?? 1000, deadlineMs: remaining });
     if (warning) warnings.push(warning);
+    if (exchange.extraction.path !== 'error' && !exchange.rpcError && !exchange.transportError) this.discovery.observeAnswer(task, exchange.data);
     const graded = this.graded(entry, task, exchange, result, completion);
     let verdict;
     if (isSeedStep(step)) verdict = seedVerdict(step, exchange, graded.result, this.storyboard.file);
@@ -433,6 +452,40 @@ export class StoryboardRun {
       fetchCapabilities: () => this.transport!.call('get_adcp_capabilities', {}, { credentials: this.credentials.resolve(undefined), timeoutMs: this.options.timeoutMs }),
     });
     return this.signing;
+  }
+
+  /** The per-task request builder (enrich/index.ts) on this step's request, in place: its warning lines. */
+  private enrich(task: string, step: Step, payload: Record<string, unknown>, tools: AgentTools, callOptions: CallOptions): Promise<string[]> {
+    const brand = (this.options.testKit as { brand?: { house?: { domain?: unknown } } } | undefined)?.brand?.house?.domain;
+    return enrichRequest({
+      task,
+      step,
+      payload,
+      discovery: this.discovery,
+      declared: this.declaredFixtureIds,
+      captured: this.captured,
+      ...(typeof brand === 'string' ? { kitBrandDomain: brand } : {}),
+      anchorMs: flightAnchor(this.openedAt),
+      nowMs: (this.options.now ?? Date.now)(),
+      discover: () => (this.ownDiscovery ??= this.discoverProducts(tools, callOptions)),
+    });
+  }
+
+  /**
+   * The runner's own get_products, for a request that needs a product in a
+   * storyboard that discovers none (webhook_emission's triggers). Once per run;
+   * it says what it asked, so the warning on the step can.
+   */
+  private async discoverProducts(tools: AgentTools, callOptions: CallOptions): Promise<string> {
+    if (tools.tools && !tools.tools.has('get_products')) return 'the agent has no get_products tool to list products with';
+    const brand = this.discovery.sentBrand ?? { domain: 'acmeoutdoor.example' };
+    const request = { buying_mode: 'brief', brief: 'Any available inventory for a short test flight.', brand };
+    const answered = await this.transport!.call('get_products', request, callOptions);
+    const { exchange } = await followAsync(this.transport!, { id: 'runner_discovery', title: 'runner discovery', task: 'get_products' } as Step, answered, { ...callOptions, intervalMs: this.options.pollIntervalMs ?? 1000, deadlineMs: this.options.timeoutMs });
+    if (exchange.transportError) return `the runner's own get_products ${JSON.stringify(request)} failed: ${exchange.transportError}`;
+    if (exchange.extraction.path === 'error' || exchange.rpcError) return `the runner's own get_products ${JSON.stringify(request)} answered an error`;
+    this.discovery.observeAnswer('get_products', exchange.data);
+    return `the storyboard discovers no products, so the runner asked get_products itself (${JSON.stringify(request)}) and took the first product it listed`;
   }
 
   /** The agent's tools, listed once per run. */

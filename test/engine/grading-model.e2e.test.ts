@@ -1002,8 +1002,8 @@ describe('unseeded literal fixture ids', () => {
     const captured = (result(r, 'discover').response!.payload as any).structuredContent.products[0];
     expect(packageSent).toMatchObject({ product_id: captured.product_id, pricing_option_id: captured.pricing_options[0].pricing_option_id });
     expect(result(r, 'create').warnings).toEqual([
-      `/packages/0/product_id: sample_request hard-codes product_id "test-product", which no fixtures: entry seeds; sent ${JSON.stringify(captured.product_id)}, captured by step "discover"`,
-      `/packages/0/pricing_option_id: sample_request hard-codes pricing_option_id "test-pricing", which no fixtures: entry seeds; sent ${JSON.stringify(captured.pricing_options[0].pricing_option_id)}, captured by step "discover"`,
+      `packages[0].product_id = ${JSON.stringify(captured.product_id)} replaced "test-product": the storyboard hard-codes product_id "test-product", which no fixtures: entry seeds; step "discover" captured the agent's own`,
+      `packages[0].pricing_option_id = ${JSON.stringify(captured.pricing_options[0].pricing_option_id)} replaced "test-pricing": the storyboard hard-codes pricing_option_id "test-pricing", which no fixtures: entry seeds; step "discover" captured the agent's own`,
     ]);
   });
 

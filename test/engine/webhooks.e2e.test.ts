@@ -235,7 +235,8 @@ describe('webhook steps in inline storyboards', () => {
           id: 'main',
           steps: [
             trigger('book'),
-            expectWebhook('completed', { filter: { operation_id: '{{prior_step.book.operation_id}}', status: 'completed', 'result.packages': [] } }),
+            // The trigger's one package is the runner's (request enrichment: the first product the agent lists).
+            expectWebhook('completed', { filter: { operation_id: '{{prior_step.book.operation_id}}', status: 'completed', 'result.packages[0].product_id': 'prod_display_ros' } }),
             expectWebhook('failed_only', { filter: { status: 'failed' }, timeout_seconds: 0.5 }),
           ],
         },

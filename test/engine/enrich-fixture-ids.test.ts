@@ -1,10 +1,12 @@
 /**
- * Unseeded literal fixture ids (src/engine/fixture-ids.ts): which literals are
+ * Unseeded literal fixture ids (src/engine/enrich/fixture-ids.ts): which literals are
  * replaced by a captured id, and which are kept. The fixture-agent run in
  * grading-model.e2e.test.ts shows the replacement on the wire.
  */
 import { describe, expect, it } from 'vitest';
-import { declaredFixtureIds, useCapturedFixtureIds, type CapturedValue } from '../../src/engine/fixture-ids.js';
+import { declaredFixtureIds, useCapturedFixtureIds, type CapturedValue } from '../../src/engine/enrich/fixture-ids.js';
+import { Discovery, enrichRequest } from '../../src/engine/enrich/index.js';
+import { describeEnrichment } from '../../src/engine/enrich/note.js';
 import type { Step, Storyboard } from '../../src/storyboard/types.js';
 
 const step = (extra: Partial<Step> = {}) => ({ id: 's', title: 's', task: 'create_media_buy', validations: [], loc: { line: 1, column: 1 }, ...extra }) as Step;
@@ -15,9 +17,17 @@ const captured = new Map<string, CapturedValue>([
   ['brand', { value: 'real-brand', by: 'discover' }],
 ]);
 
-function apply(written: unknown, declared: Iterable<string> = [], s: Step = step()) {
+function apply(written: unknown, declared: Iterable<string> = []) {
   const payload = structuredClone(written);
-  const notes = useCapturedFixtureIds(written, payload, s, new Set(declared), captured);
+  const notes = useCapturedFixtureIds(written, payload, new Set(declared), captured).map(describeEnrichment);
+  return { payload, notes };
+}
+
+/** Through the request builder, as the run calls it (a task without an enricher of its own). */
+async function enriched(written: Record<string, unknown>, s: Step) {
+  const payload = structuredClone(written);
+  const noDiscovery = async () => undefined;
+  const notes = await enrichRequest({ task: 'get_media_buys', step: { ...s, sample_request: written }, payload, discovery: new Discovery(), declared: new Set(), captured, anchorMs: 0, nowMs: 0, discover: noDiscovery });
   return { payload, notes };
 }
 
@@ -26,8 +36,8 @@ describe('unseeded literal fixture ids', () => {
     const { payload, notes } = apply({ packages: [{ product_id: 'test-product', budget: 1 }], media_buy_id: 'mb-literal' });
     expect(payload).toEqual({ packages: [{ product_id: 'real-prod', budget: 1 }], media_buy_id: 'real-mb' });
     expect(notes).toEqual([
-      '/packages/0/product_id: sample_request hard-codes product_id "test-product", which no fixtures: entry seeds; sent "real-prod", captured by step "discover"',
-      '/media_buy_id: sample_request hard-codes media_buy_id "mb-literal", which no fixtures: entry seeds; sent "real-mb", captured by step "book"',
+      'packages[0].product_id = "real-prod" replaced "test-product": the storyboard hard-codes product_id "test-product", which no fixtures: entry seeds; step "discover" captured the agent\'s own',
+      'media_buy_id = "real-mb" replaced "mb-literal": the storyboard hard-codes media_buy_id "mb-literal", which no fixtures: entry seeds; step "book" captured the agent\'s own',
     ]);
   });
 
@@ -45,16 +55,20 @@ describe('unseeded literal fixture ids', () => {
     const { payload, notes } = apply(written, ['seeded-prod']);
     expect(payload).toEqual(written);
     expect(notes).toEqual([]);
-    const negative = apply({ product_id: 'test-product' }, [], step({ expect_error: true }));
-    expect(negative).toEqual({ payload: { product_id: 'test-product' }, notes: [] });
-    expect(apply({ product_id: 'test-product' }, [], step({ expect_error: false })).payload).toEqual({ product_id: 'real-prod' });
+  });
+
+  it('through the request builder: negative tests keep their literals', async () => {
+    expect(await enriched({ product_id: 'test-product' }, step({ expect_error: true }))).toEqual({ payload: { product_id: 'test-product' }, notes: [] });
+    const positive = await enriched({ product_id: 'test-product' }, step({ expect_error: false }));
+    expect(positive.payload).toEqual({ product_id: 'real-prod' });
+    expect(positive.notes).toHaveLength(1);
   });
 
   it('walks only where the sent payload has the same shape, and not forever', () => {
     expect(apply('product_id').notes).toEqual([]);
     const written = { wrap: { product_id: 'test-product' } };
-    expect(useCapturedFixtureIds(written, { wrap: null }, step(), new Set(), captured)).toEqual([]);
-    expect(useCapturedFixtureIds(written, { wrap: 'text' }, step(), new Set(), captured)).toEqual([]);
+    expect(useCapturedFixtureIds(written, { wrap: null }, new Set(), captured)).toEqual([]);
+    expect(useCapturedFixtureIds(written, { wrap: 'text' }, new Set(), captured)).toEqual([]);
     let deep: Record<string, unknown> = { product_id: 'test-product' };
     for (let i = 0; i < 33; i++) deep = { d: deep };
     expect(apply(deep).notes).toEqual([]);

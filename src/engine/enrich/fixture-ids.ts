@@ -8,17 +8,17 @@
  * product_id ← products[0].product_id`) and then write a placeholder literal
  * where the narrative says "create a media buy using the discovered product".
  * No agent can know `test-product`; sending it grades the agent on the
- * storyboard's shortcut. So, on a step that does not expect an error, a literal
- * value under one of the spec's fixture id keys that no `fixtures:` entry
- * declares is replaced by the value an earlier step captured under the same
- * name — and the step carries a warning saying so, so the substitution is
- * never silent. Negative tests (`expect_error`) keep their literals: an unknown
- * id may be exactly what they test.
+ * storyboard's shortcut. So a literal value under one of the spec's fixture id
+ * keys that no `fixtures:` entry declares is replaced by the value an earlier
+ * step captured under the same name. It is one of the request enrichments
+ * (enrich/index.ts): shown as a step warning, never applied to negative tests
+ * (an unknown id may be exactly what they test), off with `requests: 'as-written'`.
  */
-import type { Step, Storyboard } from '../storyboard/types.js';
+import type { Storyboard } from '../../storyboard/types.js';
+import { pathJoin, type Enrichment } from './note.js';
 
 /** The id keys of the spec's seedable fixtures. */
-const FIXTURE_ID_KEYS = new Set(['product_id', 'pricing_option_id', 'creative_id', 'plan_id', 'media_buy_id']);
+export const FIXTURE_ID_KEYS = new Set(['product_id', 'pricing_option_id', 'creative_id', 'plan_id', 'media_buy_id']);
 
 export interface CapturedValue {
   value: unknown;
@@ -38,42 +38,31 @@ export function declaredFixtureIds(storyboard: Storyboard): Set<string> {
   return ids;
 }
 
+/** An authored literal id (not a placeholder) that no `fixtures:` entry seeds. */
+export function isUnseededLiteral(value: unknown, declared: ReadonlySet<string>): value is string {
+  return typeof value === 'string' && !value.startsWith('$') && !value.includes('{{') && !declared.has(value);
+}
+
 /**
  * Writes captured ids over the request's unseeded literal fixture ids, in
  * place. `written` is the step's sample_request as authored (to tell literals
  * from placeholders); `payload` the request after substitution (same shape).
  */
-export function useCapturedFixtureIds(
-  written: unknown,
-  payload: unknown,
-  step: Step,
-  declared: ReadonlySet<string>,
-  captured: ReadonlyMap<string, CapturedValue>,
-): string[] {
-  if (step.expect_error === true) return [];
-  const notes: string[] = [];
+export function useCapturedFixtureIds(written: unknown, payload: unknown, declared: ReadonlySet<string>, captured: ReadonlyMap<string, CapturedValue>): Enrichment[] {
+  const changes: Enrichment[] = [];
   const walk = (authored: unknown, sent: unknown, at: string, depth: number) => {
     if (depth > 32 || authored === null || typeof authored !== 'object' || sent === null || typeof sent !== 'object') return;
     for (const [key, value] of Object.entries(authored)) {
-      const here = `${at}/${key}`;
+      const here = pathJoin(at, Array.isArray(authored) ? Number(key) : key);
       const capture = captured.get(key);
-      if (
-        FIXTURE_ID_KEYS.has(key) &&
-        typeof value === 'string' &&
-        !value.startsWith('$') &&
-        !value.includes('{{') &&
-        !declared.has(value) &&
-        capture &&
-        typeof capture.value === 'string' &&
-        capture.value !== value
-      ) {
+      if (FIXTURE_ID_KEYS.has(key) && isUnseededLiteral(value, declared) && capture && typeof capture.value === 'string' && capture.value !== value) {
         (sent as Record<string, unknown>)[key] = capture.value;
-        notes.push(`${here}: sample_request hard-codes ${key} "${value}", which no fixtures: entry seeds; sent ${JSON.stringify(capture.value)}, captured by step "${capture.by}"`);
+        changes.push({ path: here, value: capture.value, replaced: value, reason: `the storyboard hard-codes ${key} "${value}", which no fixtures: entry seeds; step "${capture.by}" captured the agent's own` });
       } else {
         walk(value, (sent as Record<string, unknown>)[key], here, depth + 1);
       }
     }
   };
   walk(written, payload, '', 0);
-  return notes;
+  return changes;
 }

@@ -1,0 +1,32 @@
+/**
+ * One enrichment, as the user reads it: the field (dot/bracket path, as the
+ * storyboards' own `path:` fields are written), the value sent, and why. Every
+ * change the runner makes to an authored request becomes one of these, as a
+ * step warning (terminal, JUnit, the contract report): nothing is added or
+ * replaced silently (issue 19 > "Shown, never silent").
+ */
+export interface Enrichment {
+  /** Where in the request, e.g. `packages[0].bid_price`. */
+  path: string;
+  value: unknown;
+  /** The authored value it replaced; absent when the field was added. */
+  replaced?: unknown;
+  reason: string;
+}
+
+/** `packages[0].bid_price = 7.5 added: <reason>` / `start_time = "…" replaced "…": <reason>`. */
+export function describeEnrichment(e: Enrichment): string {
+  const value = JSON.stringify(e.value) ?? String(e.value);
+  const how = 'replaced' in e && e.replaced !== undefined ? `replaced ${JSON.stringify(e.replaced)}` : 'added';
+  return `${e.path} = ${clip(value)} ${how}: ${e.reason}`;
+}
+
+/** A path segment appended to a dot/bracket path. */
+export function pathJoin(at: string, key: string | number): string {
+  if (typeof key === 'number') return `${at}[${key}]`;
+  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? (at ? `${at}.${key}` : key) : `${at}[${JSON.stringify(key)}]`;
+}
+
+function clip(text: string): string {
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+}

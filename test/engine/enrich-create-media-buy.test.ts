@@ -1,0 +1,161 @@
+/**
+ * The create_media_buy request builder (src/engine/enrich/create-media-buy.ts):
+ * what it fills, what it keeps as written, and the warning each fill becomes.
+ * Against a strict seller, test/engine/enrich.e2e.test.ts shows each of these
+ * is what makes the step pass.
+ */
+import { describe, expect, it } from 'vitest';
+import { Discovery, enrichRequest, flightAnchor, type EnrichInput } from '../../src/engine/enrich/index.js';
+import type { Step } from '../../src/storyboard/types.js';
+
+const NOW = Date.parse('2026-12-01T10:00:00Z');
+const ANCHOR = flightAnchor(NOW);
+const products = {
+  products: [
+    { product_id: 'auction_only', pricing_options: [{ pricing_option_id: 'cpm_auction', pricing_model: 'cpm', currency: 'USD', floor_price: 5 }] },
+    { product_id: 'guided', pricing_options: [{ pricing_option_id: 'guided_auction', pricing_model: 'cpm', currency: 'USD', floor_price: 2, price_guidance: { p50: 3.5 } }] },
+    { product_id: 'mixed', pricing_options: [{ pricing_option_id: 'mixed_auction', pricing_model: 'cpm', currency: 'USD' }, { pricing_option_id: 'mixed_fixed', pricing_model: 'cpm', currency: 'USD', fixed_price: 12, min_spend_per_package: 2500 }] },
+    { product_id: 'blind_auction', pricing_options: [{ pricing_option_id: 'no_floor', pricing_model: 'cpm', currency: 'USD' }] },
+  ],
+};
+
+function discovered(): Discovery {
+  const discovery = new Discovery();
+  discovery.observeAnswer('get_products', products);
+  return discovery;
+}
+
+async function build(sample: Record<string, unknown>, extra: Partial<EnrichInput> & { step?: Partial<Step> } = {}) {
+  const { step: stepExtra, ...rest } = extra;
+  const step = { id: 's', title: 's', task: 'create_media_buy', sample_request: sample, validations: [], loc: { line: 1, column: 1 }, ...stepExtra } as Step;
+  const payload = structuredClone(sample);
+  let asked = 0;
+  const notes = await enrichRequest({
+    task: 'create_media_buy',
+    step,
+    payload,
+    discovery: discovered(),
+    declared: new Set(),
+    captured: new Map(),
+    anchorMs: ANCHOR,
+    nowMs: NOW,
+    discover: async () => {
+      asked++;
+      return 'asked';
+    },
+    ...rest,
+  });
+  return { payload, notes, asked: () => asked };
+}
+
+const complete = {
+  brand: { domain: 'acmeoutdoor.example' },
+  account: { brand: { domain: 'acmeoutdoor.example' }, operator: 'pinnacle-agency.example' },
+  start_time: '2027-02-01T00:00:00Z',
+  end_time: '2027-02-28T23:59:59Z',
+  idempotency_key: 'k-0123456789abcdef',
+};
+
+describe('create_media_buy request builder', () => {
+  it('adds bid_price to a package on an auction option: the floor, or the guidance median when it is above the floor', async () => {
+    const { payload, notes } = await build({ ...complete, packages: [{ product_id: 'auction_only', pricing_option_id: 'cpm_auction', budget: 5000 }, { product_id: 'guided', pricing_option_id: 'guided_auction', budget: 5000 }] });
+    expect(payload.packages).toEqual([
+      { product_id: 'auction_only', pricing_option_id: 'cpm_auction', budget: 5000, bid_price: 5 },
+      { product_id: 'guided', pricing_option_id: 'guided_auction', budget: 5000, bid_price: 3.5 },
+    ]);
+    expect(notes).toEqual([
+      'packages[0].bid_price = 5 added: pricing option "cpm_auction" is an auction (no fixed_price) and the storyboard authored no bid_price; its floor_price (the lowest bid it accepts)',
+      'packages[1].bid_price = 3.5 added: pricing option "guided_auction" is an auction (no fixed_price) and the storyboard authored no bid_price; its price_guidance median (p50)',
+    ]);
+  });
+
+  it('keeps an authored bid, a fixed-price option, and says so when an auction gives nothing to bid from', async () => {
+    const { payload, notes } = await build({ ...complete, packages: [{ product_id: 'auction_only', pricing_option_id: 'cpm_auction', budget: 10, bid_price: 0.5 }, { product_id: 'mixed', pricing_option_id: 'mixed_fixed', budget: 10 }, { product_id: 'blind_auction', pricing_option_id: 'no_floor', budget: 10 }] });
+    expect(payload.packages).toEqual([
+      { product_id: 'auction_only', pricing_option_id: 'cpm_auction', budget: 10, bid_price: 0.5 },
+      { product_id: 'mixed', pricing_option_id: 'mixed_fixed', budget: 10 },
+      { product_id: 'blind_auction', pricing_option_id: 'no_floor', budget: 10 },
+    ]);
+    expect(notes).toEqual(['packages[2].bid_price = undefined added: not added: pricing option "no_floor" is an auction but gives neither floor_price nor price_guidance to bid from']);
+  });
+
+  it('moves a past flight to the next UTC day keeping its length, and leaves a future one', async () => {
+    const past = await build({ ...complete, start_time: '2026-04-01T00:00:00Z', end_time: '2026-06-30T23:59:59Z', packages: [{ product_id: 'mixed', pricing_option_id: 'mixed_fixed', budget: 3000 }] });
+    expect(past.payload.start_time).toBe('2026-12-02T00:00:00Z');
+    expect(past.payload.end_time).toBe(new Date(ANCHOR + Date.parse('2026-06-30T23:59:59Z') - Date.parse('2026-04-01T00:00:00Z')).toISOString().replace('.000Z', 'Z'));
+    expect(past.notes[0]).toBe('start_time = "2026-12-02T00:00:00Z" replaced "2026-04-01T00:00:00Z": the authored flight starts in the past (the corpus dates were future when written) and a seller may refuse a past flight; moved to the start of the next UTC day');
+    expect(past.notes[1]).toMatch(/^end_time = "2027-03-02T23:59:59Z" replaced "2026-06-30T23:59:59Z": moved with start_time/);
+    const future = await build({ ...complete, packages: [{ product_id: 'mixed', pricing_option_id: 'mixed_fixed', budget: 3000 }] });
+    expect(future).toMatchObject({ payload: { start_time: complete.start_time, end_time: complete.end_time }, notes: [] });
+    const asap = await build({ ...complete, start_time: 'asap', packages: [{ product_id: 'mixed', pricing_option_id: 'mixed_fixed', budget: 3000 }] });
+    expect(asap.notes).toEqual([]);
+  });
+
+  it('sends the dates of a temporal_validation step and of a negative test as written', async () => {
+    const sample = { ...complete, start_time: '2020-01-01T00:00:00Z', packages: [{ product_id: 'mixed', pricing_option_id: 'mixed_fixed', budget: 3000 }] };
+    expect((await build(sample, { step: { comply_scenario: 'temporal_validation' } })).payload.start_time).toBe('2020-01-01T00:00:00Z');
+    const negative = await build({ start_time: '2020-01-01T00:00:00Z' }, { step: { expect_error: true } });
+    expect(negative).toMatchObject({ payload: { start_time: '2020-01-01T00:00:00Z' }, notes: [] });
+    expect(negative.payload).not.toHaveProperty('packages');
+  });
+
+  it('completes a webhook trigger (push_notification_config only): identity, flight, one package on the first listed product', async () => {
+    const trigger = { push_notification_config: { url: 'https://r.example/step/t/op' }, idempotency_key: 'k-0123456789abcdef', context: { correlation_id: 'c' } };
+    const { payload, notes } = await build(trigger, { kitBrandDomain: 'kit-brand.example' });
+    expect(payload).toEqual({
+      ...trigger,
+      brand: { domain: 'kit-brand.example' },
+      account: { brand: { domain: 'kit-brand.example' }, operator: 'kit-brand.example' },
+      start_time: '2026-12-02T00:00:00Z',
+      end_time: '2026-12-09T00:00:00Z',
+      packages: [{ product_id: 'auction_only', pricing_option_id: 'cpm_auction', budget: 1000, bid_price: 5 }],
+    });
+    expect(notes.map((n) => n.split(' ')[0])).toEqual(['brand', 'account', 'start_time', 'end_time', 'packages[0].product_id', 'packages[0].pricing_option_id', 'packages[0].budget', 'packages[0].bid_price']);
+    expect(notes[4]).toContain('the storyboard authored no packages; the first product the agent listed in this run');
+  });
+
+  it('prefers the brand and account the storyboard sent earlier, and the corpus buyer when nothing names one', async () => {
+    const discovery = discovered();
+    discovery.observeRequest({ brand: { domain: 'sent.example' }, account: { account_id: 'acc_1' } });
+    const sent = await build({ packages: [{ product_id: 'mixed', pricing_option_id: 'mixed_fixed', budget: 3000 }] }, { discovery });
+    expect(sent.payload).toMatchObject({ brand: { domain: 'sent.example' }, account: { account_id: 'acc_1' } });
+    const none = await build({ packages: [{ product_id: 'mixed', pricing_option_id: 'mixed_fixed', budget: 3000 }] });
+    expect(none.payload).toMatchObject({ brand: { domain: 'acmeoutdoor.example' }, account: { brand: { domain: 'acmeoutdoor.example' }, operator: 'pinnacle-agency.example' } });
+    expect(none.notes[0]).toContain("the corpus's fictional buyer");
+  });
+
+  it('asks the agent for products once when the run discovered none, and says when it found none', async () => {
+    const empty = new Discovery();
+    const trigger = { ...complete, push_notification_config: { url: 'https://r.example/x' } };
+    const built = await build(trigger, { discovery: empty });
+    expect(built.asked()).toBe(1);
+    expect(built.payload).not.toHaveProperty('packages');
+    expect(built.notes).toEqual(['packages = undefined added: not added: the storyboard authored no packages and the agent listed no product with a pricing option (asked)']);
+  });
+
+  it('replaces a placeholder product the agent never listed, keeps a seeded one and one it listed; picks a fixed-price option', async () => {
+    const { payload, notes } = await build({ ...complete, packages: [{ product_id: 'test-product', pricing_option_id: 'test-pricing', budget: 3000 }, { product_id: 'seeded', pricing_option_id: 'p', budget: 1 }, { product_id: 'mixed', pricing_option_id: 'gone', budget: 3000 }] }, { declared: new Set(['seeded']) });
+    expect(payload.packages).toEqual([
+      { product_id: 'auction_only', pricing_option_id: 'cpm_auction', budget: 3000, bid_price: 5 },
+      { product_id: 'seeded', pricing_option_id: 'p', budget: 1 },
+      { product_id: 'mixed', pricing_option_id: 'mixed_fixed', budget: 3000 },
+    ]);
+    expect(notes).toEqual([
+      'packages[0].product_id = "auction_only" replaced "test-product": the agent listed no product "test-product" in this run and no fixtures: entry seeds it; the first product it listed',
+      'packages[0].pricing_option_id = "cpm_auction" replaced "test-pricing": product "auction_only"\'s first pricing option',
+      'packages[0].bid_price = 5 added: pricing option "cpm_auction" is an auction (no fixed_price) and the storyboard authored no bid_price; its floor_price (the lowest bid it accepts)',
+      'packages[2].pricing_option_id = "mixed_fixed" replaced "gone": product "mixed" has no pricing option "gone"; its first fixed-price option',
+    ]);
+  });
+
+  it('a budget from the option minimum spend where the package has none', async () => {
+    const { payload } = await build({ ...complete, packages: [{ product_id: 'mixed', pricing_option_id: 'mixed_fixed' }] });
+    expect(payload.packages).toEqual([{ product_id: 'mixed', pricing_option_id: 'mixed_fixed', budget: 2500 }]);
+  });
+
+  it('other tasks get no create_media_buy enrichment', async () => {
+    const payload = { start_time: '2020-01-01T00:00:00Z' };
+    const notes = await enrichRequest({ task: 'update_media_buy', step: { id: 's', task: 'update_media_buy', sample_request: payload } as Step, payload, discovery: discovered(), declared: new Set(), captured: new Map(), anchorMs: ANCHOR, nowMs: NOW, discover: async () => undefined });
+    expect(notes).toEqual([]);
+  });
+});
