@@ -37,6 +37,10 @@ Options:
                              sales-guaranteed, …) or *.yaml files, comma-separated
   --tracks <tracks>          run every storyboard of these tracks (comma-separated),
                              instead of the capability-selected set
+  --sequential               one storyboard at a time, in the reference runner's
+                             order (as the official grader runs them), for agents
+                             that keep state per brand or account; with --list,
+                             lists them in that order
   --report <file.json>       also write the runner output contract JSON there
   --report-html <file>       with --report: the same report as one HTML file
                              (self-contained: open it from a CI artifact)
@@ -53,6 +57,9 @@ Options:
                              (it grades unsatisfied_contract, rate_abuse_opt_out)
   --lenient-keys             load storyboards of a newer format version: unknown
                              keys and checks are warnings, not load errors
+  --requests-as-written      send each sample_request as written (after
+                             substitution): no request enrichment, no warnings
+                             about it (env ADCP_REQUESTS=as-written)
   -h, --help                 this text
 
 Webhooks (expect_webhook* steps, {{runner.webhook_url}}; without a receiver
@@ -115,12 +122,14 @@ function parse(argv: string[], cwd: string, env: NodeJS.ProcessEnv): Invocation 
         'allow-http': { type: 'boolean' },
         'compliance-version': { type: 'string' },
         list: { type: 'boolean' },
+        sequential: { type: 'boolean' },
         'webhook-receiver': { type: 'boolean' },
         'webhook-base-url': { type: 'string' },
         'webhook-port': { type: 'string' },
         'webhook-allow-http': { type: 'boolean' },
         'skip-rate-abuse': { type: 'boolean' },
         'lenient-keys': { type: 'boolean' },
+        'requests-as-written': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -180,10 +189,12 @@ function parse(argv: string[], cwd: string, env: NodeJS.ProcessEnv): Invocation 
       include: [],
       files,
       compliance: { storyboards, bundles, tracks, fromCapabilities: !explicit, ...(version ? { version } : {}) },
+      ...(values.sequential ? { sequential: true } : {}),
       agent: { url, protocol: runtime.protocol, ...(values.auth ? { auth: { token: values.auth } } : {}), ...(values['allow-http'] ? { allowHttp: true } : {}) },
       timeoutMs: DEFAULT_TIMEOUT_MS,
       ...(values['skip-rate-abuse'] ? { signedRequests: { skipRateAbuse: true } } : {}),
       ...(values['lenient-keys'] ? { strictKeys: false } : {}),
+      ...(values['requests-as-written'] ? { requests: 'as-written' as const } : {}),
       ...(webhooks ? { webhooks } : {}),
     },
   };
@@ -240,7 +251,10 @@ async function main(argv: string[], cwd: string = process.cwd(), env: NodeJS.Pro
     if (invocation.list) {
       const vitest = await createVitest('test', options, overrides);
       try {
-        printSelection((await vitest.globTestSpecifications()).map((s) => s.moduleId), cwd);
+        const specs = await vitest.globTestSpecifications();
+        // --sequential: in the order they would run (the run's own sequencer, the plugin's order); else by path.
+        const files = invocation.plugin.sequential ? (await new vitest.config.sequence.sequencer(vitest).sort(specs)).map((s) => s.moduleId) : specs.map((s) => s.moduleId).sort();
+        printSelection(files, cwd);
       } finally {
         await vitest.close();
       }
@@ -259,9 +273,9 @@ async function main(argv: string[], cwd: string = process.cwd(), env: NodeJS.Pro
   }
 }
 
-/** One line per storyboard file: its id and its path. */
+/** One line per storyboard file, in the order given: its id and its path. */
 function printSelection(files: string[], cwd: string): void {
-  for (const file of [...files].sort()) {
+  for (const file of files) {
     let id: unknown;
     try {
       id = parseYaml(readFileSync(file, 'utf8'))?.id;

@@ -27,10 +27,12 @@ export const OPTION_SHAPE: Shape = {
   maxResponseBytes: true,
   signedRequests: { skipRateAbuse: true },
   isolate: true,
+  sequential: true,
   testKitDirs: true,
   schemasDir: true,
   cacheDir: true,
   strictKeys: true,
+  requests: true,
   webhooks: { receiver: true, publicBaseUrl: true, host: true, port: true, allowHttpBaseUrl: true, maxBodyBytes: true } satisfies KeysOf<NonNullable<Options['webhooks']>>,
 } satisfies KeysOf<Options>;
 

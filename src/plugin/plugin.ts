@@ -14,7 +14,7 @@ import { resolveRuntimeConfig, type RuntimeConfig } from '../config.js';
 import { complianceFromEnv, resolveCorpus, runCorpus, type Corpus } from '../corpus.js';
 import { CapabilitySelectionError, storyboardIdsForAgent } from './capabilities.js';
 import { checkOptions } from './check-options.js';
-import { selectCorpus, type CorpusSelection } from './select.js';
+import { selectCorpusInRunOrder, type CorpusSelection } from './select.js';
 import { resolveWebhookReceiver, type WebhookOptions } from '../webhooks/options.js';
 import { HostedWebhookReceiver } from '../webhooks/remote.js';
 
@@ -84,6 +84,26 @@ export interface AdcpStoryboardsOptions {
    */
   isolate?: boolean;
   /**
+   * Run storyboard files one at a time, in the reference runner's order
+   * (`npx adcp storyboard run`), as the official grader does — for agents that
+   * keep state per account or brand, where one storyboard's leftovers (a
+   * governance plan, a media buy) change a later one's verdict. The order:
+   * the corpus selection as the reference runs it — ids named in
+   * `compliance.storyboards` in the order given, the capability-selected ones
+   * in the order `resolveStoryboardsForCapabilities` returns them, then
+   * `bundles`, then `tracks`, each expanded in the reference's corpus order; a
+   * required scenario just before the first storyboard that requires it —
+   * then `files` in the order given, then files matched by `include`, by
+   * path (docs/conformance.md, "Run order on stateful agents"). One worker
+   * (`maxWorkers: 1`), after your own tests; the rest of the run keeps
+   * Vitest's order. With `isolate: true` the storyboards run in your project,
+   * which then runs all its files one at a time.
+   * By default storyboard files run in Vitest's order (larger and slower files
+   * first), two at a time where Vitest would give them one worker.
+   * @default false
+   */
+  sequential?: boolean;
+  /**
    * Directories (relative to the project root) that storyboards may read test
    * kits from, besides the project itself and the compliance corpus. A kit's
    * values are sent to the agent and written to reports, so nothing else on
@@ -121,6 +141,17 @@ export interface AdcpStoryboardsOptions {
    * not_applicable. @default off (proxy when ADCP_RUNNER_WEBHOOK_BASE_URL is set)
    */
   webhooks?: WebhookOptions;
+  /**
+   * How requests are built. `'enriched'`: the per-task request builder the
+   * storyboards are written for completes each request — a field the storyboard
+   * wrote is sent as written; what it leaves out (a webhook trigger's packages,
+   * an auction's bid_price) is filled from what the run discovered, and a past
+   * flight is moved forward — each change a warning on the step (terminal,
+   * JUnit, report). `'as-written'`: only `sample_request` after substitution,
+   * for storyboard authors who want to see what their text alone sends.
+   * Env: ADCP_REQUESTS=as-written. @default 'enriched'
+   */
+  requests?: 'enriched' | 'as-written';
 }
 
 const DEFAULT_INCLUDE = ['**/*.storyboard.yaml', '**/*.storyboard.yml'];
@@ -181,6 +212,25 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
     return storyboardIdsForAgent({ url: agent.agentUrl!, protocol: agent.protocol, authToken: agent.authToken, timeoutMs: agent.timeoutMs, maxResponseBytes: agent.maxResponseBytes, allowHttp: agent.allowHttp }, corpus.root, { fromDir: root, ...(cacheDir ? { cacheDir } : {}) });
   }
 
+  /**
+   * `sequential`: the storyboard files one at a time (the storyboard project has one worker, storyboardProject), in
+   * run order — Vitest's sequencer, wrapped (sequencer.ts), puts them in that order among the slots Vitest gave them.
+   */
+  async function runInOrder(vitest: VitestPluginContext['vitest'], project: TestProject, userProject: TestProject, corpusOrder: string[]): Promise<void> {
+    if (project === userProject) {
+      // isolate: true — the storyboards share the user's project, which then runs its files one at a time.
+      const config = project.config as { maxWorkers?: number; fileParallelism?: boolean };
+      config.maxWorkers = 1;
+      config.fileParallelism = false;
+    }
+    const files = [...corpusOrder, ...(options.files ?? []).map((file) => resolve(root, file))];
+    const { installRunOrder } = await import('./sequencer.js');
+    installRunOrder(vitest, {
+      owns: (spec) => spec.project === project && (project !== userProject || isStoryboard(spec.moduleId)),
+      files: () => files,
+    });
+  }
+
   function isStoryboard(id: string): boolean {
     const file = cleanId(id);
     if (!/\.ya?ml$/.test(file)) return false;
@@ -203,7 +253,7 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
       root = userProject.config.root;
       // Where storyboard files run (see storyboardProject): a project of their own, without per-file isolation, unless
       // the user asked for isolation. Either way the user's own tests keep their settings.
-      const project = options.isolate === true ? userProject : await storyboardProject(userProject, injectTestProjects, plugin, vitest);
+      const project = options.isolate === true ? userProject : await storyboardProject(userProject, injectTestProjects, plugin, vitest, options.sequential === true);
       storyboardProjects.add(project);
       // Pushed, not returned from config(): a returned test.include would replace the user's.
       project.config.include.push(...include);
@@ -221,19 +271,23 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
         if (wantsCorpus || version) throw error;
         corpus = undefined;
       }
+      /** The selected corpus files in the reference runner's order (`sequential`). */
+      let corpusOrder: string[] = [];
       if (corpus && wantsCorpus) {
         const selection = { ...compliance };
         if (compliance!.fromCapabilities) {
           capabilityIds ??= storyboardIdsFromCapabilities(corpus, root, cacheDir);
           selection.storyboards = [...(compliance!.storyboards ?? []), ...(await capabilityIds)];
         }
-        const files = selectCorpus(corpus.root, selection);
+        const files = selectCorpusInRunOrder(corpus.root, selection);
+        corpusOrder = files;
         for (const file of files) {
           explicit.add(file);
           project.config.include.push(toGlob(root, file));
         }
         allowCorpusThroughExclude(project.config.exclude, corpus.root, root);
       }
+      if (options.sequential === true) await runInOrder(vitest, project, userProject, corpusOrder);
       // Without a selected corpus, test kits and schemas come from the newest installed one.
       const fallback = corpus ?? (version ? undefined : runCorpus(undefined, root));
       kitRoot = fallback?.root;
@@ -253,6 +307,7 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
         ...(options.testKitDirs?.length ? { testKitDirs: options.testKitDirs.map((d) => resolve(root, d)) } : {}),
         skipRateAbuse: options.signedRequests?.skipRateAbuse,
         allowHttp: options.agent?.allowHttp,
+        requests: options.requests,
       };
       const receiverOptions = resolveWebhookReceiver(options.webhooks);
       if (receiverOptions) {
@@ -316,7 +371,7 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
  * they share — compiled schemas, the corpus id list — are read-only
  * (test/e2e/shared-worker.test.ts proves it).
  */
-async function storyboardProject(user: TestProject, inject: VitestPluginContext['injectTestProjects'], plugin: Plugin, vitest: VitestPluginContext['vitest']): Promise<TestProject> {
+async function storyboardProject(user: TestProject, inject: VitestPluginContext['injectTestProjects'], plugin: Plugin, vitest: VitestPluginContext['vitest'], sequential: boolean): Promise<TestProject> {
   const name = user.name ? `vitest-adcp:${user.name}` : 'vitest-adcp';
   // Not `extends`: that would load the config file again and make a second, unconfigured instance of this plugin.
   // What storyboard files need from the user's project is its root, its env and its exclude; its global setup runs
@@ -337,7 +392,7 @@ async function storyboardProject(user: TestProject, inject: VitestPluginContext[
       globalSetup: [preflightModule()],
       isolate: false,
       includeTaskLocation: true,
-      ...workerSettings(vitest),
+      ...(sequential ? SEQUENTIAL_SETTINGS : workerSettings(vitest)),
     },
   } as Parameters<VitestPluginContext['injectTestProjects']>[0]);
   if (!project) throw new Error('vitest-adcp: Vitest did not create the storyboard project');
@@ -368,6 +423,13 @@ function workerSettings(vitest: VitestPluginContext['vitest']): object {
 
 /** The storyboard project's `sequence.groupOrder` when it runs with a worker count of its own: after the user's groups. */
 const STORYBOARD_GROUP_ORDER = 100;
+
+/**
+ * `sequential`: one worker for storyboard files, whatever the machine or the run's worker count — and so a group of
+ * its own, after the user's tests. Not isolated, one worker: Vitest hands that worker all the files at once, in the
+ * sequencer's order, and it runs them one after the other.
+ */
+const SEQUENTIAL_SETTINGS = { maxWorkers: 1, fileParallelism: false, sequence: { groupOrder: STORYBOARD_GROUP_ORDER } };
 
 function toGlob(root: string, file: string): string {
   const rel = relative(root, file).split('\\').join('/');

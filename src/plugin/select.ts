@@ -9,6 +9,15 @@
  * Every name adds storyboards: the selection is the union of all of them,
  * across `storyboards`, `bundles` and `tracks` (never an intersection — a track
  * does not narrow a list of ids), each file once.
+ *
+ * The run order (`selectCorpusInRunOrder`, for `sequential: true`) is the
+ * reference runner's: `comply()` runs its storyboards one at a time, in the
+ * order it selected them, each one's required scenarios just before it. So
+ * ids run in the order given (the capability-selected ids in the order
+ * `resolveStoryboardsForCapabilities` lists them), then bundles, then tracks,
+ * in the order given; a bundle or track expands to its storyboards in the
+ * reference's corpus order (`referenceOrder`); a storyboard named twice keeps
+ * its first place.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
@@ -163,11 +172,24 @@ function suggestion(word: string, known: Iterable<string>, label: (match: string
 }
 
 /**
- * Absolute files of the selected storyboards, plus the scenarios they require.
- * Unknown names are an error that says what was probably meant, or what exists.
+ * Absolute files of the selected storyboards, plus the scenarios they require,
+ * sorted by path. Unknown names are an error that says what was probably meant,
+ * or what exists.
  */
 export function selectCorpus(root: string, selection: CorpusSelection, options: SelectOptions = {}): string[] {
+  return selectCorpusInRunOrder(root, selection, options).sort();
+}
+
+/**
+ * The files of `selectCorpus`, in the order the reference runner runs them
+ * (`npx adcp storyboard run`, its `comply()`): ids in the order given, then
+ * each bundle and each track (in the order given) expanded in the reference's
+ * corpus order, each file at its first place; a required scenario that is not
+ * selected itself runs just before the first storyboard that requires it.
+ */
+export function selectCorpusInRunOrder(root: string, selection: CorpusSelection, options: SelectOptions = {}): string[] {
   const corpus = listCorpus(root);
+  const inReferenceOrder = (entries: CorpusEntry[]) => entries.sort(referenceOrder(root));
   const byId = new Map<string, CorpusEntry>();
   for (const entry of corpus) if (!byId.has(entry.id)) byId.set(entry.id, entry);
   const bundles = bundlePaths(root);
@@ -185,33 +207,82 @@ export function selectCorpus(root: string, selection: CorpusSelection, options: 
   }
   for (const bundle of selection.bundles ?? []) {
     const prefix = bundles.get(bundle);
-    if (prefix) corpus.filter((e) => e.path.startsWith(prefix)).forEach((e) => chosen.add(e));
+    if (prefix) inReferenceOrder(corpus.filter((e) => e.path.startsWith(prefix))).forEach((e) => chosen.add(e));
     else unknown.push(`bundle "${bundle}"${suggestion(bundle, names.bundles)} (known: ${names.bundles.join(', ')})`);
   }
   for (const track of selection.tracks ?? []) {
     const matches = corpus.filter((e) => e.track === track);
     if (matches.length === 0) unknown.push(`track "${track}"${suggestion(track, names.tracks)} (known: ${names.tracks.join(', ')})`);
-    matches.forEach((e) => chosen.add(e));
+    inReferenceOrder(matches).forEach((e) => chosen.add(e));
   }
   if (unknown.length > 0) {
     throw new CorpusSelectionError(`the compliance corpus at ${root} has no ${unknown.join('; ')}. \`npx adcp storyboard list\` lists the storyboards and bundles of the installed @adcp/sdk.`);
   }
-  addRequiredScenarios(chosen, byId, options.warn ?? ((message) => console.warn(`[vitest-adcp] ${message}`)));
-  return [...chosen].map((e) => e.file).sort();
+  return [...withRequiredScenarios(chosen, byId, options.warn ?? ((message) => console.warn(`[vitest-adcp] ${message}`)))].map((e) => e.file);
 }
 
 /**
  * The reference runner runs the scenarios a selected storyboard names in
  * `requires_scenarios` as storyboards of their own, looked up over the whole
  * corpus (a specialism's scenarios may live in its parent protocol's bundle),
- * one level deep — so do we, or a specialism's verdict would miss them.
+ * one level deep — so do we, or a specialism's verdict would miss them. As its
+ * `comply()` (expandScenarios) does, a scenario that is not selected itself
+ * runs just before the first storyboard that requires it; a selected one keeps
+ * its own place.
  */
-function addRequiredScenarios(chosen: Set<CorpusEntry>, byId: Map<string, CorpusEntry>, warn: (message: string) => void): void {
-  for (const entry of [...chosen]) {
+function withRequiredScenarios(chosen: Set<CorpusEntry>, byId: Map<string, CorpusEntry>, warn: (message: string) => void): Set<CorpusEntry> {
+  const ordered = new Set<CorpusEntry>();
+  for (const entry of chosen) {
     for (const id of entry.requires ?? []) {
       const scenario = byId.get(id);
-      if (scenario) chosen.add(scenario);
-      else warn(`${entry.path} requires scenario "${id}", which this compliance corpus does not have; it is not run.`);
+      if (!scenario) warn(`${entry.path} requires scenario "${id}", which this compliance corpus does not have; it is not run.`);
+      else if (!chosen.has(scenario)) ordered.add(scenario);
     }
+    ordered.add(entry);
   }
+  return ordered;
+}
+
+/**
+ * The order the reference lists the storyboards of a corpus in
+ * (`listAllComplianceStoryboards`, and each bundle as `loadBundleStoryboards`
+ * reads it): universal, protocols, specialisms (then domains/), each group's
+ * bundles in index.json's order, and inside a bundle directory its entries
+ * sorted — `index.yaml` first — depth first.
+ */
+export function referenceOrder(root: string): (a: CorpusEntry, b: CorpusEntry) => number {
+  let index: Record<string, unknown> = {};
+  try {
+    index = JSON.parse(readFileSync(join(root, 'index.json'), 'utf8'));
+  } catch {
+    // No index.json: bundles in name order.
+  }
+  const listed = (group: string): string[] => {
+    const items = index[group];
+    if (!Array.isArray(items)) return [];
+    return items.map((item) => (typeof item === 'string' ? item : typeof item?.id === 'string' ? item.id : '')).filter(Boolean);
+  };
+  const bundleOrder = new Map(CORPUS_DIRS.map((dir) => [dir, listed(dir)]));
+  const key = (entry: CorpusEntry): [number, number, string[]] => {
+    const [dir = '', ...rest] = entry.path.split('/');
+    const group = CORPUS_DIRS.indexOf(dir);
+    const bundle = dir === 'universal' ? (rest[0] ?? '').replace(/\.ya?ml$/, '') : (rest[0] ?? '');
+    const at = bundleOrder.get(dir)?.indexOf(bundle) ?? -1;
+    return [group === -1 ? CORPUS_DIRS.length : group, at === -1 ? Number.MAX_SAFE_INTEGER : at, rest];
+  };
+  return (a, b) => {
+    const [groupA, bundleA, pathA] = key(a);
+    const [groupB, bundleB, pathB] = key(b);
+    if (groupA !== groupB) return groupA - groupB;
+    if (bundleA !== bundleB) return bundleA - bundleB;
+    for (let i = 0; i < Math.min(pathA.length, pathB.length); i++) {
+      const x = pathA[i]!;
+      const y = pathB[i]!;
+      if (x === y) continue;
+      if (x === 'index.yaml') return -1;
+      if (y === 'index.yaml') return 1;
+      return x < y ? -1 : 1;
+    }
+    return pathA.length - pathB.length;
+  };
 }

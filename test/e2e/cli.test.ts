@@ -49,6 +49,13 @@ function referenceSelection(capabilities: { supported_protocols?: string[]; spec
   return [...new Set(storyboards.flatMap((s) => [s.id, ...(s.requires_scenarios ?? [])]))].sort();
 }
 
+/** What the reference's comply() runs for these capabilities, in its order: its selection's, each storyboard's scenarios (unless selected) just before it. */
+function referenceRunOrder(capabilities: { supported_protocols?: string[]; specialisms?: string[] }): string[] {
+  const { storyboards } = resolveStoryboardsForCapabilities(capabilities, { complianceDir: corpusRoot });
+  const seen = new Set(storyboards.map((s) => s.id));
+  return storyboards.flatMap((s) => [...(s.requires_scenarios ?? []).filter((id) => !seen.has(id) && seen.add(id)), s.id]);
+}
+
 describe('running storyboards', () => {
   it('exits 0 on a conformant agent, with Vitest\'s report and the contract JSON (--report), HTML and markdown', async () => {
     const out = join(scratch, 'reports', 'contract.json');
@@ -108,6 +115,15 @@ describe('choosing the storyboards from the agent\'s capabilities (the default)'
     expect(listed(run)).toEqual(referenceSelection({ supported_protocols: declared.supported_protocols, specialisms: declared.specialisms }));
     expect(listed(run)).toEqual(expect.arrayContaining(['capability_discovery', 'media_buy_seller', 'creative_lifecycle']));
     expect(run.stderr).toBe('');
+  });
+
+  it('--sequential --list: in the order --sequential runs them, the reference\'s (comply()\'s) order', async () => {
+    const declared = (await callTool(inject('agentUrl'), 'get_adcp_capabilities')).structuredContent!;
+    const run = await cli(inject('agentUrl'), '--list', '--sequential');
+    expect(run.exitCode, run.stderr).toBe(0);
+    const inOrder = run.stdout.split('\n').filter((line) => line.includes('\t')).map((line) => line.split('\t')[0]!);
+    expect(inOrder).toEqual(referenceRunOrder({ supported_protocols: declared.supported_protocols, specialisms: declared.specialisms }));
+    expect(inOrder).not.toEqual([...inOrder].sort());
   });
 
   it('warns once about a specialism or protocol no corpus knows, and assesses the rest', async () => {
@@ -178,6 +194,6 @@ describe('usage and configuration errors exit 2 before anything runs', () => {
     const run = await cli('--help');
     expect(run.exitCode).toBe(0);
     expect(run.stdout).toMatch(/^Usage: npx vitest-adcp <agent-url> \[options\]/);
-    for (const flag of ['--auth', '--protocol', '--storyboards', '--tracks', '--report', '--allow-http', '--compliance-version', '--list', '--lenient-keys']) expect(run.stdout).toContain(flag);
+    for (const flag of ['--auth', '--protocol', '--storyboards', '--tracks', '--report', '--allow-http', '--compliance-version', '--list', '--lenient-keys', '--sequential']) expect(run.stdout).toContain(flag);
   });
 });

@@ -25,7 +25,7 @@ function discovered(): Discovery {
   return discovery;
 }
 
-async function build(sample: Record<string, unknown>, extra: Partial<EnrichInput> & { step?: Partial<Step> } = {}) {
+async function build(sample: Record<string, unknown>, extra: Omit<Partial<EnrichInput>, "step"> & { step?: Partial<Step> } = {}) {
   const { step: stepExtra, ...rest } = extra;
   const step = { id: 's', title: 's', task: 'create_media_buy', sample_request: sample, validations: [], loc: { line: 1, column: 1 }, ...stepExtra } as Step;
   const payload = structuredClone(sample);
