@@ -4,6 +4,8 @@
  * and reads its deliveries over the loopback control endpoint, and the
  * verdicts and records reach the test meta.
  */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { byId, repoRoot, runVitest } from '../helpers/run-vitest.js';
@@ -31,6 +33,25 @@ describe('webhook_emission through the plugin', () => {
     // Through the record's header allowlist: no signature headers in the meta.
     expect(Object.keys(retry.webhook_deliveries[0].headers).sort()).toEqual(['content-length', 'content-type']);
     expect(run.exitCode).toBe(0);
+  });
+
+  it('on a strict seller the triggers pass because the request builder completes them, and each fill is a warning in the terminal, the JUnit report and the test meta', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vitest-adcp-enrich-'));
+    const junit = join(dir, 'junit.xml');
+    try {
+      const strict = inject('agentUrl').replace(/\/mcp$/, '/x/strict/mcp');
+      const run = await runVitest({ config, env: { ADCP_AGENT_URL: strict, ADCP_AUTH_TOKEN: 'demo-webhooks-strict', E2E_CORPUS: 'webhook_emission' }, reporters: ['junit', 'verbose'], args: [`--outputFile.junit=${junit}`] });
+      for (const step of steps) expect(byId(run, `webhook_emission/${step}`).state, `${step}\n${run.stderr}`).toBe('passed');
+      const warnings: string[] = byId(run, 'webhook_emission/idempotency_key_presence/trigger_webhook_operation').meta.adcp.result.warnings;
+      const bidless = warnings.find((w) => w.startsWith('packages[0].product_id = '));
+      expect(bidless).toMatch(/^packages\[0\]\.product_id = "prod_display_ros" added: the storyboard authored no packages; the storyboard discovers no products, so the runner asked get_products itself/);
+      // Vitest's verbose reporter prints a passing test's annotations (the default one, a failing test's, and the failure
+      // text carries them too: report/format.ts); JUnit has them (escaped as XML).
+      expect(run.stdout + run.stderr).toContain('packages[0].product_id = "prod_display_ros" added');
+      expect(readFileSync(junit, 'utf8')).toContain('packages[0].product_id = &quot;prod_display_ros&quot; added');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('without a receiver every step is skipped not_applicable (unresolved_substitution)', async () => {
