@@ -15,11 +15,12 @@
  *
  * Pure: the engine applies `halt` to every later step.
  */
+import { answerError, CONTROLLER_TASK } from '../checks/answer-error.js';
 import type { Exchange } from '../checks/types.js';
 import type { SkipResult, StepResult } from './records.js';
 import type { SeedStep } from './seeding.js';
 
-export const CONTROLLER_TASK = 'comply_test_controller';
+export { CONTROLLER_TASK };
 
 export interface ControllerVerdict {
   result: StepResult;
@@ -31,12 +32,11 @@ interface ControllerAnswer {
   success?: unknown;
   error?: unknown;
   error_detail?: unknown;
-  adcp_error?: { code?: unknown };
 }
 
-function errorCodeOf(exchange: Exchange): unknown {
-  const data = exchange.data as ControllerAnswer | undefined;
-  return data?.adcp_error?.code ?? data?.error;
+/** The code of the controller's error answer — isError, adcp_error or its own `success: false` alike (checks/answer-error.ts). */
+function errorCodeOf(exchange: Exchange): string | undefined {
+  return answerError(exchange)?.code;
 }
 
 export function seedVerdict(step: SeedStep, exchange: Exchange, graded: StepResult, file: string): ControllerVerdict {

@@ -7,6 +7,7 @@
  * step passes). No I/O: the engine has already called the agent and, for
  * `task_completion.` captures, polled the task to its end.
  */
+import { answerError, findErrorCode } from '../checks/answer-error.js';
 import { checks, type Exchange } from '../checks/index.js';
 import type { SchemaRegistry } from '../schemas/registry.js';
 import type { Step, Validation } from '../storyboard/types.js';
@@ -49,15 +50,20 @@ export function gradeStep(input: GradeInput): Graded {
     return { validations: [], passed: false, error: exchange.transportError, captures: new Map() };
   }
   const validations = step.validations.map((validation) => runCheck(input, validation));
-  const gotError = exchange.extraction.path === 'error';
-  if (step.expect_error && !gotError && !validations.some((v) => v.check === 'error_code')) {
+  // Whether the agent answered with an error: one rule (checks/answer-error.ts), for expect_error and for an error the
+  // step did not expect alike — a comply_test_controller `success: false` on a plain result counts, like an isError.
+  const failure = answerError(exchange);
+  // A failed error_code check already says the answer carried no error (or not that one): no second verdict on it.
+  const errorCodeFailed = validations.some((v) => v.check === 'error_code' && !v.passed);
+  if (step.expect_error && !failure && !errorCodeFailed) {
+    const advisory = findErrorCode(exchange);
     validations.push(
       runnerValidation(input, 'expect_error', {
         passed: false,
         json_pointer: null,
-        expected: 'an error response',
-        actual: exchange.extraction.path,
-        error: 'the step expects the agent to reject the request, but it answered with success',
+        expected: 'error',
+        actual: 'success',
+        error: `the step expects the agent to reject the request, but it answered with success${advisory ? ` (the code at ${advisory.location} sits beside a success payload: a warning, not a rejection)` : ''}`,
       }),
     );
   }
@@ -68,13 +74,9 @@ export function gradeStep(input: GradeInput): Graded {
     validations.push(verdict.passed ? record : { ...record, request: exchange.request, response: exchange.response });
   }
   let error: string | undefined;
-  if (gotError && !step.expect_error) {
-    const data = exchange.data as any;
-    // The last AdCP shape: comply_test_controller's ControllerError, `{ success: false, error: <code>, error_detail }`.
-    const controller = typeof data?.error === 'string' ? { code: data.error, message: typeof data.error_detail === 'string' ? data.error_detail : undefined } : undefined;
-    const code = data?.adcp_error?.code ?? data?.errors?.[0]?.code ?? controller?.code ?? exchange.rpcError?.code;
-    const message = data?.adcp_error?.message ?? data?.errors?.[0]?.message ?? controller?.message ?? exchange.rpcError?.message ?? data?.message;
-    error = `the agent returned an error${code !== undefined ? ` ${code}` : ''}${message ? `: ${message}` : ''}`;
+  if (failure && !step.expect_error) {
+    const code = failure.code ?? exchange.rpcError?.code;
+    error = `the agent returned an error${code !== undefined ? ` ${code}` : ''}${failure.message ? `: ${failure.message}` : ''}`;
   }
   const captured = capture(input);
   validations.push(...captured.failures);

@@ -5,6 +5,7 @@
  * task until a terminal state and reads the capture from the completion —
  * bounded in time, so an agent that never finishes costs one step, not the run.
  */
+import { answerError, PROTOCOL_ENVELOPE_KEYS } from '../checks/answer-error.js';
 import type { Exchange } from '../checks/types.js';
 import type { Step } from '../storyboard/types.js';
 import type { ResponseRecord } from './records.js';
@@ -41,12 +42,9 @@ export function pendingTask(exchange: Exchange, wantsCompletion: boolean): { tas
   return { taskId: task_id, status };
 }
 
-/** Keys of the protocol envelope (protocol-envelope.json): an answer with nothing else carries no task result yet. */
-const ENVELOPE_KEYS = new Set(['status', 'task_id', 'context_id', 'context', 'message', 'timestamp', 'ext', 'adcp_version', 'progress', 'push_notification_config', 'replayed']);
-
-/** True when an async answer is only the envelope (status, task_id, …): the result will come with the task's completion. */
+/** True when an async answer is only the protocol envelope (status, task_id, …): the result will come with the task's completion. */
 export function isEnvelopeOnly(data: unknown): boolean {
-  return data !== null && typeof data === 'object' && !Array.isArray(data) && Object.keys(data).every((k) => ENVELOPE_KEYS.has(k));
+  return data !== null && typeof data === 'object' && !Array.isArray(data) && Object.keys(data).every((k) => PROTOCOL_ENVELOPE_KEYS.has(k));
 }
 
 export async function pollTaskCompletion(transport: AgentTransport, taskId: string, options: PollOptions): Promise<TaskCompletion> {
@@ -66,12 +64,14 @@ export async function pollTaskCompletion(transport: AgentTransport, taskId: stri
       if (waitedMs >= options.deadlineMs) return { outcome: 'timeout', lastStatus, polls, waitedMs: Math.round(waitedMs) };
       return { outcome: 'error', error: exchange.transportError, polls };
     }
-    if (exchange.extraction.path === 'error') {
-      const message = (exchange.data as any)?.adcp_error?.message ?? exchange.rpcError?.message ?? 'error answer';
-      return { outcome: 'error', error: `tasks/get answered with an error: ${message}`, polls };
-    }
     const body = (exchange.data ?? {}) as { status?: unknown; result?: unknown };
     const status = typeof body.status === 'string' ? body.status : undefined;
+    // An error answer (checks/answer-error.ts) is the poll failing — unless it reports the task's own failed end
+    // (`{ task_id, status: "failed", errors }`): that is the task's outcome, read below.
+    const failure = answerError(exchange);
+    if (failure && !(status && FAILED.has(status))) {
+      return { outcome: 'error', error: `tasks/get answered with an error: ${failure.message ?? failure.code ?? failure.where}`, polls };
+    }
     lastStatus = status;
     const data = body.result !== undefined ? body.result : body;
     if (status === 'completed') return { outcome: 'completed', data, polls, response: exchange.response };

@@ -25,6 +25,7 @@
  * (`unsatisfied_contract`, detail `rate_abuse_opt_out: …`).
  */
 import { randomUUID } from 'node:crypto';
+import { answerError } from '../checks/answer-error.js';
 import type { Exchange } from '../checks/types.js';
 import { filterResponseHeaders } from '../report/redact.js';
 import { fieldValue } from '../signing/message.js';
@@ -132,7 +133,7 @@ export class RequestSigningProbes {
    */
   capabilityVerdict(step: Step, phase: Phase, exchange: Exchange, graded: StepResult): CapabilityVerdict {
     const data = exchange.data;
-    if (exchange.transportError || exchange.extraction.path === 'error' || !isObject(data)) {
+    if (exchange.transportError || answerError(exchange) || !isObject(data)) {
       this.capability ??= {
         kind: 'unknown',
         skip: { reason: 'prerequisite_failed', detail: `prerequisite step "${step.id}" (phase ${phase.id}) got no capabilities answer, so whether the agent verifies request signatures is unknown` },
@@ -157,9 +158,10 @@ export class RequestSigningProbes {
     if (this.capability) return this.capability;
     // A storyboard without its capability step (or a run that never reached it): ask once.
     const exchange = await this.options.fetchCapabilities();
-    const capability = exchange.transportError || exchange.extraction.path === 'error' ? undefined : advertisedCapability(exchange.data);
+    const answered = !exchange.transportError && !answerError(exchange);
+    const capability = answered ? advertisedCapability(exchange.data) : undefined;
     if (capability) this.capability = { kind: 'advertised', capability };
-    else if (isObject(exchange.data) && !exchange.transportError && exchange.extraction.path !== 'error') this.capability = { kind: 'not_advertised', skip: { reason: 'not_applicable', detail: notAdvertisedDetail(exchange.data) } };
+    else if (answered && isObject(exchange.data)) this.capability = { kind: 'not_advertised', skip: { reason: 'not_applicable', detail: notAdvertisedDetail(exchange.data) } };
     else {
       this.capability = {
         kind: 'unknown',

@@ -29,6 +29,7 @@ import type { AgentTransport, CallOptions } from '../transport/types.js';
 import { CredentialResolver, CredentialsError } from './credentials.js';
 import { CascadeState, runnerOnlyTaskSkip, type AgentTools } from './gate.js';
 import { declaredFixtureIds, Discovery, enrichRequest, flightAnchor, type CapturedValue, type RequestMode } from './enrich/index.js';
+import { answerError } from '../checks/answer-error.js';
 import { gradeStep } from './grade.js';
 import { withIdempotencyKey } from './idempotency.js';
 import { IMPLEMENTED_INVARIANTS } from './invariants.js';
@@ -394,7 +395,7 @@ export class StoryboardRun {
     const remaining = Math.max(0, this.options.timeoutMs - (performance.now() - started));
     const { exchange, completion, warning } = await followAsync(this.transport, step, answered, { ...callOptions, intervalMs: this.options.pollIntervalMs ?? 1000, deadlineMs: remaining });
     if (warning) warnings.push(warning);
-    if (exchange.extraction.path !== 'error' && !exchange.rpcError && !exchange.transportError) this.discovery.observeAnswer(task, exchange.data);
+    if (!exchange.transportError && !answerError(exchange)) this.discovery.observeAnswer(task, exchange.data);
     const graded = this.graded(entry, task, exchange, result, completion);
     let verdict;
     if (isSeedStep(step)) verdict = seedVerdict(step, exchange, graded.result, this.storyboard.file);
@@ -483,7 +484,8 @@ export class StoryboardRun {
     const answered = await this.transport!.call('get_products', request, callOptions);
     const { exchange } = await followAsync(this.transport!, { id: 'runner_discovery', title: 'runner discovery', task: 'get_products' } as Step, answered, { ...callOptions, intervalMs: this.options.pollIntervalMs ?? 1000, deadlineMs: this.options.timeoutMs });
     if (exchange.transportError) return `the runner's own get_products ${JSON.stringify(request)} failed: ${exchange.transportError}`;
-    if (exchange.extraction.path === 'error' || exchange.rpcError) return `the runner's own get_products ${JSON.stringify(request)} answered an error`;
+    const refused = answerError(exchange);
+    if (refused) return `the runner's own get_products ${JSON.stringify(request)} answered an error${refused.code ? ` (${refused.code})` : ''}`;
     this.discovery.observeAnswer('get_products', exchange.data);
     return `the storyboard discovers no products, so the runner asked get_products itself (${JSON.stringify(request)}) and took the first product it listed`;
   }

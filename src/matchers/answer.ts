@@ -197,7 +197,7 @@ export function observedAnswer(received: unknown, probe?: ProbeOptions): Observe
     recorded: false,
     task,
     request: exchange.request,
-    ...(exchange.data !== undefined ? { taskData: { extraction: exchange.extraction, data: exchange.data } } : {}),
+    ...(exchange.data !== undefined ? { taskData: { extraction: exchange.extraction, data: exchange.data, ...(exchange.rpcError ? { rpcError: exchange.rpcError } : {}) } } : {}),
   }));
 }
 
@@ -210,7 +210,7 @@ export function judge<R>(received: unknown, probe: ProbeOptions | undefined, ver
   return answer instanceof Promise ? answer.then(verdict) : verdict(answer);
 }
 
-/** The answer as an `Exchange`, for the engine's checks (`findErrorCode`, …); undefined without task data. */
+/** The answer as an `Exchange`, for the engine's checks and rules (`findErrorCode`, `answerError`, …); undefined without task data. */
 export function exchangeOf(answer: ObservedAnswer): Exchange | undefined {
   if (!answer.taskData) return undefined;
   return {

@@ -1,4 +1,4 @@
-import { ERROR_CODE_LOCATIONS, findErrorCode } from '../checks/error-code.js';
+import { answerError, ERROR_CODE_LOCATIONS, findErrorCode } from '../checks/answer-error.js';
 import { describeObserved, exchangeOf, judge } from './answer.js';
 import type { MatcherContext, MatcherResult } from './types.js';
 
@@ -6,8 +6,9 @@ import type { MatcherContext, MatcherResult } from './types.js';
  * `expect(res).toHaveAdcpErrorCode('AUTH_REQUIRED')` (or a list of allowed
  * codes; omitted: any code): the answer carries an AdCP error with that code,
  * found wherever the storyboards' `error_code` check finds one
- * (checks/error-code.ts: `adcp_error.code` in structuredContent / text content /
- * JSON-RPC `error.data` / an A2A DataPart, `errors[0].code`, …).
+ * (checks/answer-error.ts `findErrorCode`: `adcp_error.code` in structuredContent /
+ * text content / JSON-RPC `error.data` / an A2A DataPart, `errors[0].code`, a
+ * comply_test_controller answer's `error`, …).
  */
 export function toHaveAdcpErrorCode(this: MatcherContext, received: unknown, code?: string | readonly string[]): MatcherResult | Promise<MatcherResult> {
   const allowed = code === undefined ? undefined : typeof code === 'string' ? [code] : [...code];
@@ -26,7 +27,10 @@ export function toHaveAdcpErrorCode(this: MatcherContext, received: unknown, cod
         const expectedLine = `Expected ${answer.subject} to carry AdCP error code ${allowed && allowed.length > 1 ? `one of ${allowed.map((c) => this.utils.printExpected(c)).join(', ')}` : this.utils.printExpected(expected)}`;
         if (found) return `${hint}\n\n${expectedLine}\nReceived: ${this.utils.printReceived(found.code)}${where}`;
         const what = exchange ? `extraction path "${exchange.extraction.path}", ${describeObserved(answer)}` : describeObserved(answer);
-        return `${hint}\n\n${expectedLine}\nReceived: no AdCP error (${what}); looked for ${ERROR_CODE_LOCATIONS}`;
+        // Whether it was an error at all is the runner's one rule (checks/answer-error.ts): an error may carry no code.
+        const failure = exchange ? answerError(exchange) : undefined;
+        const received = failure ? `an error without an AdCP code (${failure.where}; ${what})` : `no AdCP error (${what})`;
+        return `${hint}\n\n${expectedLine}\nReceived: ${received}; looked for ${ERROR_CODE_LOCATIONS}`;
       },
     };
   });

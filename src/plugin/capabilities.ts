@@ -13,6 +13,7 @@ import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DiskCache, fileStamp, packageFingerprint } from '../cache/disk-cache.js';
+import { answerError } from '../checks/answer-error.js';
 import { ConfigurationError } from '../config.js';
 import { createTransport, type Protocol } from '../transport/create.js';
 
@@ -67,7 +68,7 @@ export async function readAgentCapabilities(agent: AgentAccess): Promise<{ capab
     });
     if (exchange.transportError) throw new AgentUnreachableError(agent.url, exchange.transportError);
     const data = exchange.data as Record<string, unknown> | undefined;
-    if (exchange.rpcError || exchange.extraction.path === 'error' || exchange.extraction.path === 'none' || !data || typeof data !== 'object') {
+    if (answerError(exchange) || exchange.extraction.path === 'none' || !data || typeof data !== 'object') {
       const said = exchange.rpcError?.message ?? exchange.extraction.note ?? 'no capabilities in the answer';
       // Agent-controlled text: quoted (control characters escaped) and cut short.
       return { capabilities: {}, problem: `get_adcp_capabilities at ${agent.url} answered without capabilities (${JSON.stringify(said.slice(0, 200))})` };

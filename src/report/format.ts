@@ -8,9 +8,10 @@
  * (runner-output-contract.yaml > security).
  */
 import { relative } from 'node:path';
-import { findErrorCode } from '../checks/error-code.js';
+import { answerError, type AnswerLike } from '../checks/answer-error.js';
 import type { ResponseRecord, SignedRequestRecord, StepResult, ValidationResult } from '../engine/records.js';
 import { extractA2aResult } from '../transport/a2a.js';
+import { jsonRpcErrorOf } from '../transport/answer-body.js';
 import { extractMcpResult } from '../transport/mcp.js';
 import { excerptAround } from './excerpt.js';
 import { escapeControl, escapeControlDeep, fence, redactPayload, scrubSecrets, scrubSecretsDeep } from './redact.js';
@@ -171,12 +172,25 @@ function headlineOf(result: StepResult, failed: ValidationResult[], cwd: string)
 /**
  * The AdCP error code the agent answered with, when no failed check was about errors: the checks then fail on fields
  * a success carries ("not present"), and the real cause — the agent refused — belongs in the one line people read.
+ * Whether the answer was an error is checks/answer-error.ts's rule, the one grading used: so a failed `expect_error`
+ * (the answer was no error) never gets this cause, and the headline never says both "success" and "error X".
  * Only a code-shaped value (agent text, printed unfenced in the headline).
  */
 function unexpectedErrorCode(result: StepResult, failed: ValidationResult[]): string | undefined {
-  if (!result.response || failed.some((v) => v.check === 'error_code')) return undefined;
-  const found = findErrorCode({ data: taskResult(result.response) });
-  return found && /^[A-Z][A-Z0-9_]{1,63}$/.test(found.code) ? found.code : undefined;
+  if (!result.response || failed.some((v) => v.check === 'error_code' || v.check === 'expect_error')) return undefined;
+  const code = answerError(answerOfRecord(result, result.response))?.code;
+  return code && /^[A-Z][A-Z0-9_]{1,63}$/.test(code) ? code : undefined;
+}
+
+/** A step record's answer as the rule reads it: the task data (a JSON-RPC error's `data`), the extraction, the task. */
+function answerOfRecord(result: StepResult, response: ResponseRecord): AnswerLike {
+  const rpcError = jsonRpcErrorOf(response.payload);
+  return {
+    request: { operation: result.request?.operation ?? result.task },
+    extraction: result.extraction,
+    data: rpcError ? (rpcError.data ?? {}) : taskResult(response),
+    ...(rpcError ? { rpcError } : {}),
+  };
 }
 
 /** A diff helps for structures and multi-line text; for two scalars the expected/actual lines say it all. */

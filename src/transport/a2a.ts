@@ -24,6 +24,7 @@
  * headers and error bodies kept for the record and the HTTP checks.
  */
 import { randomUUID } from 'node:crypto';
+import { isErrorOnly } from '../checks/answer-error.js';
 import type { Exchange } from '../checks/types.js';
 import type { ExtractionRecord, RequestRecord, ResponseRecord } from '../engine/records.js';
 import { filterResponseHeaders } from '../report/redact.js';
@@ -427,11 +428,6 @@ function interimData(task: unknown): Record<string, unknown> | undefined {
 /** An AdCP async envelope with a task id: the engine follows it through the AdCP `tasks/get` task instead. */
 function hasAdcpHandle(data: Record<string, unknown> | undefined): boolean {
   return typeof data?.task_id === 'string' && data.task_id.length > 0;
-}
-
-/** Object with only an `adcp_error` key (plus an optional context echo): the error-only shape. */
-function isErrorOnly(value: Record<string, unknown>): boolean {
-  return 'adcp_error' in value && Object.keys(value).every((k) => k === 'adcp_error' || k === 'context');
 }
 
 /** The authoritative DataPart of a final Task: the last one of `artifacts[0].parts[]`, with its JSON pointer. */

@@ -6,6 +6,7 @@
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { isErrorOnly } from '../checks/answer-error.js';
 import type { Exchange } from '../checks/types.js';
 import type { ExtractionRecord, ResponseRecord } from '../engine/records.js';
 import { filterResponseHeaders } from '../report/redact.js';
@@ -341,11 +342,6 @@ function describeTransportError(error: unknown, observed: ObservedHttp | undefin
   }
   if (observed && observed.status >= 400) return `HTTP ${observed.status} from the agent: ${message}`;
   return message;
-}
-
-/** Object with only an `adcp_error` key (plus an optional context echo) — the error-only shape. */
-function isErrorOnly(value: Record<string, unknown>): boolean {
-  return 'adcp_error' in value && Object.keys(value).every((k) => k === 'adcp_error' || k === 'context');
 }
 
 /**

@@ -51,11 +51,14 @@ describe('error_code: where the code is found', () => {
     expect(grade({ check: 'error_code', allowed_values: ['X'] }, answered({ adcp_error: { code: '' } }))).toMatchObject({ passed: false, json_pointer: null, expected: ['X'], actual: null });
   });
 
-  it("comply_test_controller's own shape: success false with an upper-case code in error", () => {
-    expect(findErrorCode(answered({ success: false, error: 'NOT_FOUND', error_detail: 'no such buy' }))).toEqual({ code: 'NOT_FOUND', pointer: '/error', location: 'error (controller error)' });
+  it("comply_test_controller's own shape: success false with an upper-case code in error, on that task only", () => {
+    const controller = (data: unknown): Exchange => ({ ...answered(data), request: { transport: 'mcp', operation: 'comply_test_controller', payload: {} } });
+    expect(findErrorCode(controller({ success: false, error: 'NOT_FOUND', error_detail: 'no such buy' }))).toEqual({ code: 'NOT_FOUND', pointer: '/error', location: 'error (controller error)', message: 'no such buy' });
     for (const data of [{ success: true, error: 'NOT_FOUND' }, { error: 'NOT_FOUND' }, { success: false, error: 'not found' }, { success: false, error: 'xNOT_FOUND' }, { success: false, error: 'NOT_FOUNDx' }, { success: false, error: 'NO' }]) {
-      expect(findErrorCode(answered(data)), JSON.stringify(data)).toBeUndefined();
+      expect(findErrorCode(controller(data)), JSON.stringify(data)).toBeUndefined();
     }
+    // Another task's `error` string is a field of its own, no AdCP code.
+    expect(findErrorCode(answered({ success: false, error: 'NOT_FOUND' }))).toBeUndefined();
   });
 
   it('without value or allowed_values, any AdCP error code passes; no code still fails', () => {

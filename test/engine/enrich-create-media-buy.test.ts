@@ -159,3 +159,12 @@ describe('create_media_buy request builder', () => {
     expect(notes).toEqual([]);
   });
 });
+
+describe('enrichment warnings', () => {
+  it('quote values through the record redaction: a secret under a redacted key never reaches the warning', async () => {
+    const { describeEnrichment } = await import('../../src/engine/enrich/note.js');
+    const line = describeEnrichment({ path: 'account', value: { account_id: 'a', authorization: 'Bearer s3cr3t-token' }, reason: 'r' });
+    expect(line).not.toContain('s3cr3t');
+    expect(line).toMatch(/^account = \{"account_id":"a","authorization":"\[redacted\]"\} added: r$/);
+  });
+});

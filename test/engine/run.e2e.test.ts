@@ -190,7 +190,7 @@ describe('grading rules of the runner itself', () => {
     expect((await runInline(yaml, agent.urlFor(['error_response']))).must_fail!.status).toBe('passed');
     const success = (await runInline(yaml, agent.url)).must_fail!;
     expect(success.status).toBe('failed');
-    expect(success.result.validations.find((v) => v.check === 'expect_error')).toMatchObject({ check: 'expect_error', passed: false, expected: 'an error response', actual: 'structured_content', json_pointer: null });
+    expect(success.result.validations.find((v) => v.check === 'expect_error')).toMatchObject({ check: 'expect_error', passed: false, expected: 'error', actual: 'success', json_pointer: null });
   });
 
   it('skip_if on a phase skips it as not_applicable when the test kit lacks the field', async () => {

@@ -227,7 +227,7 @@ describe('toHaveAdcpErrorCode', () => {
       "expect(answer).toHaveAdcpErrorCode(code)
 
       Expected the recorded answer to list_creatives to carry AdCP error code "INVALID_REQUEST"
-      Received: no AdCP error (extraction path "structured_content", HTTP 200); looked for adcp_error.code in structuredContent, text content, JSON-RPC error.data, and errors[0].code"
+      Received: no AdCP error (extraction path "structured_content", HTTP 200); looked for adcp_error.code in structuredContent, text content, JSON-RPC error.data, errors[0].code (top-level or under payload), and comply_test_controller's error"
     `);
   });
 

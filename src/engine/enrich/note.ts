@@ -5,6 +5,8 @@
  * step warning (terminal, JUnit, the contract report): nothing is added or
  * replaced silently (issue 19 > "Shown, never silent").
  */
+import { redactPayload } from '../../report/redact.js';
+
 export interface Enrichment {
   /** Where in the request, e.g. `packages[0].bid_price`. */
   path: string;
@@ -14,10 +16,13 @@ export interface Enrichment {
   reason: string;
 }
 
-/** `packages[0].bid_price = 7.5 added: <reason>` / `start_time = "…" replaced "…": <reason>`. */
+/**
+ * `packages[0].bid_price = 7.5 added: <reason>` / `start_time = "…" replaced "…": <reason>`. Values go through the
+ * record's key-based redaction first: a warning must not quote what the recorded request redacts.
+ */
 export function describeEnrichment(e: Enrichment): string {
-  const value = JSON.stringify(e.value) ?? String(e.value);
-  const how = 'replaced' in e && e.replaced !== undefined ? `replaced ${JSON.stringify(e.replaced)}` : 'added';
+  const value = JSON.stringify(redactPayload(e.value)) ?? String(e.value);
+  const how = 'replaced' in e && e.replaced !== undefined ? `replaced ${JSON.stringify(redactPayload(e.replaced))}` : 'added';
   return `${e.path} = ${clip(value)} ${how}: ${e.reason}`;
 }
 
