@@ -76,7 +76,7 @@ describe('create_media_buy request builder', () => {
       { product_id: 'mixed', pricing_option_id: 'mixed_fixed', budget: 10 },
       { product_id: 'blind_auction', pricing_option_id: 'no_floor', budget: 10 },
     ]);
-    expect(notes).toEqual(['packages[2].bid_price = undefined added: not added: pricing option "no_floor" is an auction but gives neither floor_price nor price_guidance to bid from']);
+    expect(notes).toEqual(['packages[2].bid_price not added: pricing option "no_floor" is an auction but gives neither floor_price nor price_guidance to bid from']);
   });
 
   it('moves a past flight to the next UTC day keeping its length, and leaves a future one', async () => {
@@ -130,7 +130,7 @@ describe('create_media_buy request builder', () => {
     const built = await build(trigger, { discovery: empty });
     expect(built.asked()).toBe(1);
     expect(built.payload).not.toHaveProperty('packages');
-    expect(built.notes).toEqual(['packages = undefined added: not added: the storyboard authored no packages and the agent listed no product with a pricing option (asked)']);
+    expect(built.notes).toEqual(['packages not added: the storyboard authored no packages and the agent listed no product with a pricing option (asked)']);
   });
 
   it('replaces a placeholder product the agent never listed, keeps a seeded one and one it listed; picks a fixed-price option', async () => {

@@ -53,7 +53,7 @@ describe('message/send', () => {
   });
 
   it('an AdCP error fails the Task with the adcp_error DataPart', async () => {
-    const { body } = await rpc(agent.a2aUrl, 'message/send', send('get_products', {}));
+    const { body } = await rpc(agent.a2aUrl, 'message/send', send('get_products', { brief: 'no buying_mode' }));
     expect(body.result.status.state).toBe('failed');
     expect(body.result.artifacts[0]).toMatchObject({ name: 'error', parts: [{ kind: 'text' }, { kind: 'data', data: { adcp_error: { code: 'INVALID_REQUEST' } } }] });
   });

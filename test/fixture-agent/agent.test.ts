@@ -120,7 +120,7 @@ describe('conformant endpoint', () => {
 
   it('uses only codes from the AdCP error-code enum', async () => {
     const codes = [
-      (await callTool(agent.url, 'get_products', {})).structuredContent!.adcp_error.code,
+      (await callTool(agent.url, 'get_products', { brief: 'no buying_mode' })).structuredContent!.adcp_error.code,
       (await callTool(agent.url, 'create_media_buy', mediaBuy({ product_id: 'prod_nope' }))).structuredContent!.adcp_error.code,
       (await callTool(agent.url, 'create_media_buy', mediaBuy({ budget: 1 }))).structuredContent!.adcp_error.code,
       (await callTool(agent.url, 'list_creatives', { pagination: { cursor: 'not-a-cursor' } })).structuredContent!.adcp_error.code,
@@ -316,7 +316,7 @@ describe('behaviours', () => {
 
   it('drop_context omits the echo on success and on error', async () => {
     const ok = await callWith(['drop_context'], 'get_adcp_capabilities', {});
-    const error = await callWith(['drop_context'], 'get_products', {});
+    const error = await callWith(['drop_context'], 'get_products', { brief: 'no buying_mode' });
     expect(ok.structuredContent).not.toHaveProperty('context');
     expect(error.isError).toBe(true);
     expect(error.structuredContent).toEqual({ adcp_error: expect.objectContaining({ code: 'INVALID_REQUEST' }) });

@@ -130,7 +130,7 @@ describe('seeding', () => {
     expect(await ids(agent.url, auth)).not.toContain('session_product');
   });
 
-  it('makes seeded creatives visible to list_creatives and seeded formats to list_creative_formats (schema-valid)', async () => {
+  it('makes seeded creatives the library of list_creatives and seeded formats the list of list_creative_formats (schema-valid)', async () => {
     const auth = freshCredential();
     await control('seed_creative', { creative_id: 'pagination_integrity_creative_1', fixture: { status: 'approved', format_id: { id: 'display_static' } } }, auth);
     await control('seed_creative_format', { format_id: 'pagination_integrity_format_1', fixture: { name: 'Pagination Integrity Format A', type: 'display' } }, auth);
@@ -140,7 +140,12 @@ describe('seeding', () => {
     ]);
     expect(schemaErrors('creative/list-creatives-response.json', creatives)).toEqual([]);
     const formats = (await callTool(agent.url, 'list_creative_formats', { type: 'display' }, auth)).structuredContent!;
-    expect(formats.formats.map((f: any) => f.format_id.id)).toEqual(['display_300x250', 'display_728x90', 'pagination_integrity_format_1']);
+    // Once seeded, the sandbox's formats (and creatives) are the seeded set, not the demo catalogue plus it:
+    // pagination_integrity* count what they seeded (total_matching / total_count).
+    expect(formats.formats.map((f: any) => f.format_id.id)).toEqual(['pagination_integrity_format_1']);
+    const library = (await callTool(agent.url, 'list_creatives', {}, auth)).structuredContent!;
+    expect(library.creatives.map((c: any) => c.creative_id)).toEqual(['pagination_integrity_creative_1']);
+    expect(library.query_summary).toMatchObject({ total_matching: 1, returned: 1 });
     expect(schemaErrors('media-buy/list-creative-formats-response.json', formats)).toEqual([]);
   });
 

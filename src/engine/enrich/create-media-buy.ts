@@ -80,7 +80,7 @@ export async function enrichCreateMediaBuy(request: Record<string, unknown>, wri
       request.packages = [pkg];
       changes.push(...fillPackage(pkg, 0, product, undefined, `the storyboard authored no packages; ${productWhy}`));
     } else {
-      changes.push({ path: 'packages', value: undefined, reason: `not added: the storyboard authored no packages and the agent listed no product with a pricing option${productWhy ? ` (${productWhy})` : ''}` });
+      changes.push({ path: 'packages', value: undefined, reason: `the storyboard authored no packages and the agent listed no product with a pricing option${productWhy ? ` (${productWhy})` : ''}` });
     }
   } else if (Array.isArray(request.packages)) {
     const writtenPackages = Array.isArray(authored.packages) ? authored.packages : [];
@@ -144,7 +144,7 @@ function priceFields(pkg: Record<string, unknown>, index: number, option: Pricin
       pkg.bid_price = bid.value;
       changes.push({ path: `packages[${index}].bid_price`, value: bid.value, reason: `pricing option "${id}" is an auction (no fixed_price) and the storyboard authored no bid_price; ${bid.why}` });
     } else {
-      changes.push({ path: `packages[${index}].bid_price`, value: undefined, reason: `not added: pricing option "${id}" is an auction but gives neither floor_price nor price_guidance to bid from` });
+      changes.push({ path: `packages[${index}].bid_price`, value: undefined, reason: `pricing option "${id}" is an auction but gives neither floor_price nor price_guidance to bid from` });
     }
   }
   return changes;
