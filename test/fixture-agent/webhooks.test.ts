@@ -109,4 +109,15 @@ describe('fixture agent webhooks', () => {
     expect(jwks.keys[0]).not.toHaveProperty('d');
     expect(agent.webhookAttempts.filter((a) => a.url === 'http://127.0.0.1:9/none')).toEqual([]);
   });
+
+  it('keeps the connection brand.json is fetched on alive with no idle timeout of its own, so a pooled fetch never races the agent closing it', async () => {
+    // The agent runs in this process: a synchronous stretch longer than a server idle timeout (the first
+    // schemaErrors() compile, on a loaded machine) let the next fetch go out on a pooled socket the agent's
+    // overdue timer then destroyed: "fetch failed: ECONNRESET". Only the client closes idle connections now.
+    const { agent } = await setup();
+    const response = await fetch(`${agent.origin}/.well-known/brand.json`);
+    await response.arrayBuffer();
+    expect(response.headers.get('connection')).toBe('keep-alive');
+    expect(response.headers.get('keep-alive')).toBeNull();
+  });
 });
