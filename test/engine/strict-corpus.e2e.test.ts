@@ -63,8 +63,9 @@ const RUNS_CLEAN = [
  * Storyboards run without the webhook receiver. idempotency's webhook-carrying phases book the hard-coded
  * `test-product` / `test-pricing` with no `fixtures:` entry and no discovery step ("pre-seed matching IDs out of
  * band", storyboard-schema.yaml > fixtures); the request builder replaces such a literal only with a product the agent
- * listed in the run, and this run lists none, so the seller rightly answers PRODUCT_NOT_FOUND. A runner gap, not the
- * seller's: without a receiver those phases are not_applicable (and the rest of idempotency still runs).
+ * listed in the run, and this run lists none, so the seller rightly answers PRODUCT_NOT_FOUND. The text expects the agent
+ * to have pre-seeded that id; the strict seller has not, so without a receiver those phases are not_applicable (and the
+ * rest of idempotency still runs).
  */
 const WITHOUT_RECEIVER = new Set(['idempotency']);
 
@@ -103,13 +104,13 @@ for (const entry of listCorpus(corpus.root)) {
   if (loaded.ok && !byId.has(loaded.storyboard.id)) byId.set(loaded.storyboard.id, loaded.storyboard);
 }
 
-async function run(id: string): Promise<StepResult[]> {
+async function run(id: string, requests: 'enriched' | 'as-written' = 'enriched'): Promise<StepResult[]> {
   const storyboard = byId.get(id);
   if (!storyboard) throw new Error(`${id} is not in the corpus at ${corpus.root}`);
   const n = ++sessions;
   const url = agent.urlFor(['strict', `session_strict_corpus_${n}`]);
   const webhooks = WITHOUT_RECEIVER.has(id) ? {} : { webhooks: receiver };
-  const engine = openStoryboardRun(storyboard, { agentUrl: url, authToken: `${TOKEN_PREFIX}-${n}`, corpusRoot: corpus.root, timeoutMs: 10_000 }, { env: {}, ...webhooks });
+  const engine = openStoryboardRun(storyboard, { agentUrl: url, authToken: `${TOKEN_PREFIX}-${n}`, corpusRoot: corpus.root, timeoutMs: 10_000, requests }, { env: {}, ...webhooks });
   try {
     return (await engine.runAll()).map((o) => o.result);
   } finally {
@@ -141,6 +142,28 @@ describe.concurrent('the strict seller passes the storyboards it claims', () => 
 describe.concurrent('the strict seller runs these clean', () => {
   it.each(RUNS_CLEAN)('%s', async (id) => {
     expect(problems(await run(id))).toEqual([]);
+  });
+});
+
+/** The request builder's own warnings on a step (`<field> = <value> added|replaced …`). */
+const enrichments = (r: StepResult) => (r.warnings ?? []).filter((w) => /^\S+ = .+ (added|replaced .+?): /.test(w));
+const verdict = (r: StepResult) => (r.skip ? `skipped:${r.skip.reason}` : r.passed ? 'passed' : 'failed');
+
+describe.concurrent('as written (requests: as-written), the same claimed storyboards', () => {
+  // Every enrichment a storyboard needed is needed on a strict seller: without it the step the builder completed does not pass.
+  // A storyboard the builder left alone is complete as written, and gets the same verdicts.
+  it.each(CLAIMED)('%s', async (id) => {
+    const [enriched, written] = await Promise.all([run(id), run(id, 'as-written')]);
+    const completed = enriched.filter((r) => enrichments(r).length > 0).map((r) => r.step_id);
+    expect(written.flatMap(enrichments)).toEqual([]);
+    if (completed.length === 0) {
+      expect(written.map(verdict)).toEqual(enriched.map(verdict));
+    } else {
+      // As written none of them passes: each fails, or is skipped behind one that failed (or, in a branch set such as
+      // schema_validation's past-start pair, loses to the peer branch either way).
+      const passedAsWritten = written.filter((r) => completed.includes(r.step_id) && verdict(r) === 'passed').map((r) => r.step_id);
+      expect(passedAsWritten, `${id}: steps the builder completed pass as written too`).toEqual([]);
+    }
   });
 });
 
