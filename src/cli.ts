@@ -17,6 +17,7 @@ import { ConfigurationError, DEFAULT_TIMEOUT_MS, resolveRuntimeConfig } from './
 import { resolveCorpus } from './corpus.js';
 import { adcpStoryboards, type AdcpStoryboardsOptions } from './plugin/plugin.js';
 import { bundleIds } from './plugin/select.js';
+import { sanitizeOutput, scrubSecrets, secretsInUrl } from './report/redact.js';
 import AdcpReporter from './report/reporter.js';
 import { resolveWebhookReceiver, type WebhookOptions } from './webhooks/options.js';
 
@@ -269,7 +270,8 @@ async function main(argv: string[], cwd: string = process.cwd(), env: NodeJS.Pro
     await vitest.exit();
     return code;
   } catch (error) {
-    return configurationFailure(error, false);
+    const plugin = invocation.plugin;
+    return configurationFailure(error, false, [plugin.agent?.auth?.token ?? env.ADCP_AUTH_TOKEN ?? '', ...secretsInUrl(invocation.url)]);
   }
 }
 
@@ -286,11 +288,13 @@ function printSelection(files: string[], cwd: string): void {
   }
 }
 
-function configurationFailure(error: unknown, usage: boolean): number {
+/** The exit-2 message: it can quote an agent (a capability call it failed), so scrubbed and sanitised like any output. */
+function configurationFailure(error: unknown, usage: boolean, secrets: readonly string[] = []): number {
+  const safe = (text: string) => sanitizeOutput(scrubSecrets(text, secrets));
   if (error instanceof ConfigurationError) {
-    console.error(`vitest-adcp: ${error.message}${usage ? '\nRun `npx vitest-adcp --help` for the options.' : ''}`);
+    console.error(safe(`vitest-adcp: ${error.message}${usage ? '\nRun `npx vitest-adcp --help` for the options.' : ''}`));
   } else {
-    console.error('vitest-adcp: could not start the run:', error);
+    console.error(safe(`vitest-adcp: could not start the run: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`));
   }
   return 2;
 }

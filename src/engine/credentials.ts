@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { StepAuth, TestKit } from '../storyboard/types.js';
 import type { Credentials } from '../transport/types.js';
-import { REDACTED_KEY_PATTERN } from '../report/redact.js';
+import { basicAuthForms, REDACTED_KEY_PATTERN } from '../report/redact.js';
 import { resolvePath } from './path.js';
 
 export class CredentialsError extends Error {
@@ -34,9 +34,16 @@ export class CredentialResolver {
 
   constructor(private readonly run: RunCredentials) {}
 
-  /** Every secret this run may send, so messages and reports can scrub them. */
+  /**
+   * Every secret this run may send, in the form it goes on the wire too, so messages and reports can scrub them: the
+   * operator's token, the test kit's secret values, and for HTTP Basic the `base64(username:password)` we build and its
+   * whole `Basic …` header value (the plain password alone does not match an echoed header). The other spellings an
+   * output can carry (JSON- and URL-escaped, `\u`-escaped) are added where they are scrubbed (report/redact.ts
+   * `secretForms`).
+   */
   secrets(): string[] {
-    const candidates = [this.run.defaultToken, ...secretLeaves(this.run.testKit?.auth), ...this.resolved, this.randomApiKey, this.randomJwt(), this.randomJwtSignature, this.randomBasic.password];
+    const basic = [...basicPairs(this.run.testKit?.auth), this.randomBasic].flatMap(({ username, password }) => basicAuthForms(username, password));
+    const candidates = [this.run.defaultToken, ...secretLeaves(this.run.testKit?.auth), ...this.resolved, ...basic, this.randomApiKey, this.randomJwt(), this.randomJwtSignature, this.randomBasic.password];
     return [...new Set(candidates.filter((s): s is string => typeof s === 'string' && s.length > 0))];
   }
 
@@ -63,6 +70,7 @@ export class CredentialResolver {
           throw new CredentialsError(`test kit "${path}" must be { username, password } for HTTP Basic`);
         }
         this.resolved.add(value.password);
+        for (const form of basicAuthForms(value.username, value.password)) this.resolved.add(form);
         return { kind: 'basic', username: value.username, password: value.password };
       }
       this.resolved.add(String(found.value));
@@ -95,4 +103,12 @@ function secretLeaves(value: unknown, key = '', depth = 0): string[] {
   if (typeof value === 'string') return REDACTED_KEY_PATTERN.test(key) ? [value] : [];
   if (value === null || typeof value !== 'object') return [];
   return Object.entries(value as Record<string, unknown>).flatMap(([k, v]) => secretLeaves(v, Array.isArray(value) ? key : k, depth + 1));
+}
+
+/** Every `{ username, password }` pair under the test kit's `auth` (HTTP Basic credentials a step may send). */
+function basicPairs(value: unknown, depth = 0): { username: string; password: string }[] {
+  if (depth > 16 || value === null || typeof value !== 'object') return [];
+  const { username, password } = value as { username?: unknown; password?: unknown };
+  const here = typeof username === 'string' && typeof password === 'string' ? [{ username, password }] : [];
+  return [...here, ...Object.values(value as Record<string, unknown>).flatMap((inner) => basicPairs(inner, depth + 1))];
 }

@@ -17,7 +17,7 @@ import type { StoryboardRun } from '../engine/run.js';
 import { openStoryboardRun } from '../open-run.js';
 import { runTarget } from '../report/envelope.js';
 import { redactStepResult, stepKey } from '../report/record.js';
-import { escapeControl } from '../report/redact.js';
+import { escapeControl, sanitizeOutput } from '../report/redact.js';
 import type { Diagnostic, Storyboard } from '../storyboard/types.js';
 import type { AdcpPlannedStep, AdcpStepMeta, StoryboardInfo } from '../vitest/meta.js';
 import { ReplayedSteps } from '../adapter/replayed.js';
@@ -53,7 +53,8 @@ export class StoryboardStepError extends Error {
   expected?: unknown;
   actual?: unknown;
   constructor(headline: string, at: Error, validation?: FailingValidation, details?: string) {
-    const message = details ? `${headline}\n\n${details}` : headline;
+    // The output sanitiser on everything Jest prints of it (control characters, CI-command line starts).
+    const message = sanitizeOutput(details ? `${headline}\n\n${details}` : headline);
     super(message);
     this.name = 'StoryboardStepError';
     this.stack = stepErrorStack(this.name, message, at, validation);
@@ -124,7 +125,7 @@ export function createJestRuntime(sandbox: JestSandbox, options: JestAdcpOptions
         if (retry > 0) throw new StoryboardStepError(retryRefusal(outcome, current.secrets(), retry, 'jest.retryTimes'), at);
         const result = redactStepResult(outcome.result, current.secrets());
         records.steps.push({ id: stepKey(result), status: outcome.status, result, storyboard: info }, ...replays.take(current, phaseId, stepId, current.secrets()));
-        for (const warning of result.warnings ?? []) sandbox.console?.info(`vitest-adcp: ${storyboard.id}/${phaseId}/${stepId}: ${escapeControl(warning)}`);
+        for (const warning of result.warnings ?? []) sandbox.console?.info(sanitizeOutput(`vitest-adcp: ${storyboard.id}/${phaseId}/${stepId}: ${escapeControl(warning)}`));
         if (outcome.status === 'skipped') {
           // Jest cannot skip a test once it runs (no ctx.skip(), no pending()): the test passes, and the contract's skip
           // reason is printed with it and kept in its record, so the report still says skipped.
@@ -143,7 +144,7 @@ export function createJestRuntime(sandbox: JestSandbox, options: JestAdcpOptions
       },
       noPhases() {
         const skip = noPhasesSkip(storyboard);
-        sandbox.console?.info(`vitest-adcp: skipped ${storyboard.id} — ${skip.reason}: ${skip.detail}`);
+        sandbox.console?.info(sanitizeOutput(`vitest-adcp: skipped ${storyboard.id} — ${skip.reason}: ${skip.detail}`));
       },
       async close() {
         await run?.close();

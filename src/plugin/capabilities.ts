@@ -15,6 +15,7 @@ import { pathToFileURL } from 'node:url';
 import { DiskCache, fileStamp, packageFingerprint } from '../cache/disk-cache.js';
 import { answerError } from '../checks/answer-error.js';
 import { ConfigurationError } from '../config.js';
+import { sanitizeOutput, scrubSecrets, secretsInUrl } from '../report/redact.js';
 import { createTransport, type Protocol } from '../transport/create.js';
 
 /** What the selection reads from the agent's `get_adcp_capabilities` answer. */
@@ -32,11 +33,34 @@ interface SdkCompliance {
 
 /** The agent could not be asked (no answer at all, as opposed to an answer without capabilities). */
 export class AgentUnreachableError extends ConfigurationError {
-  constructor(url: string, reason: string) {
+  /** `reason` can quote the agent (an error it answered): scrubbed of `secrets` and sanitised here, before anyone prints it. */
+  constructor(url: string, reason: string, secrets: readonly string[] = []) {
     super(
-      `cannot ask the agent at ${url} for its capabilities: ${reason}. Capability-driven selection (compliance.fromCapabilities, the default of \`npx vitest-adcp <url>\`) needs the agent running: check that it is up and that the URL is its MCP endpoint (often ending in /mcp) or, with protocol a2a, where its agent card is, or name the storyboards to run instead (compliance.storyboards / --storyboards).`,
+      `cannot ask the agent at ${safeText(url, secrets)} for its capabilities: ${safeText(reason, secrets)}. Capability-driven selection (compliance.fromCapabilities, the default of \`npx vitest-adcp <url>\`) needs the agent running: check that it is up and that the URL is its MCP endpoint (often ending in /mcp) or, with protocol a2a, where its agent card is, or name the storyboards to run instead (compliance.storyboards / --storyboards).`,
     );
   }
+}
+
+/**
+ * The secrets a capability call sends or holds: the operator's token and the credentials written into the agent URL
+ * (their other spellings are scrubbed too: report/redact.ts `secretForms`).
+ */
+export function agentSecrets(agent: Pick<AgentAccess, 'url' | 'authToken'>): string[] {
+  return [...(agent.authToken ? [agent.authToken] : []), ...secretsInUrl(agent.url)];
+}
+
+/**
+ * Agent-supplied text on the capability path (a declared specialism, an error it answered) as it may be printed or
+ * cached: the run's secrets scrubbed, then the output sanitiser (control characters, CI-command line starts).
+ */
+function safeText(text: string, secrets: readonly string[]): string {
+  return sanitizeOutput(scrubSecrets(text, secrets));
+}
+
+/** An agent-supplied name quoted on one line, cut short: `"…"`. */
+function quoted(text: string, secrets: readonly string[]): string {
+  const clean = safeText(text, secrets).replace(/[\n\t]/g, (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`);
+  return `"${clean.length > 120 ? `${clean.slice(0, 119)}…` : clean}"`;
 }
 
 /** Capability-driven selection cannot work in this install (no @adcp/sdk to select with). */
@@ -60,18 +84,19 @@ export interface AgentAccess {
  * universal storyboards only, and so do we.
  */
 export async function readAgentCapabilities(agent: AgentAccess): Promise<{ capabilities: DeclaredCapabilities; problem?: string }> {
+  const secrets = agentSecrets(agent);
   const transport = createTransport(agent.protocol ?? 'mcp', { url: agent.url, maxResponseBytes: agent.maxResponseBytes, urlGuard: { allowHttp: agent.allowHttp === true } });
   try {
     const exchange = await transport.call('get_adcp_capabilities', {}, {
       credentials: agent.authToken ? { kind: 'bearer', token: agent.authToken } : { kind: 'none' },
       timeoutMs: agent.timeoutMs,
     });
-    if (exchange.transportError) throw new AgentUnreachableError(agent.url, exchange.transportError);
+    if (exchange.transportError) throw new AgentUnreachableError(agent.url, exchange.transportError, secrets);
     const data = exchange.data as Record<string, unknown> | undefined;
     if (answerError(exchange) || exchange.extraction.path === 'none' || !data || typeof data !== 'object') {
       const said = exchange.rpcError?.message ?? exchange.extraction.note ?? 'no capabilities in the answer';
-      // Agent-controlled text: quoted (control characters escaped) and cut short.
-      return { capabilities: {}, problem: `get_adcp_capabilities at ${agent.url} answered without capabilities (${JSON.stringify(said.slice(0, 200))})` };
+      // Agent-controlled text: scrubbed, sanitised, quoted on one line and cut short.
+      return { capabilities: {}, problem: `get_adcp_capabilities at ${safeText(agent.url, secrets)} answered without capabilities (${quoted(said.slice(0, 400), secrets)})` };
     }
     return { capabilities: { supported_protocols: strings(data.supported_protocols), specialisms: strings(data.specialisms) } };
   } finally {
@@ -110,6 +135,8 @@ export interface CapabilitySelectionOptions {
   cacheDir?: string;
   /** Where warnings go. @default console.warn */
   warn?: (message: string) => void;
+  /** The run's secrets (agentSecrets): scrubbed from every warning before it is printed or cached. */
+  secrets?: readonly string[];
 }
 
 /**
@@ -119,8 +146,9 @@ export interface CapabilitySelectionOptions {
  */
 export async function storyboardIdsForAgent(agent: AgentAccess, corpusRoot: string, options: CapabilitySelectionOptions = {}): Promise<string[]> {
   const { capabilities, problem } = await readAgentCapabilities(agent);
-  if (problem) (options.warn ?? defaultWarn)(`${problem}: only the universal storyboards are selected, as the reference runner does.`);
-  return storyboardIdsForCapabilities(corpusRoot, capabilities, options);
+  const secrets = [...(options.secrets ?? []), ...agentSecrets(agent)];
+  if (problem) (options.warn ?? defaultWarn)(safeText(`${problem}: only the universal storyboards are selected, as the reference runner does.`, secrets));
+  return storyboardIdsForCapabilities(corpusRoot, capabilities, { ...options, secrets });
 }
 
 const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
@@ -139,7 +167,10 @@ function defaultWarn(message: string): void {
  * each once — never an error: the rest of the declaration is still assessed.
  */
 export async function storyboardIdsForCapabilities(corpusRoot: string, capabilities: DeclaredCapabilities, options: CapabilitySelectionOptions = {}): Promise<string[]> {
-  const warn = options.warn ?? defaultWarn;
+  const secrets = options.secrets ?? [];
+  // Every warning quotes what the agent declared: scrubbed and sanitised before it is printed or cached (and again
+  // when read back from the cache, which is a file anyone with access to the directory could have written).
+  const warn = (message: string) => (options.warn ?? defaultWarn)(safeText(message, secrets));
   const entry = sdkComplianceEntry(options.fromDir ?? process.cwd());
   // The same declaration against the same corpus and SDK selects the same storyboards: importing the SDK's selection
   // and letting it read the corpus took the `vitest-adcp` command 0.6 s a run.
@@ -151,20 +182,20 @@ export async function storyboardIdsForCapabilities(corpusRoot: string, capabilit
     return cached.ids;
   }
   const messages: string[] = [];
-  const ids = await selectWithSdk(await loadSdkCompliance(entry), corpusRoot, capabilities, (message) => messages.push(message));
+  const ids = await selectWithSdk(await loadSdkCompliance(entry), corpusRoot, capabilities, (message) => messages.push(safeText(message, secrets)), secrets);
   if (key) cache!.write(key, JSON.stringify({ ids, warnings: messages }));
   for (const message of messages) warn(message);
   return ids;
 }
 
-async function selectWithSdk(sdk: SdkCompliance, corpusRoot: string, capabilities: DeclaredCapabilities, warn: (message: string) => void): Promise<string[]> {
+async function selectWithSdk(sdk: SdkCompliance, corpusRoot: string, capabilities: DeclaredCapabilities, warn: (message: string) => void, secrets: readonly string[]): Promise<string[]> {
   const complianceDir = corpusRoot;
   const index = sdk.loadComplianceIndex({ complianceDir });
   const known = new Set(index.specialisms.map((s) => s.id));
   const corpusName = index.adcp_version ? `the AdCP ${index.adcp_version} compliance corpus` : 'the compliance corpus';
   let specialisms = (capabilities.specialisms ?? []).filter((specialism) => {
     if (known.has(specialism)) return true;
-    warn(`the agent declares specialism "${specialism}", which ${corpusName} does not know (it knows ${[...known].join(', ')}); its storyboards are not run. A newer @adcp/sdk may know it.`);
+    warn(`the agent declares specialism ${quoted(specialism, secrets)}, which ${corpusName} does not know (it knows ${[...known].join(', ')}); its storyboards are not run. A newer @adcp/sdk may know it.`);
     return false;
   });
   // The reference only warns about unknown protocols (on console.warn) and
@@ -186,8 +217,8 @@ async function selectWithSdk(sdk: SdkCompliance, corpusRoot: string, capabilitie
         const rejected = error.specialism;
         warnings.add(
           error.code === 'specialism_parent_protocol_missing'
-            ? `the agent declares specialism "${rejected}" but not its protocol "${error.parentProtocol}" in supported_protocols (every specialism rolls up to a declared protocol); its storyboards are not run.`
-            : `the agent's specialism "${rejected}" is not assessed: ${error.message}`,
+            ? `the agent declares specialism ${quoted(rejected, secrets)} but not its protocol ${quoted(String(error.parentProtocol), secrets)} in supported_protocols (every specialism rolls up to a declared protocol); its storyboards are not run.`
+            : `the agent's specialism ${quoted(rejected, secrets)} is not assessed: ${error.message}`,
         );
         specialisms = specialisms.filter((s) => s !== rejected);
       }

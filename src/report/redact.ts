@@ -96,29 +96,97 @@ export function redactRequestHeaders(headers: Record<string, string> | undefined
 }
 
 /**
- * Replaces any literal occurrence of a known secret (the configured token, a
- * test-kit key) in free text — e.g. an error message an agent echoed back.
+ * Every spelling of a secret that an output can carry: the value itself, JSON-escaped once and twice (a string in a
+ * record; a string inside JSON text, as MCP `content[].text`), URL-encoded (both `encodeURIComponent` and form
+ * encoding), and `\u`-escaped throughout (JSON text may spell any character so; JSON text with only some escaped is
+ * parsed and scrubbed by {@link scrubSecretsDeep}). Longest first, so a longer spelling is replaced whole.
+ */
+export function secretForms(secrets: readonly string[]): string[] {
+  const forms = new Set<string>();
+  for (const secret of secrets) {
+    if (typeof secret !== 'string' || secret.length < 4) continue;
+    const once = escapeForJson(secret);
+    const uLower = secret.split('').map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+    for (const form of [secret, once, escapeForJson(once), encodeURIComponent(secret), new URLSearchParams({ s: secret }).toString().slice(2), uLower, uLower.toUpperCase().replace(/\\U/g, '\\u')]) {
+      if (form.length >= 4) forms.add(form);
+    }
+    for (const form of [...forms]) if (form.startsWith('\\u')) forms.add(escapeForJson(form));
+  }
+  return [...forms].sort((a, b) => b.length - a.length);
+}
+
+/**
+ * Replaces any occurrence of a known secret (the configured token, a test-kit key, the Basic header we built) in free
+ * text — e.g. an error message an agent echoed back —, in every spelling {@link secretForms} knows.
  */
 export function scrubSecrets(text: string, secrets: readonly string[]): string {
+  return scrubForms(text, secretForms(secrets));
+}
+
+function scrubForms(text: string, forms: readonly string[]): string {
   let out = text;
-  for (const secret of secrets) {
-    if (secret && secret.length >= 4) out = out.split(secret).join(REDACTED);
-  }
+  for (const form of forms) if (out.includes(form)) out = out.split(form).join(REDACTED);
   return out;
 }
 
-/** `scrubSecrets` over every string of a JSON value: a scrubbed copy (the value itself when there are no secrets). */
+/**
+ * `scrubSecrets` over every string of a JSON value, keys included: a scrubbed copy (the value itself when there are no
+ * secrets). A string that holds JSON (MCP `content[].text`, an A2A text part) is also parsed and scrubbed inside, and
+ * written again when that found a secret: JSON may spell any character as `\uXXXX`, which no list of spellings covers.
+ */
 export function scrubSecretsDeep<T>(value: T, secrets: readonly string[]): T {
-  if (secrets.length === 0) return value;
-  // A secret appears escaped once in the serialised record, and twice inside a
-  // string that itself holds JSON (MCP `content[].text`): scrub both spellings.
-  const once = secrets.map(escapeForJson);
-  const twice = once.map(escapeForJson);
-  return JSON.parse(scrubSecrets(JSON.stringify(value) ?? 'null', [...new Set([...twice, ...once])]));
+  const forms = secretForms(secrets);
+  if (forms.length === 0) return value;
+  return scrubValue(value, forms, 0) as T;
+}
+
+function scrubValue(value: unknown, forms: readonly string[], depth: number): unknown {
+  if (typeof value === 'string') return scrubString(value, forms, depth);
+  if (value === null || typeof value !== 'object') return value;
+  if (depth > MAX_SCRUB_DEPTH) {
+    // Deeper than any record is kept (records are cut at MAX_RECORD_DEPTH): scrub its serialised spelling instead.
+    try {
+      return JSON.parse(scrubForms(JSON.stringify(value) ?? 'null', forms.flatMap((f) => [escapeForJson(f), f])));
+    } catch {
+      return TOO_DEEP;
+    }
+  }
+  if (Array.isArray(value)) return value.map((item) => scrubValue(item, forms, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value as Record<string, unknown>)) setOwn(out, scrubForms(key, forms), scrubValue(inner, forms, depth + 1));
+  return out;
+}
+
+const MAX_SCRUB_DEPTH = 256;
+
+function scrubString(text: string, forms: readonly string[], depth: number): string {
+  const scrubbed = scrubForms(text, forms);
+  const trimmed = scrubbed.trimStart();
+  // Without a `\u` or `\/` escape, every spelling of a secret in JSON text is one of secretForms' (escaped once, twice).
+  if (!(trimmed.startsWith('{') || trimmed.startsWith('[') || trimmed.startsWith('"')) || !/\\[u/]/.test(scrubbed) || depth > MAX_SCRUB_DEPTH) return scrubbed;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(scrubbed);
+  } catch {
+    return scrubbed;
+  }
+  const inner = scrubValue(parsed, forms, depth + 1);
+  try {
+    const after = JSON.stringify(inner);
+    return after === JSON.stringify(parsed) ? scrubbed : after;
+  } catch {
+    return TOO_DEEP;
+  }
 }
 
 function escapeForJson(text: string): string {
   return JSON.stringify(text).slice(1, -1);
+}
+
+/** `Basic base64(username:password)`, as transport/types.ts sends it: the base64 and the whole header value. */
+export function basicAuthForms(username: string, password: string): string[] {
+  const encoded = Buffer.from(`${username}:${password}`).toString('base64');
+  return [`Basic ${encoded}`, encoded];
 }
 
 /**
@@ -152,17 +220,46 @@ export function fence(untrusted: string, label = 'agent output'): string {
 }
 
 /**
- * C0/C1 control characters (but newline and tab), DEL and the Unicode
- * bidirectional overrides, written as visible `\u{…}` escapes: agent text
- * must never clear the screen, move the cursor, set the clipboard (OSC 52),
- * hide the summary (`ESC[8m`) or reorder what the user reads.
+ * The output sanitiser: every line vitest-adcp prints or writes (terminal messages, failure text, warnings and
+ * annotations, test titles, cached messages, the markdown and HTML reports) goes through it.
+ *
+ * - C0/C1 control characters (but newline and tab), DEL and the Unicode bidirectional overrides are written as visible
+ *   `\u{…}` escapes: agent text must never clear the screen, move the cursor, set the clipboard (OSC 52), hide the
+ *   summary (`ESC[8m`) or reorder what the user reads.
+ * - A line that a CI log parser would read as a command is neutralised: `::` at the start of any line (after leading
+ *   whitespace; GitHub Actions' `::error …::`, `::add-mask::`, `::stop-commands::`) is written `\u{3a}:`, and `##[`
+ *   (GitHub's and Azure's older form) and `##vso[` (Azure Pipelines), anywhere in a line, `\u{23}#[` and
+ *   `\u{23}#vso[` — the same `\u{…}` notation as control characters, readable, and no command to any parser.
+ *
+ * Idempotent: its output contains nothing it would change again.
  */
 export function escapeControl(text: string): string {
-  return text.replace(CONTROL, (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`);
+  return neutraliseCommands(text.replace(CONTROL, (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`));
+}
+
+/** The documented name of {@link escapeControl}: one sanitiser for every line we print or write. */
+export const sanitizeOutput = escapeControl;
+
+/** {@link sanitizeOutput} for text that must stay on one line (a test title): newline and tab escaped too. */
+export function sanitizeLine(text: string): string {
+  return escapeControl(text).replace(/[\n\t]/g, (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`);
+}
+
+/**
+ * Only the CI-command half of {@link sanitizeOutput}, for text that carries our own styling (Vitest's coloured diff):
+ * `::` at a line start (after whitespace and colour codes) and `##[` / `##vso[` anywhere.
+ */
+export function neutraliseCommands(text: string): string {
+  return text.replace(COMMAND_LINE_START, '$1\\u{3a}:').replace(LEGACY_COMMAND, '\\u{23}#');
 }
 
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+// A line start (the text's start counts: a fragment may be printed at the start of a line), then whitespace or SGR
+// colour codes (the runner's parser skips leading whitespace), then `::`.
+// eslint-disable-next-line no-control-regex
+const COMMAND_LINE_START = /((?:^|[\n\r\u0085\u2028\u2029])(?:[^\S\n\r\u2028\u2029]|\u001b\[[0-9;]*m)*)::/g;
+const LEGACY_COMMAND = /##(?=\[|vso\[)/gi;
 
 /**
  * JSON for a report file with the same data, but no character in it that a terminal or viewer acts on: JSON.stringify

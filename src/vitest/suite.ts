@@ -12,7 +12,7 @@ import type { StoryboardRun } from '../engine/run.js';
 import { ReplayedSteps } from '../adapter/replayed.js';
 import { loadFailureText, noPhasesSkip, retryRefusal, skipText, stepErrorStack, stepFailureText, type FailingValidation } from '../adapter/step-failure.js';
 import { openStoryboardRun } from '../open-run.js';
-import { escapeControl } from '../report/redact.js';
+import { escapeControl, neutraliseCommands, sanitizeOutput } from '../report/redact.js';
 import { redactStepResult, stepKey } from '../report/record.js';
 import type { Diagnostic, Storyboard } from '../storyboard/types.js';
 import { runTarget } from '../report/envelope.js';
@@ -49,11 +49,15 @@ class StoryboardStepError extends Error {
   showDiff?: boolean;
   diff?: string;
   constructor(message: string, at: Error, validation?: FailingValidation, details?: string) {
+    // The output sanitiser on everything Vitest prints of it (terminal, JUnit, github-actions annotations): agent text
+    // in it is escaped already, and this holds for any text that is not. `details` may carry Vitest's coloured diff:
+    // callers sanitise their own text, and only CI-command line starts are neutralised here.
+    message = sanitizeOutput(message);
     super(message);
     this.name = 'StoryboardStepError';
     this.stack = stepErrorStack(this.name, message, at, validation);
     if (details) {
-      this.diff = details;
+      this.diff = neutraliseCommands(details);
       this.showDiff = false;
     }
   }
@@ -134,10 +138,10 @@ export function storyboardSuite(storyboard: Storyboard, loadWarnings: readonly s
       if (outcome.status === 'skipped') ctx.skip(skipText(result));
       if (outcome.status === 'failed') {
         const failure = stepFailureText(result, current.secrets());
-        let details = failure.details;
+        let details = sanitizeOutput(failure.details);
         if (failure.expected !== undefined) {
           const diff = (await vitestDiff())?.(failure.actual, failure.expected);
-          if (diff) details += `\n\n${diff}`;
+          if (diff) details += `\n\n${neutraliseCommands(diff)}`;
         }
         const error = new StoryboardStepError(failure.headline, at, failure.validation, details);
         if (failure.expected !== undefined) {
@@ -150,7 +154,7 @@ export function storyboardSuite(storyboard: Storyboard, loadWarnings: readonly s
     noPhases(ctx) {
       const skip = noPhasesSkip(storyboard);
       (ctx.task.meta as { adcpStoryboard?: AdcpStoryboardMeta }).adcpStoryboard = { storyboard: info, skip };
-      ctx.skip(`${skip.reason}: ${skip.detail}`);
+      ctx.skip(sanitizeOutput(`${skip.reason}: ${skip.detail}`));
     },
     async close() {
       await run?.close();
@@ -165,7 +169,7 @@ export function loadFailureSuite(diagnostics: Diagnostic[]) {
       const at = new Error();
       // One line for JUnit's message= (the first error, where the test is placed); every error with its fix below it.
       const { headline, details } = loadFailureText(diagnostics);
-      throw new StoryboardStepError(headline, at, undefined, details);
+      throw new StoryboardStepError(headline, at, undefined, sanitizeOutput(details));
     },
   };
 }
