@@ -9,11 +9,128 @@
  * An optimisation only: a directory that cannot be read or written means
  * computing as before. Entries are written aside and renamed, so a parallel
  * worker never reads half of one.
+ *
+ * **Entries are authenticated, not only named by a hash.** Two of the three
+ * kinds are code that gets executed (validators: ajv standalone code; compiled
+ * storyboards: the test module Vitest runs), and the cache directory is the
+ * kind of place other parties can write: a checked-out `node_modules/.vite`,
+ * a CI cache restored from another branch or a fork's pull request, a shared
+ * work tree. A name (or a SHA-256 stored beside the content) proves nothing:
+ * whoever can write the file can write its digest too. So every entry starts
+ * with an HMAC-SHA256 of its folder, its key and its content, under a secret
+ * that never lives in the cache directory: 32 random bytes generated per user
+ * in a 0600 file of the OS's per-user cache directory (`cacheSecret`). An
+ * attacker who can write the cache directory but not that file can delete,
+ * truncate or replace entries — all of which read as a miss, and the entry is
+ * computed again — but cannot make one we accept: not new code, not an
+ * edited entry, not a genuine entry copied under another key (the key is in
+ * the MAC, so a lenient schema's validator cannot stand in for a strict one).
+ * Nothing is executed or parsed before the MAC checks. An attacker who can
+ * read the secret file already runs as this user (out of scope). When the
+ * secret file cannot be made safe (not ours, readable or writable by others, a
+ * link, unwritable home), a per-process random secret is used: the cache then
+ * works within one process only and a run computes as if it had none.
+ *
+ * Reading is bounded too: only regular files (no link, FIFO, device), at most
+ * `MAX_ENTRY_BYTES`, so a planted entry cannot hang or exhaust a run.
  */
-import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { closeSync, constants, fstatSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
+/** The largest entry read (a compiled storyboard with its source map is well under a megabyte; a validator less). */
+export const MAX_ENTRY_BYTES = 32 * 1024 * 1024;
+
+/** First line of every entry: the format and its MAC (hex). */
+const MAC_PREFIX = 'vitest-adcp-mac-v1 ';
+const MAC_LINE_LENGTH = MAC_PREFIX.length + 64 + 1;
+
+/**
+ * The per-user cache directory of the OS (`$XDG_CACHE_HOME` or `~/.cache`, `~/Library/Caches` on macOS,
+ * `%LOCALAPPDATA%` on Windows), with `vitest-adcp/` below it: where the secret lives, and the default cache directory
+ * of a run outside any package (cache/location.ts).
+ */
+export function userCacheRoot(env: NodeJS.ProcessEnv = process.env): string {
+  const base =
+    process.platform === 'win32'
+      ? env.LOCALAPPDATA || join(homedir(), 'AppData', 'Local')
+      : process.platform === 'darwin'
+        ? join(homedir(), 'Library', 'Caches')
+        : env.XDG_CACHE_HOME && env.XDG_CACHE_HOME.startsWith('/')
+          ? env.XDG_CACHE_HOME
+          : join(homedir(), '.cache');
+  return join(base, 'vitest-adcp');
+}
+
+const SECRET_BYTES = 32;
+const secrets = new Map<string, Buffer>();
+
+/**
+ * The secret entries are authenticated with: the 32 bytes of `<dir>/cache-key` (default `userCacheRoot()`), created
+ * on first use (directory 0700, file 0600, exclusive create). Used only when the file is a regular file owned by this
+ * user and neither readable nor writable by anyone else (POSIX); else — or when it cannot be made — a random secret
+ * for this process alone. Never throws.
+ */
+export function cacheSecret(dir: string = userCacheRoot()): Buffer {
+  let secret = secrets.get(dir);
+  if (!secret) {
+    secret = readOrCreateSecret(join(dir, 'cache-key')) ?? randomBytes(SECRET_BYTES);
+    secrets.set(dir, secret);
+  }
+  return secret;
+}
+
+function readOrCreateSecret(file: string): Buffer | undefined {
+  try {
+    const existing = readSecret(file);
+    if (existing !== 'missing') return existing;
+    mkdirSync(join(file, '..'), { recursive: true, mode: 0o700 });
+    // Written whole aside, then linked into place (fails if the file exists): no process ever reads half a secret.
+    const aside = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+    try {
+      writeFileSync(aside, randomBytes(SECRET_BYTES).toString('hex'), { flag: 'wx', mode: 0o600 });
+      linkSync(aside, file);
+    } catch (error) {
+      // Another process made it first: read theirs.
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return undefined;
+    } finally {
+      try {
+        unlinkSync(aside);
+      } catch {
+        // Not made.
+      }
+    }
+    const made = readSecret(file);
+    return made === 'missing' ? undefined : made;
+  } catch {
+    return undefined;
+  }
+}
+
+function readSecret(file: string): Buffer | undefined | 'missing' {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : undefined;
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile() || stat.size > 1024) return undefined;
+    if (process.platform !== 'win32') {
+      if (typeof process.getuid === 'function' && stat.uid !== process.getuid()) return undefined;
+      if ((stat.mode & 0o077) !== 0) return undefined;
+    }
+    const text = readFileSync(fd, 'utf8').trim();
+    return /^[0-9a-f]{64}$/.test(text) ? Buffer.from(text, 'hex') : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
 
 export class DiskCache {
   private readonly dir: string;
@@ -21,13 +138,14 @@ export class DiskCache {
   /**
    * `folder`: this kind of entry's folder below the cache directory (e.g. `validators`), `extension` its files' (e.g.
    * `.json`); `salt`: what every entry of the kind also depends on (its format version, tool versions, options), part
-   * of every key.
+   * of every key; `secret`: what entries are authenticated with (default: this user's, `cacheSecret()`).
    */
   constructor(
     cacheDir: string,
-    folder: string,
+    private readonly folder: string,
     private readonly extension: string,
     private readonly salt: readonly string[],
+    private readonly secret: Buffer = cacheSecret(),
   ) {
     this.dir = join(cacheDir, folder);
   }
@@ -39,15 +157,24 @@ export class DiskCache {
     return hash.digest('hex');
   }
 
+  /**
+   * The entry under `key` when it is one this install wrote for that key: a regular file of at most
+   * `MAX_ENTRY_BYTES` whose MAC checks. Anything else (missing, planted, edited, copied from another key, written
+   * under another secret, unreadable) is undefined: the caller computes it again.
+   */
   read(key: string): string | undefined {
-    try {
-      return readFileSync(this.file(key), 'utf8');
-    } catch {
-      return undefined;
-    }
+    const bytes = readBounded(this.file(key));
+    if (bytes === undefined || bytes.length < MAC_LINE_LENGTH) return undefined;
+    const header = bytes.subarray(0, MAC_LINE_LENGTH).toString('latin1');
+    if (!header.startsWith(MAC_PREFIX) || header[MAC_LINE_LENGTH - 1] !== '\n') return undefined;
+    const stored = Buffer.from(header.slice(MAC_PREFIX.length, MAC_LINE_LENGTH - 1), 'hex');
+    const content = bytes.subarray(MAC_LINE_LENGTH);
+    const expected = this.mac(key, content);
+    if (stored.length !== expected.length || !timingSafeEqual(stored, expected)) return undefined;
+    return content.toString('utf8');
   }
 
-  /** The JSON entry under `key` when it parses and has the shape `isValid` expects; else undefined. */
+  /** The JSON entry under `key` when it is authentic, parses and has the shape `isValid` expects; else undefined. */
   readJson<T>(key: string, isValid: (value: unknown) => value is T): T | undefined {
     const text = this.read(key);
     if (text === undefined) return undefined;
@@ -60,18 +187,59 @@ export class DiskCache {
   }
 
   write(key: string, text: string): void {
+    const content = Buffer.from(text, 'utf8');
+    if (content.length + MAC_LINE_LENGTH > MAX_ENTRY_BYTES) return;
+    let aside: string | undefined;
     try {
       mkdirSync(this.dir, { recursive: true });
-      const aside = `${this.file(key)}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-      writeFileSync(aside, text);
+      aside = `${this.file(key)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+      // `wx`: never through a link or file someone planted under the aside name.
+      writeFileSync(aside, Buffer.concat([Buffer.from(`${MAC_PREFIX}${this.mac(key, content).toString('hex')}\n`, 'latin1'), content]), { flag: 'wx' });
       renameSync(aside, this.file(key));
     } catch {
       // A read-only checkout, a full disk: the next run computes again.
+      if (aside) {
+        try {
+          unlinkSync(aside);
+        } catch {
+          // Not there.
+        }
+      }
     }
+  }
+
+  /** HMAC-SHA256 under the secret of the entry's folder, extension, key and content, kept apart. */
+  private mac(key: string, content: Buffer): Buffer {
+    return createHmac('sha256', this.secret).update(`${this.folder}\0${this.extension}\0${key}\0`).update(content).digest();
   }
 
   private file(key: string): string {
     return join(this.dir, `${key}${this.extension}`);
+  }
+}
+
+/**
+ * The bytes of `file` when it is a regular file (not a link, FIFO or device: opened without following links and
+ * without blocking) of at most `MAX_ENTRY_BYTES`; else undefined.
+ */
+function readBounded(file: string): Buffer | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+    const stat = fstatSync(fd);
+    if (!stat.isFile() || stat.size > MAX_ENTRY_BYTES) return undefined;
+    const buffer = Buffer.alloc(stat.size);
+    let read = 0;
+    while (read < buffer.length) {
+      const n = readSync(fd, buffer, read, buffer.length - read, read);
+      if (n === 0) break;
+      read += n;
+    }
+    return buffer.subarray(0, read);
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 

@@ -10,6 +10,15 @@
  * ajv's version and options — so a changed or reinstalled schema set can never
  * be served stale code: it simply gets a new key.
  *
+ * The code is executed, so only code this install wrote is: DiskCache hands
+ * out an entry only when its HMAC — under a per-user secret kept outside the
+ * cache directory — checks for this very key (cache/disk-cache.ts says why a
+ * plain digest beside the code would not do). A planted or edited file, or a
+ * genuine validator copied under another schema's key, is never run: it reads
+ * as a miss and the schema is compiled again. Not executing cached code at
+ * all would mean not caching validators (ajv's output is code); the MAC keeps
+ * the speed and runs only what we compiled.
+ *
  * An entry that does not load means compiling as before (cache/disk-cache.ts).
  */
 import { createRequire } from 'node:module';
@@ -23,8 +32,8 @@ export class ValidatorCache {
 
   /** `salt`: what the generated code also depends on besides the schemas (ajv version, options). */
   constructor(cacheDir: string, salt: string) {
-    // The first salt entry names the stored format: bumped when it changes shape.
-    this.disk = new DiskCache(cacheDir, 'validators', '.cjs', ['vitest-adcp-validator-v2', salt]);
+    // The first salt entry names the stored format: bumped when it changes shape (v3: entries carry a MAC).
+    this.disk = new DiskCache(cacheDir, 'validators', '.cjs', ['vitest-adcp-validator-v3', salt]);
   }
 
   /** The key of a validator: the schema's `$id` and the digests of the schemas it reaches, in path order. */
@@ -33,8 +42,9 @@ export class ValidatorCache {
     return this.disk.key(id, ...sorted.flatMap(({ path, digest }) => [path, digest]));
   }
 
-  /** The validator stored under `key`, or undefined (never stored, unreadable, or broken). */
+  /** The validator stored under `key`, or undefined (never stored, unreadable, not ours — see above —, or broken). */
   load(key: string): ValidateFunction | undefined {
+    // Authenticated before anything else: only code this install wrote for this key is ever run.
     const code = this.disk.read(key);
     if (code === undefined) return undefined;
     try {

@@ -10,6 +10,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
+import { DiskCache } from '../../src/cache/disk-cache.js';
 import { repoRoot, runVitest, type VitestRun } from '../helpers/run-vitest.js';
 
 const config = join(repoRoot, 'test', 'e2e', 'vitest.e2e.config.ts');
@@ -39,10 +40,12 @@ describe('the cache directory', () => {
     const second = await run(cacheDir);
     expect(verdicts(second)).toEqual(verdicts(first));
 
-    // A planted entry is what the next run runs: the cache is read, not just written.
-    const entry = join(cacheDir, 'storyboards', compiled[0]!);
-    const cached = JSON.parse(readFileSync(entry, 'utf8'));
-    writeFileSync(entry, JSON.stringify({ ...cached, code: cached.code.replace(/describe\("([^"]+)"/, 'describe("planted $1"') }));
+    // An entry changed through the cache (signed with this user's secret, as the run's own are) is what the next run
+    // runs: the cache is read, not just written. One written beside it is not (test/e2e/hostile-cache.test.ts).
+    const disk = new DiskCache(cacheDir, 'storyboards', '.json', []);
+    const key = compiled[0]!.replace(/\.json$/, '');
+    const cached = JSON.parse(disk.read(key)!);
+    disk.write(key, JSON.stringify({ ...cached, code: cached.code.replace(/describe\("([^"]+)"/, 'describe("planted $1"') }));
     const planted = await run(cacheDir);
     expect(planted.tests.filter((t) => t.fullName.startsWith('planted ')).length).toBeGreaterThan(0);
   });

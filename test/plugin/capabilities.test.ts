@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resolveStoryboardsForCapabilities } from '@adcp/sdk/testing';
 import { describe, expect, inject, it } from 'vitest';
+import { DiskCache } from '../../src/cache/disk-cache.js';
 import { resolveCorpus } from '../../src/corpus.js';
 import { AgentUnreachableError, readAgentCapabilities, storyboardIdsForAgent, storyboardIdsForCapabilities, type DeclaredCapabilities } from '../../src/plugin/capabilities.js';
 import { listCorpus, selectCorpus } from '../../src/plugin/select.js';
@@ -123,7 +124,10 @@ describe('the selection kept between runs (cacheDir)', () => {
       const { ids } = await withCache(cacheDir, declared);
       const [entry] = entries(cacheDir);
       const file = join(cacheDir, 'selections', entry!);
+      // Planted beside ours: not read. Written through the cache (this user's secret): read.
       writeFileSync(file, JSON.stringify({ ids: ['planted'], warnings: ['planted warning'] }));
+      expect((await withCache(cacheDir, declared)).ids).toEqual(ids);
+      new DiskCache(cacheDir, 'selections', '.json', []).write(entry!.replace(/\.json$/, ''), JSON.stringify({ ids: ['planted'], warnings: ['planted warning'] }));
       expect(await withCache(cacheDir, declared)).toEqual({ ids: ['planted'], warnings: ['planted warning'] });
       writeFileSync(file, '{ not json');
       expect((await withCache(cacheDir, declared)).ids).toEqual(ids);

@@ -6,8 +6,9 @@
  */
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { DiskCache } from '../../src/cache/disk-cache.js';
 import { defaultSchemasDir } from '../../src/corpus.js';
 import { SchemaRegistry } from '../../src/schemas/registry.js';
 
@@ -25,10 +26,14 @@ describe('validators from the cache directory', () => {
     const expected = answers.map((a) => new SchemaRegistry(schemasDir).validate(REF, a));
     expect(answers.map((a) => new SchemaRegistry(schemasDir, cacheDir).validate(REF, a))).toEqual(expected);
     expect(entries(cacheDir)).toHaveLength(1);
-    // Plant an entry that accepts everything: a registry that reads the cache now says "valid" to an invalid answer.
+    // An entry that accepts everything, planted beside ours, is never run (src/cache/disk-cache.ts); the same code
+    // written through the cache (signed with this user's secret) is: a registry that reads the cache now says "valid".
     const file = join(cacheDir, 'validators', entries(cacheDir)[0]!);
     const real = readFileSync(file, 'utf8');
-    writeFileSync(file, '"use strict"; module.exports = function validate() { validate.errors = null; return true; }; module.exports.default = module.exports;');
+    const accept = '"use strict"; module.exports = function validate() { validate.errors = null; return true; }; module.exports.default = module.exports;';
+    writeFileSync(file, accept);
+    expect(new SchemaRegistry(schemasDir, cacheDir).validate(REF, { nothing: true }).valid).toBe(false);
+    new DiskCache(cacheDir, 'validators', '.cjs', []).write(basename(file, '.cjs'), accept);
     expect(new SchemaRegistry(schemasDir, cacheDir).validate(REF, { nothing: true }).valid).toBe(true);
     // A broken entry is compiled again.
     writeFileSync(file, 'this is not javascript {');
