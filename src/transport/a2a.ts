@@ -30,7 +30,7 @@ import type { ExtractionRecord, RequestRecord, ResponseRecord } from '../engine/
 import { filterResponseHeaders } from '../report/redact.js';
 import { jsonRpcErrorOf, parseJsonOrText } from './answer-body.js';
 import { boundedFetch, describeError, isTimeoutError, type ObservedHttp } from './http.js';
-import { pinnedDispatcher, UrlRefusedError, vetUrl, type UrlGuardOptions } from './url-guard.js';
+import { isLoopbackHost, pinnedDispatcher, sameOrigin, UrlRefusedError, vetUrl, type UrlGuardOptions } from './url-guard.js';
 import type { Dispatcher } from 'undici';
 import { authorizationHeader, type AgentTransport, type CallOptions, type Credentials } from './types.js';
 
@@ -102,12 +102,15 @@ export class A2aTransport implements AgentTransport {
     const headers = discovered.invocation === 'input' ? { 'a2a-extensions': ADCP_A2A_EXTENSION } : undefined;
     let answer = await this.rpc(discovered, 'message/send', params, options.credentials, remaining(), signal, headers);
     let polls = 0;
+    /** The context of the task being polled, once an answer has named one. */
+    let contextId: string | undefined;
     // An A2A task still at work (no AdCP async handle to follow instead): the call is not over — poll A2A tasks/get.
     for (;;) {
       if (answer.kind !== 'result') break;
       const task = unwrapStreamResponse(answer.result);
       const state = normalizeA2aState((task as any)?.status?.state);
       if (!task || typeof (task as any).id !== 'string' || !state || !RUNNING_STATES.has(state) || hasAdcpHandle(interimData(task))) break;
+      if (typeof (task as any).contextId === 'string') contextId ??= (task as any).contextId;
       const left = options.timeoutMs - (performance.now() - started);
       if (left <= 1) {
         answer = { ...answer, stillRunning: { state, polls } };
@@ -124,6 +127,12 @@ export class A2aTransport implements AgentTransport {
       // timer fired first — means the task did not finish in time, not that polling broke.
       if (next.kind === 'failure' && (signal.aborted || performance.now() - started >= options.timeoutMs - 1)) {
         answer = { ...answer, stillRunning: { state, polls } };
+        break;
+      }
+      // The answer must be the task asked for: another task's answer (its id, or another context) is not this call's.
+      const mismatch = next.kind === 'result' ? otherTask((task as any).id, contextId, next.result) : undefined;
+      if (next.kind === 'result' && mismatch) {
+        answer = { kind: 'other-task', body: next.result, problem: mismatch, observed: next.observed };
         break;
       }
       answer = next;
@@ -218,6 +227,8 @@ export class A2aTransport implements AgentTransport {
         }
         return { request, response: record(body, observed), extraction: { path: 'none', note: 'no A2A answer: HTTP error' }, data: undefined, transportError: `HTTP ${observed.status} from the agent` };
       }
+      case 'other-task':
+        return { request, response: record(answer.body, answer.observed), extraction: { path: 'none', note: `no A2A answer: A2A tasks/get answered another task${pollNote}` }, data: undefined, transportError: answer.problem };
       case 'not-json-rpc':
         return { request, response: record(answer.body, answer.observed), extraction: { path: 'none', note: 'no A2A answer: not a JSON-RPC response' }, data: undefined, transportError: answer.problem };
       case 'rpc-error': {
@@ -246,6 +257,7 @@ type RpcAnswer =
   | { kind: 'rpc-error'; error: { code: number; message: string; data?: unknown }; observed: ObservedHttp }
   | { kind: 'http-error'; body: unknown; observed: ObservedHttp }
   | { kind: 'not-json-rpc'; body: unknown; problem: string; observed: ObservedHttp }
+  | { kind: 'other-task'; body: unknown; problem: string; observed: ObservedHttp }
   | { kind: 'failure'; error: unknown; observed?: ObservedHttp };
 
 function parseRpc(text: string, id: string, observed: ObservedHttp): RpcAnswer {
@@ -264,6 +276,26 @@ function parseRpc(text: string, id: string, observed: ObservedHttp): RpcAnswer {
   }
   if (body.id !== id) return { kind: 'not-json-rpc', body, problem: `the agent answered another JSON-RPC request (id ${JSON.stringify(body.id)?.slice(0, 80)}, sent ${id})`, observed };
   return { kind: 'result', result: body.result, observed };
+}
+
+/** At most this much of an agent-chosen id goes into a message. */
+const MAX_ID_SHOWN = 80;
+const shownId = (id: unknown) => (JSON.stringify(id) ?? String(id)).slice(0, MAX_ID_SHOWN);
+
+/**
+ * Why an A2A `tasks/get` answer is not the task it was asked for (the Task polled), or undefined when it is: a Task
+ * with the same `id` and, when both name one, the same `contextId`. A Message, or a Task without an id, does not say
+ * which task it is. One line; the ids are agent-chosen, cut and JSON-quoted.
+ */
+function otherTask(id: string, context: string | undefined, result: unknown): string | undefined {
+  const got = unwrapStreamResponse(result) as any;
+  const what = `the agent answered A2A tasks/get for task ${shownId(id)}`;
+  if (!got || typeof got !== 'object' || Array.isArray(got) || got.id === undefined) return `${what} with no task id (a tasks/get answer is the Task asked for)`;
+  if (got.id !== id) return `${what} with another task (id ${shownId(got.id)}); an answer about another task is not this call's`;
+  if (context !== undefined && got.contextId !== undefined && got.contextId !== context) {
+    return `${what} with the task in another context (contextId ${shownId(got.contextId)}, the task's is ${shownId(context)}); an answer about another task is not this call's`;
+  }
+  return undefined;
 }
 
 function describeTransportError(error: unknown, observed: ObservedHttp | undefined, timeoutMs: number, doing?: string): string {
@@ -339,17 +371,20 @@ function fromCard(card: any, cardUrl: string, agentUrl: string): Discovered {
 /**
  * An endpoint the card names off the agent's origin goes through the SSRF
  * guard (url-guard.ts): vetted — its name resolved — and, when allowed, every
- * call pinned to the vetted address. A loopback card naming itself by another
- * loopback name is the same agent.
+ * call pinned to the vetted address. "The agent's origin" is exact
+ * (`sameOrigin`: scheme, canonical host, port): a card at 127.0.0.1 naming
+ * 127.0.0.2, `[::1]` or `localhost` on the same port names another host,
+ * which can be another process, and is vetted like any other.
  */
 async function guardEndpoint(discovered: Discovered, agentUrl: string, guard: UrlGuardOptions, timeoutMs: number): Promise<Discovered> {
   const { endpoint, cardUrl } = discovered;
-  if (discovered.refused || endpoint === agentUrl || sameLoopbackAgent(endpoint, agentUrl)) return discovered;
+  if (discovered.refused || sameOrigin(endpoint, agentUrl)) return discovered;
   try {
     const vetted = await vetUrl(endpoint, guard, timeoutMs);
     return vetted.pinned ? { ...discovered, dispatcher: pinnedDispatcher(vetted.pinned, guard.dial) } : discovered;
   } catch (error) {
-    const refusal = error instanceof UrlRefusedError ? error.message : `it could not be vetted: ${describeError(error)}`;
+    let refusal = error instanceof UrlRefusedError ? error.message : `it could not be vetted: ${describeError(error)}`;
+    if (loopbackAlias(endpoint, agentUrl)) refusal = `${refusal}; ${new URL(endpoint).host} is not the agent's host ${new URL(agentUrl).host}, and a loopback alias can be another process`;
     return {
       ...discovered,
       endpoint: agentUrl,
@@ -373,13 +408,13 @@ function declaresAdcpProfile(card: any): boolean {
   return Array.isArray(extensions) && extensions.some((e: any) => typeof e?.uri === 'string' && e.uri.replace(/\/+$/, '') === ADCP_A2A_EXTENSION);
 }
 
-const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[?::1\]?)$/i;
-
-/** A card served at 127.0.0.1 that calls itself localhost (or the reverse), same scheme and port: the same agent. */
-function sameLoopbackAgent(endpoint: string, agentUrl: string): boolean {
-  const a = new URL(endpoint);
-  const b = new URL(agentUrl);
-  return a.protocol === b.protocol && a.port === b.port && LOOPBACK.test(a.hostname) && LOOPBACK.test(b.hostname);
+/** Both on loopback, not the same origin: named in the refusal, since "it is all this machine" is the natural mistake. */
+function loopbackAlias(endpoint: string, agentUrl: string): boolean {
+  try {
+    return isLoopbackHost(new URL(endpoint).hostname) && isLoopbackHost(new URL(agentUrl).hostname);
+  } catch {
+    return false;
+  }
 }
 
 // ─── Extraction (a2a-response-extraction.mdx) ───────────────────────────────

@@ -35,6 +35,84 @@ interface Connection {
   tools?: string[];
   /** Taken from a pool and not yet used by this transport: the agent may have ended the session meanwhile. */
   reused?: boolean;
+  /** Server→client requests (ping, sampling, …) received since the current call began (boundServerRequests). */
+  serverRequests: number;
+  /** Set when they went over MAX_SERVER_REQUESTS_PER_CALL: why the call in progress was stopped. */
+  flood?: ServerRequestFlood;
+  /** Stops the call in progress (its MCP request, or the connection's initialize) when the bound is exceeded. */
+  onFlood?: (flood: ServerRequestFlood) => void;
+}
+
+/**
+ * Server→client requests (`ping`, `sampling/createMessage`, `roots/list`, … — JSON-RPC requests the agent sends in
+ * the server-sent events of an answer, in a JSON batch, or on the session's own event stream) the runner answers
+ * during one call. The SDK answers each one with a POST back (a ping with `{}`, anything else with "method not found"),
+ * without limit: 24k pings in one answer were 24k POSTs, 616–790 MB in a worker and the next step 16 s late. A
+ * conformant agent needs none of them for an AdCP task; past the bound they are dropped unanswered and the call
+ * fails with a transport error naming the bound; the session is dropped (which closes its streams).
+ */
+export const MAX_SERVER_REQUESTS_PER_CALL = 32;
+
+/** The reason a call was stopped by a server→client request flood (a one-line transport error). */
+class ServerRequestFlood extends Error {
+  constructor(method: unknown) {
+    const shown = typeof method === 'string' && /^[\w./-]{1,64}$/.test(method) ? ` (the last one: ${method})` : '';
+    super(`the agent sent more than ${MAX_SERVER_REQUESTS_PER_CALL} server-to-client JSON-RPC requests during one call${shown}; the runner answers at most ${MAX_SERVER_REQUESTS_PER_CALL} per call (MAX_SERVER_REQUESTS_PER_CALL), so the call was stopped and the session dropped`);
+    this.name = 'ServerRequestFlood';
+  }
+}
+
+/**
+ * Hooks the transport's `onmessage`, which the SDK's Protocol sets in `connect()` and through which it dispatches
+ * every message — requests to its handlers, which answer them — so that past MAX_SERVER_REQUESTS_PER_CALL requests
+ * (since the connection's current call began) a request never reaches the Protocol: it is neither answered nor kept.
+ * An accessor on the transport instance, so the Protocol's own assignment is wrapped (no fork of the SDK).
+ */
+function boundServerRequests(transport: { onmessage?: (message: any, extra?: any) => void }, connection: Connection): void {
+  let wrapped: ((message: any, extra?: any) => void) | undefined;
+  Object.defineProperty(transport, 'onmessage', {
+    configurable: true,
+    enumerable: true,
+    get: () => wrapped,
+    set: (handler: ((message: any, extra?: any) => void) | undefined) => {
+      wrapped = handler
+        ? (message, extra) => {
+            if (isServerRequest(message) && ++connection.serverRequests > MAX_SERVER_REQUESTS_PER_CALL) {
+              if (!connection.flood) {
+                connection.flood = new ServerRequestFlood(message.method);
+                connection.onFlood?.(connection.flood);
+              }
+              return;
+            }
+            handler(message, extra);
+          }
+        : undefined;
+    },
+  });
+}
+
+/** A JSON-RPC request (a method and an id), as opposed to a notification or a response. */
+function isServerRequest(message: unknown): message is { method: unknown } {
+  return !!message && typeof message === 'object' && 'method' in message && (message as { id?: unknown }).id !== undefined;
+}
+
+/**
+ * One call's watch on the bound: the count restarts, and a flood aborts the returned signal with the reason.
+ * `end()` when the call is over.
+ */
+function watchServerRequests(connection: Connection, signal: AbortSignal): { signal: AbortSignal; flood: () => ServerRequestFlood | undefined; end: () => void } {
+  const stop = new AbortController();
+  connection.serverRequests = 0;
+  connection.flood = undefined;
+  const onFlood = (flood: ServerRequestFlood) => stop.abort(flood);
+  connection.onFlood = onFlood;
+  return {
+    signal: AbortSignal.any([signal, stop.signal]),
+    flood: () => (stop.signal.aborted ? (stop.signal.reason as ServerRequestFlood) : undefined),
+    end: () => {
+      if (connection.onFlood === onFlood) connection.onFlood = undefined;
+    },
+  };
 }
 
 /**
@@ -140,15 +218,17 @@ export class McpTransport implements AgentTransport {
     const signal = options.signal ? AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs)]) : AbortSignal.timeout(options.timeoutMs);
     let connection: Connection | undefined;
     let reused = false;
+    let watch: ReturnType<typeof watchServerRequests> | undefined;
     try {
       connection = await this.connect(options.credentials, options.timeoutMs, signal);
       connection.last = undefined;
       reused = connection.reused === true;
       connection.reused = false;
+      watch = watchServerRequests(connection, signal);
       const result = await connection.client.callTool(
         { name: task, arguments: (payload ?? {}) as Record<string, unknown> },
         loadedSdk!.resultSchema,
-        { timeout: options.timeoutMs, maxTotalTimeout: options.timeoutMs, signal },
+        { timeout: options.timeoutMs, maxTotalTimeout: options.timeoutMs, signal: watch.signal },
       );
       const duration_ms = Math.round(performance.now() - started);
       const responsePayload = { isError: result.isError === true, structuredContent: result.structuredContent, content: result.content };
@@ -156,6 +236,13 @@ export class McpTransport implements AgentTransport {
       return { request, response: this.responseRecord(responsePayload, connection.last, duration_ms), extraction, data };
     } catch (error) {
       const duration_ms = Math.round(performance.now() - started);
+      // Too many server→client requests (during this call, or during the session's initialize): the agent's doing, in
+      // one line naming the bound, never retried on a fresh session.
+      const flood = watch?.flood() ?? floodOf(error);
+      if (flood) {
+        this.forget(options.credentials);
+        return { request, response: undefined, extraction: { path: 'none', note: 'no MCP result: transport error' }, data: undefined, transportError: flood.message };
+      }
       // (No SDK loaded yet: the error came before any MCP exchange, so it is no McpError.)
       if (loadedSdk && error instanceof loadedSdk.McpError && !isTransportLevelMcpError(error)) {
         // The agent answered with a JSON-RPC error: that is an answer, on the error path.
@@ -200,19 +287,23 @@ export class McpTransport implements AgentTransport {
         data: undefined,
         transportError: describeTransportError(error, observed, options.timeoutMs),
       };
+    } finally {
+      watch?.end();
     }
   }
 
   async listTools(options: CallOptions): Promise<{ tools: string[] } | { error: string }> {
     const signal = options.signal ? AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs)]) : AbortSignal.timeout(options.timeoutMs);
+    let watch: ReturnType<typeof watchServerRequests> | undefined;
     try {
       const connection = await this.connect(options.credentials, options.timeoutMs, signal);
       if (connection.tools) return { tools: [...connection.tools] };
+      watch = watchServerRequests(connection, signal);
       const tools: string[] = [];
       let cursor: string | undefined;
       // Bounded: a hostile agent could page forever.
       for (let page = 0; page < 50; page++) {
-        const listed = await connection.client.listTools(cursor ? { cursor } : undefined, { timeout: options.timeoutMs, signal });
+        const listed = await connection.client.listTools(cursor ? { cursor } : undefined, { timeout: options.timeoutMs, signal: watch.signal });
         tools.push(...listed.tools.map((t) => t.name));
         cursor = listed.nextCursor;
         if (!cursor) break;
@@ -221,7 +312,10 @@ export class McpTransport implements AgentTransport {
       return { tools: [...tools] };
     } catch (error) {
       this.forget(options.credentials);
-      return { error: describeTransportError(error, undefined, options.timeoutMs) };
+      const flood = watch?.flood() ?? floodOf(error);
+      return { error: flood ? flood.message : describeTransportError(error, undefined, options.timeoutMs) };
+    } finally {
+      watch?.end();
     }
   }
 
@@ -263,7 +357,7 @@ export class McpTransport implements AgentTransport {
   }
 
   private async open(credentials: Credentials, timeoutMs: number, signal: AbortSignal): Promise<Connection> {
-    const connection = {} as Connection;
+    const connection = { serverRequests: 0 } as Connection;
     const authorization = authorizationHeader(credentials);
     const { Client, StreamableHTTPClientTransport } = await mcpSdk();
     const transport = new StreamableHTTPClientTransport(new URL(this.url), {
@@ -281,14 +375,21 @@ export class McpTransport implements AgentTransport {
       // A runner must not retry silently: one request, one observation.
       reconnectionOptions: { maxReconnectionDelay: 0, initialReconnectionDelay: 0, reconnectionDelayGrowFactor: 1, maxRetries: 0 },
     });
+    boundServerRequests(transport, connection);
     const client = new Client(this.options.clientInfo ?? CLIENT_INFO, { capabilities: {} });
     connection.client = client;
+    // The initialize exchange is bounded like a call.
+    const watch = watchServerRequests(connection, signal);
     try {
-      await client.connect(transport, { timeout: timeoutMs, signal });
+      await client.connect(transport, { timeout: timeoutMs, signal: watch.signal });
     } catch (error) {
       await client.close().catch(() => {});
-      if (error && typeof error === 'object' && connection.last) (error as any).observed = connection.last;
-      throw error;
+      const flood = watch.flood();
+      const thrown = flood ?? error;
+      if (thrown && typeof thrown === 'object' && connection.last) (thrown as any).observed = connection.last;
+      throw thrown;
+    } finally {
+      watch.end();
     }
     return connection;
   }
@@ -321,6 +422,10 @@ const keepStructuredContent = (CallToolResultSchema: typeof import('@modelcontex
     return { success: true as const, data: { ...checked.data, structuredContent: (data as { structuredContent: Record<string, unknown> }).structuredContent } };
   },
 });
+
+function floodOf(error: unknown): ServerRequestFlood | undefined {
+  return error instanceof ServerRequestFlood ? error : undefined;
+}
 
 function jsonRpcErrorIn(observed: ObservedHttp): { body: unknown; error: JsonRpcError } | undefined {
   if (observed.status < 400 || observed.errorBody === undefined) return undefined;

@@ -7,7 +7,8 @@
  * loopback / link-local hosts, bounded response size and time").
  *
  * - The agent's own origin (the URL the user configured) is the user's choice:
- *   never vetted.
+ *   never vetted. Its origin exactly (`sameOrigin`): scheme, canonical host
+ *   and port; a loopback alias of its host is another host.
  * - Anything else must be https, and its host must not be, or RESOLVE to, a
  *   loopback, private (RFC 1918), CGNAT, link-local (169.254.169.254
  *   included), unspecified, multicast or reserved address, in IPv4 or IPv6
@@ -156,9 +157,22 @@ function bare(hostname: string): string {
 
 // ─── URLs ───────────────────────────────────────────────────────────────────
 
+/**
+ * The same agent: same scheme, same host and same port, after the URL
+ * parser's canonicalisation (case, IPv4 spellings such as `127.1` or
+ * `0x7f.0.0.1`, IPv6 compression, IDNA, a default port) — and nothing looser.
+ * A loopback alias (`localhost`, 127.0.0.2, `[::1]` for an agent at
+ * 127.0.0.1) is another host: another process may listen there, and an
+ * agent-supplied URL allowed as "the same agent" is sent the operator's
+ * credentials. Only http(s) URLs have an origin to share (an opaque origin,
+ * `null`, is never the same as anything).
+ */
 export function sameOrigin(a: URL | string, b: URL | string): boolean {
   try {
-    return new URL(a).origin === new URL(b).origin;
+    const x = new URL(a);
+    const y = new URL(b);
+    const web = (u: URL) => u.protocol === 'https:' || u.protocol === 'http:';
+    return web(x) && web(y) && x.protocol === y.protocol && x.hostname === y.hostname && x.port === y.port;
   } catch {
     return false;
   }
