@@ -159,8 +159,16 @@ export class StoryboardRun {
     if (unchecked.length > 0) this.storyboardWarnings.push(`invariants ${unchecked.join(', ')} are not checked by this version of vitest-adcp`);
   }
 
-  /** Secrets this run may put on the wire, for scrubbing rendered messages. */
+  /**
+   * Secrets this run may put on the wire, for scrubbing rendered messages: the credentials, and the operation ids of
+   * the webhook URLs it minted (only the agent may know a URL the receiver accepts: webhooks.ts).
+   */
   secrets(): string[] {
+    return [...this.credentialSecrets(), ...this.webhooks.secrets()];
+  }
+
+  /** The credentials alone (context.no_secret_echo: an agent may echo its webhook URL back, never a credential). */
+  private credentialSecrets(): string[] {
     return [...this.credentials.secrets(), ...(this.options.knownSecrets ?? [])];
   }
 
@@ -419,7 +427,7 @@ export class StoryboardRun {
       scope: { context: new Map(this.context), priorSteps: this.priorSteps, testKit: this.options.testKit, generated: this.generated },
       agentUrl: this.transport!.url,
       completion,
-      secrets: this.secrets(),
+      secrets: this.credentialSecrets(),
     });
     const recorded: StepResult = {
       ...result,

@@ -22,6 +22,16 @@
  * the runner put in that step's URL (the test kit: "the ID the RUNNER sets in
  * the path segment of push_notification_config.url").
  *
+ * The operation id is the URL's unguessable part (a random UUID, 122 bits, per
+ * (run, step)): the receiver answers only URLs minted and registered for a
+ * run, so whoever knows one can make that step's `expect_webhook` pass. Only
+ * the agent is sent it; every output (step records, reports, the NDJSON
+ * stream, terminal text) shows `[redacted]` in its place — `secrets()` joins
+ * the run's secret set, which every output is scrubbed of. An extra token
+ * segment would not do: agents read the operation id from the URL's last path
+ * segment, and the URL shape `<base>/step/<step>/<operation_id>` is the test
+ * kit's.
+ *
  * One (keyid, nonce) replay cache per storyboard run, shared by every
  * verified delivery (test kit > client_primitives.signature_replay_store).
  */
@@ -90,6 +100,18 @@ export class WebhookRun {
         operationId: (stepId) => this.operationIds.get(stepId),
       };
     }
+  }
+
+  /**
+   * The operation ids this run minted, in each spelling an output could carry
+   * them (as minted, upper case, without dashes): the run's secret set
+   * (run.ts `secrets()`), so no output names a URL the receiver accepts.
+   */
+  secrets(): string[] {
+    return [...this.operationIds.values()].flatMap((id) => {
+      const bare = id.replace(/-/g, '');
+      return [id, id.toUpperCase(), bare, bare.toUpperCase()];
+    });
   }
 
   get hasReceiver(): boolean {

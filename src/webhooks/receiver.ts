@@ -8,7 +8,11 @@
  * first `count` deliveries, then 200.
  *
  * Bounded on purpose — in proxy mode this listener faces the network:
- *   - only registered URLs are accepted (404 otherwise), only POST (405);
+ *   - only registered URLs are accepted (404 otherwise), only POST (405).
+ *     The operation id is the URL's unguessable part (the engine mints a
+ *     random UUID per step and keeps it out of every output: engine/webhooks.ts
+ *     `secrets()`), so a delivery is accepted only from whoever was sent the
+ *     URL — the agent — not from a process that read a report;
  *   - a body over `maxBodyBytes` is not kept (413; the delivery is recorded as
  *     oversize so the step can say so);
  *   - at most `maxDeliveriesPerUrl` per URL and `maxStoredBytes` in all, then
