@@ -7,7 +7,8 @@
  * not collected.
  *
  * Exit status: 0 every step passed (or skipped), 1 a step failed, 2 a usage or
- * configuration error (nothing ran).
+ * configuration error (nothing ran), 130/143 interrupted by SIGINT/SIGTERM (the
+ * run was cancelled; the report, when asked for, has what ran).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
@@ -29,7 +30,12 @@ default the agent's get_adcp_capabilities chooses them, as
 protocol, each declared specialism, and the scenarios those require.
 
 Options:
-  --auth <token>             Bearer token for the agent (default: env ADCP_AUTH_TOKEN)
+  --auth <token>             Bearer token for the agent (default: env ADCP_AUTH_TOKEN).
+                             Visible to other local users in the process list
+                             (ps) for the whole run: prefer --auth-file or the env
+  --auth-file <path>         read the bearer token from this file, or from stdin
+                             with \`--auth-file -\` (one line; neither it nor env
+                             ADCP_AUTH_TOKEN shows in the process list)
   --protocol <mcp|a2a>       how to reach the agent (default: env ADCP_PROTOCOL, else mcp);
                              for a2a the URL is where its agent card is, e.g.
                              http://127.0.0.1:3000/a2a
@@ -73,7 +79,10 @@ they grade not_applicable):
                              one; default: env ADCP_RUNNER_WEBHOOK_PORT)
   --webhook-allow-http       local development only: accept an http:// base URL
 
-Exit status: 0 passed, 1 a step failed, 2 usage or configuration error.`;
+Exit status: 0 passed, 1 a step failed, 2 usage or configuration error,
+130/143 interrupted by SIGINT/SIGTERM: the run is cancelled (the step under way
+finishes, the rest are not run) and --report is still written; a second signal
+exits at once.`;
 
 /** A usage or configuration error: printed without a stack, exit status 2. */
 class UsageError extends ConfigurationError {}
@@ -105,6 +114,31 @@ function commaList(values: string[] | undefined): string[] {
   return (values ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
 }
 
+/** The most a token file (or stdin) may hold: a bearer token is a line, not a file. */
+const MAX_AUTH_FILE_BYTES = 64 * 1024;
+
+/**
+ * `--auth-file <path>` (`-`: stdin): the token as its one line, so it never sits in the process list as `--auth`
+ * does. Surrounding whitespace and the final newline are not part of it.
+ */
+function readAuthFile(path: string, cwd: string): string {
+  let text: string;
+  try {
+    // fd 0 for `-`: stdin read whole (a pipe, a here-string, a redirected file).
+    const bytes = readFileSync(path === '-' ? 0 : resolve(cwd, path));
+    if (bytes.byteLength > MAX_AUTH_FILE_BYTES) throw new UsageError(`--auth-file ${path}: over ${MAX_AUTH_FILE_BYTES} bytes; it must hold the bearer token alone, on one line`);
+    text = bytes.toString('utf8');
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(`--auth-file ${path}: cannot read it (${code ?? (error instanceof Error ? error.message : String(error))}); give a file holding the bearer token, or - to read it from stdin`);
+  }
+  const token = text.trim();
+  if (token === '') throw new UsageError(`--auth-file ${path} is empty: it must hold the bearer token, on one line`);
+  if (/[\r\n]/.test(token)) throw new UsageError(`--auth-file ${path} has more than one line: it must hold the bearer token alone, on one line`);
+  return token;
+}
+
 function parse(argv: string[], cwd: string, env: NodeJS.ProcessEnv): Invocation | 'help' {
   let parsed;
   try {
@@ -114,6 +148,7 @@ function parse(argv: string[], cwd: string, env: NodeJS.ProcessEnv): Invocation 
       strict: true,
       options: {
         auth: { type: 'string' },
+        'auth-file': { type: 'string' },
         protocol: { type: 'string' },
         storyboards: { type: 'string', multiple: true },
         tracks: { type: 'string', multiple: true },
@@ -155,10 +190,12 @@ function parse(argv: string[], cwd: string, env: NodeJS.ProcessEnv): Invocation 
   if (parsedUrl.protocol === 'http:' && !isLoopback(parsedUrl.hostname) && !values['allow-http']) {
     throw new UsageError(`${url} is plain http to a host that is not loopback: agents must terminate TLS (use https://), or pass --allow-http for a development agent (results are then not publishable).`);
   }
+  if (values.auth !== undefined && values['auth-file'] !== undefined) throw new UsageError('--auth and --auth-file both give the bearer token: give one (--auth-file keeps it out of the process list)');
+  const authToken = values['auth-file'] !== undefined ? readAuthFile(values['auth-file'], cwd) : values.auth;
   const protocol = values.protocol;
   if (protocol !== undefined && protocol !== 'mcp' && protocol !== 'a2a') throw new UsageError(`--protocol is "${protocol}": use mcp or a2a`);
   // The run's own check, env fallbacks included.
-  const runtime = resolveRuntimeConfig({ agentUrl: url, protocol, authToken: values.auth, ...(values['allow-http'] ? { allowHttp: true } : {}) }, env);
+  const runtime = resolveRuntimeConfig({ agentUrl: url, protocol, authToken, ...(values['allow-http'] ? { allowHttp: true } : {}) }, env);
   if (runtime.error) throw new UsageError(runtime.error);
 
   const version = values['compliance-version'] ?? (env.ADCP_COMPLIANCE?.trim() || undefined);
@@ -191,7 +228,7 @@ function parse(argv: string[], cwd: string, env: NodeJS.ProcessEnv): Invocation 
       files,
       compliance: { storyboards, bundles, tracks, fromCapabilities: !explicit, ...(version ? { version } : {}) },
       ...(values.sequential ? { sequential: true } : {}),
-      agent: { url, protocol: runtime.protocol, ...(values.auth ? { auth: { token: values.auth } } : {}), ...(values['allow-http'] ? { allowHttp: true } : {}) },
+      agent: { url, protocol: runtime.protocol, ...(authToken ? { auth: { token: authToken } } : {}), ...(values['allow-http'] ? { allowHttp: true } : {}) },
       timeoutMs: DEFAULT_TIMEOUT_MS,
       ...(values['skip-rate-abuse'] ? { signedRequests: { skipRateAbuse: true } } : {}),
       ...(values['lenient-keys'] ? { strictKeys: false } : {}),
@@ -261,9 +298,15 @@ async function main(argv: string[], cwd: string = process.cwd(), env: NodeJS.Pro
       }
       return 0;
     }
-    const vitest = await startVitest('test', [], options, overrides);
+    const interruption = new Interruption();
+    let vitest;
+    try {
+      vitest = await startVitest('test', [], options, { plugins: [...overrides.plugins, interruption.plugin()] });
+    } finally {
+      interruption.stopListening();
+    }
     const failed = vitest.state.getCountOfFailedTests() > 0 || vitest.state.getUnhandledErrors().length > 0 || Number(process.exitCode ?? 0) !== 0;
-    const code = failed ? 1 : 0;
+    const code = interruption.exitCode ?? (failed ? 1 : 0);
     // Set before exit(): as under `vitest run`, a handle left open cannot keep CI waiting past
     // teardownTimeout — Vitest then ends the process with this status.
     process.exitCode = code;
@@ -272,6 +315,67 @@ async function main(argv: string[], cwd: string = process.cwd(), env: NodeJS.Pro
   } catch (error) {
     const plugin = invocation.plugin;
     return configurationFailure(error, false, [plugin.agent?.auth?.token ?? env.ADCP_AUTH_TOKEN ?? '', ...secretsInUrl(invocation.url)]);
+  }
+}
+
+/** The exit status of a run ended by a signal, as a shell reports it: 128 + the signal's number. */
+const SIGNAL_EXIT: Record<'SIGINT' | 'SIGTERM', number> = { SIGINT: 130, SIGTERM: 143 };
+
+/**
+ * SIGINT/SIGTERM during a run. Vitest's own handlers exit the process at once, so the reporters never end the run and
+ * no report is written: they are replaced, as soon as Vitest exists (its \`configureVitest\` hook), by these. The first
+ * signal cancels the run the way Vitest's own cancel key does (\`cancelCurrentRun\`: the steps under way finish, the
+ * rest are not run) and the run ends normally — every reporter's end, the contract report with what ran — with
+ * 128 + the signal's number; a second signal exits at once. Before Vitest exists (the capability check), a signal
+ * exits at once: nothing ran.
+ */
+class Interruption {
+  /** Set by the first signal: the status the run exits with. */
+  exitCode: number | undefined;
+  private vitest: { cancelCurrentRun(reason: never): Promise<void> } | undefined;
+  private readonly handler = (signal: NodeJS.Signals) => this.onSignal(signal);
+  private readonly theirs = new Set<(...args: unknown[]) => void>();
+
+  constructor() {
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      for (const listener of process.listeners(signal)) this.theirs.add(listener as (...args: unknown[]) => void);
+      process.on(signal, this.handler);
+    }
+  }
+
+  /** The plugin that hands us the run's Vitest and takes Vitest's own signal handlers away. */
+  plugin(): { name: string; configureVitest(context: { vitest: { cancelCurrentRun(reason: never): Promise<void> } }): void } {
+    return {
+      name: 'vitest-adcp:interruption',
+      configureVitest: ({ vitest }) => {
+        this.vitest ??= vitest;
+        for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+          for (const listener of process.listeners(signal)) {
+            if (listener !== this.handler && !this.theirs.has(listener as (...args: unknown[]) => void)) process.off(signal, listener as (...args: unknown[]) => void);
+          }
+        }
+      },
+    };
+  }
+
+  private onSignal(signal: NodeJS.Signals): void {
+    const code = SIGNAL_EXIT[signal as keyof typeof SIGNAL_EXIT] ?? 1;
+    if (this.exitCode !== undefined || !this.vitest) {
+      // A second signal, or one before the run: at once.
+      process.exit(this.exitCode ?? code);
+    }
+    this.exitCode = code;
+    process.exitCode = code;
+    console.error(`vitest-adcp: ${signal}: cancelling the run (the steps under way finish, the rest are not run); the report is still written. Send it again to exit at once.`);
+    void this.vitest.cancelCurrentRun('keyboard-input' as never).catch(() => {});
+  }
+
+  /**
+   * After the run. Not interrupted: a signal is Node's again (it ends the process). Interrupted: the handler stays, so
+   * a second signal still exits at once while Vitest closes.
+   */
+  stopListening(): void {
+    if (this.exitCode === undefined) for (const signal of ['SIGINT', 'SIGTERM'] as const) process.off(signal, this.handler);
   }
 }
 

@@ -40,6 +40,11 @@ export interface BoundedFetchOptions {
   maxResponseBytes: number;
   /** Called with every response's status and headers as soon as they arrive. */
   onResponse?: (observed: ObservedHttp) => void;
+  /**
+   * Called when a streamed body goes over maxResponseBytes, besides the error its reader gets: a reader that keeps its
+   * errors to itself (the MCP SDK's server-sent-events reader) would otherwise leave the call waiting for its timeout.
+   */
+  onTooLarge?: (error: ResponseTooLargeError) => void;
   /** Where connections come from (url-guard.ts pins one to a vetted address). @default the shared pool */
   dispatcher?: Dispatcher;
 }
@@ -154,7 +159,10 @@ export function boundedFetch(options: BoundedFetchOptions): FetchLike {
       new Transform({
         transform(chunk: Buffer, _encoding, done) {
           seen += chunk.byteLength;
-          done(seen > limit ? new ResponseTooLargeError(limit) : null, seen > limit ? undefined : chunk);
+          if (seen <= limit) return done(null, chunk);
+          const error = new ResponseTooLargeError(limit);
+          options.onTooLarge?.(error);
+          done(error);
         },
       }),
       () => {},

@@ -11,7 +11,7 @@ import type { Exchange } from '../checks/types.js';
 import type { ExtractionRecord, ResponseRecord } from '../engine/records.js';
 import { filterResponseHeaders } from '../report/redact.js';
 import { jsonRpcErrorOf, parseJsonOrText, type JsonRpcError } from './answer-body.js';
-import { boundedFetch, describeError, isTimeoutError, type ObservedHttp } from './http.js';
+import { boundedFetch, describeError, isTimeoutError, ResponseTooLargeError, type ObservedHttp } from './http.js';
 import { agentOriginRedirects } from './url-guard.js';
 import { authorizationHeader, type AgentTransport, type CallOptions, type Credentials } from './types.js';
 
@@ -37,11 +37,21 @@ interface Connection {
   reused?: boolean;
   /** Server→client requests (ping, sampling, …) received since the current call began (boundServerRequests). */
   serverRequests: number;
-  /** Set when they went over MAX_SERVER_REQUESTS_PER_CALL: why the call in progress was stopped. */
-  flood?: ServerRequestFlood;
-  /** Stops the call in progress (its MCP request, or the connection's initialize) when the bound is exceeded. */
-  onFlood?: (flood: ServerRequestFlood) => void;
+  /**
+   * Why the call in progress was stopped by the agent's doing: server→client requests over MAX_SERVER_REQUESTS_PER_CALL,
+   * an answer over maxResponseBytes in a stream the SDK reads on its own, an answer to a request id never sent.
+   */
+  flood?: CallStopped;
+  /** Stops the call in progress (its MCP request, or the connection's initialize) with that reason. */
+  onFlood?: (reason: CallStopped) => void;
+  /** JSON-RPC ids of the requests sent on this connection and not answered yet (JSON text of each id). */
+  pending: Set<string>;
+  /** The JSON-RPC error the agent answered to a request of the current call: its `-32000`/`-32001` are its answer, not the SDK's "connection closed"/"timeout". */
+  answeredError?: { code: unknown; message: unknown };
 }
+
+/** A reason the runner stops a call that is the agent's doing: reported in one line, never retried on a fresh session. */
+type CallStopped = ServerRequestFlood | StrayAnswer | ResponseTooLargeError;
 
 /**
  * Server→client requests (`ping`, `sampling/createMessage`, `roots/list`, … — JSON-RPC requests the agent sends in
@@ -62,14 +72,56 @@ class ServerRequestFlood extends Error {
   }
 }
 
+/** An id as the agent sent it, quoted on one line and cut short: JSON, with anything outside printable ASCII escaped. */
+function quotedId(id: unknown): string {
+  let text: string;
+  try {
+    text = JSON.stringify(id) ?? String(id);
+  } catch {
+    text = String(id);
+  }
+  text = text.replace(/[^\x20-\x7e]/g, (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`);
+  return text.length > 60 ? `${text.slice(0, 59)}…` : text;
+}
+
+/**
+ * A JSON-RPC response whose id is none of the requests the runner has waiting: the SDK drops it ("unknown message ID")
+ * and the call waited for its bound, reported as a timeout. The agent answered something else; the call is stopped.
+ */
+class StrayAnswer extends Error {
+  constructor(id: unknown, waiting: readonly string[]) {
+    const ours = waiting.length > 0 ? ` (the runner was waiting for id ${waiting.slice(0, 3).map((w) => quotedId(JSON.parse(w))).join(', ')})` : '';
+    super(`the agent answered another request id: its JSON-RPC response has id ${quotedId(id)}, which is not the id of any request the runner sent${ours}; the answer to this call never came, so the call was stopped and the session dropped`);
+    this.name = 'StrayAnswer';
+  }
+}
+
+/** A JSON-RPC response (an id and a result or an error, no method). */
+function isResponse(message: unknown): message is { id: unknown; error?: { code?: unknown; message?: unknown } } {
+  return !!message && typeof message === 'object' && !('method' in message) && 'id' in message && ('result' in message || 'error' in message);
+}
+
+/** Stops the connection's call in progress with a reason (the first one wins until the next call). */
+function stopCall(connection: Connection, reason: CallStopped): void {
+  if (connection.flood) return;
+  connection.flood = reason;
+  connection.onFlood?.(reason);
+}
+
 /**
  * Hooks the transport's `onmessage`, which the SDK's Protocol sets in `connect()` and through which it dispatches
  * every message — requests to its handlers, which answer them — so that past MAX_SERVER_REQUESTS_PER_CALL requests
  * (since the connection's current call began) a request never reaches the Protocol: it is neither answered nor kept.
  * An accessor on the transport instance, so the Protocol's own assignment is wrapped (no fork of the SDK).
  */
-function boundServerRequests(transport: { onmessage?: (message: any, extra?: any) => void }, connection: Connection): void {
+function boundServerRequests(transport: { onmessage?: (message: any, extra?: any) => void; send: (message: any, options?: any) => Promise<void> }, connection: Connection): void {
   let wrapped: ((message: any, extra?: any) => void) | undefined;
+  // The ids of the requests the SDK sends: a response to any other id is the agent answering something else.
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => {
+    if (isServerRequest(message)) connection.pending.add(JSON.stringify(message.id));
+    return send(message, options);
+  };
   Object.defineProperty(transport, 'onmessage', {
     configurable: true,
     enumerable: true,
@@ -78,11 +130,16 @@ function boundServerRequests(transport: { onmessage?: (message: any, extra?: any
       wrapped = handler
         ? (message, extra) => {
             if (isServerRequest(message) && ++connection.serverRequests > MAX_SERVER_REQUESTS_PER_CALL) {
-              if (!connection.flood) {
-                connection.flood = new ServerRequestFlood(message.method);
-                connection.onFlood?.(connection.flood);
-              }
+              stopCall(connection, new ServerRequestFlood(message.method));
               return;
+            }
+            if (isResponse(message)) {
+              const id = JSON.stringify(message.id);
+              if (id === undefined || !connection.pending.delete(id)) {
+                stopCall(connection, new StrayAnswer(message.id, [...connection.pending]));
+                return;
+              }
+              if (message.error && typeof message.error === 'object') connection.answeredError = { code: message.error.code, message: message.error.message };
             }
             handler(message, extra);
           }
@@ -92,7 +149,7 @@ function boundServerRequests(transport: { onmessage?: (message: any, extra?: any
 }
 
 /** A JSON-RPC request (a method and an id), as opposed to a notification or a response. */
-function isServerRequest(message: unknown): message is { method: unknown } {
+function isServerRequest(message: unknown): message is { method: unknown; id: unknown } {
   return !!message && typeof message === 'object' && 'method' in message && (message as { id?: unknown }).id !== undefined;
 }
 
@@ -100,15 +157,16 @@ function isServerRequest(message: unknown): message is { method: unknown } {
  * One call's watch on the bound: the count restarts, and a flood aborts the returned signal with the reason.
  * `end()` when the call is over.
  */
-function watchServerRequests(connection: Connection, signal: AbortSignal): { signal: AbortSignal; flood: () => ServerRequestFlood | undefined; end: () => void } {
+function watchServerRequests(connection: Connection, signal: AbortSignal): { signal: AbortSignal; flood: () => CallStopped | undefined; end: () => void } {
   const stop = new AbortController();
   connection.serverRequests = 0;
   connection.flood = undefined;
-  const onFlood = (flood: ServerRequestFlood) => stop.abort(flood);
+  connection.answeredError = undefined;
+  const onFlood = (flood: CallStopped) => stop.abort(flood);
   connection.onFlood = onFlood;
   return {
     signal: AbortSignal.any([signal, stop.signal]),
-    flood: () => (stop.signal.aborted ? (stop.signal.reason as ServerRequestFlood) : undefined),
+    flood: () => (stop.signal.aborted ? (stop.signal.reason as CallStopped) : undefined),
     end: () => {
       if (connection.onFlood === onFlood) connection.onFlood = undefined;
     },
@@ -243,8 +301,9 @@ export class McpTransport implements AgentTransport {
         this.forget(options.credentials);
         return { request, response: undefined, extraction: { path: 'none', note: 'no MCP result: transport error' }, data: undefined, transportError: flood.message };
       }
-      // (No SDK loaded yet: the error came before any MCP exchange, so it is no McpError.)
-      if (loadedSdk && error instanceof loadedSdk.McpError && !isTransportLevelMcpError(error)) {
+      // (No SDK loaded yet: the error came before any MCP exchange, so it is no McpError.) A -32000 or -32001 the agent
+      // itself answered is its answer too, not the SDK's own "connection closed" / "timed out" of the same codes.
+      if (loadedSdk && error instanceof loadedSdk.McpError && (!isTransportLevelMcpError(error) || agentAnswered(connection, error))) {
         // The agent answered with a JSON-RPC error: that is an answer, on the error path.
         const rpcError = { code: error.code, message: error.message, data: error.data };
         return {
@@ -357,7 +416,7 @@ export class McpTransport implements AgentTransport {
   }
 
   private async open(credentials: Credentials, timeoutMs: number, signal: AbortSignal): Promise<Connection> {
-    const connection = { serverRequests: 0 } as Connection;
+    const connection = { serverRequests: 0, pending: new Set<string>() } as unknown as Connection;
     const authorization = authorizationHeader(credentials);
     const { Client, StreamableHTTPClientTransport } = await mcpSdk();
     const transport = new StreamableHTTPClientTransport(new URL(this.url), {
@@ -371,6 +430,9 @@ export class McpTransport implements AgentTransport {
         onResponse: (observed) => {
           if (observed.method === 'POST') connection.last = observed;
         },
+        // A body over the bound in a stream the SDK reads itself (server-sent events) ends in the SDK's own error
+        // handler, and the call waited for its timeout: stop the call with the bound's reason instead.
+        onTooLarge: (error) => stopCall(connection, error),
       }), this.url) as any,
       // A runner must not retry silently: one request, one observation.
       reconnectionOptions: { maxReconnectionDelay: 0, initialReconnectionDelay: 0, reconnectionDelayGrowFactor: 1, maxRetries: 0 },
@@ -423,8 +485,8 @@ const keepStructuredContent = (CallToolResultSchema: typeof import('@modelcontex
   },
 });
 
-function floodOf(error: unknown): ServerRequestFlood | undefined {
-  return error instanceof ServerRequestFlood ? error : undefined;
+function floodOf(error: unknown): CallStopped | undefined {
+  return error instanceof ServerRequestFlood || error instanceof StrayAnswer || error instanceof ResponseTooLargeError ? error : undefined;
 }
 
 function jsonRpcErrorIn(observed: ObservedHttp): { body: unknown; error: JsonRpcError } | undefined {
@@ -432,6 +494,12 @@ function jsonRpcErrorIn(observed: ObservedHttp): { body: unknown; error: JsonRpc
   const body = parseJsonOrText(observed.errorBody);
   const error = jsonRpcErrorOf(body);
   return error ? { body, error } : undefined;
+}
+
+/** The agent answered the current call's request with this very JSON-RPC error (code and message). */
+function agentAnswered(connection: Connection | undefined, error: McpError): boolean {
+  const answered = connection?.answeredError;
+  return !!answered && answered.code === error.code && typeof answered.message === 'string' && error.message.endsWith(answered.message);
 }
 
 /** Timeouts and connection losses surface as McpError too; they are not agent answers. */
