@@ -124,3 +124,60 @@ describe("answerError: comply_test_controller's success: false", () => {
     expect(answerError(mcp({ isError: true, structuredContent: controllerError }, 'comply_test_controller'))).toMatchObject({ code: 'UNKNOWN_SCENARIO', where: 'isError: true with structuredContent' });
   });
 });
+
+describe('answerError: the edges of the success-payload rule, one field at a time', () => {
+  const errors = [{ code: 'INVALID_REQUEST', message: 'no' }];
+  it('every protocol-envelope key and error-arm key beside errors[] leaves it an error; any other holding key makes it a success', () => {
+    for (const key of ['status', 'task_id', 'context_id', 'context', 'message', 'timestamp', 'ext', 'adcp_version', 'progress', 'push_notification_config', 'replayed', 'conflicting_standards_id']) {
+      const value = key === 'status' ? 'completed' : key === 'replayed' ? true : key === 'progress' ? 50 : 'x';
+      expect(answerError(data({ errors, [key]: value })), key).toMatchObject({ where: 'errors[] in the task data without a success payload' });
+    }
+    expect(answerError(data({ errors, media_buy_id: 'mb1' }))).toBeUndefined();
+  });
+
+  it('what holds something: a non-empty string or array, a non-zero number, true, an object holding one (to a depth), not their empty forms', () => {
+    for (const empty of ['', 0, false, null, [], {}, { total: 0 }, { a: { b: '' } }]) expect(answerError(data({ errors, result: empty })), JSON.stringify(empty)).toBeDefined();
+    for (const full of ['x', 1, -1, true, [0], { a: 1 }, { a: { b: 'x' } }]) expect(answerError(data({ errors, result: full })), JSON.stringify(full)).toBeUndefined();
+    let deep: Record<string, unknown> = {};
+    for (let i = 0; i < 9; i++) deep = { d: deep };
+    // Past 8 levels an object is taken as holding something (the walk is bounded), so the answer is a success.
+    expect(answerError(data({ errors, result: deep }))).toBeUndefined();
+    let shallow: Record<string, unknown> = {};
+    for (let i = 0; i < 6; i++) shallow = { d: shallow };
+    expect(answerError(data({ errors, result: shallow }))).toBeDefined();
+  });
+
+  it('an in-flight status makes errors[] advisory; a finished one does not; an empty errors[] is no error', () => {
+    for (const status of ['submitted', 'working', 'input-required']) expect(answerError(data({ status, task_id: 't', errors })), status).toBeUndefined();
+    for (const status of ['completed', 'failed', 'canceled']) expect(answerError(data({ status, errors })), status).toBeDefined();
+    expect(answerError(data({ errors: [] }))).toBeUndefined();
+    expect(answerError(data({ errors: 'not a list' }))).toBeUndefined();
+  });
+
+  it('rules 3 and 4 under payload; adcp_error must be an object', () => {
+    expect(answerError(data({ payload: { errors } }))).toMatchObject({ code: 'INVALID_REQUEST', where: 'errors[] in payload without a success payload' });
+    expect(answerError(data({ payload: { adcp_error: refusal }, other: 1 }))).toMatchObject({ code: 'INVALID_REQUEST', where: 'adcp_error in payload' });
+    expect(answerError(data({ adcp_error: refusal, products: [1] }))).toMatchObject({ where: 'adcp_error in the task data' });
+    expect(answerError(data({ adcp_error: 'not an object', products: [1] }))).toBeUndefined();
+    expect(answerError(data({ payload: 'text' }))).toBeUndefined();
+  });
+
+  it("the controller's arm: only with a string error, on comply_test_controller or an unknown task; its error_detail is the message", () => {
+    const controller = { success: false, error: 'NOT_FOUND', error_detail: 'no such buy' };
+    expect(answerError(data(controller, 'comply_test_controller'))).toEqual({ code: 'NOT_FOUND', message: 'no such buy', where: 'comply_test_controller answered success: false' });
+    expect(answerError(data(controller, ''))).toMatchObject({ code: 'NOT_FOUND' });
+    expect(answerError({ data: controller })).toMatchObject({ code: 'NOT_FOUND' });
+    expect(answerError(data(controller, 'provide_performance_feedback'))).toBeUndefined();
+    expect(answerError(data({ success: false, error: 7 }, 'comply_test_controller'))).toBeUndefined();
+    expect(answerError(data({ success: true, error: 'X' }, 'comply_test_controller'))).toBeUndefined();
+    expect(answerError(data({ success: false, error: 'GONE_AWAY', error_detail: '' }, 'comply_test_controller'))).toEqual({ code: 'GONE_AWAY', where: 'comply_test_controller answered success: false' });
+  });
+
+  it('a transport failure is not an error answer; a JSON-RPC error is, with its message; the extraction note names the path', () => {
+    expect(answerError({ ...data({ adcp_error: refusal }), transportError: 'socket hang up' })).toBeUndefined();
+    expect(answerError({ data: undefined, rpcError: { code: -32602, message: 'Unknown tool' } })).toEqual({ message: 'Unknown tool', where: 'JSON-RPC error -32602' });
+    expect(answerError({ data: undefined, extraction: { path: 'error' } })).toEqual({ where: 'the transport took the error path' });
+    expect(answerError({ data: { message: 'plain words' }, extraction: { path: 'error', note: 'n' } })).toEqual({ message: 'plain words', where: 'n' });
+    expect(answerError({ data: { message: '' }, extraction: { path: 'error', note: 'n' } })).toEqual({ where: 'n' });
+  });
+});
