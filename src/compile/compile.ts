@@ -14,8 +14,9 @@ import MagicString, { type SourceMap } from 'magic-string';
 import { LOAD_FAILURE_TITLE, testTitle } from '../adapter/test-titles.js';
 import { withVectorSteps } from '../engine/request-signing-steps.js';
 import { planSeeding } from '../engine/seeding.js';
-import { formatDiagnostic } from '../storyboard/diagnostics.js';
-import { loadStoryboard } from '../storyboard/load.js';
+import { reportBytes, resolveBounds, type StoryboardBounds } from '../storyboard/bounds.js';
+import { DiagnosticSink, formatDiagnostic } from '../storyboard/diagnostics.js';
+import { loadStoryboard, type LoadResult } from '../storyboard/load.js';
 import type { Diagnostic, SourceLocation, Storyboard } from '../storyboard/types.js';
 
 export interface CompileOptions {
@@ -37,6 +38,8 @@ export interface CompileOptions {
    * reads one as `done`), the step timeout is `it`'s third argument (Jest has no per-test meta). @default 'vitest'
    */
   framework?: 'vitest' | 'jest';
+  /** LoadOptions.bounds: size and complexity bounds on the storyboard file. */
+  bounds?: StoryboardBounds;
 }
 
 export interface CompileResult {
@@ -51,17 +54,40 @@ export { testTitle };
 
 const q = (value: unknown) => JSON.stringify(value);
 
+/** The code frame of a file over the byte bound, which is not shown. */
+const OVERSIZE_FRAME = '(the file is not shown: it is over the storyboardBounds.maxBytes bound)';
+
 function lineOffsets(source: string): number[] {
   const offsets = [0];
   for (let i = 0; i < source.length; i++) if (source.charCodeAt(i) === 10) offsets.push(i + 1);
   return offsets;
 }
 
-export function compileStoryboard(source: string, file: string, options: CompileOptions): CompileResult {
+export function compileStoryboard(text: string, file: string, options: CompileOptions): CompileResult {
+  const loaded = loadStoryboard(text, file, { corpusRoot: options.corpusRoot, ...(options.strictKeys === false ? { strictKeys: false } : {}), ...(options.bounds ? { bounds: options.bounds } : {}) });
+  // A text over the byte bound is neither mapped nor embedded in the source map: its one failing test sits at 1:1.
+  const oversize = !loaded.ok && loaded.diagnostics[0]?.rule === 'storyboard_bound' && Buffer.byteLength(text, 'utf8') > resolveBounds(options.bounds).maxBytes;
+  return compileLoaded(oversize ? '' : text, file, options, loaded, oversize);
+}
+
+/**
+ * A storyboard file over the byte bound (`fileBytesOverBound`), compiled without reading it — the plugin's load hook
+ * calls this before Vite reads the file: the module of its one load failure (or, `mode: 'data'`, the throwing import).
+ */
+export function compileOversizeStoryboard(file: string, bytes: number, options: CompileOptions): CompileResult {
+  const sink = new DiagnosticSink(file);
+  reportBytes(sink, bytes, options.bounds);
+  return compileLoaded('', file, options, { ok: false, diagnostics: sink.items }, true);
+}
+
+function compileLoaded(text: string, file: string, options: CompileOptions, loaded: LoadResult, oversize = false): CompileResult {
+  // No text (an empty file, one not read): the module is mapped onto a one-space stand-in, so its tests still sit at
+  // 1:1 — a map over nothing maps nothing. The stand-in is the map's content: a map without one makes Vite read the
+  // file to fill it in.
+  const source = text === '' ? ' ' : text;
   const lines = lineOffsets(source);
   const offsetOf = (loc: SourceLocation) => Math.min(source.length, (lines[loc.line - 1] ?? source.length) + loc.column - 1);
   const s = new MagicString(source);
-  const loaded = loadStoryboard(source, file, { corpusRoot: options.corpusRoot, ...(options.strictKeys === false ? { strictKeys: false } : {}) });
   if (options.mode === 'data') return compileData(s, source, file, loaded);
 
   const jest = options.framework === 'jest';
@@ -73,7 +99,11 @@ export function compileStoryboard(source: string, file: string, options: Compile
     const primary = loaded.diagnostics[0]!;
     const at = offsetOf(primary);
     const prefix = [...header, `const failure = loadFailureSuite(${q(loaded.diagnostics)});`, ''];
-    const body = [`describe(${q(fileName(file))}, () => {`, `it(${q(`${LOAD_FAILURE_TITLE} (${primary.rule})`)}, () => failure.fail());`, `});`, ''];
+    // A file over the byte bound: its failure carries no stack frame into the file and a code frame of its own, or the
+    // test runner would read the whole file again to show one (Vitest reads a failure's file for its source map and
+    // its code frame).
+    const fail = oversize ? `() => { try { failure.fail(); } catch (error) { throw Object.assign(error, { stack: String(error.message), frame: ${q(OVERSIZE_FRAME)} }); } }` : '() => failure.fail()';
+    const body = [`describe(${q(fileName(file))}, () => {`, `it(${q(`${LOAD_FAILURE_TITLE} (${primary.rule})`)}, ${fail});`, `});`, ''];
     replace(s, source, [
       { at: 0, code: prefix.join('\n') },
       { at, code: body.join('\n') },

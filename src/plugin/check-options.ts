@@ -32,6 +32,7 @@ export const OPTION_SHAPE: Shape = {
   schemasDir: true,
   cacheDir: true,
   strictKeys: true,
+  storyboardBounds: { maxBytes: true, maxAnchors: true, maxAliases: true, maxExpandedBytes: true, maxPhases: true, maxSteps: true } satisfies KeysOf<NonNullable<Options['storyboardBounds']>>,
   requests: true,
   webhooks: { receiver: true, publicBaseUrl: true, host: true, port: true, allowHttpBaseUrl: true, maxBodyBytes: true } satisfies KeysOf<NonNullable<Options['webhooks']>>,
 } satisfies KeysOf<Options>;

@@ -8,14 +8,16 @@ import { isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Plugin } from 'vitest/config';
 import type { TestProject, VitestPluginContext } from 'vitest/node';
+import { defaultCacheDir } from '../cache/location.js';
 import { CompileCache } from '../compile/compile-cache.js';
-import { compileStoryboard } from '../compile/compile.js';
+import { compileOversizeStoryboard, compileStoryboard } from '../compile/compile.js';
 import { resolveRuntimeConfig, type RuntimeConfig } from '../config.js';
 import { complianceFromEnv, resolveCorpus, runCorpus, type Corpus } from '../corpus.js';
 import { CapabilitySelectionError, storyboardIdsForAgent } from './capabilities.js';
 import { checkOptions } from './check-options.js';
 import { selectCorpusInRunOrder, type CorpusSelection } from './select.js';
 import { resolveWebhookReceiver, type WebhookOptions } from '../webhooks/options.js';
+import { fileBytesOverBound, type StoryboardBounds } from '../storyboard/bounds.js';
 import { HostedWebhookReceiver } from '../webhooks/remote.js';
 
 export interface AdcpStoryboardsOptions {
@@ -118,7 +120,8 @@ export interface AdcpStoryboardsOptions {
    * quarter of a second per worker over the corpus). Entries are keyed by the
    * schemas' own text: a changed or reinstalled schema set gets new ones.
    * Relative to the project root; `false`: no cache.
-   * @default `vitest-adcp/` in Vite's cacheDir (`node_modules/.vite/vitest-adcp`)
+   * @default `vitest-adcp/` in Vite's cacheDir (`node_modules/.vite/vitest-adcp`); outside any package (no
+   * `package.json` up the tree), `vitest-adcp/cache` in the OS's per-user cache directory (`~/.cache` on Linux)
    */
   cacheDir?: string | false;
   /**
@@ -132,6 +135,13 @@ export interface AdcpStoryboardsOptions {
    * @default true
    */
   strictKeys?: boolean;
+  /**
+   * Size and complexity bounds on each storyboard file, checked before it is read (bytes) or parsed (anchors,
+   * aliases) and after (expanded size, phases, steps); a file over one fails only itself, with a `storyboard_bound`
+   * load error naming the bound. Raise one for a storyboard meant to be that big. @default `{ maxBytes: 524288,
+   * maxAnchors: 100, maxAliases: 100, maxExpandedBytes: 2097152, maxPhases: 100, maxSteps: 500 }`
+   */
+  storyboardBounds?: StoryboardBounds;
   /**
    * The runner's webhook receiver (test-kits/webhook-receiver-runner.yaml), for
    * `expect_webhook*` steps and `{{runner.webhook_url:…}}`: `receiver: 'loopback'`
@@ -205,6 +215,8 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
   const storyboardProjects = new WeakSet<TestProject>();
   /** The webhook receiver: one per plugin instance (i.e. per Vitest run), closed with Vitest. */
   let webhookReceiver: Promise<HostedWebhookReceiver> | undefined;
+  /** Storyboard module ids over the byte bound: the load hook made their module, unread. */
+  const refused = new Set<string>();
 
   function storyboardIdsFromCapabilities(corpus: Corpus, root: string, cacheDir: string | undefined): Promise<string[]> {
     const agent = resolveRuntimeConfig({ agentUrl: options.agent?.url, protocol: options.agent?.protocol, authToken: options.agent?.auth?.token, timeoutMs: options.timeoutMs, maxResponseBytes: options.maxResponseBytes, allowHttp: options.agent?.allowHttp });
@@ -291,7 +303,7 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
       // Without a selected corpus, test kits and schemas come from the newest installed one.
       const fallback = corpus ?? (version ? undefined : runCorpus(undefined, root));
       kitRoot = fallback?.root;
-      compileCache = cacheDir ? new CompileCache(cacheDir, JSON.stringify({ runtime, kitRoot, corpusVersion: fallback?.version, strictKeys: options.strictKeys !== false })) : undefined;
+      compileCache = cacheDir ? new CompileCache(cacheDir, JSON.stringify({ runtime, kitRoot, corpusVersion: fallback?.version, strictKeys: options.strictKeys !== false, bounds: options.storyboardBounds ?? {} })) : undefined;
       matchesTestGlob = (id) => project.matchesTestGlob(id);
       const runtimeConfig: RuntimeConfig = {
         agentUrl: options.agent?.url,
@@ -333,15 +345,27 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
       if (!resolved || resolved.external || !isStoryboard(resolved.id) || resolved.id.includes(DATA_QUERY)) return null;
       return `${cleanId(resolved.id)}?${DATA_QUERY}`;
     },
-    transform(code, id) {
+    load(id) {
+      // A storyboard over the byte bound is never read: its module is its load failure (transform leaves it alone).
       if (!isStoryboard(id)) return null;
+      const bytes = fileBytesOverBound(cleanId(id), options.storyboardBounds);
+      if (bytes === undefined) {
+        refused.delete(id);
+        return null;
+      }
+      refused.add(id);
+      const compiled = compileOversizeStoryboard(cleanId(id), bytes, { runtime, mode: id.includes(`?${DATA_QUERY}`) ? 'data' : 'tests', ...(options.storyboardBounds ? { bounds: options.storyboardBounds } : {}) });
+      return { code: compiled.code, map: compiled.map as any };
+    },
+    transform(code, id) {
+      if (!isStoryboard(id) || refused.has(id)) return null;
       const file = cleanId(id);
       const mode = id.includes(`?${DATA_QUERY}`) ? 'data' : 'tests';
       // Corpus files are installed, never edited: their compiled modules come from the cache (compile/compile-cache.ts).
       const key = compileCache && kitRoot && isBelow(file, kitRoot) ? compileCache.key(file, `${mode}\0${code}`) : undefined;
       let result = key ? compileCache!.load(key) : undefined;
       if (!result) {
-        const compiled = compileStoryboard(code, file, { runtime, corpusRoot: kitRoot, mode, ...(options.strictKeys === false ? { strictKeys: false } : {}) });
+        const compiled = compileStoryboard(code, file, { runtime, corpusRoot: kitRoot, mode, ...(options.strictKeys === false ? { strictKeys: false } : {}), ...(options.storyboardBounds ? { bounds: options.storyboardBounds } : {}) });
         result = { code: compiled.code, map: compiled.map, diagnostics: compiled.diagnostics, ...(compiled.storyboard?.prerequisites?.test_kit ? { testKit: compiled.storyboard.prerequisites.test_kit } : {}) };
         if (key) compileCache!.store(key, result);
       }
@@ -399,9 +423,12 @@ async function storyboardProject(user: TestProject, inject: VitestPluginContext[
   return project;
 }
 
-/** The `cacheDir` option resolved: `vitest-adcp/` in the project's Vite cache directory by default; undefined when off. */
+/**
+ * The `cacheDir` option resolved; undefined when off. Default (cache/location.ts): `vitest-adcp/` in the project's Vite
+ * cache directory inside a package, this user's OS cache directory outside any.
+ */
 function runtimeCacheDir(options: AdcpStoryboardsOptions, root: string, project: TestProject): string | undefined {
-  return options.cacheDir === false ? undefined : resolve(root, options.cacheDir ?? join(project.vite.config.cacheDir, 'vitest-adcp'));
+  return options.cacheDir === false ? undefined : options.cacheDir !== undefined ? resolve(root, options.cacheDir) : defaultCacheDir(root, project.vite.config.cacheDir);
 }
 
 function isBelow(file: string, dir: string): boolean {

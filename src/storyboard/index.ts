@@ -1,6 +1,7 @@
 /** Storyboard loading: YAML → `Storyboard`, test kits, diagnostics. */
 export type * from './types.js';
 export { loadStoryboard, loadStoryboardFile, unwrapLoadResult, type LoadOptions, type LoadResult } from './load.js';
+export { DEFAULT_STORYBOARD_BOUNDS, fileBytesOverBound, type StoryboardBounds } from './bounds.js';
 export { StoryboardLoadError, formatDiagnostic, sortDiagnostics } from './diagnostics.js';
 export {
   resolveTestKitPath,

@@ -2,6 +2,9 @@
  * Storyboard loader: YAML text → `Storyboard`, or diagnostics that say where
  * and how to fix it. Steps, in order:
  *
+ *   0. size and complexity bounds (bounds.ts, rule `storyboard_bound`): bytes, anchors and aliases on the text before
+ *      it is parsed (a file's size before it is read), then phases, steps and the expanded size on the parsed data;
+ *      a violation stops here;
  *   1. parse YAML (syntax errors stop here: rule `yaml_syntax`);
  *   2. validate against schema/storyboard.schema.json (rule `schema`);
  *   3. keys the format does not define (rule `unknown_key`: an error, or with
@@ -13,6 +16,7 @@
  * everything to fix.
  */
 import { readFileSync } from 'node:fs';
+import { checkDataBounds, checkTextBounds, fileBytesOverBound, reportBytes, type StoryboardBounds } from './bounds.js';
 import { DiagnosticSink, StoryboardLoadError, sortDiagnostics } from './diagnostics.js';
 import { normaliseStoryboard } from './normalise.js';
 import { isPlainObject } from './paths.js';
@@ -36,6 +40,8 @@ export interface LoadOptions {
    * @default true
    */
   strictKeys?: boolean;
+  /** Size and complexity bounds (bounds.ts); each one not given keeps its default. */
+  bounds?: StoryboardBounds;
 }
 
 export type LoadResult =
@@ -45,12 +51,14 @@ export type LoadResult =
 /** Load a storyboard from YAML text; `file` is used as given in `storyboard.file` and diagnostics. */
 export function loadStoryboard(source: string, file: string, options: LoadOptions = {}): LoadResult {
   const sink = new DiagnosticSink(file);
+  if (!checkTextBounds(source, sink, options.bounds)) return fail(sink.items);
   const parsed = parseYaml(source);
   for (const e of parsed.errors) sink.error('yaml_syntax', e.loc, e.message, yamlHint(e.code));
   for (const w of parsed.warnings) sink.warning('yaml_warning', w.loc, w.message);
   if (parsed.errors.length > 0) return fail(sink.items);
 
   const { data, map } = parsed;
+  if (!checkDataBounds(data, map, sink, options.bounds, parsed.firstAlias)) return fail(sink.items);
   validateAgainstSchema(data, map, sink);
   const strictKeys = options.strictKeys !== false;
   checkUnknownKeys(data, map, sink, strictKeys);
@@ -61,8 +69,17 @@ export function loadStoryboard(source: string, file: string, options: LoadOption
   return { ok: true, storyboard: normaliseStoryboard(data as Record<string, unknown>, map, file), diagnostics };
 }
 
-/** Read and load a storyboard file. An unreadable file is a `file_unreadable` diagnostic. */
+/**
+ * Read and load a storyboard file. An unreadable file is a `file_unreadable` diagnostic; a file over the byte bound a
+ * `storyboard_bound` one, without reading it.
+ */
 export function loadStoryboardFile(file: string, options: LoadOptions = {}): LoadResult {
+  const oversize = fileBytesOverBound(file, options.bounds);
+  if (oversize !== undefined) {
+    const sink = new DiagnosticSink(file);
+    reportBytes(sink, oversize, options.bounds);
+    return fail(sink.items);
+  }
   let source: string;
   try {
     source = readFileSync(file, 'utf8');

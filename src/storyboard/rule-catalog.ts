@@ -10,6 +10,7 @@ export interface RuleInfo {
 export const STORYBOARD_RULES = {
   yaml_syntax: { severity: 'error', summary: 'The file is not valid YAML (or has a duplicate key).' },
   yaml_warning: { severity: 'warning', summary: 'The YAML parser warns about the text (e.g. an unknown tag).' },
+  storyboard_bound: { severity: 'error', summary: 'The file is over a size or complexity bound (bytes, YAML anchors or aliases, expanded size, phases, steps); the message names the bound, its value and the option (storyboardBounds) to raise it.' },
   file_unreadable: { severity: 'error', summary: 'The storyboard file cannot be read.' },
   schema: { severity: 'error', summary: 'The storyboard does not match schema/storyboard.schema.json (missing key, wrong type, bad enum value).' },
   unknown_key: { severity: 'error|warning', summary: 'A key the storyboard format does not define at that level (a typo that would silently disable something, e.g. `validation:` for `validations:`). An error with the closest known key; with strictKeys: false only near misses are reported, as warnings.' },

@@ -28,6 +28,8 @@ export interface ParsedYaml {
   map: SourceMap;
   errors: YamlProblem[];
   warnings: YamlProblem[];
+  /** Where the first alias (`*name`) is written (the file's start when there is none). */
+  firstAlias: () => SourceLocation;
 }
 
 export interface YamlProblem {
@@ -84,7 +86,7 @@ export function parseYaml(source: string): ParsedYaml {
       errors.push({ code: 'ALIAS_LIMIT', message: error instanceof Error ? firstLine(error.message) : String(error), loc: firstAliasLocation(doc, map) });
     }
   }
-  return { data: data === null ? undefined : data, map, errors, warnings };
+  return { data: data === null ? undefined : data, map, errors, warnings, firstAlias: () => firstAliasLocation(doc, map) };
 }
 
 /** `key:` with nothing after it: point at the key, not at the end of the line. */
