@@ -10,7 +10,9 @@
  * 3. Encoded credentials: the agent echoes the `Basic base64(user:pass)` header we built and the bearer token, raw,
  *    JSON-escaped and `\u`-escaped inside JSON text content.
  *
- * The agent is a small MCP server of this file (node:http, JSON answers, no session), on 127.0.0.1.
+ * The agent is a small MCP server of this file (node:http, JSON answers, no session), on 127.0.0.1; cases 2 and 3 run
+ * over A2A too, against the same server's A2A face (an agent card, `message/send` answered with a failed Task whose
+ * text carries the forged commands and the echoed Basic header, and a completed one with the bearer in a field).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -45,6 +47,7 @@ const uEscaped = (text: string) => [...text].map((c) => `\\u${c.charCodeAt(0).to
 function startAgent(mode: Mode): Promise<HostileAgent> {
   const received: string[] = [];
   const server: Server = createServer(async (req, res) => {
+    if (req.url?.startsWith('/a2a')) return a2a(req, res, received);
     if (req.method !== 'POST') {
       res.writeHead(405).end();
       return;
@@ -96,6 +99,32 @@ function startAgent(mode: Mode): Promise<HostileAgent> {
       resolve({ url: `http://127.0.0.1:${port}/mcp`, received, close: () => new Promise<void>((done) => server.close(() => done())) });
     }),
   );
+}
+
+/** The A2A face of the echo agent: its card, and message/send answered with the same hostile text as over MCP. */
+async function a2a(req: IncomingMessage, res: import('node:http').ServerResponse, received: string[]): Promise<void> {
+  const { port } = req.socket.address() as AddressInfo;
+  if (req.method === 'GET' && req.url === '/a2a/.well-known/agent-card.json') {
+    const card = { protocolVersion: '0.3.0', name: 'hostile-output', description: 'x', url: `http://127.0.0.1:${port}/a2a`, preferredTransport: 'JSONRPC', version: '1.0.0', capabilities: {}, defaultInputModes: ['application/json'], defaultOutputModes: ['application/json'], skills: ['get_adcp_capabilities', 'get_products'].map((id) => ({ id, name: id, description: id, tags: [] })) };
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(card));
+    return;
+  }
+  if (req.method !== 'POST') {
+    res.writeHead(404).end();
+    return;
+  }
+  const auth = String(req.headers.authorization ?? '');
+  if (auth) received.push(auth);
+  const message = JSON.parse(await body(req)) as { id: number; params?: { message?: { parts?: { data?: { skill?: string } }[] } } };
+  const skill = message.params?.message?.parts?.find((p) => p.data)?.data?.skill;
+  const hostile = `${auth}\n${FORGED}\n  ${MASK}\n\u001b[2J\u009b31m\u202eevil`;
+  const task = (state: string, extra: Record<string, unknown>) => ({ kind: 'task', id: `t-${randomBytes(4).toString('hex')}`, contextId: 'c1', status: { state, timestamp: new Date().toISOString() }, ...extra });
+  const result =
+    skill === 'get_products'
+      ? // A failed Task whose only words are text: the agent's message, forged commands and the echoed Basic header.
+        task('failed', { artifacts: [{ artifactId: 'a1', parts: [{ kind: 'text', text: `denied\n${MASK}\n${FORGED} ${hostile}` }] }] })
+      : task('completed', { artifacts: [{ artifactId: 'a1', parts: [{ kind: 'data', data: { adcp: { major_versions: [3] }, supported_protocols: ['media_buy'], note: `x\n${FORGED}\n${auth}` } }] }] });
+  res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
 }
 
 function body(req: IncomingMessage): Promise<string> {
@@ -210,15 +239,16 @@ describe('case 1: the capability check of the bin', () => {
   }, 90_000);
 });
 
-describe('cases 2 and 3: a run whose agent forges workflow commands and echoes every credential it got', () => {
+describe.each(['mcp', 'a2a'] as const)('cases 2 and 3 over %s: a run whose agent forges workflow commands and echoes every credential it got', (protocol) => {
   let agent: HostileAgent;
   let run: VitestRun;
-  const files = { junit: join(scratch, 'run', 'junit.xml'), report: join(scratch, 'run', 'report.json'), markdown: join(scratch, 'run', 'summary.md'), html: join(scratch, 'run', 'report.html'), ndjson: join(scratch, 'run', 'report.ndjson'), jobSummary: join(scratch, 'run', 'job-summary.md') };
+  const runDir = join(scratch, `run-${protocol}`);
+  const files = { junit: join(runDir, 'junit.xml'), report: join(runDir, 'report.json'), markdown: join(runDir, 'summary.md'), html: join(runDir, 'report.html'), ndjson: join(runDir, 'report.ndjson'), jobSummary: join(runDir, 'job-summary.md') };
   let outputs: Record<string, string>;
 
   beforeAll(async () => {
     agent = await startAgent('echo');
-    const dir = join(scratch, 'run');
+    const dir = runDir;
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'kit.yaml'), `auth:\n  basic:\n    username: "${BASIC.username}"\n    password: "${BASIC.password}"\n`);
     writeFileSync(
@@ -257,7 +287,7 @@ describe('cases 2 and 3: a run whose agent forges workflow commands and echoes e
     );
     run = await runVitest({
       config: join(repoRoot, 'test', 'e2e', 'hostile.config.ts'),
-      env: { ADCP_AGENT_URL: agent.url, ADCP_AUTH_TOKEN: TOKEN, HOSTILE_STORYBOARDS: join(dir, '*.storyboard.yaml'), GITHUB_STEP_SUMMARY: files.jobSummary },
+      env: { ADCP_AGENT_URL: protocol === 'a2a' ? agent.url.replace(/\/mcp$/, '/a2a') : agent.url, ADCP_PROTOCOL: protocol, ADCP_AUTH_TOKEN: TOKEN, HOSTILE_STORYBOARDS: join(dir, '*.storyboard.yaml'), GITHUB_STEP_SUMMARY: files.jobSummary },
       reporters: ['junit', join(repoRoot, 'src', 'report', 'reporter.ts')],
       args: [`--outputFile.junit=${files.junit}`, `--outputFile.vitest-adcp=${files.report}`, `--outputFile.vitest-adcp-markdown=${files.markdown}`, `--outputFile.vitest-adcp-html=${files.html}`, `--outputFile.vitest-adcp-ndjson=${files.ndjson}`],
       timeoutMs: 90_000,

@@ -52,10 +52,15 @@ describe('credentials', () => {
     const r = new CredentialResolver({ defaultToken: 'op-token', testKit: kit });
     const key = (r.resolve({ type: 'api_key', value_strategy: 'random_invalid' }) as { token: string }).token;
     const jwt = (r.resolve({ type: 'api_key', value_strategy: 'random_invalid_jwt' }) as { token: string }).token;
-    const basic = r.resolve({ type: 'basic', value_strategy: 'random_invalid' }) as { password: string };
-    expect(r.secrets()).toEqual(['op-token', 'kit-api-key-123', 'kit-basic-pw', key, jwt, jwt.split('.')[2], basic.password]);
+    const basic = r.resolve({ type: 'basic', value_strategy: 'random_invalid' }) as { username: string; password: string };
+    // A Basic credential also as it goes on the wire: base64(user:pass), and the whole header value.
+    const b64 = (user: string, pass: string) => Buffer.from(`${user}:${pass}`).toString('base64');
+    const kitB64 = b64(kit.auth!.basic!.username!, 'kit-basic-pw');
+    const randomB64 = b64(basic.username, basic.password);
+    expect(r.secrets()).toEqual(['op-token', 'kit-api-key-123', 'kit-basic-pw', `Basic ${kitB64}`, kitB64, `Basic ${randomB64}`, randomB64, key, jwt, jwt.split('.')[2], basic.password]);
     const bare = new CredentialResolver({ defaultToken: '', testKit: { auth: { api_key: '' } } });
-    expect(bare.secrets()).toHaveLength(4);
+    // Only the run's random invalid credentials: the key, the JWT and its signature, the Basic password, header and base64.
+    expect(bare.secrets()).toHaveLength(6);
   });
 });
 
