@@ -11,13 +11,13 @@
  *    says `--auth` is visible there.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureAgent, type FixtureAgent } from '../../fixtures/agent/server.mjs';
-import { repoRoot, runNode, type NodeRun } from '../helpers/run-vitest.js';
+import { buildBin, repoRoot, runNode, type NodeRun } from '../helpers/run-vitest.js';
 
 const scratch = join(repoRoot, '.vitest-adcp', `cli-reasons-${process.pid}`);
 const cliJs = join(scratch, 'dist', 'cli.js');
@@ -28,18 +28,9 @@ let agent: FixtureAgent;
 let rpc32000: { url: string; close: () => Promise<void> };
 
 beforeAll(async () => {
-  rmSync(scratch, { recursive: true, force: true });
-  mkdirSync(scratch, { recursive: true });
-  const tsc = join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
-  const [build, started, hostile] = await Promise.all([
-    runNode([tsc, '-p', 'tsconfig.build.json', '--outDir', join(scratch, 'dist'), '--noCheck', '--declaration', 'false', '--sourceMap', 'false']),
-    startFixtureAgent(),
-    capabilityErrorAgent(),
-  ]);
+  const [, started, hostile] = await Promise.all([buildBin(scratch), startFixtureAgent(), capabilityErrorAgent()]);
   agent = started;
   rpc32000 = hostile;
-  expect(build.exitCode, build.stdout + build.stderr).toBe(0);
-  symlinkSync(join(repoRoot, 'schema'), join(scratch, 'schema'));
 });
 afterAll(async () => {
   await Promise.all([agent?.close(), rpc32000?.close()]);

@@ -5,7 +5,7 @@
  * like the package (dist/ beside schema/), so the packed-package test, which
  * rebuilds dist/, cannot pull it away mid-run.
  */
-import { mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { resolveStoryboardsForCapabilities } from '@adcp/sdk/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -13,7 +13,7 @@ import { resolveCorpus } from '../../src/corpus.js';
 import { callTool } from '../fixture-agent/helpers.js';
 import { assertValidContractReport } from '../helpers/contract-schema.js';
 import { closedPort } from '../helpers/ports.js';
-import { repoRoot, runNode, type NodeRun } from '../helpers/run-vitest.js';
+import { buildBin, repoRoot, runNode, type NodeRun } from '../helpers/run-vitest.js';
 
 const scratch = join(repoRoot, '.vitest-adcp', `cli-${process.pid}`);
 const cliJs = join(scratch, 'dist', 'cli.js');
@@ -21,12 +21,7 @@ const discovery = 'fixtures/storyboards/discovery.storyboard.yaml';
 const corpusRoot = resolveCorpus(undefined, repoRoot).root;
 
 beforeAll(async () => {
-  rmSync(scratch, { recursive: true, force: true });
-  mkdirSync(scratch, { recursive: true });
-  const tsc = join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
-  const build = await runNode([tsc, '-p', 'tsconfig.build.json', '--outDir', join(scratch, 'dist'), '--noCheck', '--declaration', 'false', '--sourceMap', 'false']);
-  expect(build.exitCode, build.stdout + build.stderr).toBe(0);
-  symlinkSync(join(repoRoot, 'schema'), join(scratch, 'schema'));
+  await buildBin(scratch);
 });
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 

@@ -15,12 +15,12 @@
  * text carries the forged commands and the echoed Basic header, and a completed one with the bearer in a field).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot, runNode, runVitest, type NodeRun, type VitestRun } from '../helpers/run-vitest.js';
+import { buildBin, repoRoot, runNode, runVitest, type NodeRun, type VitestRun } from '../helpers/run-vitest.js';
 
 const scratch = join(repoRoot, '.vitest-adcp', `hostile-output-${process.pid}`);
 const cliJs = join(scratch, 'dist', 'cli.js');
@@ -178,12 +178,7 @@ function expectClean(name: string, text: string, secrets: string[]): void {
 }
 
 beforeAll(async () => {
-  rmSync(scratch, { recursive: true, force: true });
-  mkdirSync(scratch, { recursive: true });
-  const tsc = join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
-  const build = await runNode([tsc, '-p', 'tsconfig.build.json', '--outDir', join(scratch, 'dist'), '--noCheck', '--declaration', 'false', '--sourceMap', 'false']);
-  expect(build.exitCode, build.stdout + build.stderr).toBe(0);
-  symlinkSync(join(repoRoot, 'schema'), join(scratch, 'schema'));
+  await buildBin(scratch);
 }, 120_000);
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 

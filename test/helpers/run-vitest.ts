@@ -3,7 +3,7 @@
  * user would, and returns what it saw. Used by the end-to-end tests.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -75,4 +75,19 @@ export function byId(run: VitestRun, id: string): CapturedTest {
   const test = run.tests.find((t) => t.meta?.adcp?.id === id || t.name.endsWith(`(${id})`));
   if (!test) throw new Error(`no test ${id} in run; tests: ${run.tests.map((t) => t.fullName).join(' | ')}\n${run.stdout}\n${run.stderr}`);
   return test;
+}
+
+/**
+ * Builds the package (as `npm run build` does, without type checking or declarations) into `<scratch>/dist`, with
+ * `schema/` beside it, so a test can run the `vitest-adcp` bin as installed: `<scratch>/dist/cli.js`. Empties
+ * `scratch` first. Fails the calling hook with tsc's output if the build fails.
+ */
+export async function buildBin(scratch: string): Promise<string> {
+  rmSync(scratch, { recursive: true, force: true });
+  mkdirSync(scratch, { recursive: true });
+  const tsc = join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
+  const build = await runNode([tsc, '-p', 'tsconfig.build.json', '--outDir', join(scratch, 'dist'), '--noCheck', '--declaration', 'false', '--sourceMap', 'false']);
+  if (build.exitCode !== 0) throw new Error(`the build failed:\n${build.stdout}${build.stderr}`);
+  symlinkSync(join(repoRoot, 'schema'), join(scratch, 'schema'));
+  return join(scratch, 'dist', 'cli.js');
 }
