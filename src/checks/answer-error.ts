@@ -47,6 +47,7 @@
  *
  * Pure, and below engine/ and report/ in the layering: it imports neither.
  */
+import { isPlainObject as isObject } from '../storyboard/paths.js';
 import type { Exchange } from './types.js';
 
 /** The task whose ControllerError arm is an error answer (compliance/comply-test-controller-response.json). */
@@ -76,7 +77,6 @@ const ERROR_ARM_KEYS: ReadonlySet<string> = new Set(['errors', 'adcp_error', 'co
 /** Task statuses of a task still under way: `errors[]` beside them are advisory (create_media_buy's submitted arm). */
 const IN_FLIGHT = new Set(['submitted', 'working', 'input-required']);
 
-const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /**
  * The error-only shape: an object with only an `adcp_error` key (plus an optional context echo). The transports take
@@ -132,8 +132,7 @@ export function answerError(answer: AnswerLike): AnswerError | undefined {
   }
   if (where === undefined) return undefined;
   const found = findErrorCode(answer);
-  const text = (value: unknown) => (typeof value === 'string' && value.length > 0 ? value : undefined);
-  const message = found?.message ?? (controllerError ? text(data.error_detail) : undefined) ?? text(answer.rpcError?.message) ?? text(data?.message);
+  const message = found?.message ?? (controllerError ? nonEmptyString(data.error_detail) : undefined) ?? nonEmptyString(answer.rpcError?.message) ?? nonEmptyString(data?.message);
   return { ...(found ? { code: found.code } : {}), ...(message ? { message } : {}), where };
 }
 

@@ -28,6 +28,7 @@ import type { SchemaRegistry } from '../schemas/registry.js';
 import type { AgentTransport, CallOptions } from '../transport/types.js';
 import { CredentialResolver, CredentialsError } from './credentials.js';
 import { CascadeState, runnerOnlyTaskSkip, type AgentTools } from './gate.js';
+import { FALLBACK_BRAND_DOMAIN } from './enrich/create-media-buy.js';
 import { declaredFixtureIds, Discovery, enrichRequest, flightAnchor, type CapturedValue, type RequestMode } from './enrich/index.js';
 import { answerError } from '../checks/answer-error.js';
 import { gradeStep } from './grade.js';
@@ -128,7 +129,7 @@ export class StoryboardRun {
   /** The runner's own get_products, once per run, when a request needs a product and the storyboard discovered none. */
   private ownDiscovery?: Promise<string | undefined>;
   /** Opening time, fixed for the run: enriched flights start on the next UTC day, the same for every step (replays hash alike). */
-  private readonly openedAt: number;
+  private readonly flightAnchorMs: number;
   private probes?: OAuthProbes;
   private signing?: RequestSigningProbes;
   private readonly webhooks: WebhookRun;
@@ -148,7 +149,7 @@ export class StoryboardRun {
       (storyboard.required_tools ?? []).filter((t) => typeof t === 'string'),
     );
     this.declaredFixtureIds = declaredFixtureIds(storyboard);
-    this.openedAt = (options.now ?? Date.now)();
+    this.flightAnchorMs = flightAnchor((options.now ?? Date.now)());
     this.webhooks = new WebhookRun(storyboard, { sink: options.webhooks, timeoutMs: options.timeoutMs, schemas: options.schemas, file: storyboard.file, signerKeys: options.webhookSignerKeys, ...(options.urlGuard ? { urlGuard: options.urlGuard } : {}) });
     this.storyboardWarnings.push(...(options.loadWarnings ?? []));
     const unknownFixtures = planSeeding(storyboard).unknownKeys;
@@ -403,7 +404,7 @@ export class StoryboardRun {
     const remaining = Math.max(0, this.options.timeoutMs - (performance.now() - started));
     const { exchange, completion, warning } = await followAsync(this.transport, step, answered, { ...callOptions, intervalMs: this.options.pollIntervalMs ?? 1000, deadlineMs: remaining });
     if (warning) warnings.push(warning);
-    if (!exchange.transportError && !answerError(exchange)) this.discovery.observeAnswer(task, exchange.data);
+    this.discovery.observeAnswer(task, exchange);
     const graded = this.graded(entry, task, exchange, result, completion);
     let verdict;
     if (isSeedStep(step)) verdict = seedVerdict(step, exchange, graded.result, this.storyboard.file);
@@ -474,7 +475,7 @@ export class StoryboardRun {
       declared: this.declaredFixtureIds,
       captured: this.captured,
       ...(typeof brand === 'string' ? { kitBrandDomain: brand } : {}),
-      anchorMs: flightAnchor(this.openedAt),
+      anchorMs: this.flightAnchorMs,
       nowMs: (this.options.now ?? Date.now)(),
       discover: () => (this.ownDiscovery ??= this.discoverProducts(tools, callOptions)),
     });
@@ -487,14 +488,14 @@ export class StoryboardRun {
    */
   private async discoverProducts(tools: AgentTools, callOptions: CallOptions): Promise<string> {
     if (tools.tools && !tools.tools.has('get_products')) return 'the agent has no get_products tool to list products with';
-    const brand = this.discovery.sentBrand ?? { domain: 'acmeoutdoor.example' };
+    const brand = this.discovery.sentBrand ?? { domain: FALLBACK_BRAND_DOMAIN };
     const request = { buying_mode: 'brief', brief: 'Any available inventory for a short test flight.', brand };
     const answered = await this.transport!.call('get_products', request, callOptions);
     const { exchange } = await followAsync(this.transport!, { id: 'runner_discovery', title: 'runner discovery', task: 'get_products' } as Step, answered, { ...callOptions, intervalMs: this.options.pollIntervalMs ?? 1000, deadlineMs: this.options.timeoutMs });
     if (exchange.transportError) return `the runner's own get_products ${JSON.stringify(request)} failed: ${exchange.transportError}`;
     const refused = answerError(exchange);
     if (refused) return `the runner's own get_products ${JSON.stringify(request)} answered an error${refused.code ? ` (${refused.code})` : ''}`;
-    this.discovery.observeAnswer('get_products', exchange.data);
+    this.discovery.observeAnswer('get_products', exchange);
     return `the storyboard discovers no products, so the runner asked get_products itself (${JSON.stringify(request)}) and took the first product it listed`;
   }
 

@@ -17,7 +17,7 @@ import type { StoryboardRun } from '../engine/run.js';
 import { openStoryboardRun } from '../open-run.js';
 import { runTarget } from '../report/envelope.js';
 import { redactStepResult, stepKey } from '../report/record.js';
-import { escapeControl, sanitizeOutput } from '../report/redact.js';
+import { sanitizeOutput } from '../report/redact.js';
 import type { Diagnostic, Storyboard } from '../storyboard/types.js';
 import type { AdcpPlannedStep, AdcpStepMeta, StoryboardInfo } from '../vitest/meta.js';
 import { ReplayedSteps } from '../adapter/replayed.js';
@@ -125,7 +125,7 @@ export function createJestRuntime(sandbox: JestSandbox, options: JestAdcpOptions
         if (retry > 0) throw new StoryboardStepError(retryRefusal(outcome, current.secrets(), retry, 'jest.retryTimes'), at);
         const result = redactStepResult(outcome.result, current.secrets());
         records.steps.push({ id: stepKey(result), status: outcome.status, result, storyboard: info }, ...replays.take(current, phaseId, stepId, current.secrets()));
-        for (const warning of result.warnings ?? []) sandbox.console?.info(sanitizeOutput(`vitest-adcp: ${storyboard.id}/${phaseId}/${stepId}: ${escapeControl(warning)}`));
+        for (const warning of result.warnings ?? []) sandbox.console?.info(sanitizeOutput(`vitest-adcp: ${storyboard.id}/${phaseId}/${stepId}: ${warning}`));
         if (outcome.status === 'skipped') {
           // Jest cannot skip a test once it runs (no ctx.skip(), no pending()): the test passes, and the contract's skip
           // reason is printed with it and kept in its record, so the report still says skipped.

@@ -15,7 +15,7 @@ import { pathToFileURL } from 'node:url';
 import { DiskCache, fileStamp, packageFingerprint } from '../cache/disk-cache.js';
 import { answerError } from '../checks/answer-error.js';
 import { ConfigurationError } from '../config.js';
-import { sanitizeOutput, scrubSecrets, secretsInUrl } from '../report/redact.js';
+import { sanitizeLine, sanitizeOutput, scrubSecrets, secretsInUrl } from '../report/redact.js';
 import { createTransport, type Protocol } from '../transport/create.js';
 
 /** What the selection reads from the agent's `get_adcp_capabilities` answer. */
@@ -59,7 +59,7 @@ function safeText(text: string, secrets: readonly string[]): string {
 
 /** An agent-supplied name quoted on one line, cut short: `"…"`. */
 function quoted(text: string, secrets: readonly string[]): string {
-  const clean = safeText(text, secrets).replace(/[\n\t]/g, (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`);
+  const clean = sanitizeLine(scrubSecrets(text, secrets));
   return `"${clean.length > 120 ? `${clean.slice(0, 119)}…` : clean}"`;
 }
 

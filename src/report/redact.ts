@@ -102,6 +102,9 @@ export function redactRequestHeaders(headers: Record<string, string> | undefined
  * parsed and scrubbed by {@link scrubSecretsDeep}). Longest first, so a longer spelling is replaced whole.
  */
 export function secretForms(secrets: readonly string[]): string[] {
+  // Every record, message and warning of a step is scrubbed with the run's same secret list: spell it out once.
+  const key = secrets.join('\0');
+  if (lastForms?.key === key) return lastForms.forms;
   const forms = new Set<string>();
   for (const secret of secrets) {
     if (typeof secret !== 'string' || secret.length < 4) continue;
@@ -112,8 +115,11 @@ export function secretForms(secrets: readonly string[]): string[] {
     }
     for (const form of [...forms]) if (form.startsWith('\\u')) forms.add(escapeForJson(form));
   }
-  return [...forms].sort((a, b) => b.length - a.length);
+  const sorted = [...forms].sort((a, b) => b.length - a.length);
+  lastForms = { key, forms: sorted };
+  return sorted;
 }
+let lastForms: { key: string; forms: string[] } | undefined;
 
 /**
  * Replaces any occurrence of a known secret (the configured token, a test-kit key, the Basic header we built) in free

@@ -141,7 +141,7 @@ export function storyboardSuite(storyboard: Storyboard, loadWarnings: readonly s
         let details = sanitizeOutput(failure.details);
         if (failure.expected !== undefined) {
           const diff = (await vitestDiff())?.(failure.actual, failure.expected);
-          if (diff) details += `\n\n${neutraliseCommands(diff)}`;
+          if (diff) details += `\n\n${diff}`; // StoryboardStepError neutralises the whole of `details`
         }
         const error = new StoryboardStepError(failure.headline, at, failure.validation, details);
         if (failure.expected !== undefined) {

@@ -21,7 +21,7 @@ const products = {
 
 function discovered(): Discovery {
   const discovery = new Discovery();
-  discovery.observeAnswer('get_products', products);
+  discovery.observeAnswer('get_products', { data: products, extraction: { path: 'structured_content' } });
   return discovery;
 }
 

@@ -30,7 +30,7 @@ const DEFAULT_FLIGHT_MS = 7 * DAY_MS;
 const DEFAULT_BUDGET = 1000;
 
 /** The corpus's own fictional buyer (universal/fictional-entities.yaml), for a storyboard that names none. */
-const FALLBACK_BRAND_DOMAIN = 'acmeoutdoor.example';
+export const FALLBACK_BRAND_DOMAIN = 'acmeoutdoor.example';
 const FALLBACK_OPERATOR = 'pinnacle-agency.example';
 
 export interface MediaBuyContext {

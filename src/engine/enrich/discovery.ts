@@ -4,6 +4,10 @@
  * answers that were not errors), and the brand and account the storyboard
  * itself sent. Bounded, and scoped to one run like the context accumulator.
  */
+import { answerError } from '../../checks/answer-error.js';
+import type { Exchange } from '../../checks/types.js';
+import { isPlainObject as isObject } from '../../storyboard/paths.js';
+
 const MAX_PRODUCTS = 200;
 
 export interface PricingOption {
@@ -34,9 +38,11 @@ export class Discovery {
     if (!this.sentAccount && isObject(payload.account) && Object.keys(payload.account).length > 0) this.sentAccount = payload.account;
   }
 
-  /** An answer that was not an error. */
-  observeAnswer(task: string, data: unknown): void {
-    if (task !== 'get_products' || !isObject(data) || !Array.isArray(data.products)) return;
+  /** An answer to `task`: the products of a get_products answer that was not an error. */
+  observeAnswer(task: string, exchange: Pick<Exchange, 'data' | 'extraction' | 'rpcError' | 'transportError'>): void {
+    if (task !== 'get_products' || exchange.transportError || answerError(exchange)) return;
+    const data = exchange.data;
+    if (!isObject(data) || !Array.isArray(data.products)) return;
     for (const product of data.products) {
       if (this.products.size >= MAX_PRODUCTS) break;
       if (!isObject(product) || typeof product.product_id !== 'string') continue;
@@ -60,9 +66,7 @@ export class Discovery {
   }
 }
 
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
+export { isPlainObject as isObject } from '../../storyboard/paths.js';
 
 /** AdCP 3.0 pricing options: "If fixed_price is present, it's fixed pricing. If absent, it's auction-based." */
 export function isAuction(option: PricingOption): boolean {

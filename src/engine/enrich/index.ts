@@ -68,9 +68,6 @@ const ENRICHERS: Readonly<Record<string, Enricher>> = {
   },
 };
 
-/** The tasks with an enricher of their own (every task gets the fixture-id rule). */
-export const ENRICHED_TASKS: readonly string[] = Object.keys(ENRICHERS);
-
 /**
  * Completes `input.payload` in place as the per-task request builder would,
  * and returns one warning line per change.
