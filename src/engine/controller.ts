@@ -20,7 +20,6 @@ import type { Exchange } from '../checks/types.js';
 import type { SkipResult, StepResult } from './records.js';
 import type { SeedStep } from './seeding.js';
 
-export { CONTROLLER_TASK };
 
 export interface ControllerVerdict {
   result: StepResult;

@@ -30,7 +30,7 @@ import { CredentialResolver, CredentialsError } from './credentials.js';
 import { CascadeState, runnerOnlyTaskSkip, type AgentTools } from './gate.js';
 import { FALLBACK_BRAND_DOMAIN } from './enrich/create-media-buy.js';
 import { declaredFixtureIds, Discovery, enrichRequest, flightAnchor, type CapturedValue, type RequestMode } from './enrich/index.js';
-import { answerError } from '../checks/answer-error.js';
+import { answerError, CONTROLLER_TASK } from '../checks/answer-error.js';
 import { gradeStep } from './grade.js';
 import { withIdempotencyKey } from './idempotency.js';
 import { IMPLEMENTED_INVARIANTS } from './invariants.js';
@@ -38,7 +38,7 @@ import { PathSyntaxError, setPath } from './path.js';
 import { explainUnresolved } from './unresolved.js';
 import { followAsync, type TaskCompletion } from './polling.js';
 import type { SkipResult, StepOutcome, StepResult, ValidationResult } from './records.js';
-import { CONTROLLER_TASK, scenarioVerdict, seedVerdict } from './controller.js';
+import { scenarioVerdict, seedVerdict } from './controller.js';
 import { OAuthProbes } from './oauth-probes.js';
 import { RequestSigningProbes } from './request-signing-probe.js';
 import { REQUEST_SIGNING_PROBE_TASK, type VectorStep } from './request-signing-steps.js';
@@ -369,17 +369,19 @@ export class StoryboardRun {
     const receiverProblem = await this.webhooks.prepare(step.sample_request);
     if (receiverProblem) return withWarnings(finish({ ...result, error: receiverProblem }));
     const scope = { context: this.context, priorSteps: this.priorSteps, testKit: this.options.testKit, generated: this.generated, runner: this.webhooks.variables };
+    const transport = this.transport;
+    const requestOf = (payload: unknown) => ({ transport: transport.kind, operation: task, payload, url: transport.url });
     const substituted = substitute(step.sample_request ?? {}, scope);
     if (substituted.unresolved.length > 0) {
       // storyboard-schema.yaml > "Unresolved substitution behavior": never ship the token.
-      const request = { transport: this.transport.kind, operation: task, payload: substituted.value, url: this.transport.url };
+      const request = requestOf(substituted.value);
       return withWarnings(this.unresolved(entry, result, request, substituted.unresolved, finish));
     }
     let credentials;
     try {
       credentials = this.credentials.resolve(step.auth);
     } catch (error) {
-      if (error instanceof CredentialsError) return withWarnings(finish({ ...result, request: { transport: this.transport.kind, operation: task, payload: substituted.value, url: this.transport.url }, error: error.message }));
+      if (error instanceof CredentialsError) return withWarnings(finish({ ...result, request: requestOf(substituted.value), error: error.message }));
       throw error;
     }
     const callOptions: CallOptions = { credentials, timeoutMs: this.options.timeoutMs };
@@ -388,7 +390,7 @@ export class StoryboardRun {
       warnings.push(...(await this.enrich(task, step, built, tools, callOptions)));
     }
     let payload = withIdempotencyKey(built, task, step, this.options.schemas) as Record<string, unknown>;
-    const request = { transport: this.transport.kind, operation: task, payload, url: this.transport.url };
+    const request = requestOf(payload);
     try {
       for (const input of step.context_inputs ?? []) {
         if (this.context.has(input.key) && payload && typeof payload === 'object') setPath(payload, input.inject_at, this.context.get(input.key));

@@ -11,7 +11,7 @@
  */
 import type { Phase, Step, Storyboard } from '../storyboard/types.js';
 
-import { CONTROLLER_TASK } from './controller.js';
+import { CONTROLLER_TASK } from '../checks/answer-error.js';
 import { withVectorSteps, type VectorPlanOptions } from './request-signing-steps.js';
 
 export const SEEDING_PHASE_ID = '__controller_seeding__';

@@ -102,11 +102,7 @@ export async function enrichCreateMediaBuy(request: Record<string, unknown>, wri
       option = product.pricing_options.find((o) => o.pricing_option_id === pkg.pricing_option_id);
       if (!option && (pkg.pricing_option_id === undefined || (pkg.pricing_option_id === writtenPkg.pricing_option_id && isUnseededLiteral(writtenPkg.pricing_option_id, ctx.declared)))) {
         option = preferredOption(product);
-        if (option) {
-          const replaced = pkg.pricing_option_id;
-          pkg.pricing_option_id = option.pricing_option_id;
-          changes.push({ path: `packages[${index}].pricing_option_id`, value: option.pricing_option_id, ...(replaced !== undefined ? { replaced } : {}), reason: `product "${product.product_id}" has no pricing option ${replaced === undefined ? 'named in the package' : `"${String(replaced)}"`}; its ${isAuction(option) ? 'first' : 'first fixed-price'} option` });
-        }
+        if (option) changes.push(setOption(pkg, index, option, `product "${product.product_id}" has no pricing option ${pkg.pricing_option_id === undefined ? 'named in the package' : `"${String(pkg.pricing_option_id)}"`}; its ${isAuction(option) ? 'first' : 'first fixed-price'} option`));
       }
       if (option) changes.push(...priceFields(pkg, index, option));
     }
@@ -121,12 +117,17 @@ function fillPackage(pkg: Record<string, unknown>, index: number, product: Produ
   changes.push({ path: `packages[${index}].product_id`, value: product.product_id, ...(replacedProduct !== undefined ? { replaced: replacedProduct } : {}), reason: why });
   const option = product.pricing_options.find((o) => o.pricing_option_id === pkg.pricing_option_id) ?? preferredOption(product);
   if (option && pkg.pricing_option_id !== option.pricing_option_id) {
-    const replaced = pkg.pricing_option_id;
-    pkg.pricing_option_id = option.pricing_option_id;
-    changes.push({ path: `packages[${index}].pricing_option_id`, value: option.pricing_option_id, ...(replaced !== undefined ? { replaced } : {}), reason: `product "${product.product_id}"'s ${isAuction(option) ? 'first' : 'first fixed-price'} pricing option` });
+    changes.push(setOption(pkg, index, option, `product "${product.product_id}"'s ${isAuction(option) ? 'first' : 'first fixed-price'} pricing option`));
   }
   if (option) changes.push(...priceFields(pkg, index, option));
   return changes;
+}
+
+/** Puts `option` on the package, as an Enrichment that names what it replaced. */
+function setOption(pkg: Record<string, unknown>, index: number, option: PricingOption, reason: string): Enrichment {
+  const replaced = pkg.pricing_option_id;
+  pkg.pricing_option_id = option.pricing_option_id;
+  return { path: `packages[${index}].pricing_option_id`, value: option.pricing_option_id, ...(replaced !== undefined ? { replaced } : {}), reason };
 }
 
 /** budget where the package has none; bid_price where the option is an auction and the package bids nothing. */
