@@ -14,7 +14,8 @@
  * - the file's path and text, the compile options (runtime, mode, corpus root
  *   and version, strictness), this package's code (`packageFingerprint`) and
  *   the storyboard format schema the loader checks against
- *   (`schema/storyboard.schema.json`, outside the fingerprinted code folder);
+ *   (`schema/storyboard.schema.json`, outside the fingerprinted code folder), and the AdCP schemas' manifest the
+ *   loader reads task names and request schemas from (`storyboard/adcp-tasks.ts`);
  * - the request-signing vectors: `withVectorSteps` plans one step per file of
  *   the nearest `test-vectors/request-signing/` folder (a corpus given by path
  *   is one users edit), so the folder found for the file and the names and
@@ -36,6 +37,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DiskCache, packageFingerprint } from '../cache/disk-cache.js';
 import { requestSigningVectorsDir } from '../engine/request-signing-steps.js';
+import { adcpKnowledge } from '../storyboard/adcp-tasks.js';
 import { resolveTestKitPath } from '../storyboard/test-kit.js';
 import type { CompileResult } from './compile.js';
 
@@ -110,7 +112,6 @@ export class CompileCache {
    * as JSON; its `kitRoot` is the compliance tree the compile resolves test kits and vectors against.
    */
   constructor(cacheDir: string, options: string, secret?: Buffer) {
-    this.disk = new DiskCache(cacheDir, 'storyboards', '.json', ['vitest-adcp-compiled-storyboard-v2', packageFingerprint(), fileDigest(STORYBOARD_SCHEMA), options], ...(secret ? [secret] : []));
     let kitRoot: unknown;
     try {
       kitRoot = (JSON.parse(options) as { kitRoot?: unknown }).kitRoot;
@@ -118,6 +119,11 @@ export class CompileCache {
       kitRoot = undefined;
     }
     this.corpusRoot = typeof kitRoot === 'string' ? kitRoot : undefined;
+    // The AdCP schemas the loader checks task names and sample_requests against (storyboard/adcp-tasks.ts): their
+    // manifest (regenerated, with its date, whenever they are) stands for them.
+    const schemasDir = this.corpusRoot ? adcpKnowledge({ corpusRoot: this.corpusRoot }).schemasDir : undefined;
+    const schemas = schemasDir ? fileDigest(join(schemasDir, 'manifest.json')) : 'no schemas';
+    this.disk = new DiskCache(cacheDir, 'storyboards', '.json', ['vitest-adcp-compiled-storyboard-v3', packageFingerprint(), fileDigest(STORYBOARD_SCHEMA), options, schemas], ...(secret ? [secret] : []));
   }
 
   key(file: string, source: string): string {

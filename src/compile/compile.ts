@@ -40,6 +40,10 @@ export interface CompileOptions {
   framework?: 'vitest' | 'jest';
   /** LoadOptions.bounds: size and complexity bounds on the storyboard file. */
   bounds?: StoryboardBounds;
+  /** LoadOptions.schemasDir: the AdCP schemas task names and sample_request are checked against (default: corpusRoot's). */
+  schemasDir?: string | false;
+  /** LoadOptions.schemaCacheDir: where compiled request-schema validators are kept between runs. */
+  schemaCacheDir?: string;
 }
 
 export interface CompileResult {
@@ -64,7 +68,7 @@ function lineOffsets(source: string): number[] {
 }
 
 export function compileStoryboard(text: string, file: string, options: CompileOptions): CompileResult {
-  const loaded = loadStoryboard(text, file, { corpusRoot: options.corpusRoot, ...(options.strictKeys === false ? { strictKeys: false } : {}), ...(options.bounds ? { bounds: options.bounds } : {}) });
+  const loaded = loadStoryboard(text, file, { corpusRoot: options.corpusRoot, ...(options.strictKeys === false ? { strictKeys: false } : {}), ...(options.bounds ? { bounds: options.bounds } : {}), ...(options.schemasDir !== undefined ? { schemasDir: options.schemasDir } : {}), ...(options.schemaCacheDir !== undefined ? { schemaCacheDir: options.schemaCacheDir } : {}) });
   // A text over the byte bound is neither mapped nor embedded in the source map: its one failing test sits at 1:1.
   const oversize = !loaded.ok && loaded.diagnostics[0]?.rule === 'storyboard_bound' && Buffer.byteLength(text, 'utf8') > resolveBounds(options.bounds).maxBytes;
   return compileLoaded(oversize ? '' : text, file, options, loaded, oversize);

@@ -66,7 +66,7 @@ export function parseYaml(source: string): ParsedYaml {
     merge: true,
     uniqueKeys: true,
   });
-  const map = new SourceMap(doc, lineCounter);
+  const map = new SourceMap(doc, lineCounter, source);
   // A problem the parser finds at the end of the input (an unclosed quote or bracket) is placed on the file's last
   // character: a position past the last line is one no editor can show, and the failing test must sit where it says.
   const lastContent = source.trimEnd().length - 1;
@@ -105,7 +105,30 @@ export class SourceMap {
   constructor(
     private readonly doc: Document.Parsed,
     private readonly lines: LineCounter,
+    /** The YAML text (for positions inside a scalar); absent, those fall back to the scalar's start. */
+    private readonly source?: string,
   ) {}
+
+  /**
+   * Where `token` is written inside the string at `path` (its `occurrence`-th appearance, 0-based): a placeholder or
+   * a path inside a longer value, located at itself. Searched in the scalar's source text, so an escape or a line fold
+   * before the token cannot shift it; when the token is not written verbatim there (an escaped character inside it),
+   * the value's start.
+   */
+  locationInValue(path: DataPath, token: string, occurrence = 0): SourceLocation {
+    const { node, depth } = this.resolve(path);
+    const range = depth === path.length && isScalar(node) ? node.range : undefined;
+    if (range && this.source !== undefined) {
+      const text = this.source.slice(range[0], range[1]);
+      let at = -1;
+      for (let i = 0; i <= occurrence; i++) {
+        at = text.indexOf(token, at + 1);
+        if (at < 0) break;
+      }
+      if (at >= 0) return this.offsetToLocation(range[0] + at);
+    }
+    return this.valueLocation(path);
+  }
 
   offsetToLocation(offset: number): SourceLocation {
     const { line, col } = this.lines.linePos(offset);

@@ -265,7 +265,7 @@ describe.each(['mcp', 'a2a'] as const)('cases 2 and 3 over %s: a run whose agent
         '        task: get_products',
         '        stateful: false',
         '        auth: { type: basic, from_test_kit: true }',
-        '        sample_request: { brief: "coffee" }',
+        '        sample_request: { buying_mode: brief, brief: "coffee" }',
         '        validations:',
         '          - check: field_present',
         '            path: products',

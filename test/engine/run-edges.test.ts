@@ -191,7 +191,8 @@ describe('a step that cannot be sent fails alone, saying what to fix', () => {
   });
 
   it('an unresolved $context token: the request as it would have gone, and a validation located at the step', async () => {
-    const r = await run([{ id: 'main', steps: [{ id: 'needs', task: 'get_products', sample_request: { product_id: '$context.never' } }] }]);
+    // strictKeys: false — a reference nothing captures is a load error otherwise (unknown_context_reference); the run-time path is tested.
+    const r = await run([{ id: 'main', steps: [{ id: 'needs', task: 'get_products', sample_request: { product_id: '$context.never' } }] }], { strictKeys: false });
     const result = r.steps.needs!.result;
     expect(result.request).toMatchObject({ transport: 'mcp', operation: 'get_products', payload: { product_id: '$context.never' } });
     expect(result.request!.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\//);

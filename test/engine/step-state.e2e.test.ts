@@ -57,7 +57,8 @@ describe('context_inputs', () => {
   validations:
     - { check: field_present, path: "products[0]" }`,
     );
-    const r = await run(yaml);
+    // strictKeys: false — never_captured is a load error otherwise (unknown_context_reference); its run-time skip is tested.
+    const r = await run(yaml, [], { strictKeys: false });
     expect(verdicts(r.steps)).toEqual({ discover: 'passed', refine: 'passed' });
     const captured = (r.steps.discover!.result.response!.payload as any).structuredContent.products[0].product_id;
     expect(captured).toMatch(/^prod_/);

@@ -10,6 +10,8 @@ import { STORYBOARD_RULES, loadStoryboard } from '../../src/storyboard/index.js'
 
 const dir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../fixtures/broken');
 const files = readdirSync(dir).filter((f) => f.endsWith('.storyboard.yaml')).sort();
+/** Loaded as the plugin loads a user's storyboard: against the installed corpus, so task names and requests are checked. */
+const corpusRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../node_modules/@adcp/sdk/compliance/cache/3.0.6');
 
 function expectation(source: string, file: string) {
   const match = /^# expect: (\w+) @ (\d+):(\d+)$/m.exec(source);
@@ -21,7 +23,7 @@ describe('fixtures/broken', () => {
   it.each(files)('%s fails with the rule and position it names', (file) => {
     const source = readFileSync(path.join(dir, file), 'utf8');
     const expected = expectation(source, file);
-    const result = loadStoryboard(source, file);
+    const result = loadStoryboard(source, file, { corpusRoot });
     expect(result.ok).toBe(false);
     const [primary] = result.diagnostics;
     expect({ rule: primary?.rule, line: primary?.line, column: primary?.column }).toEqual(expected);

@@ -98,13 +98,13 @@ describe('names that collide with Object.prototype', () => {
 
 describe('hostile storyboards', () => {
   const injecting = (at: string) =>
-    `id: a\ntitle: A\nphases:\n  - id: p\n    steps:\n      - id: s\n        task: get_products\n        context_inputs:\n          - { key: v, inject_at: "${at}" }\n`;
+    `id: a\ntitle: A\ncontext: { v: 1 }\nphases:\n  - id: p\n    steps:\n      - id: s\n        task: get_products\n        context_inputs:\n          - { key: v, inject_at: "${at}" }\n`;
 
   it('refuses context_inputs that would write onto a prototype, at the inject_at line', () => {
     for (const at of ['__proto__.polluted', 'a.constructor.prototype.polluted', 'constructor', 'items[*].id', 'a..b']) {
       const result = loadStoryboard(injecting(at), 'hostile.yaml');
       expect([at, result.ok]).toEqual([at, false]);
-      expect(result.diagnostics[0]).toMatchObject({ rule: 'context_input_path', severity: 'error', line: 9, file: 'hostile.yaml' });
+      expect(result.diagnostics[0]).toMatchObject({ rule: 'context_input_path', severity: 'error', line: 10, file: 'hostile.yaml' });
     }
     expect(loadStoryboard(injecting('filters.product_ids[0]'), 'fine.yaml').ok).toBe(true);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();

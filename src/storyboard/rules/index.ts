@@ -19,9 +19,12 @@ import { checkAuthShape } from './auth.js';
 import { checkBranchSets } from './branch-sets.js';
 import { checkUniqueIds } from './ids.js';
 import type { RuleContext } from './model.js';
+import { checkPathSyntax } from './path-syntax.js';
 import { checkProvidesStateFor } from './provides-state-for.js';
+import { checkSampleRequests } from './sample-request.js';
 import { checkStepFields } from './step-fields.js';
 import { checkStepReferences } from './step-references.js';
+import { checkTaskNames } from './tasks.js';
 import { checkTestKitReference } from './test-kit-reference.js';
 import { checkValidations } from './validations.js';
 
@@ -36,6 +39,9 @@ const RULES: ReadonlyArray<(ctx: RuleContext) => void> = [
   checkStepReferences,
   checkStepFields,
   checkTestKitReference,
+  checkTaskNames,
+  checkPathSyntax,
+  checkSampleRequests,
 ];
 
 export function checkAuthoringRules(ctx: RuleContext): void {

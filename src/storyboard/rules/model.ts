@@ -4,6 +4,7 @@
  * run reports everything), therefore nothing here trusts a type: a phase
  * that is not a mapping is skipped, an id that is not a string is absent.
  */
+import type { AdcpKnowledge } from '../adcp-tasks.js';
 import type { DiagnosticSink } from '../diagnostics.js';
 import { isPlainObject } from '../paths.js';
 import type { DataPath, SourceMap } from '../source-map.js';
@@ -47,6 +48,10 @@ export interface RuleContext {
   at(path: DataPath): SourceLocation;
   /** Position of the key of the last path segment. */
   keyAt(path: DataPath): SourceLocation;
+  /** Position of `token` inside the string at `path` (its `occurrence`-th, 0-based), else of the value. */
+  tokenAt(path: DataPath, token: string, occurrence?: number): SourceLocation;
+  /** AdCP tasks, runner tasks and request schemas (adcp-tasks.ts); absent, task and sample_request checks are off. */
+  adcp: AdcpKnowledge | undefined;
 }
 
 export function buildRuleContext(
@@ -55,6 +60,7 @@ export function buildRuleContext(
   sink: DiagnosticSink,
   corpusRoot: string | undefined,
   strictKeys = true,
+  adcp?: AdcpKnowledge,
 ): RuleContext {
   const phases: RawPhase[] = [];
   const steps: RawStep[] = [];
@@ -88,6 +94,8 @@ export function buildRuleContext(
     strictKeys,
     at: (path) => map.valueLocation(path),
     keyAt: (path) => map.keyLocation(path),
+    tokenAt: (path, token, occurrence) => map.locationInValue(path, token, occurrence),
+    adcp,
   };
 }
 
