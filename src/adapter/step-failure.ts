@@ -7,6 +7,7 @@ import type { StepOutcome } from '../engine/records.js';
 import { failureHeadline, formatStepFailure } from '../report/format.js';
 import { redactStepResult } from '../report/record.js';
 import { escapeControl } from '../report/redact.js';
+import { withoutToolList } from '../report/summary.js';
 import type { Diagnostic, Storyboard } from '../storyboard/types.js';
 
 type StepResult = StepOutcome['result'];
@@ -67,9 +68,13 @@ export function retryRefusal(outcome: StepOutcome, secrets: readonly string[], r
   return `vitest-adcp does not retry storyboard steps (retry ${retry}): a storyboard is a stateful sequence, so the first attempt's verdict stands — ${first}. To try a flaky agent again, run the storyboard again; keep ${retryOption} for your own tests.`;
 }
 
-/** The contract's skip reason and detail, as one terminal-safe line (the detail can quote agent-supplied names). */
+/**
+ * The contract's skip reason and detail, as one terminal-safe line (the detail can quote agent-supplied names). The
+ * agent's whole tool list, which a missing_tool detail cites (the record keeps it), is left to the run's summary
+ * (report/summary.ts), which prints it once: per step, only the tool that is missing.
+ */
 export function skipText(result: StepResult): string {
-  return escapeControl(`${result.skip!.reason}: ${result.skip!.detail}`);
+  return escapeControl(`${result.skip!.reason}: ${withoutToolList(result.skip!.detail)}`);
 }
 
 /** runner-output-contract.yaml > skip_result.reasons.no_phases: the detail cites id and version. */

@@ -22,6 +22,7 @@ const { buildReport } = require('../report/build.js') as typeof import('../repor
 const { isLoadFailureTest, isTitleOf } = require('../adapter/test-titles.js') as typeof import('../adapter/test-titles.js');
 const { writeContractReport, writeReportViews } = require('../report/write.js') as typeof import('../report/write.js');
 const { ndjsonBeside, NdjsonStream } = require('../report/ndjson.js') as typeof import('../report/ndjson.js');
+const { renderTerminalSummary } = require('../report/summary.js') as typeof import('../report/summary.js');
 
 export interface AdcpJestReporterOptions {
   /** Where the contract report goes, relative to Jest's rootDir. @default 'adcp-results.json' */
@@ -117,6 +118,9 @@ class AdcpJestReporter {
     const report = buildReport(this.tests, { root: this.rootDir, started_at: this.startedAt, finished_at: new Date().toISOString(), test_name_pattern: this.testNamePattern });
     rmSync(this.recordsDir, { recursive: true, force: true });
     this.stream?.end(report);
+    // The same terminal summary as under Vitest (report/summary.ts): per track, skip reasons grouped, what runs them.
+    const summary = renderTerminalSummary(report, { runner: 'jest' });
+    if (summary) process.stderr.write(`\n${summary}\n`);
     process.stderr.write(`${writeContractReport(report, this.outputFile)}\n`);
     for (const line of writeReportViews(report, { root: this.rootDir, ...this.views })) process.stderr.write(`${line}\n`);
   }

@@ -12,7 +12,7 @@
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { complianceFromEnv, runCorpus } from '../corpus.js';
-import type { RuntimeConfig } from '../config.js';
+import { resolveRuntimeConfig, type RuntimeConfig } from '../config.js';
 import type { StoryboardRun } from '../engine/run.js';
 import { openStoryboardRun } from '../open-run.js';
 import { runTarget } from '../report/envelope.js';
@@ -68,6 +68,30 @@ export interface JestStoryboardSuite {
   close(): Promise<void>;
 }
 
+/** What tells a configuration error that the engine reported from any other step error. */
+const CONFIGURATION = 'vitest-adcp cannot run the storyboards under Jest: ';
+
+/**
+ * A run configuration that cannot work, said the Jest way — the preset's `adcp` options and the environment, never
+ * the Vitest plugin's `vitest.config.ts` — or undefined. Runner text, not the agent's: never fenced.
+ */
+export function jestConfigurationError(config: RuntimeConfig, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const resolved = resolveRuntimeConfig(config, env);
+  if (!resolved.error) return undefined;
+  if (!resolved.agentUrl) {
+    return (
+      `${CONFIGURATION}no agent to test. Set ADCP_AGENT_URL (e.g. ADCP_AGENT_URL=http://127.0.0.1:3000/mcp npx jest), ` +
+      "or the preset's option in jest.config.js: module.exports = require('vitest-adcp/jest').createJestPreset({ adcp: { agentUrl: 'http://127.0.0.1:3000/mcp' } })"
+    );
+  }
+  // The engine's other configuration messages name the Vitest plugin's options: name the preset's beside them.
+  const vitestWords = /adcpStoryboards|vitest\.config|--allow-http|\bCLI\b/.test(resolved.error);
+  return `${CONFIGURATION}${resolved.error}${vitestWords ? ". Under Jest: the preset's adcp options (createJestPreset({ adcp: { agentUrl, protocol, allowHttp, requests } }) in jest.config.js) or the same ADCP_* environment variables" : ''}`;
+}
+
+/** Per worker: whether a configuration error was shown whole already (then each further step says it in one line). */
+let configurationShown = false;
+
 /** Resolved once per worker and options: the corpus for test kits and schemas, as the Vitest plugin's fallback. */
 const configs = new Map<string, RuntimeConfig>();
 function runtimeConfig(options: JestAdcpOptions, rootDir: string): RuntimeConfig {
@@ -106,6 +130,7 @@ export function createJestRuntime(sandbox: JestSandbox, options: JestAdcpOptions
     const info: StoryboardInfo = { id: storyboard.id, title: storyboard.title, version: storyboard.version, track: storyboard.track, file: storyboard.file, ...runTarget(config()) };
     for (const phase of storyboard.phases) for (const step of phase.steps) records.planned.push({ storyboard: info, phase_id: phase.id, step_id: step.id, ...(step.task ? { task: step.task } : {}) });
     const replays = new ReplayedSteps(info);
+    let configError: string | undefined;
     /** How often each step's test ran: Jest re-runs a failed test's callback in the same module (`jest.retryTimes`). */
     const attempts = new Map<string, number>();
     return {
@@ -123,6 +148,16 @@ export function createJestRuntime(sandbox: JestSandbox, options: JestAdcpOptions
         attempts.set(`${phaseId}/${stepId}`, retry + 1);
         // Not re-run, on purpose (as under Vitest): a storyboard is a stateful sequence; the first verdict stands.
         if (retry > 0) throw new StoryboardStepError(retryRefusal(outcome, current.secrets(), retry, 'jest.retryTimes'), at);
+        const configurationError = (configError ??= jestConfigurationError(config()) ?? '');
+        if (configurationError && outcome.status === 'failed' && !outcome.result.request) {
+          // Every step fails with it, before calling anything: the record says it the Jest way, and the terminal shows it
+          // whole once per worker, then in one line per step.
+          const result = redactStepResult({ ...outcome.result, error: configurationError }, current.secrets());
+          records.steps.push({ id: stepKey(result), status: outcome.status, result, storyboard: info });
+          const first = !configurationShown;
+          configurationShown = true;
+          throw new StoryboardStepError(first ? configurationError : `not run: vitest-adcp is not configured for Jest (${configurationError.slice(CONFIGURATION.length).split(/\. |: /)[0]}; the fix is in the first failed step's message)`, at);
+        }
         const result = redactStepResult(outcome.result, current.secrets());
         records.steps.push({ id: stepKey(result), status: outcome.status, result, storyboard: info }, ...replays.take(current, phaseId, stepId, current.secrets()));
         for (const warning of result.warnings ?? []) sandbox.console?.info(sanitizeOutput(`vitest-adcp: ${storyboard.id}/${phaseId}/${stepId}: ${warning}`));

@@ -8,6 +8,7 @@
  * (runner-output-contract.yaml > security).
  */
 import { relative } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { answerError, type AnswerLike } from '../checks/answer-error.js';
 import type { ResponseRecord, SignedRequestRecord, StepResult, ValidationResult } from '../engine/records.js';
 import { extractA2aResult } from '../transport/a2a.js';
@@ -126,8 +127,117 @@ function observed(value: unknown): string {
   return 'a different string (below)';
 }
 
+/** A substitution token as the engine reports one it could not resolve (engine/substitute.ts). */
+const PLACEHOLDER = /^(?:\$context\.|\$test_kit\.|\$generate\b|\{\{)/;
+
+/**
+ * The placeholders of a validation that failed because they did not resolve — the request's
+ * (`unresolved_substitution`) or the expected value's (engine/grade.ts: `expected` lists the tokens, `actual` null) —,
+ * or undefined. Such a failure is no value mismatch: nothing was compared.
+ */
+export function unresolvedPlaceholders(v: ValidationResult): string[] | undefined {
+  const tokens = Array.isArray(v.expected) && v.expected.length > 0 && v.expected.every((t) => typeof t === 'string' && PLACEHOLDER.test(t)) ? (v.expected as string[]) : undefined;
+  if (!tokens) return undefined;
+  if (v.check === 'unresolved_substitution') return tokens;
+  return (v.actual === null || v.actual === undefined) && /did not resolve/.test(v.error ?? '') ? tokens : undefined;
+}
+
+/** What an unresolved placeholder's headline says: which placeholder, and what became of the step that should have captured it. */
+function unresolvedVerdict(v: ValidationResult, tokens: string[]): string {
+  const first = (v.error ?? '').split('\n')[0]!;
+  // The engine's sentence names the token first (engine/unresolved.ts, engine/grade.ts): "$context.x did not resolve: step …".
+  const said = first.startsWith(tokens[0]!) && first.includes('did not resolve') ? first : `${tokens.join(', ')} did not resolve: the step that should have captured it failed, was skipped, or never ran`;
+  const text = `placeholder ${said}`;
+  return text.length > 220 ? `${text.slice(0, 219)}…` : text;
+}
+
+/** One key of a JSON Pointer, as RFC 6901 escapes it. */
+const pointerKey = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/** A key printed unfenced in a headline: short and identifier-like (agent-written keys are anything). */
+const plainKey = (key: string) => /^[\w.@:+~/-]{1,64}$/.test(key);
+
+export interface FirstDifference {
+  /** JSON Pointer of the difference, relative to the compared values ('' = the values themselves). */
+  pointer: string;
+  /** Whether the pointer is printable unfenced (every key on it plain). */
+  plain: boolean;
+  /** The expected value there (absent: the key or item should not be there). */
+  expected?: unknown;
+  /** The actual value there (absent: the key or item is missing). */
+  actual?: unknown;
+}
+
+function has(o: object, key: string): boolean {
+  return Object.prototype.hasOwnProperty.call(o, key);
+}
+
+/**
+ * Where two JSON values first differ, depth first: the expected value's keys in its order, then keys only the actual
+ * value has; array items by index. Undefined when they are equal.
+ */
+export function firstDifference(expected: unknown, actual: unknown, path: string[] = [], depth = 0): FirstDifference | undefined {
+  const isObject = (x: unknown): x is Record<string, unknown> => x !== null && typeof x === 'object' && !Array.isArray(x);
+  if (depth < 32 && Array.isArray(expected) && Array.isArray(actual)) {
+    for (let i = 0; i < Math.max(expected.length, actual.length); i++) {
+      const key = String(i);
+      if (i >= actual.length) return nested(path, key, { expected: expected[i] });
+      if (i >= expected.length) return nested(path, key, { actual: actual[i] });
+      const inner = firstDifference(expected[i], actual[i], [...path, key], depth + 1);
+      if (inner) return inner;
+    }
+    return undefined;
+  }
+  if (depth < 32 && isObject(expected) && isObject(actual)) {
+    for (const key of Object.keys(expected)) {
+      if (!has(actual, key)) return nested(path, key, { expected: expected[key] });
+      const inner = firstDifference(expected[key], actual[key], [...path, key], depth + 1);
+      if (inner) return inner;
+    }
+    const extra = Object.keys(actual).find((key) => !has(expected, key));
+    return extra === undefined ? undefined : nested(path, extra, { actual: actual[extra] });
+  }
+  return isDeepStrictEqual(expected, actual) ? undefined : at(path, { expected, actual });
+}
+
+function at(path: string[], values: Pick<FirstDifference, 'expected' | 'actual'>): FirstDifference {
+  return { pointer: path.map((k) => `/${pointerKey(k)}`).join(''), plain: path.every(plainKey), ...values };
+}
+
+const nested = (path: string[], key: string, values: Pick<FirstDifference, 'expected' | 'actual'>) => at([...path, key], values);
+
+/** Two structures of the same kind (object and object, array and array): a first difference is worth naming. */
+function sameKindStructures(expected: unknown, actual: unknown): boolean {
+  if (expected === null || actual === null || typeof expected !== 'object' || typeof actual !== 'object') return false;
+  return Array.isArray(expected) === Array.isArray(actual);
+}
+
+/** The first difference of a failed value check, for the headline; undefined when it would not help. */
+function differenceOf(v: ValidationResult): FirstDifference | undefined {
+  // allowed_values: `expected` is the list of candidates, not one value to walk (checks/field-value.ts says so in `error`).
+  if (v.check === 'response_schema' || !sameKindStructures(v.expected, v.actual) || /allowed values/.test(v.error ?? '')) return undefined;
+  return firstDifference(redactPayload(v.expected), redactPayload(v.actual));
+}
+
+/** `/base` + `/rel`, or a description when the path holds a key the agent wrote that is not plain. */
+function differencePointer(v: ValidationResult, d: FirstDifference): string {
+  if (!d.plain) return 'a key the agent wrote (below)';
+  return `${typeof v.json_pointer === 'string' ? v.json_pointer : ''}${d.pointer}` || '/';
+}
+
+/** A first difference in a few words, agent values only when plain: `at /a/b: expected "x", got "y"`. */
+function differenceVerdict(v: ValidationResult, d: FirstDifference): string {
+  const kind = Array.isArray(v.expected) ? 'array' : 'object';
+  const where = differencePointer(v, d);
+  if (!('actual' in d)) return `the ${kind} differs at ${where}: expected ${shortValue(d.expected)}, got nothing (missing)`;
+  if (!('expected' in d)) return `the ${kind} differs at ${where}: not expected, got ${observed(d.actual)}`;
+  return `the ${kind} differs at ${where}: expected ${shortValue(d.expected)}, got ${observed(d.actual)}`;
+}
+
 /** What one failed validation says, in a few words. */
 function verdictOf(v: ValidationResult): string {
+  const tokens = unresolvedPlaceholders(v);
+  if (tokens) return unresolvedVerdict(v, tokens);
   if (v.check === 'response_schema') {
     const errors = Array.isArray(v.actual) ? (v.actual as { instance_path?: unknown }[]) : [];
     const first = errors[0]?.instance_path;
@@ -135,6 +245,8 @@ function verdictOf(v: ValidationResult): string {
     return `does not match ${v.schema_id ?? 'its schema'}: ${errors.length || 'some'} schema error${errors.length === 1 ? '' : 's'}${at}`;
   }
   if ((v.check === 'field_present' || v.check === 'envelope_field_present') && (v.actual === null || v.actual === undefined)) return 'not present';
+  const difference = differenceOf(v);
+  if (difference) return differenceVerdict(v, difference);
   if (v.expected !== undefined && v.actual !== undefined) return `expected ${shortValue(v.expected)}, got ${observed(v.actual)}`;
   if (v.expected !== undefined) return `expected ${shortValue(v.expected)}`;
   if (v.error && !AGENT_TEXT_CHECKS.has(v.check)) {
@@ -218,11 +330,29 @@ export function formatStepFailure(result: StepResult, options: FormatOptions = {
     if (v.json_pointer !== undefined && v.json_pointer !== null) lines.push(`    pointer:  ${v.json_pointer === '' ? '"" (the whole response)' : v.json_pointer}`);
     if (v.error) lines.push(indent(AGENT_TEXT_CHECKS.has(v.check) ? fence(clip(v.error, MAX_TEXT_CHARS), 'reason') : clip(v.error, MAX_TEXT_CHARS)));
     if (v.check === 'response_schema' && v.schema_id) lines.push(`    schema ${v.schema_id} (${v.schema_url})`);
-    if (v.expected !== undefined) lines.push(`    expected: ${json(v.expected, 300)}`);
+    const tokens = unresolvedPlaceholders(v);
+    if (tokens) {
+      // Nothing was compared: the placeholders, not an expected value against a null.
+      lines.push(`    unresolved: ${tokens.join(', ')}`);
+      continue;
+    }
+    if (v.expected !== undefined) lines.push(...labelled('expected: ', valueText(v.expected)));
     if (v.actual !== undefined && v.check !== 'response_schema') {
       // Only strings (or structures holding them) can carry agent-planted text.
-      const text = json(v.actual, 300);
-      lines.push(`    actual:   ${typeof v.actual === 'object' && v.actual !== null || typeof v.actual === 'string' ? fence(text, 'agent value') : text}`);
+      const text = valueText(v.actual);
+      lines.push(...labelled('actual:   ', (typeof v.actual === 'object' && v.actual !== null) || typeof v.actual === 'string' ? fence(text, 'agent value') : text));
+    }
+    const difference = differenceOf(v);
+    if (difference && !(difference.pointer === '' && difference.plain)) {
+      const where = difference.plain ? `${typeof v.json_pointer === 'string' ? v.json_pointer : ''}${difference.pointer}` : fence(difference.pointer, 'agent key path');
+      const there = (value: unknown, agent: boolean) => {
+        const text = compactJson(value);
+        const short = text.length > 120 ? `${text.slice(0, 119)}…` : text;
+        return agent && typeof value !== 'number' && typeof value !== 'boolean' && value !== null ? fence(short, 'agent value') : short;
+      };
+      const expectedThere = 'expected' in difference ? there(difference.expected, false) : 'nothing (the key should not be there)';
+      const actualThere = 'actual' in difference ? there(difference.actual, true) : 'nothing (missing)';
+      lines.push(`    first difference at ${where}: expected ${expectedThere}, got ${actualThere}`);
     }
   }
   // A placeholder that did not resolve stops the call: what is shown is what would have gone, never "sent".
@@ -269,6 +399,18 @@ export function formatStepFailure(result: StepResult, options: FormatOptions = {
     message: clean(lines.join('\n')),
     ...(diffable ? { expected: safe(diffable.expected), actual: safe(diffable.actual) } : {}),
   };
+}
+
+/** An expected or actual value in the details: one line when short, else indented JSON (cut at 300 characters). */
+function valueText(value: unknown): string {
+  const compact = compactJson(value);
+  return compact.length <= 100 ? compact : json(value, 300);
+}
+
+/** `label value` on one line, or the label alone with the value's lines indented under it. */
+function labelled(label: string, text: string): string[] {
+  if (!text.includes('\n')) return [`    ${label}${text}`];
+  return [`    ${label.trimEnd()}`, indent(text, '      ')];
 }
 
 function compactJson(value: unknown): string {

@@ -12,6 +12,7 @@ import type { StepResult } from '../engine/records.js';
 import { failureHeadline } from './format.js';
 import { redactStepResult } from './record.js';
 import { escapeControl, fence } from './redact.js';
+import { statusWithSkips } from './summary.js';
 import type { ContractReport, StoryboardReport, TrackReport } from './build.js';
 
 export interface MarkdownSummaryOptions {
@@ -27,8 +28,10 @@ export interface MarkdownSummaryOptions {
 
 const STATUS: Record<string, string> = { passed: '✅ passed', failed: '❌ failed', skipped: '⏭️ skipped', incomplete: '◐ incomplete', not_run: '○ not run' };
 
-function status(s: string): string {
-  return STATUS[s] ?? md(s);
+/** A status; a pass with skipped steps says how many ran: `✅ passed (2 run, 6 skipped)`, never a plain pass. */
+function status(s: string, tally?: { passed: number; failed: number; skipped: number }): string {
+  const word = STATUS[s] ?? md(s);
+  return s === 'passed' && tally && tally.skipped > 0 ? `✅ ${md(statusWithSkips(s, tally))}` : word;
 }
 
 /** Storyboard-written text in a markdown line or table cell: one line, markdown punctuation escaped, controls visible. */
@@ -116,7 +119,8 @@ export function renderMarkdownSummary(report: ContractReport, options: MarkdownS
         .map(([k, n]) => `${n} ${md(k.replace('_', ' '))}`)
         .join(', ');
       const why = track.skip_reasons?.length ? ` (${track.skip_reasons.map(md).join(', ')})` : '';
-      out.push(`| ${md(track.track)} |${multi ? ` ${target(track)} |` : ''} ${status(track.status)}${why} | ${tally} |`);
+      const steps = report.storyboards.filter((s) => (s.track ?? 'untracked') === track.track && s.project === track.project && s.agent_url === track.agent_url).flatMap((s) => s.steps);
+      out.push(`| ${md(track.track)} |${multi ? ` ${target(track)} |` : ''} ${status(track.status, counts(steps))}${why} | ${tally} |`);
     }
     out.push('');
   }
@@ -127,7 +131,7 @@ export function renderMarkdownSummary(report: ContractReport, options: MarkdownS
       const c = counts(sb.steps);
       const why = sb.skip ? ` (${md(sb.skip.reason)})` : '';
       const tallies = `${c.passed} / ${c.failed} / ${c.skipped}${steps_not_run ? ` / ${c.not_run}` : ''}`;
-      out.push(`| ${md(sb.title)} ${code(sb.storyboard_id, true)} | ${md(sb.track ?? 'untracked')} |${multi ? ` ${target(sb)} |` : ''} ${status(sb.status)}${why} | ${tallies} | ${code(sb.file, true)} |`);
+      out.push(`| ${md(sb.title)} ${code(sb.storyboard_id, true)} | ${md(sb.track ?? 'untracked')} |${multi ? ` ${target(sb)} |` : ''} ${status(sb.status, c)}${why} | ${tallies} | ${code(sb.file, true)} |`);
     }
     out.push('');
   }

@@ -17,6 +17,7 @@ import type { Reporter, TestCase, TestModule, Vitest } from 'vitest/node';
 import { buildReport, type ContractReport, type ReportTest } from './build.js';
 import type { RunTimes } from './envelope.js';
 import { ndjsonBeside, NdjsonStream } from './ndjson.js';
+import { printSummary } from './summary-reporter.js';
 import { writeContractReport, writeReportViews } from './write.js';
 
 export interface AdcpReporterOptions {
@@ -121,6 +122,8 @@ export default class AdcpReporter implements Reporter {
   onTestRunEnd(modules: ReadonlyArray<TestModule>): void {
     const report = buildContractReport(modules, this.root, { started_at: this.startedAt, finished_at: new Date().toISOString(), test_name_pattern: this.testNamePattern });
     this.stream?.end(report);
+    // The terminal summary (once per run end, whichever vitest-adcp reporter gets there first), then where files went.
+    printSummary(modules, report, this.log);
     this.log(writeContractReport(report, resolve(this.root, this.outputFile ?? 'adcp-results.json')));
     const { markdownFile, htmlFile, jobSummary } = this.options;
     for (const line of writeReportViews(report, { root: this.root, markdownFile, htmlFile, jobSummary })) this.log(line);

@@ -221,7 +221,9 @@ describe('the reporter writes the views', () => {
       expect(md).toMatch(/^## ❌ AdCP storyboards/);
       expect(readFileSync(summary, 'utf8')).toBe(`before\n${md}\n`);
       expect(readFileSync(join(root, 'out/deep/report.html'), 'utf8')).toMatch(/^<!doctype html>/);
-      expect(logged.slice(1)).toEqual([
+      // First the terminal summary (report/summary.ts), then the JSON's line, then the views'.
+      expect(logged[0]).toMatch(/^\nvitest-adcp: 2 storyboards, 4 steps: 1 passed, 1 failed, 2 skipped\n {2}✗ core /);
+      expect(logged.slice(2)).toEqual([
         `vitest-adcp: markdown summary written to ${relative(process.cwd(), join(root, 'out/summary.md'))}`,
         `vitest-adcp: markdown summary appended to the GitHub job summary (${summary})`,
         `vitest-adcp: HTML report written to ${relative(process.cwd(), join(root, 'out/deep/report.html'))}`,
@@ -232,7 +234,7 @@ describe('the reporter writes the views', () => {
       const off = new AdcpReporter({ jobSummary: false });
       off.onInit(vitestAt(root, quiet));
       off.onTestRunEnd(modules);
-      expect(quiet).toHaveLength(1);
+      expect(quiet).toHaveLength(1); // the summary of this run end was printed already (claimSummary)
       expect(readFileSync(summary, 'utf8')).toBe(`before\n${md}\n`);
 
       // A job summary that cannot be written is said, not thrown: the reports are written all the same.

@@ -1,0 +1,205 @@
+/**
+ * The terminal summary at the end of a storyboard run, for every runner (the `vitest-adcp` bin and plugin users
+ * through the Vitest reporters, Jest through its reporter): per track, how many steps passed, failed and were
+ * skipped, the skip reasons grouped and counted, the agent's tool list once (a `missing_tool` skip names only the
+ * missing tool), and what would run the skipped work (`--webhook-receiver`, `--auth`, …).
+ *
+ * Pure: rendered from the contract report object (report/build.ts), as the markdown and HTML views are. Skip details
+ * can quote agent-supplied names (its tool list, ids): every line goes through the output sanitiser.
+ */
+import type { SkipResult, StepResult } from '../engine/records.js';
+import type { ContractReport, StoryboardReport } from './build.js';
+import { escapeControl } from './redact.js';
+
+/**
+ * The `; agent tools: [...]` part of a missing_tool / missing_test_controller detail (engine/gate.ts, the
+ * request-signing probe); the cascade may append a note after it.
+ */
+const TOOL_LIST = /;\s*agent tools: \[([^\]]*)\]/;
+
+/** A skip detail without the agent's whole tool list (said once, in the summary). */
+export function withoutToolList(detail: string): string {
+  return detail.replace(TOOL_LIST, '');
+}
+
+/** The agent's tool list a skip detail cites, if any. */
+export function toolListOf(detail: string): string[] | undefined {
+  const match = TOOL_LIST.exec(detail);
+  if (!match) return undefined;
+  return match[1]!.trim() === '' ? [] : match[1]!.split(',').map((t) => t.trim());
+}
+
+/** What would run a skipped step: the flag or option to change, one per kind. */
+export type SkipHint = 'webhook_receiver' | 'auth' | 'rate_abuse' | 'test_controller';
+
+/** Each hint, said for the runner the user ran: the flag or option to change. */
+const HINTS: Record<'vitest' | 'jest', Record<SkipHint, string>> = {
+  vitest: {
+    webhook_receiver: "the runner's webhook receiver would run them: npx vitest-adcp … --webhook-receiver, or the plugin option webhooks: { receiver: 'loopback' }",
+    auth: 'the agent refused the credentials (HTTP 401/403): pass --auth-file <path> or set ADCP_AUTH_TOKEN (plugin option agent.auth.token)',
+    rate_abuse: 'opted out of the rate_abuse vectors: run without --skip-rate-abuse (plugin option signedRequests.skipRateAbuse)',
+    test_controller: 'they need comply_test_controller (deterministic testing), which the agent does not advertise: run them against a build of the agent that serves it',
+  },
+  jest: {
+    webhook_receiver: "they need the runner's webhook receiver, which vitest-adcp hosts under Vitest only: npx vitest-adcp <agent-url> --webhook-receiver",
+    auth: "the agent refused the credentials (HTTP 401/403): set ADCP_AUTH_TOKEN, or the preset's option adcp: { authToken }",
+    rate_abuse: "opted out of the rate_abuse vectors: unset ADCP_SKIP_RATE_ABUSE (or the preset's adcp: { skipRateAbuse })",
+    test_controller: 'they need comply_test_controller (deterministic testing), which the agent does not advertise: run them against a build of the agent that serves it',
+  },
+};
+
+/** A skip's group: its contract reason and, where the detail says it, what it is about (the missing tool, the receiver). */
+function groupOf(skip: SkipResult): { key: string; label: string; hint?: SkipHint } {
+  const { reason, detail } = skip;
+  if (/webhook receiver|webhook_receiver_runner/.test(detail)) return { key: `${reason}\u0000webhook`, label: `${reason} (no webhook receiver in this run)`, hint: 'webhook_receiver' };
+  if (/rate_abuse_opt_out/.test(detail)) return { key: `${reason}\u0000rate_abuse`, label: `${reason} (rate_abuse vectors opted out)`, hint: 'rate_abuse' };
+  if (reason === 'missing_test_controller') return { key: reason, label: reason, hint: 'test_controller' };
+  if (reason === 'missing_tool') {
+    const tool = /the tool "([^"]+)"/.exec(detail)?.[1];
+    if (tool) return { key: `${reason}\u0000${tool}`, label: `missing_tool ${tool}` };
+    if (/required_tools/.test(detail)) return { key: `${reason}\u0000required_tools`, label: "missing_tool (none of the storyboard's required_tools)" };
+  }
+  if (/oauth_not_advertised/.test(detail)) return { key: `${reason}\u0000oauth`, label: `${reason} (the agent offers no OAuth)` };
+  if (/skip_if /.test(detail)) return { key: `${reason}\u0000skip_if`, label: `${reason} (skip_if of the test kit)` };
+  // Many details start with a code naming the case (request_signing_not_advertised: …, fixture_seed_unsupported: …).
+  const code = /^([a-z][a-z0-9]*(?:_[a-z0-9]+)+): /.exec(detail)?.[1];
+  if (code) return { key: `${reason}\u0000${code}`, label: `${reason} (${code})` };
+  return { key: reason, label: reason };
+}
+
+/** Whether a step's answer was an authentication refusal (HTTP 401/403, or AUTH_REQUIRED). */
+function refusedAuth(step: StepResult): boolean {
+  if (!step.response) return false;
+  const status = step.response.status;
+  if (status === 401 || status === 403) return true;
+  return /"AUTH_REQUIRED"/.test(JSON.stringify(step.response.payload ?? null).slice(0, 20_000));
+}
+
+interface Tally {
+  passed: number;
+  failed: number;
+  skipped: number;
+  notRun: number;
+}
+
+function tally(steps: readonly StepResult[]): Tally {
+  const t: Tally = { passed: 0, failed: 0, skipped: 0, notRun: 0 };
+  for (const s of steps) {
+    if ('not_run' in s) t.notRun++;
+    else if (s.skip) t.skipped++;
+    else if (s.passed) t.passed++;
+    else t.failed++;
+  }
+  return t;
+}
+
+/**
+ * A status that never reads as a plain pass when steps were skipped: `passed (2 run, 6 skipped)`. Shared by the
+ * markdown view (markdown.ts) for its track and storyboard rows.
+ */
+export function statusWithSkips(status: string, t: { passed: number; failed: number; skipped: number }): string {
+  if (status !== 'passed' || t.skipped === 0) return status;
+  return `passed (${t.passed + t.failed} run, ${t.skipped} skipped)`;
+}
+
+const MARK: Record<string, string> = { passed: '✓', failed: '✗', skipped: '↓', incomplete: '◐', not_run: '○' };
+
+/** The steps of a storyboard as skips: its own skip (no_phases) counts as one. */
+function skipsOf(sb: StoryboardReport): SkipResult[] {
+  if (sb.skip && sb.steps.length === 0) return [sb.skip];
+  return sb.steps.filter((s) => s.skip && !('not_run' in s)).map((s) => s.skip!);
+}
+
+function count(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+export interface TerminalSummaryOptions {
+  /** Groups of skip reasons shown per track; the rest are counted. @default 6 */
+  maxGroups?: number;
+  /** Whose flags and options the hints name. @default 'vitest' */
+  runner?: 'vitest' | 'jest';
+}
+
+/**
+ * The summary's lines (no trailing newline), or `''` when the run had no storyboard. Plain text, sanitised.
+ */
+export function renderTerminalSummary(report: ContractReport, options: TerminalSummaryOptions = {}): string {
+  const maxGroups = options.maxGroups ?? 6;
+  if (report.storyboards.length === 0 && report.load_errors.length === 0) return '';
+  const { total_steps, steps_passed, steps_failed, steps_skipped, steps_not_run } = report.summary;
+  const out: string[] = [];
+  const notRun = steps_not_run > 0 ? `, ${steps_not_run} not run` : '';
+  out.push(
+    `vitest-adcp: ${count(report.storyboards.length, 'storyboard')}, ${count(total_steps, 'step')}: ${steps_passed} passed, ${steps_failed} failed, ${steps_skipped} skipped${notRun}`,
+  );
+  const multi = report.run.targets.length > 1;
+  const rows = report.summary.tracks.map((track) => {
+    const members = report.storyboards.filter((sb) => (sb.track ?? 'untracked') === track.track && sb.project === track.project && sb.agent_url === track.agent_url);
+    const steps = members.flatMap((sb) => sb.steps);
+    const t = tally(steps);
+    // A storyboard skipped as a whole (no steps) counts as one skipped step here, as in its status.
+    for (const sb of members) if (sb.skip && sb.steps.length === 0) t.skipped++;
+    const label = `${track.track}${multi ? ` [${track.project ? `${track.project} ` : ''}${track.agent_url ?? 'no agent'}]` : ''}`;
+    return { track, members, t, label };
+  });
+  const width = Math.min(32, Math.max(...rows.map((r) => r.label.length)));
+  const hints = new Map<SkipHint, number>();
+  const tools = new Map<string, string[]>();
+  for (const { track, members, t, label } of rows) {
+    const parts = [`${t.passed} passed`, `${t.failed} failed`, `${t.skipped} skipped`, ...(t.notRun ? [`${t.notRun} not run`] : [])];
+    const status = statusWithSkips(track.status.replace('_', ' '), t);
+    out.push(`  ${MARK[track.status] ?? '-'} ${label.padEnd(width)}  ${status} — ${count(members.length, 'storyboard')}, ${parts.join(', ')}`);
+    const groups = new Map<string, { label: string; n: number }>();
+    for (const sb of members) {
+      for (const skip of skipsOf(sb)) {
+        const group = groupOf(skip);
+        const entry = groups.get(group.key) ?? { label: group.label, n: 0 };
+        entry.n++;
+        groups.set(group.key, entry);
+        if (group.hint) hints.set(group.hint, (hints.get(group.hint) ?? 0) + 1);
+        const listed = toolListOf(skip.detail);
+        if (listed) tools.set(sb.agent_url ?? '', listed);
+      }
+    }
+    const sorted = [...groups.values()].sort((a, b) => b.n - a.n || a.label.localeCompare(b.label));
+    if (sorted.length > 0) {
+      const shown = sorted.slice(0, maxGroups).map((g) => `${g.label} ×${g.n}`);
+      const rest = sorted.slice(maxGroups).reduce((n, g) => n + g.n, 0);
+      out.push(`      skipped: ${shown.join(', ')}${rest ? `, ${rest} more` : ''}`);
+    }
+  }
+  const authCut = report.storyboards.flatMap((sb) => sb.steps).filter((s) => !('not_run' in s) && !s.skip && !s.passed && refusedAuth(s)).length;
+  if (authCut > 0) hints.set('auth', authCut);
+  for (const [agent, list] of tools) out.push(`  agent tools${tools.size > 1 || multi ? ` (${agent || 'no agent'})` : ''}: ${list.length ? list.join(', ') : 'none'} — missing_tool skips are tasks it does not advertise`);
+  // One cause that failed many steps before any reached the agent (a configuration error): said once here.
+  const before = new Map<string, number>();
+  for (const sb of report.storyboards) {
+    for (const s of sb.steps) if (!('not_run' in s) && !s.skip && !s.passed && !s.request && !s.response && s.error && s.validations.length === 0) before.set(s.error, (before.get(s.error) ?? 0) + 1);
+  }
+  for (const [error, n] of before) {
+    if (n < 2) continue;
+    const first = error.split('\n')[0]!;
+    out.push(`  ✗ ${count(n, 'step')} failed before reaching the agent: ${first.length > 400 ? `${first.slice(0, 399)}…` : first}`);
+  }
+  if (report.load_errors.length > 0) out.push(`  ✗ ${count(report.load_errors.length, 'storyboard file')} did not load: ${report.load_errors.slice(0, 3).map((e) => e.file).join(', ')}${report.load_errors.length > 3 ? ', …' : ''} (the errors are above)`);
+  const said = HINTS[options.runner ?? 'vitest'];
+  for (const [hint, n] of hints) out.push(`  hint (${hint === 'auth' ? count(n, 'failed step') : count(n, 'skipped step')}): ${said[hint]}`);
+  return escapeControl(out.join('\n'));
+}
+
+const PRINTED = Symbol.for('vitest-adcp.summary-printed');
+
+/**
+ * Whether the summary of this run end was printed already, marking it printed: the contract reporter and the summary
+ * reporter both print it, and a run that has both prints it once. `runEnd` is the object all reporters of one run end
+ * receive (Vitest's `testModules` array). Kept on `globalThis`, because the two reporters can be loaded as two copies
+ * of this module (a config's reporter path and the plugin's import).
+ */
+export function claimSummary(runEnd: object): boolean {
+  const g = globalThis as { [PRINTED]?: WeakSet<object> };
+  const printed = (g[PRINTED] ??= new WeakSet());
+  if (printed.has(runEnd)) return false;
+  printed.add(runEnd);
+  return true;
+}
