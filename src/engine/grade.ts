@@ -16,6 +16,7 @@ import { resolvePath } from './path.js';
 import { TASK_COMPLETION_PREFIX, type TaskCompletion } from './polling.js';
 import type { ValidationResult } from './records.js';
 import { substitute, type SubstitutionScope } from './substitute.js';
+import { explainUnresolved, type EarlierStep } from './unresolved.js';
 
 export interface GradeInput {
   file: string;
@@ -31,6 +32,12 @@ export interface GradeInput {
   completion?: TaskCompletion;
   /** Credentials the run may send (for the no-secret-echo invariant). */
   secrets?: readonly string[];
+  /**
+   * The storyboard's steps before this one, with their records so far (as engine/run.ts gives them to
+   * explainUnresolved): a placeholder of an expected value that did not resolve is explained by naming the step that
+   * should have captured it and what became of it. Absent: the message says only that such a step did not provide it.
+   */
+  earlier?: readonly EarlierStep[];
 }
 
 export interface Graded {
@@ -110,9 +117,7 @@ function runCheck(input: GradeInput, written: Validation): ValidationResult {
   // storyboard-schema.yaml > Substitution: `value` / `allowed_values` may name captured context.
   const substituted = substitute({ value: written.value, allowed_values: written.allowed_values }, input.scope);
   if (substituted.unresolved.length > 0) {
-    return fail(`${substituted.unresolved.join(', ')} in the expected value did not resolve: the step that captures it failed, was skipped, or never ran`, {
-      expected: substituted.unresolved,
-    });
+    return fail(unresolvedExpected(substituted.unresolved, input.earlier), { expected: substituted.unresolved });
   }
   const validation: Validation = { ...written, value: substituted.value.value, allowed_values: substituted.value.allowed_values };
   if (written.value === undefined) delete validation.value;
@@ -129,6 +134,21 @@ function runCheck(input: GradeInput, written: Validation): ValidationResult {
     base.schema_url ??= null;
   }
   return verdict.passed ? base : { ...base, request: exchange.request, response: exchange.response };
+}
+
+/**
+ * Why placeholders of an expected value did not resolve: one sentence per placeholder, starting with it (report/format.ts
+ * reads the first as the headline), naming the earlier step that should have captured it and its fate
+ * (`$context.x in the expected value did not resolve: step "discover" (phase setup) failed (…)`).
+ */
+function unresolvedExpected(tokens: readonly string[], earlier: readonly EarlierStep[] | undefined): string {
+  if (!earlier) return `${tokens.join(', ')} in the expected value did not resolve: the step that captures it failed, was skipped, or never ran`;
+  return tokens
+    .map((token) => {
+      const said = explainUnresolved([token], earlier);
+      return said.startsWith(`${token} did not resolve`) ? `${token} in the expected value${said.slice(token.length)}` : said;
+    })
+    .join('\n');
 }
 
 /** A validation the runner adds itself (not written in the storyboard): placed at the step. */

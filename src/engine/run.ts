@@ -420,6 +420,11 @@ export class StoryboardRun {
    * Grades an answer (gradeStep, with the context as it was before this step)
    * into the step's record, and what it would capture.
    */
+  /** The steps before `entry` and their results so far: what an unresolved placeholder's message names. */
+  private earlierSteps(entry: Entry): { phase: Entry['phase']; step: Entry['step']; result: StepResult | undefined }[] {
+    return this.entries.slice(0, entry.index).map((e) => ({ phase: e.phase, step: e.step, result: this.results.get(e.index) }));
+  }
+
   private graded(entry: Entry, task: string, exchange: Exchange, result: StepResult, completion?: TaskCompletion): { result: StepResult; captures: Map<string, unknown> } {
     const graded = gradeStep({
       file: this.storyboard.file,
@@ -431,6 +436,7 @@ export class StoryboardRun {
       agentUrl: this.transport!.url,
       completion,
       secrets: this.credentialSecrets(),
+      earlier: this.earlierSteps(entry),
     });
     const recorded: StepResult = {
       ...result,
@@ -545,10 +551,7 @@ export class StoryboardRun {
           actual: null,
           schema_id: null,
           schema_url: null,
-          error: explainUnresolved(
-            tokens,
-            this.entries.slice(0, entry.index).map((e) => ({ phase: e.phase, step: e.step, result: this.results.get(e.index) })),
-          ),
+          error: explainUnresolved(tokens, this.earlierSteps(entry)),
           request,
           source: { file: this.storyboard.file, line: entry.step.loc.line, column: entry.step.loc.column },
         },

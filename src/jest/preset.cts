@@ -8,16 +8,18 @@
  * What it sets: the storyboard transformer, vitest-adcp's test environment (Jest's node environment plus the runtime),
  * Jest's default `testMatch` and `moduleFileExtensions` plus the storyboard files (a config that sets its own
  * `testMatch` replaces the preset's, as with any Jest preset: add `'**\/*.storyboard.yaml'` to it), and — for corpus
- * storyboards — one stub test file per selected storyboard in a directory outside the project, added to `roots`
- * (Jest never collects tests below node_modules, where the corpus is; the stub names the corpus file, which is what
- * the transformer compiles and what every location points at).
+ * storyboards — one stub test file per selected storyboard, named like the corpus file, in `.adcp-corpus/` at the
+ * project root (the stub names the corpus file, which is what the transformer compiles and what every location points
+ * at). Jest never collects tests below node_modules, where the corpus is and where caches usually go; and it labels a
+ * test file by its path relative to `rootDir`, so a stub in the temp directory read `../../tmp/…`. Below the root the
+ * label reads `.adcp-corpus/universal/capability-discovery.storyboard.yaml`. The folder ignores itself (its own
+ * `.gitignore` says `*`), so git never sees the stubs; the folder is also added to `roots`, so they are collected
+ * when Jest's `rootDir` is not the preset's.
  */
 import type { CorpusSelection } from '../plugin/select.js' with { 'resolution-mode': 'import' };
 import type { JestAdcpOptions } from './suite.js' with { 'resolution-mode': 'import' };
 
-const { createHash } = require('node:crypto') as typeof import('node:crypto');
-const { mkdirSync, readdirSync, rmSync, writeFileSync } = require('node:fs') as typeof import('node:fs');
-const { tmpdir } = require('node:os') as typeof import('node:os');
+const { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } = require('node:fs') as typeof import('node:fs');
 const nodePath = require('node:path') as typeof import('node:path');
 // Node's require of an ES module (Node ≥ 20.19 / 22.12).
 const { selectCorpus } = require('../plugin/select.js') as { selectCorpus: (root: string, selection: CorpusSelection) => string[] };
@@ -55,26 +57,60 @@ function jestDefaults(rootDir: string): { testMatch: string[]; moduleFileExtensi
 
 const list = (value: string | undefined) => (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
 
-/** One stub per selected corpus storyboard, in a directory of its own per project: `[dir, files]`. */
+/** The folder of the corpus stubs, below the project root: Jest labels each stub by this path. */
+const STUB_DIR = '.adcp-corpus';
+/** The folder's own `.gitignore`: git never sees it or the stubs; its first line is how the preset knows the folder is its own. */
+const STUB_GITIGNORE = '# vitest-adcp: Jest stub test files for the selected corpus storyboards, rewritten on every run. Never commit them.\n*\n';
+
+/**
+ * Removes the stub folder of an earlier run. A folder of that name the preset did not write is left alone, and is an
+ * error when the preset needs the folder (`needed`).
+ */
+function clearStubs(dir: string, needed: boolean): void {
+  if (!existsSync(dir)) return;
+  let marker = '';
+  try {
+    marker = readFileSync(nodePath.join(dir, '.gitignore'), 'utf8');
+  } catch {
+    // No .gitignore: not the preset's folder.
+  }
+  if (!marker.startsWith(STUB_GITIGNORE.split('\n')[0]!)) {
+    if (!needed) return;
+    throw new Error(
+      `vitest-adcp: ${dir} exists and was not written by vitest-adcp, which keeps the stub test files of corpus storyboards there for Jest (rewritten on every run). Rename or move that folder.`,
+    );
+  }
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/**
+ * One stub per selected corpus storyboard, in `<rootDir>/.adcp-corpus/` (the corpus path, `.yaml` → `.storyboard.yaml`);
+ * the folder, or undefined when nothing is selected. Only this selection's stubs: the folder of an earlier run is
+ * removed first, since a storyboard deselected since then must not run (the folder is below `<rootDir>`, which Jest
+ * searches anyway).
+ */
 function corpusStubs(options: JestPresetOptions, rootDir: string): string | undefined {
   const selection: CorpusSelection = {
     storyboards: [...(options.compliance?.storyboards ?? []), ...list(process.env.ADCP_STORYBOARDS)],
     bundles: [...(options.compliance?.bundles ?? []), ...list(process.env.ADCP_BUNDLES)],
     tracks: [...(options.compliance?.tracks ?? []), ...list(process.env.ADCP_TRACKS)],
   };
-  if (!selection.storyboards!.length && !selection.bundles!.length && !selection.tracks!.length) return undefined;
+  const selected = selection.storyboards!.length > 0 || selection.bundles!.length > 0 || selection.tracks!.length > 0;
+  const dir = nodePath.join(rootDir, STUB_DIR);
+  clearStubs(dir, selected);
+  if (!selected) return undefined;
   const corpus = resolveCorpus(options.compliance?.version ?? complianceFromEnv(), rootDir);
   const files = selectCorpus(corpus.root, selection);
-  const dir = nodePath.join(tmpdir(), `vitest-adcp-jest-${createHash('sha256').update(rootDir).digest('hex').slice(0, 12)}`);
-  // Only this selection's stubs: a storyboard deselected since the last run must not run.
-  rmSync(dir, { recursive: true, force: true });
+  if (files.length === 0) return undefined;
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(nodePath.join(dir, '.gitignore'), STUB_GITIGNORE);
   for (const file of files) {
     const rel = nodePath.relative(corpus.root, file).replace(/\.ya?ml$/, '');
     const stub = nodePath.join(dir, `${rel}.storyboard.yaml`);
     mkdirSync(nodePath.dirname(stub), { recursive: true });
     writeFileSync(stub, `# vitest-adcp corpus storyboard: ${file}\n`);
   }
-  return readdirSync(dir).length ? dir : undefined;
+  return dir;
 }
 
 function createJestPreset(options: JestPresetOptions = {}) {

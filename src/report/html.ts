@@ -19,6 +19,7 @@ import { redactStepResult } from './record.js';
 import { escapeControl } from './redact.js';
 import type { ContractReport, StoryboardReport } from './build.js';
 import { counts, relativeTo, verdict } from './markdown.js';
+import { statusWithSkips } from './summary.js';
 
 export interface HtmlReportOptions {
   /** YAML paths are printed relative to this (the project root). @default process.cwd() */
@@ -140,7 +141,15 @@ function shortJson(value: unknown): string {
 }
 
 const BADGE: Record<string, string> = { passed: '✓ passed', failed: '✗ failed', skipped: '⤼ skipped', incomplete: '◐ incomplete', not_run: '○ not run' };
-const badge = (status: string) => html`<span class="badge ${status}">${BADGE[status] ?? status}</span>`;
+/**
+ * A status badge. Given the steps' tally, a pass with skipped steps says how many ran (`✓ passed (2 run, 6 skipped)`,
+ * statusWithSkips, as the markdown view and the terminal summary say it): never a plain pass.
+ */
+const badge = (status: string, tally?: { passed: number; failed: number; skipped: number }) => {
+  const text = BADGE[status] ?? status;
+  const said = tally ? statusWithSkips(status, tally) : status;
+  return html`<span class="badge ${status}">${text.replace(status, said)}</span>`;
+};
 
 function where(root: string, v: Pick<ValidationResult, 'source'>, sbFile?: string): Html | string {
   if (!v.source) return '';
@@ -221,12 +230,12 @@ function storyboardSection(sb: StoryboardReport, root: string, multi: boolean): 
   const phaseStatus = (steps: StepResult[]) =>
     steps.some((s) => verdict(s) === 'failed') ? 'failed' : steps.every((s) => verdict(s) === 'not_run') ? 'not_run' : steps.some((s) => verdict(s) === 'not_run') ? 'incomplete' : steps.every((s) => s.skip) ? 'skipped' : 'passed';
   return html`<details class="sb" data-status="${sb.status}" data-track="${sb.track ?? 'untracked'}"${sb.status === 'failed' ? new Html(' open') : ''}>
-<summary>${badge(sb.status)} <b>${sb.title}</b> <code>${sb.storyboard_id}</code>${sb.version ? html` <span class="muted">v${sb.version}</span>` : ''} <span class="tag">${sb.track ?? 'untracked'}</span> ${tally(sb.steps)} <span class="muted">${sb.file}${multi ? ` · ${sb.project ? `${sb.project} · ` : ''}${sb.agent_url ?? 'no agent'}` : ''}</span>${
+<summary>${badge(sb.status, counts(sb.steps))} <b>${sb.title}</b> <code>${sb.storyboard_id}</code>${sb.version ? html` <span class="muted">v${sb.version}</span>` : ''} <span class="tag">${sb.track ?? 'untracked'}</span> ${tally(sb.steps)} <span class="muted">${sb.file}${multi ? ` · ${sb.project ? `${sb.project} · ` : ''}${sb.agent_url ?? 'no agent'}` : ''}</span>${
     sb.skip ? html`<div class="skip">${sb.skip.reason}: ${sb.skip.detail}</div>` : ''
   }</summary>
 ${[...phases].map(
   ([phase, steps]) => html`<details class="phase" data-status="${phaseStatus(steps)}"${phaseStatus(steps) === 'failed' ? new Html(' open') : ''}>
-<summary>${badge(phaseStatus(steps))} phase <b>${phase}</b> ${tally(steps)}</summary>
+<summary>${badge(phaseStatus(steps), counts(steps))} phase <b>${phase}</b> ${tally(steps)}</summary>
 ${steps.map((s) => stepSection(s, sb, root))}
 </details>`,
 )}
@@ -301,6 +310,8 @@ export function renderHtmlReport(report: ContractReport, options: HtmlReportOpti
   const { total_steps, steps_passed, steps_failed, steps_skipped, steps_not_run, tracks } = report.summary;
   const run = report.run;
   const trackNames = [...new Set(tracks.map((t) => t.track))];
+  const trackCounts = (t: (typeof tracks)[number]) =>
+    counts(report.storyboards.filter((s) => (s.track ?? 'untracked') === t.track && s.project === t.project && s.agent_url === t.agent_url).flatMap((s) => s.steps));
   const failed = steps_failed > 0 || report.storyboards.some((s) => s.status === 'failed') || report.load_errors.length > 0;
   // default-src 'none': the page can fetch, load or connect to nothing; only its own style and script run.
   const csp = `default-src 'none'; style-src ${sha256(STYLE)}; script-src ${sha256(SCRIPT)}; img-src data:; base-uri 'none'; form-action 'none'`;
@@ -316,7 +327,7 @@ export function renderHtmlReport(report: ContractReport, options: HtmlReportOpti
 </head>
 <body>
 <header>
-<h1>${badge(failed ? 'failed' : 'passed')} ${title}</h1>
+<h1>${badge(failed ? 'failed' : 'passed', { passed: steps_passed, failed: steps_failed, skipped: steps_skipped })} ${title}</h1>
 <div class="chips"><span><b>${total_steps}</b> steps</span><span class="tally"><span class="passed">${steps_passed} passed</span></span><span class="tally"><span class="failed">${steps_failed} failed</span></span><span class="tally"><span class="skipped">${steps_skipped} skipped</span></span>${steps_not_run ? html`<span class="tally"><span class="not_run">${steps_not_run} not run</span></span>` : ''}<span>${report.storyboards.length} storyboards</span></div>
 <div class="chips muted"><span>${
     run.targets.length > 1
@@ -324,7 +335,7 @@ export function renderHtmlReport(report: ContractReport, options: HtmlReportOpti
       : `agent ${run.agent_url ?? 'none'}${run.protocol ? ` (${run.protocol})` : ''}${run.project ? ` · project ${run.project}` : ''}`
   }</span>${run.corpus_version ? html`<span>corpus ${run.corpus_version}</span>` : ''}<span>${run.started_at} · ${(run.duration_ms / 1000).toFixed(1)} s</span><span>${run.tool.name} ${run.tool.version} · runner output contract ${report.contract.version}</span></div>
 ${run.complete ? '' : html`<p class="warning">Partial run: ${steps_not_run} planned steps did not run${run.test_name_pattern ? ` (test name filter ${run.test_name_pattern})` : ''}.</p>`}
-<div class="chips">tracks: ${tracks.map((t) => html`<span>${t.track} ${badge(t.status)}${run.targets.length > 1 ? html` <span class="muted">${t.project ? `${t.project} · ` : ''}${t.agent_url ?? ''}</span>` : ''}</span>`)}</div>
+<div class="chips">tracks: ${tracks.map((t) => html`<span>${t.track} ${badge(t.status, trackCounts(t))}${run.targets.length > 1 ? html` <span class="muted">${t.project ? `${t.project} · ` : ''}${t.agent_url ?? ''}</span>` : ''}</span>`)}</div>
 <div class="filters">
 <label><input type="checkbox" id="f-failed"> failed only</label>
 <label><input type="checkbox" id="f-skipped" checked> show skipped</label>

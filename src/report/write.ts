@@ -16,7 +16,7 @@ export function writeContractReport(report: ContractReport, file: string): strin
   writeFileSync(file, stringifyInert(report, 2) + '\n');
   const { total_steps, steps_passed, steps_failed, steps_skipped, steps_not_run } = report.summary;
   const notRun = steps_not_run > 0 ? `; ${steps_not_run} not run` : '';
-  return `vitest-adcp: runner output contract report (${total_steps} steps: ${steps_passed} passed, ${steps_failed} failed, ${steps_skipped} skipped${notRun}) written to ${relative(process.cwd(), file) || file}`;
+  return `vitest-adcp: runner output contract report (${total_steps} ${total_steps === 1 ? 'step' : 'steps'}: ${steps_passed} passed, ${steps_failed} failed, ${steps_skipped} skipped${notRun}) written to ${relative(process.cwd(), file) || file}`;
 }
 
 export interface ReportViewOptions {

@@ -4,11 +4,14 @@
  * it away), run by real `jest` on a fresh project against the fixture agent. The fresh-repo runs of the packed package
  * on Jest 29 and 30.5 are in the version matrix (`npm run test:matrix`).
  */
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { resolveCorpus } from '../../src/corpus.js';
-import { comparableReport, corpusStubDir, FAILING_CHECK, readJestJson, stepIdOf, stepLocations, writeJestProjectFiles } from '../helpers/jest-project.js';
+import { comparableReport, FAILING_CHECK, readJestJson, stepIdOf, stepLocations, writeJestProjectFiles } from '../helpers/jest-project.js';
 import { assertValidContractReport } from '../helpers/contract-schema.js';
 import { repoRoot, runNode, runVitest } from '../helpers/run-vitest.js';
 
@@ -16,6 +19,10 @@ const scratch = join(repoRoot, '.vitest-adcp', `jest-${process.pid}`);
 const project = join(scratch, 'project');
 const jestBin = join(repoRoot, 'node_modules', 'jest', 'bin', 'jest.js');
 const corpusFile = join(resolveCorpus(undefined, repoRoot).root, 'universal', 'capability-discovery.yaml');
+/** Where the preset writes the corpus stubs of a project (src/jest/preset.cts), and so how Jest labels them. */
+const STUB_DIR = '.adcp-corpus';
+/** Jest's label of a test file in its default reporter's output: ` PASS  <path relative to rootDir>`. */
+const labels = (output: string) => [...output.matchAll(/^\s*(?:PASS|FAIL)\s+(\S+)/gm)].map((m) => m[1]!);
 
 beforeAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
@@ -35,8 +42,8 @@ beforeAll(async () => {
   writeJestProjectFiles(project);
 }, 120_000);
 afterAll(() => {
+  // The corpus stubs are in the project (.adcp-corpus), gone with it.
   rmSync(scratch, { recursive: true, force: true });
-  rmSync(corpusStubDir(project), { recursive: true, force: true });
 });
 
 function jest(args: string[], env: Record<string, string | undefined> = {}) {
@@ -72,7 +79,11 @@ describe('Jest 30.5 with the preset', () => {
 
     // The corpus storyboard: a stub test file standing for it; every step at its line in the corpus YAML.
     const corpus = byFile('capability-discovery.storyboard.yaml');
-    expect(corpus.name.startsWith(corpusStubDir(project))).toBe(true);
+    expect(corpus.name).toBe(join(project, STUB_DIR, 'universal', 'capability-discovery.storyboard.yaml'));
+    // Labelled by its corpus path below the project, as Jest labels the user's own files: no temp directory in it.
+    expect(labels(output).sort()).toEqual(['.adcp-corpus/universal/capability-discovery.storyboard.yaml', 'storyboards/auth.test.js', 'storyboards/smoke.storyboard.yaml']);
+    expect(output).not.toContain(tmpdir());
+    expect(output).not.toMatch(/(PASS|FAIL)\s+\.\.\//);
     expect(corpus.assertionResults.length).toBeGreaterThan(0);
     const lines = stepLocations(corpusFile);
     for (const a of corpus.assertionResults) {
@@ -131,8 +142,18 @@ describe('Jest 30.5 with the preset', () => {
     expect(streamed).toEqual(reported);
   }, 120_000);
 
+  it('runs only the corpus suite its path pattern names, labelled by its corpus path', async () => {
+    const run = await jest(['universal/capability'], { ADCP_STORYBOARDS: 'capability_discovery' });
+    const output = run.stdout + run.stderr;
+    expect(run.exitCode, output).toBe(0);
+    expect(labels(output)).toEqual(['.adcp-corpus/universal/capability-discovery.storyboard.yaml']);
+    expect(readJestJson(join(project, 'results.json')).testResults.map((r) => r.name)).toEqual([join(project, STUB_DIR, 'universal', 'capability-discovery.storyboard.yaml')]);
+  }, 120_000);
+
   it('runs one step with -t, replaying the steps before it silently', async () => {
     const run = await jest(['-t', '\\(caps_wrong\\)', 'storyboards/smoke']);
+    // No corpus storyboard selected this time: the stubs of the earlier runs are gone, so none of them runs.
+    expect(existsSync(join(project, STUB_DIR))).toBe(false);
     const results = readJestJson(join(project, 'results.json'));
     expect(run.exitCode, run.stdout + run.stderr).toBe(1);
     expect([results.numFailedTests, results.numPassedTests, results.numPendingTests]).toEqual([1, 0, 1]);
@@ -166,4 +187,46 @@ describe('Jest 30.5 with the preset', () => {
     expect(failed.length, run.stdout + run.stderr).toBe(1);
     expect(failed[0]!.failureMessages.join('\n')).toMatch(/does not retry storyboard steps \(retry 1\).*first attempt's verdict stands — field_value at \/context\/correlation_id: expected "not-smoke"/);
   }, 120_000);
+});
+
+describe('the corpus stub folder (createJestPreset)', () => {
+  type Preset = { roots?: string[] };
+  const createJestPreset = (options: object): Preset => createRequire(import.meta.url)(join(scratch, 'dist', 'jest', 'preset.cjs')).createJestPreset(options);
+  const selection = { compliance: { storyboards: ['capability_discovery'] } };
+  let root: string;
+  beforeAll(() => {
+    // The selection comes from the options only.
+    for (const name of ['ADCP_STORYBOARDS', 'ADCP_BUNDLES', 'ADCP_TRACKS', 'ADCP_COMPLIANCE']) vi.stubEnv(name, '');
+    root = mkdtempSync(join(tmpdir(), 'vitest-adcp-preset-'));
+    symlinkSync(join(repoRoot, 'node_modules'), join(root, 'node_modules'));
+    writeFileSync(join(root, 'package.json'), JSON.stringify({ name: 'preset-root', private: true }));
+  });
+  afterAll(() => {
+    vi.unstubAllEnvs();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('is below the root, ignores itself in git, and is gone when nothing is selected', () => {
+    const preset = createJestPreset({ ...selection, rootDir: root });
+    const dir = join(root, STUB_DIR);
+    expect(preset.roots).toEqual(['<rootDir>', dir]);
+    expect(readdirSync(join(dir, 'universal'))).toEqual(['capability-discovery.storyboard.yaml']);
+    expect(readFileSync(join(dir, 'universal', 'capability-discovery.storyboard.yaml'), 'utf8')).toBe(`# vitest-adcp corpus storyboard: ${corpusFile}\n`);
+    // git sees nothing to commit: the folder's own .gitignore says `*`.
+    execFileSync('git', ['init', '-q'], { cwd: root });
+    expect(execFileSync('git', ['status', '--porcelain', '--untracked-files=all', '--', STUB_DIR], { cwd: root, encoding: 'utf8' })).toBe('');
+    expect(execFileSync('git', ['check-ignore', '-q', `${STUB_DIR}/universal/capability-discovery.storyboard.yaml`], { cwd: root, encoding: 'utf8' })).toBe('');
+
+    expect(createJestPreset({ rootDir: root }).roots).toBeUndefined();
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it('leaves a folder of that name it did not write alone, and says so when it needs the folder', () => {
+    const dir = join(root, STUB_DIR);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'mine.txt'), 'the user\'s');
+    expect(createJestPreset({ rootDir: root }).roots).toBeUndefined();
+    expect(() => createJestPreset({ ...selection, rootDir: root })).toThrow(`vitest-adcp: ${dir} exists and was not written by vitest-adcp`);
+    expect(readFileSync(join(dir, 'mine.txt'), 'utf8')).toBe('the user\'s');
+  });
 });

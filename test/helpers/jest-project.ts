@@ -2,9 +2,7 @@
  * A Jest user's project, for the Jest tests (the smoke run in `npm test`, the packed version matrix): a storyboard with a
  * passing and a failing step, a hand-written test using the matchers, and how to read `jest --json` results.
  */
-import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadStoryboard } from '../../src/storyboard/load.js';
 
@@ -117,7 +115,7 @@ export function storyboardVerdicts(results: JestJson, files: RegExp = /storyboar
 
 /** Where the preset writes a project's corpus stub files (src/jest/preset.cts), for cleaning up after a run. */
 export function corpusStubDir(rootDir: string): string {
-  return join(tmpdir(), `vitest-adcp-jest-${createHash('sha256').update(rootDir).digest('hex').slice(0, 12)}`);
+  return join(rootDir, '.adcp-corpus');
 }
 
 /**

@@ -207,7 +207,7 @@ describe('AdcpReporter', () => {
     expect(text.endsWith('}\n')).toBe(true);
     expect(JSON.parse(text).summary.total_steps).toBe(1);
     expect(text).toContain('\n  "contract": {');
-    expect(logged.at(-1)).toBe(`vitest-adcp: runner output contract report (1 steps: 1 passed, 0 failed, 0 skipped) written to ${relative(process.cwd(), join(root, 'adcp-results.json'))}`);
+    expect(logged.at(-1)).toBe(`vitest-adcp: runner output contract report (1 step: 1 passed, 0 failed, 0 skipped) written to ${relative(process.cwd(), join(root, 'adcp-results.json'))}`);
   });
 
   it("takes Vitest's outputFile['vitest-adcp'] and creates missing folders, ignoring a plain-string outputFile", () => {
@@ -254,7 +254,7 @@ describe('AdcpReporter', () => {
       ['step', 'filtered', 'not_reached'],
       ['run_end', null, null],
     ]);
-    expect(logged.at(-1)).toMatch(/\(1 steps: 1 passed, 0 failed, 0 skipped; 1 not run\) written to /);
+    expect(logged.at(-1)).toMatch(/\(1 step: 1 passed, 0 failed, 0 skipped; 1 not run\) written to /);
 
     const configured = new AdcpReporter();
     configured.onInit(vitestAt(root, { 'vitest-adcp-ndjson': 'stream/run.ndjson' }));
