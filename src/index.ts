@@ -9,6 +9,10 @@
  * ```
  */
 import './vitest/meta.js';
+// The matchers' types on Vitest's `expect` (and Jest's `jest.Matchers`) for every file of a program that imports this
+// package, the config included: `setupFiles: ['vitest-adcp/matchers']` registers them where TypeScript cannot see it.
+import './matchers/vitest-types.js';
+import './matchers/jest-types.js';
 
 export { adcpStoryboards, type AdcpStoryboardsOptions } from './plugin/plugin.js';
 export type { CorpusSelection } from './plugin/select.js';

@@ -47,7 +47,7 @@ export function toExposeWwwAuthenticate(
       isNot: this.isNot,
       promise: this.promise,
     });
-    const paramsText = wanted.map(([name, value]) => `${name}=${describeParam(value)}`).join(', ');
+    const paramsText = wanted.map(([name, value]) => `${name}=${describeParam(value, this.utils.stringify)}`).join(', ');
     const expected = `401 with WWW-Authenticate${options.scheme ? ` offering ${options.scheme}` : ''}${paramsText ? ` with ${paramsText}` : ''}`;
     const receivedText = answer.status === 401 ? `401 with ${header === undefined ? 'no WWW-Authenticate header' : `WWW-Authenticate: ${header}`}` : describeObserved(answer);
     const challenges = parsed?.challenges.length ? `\n\nChallenges offered:\n${parsed.challenges.map((c) => `  ${formatChallenge(c)}`).join('\n')}` : '';
@@ -63,10 +63,18 @@ export function toExposeWwwAuthenticate(
   });
 }
 
-function describeParam(value: unknown): string {
-  if (typeof value === 'string') return `"${value}"`;
+/**
+ * An expected auth-param as the test wrote it: a string quoted, a RegExp as its literal, an asymmetric matcher with its
+ * argument (`StringContaining "agent"`, the framework's own printing when it offers one).
+ */
+function describeParam(value: unknown, stringify?: (value: unknown) => string): string {
+  if (typeof value === 'string') return JSON.stringify(value);
   if (value instanceof RegExp) return String(value);
-  const asymmetric = value as { toAsymmetricMatcher?: () => string } | null;
-  if (typeof asymmetric?.toAsymmetricMatcher === 'function') return asymmetric.toAsymmetricMatcher();
-  return String(value);
+  if (stringify) return stringify(value);
+  const asymmetric = value as { toAsymmetricMatcher?: () => string; sample?: unknown } | null;
+  if (typeof asymmetric?.toAsymmetricMatcher === 'function') {
+    const name = asymmetric.toAsymmetricMatcher();
+    return 'sample' in asymmetric && !name.includes(' ') ? `${name} ${asymmetric.sample instanceof RegExp ? String(asymmetric.sample) : JSON.stringify(asymmetric.sample)}` : name;
+  }
+  return JSON.stringify(value) ?? String(value);
 }

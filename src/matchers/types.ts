@@ -14,6 +14,8 @@ export interface MatcherContext {
     printExpected(value: unknown): string;
     printReceived(value: unknown): string;
     diff(expected: unknown, received: unknown, options?: unknown): string | null | undefined;
+    /** The framework's printing of a value (pretty-format, with its asymmetric-matcher plugin: `StringContaining "x"`). */
+    stringify?(value: unknown): string;
   };
 }
 

@@ -142,6 +142,32 @@ describe.each([
     rmSync(join(project, 'vitest.cjs.config.cts'));
   }, 180_000);
 
+  it.runIf(primary)("a CommonJS project (what `npm init -y` writes) runs with the config named as the README says, without Vite's warning", () => {
+    const configName = /name the\s+file `(vitest\.config\.[cm]?ts)`/.exec(readme)?.[1];
+    expect(configName).toBe('vitest.config.mts');
+    const packageJson = readFileSync(join(project, 'package.json'), 'utf8');
+    const config = readFileSync(join(project, 'vitest.config.ts'), 'utf8');
+    const warning = /ESM syntax in a file loaded as CommonJS/;
+    try {
+      writeFileSync(join(project, 'package.json'), JSON.stringify({ ...JSON.parse(packageJson), type: 'commonjs' }, null, 2));
+      // As vitest.config.ts, the README's config warns on every run: what the README tells the user to avoid.
+      const asTs = vitestRun(project);
+      expect(asTs.status, asTs.output).toBe(0);
+      expect(asTs.output).toMatch(warning);
+      rmSync(join(project, 'vitest.config.ts'));
+      writeFileSync(join(project, configName!), config);
+      const { status, output } = vitestRun(project);
+      expect(status, output).toBe(0);
+      expect(output).not.toMatch(warning);
+      expect(output).not.toMatch(/^\(!\)/m);
+      expect(output).toMatch(/Tests\s+6 passed \(6\)/);
+    } finally {
+      rmSync(join(project, configName ?? 'vitest.config.mts'), { force: true });
+      writeFileSync(join(project, 'vitest.config.ts'), config);
+      writeFileSync(join(project, 'package.json'), packageJson);
+    }
+  }, 240_000);
+
   it.runIf(primary)("runs the README's one-step command: one test, the step named, not the steps whose id it is a prefix of", () => {
     const [pattern, comment] = quickStart.oneStep;
     expect(comment).toMatch(/^one step/);
@@ -213,6 +239,10 @@ describe.each([
     expect(files('dist/matchers')).toEqual(expect.arrayContaining(['index.js', 'index.d.ts', 'jest.js', 'jest.d.ts']));
     expect(files('schema')).toContain('storyboard.schema.json');
     expect(files('.')).toContain('client.d.ts');
+    // The CommonJS build of the client and the Jest matchers (test/e2e/jest-client.test.ts runs it in Jest), and the
+    // annotated example storyboards the README links.
+    expect(files('dist/cjs')).toEqual(expect.arrayContaining(['package.json', 'client', 'matchers']));
+    expect(files('examples')).toEqual(expect.arrayContaining(['discovery.storyboard.yaml', 'media-buy.storyboard.yaml']));
     // The editor settings the README shows: a modeline that works in any folder (the published copy, the schema's $id), or
     // the installed copy mapped to the storyboard globs from the workspace root.
     const schemaPath = createRequire(join(project, 'noop.js')).resolve('vitest-adcp/schema/storyboard.schema.json');

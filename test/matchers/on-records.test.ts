@@ -105,6 +105,15 @@ describe('on recorded answers', () => {
     expect(await failureOf(() => expect(answer).not.toRejectUnauthenticated())).toMatch(/Expected the recorded answer not to be a refusal, but it was: "HTTP 401"/);
   });
 
+  it('prints an expected auth-param as written: a string quoted, a RegExp, an asymmetric matcher with its argument', async () => {
+    const answer = { status: 401, headers: { 'www-authenticate': 'Bearer realm="https://agent.example/mcp"' } };
+    const expected = async (params: Record<string, unknown>) => /Expected the recorded answer to get "(.*)"\n/.exec(await failureOf(() => expect(answer).toExposeWwwAuthenticate('Bearer', params)))?.[1];
+    expect(await expected({ realm: expect.stringContaining('nope') })).toBe('401 with WWW-Authenticate offering Bearer with realm=StringContaining "nope"');
+    expect(await expected({ realm: expect.stringMatching(/^nope/) })).toBe('401 with WWW-Authenticate offering Bearer with realm=StringMatching /^nope/');
+    expect(await expected({ realm: expect.not.stringContaining('agent') })).toBe('401 with WWW-Authenticate offering Bearer with realm=StringNotContaining "agent"');
+    expect(await expected({ realm: /nope/i, error: 'invalid_token' })).toBe('401 with WWW-Authenticate offering Bearer with realm=/nope/i, error="invalid_token"');
+  });
+
   it('a raw failure has no HTTP answer, and says so', async () => {
     const failed = await raw('http://127.0.0.1:1/mcp');
     expect(await failureOf(() => expect(failed).toRejectUnauthenticated())).toMatch(/Received: "no HTTP answer \(POST http:\/\/127\.0\.0\.1:1\/mcp failed: /);
