@@ -4,25 +4,39 @@
  * Vitest tests, with no config file in the repository — for CI. Vitest runs
  * through its Node API with our plugin configured inline; the user's own
  * vitest/vite config is not loaded (`config: false`) and their own tests are
- * not collected.
+ * not collected. Everything after `--` is Vitest's (`-t`, `--bail`,
+ * `--reporter`, file filters), parsed by Vitest's own CLI parser.
+ *
+ * `--list` and the run's first line say which storyboards run and why, computed
+ * here without Vitest (cli/selection.ts): `--list` never starts Vitest. The
+ * agent's capabilities are asked once, here; the plugin gets the ids.
+ *
+ * `npx vitest-adcp init` writes a starter storyboard (examples/discovery.storyboard.yaml of this package).
  *
  * Exit status: 0 every step passed (or skipped), 1 a step failed, 2 a usage or
- * configuration error (nothing ran), 130/143 interrupted by SIGINT/SIGTERM (the
- * run was cancelled; the report, when asked for, has what ran).
+ * configuration error (nothing ran) — one raised while Vitest starts the run
+ * (the plugin's agent preflight: plugin/agent-preflight.ts) included —,
+ * 130/143 interrupted by SIGINT/SIGTERM (the run was cancelled; the report,
+ * when asked for, has what ran).
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { relative, resolve } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { parse as parseYaml } from 'yaml';
-import { ConfigurationError, DEFAULT_TIMEOUT_MS, resolveRuntimeConfig } from './config.js';
-import { resolveCorpus } from './corpus.js';
-import { adcpStoryboards, type AdcpStoryboardsOptions } from './plugin/plugin.js';
+import type { Reporter } from 'vitest/node';
+import { defaultCacheDir } from './cache/location.js';
+import { explainSelection, selectionSummary, type Selection } from './cli/selection.js';
+import { ConfigurationError, DEFAULT_TIMEOUT_MS, resolveRuntimeConfig, type RuntimeConfig } from './config.js';
+import { findSdkRoot, resolveCorpus } from './corpus.js';
+import type { AdcpStoryboardsOptions } from './plugin/plugin.js';
 import { bundleIds } from './plugin/select.js';
 import { sanitizeOutput, scrubSecrets, secretsInUrl } from './report/redact.js';
-import AdcpReporter from './report/reporter.js';
 import { resolveWebhookReceiver, type WebhookOptions } from './webhooks/options.js';
 
-const USAGE = `Usage: npx vitest-adcp <agent-url> [options]
+const USAGE = `Usage: npx vitest-adcp <agent-url> [options] [-- <Vitest options>]
+       npx vitest-adcp init [file.storyboard.yaml]
+       npx vitest-adcp --version
 
 Runs the AdCP compliance storyboards an agent must pass as Vitest tests. By
 default the agent's get_adcp_capabilities chooses them, as
@@ -41,7 +55,10 @@ Options:
                              http://127.0.0.1:3000/a2a
   --storyboards <names>      run these instead of the capability-selected set:
                              storyboard ids, bundles (universal, media-buy,
-                             sales-guaranteed, …) or *.yaml files, comma-separated
+                             sales-guaranteed, …) or *.yaml files, comma-separated.
+                             A bundle's baseline id (media_buy_seller) runs with the
+                             scenarios it requires; its bundle (media-buy) runs what
+                             capability selection runs for that protocol
   --tracks <tracks>          run every storyboard of these tracks (comma-separated),
                              instead of the capability-selected set
   --sequential               one storyboard at a time, in the reference runner's
@@ -49,17 +66,19 @@ Options:
                              that keep state per brand or account; with --list,
                              lists them in that order
   --report <file.json>       also write the runner output contract JSON there
-  --report-html <file>       with --report: the same report as one HTML file
-                             (self-contained: open it from a CI artifact)
-  --report-markdown <file>   with --report: the markdown summary (appended to
-                             $GITHUB_STEP_SUMMARY too, whenever that is set)
+  --report-html <file>       the same report as one HTML file (self-contained:
+                             open it from a CI artifact)
+  --report-markdown <file>   the markdown summary (appended to $GITHUB_STEP_SUMMARY
+                             too, whenever that is set)
   --allow-http               local development: allow a plain http:// URL that is
                              not loopback, and agent-supplied URLs (OAuth issuer,
                              A2A endpoint) over http or on private addresses
   --compliance-version <v>   corpus version of the installed @adcp/sdk, or a path
                              to a compliance tree (default: env ADCP_COMPLIANCE,
                              else the newest installed)
-  --list                     print the storyboards that would run, and exit
+  --list                     print the storyboards that would run, each with why
+                             (capabilities, named, required scenario of …) and a
+                             count, without running anything, and exit
   --skip-rate-abuse          signed_requests: do not send vector 020's 101 requests
                              (it grades unsatisfied_contract, rate_abuse_opt_out)
   --lenient-keys             load storyboards of a newer format version: unknown
@@ -67,6 +86,8 @@ Options:
   --requests-as-written      send each sample_request as written (after
                              substitution): no request enrichment, no warnings
                              about it (env ADCP_REQUESTS=as-written)
+  --version                  print the versions of vitest-adcp, Vitest, @adcp/sdk
+                             and its compliance corpus, and exit
   -h, --help                 this text
 
 Webhooks (expect_webhook* steps, {{runner.webhook_url}}; without a receiver
@@ -79,7 +100,23 @@ they grade not_applicable):
                              one; default: env ADCP_RUNNER_WEBHOOK_PORT)
   --webhook-allow-http       local development only: accept an http:// base URL
 
-Exit status: 0 passed, 1 a step failed, 2 usage or configuration error,
+Vitest: everything after -- goes to Vitest, as to \`vitest run\`, e.g.
+  -- -t '\\(get_capabilities\\)'      only the steps whose test name matches
+  -- --bail 1                        stop after the first failed step
+  -- --reporter=default --reporter=junit --outputFile junit.xml
+                                     JUnit XML too (a --reporter replaces the
+                                     default reporter: name it to keep it)
+  -- media-buy                       only the storyboard files whose path has it
+  --watch, --config, --root, --dir, --ui and --standalone do not apply: this
+  command runs once, from here, without a config.
+
+A storyboard of your own:
+  init [file]                write a starter storyboard there (default
+                             ./agent.storyboard.yaml; an existing file is never
+                             overwritten), then run it with --storyboards <file>
+
+Exit status: 0 passed, 1 a step failed, 2 usage or configuration error (the
+agent unreachable or refusing the credentials included: nothing ran),
 130/143 interrupted by SIGINT/SIGTERM: the run is cancelled (the step under way
 finishes, the rest are not run) and --report is still written; a second signal
 exits at once.`;
@@ -90,12 +127,21 @@ class UsageError extends ConfigurationError {}
 interface Invocation {
   url: string;
   plugin: AdcpStoryboardsOptions;
+  /** The run's configuration as the plugin will resolve it (env fallbacks included). */
+  runtime: RuntimeConfig;
+  /** What to select: the corpus, the names given, and whether the agent's capabilities choose. */
+  corpusRoot?: string;
+  names: { storyboards: string[]; bundles: string[]; tracks: string[]; files: { given: string; file: string }[] };
+  fromCapabilities: boolean;
   report?: string;
-  /** With `report`: the HTML report and the markdown summary of the same run. */
   reportHtml?: string;
   reportMarkdown?: string;
   list: boolean;
+  /** What goes to Vitest (the arguments after `--`). */
+  vitest: { options: Record<string, unknown>; filters: string[] };
 }
+
+type Command = { kind: 'help' } | { kind: 'version'; version?: string } | { kind: 'init'; file: string } | { kind: 'run'; invocation: Invocation };
 
 /**
  * A test waits for its step's calls to the agent, each bounded by `timeoutMs`;
@@ -139,46 +185,89 @@ function readAuthFile(path: string, cwd: string): string {
   return token;
 }
 
-function parse(argv: string[], cwd: string, env: NodeJS.ProcessEnv): Invocation | 'help' {
+/**
+ * Vitest's Node API, imported only when it is needed (a run, or arguments after `--`): `--list`, `--help`,
+ * `--version` and `init` never load it. Vitest is an optional peer: without it, a usage error that says so.
+ */
+async function importVitest(): Promise<typeof import('vitest/node')> {
+  try {
+    return await import('vitest/node');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND' || !/'vitest'/.test(String((error as Error).message))) throw error;
+    throw new UsageError(`Vitest is not installed where vitest-adcp is, and the storyboards run as Vitest tests: install it beside vitest-adcp (npm install -D vitest), or run npx vitest-adcp from a project that has it (${(error as Error).message.split('\n')[0]})`);
+  }
+}
+
+/** The flags of the command itself (before `--`). */
+const OPTIONS = {
+  auth: { type: 'string' },
+  'auth-file': { type: 'string' },
+  protocol: { type: 'string' },
+  storyboards: { type: 'string', multiple: true },
+  tracks: { type: 'string', multiple: true },
+  report: { type: 'string' },
+  'report-html': { type: 'string' },
+  'report-markdown': { type: 'string' },
+  'allow-http': { type: 'boolean' },
+  'compliance-version': { type: 'string' },
+  list: { type: 'boolean' },
+  sequential: { type: 'boolean' },
+  'webhook-receiver': { type: 'boolean' },
+  'webhook-base-url': { type: 'string' },
+  'webhook-port': { type: 'string' },
+  'webhook-allow-http': { type: 'boolean' },
+  'skip-rate-abuse': { type: 'boolean' },
+  'lenient-keys': { type: 'boolean' },
+  'requests-as-written': { type: 'boolean' },
+  version: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** Vitest options that make no sense for a one-off run without a config: refused, with what to do instead. */
+const NOT_FOR_THIS_COMMAND: Record<string, string> = { watch: '--watch', w: '--watch', config: '--config', c: '--config', root: '--root', r: '--root', dir: '--dir', ui: '--ui', standalone: '--standalone' };
+
+/**
+ * The arguments after `--`, read by Vitest's own parser (`parseCLI`, what `vitest run <args>` reads them with): its
+ * options, and its file filters.
+ */
+async function vitestArguments(args: string[]): Promise<Invocation['vitest']> {
+  if (args.length === 0) return { options: {}, filters: [] };
+  const { parseCLI } = await importVitest();
+  let parsed: ReturnType<typeof parseCLI>;
+  try {
+    parsed = parseCLI(['vitest', 'run', ...args]);
+  } catch (error) {
+    throw new UsageError(`after --: ${error instanceof Error ? error.message : String(error)} (the arguments after -- are Vitest's, as for \`vitest run\`)`);
+  }
+  const options: Record<string, unknown> = { ...parsed.options };
+  // Not options: the parser's own bookkeeping, and its defaults for what was not given.
+  delete options['--'];
+  delete options.run;
+  if (options.color === true) delete options.color;
+  for (const key of Object.keys(options)) {
+    const flag = NOT_FOR_THIS_COMMAND[key];
+    if (flag) throw new UsageError(`-- ${flag}: this command runs the storyboards once, from the current directory, without a Vitest config, so ${flag} does not apply. For it, add the plugin to your vitest.config.ts (README, "Quick start") and run Vitest itself`);
+  }
+  return { options, filters: parsed.filter };
+}
+
+async function parse(argv: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<Command> {
+  const dashes = argv.indexOf('--');
+  const own = dashes === -1 ? argv : argv.slice(0, dashes);
+  const forVitest = dashes === -1 ? [] : argv.slice(dashes + 1);
+  if (own[0] === 'init') return parseInit(own.slice(1), forVitest, cwd);
   let parsed;
   try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        auth: { type: 'string' },
-        'auth-file': { type: 'string' },
-        protocol: { type: 'string' },
-        storyboards: { type: 'string', multiple: true },
-        tracks: { type: 'string', multiple: true },
-        report: { type: 'string' },
-        'report-html': { type: 'string' },
-        'report-markdown': { type: 'string' },
-        'allow-http': { type: 'boolean' },
-        'compliance-version': { type: 'string' },
-        list: { type: 'boolean' },
-        sequential: { type: 'boolean' },
-        'webhook-receiver': { type: 'boolean' },
-        'webhook-base-url': { type: 'string' },
-        'webhook-port': { type: 'string' },
-        'webhook-allow-http': { type: 'boolean' },
-        'skip-rate-abuse': { type: 'boolean' },
-        'lenient-keys': { type: 'boolean' },
-        'requests-as-written': { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
+    parsed = parseArgs({ args: own, allowPositionals: true, strict: true, options: OPTIONS });
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
   const { values, positionals } = parsed;
-  if (values.help) return 'help';
-  if ((values['report-html'] !== undefined || values['report-markdown'] !== undefined) && values.report === undefined) {
-    throw new UsageError('--report-html and --report-markdown render the contract report: give --report <file.json> too');
-  }
+  if (values.help) return { kind: 'help' };
+  const version = values['compliance-version'] ?? (env.ADCP_COMPLIANCE?.trim() || undefined);
+  if (values.version) return { kind: 'version', ...(version ? { version } : {}) };
   if (positionals.length === 0) throw new UsageError('missing the agent URL, e.g. npx vitest-adcp http://127.0.0.1:3000/mcp');
-  if (positionals.length > 1) throw new UsageError(`one agent URL, got ${positionals.length}: ${positionals.join(' ')} (storyboards go in --storyboards a,b)`);
+  if (positionals.length > 1) throw new UsageError(`one agent URL, got ${positionals.length}: ${positionals.join(' ')} (storyboards go in --storyboards a,b; Vitest's options after --, e.g. -- -t pattern)`);
   const url = positionals[0]!;
   let parsedUrl: URL;
   try {
@@ -195,45 +284,59 @@ function parse(argv: string[], cwd: string, env: NodeJS.ProcessEnv): Invocation 
   const protocol = values.protocol;
   if (protocol !== undefined && protocol !== 'mcp' && protocol !== 'a2a') throw new UsageError(`--protocol is "${protocol}": use mcp or a2a`);
   // The run's own check, env fallbacks included.
-  const runtime = resolveRuntimeConfig({ agentUrl: url, protocol, authToken, ...(values['allow-http'] ? { allowHttp: true } : {}) }, env);
+  const runtime = resolveRuntimeConfig({ agentUrl: url, protocol, authToken, timeoutMs: DEFAULT_TIMEOUT_MS, ...(values['allow-http'] ? { allowHttp: true } : {}) }, env);
   if (runtime.error) throw new UsageError(runtime.error);
+  const list = values.list === true;
+  if (list && forVitest.length > 0) throw new UsageError(`--list prints the storyboards that would run, without running Vitest: the arguments after -- (${forVitest.join(' ')}) do not apply to it; drop them, or drop --list`);
+  const vitest = await vitestArguments(forVitest);
 
-  const version = values['compliance-version'] ?? (env.ADCP_COMPLIANCE?.trim() || undefined);
   const names = commaList(values.storyboards);
   const tracks = commaList(values.tracks);
-  const files: string[] = [];
+  const files: { given: string; file: string }[] = [];
   const storyboards: string[] = [];
   const bundles: string[] = [];
   const corpusWanted = names.some((n) => !/\.ya?ml$/.test(n)) || tracks.length > 0 || names.length === 0;
-  const known = new Set(corpusWanted ? bundleIds(resolveCorpus(version, cwd).root) : []);
+  const corpusRoot = corpusWanted ? resolveCorpus(version, cwd).root : undefined;
+  const known = new Set(corpusRoot ? bundleIds(corpusRoot) : []);
   for (const name of names) {
     if (/\.ya?ml$/.test(name)) {
       const file = resolve(cwd, name);
       if (!existsSync(file)) throw new UsageError(`--storyboards ${name}: no such file (${file})`);
-      files.push(file);
+      files.push({ given: name, file });
     } else if (known.has(name)) bundles.push(name);
     else storyboards.push(name);
   }
   const explicit = names.length > 0 || tracks.length > 0;
   const webhooks = webhookOptions(values, env);
+  const reportHtml = values['report-html'] === undefined ? undefined : resolve(cwd, values['report-html']);
+  const reportMarkdown = values['report-markdown'] === undefined ? undefined : resolve(cwd, values['report-markdown']);
   return {
-    url,
-    report: values.report === undefined ? undefined : resolve(cwd, values.report),
-    ...(values['report-html'] !== undefined ? { reportHtml: resolve(cwd, values['report-html']) } : {}),
-    ...(values['report-markdown'] !== undefined ? { reportMarkdown: resolve(cwd, values['report-markdown']) } : {}),
-    list: values.list === true,
-    plugin: {
-      // Only the corpus (and the files named): the repository's own storyboards and tests are not this command's.
-      include: [],
-      files,
-      compliance: { storyboards, bundles, tracks, fromCapabilities: !explicit, ...(version ? { version } : {}) },
-      ...(values.sequential ? { sequential: true } : {}),
-      agent: { url, protocol: runtime.protocol, ...(authToken ? { auth: { token: authToken } } : {}), ...(values['allow-http'] ? { allowHttp: true } : {}) },
-      timeoutMs: DEFAULT_TIMEOUT_MS,
-      ...(values['skip-rate-abuse'] ? { signedRequests: { skipRateAbuse: true } } : {}),
-      ...(values['lenient-keys'] ? { strictKeys: false } : {}),
-      ...(values['requests-as-written'] ? { requests: 'as-written' as const } : {}),
-      ...(webhooks ? { webhooks } : {}),
+    kind: 'run',
+    invocation: {
+      url,
+      runtime,
+      corpusRoot,
+      names: { storyboards, bundles, tracks, files },
+      fromCapabilities: !explicit,
+      report: values.report === undefined ? undefined : resolve(cwd, values.report),
+      ...(reportHtml ? { reportHtml } : {}),
+      ...(reportMarkdown ? { reportMarkdown } : {}),
+      list,
+      vitest,
+      plugin: {
+        // Only the corpus (and the files named): the repository's own storyboards and tests are not this command's.
+        include: [],
+        files: files.map((f) => f.file),
+        // The corpus ids are filled in once the selection is made (capabilities asked here, not by the plugin).
+        compliance: { storyboards, bundles, tracks, ...(version ? { version } : {}) },
+        ...(values.sequential ? { sequential: true } : {}),
+        agent: { url, protocol: runtime.protocol, ...(authToken ? { auth: { token: authToken } } : {}), ...(values['allow-http'] ? { allowHttp: true } : {}) },
+        timeoutMs: DEFAULT_TIMEOUT_MS,
+        ...(values['skip-rate-abuse'] ? { signedRequests: { skipRateAbuse: true } } : {}),
+        ...(values['lenient-keys'] ? { strictKeys: false } : {}),
+        ...(values['requests-as-written'] ? { requests: 'as-written' as const } : {}),
+        ...(webhooks ? { webhooks } : {}),
+      },
     },
   };
 }
@@ -259,63 +362,251 @@ function webhookOptions(
   return options;
 }
 
+/** The starter storyboard `init` copies: in this package, beside dist/ (and src/, when run from source). */
+const STARTER = fileURLToPath(new URL('../examples/discovery.storyboard.yaml', import.meta.url));
+const DEFAULT_INIT_FILE = 'agent.storyboard.yaml';
+
+function parseInit(args: string[], forVitest: string[], cwd: string): Command {
+  let parsed;
+  try {
+    parsed = parseArgs({ args, allowPositionals: true, strict: true, options: { help: { type: 'boolean', short: 'h' } } });
+  } catch (error) {
+    throw new UsageError(`init: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (parsed.values.help) return { kind: 'help' };
+  if (parsed.positionals.length > 1 || forVitest.length > 0) throw new UsageError(`init takes one file name at most, got: ${[...parsed.positionals, ...forVitest].join(' ')} (e.g. npx vitest-adcp init ./agent.storyboard.yaml)`);
+  const given = parsed.positionals[0] ?? DEFAULT_INIT_FILE;
+  if (!/\.storyboard\.ya?ml$/.test(given)) throw new UsageError(`init ${given}: name it *.storyboard.yaml, e.g. ${given.replace(/(\.ya?ml)?$/, '')}.storyboard.yaml, so the plugin's default include runs it`);
+  return { kind: 'init', file: resolve(cwd, given) };
+}
+
+/** `init`: the starter storyboard written to `file` (never over an existing one), and what to run next. */
+function init(file: string, cwd: string): number {
+  let text: string;
+  try {
+    text = readFileSync(STARTER, 'utf8');
+  } catch {
+    throw new UsageError(`init: this install of vitest-adcp has no starter storyboard (${STARTER}); reinstall it (npm install -D vitest-adcp)`);
+  }
+  const shown = relative(cwd, file) || file;
+  const path = shown.startsWith('.') || shown.startsWith('/') ? shown : `./${shown}`;
+  let made = false;
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+    made = true;
+    writeFileSync(file, text, { flag: 'wx' });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST' && made) throw new UsageError(`init: ${path} exists already; it is left as it is: give another file name (npx vitest-adcp init ./other.storyboard.yaml), or remove it first`);
+    throw new UsageError(`init: cannot write ${path} (${code ?? (error instanceof Error ? error.message : String(error))})`);
+  }
+  console.log(`vitest-adcp: wrote ${path}, a starter storyboard (a read-only discovery flow: edit its steps for your agent).
+
+Run it against your agent:
+
+  npx vitest-adcp <agent-url> --storyboards ${path}
+
+or, with the plugin in vitest.config.ts, where every *.storyboard.yaml runs beside your tests:
+
+  import { defineConfig } from 'vitest/config';
+  import { adcpStoryboards } from 'vitest-adcp';
+  export default defineConfig({ plugins: [adcpStoryboards()] });
+
+  ADCP_AGENT_URL=<agent-url> npx vitest run`);
+  return 0;
+}
+
+/** The version of the package at `packageJson`, or undefined when it cannot be read. */
+function packageVersion(packageJson: string | undefined): string | undefined {
+  if (!packageJson) return undefined;
+  try {
+    const version = (JSON.parse(readFileSync(packageJson, 'utf8')) as { version?: unknown }).version;
+    return typeof version === 'string' ? version : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `--version`: this package's, and the Vitest and @adcp/sdk (and corpus) a run from `cwd` would use. */
+function printVersions(cwd: string, corpusVersion: string | undefined): number {
+  const own = packageVersion(fileURLToPath(new URL('../package.json', import.meta.url))) ?? 'unknown';
+  let vitestJson: string | undefined;
+  try {
+    // The Vitest this command imports: resolved from here, as `import('vitest/node')` resolves it.
+    vitestJson = createRequire(import.meta.url).resolve('vitest/package.json');
+  } catch {
+    vitestJson = undefined;
+  }
+  const vitest = packageVersion(vitestJson);
+  const sdkRoot = findSdkRoot(cwd);
+  const sdk = packageVersion(sdkRoot ? resolve(sdkRoot, 'package.json') : undefined);
+  let corpus: string;
+  try {
+    const found = resolveCorpus(corpusVersion, cwd);
+    corpus = `compliance corpus ${found.version ?? 'of unknown version'}${corpusVersion ? ` (${corpusVersion})` : ''}`;
+  } catch {
+    corpus = corpusVersion ? `no compliance corpus ${corpusVersion}` : 'no compliance corpus';
+  }
+  console.log(`vitest-adcp ${own} (vitest ${vitest ?? 'not installed'}, @adcp/sdk ${sdk ?? 'not installed'}, ${corpus})`);
+  return 0;
+}
+
+/** The secrets of a run (the token, credentials in the URL): scrubbed from everything this command prints. */
+function runSecrets(invocation: Invocation | undefined, env: NodeJS.ProcessEnv): string[] {
+  if (!invocation) return [];
+  return [invocation.plugin.agent?.auth?.token ?? env.ADCP_AUTH_TOKEN ?? '', ...secretsInUrl(invocation.url)];
+}
+
+/**
+ * The storyboards to run, and why: the agent's capabilities asked here (once; the plugin then gets the ids), or the
+ * names given. The same selection code as the plugin's, so `--list` is what the run runs.
+ */
+async function select(invocation: Invocation, cwd: string, warnMissingScenarios: boolean): Promise<Selection & { capabilityIds?: string[] }> {
+  let capabilityIds: string[] | undefined;
+  if (invocation.fromCapabilities && invocation.corpusRoot) {
+    const { storyboardIdsForAgent } = await import('./plugin/capabilities.js');
+    const { runtime } = invocation;
+    capabilityIds = await storyboardIdsForAgent(
+      { url: runtime.agentUrl!, protocol: runtime.protocol, authToken: runtime.authToken, timeoutMs: runtime.timeoutMs!, maxResponseBytes: runtime.maxResponseBytes!, allowHttp: runtime.allowHttp },
+      invocation.corpusRoot,
+      // Where the plugin keeps its caches by default (cache/location.ts): Vite's cache directory of this project.
+      { fromDir: cwd, cacheDir: defaultCacheDir(cwd, 'node_modules/.vite') },
+    );
+  }
+  const selection = explainSelection({
+    ...(invocation.corpusRoot ? { corpusRoot: invocation.corpusRoot } : {}),
+    ...invocation.names,
+    ...(capabilityIds ? { capabilityIds } : {}),
+    sequential: invocation.plugin.sequential === true,
+    ...(warnMissingScenarios ? { warn: (message: string) => console.warn(`[vitest-adcp] ${message}`) } : {}),
+  });
+  return { ...selection, ...(capabilityIds ? { capabilityIds } : {}) };
+}
+
+/** `--list`: one line per storyboard, `id<TAB>path<TAB>why`, then the notes and the count. */
+function printSelection(selection: Selection, cwd: string): void {
+  for (const storyboard of selection.storyboards) console.log(`${storyboard.id}\t${relative(cwd, storyboard.file)}\t${storyboard.reasons.join('; ')}`);
+  for (const note of selection.notes) console.log(`note: ${note}`);
+  console.log(selectionSummary(selection));
+}
+
+/** The reporters of the run: Vitest's (or those named after `--`), and the contract report and its views when asked for. */
+async function reporters(invocation: Invocation, cwd: string): Promise<unknown[]> {
+  const named = invocation.vitest.options.reporter;
+  const theirs = named === undefined ? ['default'] : ([] as unknown[]).concat(named).map((r) => (typeof r === 'string' && /^\.\.?\//.test(r) ? resolve(cwd, r) : r));
+  const ours: Reporter[] = [];
+  if (invocation.report) {
+    const { default: AdcpReporter } = await import('./report/reporter.js');
+    ours.push(new AdcpReporter({ outputFile: invocation.report, htmlFile: invocation.reportHtml, markdownFile: invocation.reportMarkdown }));
+  } else if (invocation.reportHtml || invocation.reportMarkdown) {
+    const { ReportViewsReporter } = await import('./cli/views-reporter.js');
+    ours.push(new ReportViewsReporter({ htmlFile: invocation.reportHtml, markdownFile: invocation.reportMarkdown }));
+  }
+  return [...theirs, ...ours];
+}
+
+/** A configuration error, however it reached us (thrown here, by the plugin, or by a global setup in Vitest's module graph). */
+function isConfigurationError(error: unknown): error is Error {
+  return error instanceof ConfigurationError || (error instanceof Error && /ConfigurationError$/.test(error.name));
+}
+
 /** Runs the command; resolves to the exit status. */
 async function main(argv: string[], cwd: string = process.cwd(), env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  let invocation: Invocation | 'help';
+  let command: Command;
   try {
-    invocation = parse(argv, cwd, env);
+    command = await parse(argv, cwd, env);
   } catch (error) {
     return configurationFailure(error, error instanceof UsageError);
   }
-  if (invocation === 'help') {
+  if (command.kind === 'help') {
     console.log(USAGE);
     return 0;
   }
-  const { createVitest, startVitest } = await import('vitest/node');
-  const timeout = (invocation.plugin.timeoutMs ?? DEFAULT_TIMEOUT_MS) * VITEST_TIMEOUT_PER_STEP_TIMEOUT;
+  if (command.kind === 'version') return printVersions(cwd, command.version);
+  if (command.kind === 'init') {
+    try {
+      return init(command.file, cwd);
+    } catch (error) {
+      return configurationFailure(error, false);
+    }
+  }
+  const { invocation } = command;
+  const secrets = runSecrets(invocation, env);
+  let selection: Selection & { capabilityIds?: string[] };
+  try {
+    selection = await select(invocation, cwd, invocation.list);
+  } catch (error) {
+    return configurationFailure(error, false, secrets);
+  }
+  if (invocation.list) {
+    printSelection(selection, cwd);
+    return 0;
+  }
+  // The run's first lines: what runs, and why (--list has each storyboard). On stderr: stdout may be a reporter's
+  // (`-- --reporter=json`).
+  console.error(`vitest-adcp: ${selectionSummary(selection)}; --list shows each and why`);
+  for (const note of selection.notes) console.error(`vitest-adcp: note: ${note}`);
+  const plugin: AdcpStoryboardsOptions = {
+    ...invocation.plugin,
+    // The capability-selected ids as the plugin would have asked for them (compliance.fromCapabilities): it selects
+    // the same files, in the same order, from them — without asking the agent a second time.
+    compliance: { ...invocation.plugin.compliance, storyboards: [...(invocation.plugin.compliance?.storyboards ?? []), ...(selection.capabilityIds ?? [])] },
+  };
+  const timeout = (plugin.timeoutMs ?? DEFAULT_TIMEOUT_MS) * VITEST_TIMEOUT_PER_STEP_TIMEOUT;
+  const { reporter: _named, ...theirs } = invocation.vitest.options;
+  let vitestApi: typeof import('vitest/node');
+  let runReporters: unknown[];
+  try {
+    vitestApi = await importVitest();
+    runReporters = await reporters(invocation, cwd);
+  } catch (error) {
+    return configurationFailure(error, false, secrets);
+  }
+  const interruption = new Interruption();
   const options = {
+    testTimeout: timeout,
+    hookTimeout: timeout,
+    passWithNoTests: false,
+    // Vitest's options after `--` (-t, --bail, --outputFile, …), over the defaults above, never over what makes this command.
+    ...theirs,
     config: false as const,
     root: cwd,
     watch: false,
     run: true,
     include: [],
-    passWithNoTests: false,
-    testTimeout: timeout,
-    hookTimeout: timeout,
-    reporters: ['default', ...(invocation.report ? [new AdcpReporter({ outputFile: invocation.report, htmlFile: invocation.reportHtml, markdownFile: invocation.reportMarkdown })] : [])],
+    reporters: [...runReporters, interruption.reporter()],
   };
-  const overrides = { plugins: [adcpStoryboards(invocation.plugin)] };
+  const { createVitest } = vitestApi;
+  const { adcpStoryboards } = await import('./plugin/plugin.js');
+  let vitest: Awaited<ReturnType<typeof createVitest>>;
   try {
-    if (invocation.list) {
-      const vitest = await createVitest('test', options, overrides);
-      try {
-        const specs = await vitest.globTestSpecifications();
-        // --sequential: in the order they would run (the run's own sequencer, the plugin's order); else by path.
-        const files = invocation.plugin.sequential ? (await new vitest.config.sequence.sequencer(vitest).sort(specs)).map((s) => s.moduleId) : specs.map((s) => s.moduleId).sort();
-        printSelection(files, cwd);
-      } finally {
-        await vitest.close();
-      }
-      return 0;
-    }
-    const interruption = new Interruption();
-    let vitest;
-    try {
-      vitest = await startVitest('test', [], options, { plugins: [...overrides.plugins, interruption.plugin()] });
-    } finally {
-      interruption.stopListening();
-    }
-    const failed = vitest.state.getCountOfFailedTests() > 0 || vitest.state.getUnhandledErrors().length > 0 || Number(process.exitCode ?? 0) !== 0;
-    const code = interruption.exitCode ?? (failed ? 1 : 0);
-    // Set before exit(): as under `vitest run`, a handle left open cannot keep CI waiting past
-    // teardownTimeout — Vitest then ends the process with this status.
-    process.exitCode = code;
-    await vitest.exit();
-    return code;
+    vitest = await createVitest('test', options as Parameters<typeof createVitest>[1], { plugins: [adcpStoryboards(plugin), interruption.plugin()] });
   } catch (error) {
-    const plugin = invocation.plugin;
-    return configurationFailure(error, false, [plugin.agent?.auth?.token ?? env.ADCP_AUTH_TOKEN ?? '', ...secretsInUrl(invocation.url)]);
+    interruption.stopListening();
+    return configurationFailure(error, false, secrets);
   }
+  // As startVitest runs it, but a configuration error from the run's start — the plugin's preflight (agent-preflight.ts:
+  // an unreachable agent, refused credentials), thrown as the run starts or from the storyboard project's global
+  // setup — is this command's exit 2 with its one message, not a stack under "Unhandled Error" and exit 1.
+  let stopped: Error | undefined;
+  try {
+    await vitest.start(invocation.vitest.filters);
+  } catch (error) {
+    if (isConfigurationError(error)) stopped = error;
+    else if ((error as { code?: unknown })?.code !== 'VITEST_FILES_NOT_FOUND') {
+      process.exitCode = 1;
+      vitest.logger.printError(error, { fullStack: true, type: 'Unhandled Error' });
+    }
+  } finally {
+    interruption.stopListening();
+  }
+  const failed = vitest.state.getCountOfFailedTests() > 0 || vitest.state.getUnhandledErrors().length > 0 || Number(process.exitCode ?? 0) !== 0;
+  const code = stopped ? configurationFailure(stopped, false, secrets) : (interruption.exitCode ?? (failed ? 1 : 0));
+  // Set before exit(): as under `vitest run`, a handle left open cannot keep CI waiting past
+  // teardownTimeout — Vitest then ends the process with this status.
+  process.exitCode = code;
+  await vitest.exit();
+  return code;
 }
 
 /** The exit status of a run ended by a signal, as a shell reports it: 128 + the signal's number. */
@@ -358,6 +649,24 @@ class Interruption {
     };
   }
 
+  /** Whether the run has started its test files (Vitest's first onTestModuleQueued). */
+  private filesStarted = false;
+
+  /**
+   * The reporter that tells us when the run's files start. A cancel before that — during the run's start, while the
+   * storyboard project's preflight calls the agent — is one Vitest drops (runFiles clears `isCancelling` before it
+   * starts the pool), so it is made again as the first file is queued: every step is then not run, and reported so.
+   */
+  reporter(): Reporter {
+    return {
+      onTestModuleQueued: () => {
+        if (this.filesStarted) return;
+        this.filesStarted = true;
+        if (this.exitCode !== undefined) void this.vitest?.cancelCurrentRun('keyboard-input' as never).catch(() => {});
+      },
+    };
+  }
+
   private onSignal(signal: NodeJS.Signals): void {
     const code = SIGNAL_EXIT[signal as keyof typeof SIGNAL_EXIT] ?? 1;
     if (this.exitCode !== undefined || !this.vitest) {
@@ -379,24 +688,14 @@ class Interruption {
   }
 }
 
-/** One line per storyboard file, in the order given: its id and its path. */
-function printSelection(files: string[], cwd: string): void {
-  for (const file of files) {
-    let id: unknown;
-    try {
-      id = parseYaml(readFileSync(file, 'utf8'))?.id;
-    } catch {
-      // Listed all the same: the run would report why it does not load.
-    }
-    console.log(`${typeof id === 'string' ? id : '-'}\t${relative(cwd, file)}`);
-  }
-}
 
 /** The exit-2 message: it can quote an agent (a capability call it failed), so scrubbed and sanitised like any output. */
 function configurationFailure(error: unknown, usage: boolean, secrets: readonly string[] = []): number {
   const safe = (text: string) => sanitizeOutput(scrubSecrets(text, secrets));
-  if (error instanceof ConfigurationError) {
-    console.error(safe(`vitest-adcp: ${error.message}${usage ? '\nRun `npx vitest-adcp --help` for the options.' : ''}`));
+  if (isConfigurationError(error)) {
+    // A message of the plugin's own may name us already (preflight: "vitest-adcp cannot run the storyboards: …").
+    const message = /^vitest-adcp\b/.test(error.message) ? error.message : `vitest-adcp: ${error.message}`;
+    console.error(safe(`${message}${usage ? '\nRun `npx vitest-adcp --help` for the options.' : ''}`));
   } else {
     console.error(safe(`vitest-adcp: could not start the run: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`));
   }

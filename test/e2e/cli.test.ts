@@ -152,7 +152,7 @@ describe('usage and configuration errors exit 2 before anything runs', () => {
     ],
     ['a storyboard file that does not exist', ['http://127.0.0.1:1/mcp', '--storyboards', 'nope.storyboard.yaml'], /--storyboards nope\.storyboard\.yaml: no such file/],
     ['an unknown protocol', ['http://127.0.0.1:1/mcp', '--protocol', 'grpc'], /--protocol is "grpc": use mcp or a2a/],
-    ['--report-html without --report', ['http://127.0.0.1:1/mcp', '--report-html', 'r.html'], /--report-html and --report-markdown render the contract report: give --report <file\.json> too/],
+    ['two positionals (Vitest\'s options go after --)', ['http://127.0.0.1:1/mcp', 'x'], /one agent URL, got 2: http:\/\/127\.0\.0\.1:1\/mcp x \(storyboards go in --storyboards a,b; Vitest's options after --, e\.g\. -- -t pattern\)/],
   ])('%s', async (_, args, message) => {
     const run = await cli(...args);
     expect(run.exitCode, run.stdout + run.stderr).toBe(2);
