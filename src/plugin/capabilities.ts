@@ -16,7 +16,10 @@ import { DiskCache, fileStamp, packageFingerprint } from '../cache/disk-cache.js
 import { answerError } from '../checks/answer-error.js';
 import { ConfigurationError } from '../config.js';
 import { sanitizeLine, sanitizeOutput, scrubSecrets, secretsInUrl } from '../report/redact.js';
-import { createTransport, type Protocol } from '../transport/create.js';
+import { createTransport } from '../transport/create.js';
+import { credentialError, type AgentAccess } from './agent-preflight.js';
+
+export type { AgentAccess } from './agent-preflight.js';
 
 /** What the selection reads from the agent's `get_adcp_capabilities` answer. */
 export interface DeclaredCapabilities {
@@ -66,17 +69,6 @@ function quoted(text: string, secrets: readonly string[]): string {
 /** Capability-driven selection cannot work in this install (no @adcp/sdk to select with). */
 export class CapabilitySelectionError extends ConfigurationError {}
 
-export interface AgentAccess {
-  url: string;
-  /** @default 'mcp' */
-  protocol?: Protocol;
-  authToken?: string;
-  timeoutMs: number;
-  maxResponseBytes: number;
-  /** Local development: the SSRF guard's https and address rules lifted (url-guard.ts). */
-  allowHttp?: boolean;
-}
-
 /**
  * Calls `get_adcp_capabilities` once. Throws AgentUnreachableError when no
  * answer arrives; an answer without capabilities (the tool missing or failing)
@@ -91,6 +83,10 @@ export async function readAgentCapabilities(agent: AgentAccess): Promise<{ capab
       credentials: agent.authToken ? { kind: 'bearer', token: agent.authToken } : { kind: 'none' },
       timeoutMs: agent.timeoutMs,
     });
+    // The agent refusing the run's credential is the preflight's error (agent-preflight.ts), the same wherever it is
+    // met: selecting the universal storyboards for it instead would turn one missing token into a failure per step.
+    const rejected = credentialError(agent, 'get_adcp_capabilities', exchange);
+    if (rejected) throw rejected;
     if (exchange.transportError) throw new AgentUnreachableError(agent.url, exchange.transportError, secrets);
     const data = exchange.data as Record<string, unknown> | undefined;
     if (answerError(exchange) || exchange.extraction.path === 'none' || !data || typeof data !== 'object') {

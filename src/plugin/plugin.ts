@@ -7,13 +7,16 @@ import { availableParallelism } from 'node:os';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Plugin } from 'vitest/config';
-import type { TestProject, VitestPluginContext } from 'vitest/node';
+import type { TestProject, TestSpecification, VitestPluginContext } from 'vitest/node';
 import { defaultCacheDir } from '../cache/location.js';
 import { CompileCache } from '../compile/compile-cache.js';
 import { compileOversizeStoryboard, compileStoryboard } from '../compile/compile.js';
-import { resolveRuntimeConfig, type RuntimeConfig } from '../config.js';
+import { ConfigurationError, resolveRuntimeConfig, type RuntimeConfig } from '../config.js';
 import { complianceFromEnv, resolveCorpus, runCorpus, type Corpus } from '../corpus.js';
+import { agentPreflight } from './agent-preflight.js';
 import { CapabilitySelectionError, storyboardIdsForAgent } from './capabilities.js';
+import { PREFLIGHT_HOOK } from './preflight.js';
+import { addSummaryReporter } from '../report/summary-reporter.js';
 import { checkOptions } from './check-options.js';
 import { selectCorpusInRunOrder, type CorpusSelection } from './select.js';
 import { resolveWebhookReceiver, type WebhookOptions } from '../webhooks/options.js';
@@ -165,6 +168,8 @@ export interface AdcpStoryboardsOptions {
 }
 
 const DEFAULT_INCLUDE = ['**/*.storyboard.yaml', '**/*.storyboard.yml'];
+/** The storyboard project's name (`vitest-adcp:<name>` beside a named project of yours): what `--project` selects. */
+export const STORYBOARD_PROJECT = 'vitest-adcp';
 /**
  * Query marking a storyboard imported by another module (a hand-written test):
  * it compiles to the typed data only, so importing a storyboard never
@@ -173,6 +178,8 @@ const DEFAULT_INCLUDE = ['**/*.storyboard.yaml', '**/*.storyboard.yml'];
  */
 const DATA_QUERY = 'adcp-storyboard-data';
 const STORYBOARD_SUFFIX = /\.storyboard\.ya?ml$/;
+/** Where the Jest preset writes its corpus stubs (jest/preset.cts), below the project root. */
+const JEST_CORPUS_STUBS = '**/.adcp-corpus/**';
 
 /**
  * A module of this package by its path from `src/` (or `dist/`), `/`-separated:
@@ -202,6 +209,9 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
   let kitRoot: string | undefined;
   /** Compiled corpus storyboards between runs (unless `cacheDir: false`). */
   let compileCache: CompileCache | undefined;
+  /** What the loader checks `task` and `sample_request` against (storyboard/adcp-tasks.ts), and where it keeps their validators. */
+  let loadSchemasDir: string | undefined;
+  let schemaCacheDir: string | undefined;
   let root = process.cwd();
   let matchesTestGlob: ((id: string) => boolean) | undefined;
   const runtime = runtimeModule();
@@ -217,9 +227,73 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
   let webhookReceiver: Promise<HostedWebhookReceiver> | undefined;
   /** Storyboard module ids over the byte bound: the load hook made their module, unread. */
   const refused = new Set<string>();
+  /**
+   * Set when Vitest starts a test run (its reporters' onTestRunStart), never for a collection (`vitest list`, an IDE's
+   * test discovery): Vitest runs global setups for both, and only a run calls the agent.
+   */
+  let runStarted = false;
+  /** The agent preflight (agent-preflight.ts) of this Vitest process, once it has passed. */
+  let agentChecked: Promise<void> | undefined;
+  /**
+   * `compliance.fromCapabilities` without an agent to ask: the collection goes on without those storyboards (a list
+   * needs no agent), and a run that would have run them stops with this.
+   */
+  let selectionProblem: ConfigurationError | undefined;
+  /** `--project` selects the storyboard project and not yours (config): your project then runs the storyboards alone. */
+  let storyboardsOnly = false;
+  let runWatched = false;
+  let configSeen = false;
+
+  /**
+   * The configuration check, then the agent preflight (agent-preflight.ts): each stops the run once, before any test
+   * file runs. Called when a run starts with storyboard files in it (watchRuns), and by the storyboard project's
+   * global setup (preflight.ts), which Vitest also runs for a collection — `vitest list`, an IDE's test discovery —
+   * that calls no agent: then it checks nothing.
+   */
+  async function preflightRun(project: TestProject): Promise<void> {
+    if (!runStarted) return;
+    const given = (project.getProvidedContext() as { vitestAdcp?: RuntimeConfig }).vitestAdcp ?? {};
+    const config = resolveRuntimeConfig(given, process.env);
+    if (config.error) throw new ConfigurationError(`vitest-adcp cannot run the storyboards: ${config.error}`);
+    if (selectionProblem) throw selectionProblem;
+    // Once per Vitest process while it passes; a failed check is made again on the next run (watch mode: the agent
+    // may be up, or the token fixed, by then).
+    agentChecked ??= agentPreflight({ url: config.agentUrl!, protocol: config.protocol, authToken: config.authToken, timeoutMs: config.timeoutMs, maxResponseBytes: config.maxResponseBytes, allowHttp: config.allowHttp }).catch((error: unknown) => {
+      agentChecked = undefined;
+      throw error;
+    });
+    await agentChecked;
+  }
+
+  /**
+   * Learns when a run starts, and with which files, through a reporter with no output of its own (its
+   * onTestRunStart comes before global setups, and never for a collection). A run with storyboard files is checked
+   * there: an error thrown then stops it before anything runs, where one from a global setup would also make
+   * Vitest's summary claim "No test files found". A run without any — your own tests only — is never stopped, except
+   * an unfiltered one that wanted capability-selected storyboards it could not select.
+   */
+  function watchRuns(vitest: VitestPluginContext['vitest'], project: TestProject, userProject: TestProject): void {
+    if (runWatched) return;
+    runWatched = true;
+    (vitest.config.reporters as unknown[]).push({
+      onTestRunStart: async (specs: readonly TestSpecification[]) => {
+        // `--merge-reports` replays the runs of blob reports through the same event: nothing is run, nothing asked.
+        if ((vitest.config as { mergeReports?: string }).mergeReports) return;
+        runStarted = true;
+        const storyboards = specs.filter((spec) => spec.project === project && (project !== userProject || isStoryboard(spec.moduleId)));
+        if (storyboards.length > 0) return preflightRun(project);
+        const filtered = Boolean((vitest as { filenamePattern?: string[] }).filenamePattern?.length);
+        if (selectionProblem && !filtered && vitest.projects.includes(project)) throw selectionProblem;
+      },
+    });
+  }
+
+  function agentGiven(): RuntimeConfig {
+    return { agentUrl: options.agent?.url, protocol: options.agent?.protocol, authToken: options.agent?.auth?.token, timeoutMs: options.timeoutMs, maxResponseBytes: options.maxResponseBytes, allowHttp: options.agent?.allowHttp };
+  }
 
   function storyboardIdsFromCapabilities(corpus: Corpus, root: string, cacheDir: string | undefined): Promise<string[]> {
-    const agent = resolveRuntimeConfig({ agentUrl: options.agent?.url, protocol: options.agent?.protocol, authToken: options.agent?.auth?.token, timeoutMs: options.timeoutMs, maxResponseBytes: options.maxResponseBytes, allowHttp: options.agent?.allowHttp });
+    const agent = resolveRuntimeConfig(agentGiven());
     if (agent.error) return Promise.reject(new CapabilitySelectionError(`compliance.fromCapabilities asks the agent which storyboards apply, but ${agent.error}`));
     return storyboardIdsForAgent({ url: agent.agentUrl!, protocol: agent.protocol, authToken: agent.authToken, timeoutMs: agent.timeoutMs, maxResponseBytes: agent.maxResponseBytes, allowHttp: agent.allowHttp }, corpus.root, { fromDir: root, ...(cacheDir ? { cacheDir } : {}) });
   }
@@ -254,10 +328,21 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
     enforce: 'pre',
     config(config) {
       root = resolve(config.root ?? process.cwd());
+      // The storyboard project carries this same instance: its config is made here (storyboardProject), not read.
+      if (configSeen) return undefined;
+      configSeen = true;
+      const test = (config as { test?: { includeTaskLocation?: boolean; name?: string; projects?: unknown } }).test;
+      const changes: { includeTaskLocation?: boolean; name?: string } = {};
       // Test locations (and so IDE navigation) need includeTaskLocation.
-      const test = (config as { test?: { includeTaskLocation?: boolean } }).test;
-      if (test?.includeTaskLocation === undefined) return { test: { includeTaskLocation: true } } as any;
-      return undefined;
+      if (test?.includeTaskLocation === undefined) changes.includeTaskLocation = true;
+      // `--project vitest-adcp` and not your project: Vitest filters the projects a config declares before any plugin
+      // can inject one, so nothing would be left to run. Your project then takes the storyboard project's name and
+      // runs the storyboards alone (configureVitest empties its own include), as the storyboard project would.
+      if (options.isolate !== true && test?.projects === undefined && selectsStoryboardsOnly(test?.name)) {
+        storyboardsOnly = true;
+        changes.name = storyboardProjectName(test?.name);
+      }
+      return Object.keys(changes).length > 0 ? ({ test: changes } as any) : undefined;
     },
     async configureVitest({ project: userProject, vitest, injectTestProjects }) {
       // The storyboard project carries this same plugin instance: it is configured from the user's project, once.
@@ -265,10 +350,22 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
       root = userProject.config.root;
       // Where storyboard files run (see storyboardProject): a project of their own, without per-file isolation, unless
       // the user asked for isolation. Either way the user's own tests keep their settings.
-      const project = options.isolate === true ? userProject : await storyboardProject(userProject, injectTestProjects, plugin, vitest, options.sequential === true);
+      const project = storyboardsOnly
+        ? asStoryboardProject(userProject, vitest, options.sequential === true)
+        : options.isolate === true
+          ? userProject
+          : await storyboardProject(userProject, injectTestProjects, plugin, vitest, options.sequential === true);
+      // `--project '!vitest-adcp'` (or a filter naming only your projects): no storyboard runs, and nothing asks the agent.
+      if (!project) return;
       storyboardProjects.add(project);
+      // The per-track summary at the end of a run (report/summary-reporter.ts), beside a terminal reporter only.
+      addSummaryReporter(vitest);
+      Object.defineProperty(project, PREFLIGHT_HOOK, { value: preflightRun, configurable: true });
+      watchRuns(vitest, project, userProject);
       // Pushed, not returned from config(): a returned test.include would replace the user's.
       project.config.include.push(...include);
+      // The Jest preset's corpus stubs (jest/preset.cts) in a repository that runs both: Jest's files, not storyboards.
+      project.config.exclude.push(JEST_CORPUS_STUBS);
       for (const file of options.files ?? []) {
         const abs = resolve(root, file);
         explicit.add(abs);
@@ -276,6 +373,7 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
       }
       const version = compliance?.path ?? compliance?.version ?? complianceEnv;
       const cacheDir = runtimeCacheDir(options, root, project);
+      schemaCacheDir = cacheDir;
       try {
         corpus = version || wantsCorpus ? resolveCorpus(version, root) : undefined;
       } catch (error) {
@@ -288,8 +386,18 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
       if (corpus && wantsCorpus) {
         const selection = { ...compliance };
         if (compliance!.fromCapabilities) {
-          capabilityIds ??= storyboardIdsFromCapabilities(corpus, root, cacheDir);
-          selection.storyboards = [...(compliance!.storyboards ?? []), ...(await capabilityIds)];
+          const agent = resolveRuntimeConfig(agentGiven());
+          if (agent.error) {
+            // Collecting needs no agent (`vitest list`, an IDE's discovery without your shell's environment): list what
+            // can be listed, say what is missing, and stop a run that would have run it (preflightRun, watchRuns).
+            selectionProblem = new ConfigurationError(`vitest-adcp cannot run the storyboards: compliance.fromCapabilities asks the agent which storyboards apply, but ${agent.error}`);
+            console.warn(
+              `[vitest-adcp] compliance.fromCapabilities: no storyboards selected from the agent's capabilities, because ${agent.error}. This collection lists your own storyboards and those named in compliance.storyboards / bundles / tracks; a run stops with this message.`,
+            );
+          } else {
+            capabilityIds ??= storyboardIdsFromCapabilities(corpus, root, cacheDir);
+            selection.storyboards = [...(compliance!.storyboards ?? []), ...(await capabilityIds)];
+          }
         }
         const files = selectCorpusInRunOrder(corpus.root, selection);
         corpusOrder = files;
@@ -303,6 +411,7 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
       // Without a selected corpus, test kits and schemas come from the newest installed one.
       const fallback = corpus ?? (version ? undefined : runCorpus(undefined, root));
       kitRoot = fallback?.root;
+      loadSchemasDir = options.schemasDir ?? fallback?.schemasDir;
       compileCache = cacheDir ? new CompileCache(cacheDir, JSON.stringify({ runtime, kitRoot, corpusVersion: fallback?.version, strictKeys: options.strictKeys !== false, bounds: options.storyboardBounds ?? {} })) : undefined;
       matchesTestGlob = (id) => project.matchesTestGlob(id);
       const runtimeConfig: RuntimeConfig = {
@@ -365,7 +474,7 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
       const key = compileCache && kitRoot && isBelow(file, kitRoot) ? compileCache.key(file, `${mode}\0${code}`) : undefined;
       let result = key ? compileCache!.load(key) : undefined;
       if (!result) {
-        const compiled = compileStoryboard(code, file, { runtime, corpusRoot: kitRoot, mode, ...(options.strictKeys === false ? { strictKeys: false } : {}), ...(options.storyboardBounds ? { bounds: options.storyboardBounds } : {}) });
+        const compiled = compileStoryboard(code, file, { runtime, corpusRoot: kitRoot, mode, ...(loadSchemasDir ? { schemasDir: loadSchemasDir } : {}), ...(schemaCacheDir ? { schemaCacheDir } : {}), ...(options.strictKeys === false ? { strictKeys: false } : {}), ...(options.storyboardBounds ? { bounds: options.storyboardBounds } : {}) });
         result = { code: compiled.code, map: compiled.map, diagnostics: compiled.diagnostics, ...(compiled.storyboard?.prerequisites?.test_kit ? { testKit: compiled.storyboard.prerequisites.test_kit } : {}) };
         if (key) compileCache!.store(key, result);
       }
@@ -395,8 +504,8 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
  * they share — compiled schemas, the corpus id list — are read-only
  * (test/e2e/shared-worker.test.ts proves it).
  */
-async function storyboardProject(user: TestProject, inject: VitestPluginContext['injectTestProjects'], plugin: Plugin, vitest: VitestPluginContext['vitest'], sequential: boolean): Promise<TestProject> {
-  const name = user.name ? `vitest-adcp:${user.name}` : 'vitest-adcp';
+async function storyboardProject(user: TestProject, inject: VitestPluginContext['injectTestProjects'], plugin: Plugin, vitest: VitestPluginContext['vitest'], sequential: boolean): Promise<TestProject | undefined> {
+  const name = storyboardProjectName(user.name);
   // Not `extends`: that would load the config file again and make a second, unconfigured instance of this plugin.
   // What storyboard files need from the user's project is its root, its env and its exclude; its global setup runs
   // once, in the user's project, before any test (its env changes reach these workers too).
@@ -419,7 +528,54 @@ async function storyboardProject(user: TestProject, inject: VitestPluginContext[
       ...(sequential ? SEQUENTIAL_SETTINGS : workerSettings(vitest)),
     },
   } as Parameters<VitestPluginContext['injectTestProjects']>[0]);
+  // Vitest leaves out an injected project its `--project` filter excludes (`--project '!vitest-adcp'`).
+  if (!project && !vitest.matchesProjectFilter(name)) return undefined;
   if (!project) throw new Error('vitest-adcp: Vitest did not create the storyboard project');
+  return project;
+}
+
+function storyboardProjectName(userName: string | undefined): string {
+  return userName ? `${STORYBOARD_PROJECT}:${userName}` : STORYBOARD_PROJECT;
+}
+
+/**
+ * `--project` (Vitest's CLI flag) selects the storyboard project and not the project of the config: Vitest would drop
+ * that project before any plugin runs, leaving none. Read from the command line because the config hook runs before
+ * Vitest resolves its options; Vitest's own pattern rules (`*` wildcards, `!` negation, case-insensitive).
+ */
+function selectsStoryboardsOnly(userName: string | undefined): boolean {
+  const filters: string[] = [];
+  const argv = process.argv;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--project' && argv[i + 1] !== undefined) filters.push(argv[++i]!);
+    else if (arg.startsWith('--project=')) filters.push(arg.slice('--project='.length));
+  }
+  if (filters.length === 0) return false;
+  const matches = (name: string) => filters.some((filter) => projectPattern(filter).test(name));
+  return matches(storyboardProjectName(userName)) && !matches(userName ?? '');
+}
+
+function projectPattern(filter: string): RegExp {
+  const negated = filter.startsWith('!');
+  const escape = (part: string) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const body = (negated ? filter.slice(1) : filter).split('*').map(escape).join('.*') + '$';
+  return new RegExp('^' + (negated ? `(?!${body})` : body), 'i');
+}
+
+/**
+ * `--project vitest-adcp` alone: your project (renamed by the config hook) becomes the storyboard project — your own
+ * test files are filtered out, as the flag asks, and the storyboards run with the settings the storyboard project
+ * would give them.
+ */
+function asStoryboardProject(project: TestProject, vitest: VitestPluginContext['vitest'], sequential: boolean): TestProject {
+  const config = project.config as { include: string[]; isolate: boolean; globalSetup: string[]; maxWorkers?: number; fileParallelism?: boolean; sequence: { groupOrder?: number } };
+  config.include.length = 0;
+  config.isolate = false;
+  config.globalSetup = [...config.globalSetup, preflightModule()];
+  const settings = (sequential ? SEQUENTIAL_SETTINGS : workerSettings(vitest)) as { maxWorkers?: number; fileParallelism?: boolean };
+  if (settings.maxWorkers !== undefined) config.maxWorkers = settings.maxWorkers;
+  if (settings.fileParallelism !== undefined) config.fileParallelism = settings.fileParallelism;
   return project;
 }
 

@@ -100,7 +100,7 @@ describe('under Vitest', () => {
   });
 });
 
-describe('addSummaryReporter, as the plugin calls it from configureVitest', () => {
+describe('the plugin adds the summary (addSummaryReporter from configureVitest)', () => {
   it('adds the summary to a run whose config names no vitest-adcp reporter, and prints it once beside the contract reporter', async () => {
     const config = join(scratch, 'summary-hook.config.ts');
     writeFileSync(
@@ -108,9 +108,8 @@ describe('addSummaryReporter, as the plugin calls it from configureVitest', () =
       [
         "import { defineConfig } from 'vitest/config';",
         `import { adcpStoryboards } from ${JSON.stringify(join(repoRoot, 'src', 'index.ts'))};`,
-        `import { addSummaryReporter } from ${JSON.stringify(join(repoRoot, 'src', 'report', 'summary-reporter.ts'))};`,
         'export default defineConfig({',
-        `  plugins: [adcpStoryboards({ include: [${JSON.stringify(`${scratch}/*.storyboard.yaml`)}], timeoutMs: 5_000 }), { name: 'summary-hook', configureVitest: ({ vitest }) => addSummaryReporter(vitest) }],`,
+        `  plugins: [adcpStoryboards({ include: [${JSON.stringify(`${scratch}/*.storyboard.yaml`)}], timeoutMs: 5_000 })],`,
         '  test: { include: [], passWithNoTests: true },',
         '});',
         '',
