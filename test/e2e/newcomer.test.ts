@@ -1,0 +1,204 @@
+/**
+ * Issue 21's newcomer, walked through in a fresh repository: `npm init -y` (a CommonJS package), the packed tarball
+ * installed beside vitest and @adcp/sdk, the README's quick-start config under the name the README gives a CommonJS
+ * project, a unit test of the user's own, and a storyboard written by `npx vitest-adcp init`. Each first-run mistake
+ * the issue lists is made on purpose, and the test asserts its one message, its exit status and, for storyboard
+ * mistakes, its `file:line:col`:
+ *
+ *  1. a wrong token (plugin and bin): the run stops once, naming the mechanism and the fix, the token never printed;
+ *  2. no ADCP_AGENT_URL: `vitest list --json` still lists every test and step with its YAML line; a run stops once;
+ *  3. `--project vitest-adcp` / `--project '!vitest-adcp'` each run exactly their half;
+ *  4. createAdcpClient and the matchers under Jest 30 on Node 20: test/e2e/jest-client.test.ts (a packed install too);
+ *  5. typos in a task name, a `$context` placeholder, a path, a sample_request: load errors located at the token;
+ *  9. the bin: `--version`, Vitest flags after `--`, a dead agent is exit 2, `--report-html` alone.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { closedPort } from '../helpers/ports.js';
+import { repoRoot } from '../helpers/run-vitest.js';
+
+const pkg = (await import('../../package.json', { with: { type: 'json' } })).default as { version: string; devDependencies: Record<string, string> };
+const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+/** The quick start's config, as a newcomer copies it. */
+const quickStartConfig = /```ts\n\/\/ vitest\.config\.ts\n([\s\S]*?)```/.exec(readme)![1]!;
+/** The name the README tells a CommonJS project to give it. */
+const cjsConfigName = /In a CommonJS project[^]*?name the\s+file `([^`]+)`/.exec(readme)![1]!;
+const TOKEN = 'demo-newcomer-v1';
+const TOKEN_FIX = 'Pass `--auth` / `--auth-file` or set `ADCP_AUTH_TOKEN`';
+
+let dir: string;
+let project: string;
+
+/** A shell without this run's variables: only what the newcomer sets. */
+function cleanEnv(extra: Record<string, string | undefined>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', GITHUB_STEP_SUMMARY: '' };
+  for (const key of Object.keys(env)) if (key.startsWith('VITEST') || key.startsWith('ADCP_')) delete env[key];
+  delete env.NODE_ENV;
+  delete env.TEST;
+  for (const [key, value] of Object.entries(extra)) if (value === undefined) delete env[key];
+  else env[key] = value;
+  return env;
+}
+
+function npx(args: string[], env: Record<string, string | undefined> = {}) {
+  const result = spawnSync('npx', args, { cwd: project, env: cleanEnv(env), encoding: 'utf8', timeout: 150_000 });
+  return { status: result.status, stdout: result.stdout, output: result.stdout + result.stderr };
+}
+
+const agent = () => ({ ADCP_AGENT_URL: inject('agentUrl'), ADCP_AUTH_TOKEN: TOKEN });
+
+/** The 1-based line and column of the first occurrence of `token` in `text`. */
+function at(text: string, token: string): string {
+  const index = text.indexOf(token);
+  expect(index, token).toBeGreaterThanOrEqual(0);
+  const before = text.slice(0, index).split('\n');
+  return `${before.length}:${before.at(-1)!.length + 1}`;
+}
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'vitest-adcp-newcomer-'));
+  mkdirSync(join(dir, 'pack'));
+  execFileSync('npm', ['pack', '--pack-destination', join(dir, 'pack'), '--silent'], { cwd: repoRoot, stdio: 'pipe' });
+  const tarball = join(dir, 'pack', readdirSync(join(dir, 'pack')).find((f) => f.endsWith('.tgz'))!);
+  project = join(dir, 'my-agent');
+  mkdirSync(project);
+  execFileSync('npm', ['init', '-y'], { cwd: project, stdio: 'pipe' });
+  // The README's install line, with our tarball for vitest-adcp and the versions we test with (from the npm cache).
+  execFileSync(
+    'npm',
+    ['install', '--prefer-offline', '--no-audit', '--no-fund', '-D', `vitest@${pkg.devDependencies.vitest}`, `vite@${pkg.devDependencies.vite}`, tarball, `@adcp/sdk@${pkg.devDependencies['@adcp/sdk']}`],
+    { cwd: project, stdio: 'pipe' },
+  );
+  writeFileSync(join(project, cjsConfigName), quickStartConfig);
+  mkdirSync(join(project, 'test'));
+  writeFileSync(join(project, 'test', 'unit.test.mjs'), "import { expect, it } from 'vitest';\nit('adds', () => expect(1 + 1).toBe(2));\n");
+}, 300_000);
+
+afterAll(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('a newcomer repository', () => {
+  it('`npx vitest-adcp init` writes a starter storyboard, refuses to overwrite it, and the storyboard passes on the agent', () => {
+    const init = npx(['vitest-adcp', 'init']);
+    expect(init.status, init.output).toBe(0);
+    expect(existsSync(join(project, 'agent.storyboard.yaml'))).toBe(true);
+    const again = npx(['vitest-adcp', 'init']);
+    expect(again.status, again.output).toBe(2);
+    const run = npx(['vitest', 'run', 'agent.storyboard.yaml'], agent());
+    expect(run.status, run.output).toBe(0);
+    expect(run.output).not.toMatch(/ESM syntax in a file loaded as CommonJS/);
+    expect(run.output).toMatch(/Tests\s+\d+ passed \(\d+\)/);
+  }, 240_000);
+
+  it('item 2: with no ADCP_AGENT_URL, `vitest list --json` lists the unit test and every storyboard step at its YAML line; a run stops once', () => {
+    const list = npx(['vitest', 'list', '--json']);
+    expect(list.status, list.output).toBe(0);
+    const listed = JSON.parse(list.stdout) as { name: string; file: string; location?: { line: number } }[];
+    expect(listed.some((t) => t.file.endsWith('test/unit.test.mjs') && t.name === 'adds')).toBe(true);
+    const yaml = readFileSync(join(project, 'agent.storyboard.yaml'), 'utf8');
+    const steps = listed.filter((t) => t.file.endsWith('agent.storyboard.yaml'));
+    expect(steps.length).toBeGreaterThan(0);
+    for (const step of steps) {
+      const id = /\((\w+)\)$/.exec(step.name)![1]!;
+      expect(step.location?.line, step.name).toBe(Number(at(yaml, `- id: ${id}`).split(':')[0]));
+    }
+    expect(listed.some((t) => t.file.endsWith('universal/capability-discovery.yaml'))).toBe(true);
+
+    const run = npx(['vitest', 'run']);
+    expect(run.status).toBe(1);
+    expect(run.output.match(/set ADCP_AGENT_URL/g), run.output).toHaveLength(1);
+    expect(run.output).not.toContain('No test files found');
+  }, 240_000);
+
+  it("item 3: `--project '!vitest-adcp'` runs only the user's tests (no agent needed), `--project vitest-adcp` only the storyboards", () => {
+    const own = npx(['vitest', 'run', '--project', '!vitest-adcp']);
+    expect(own.status, own.output).toBe(0);
+    expect(own.output).toMatch(/Tests\s+1 passed \(1\)/);
+    const storyboards = npx(['vitest', 'run', '--project', 'vitest-adcp', '--reporter=verbose'], agent());
+    expect(storyboards.status, storyboards.output).toBe(0);
+    expect(storyboards.output).not.toMatch(/unit\.test\.mjs/);
+    expect(storyboards.output).toMatch(/agent\.storyboard\.yaml/);
+  }, 240_000);
+
+  it('item 1: a wrong token stops the run once, naming the mechanism and the fix, and the token is never printed (plugin and bin)', () => {
+    const wrong = 'wrong-newcomer-token';
+    const run = npx(['vitest', 'run'], { ...agent(), ADCP_AUTH_TOKEN: wrong });
+    expect(run.status).toBe(1);
+    expect(run.output.match(new RegExp(TOKEN_FIX.replace(/[`/]/g, '.'), 'g')), run.output).toHaveLength(1);
+    expect(run.output).toMatch(/Bearer/);
+    expect(run.output).not.toContain(wrong);
+    expect(run.output).not.toMatch(/Tests\s+\d+ failed/);
+
+    const bin = npx(['vitest-adcp', inject('agentUrl'), '--storyboards', 'capability_discovery'], { ADCP_AUTH_TOKEN: wrong });
+    expect(bin.status, bin.output).toBe(2);
+    expect(bin.output.match(new RegExp(TOKEN_FIX.replace(/[`/]/g, '.'), 'g')), bin.output).toHaveLength(1);
+    expect(bin.output).not.toContain(wrong);
+  }, 240_000);
+
+  it('item 5: typos in a task, a $context placeholder, a path and a sample_request are load errors at the token, before any call', () => {
+    const yaml = [
+      'id: my_typos',
+      'title: My typos',
+      'phases:',
+      '  - id: discovery',
+      '    steps:',
+      '      - id: caps',
+      '        title: Capabilities',
+      '        task: get_adcp_capabilites',
+      '      - id: caps_again',
+      '        title: Capabilities again',
+      '        task: get_adcp_capabilities',
+      '        sample_request:',
+      '          context: { correlation_id: "$context.corelation" }',
+      '        validations:',
+      '          - check: field_present',
+      '            path: adcp..major_versions',
+      '      - id: products',
+      '        title: Products',
+      '        task: get_products',
+      '        sample_request:',
+      '          brief: coffee',
+      '          buying_mode: wholesale_please',
+      '',
+    ].join('\n');
+    writeFileSync(join(project, 'typos.storyboard.yaml'), yaml);
+    try {
+      const run = npx(['vitest', 'run', 'typos.storyboard.yaml'], agent());
+      expect(run.status).toBe(1);
+      for (const [rule, token] of [
+        ['misspelled_task', 'get_adcp_capabilites'],
+        ['unknown_context_reference', '$context.corelation'],
+        ['path_syntax', 'adcp..major_versions'],
+        ['sample_request_schema', 'wholesale_please'],
+      ] as const) {
+        expect(run.output, rule).toContain(`typos.storyboard.yaml:${at(yaml, token)}: [${rule}]`);
+      }
+      expect(run.output).toMatch(/did you mean "get_adcp_capabilities"/);
+      // Nothing ran: the file failed to load, so no step of it reached the agent.
+      expect(run.output).not.toMatch(/Capabilities again \(caps_again\)/);
+    } finally {
+      rmSync(join(project, 'typos.storyboard.yaml'));
+    }
+  }, 240_000);
+
+  it('item 9: the bin has --version, passes Vitest flags after --, writes --report-html alone, and a dead agent is exit 2 with one message', async () => {
+    const version = npx(['vitest-adcp', '--version']);
+    expect(version.status, version.output).toBe(0);
+    expect(version.output).toContain(pkg.version);
+
+    const one = npx(['vitest-adcp', inject('agentUrl'), '--storyboards', 'capability_discovery', '--report-html', 'report.html', '--', '-t', '\\(get_capabilities\\)'], { ADCP_AUTH_TOKEN: TOKEN });
+    expect(one.status, one.output).toBe(0);
+    expect(one.output).toMatch(/Tests\s+1 passed \| \d+ skipped/);
+    expect(readFileSync(join(project, 'report.html'), 'utf8')).toMatch(/<html/i);
+
+    const dead = `http://127.0.0.1:${await closedPort()}/mcp`;
+    const down = npx(['vitest-adcp', dead, '--storyboards', 'capability_discovery'], { ADCP_AUTH_TOKEN: TOKEN });
+    expect(down.status, down.output).toBe(2);
+    expect(down.output.match(/ECONNREFUSED/g), down.output).toHaveLength(1);
+    expect(down.output).not.toMatch(/Tests\s+\d+ failed/);
+  }, 240_000);
+});
