@@ -28,7 +28,7 @@ afterAll(() => agent?.close());
 // ---------------------------------------------------------------------------
 
 /** The fixture agent's tools/list, in the sorted form a missing_tool detail cites it. */
-const FIXTURE_TOOLS = ['comply_test_controller', 'create_media_buy', 'get_adcp_capabilities', 'get_products', 'list_creative_formats', 'list_creatives', 'tasks/get', 'tasks_get'];
+const FIXTURE_TOOLS = ['comply_test_controller', 'create_media_buy', 'get_adcp_capabilities', 'get_media_buys', 'get_products', 'list_creative_formats', 'list_creatives', 'tasks/get', 'tasks_get', 'update_media_buy'];
 const toolList = (...without: string[]) => `[${FIXTURE_TOOLS.filter((t) => !without.includes(t)).join(', ')}]`;
 const missingToolDetail = (tool: string, ...without: string[]) => `the agent does not advertise the tool "${tool}"; agent tools: ${toolList(...without)}`;
 const prerequisiteDetail = (step: string, phase: string, how = 'failed') =>

@@ -108,8 +108,11 @@ const UNREPRODUCIBLE = [
   'positive-011-ipv6-authority',
   'positive-012-ipv6-authority-default-port-stripped',
 ];
-/** Not applicable on `request_signing` (covers_content_digest "either", required_for [create_media_buy], create_media_buy the only mutating tool). */
-const NOT_APPLICABLE_EITHER = [...UNREPRODUCIBLE, 'negative-007-missing-content-digest', 'negative-018-digest-covered-when-forbidden', 'negative-027-webhook-registration-authentication-unsigned'].sort();
+/**
+ * Not applicable on `request_signing` (covers_content_digest "either"). Vector 027 (an unsigned update_media_buy that
+ * registers a webhook) applies: the agent serves update_media_buy, and a correct verifier answers it 401.
+ */
+const NOT_APPLICABLE_EITHER = [...UNREPRODUCIBLE, 'negative-007-missing-content-digest', 'negative-018-digest-covered-when-forbidden'].sort();
 const APPLICABLE_NEGATIVES = vectorIds('negative').filter((id) => !NOT_APPLICABLE_EITHER.includes(id));
 
 describe('synthesized vector steps', () => {
@@ -164,7 +167,7 @@ describe('a correct verifier (@adcp/sdk/signing/server)', () => {
     expect(result(r, 'positive-005-default-port-stripped').skip!.detail).toMatch(/^vector 005-default-port-stripped: the vector's edge is the explicit port/);
     expect(result(r, 'negative-025-jwk-alg-crv-mismatch').skip!.detail).toContain('jwks_override');
     expect(result(r, 'negative-007-missing-content-digest').skip!.detail).toContain('covers_content_digest: required; the agent declares "either"');
-    expect(result(r, 'negative-027-webhook-registration-authentication-unsigned').skip!.detail).toContain("in the agent's required_for [create_media_buy]");
+    expect(result(r, 'negative-027-webhook-registration-authentication-unsigned').response).toMatchObject({ status: 401 });
   });
 
   it('records what was sent and what came back: the operation, the signature fields, 401 + the challenge', async () => {
@@ -309,7 +312,7 @@ describe('gating and contracts', () => {
   });
 
   it('a vector whose operation the agent does not implement is skipped missing_tool, citing the tools', async () => {
-    const r = await runSigned(['request_signing', 'without@create_media_buy']);
+    const r = await runSigned(['request_signing', 'without@create_media_buy', 'without@update_media_buy']);
     expect(r.verdicts['positive-001-basic-post']).toBe('skipped:missing_tool');
     expect(result(r, 'positive-001-basic-post').skip!.detail).toMatch(/^vector 001-basic-post is sent as one of \[create_media_buy, update_media_buy, sync_creatives, activate_signal\], none of which the agent advertises .*; agent tools: \[comply_test_controller, get_adcp_capabilities, /);
     expect(ids(r, 'failed')).toEqual([]);

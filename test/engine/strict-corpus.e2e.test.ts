@@ -44,6 +44,7 @@ const CLAIMED = [
   'media_buy_seller/proposal_finalize',
   'media_buy_seller/refine_products',
   'creative_lifecycle',
+  'get_media_buys_pagination_integrity',
 ];
 
 /** Not claimed (their subject is not implemented, or a specialism not declared), but no step they reach may fail. */
@@ -69,10 +70,21 @@ const RUNS_CLEAN = [
  */
 const WITHOUT_RECEIVER = new Set(['idempotency']);
 
+/**
+ * Steps that fail by design: the storyboard expects what the fixture truthfully does not do. media_buy_seller books its
+ * buy on the sandbox account (`account: { brand, operator, sandbox: true }`) and reads it back with `account: { brand,
+ * operator }` — per core/account-ref.json `sandbox` "defaults to false (production account)", so that read names the
+ * production account, which holds no such buy: a seller that keeps accounts apart answers MEDIA_BUY_NOT_FOUND
+ * (fixtures/agent/README.md > get_media_buys / update_media_buy). The fixture keeps the accounts apart.
+ */
+const EXPECTED_FAILURES: Record<string, Record<string, RegExp>> = {
+  media_buy_seller: { check_buy_status: /MEDIA_BUY_NOT_FOUND/ },
+};
+
 /** Skip reasons a claimed storyboard may show, each with the detail that makes it expected. */
 const EXPECTED_SKIPS: Record<string, RegExp> = {
   // The fixture serves get_adcp_capabilities, get_products, list_creative_formats, list_creatives, create_media_buy,
-  // comply_test_controller and tasks/get only (sync_accounts, get_media_buys, update_media_buy, sync_creatives, … skip).
+  // get_media_buys, update_media_buy, comply_test_controller and tasks/get only (sync_accounts, sync_creatives, … skip).
   missing_tool: /^the agent does not advertise the tool "/,
   // A stateful step whose prerequisite was itself skipped for one of these reasons — never one that failed.
   prerequisite_failed: /^prerequisite step "[^"]+" \(phase [^)]+\) was skipped \((missing_tool|not_applicable|peer_branch_taken)\)/,
@@ -118,8 +130,8 @@ async function run(id: string, requests: 'enriched' | 'as-written' = 'enriched')
   }
 }
 
-/** Each step that neither passed nor skipped as expected, in words. */
-function problems(results: StepResult[]): string[] {
+/** Each step that neither passed nor skipped as expected (nor failed as EXPECTED_FAILURES says), in words. */
+function problems(results: StepResult[], id: string): string[] {
   return results.flatMap((r) => {
     if (r.skip) {
       const expected = EXPECTED_SKIPS[r.skip.reason];
@@ -127,21 +139,24 @@ function problems(results: StepResult[]): string[] {
     }
     if (r.passed) return [];
     const failed = (r.validations ?? []).filter((v) => !v.passed).map((v) => `${v.check}${v.json_pointer ? ` at ${v.json_pointer}` : ''}: ${v.error ?? v.description ?? ''}`);
-    return [`${r.step_id}: failed — ${r.error ?? failed.join('; ')}`];
+    const problem = `${r.step_id}: failed — ${r.error ?? failed.join('; ')}`;
+    return EXPECTED_FAILURES[id]?.[r.step_id]?.test(problem) ? [] : [problem];
   });
 }
 
 describe.concurrent('the strict seller passes the storyboards it claims', () => {
   it.each(CLAIMED)('%s', async (id) => {
     const results = await run(id);
-    expect(problems(results)).toEqual([]);
+    expect(problems(results, id)).toEqual([]);
     expect(results.filter((r) => r.passed && !r.skip).length, 'at least one step passes').toBeGreaterThan(0);
+    // An expected failure that no longer fails is news: drop it from EXPECTED_FAILURES (and the README).
+    for (const step of Object.keys(EXPECTED_FAILURES[id] ?? {})) expect(results.find((r) => r.step_id === step)?.passed, `${id} › ${step}`).toBe(false);
   });
 });
 
 describe.concurrent('the strict seller runs these clean', () => {
   it.each(RUNS_CLEAN)('%s', async (id) => {
-    expect(problems(await run(id))).toEqual([]);
+    expect(problems(await run(id), id)).toEqual([]);
   });
 });
 

@@ -37,7 +37,7 @@ describe('the agent card', () => {
     }
     const card: any = await (await fetch(`${agent.a2aUrlFor(['without@tasks_get'])}/.well-known/agent-card.json`)).json();
     expect(card.url).toBe(agent.a2aUrlFor(['without@tasks_get']));
-    expect(card.skills.map((s: any) => s.id)).toEqual(['get_adcp_capabilities', 'get_products', 'list_creative_formats', 'list_creatives', 'create_media_buy', 'comply_test_controller', 'tasks/get']);
+    expect(card.skills.map((s: any) => s.id)).toEqual(['get_adcp_capabilities', 'get_products', 'list_creative_formats', 'list_creatives', 'create_media_buy', 'get_media_buys', 'update_media_buy', 'comply_test_controller', 'tasks/get']);
     expect((await fetch(`${agent.url}/.well-known/agent-card.json`)).status).toBe(404);
   });
 });

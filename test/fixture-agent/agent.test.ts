@@ -65,6 +65,7 @@ const TOOL_CASES: ToolCase[] = [
   },
   { label: 'list_creatives', tool: 'list_creatives', args: () => ({}), schemas: ['creative/list-creatives-response.json'] },
   { label: 'create_media_buy', tool: 'create_media_buy', args: () => mediaBuy({}), schemas: ['media-buy/create-media-buy-response.json'] },
+  { label: 'get_media_buys', tool: 'get_media_buys', args: () => ({ status_filter: ['active', 'pending_creatives'] }), schemas: ['media-buy/get-media-buys-response.json'] },
 ];
 
 function expectValid(schemas: string[], payload: unknown) {
@@ -82,6 +83,8 @@ describe('conformant endpoint', () => {
       'list_creative_formats',
       'list_creatives',
       'create_media_buy',
+      'get_media_buys',
+      'update_media_buy',
       'comply_test_controller',
       'tasks/get',
       'tasks_get',

@@ -38,7 +38,7 @@ describe('without@<tool>', () => {
 
   it('combines: several tokens remove several tools, the rest still work', async () => {
     const url = agent.urlFor(['without@tasks/get', 'without@tasks_get', 'without@create_media_buy']);
-    expect(await toolNames(url)).toEqual(['get_adcp_capabilities', 'get_products', 'list_creative_formats', 'list_creatives', 'comply_test_controller']);
+    expect(await toolNames(url)).toEqual(['get_adcp_capabilities', 'get_products', 'list_creative_formats', 'list_creatives', 'get_media_buys', 'update_media_buy', 'comply_test_controller']);
     expect((await callTool(url, 'list_creatives')).structuredContent!.creatives).toHaveLength(3);
   });
 

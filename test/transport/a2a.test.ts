@@ -43,7 +43,7 @@ describe('discovery: the agent card', () => {
   it('finds the card under the endpoint; its skills are the tools and its url the JSON-RPC endpoint', async () => {
     const t = transport(agent.a2aUrl);
     expect(await t.listTools(opts())).toEqual({
-      tools: ['get_adcp_capabilities', 'get_products', 'list_creative_formats', 'list_creatives', 'create_media_buy', 'comply_test_controller', 'tasks/get', 'tasks_get'],
+      tools: ['get_adcp_capabilities', 'get_products', 'list_creative_formats', 'list_creatives', 'create_media_buy', 'get_media_buys', 'update_media_buy', 'comply_test_controller', 'tasks/get', 'tasks_get'],
     });
     const answer = await t.call('get_adcp_capabilities', {}, opts());
     expect(answer.request).toEqual({ transport: 'a2a', operation: 'get_adcp_capabilities', payload: {}, url: agent.a2aUrl });
