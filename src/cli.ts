@@ -19,16 +19,18 @@
  * 130/143 interrupted by SIGINT/SIGTERM (the run was cancelled; the report,
  * when asked for, has what ran).
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { existsSync, readFileSync } from 'node:fs';
+import { relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Reporter } from 'vitest/node';
 import { defaultCacheDir } from './cache/location.js';
+import { init, parseInit } from './cli/init.js';
+import { Interruption } from './cli/interruption.js';
 import { explainSelection, selectionSummary, type Selection } from './cli/selection.js';
+import { UsageError } from './cli/usage-error.js';
+import { printVersions } from './cli/version.js';
 import { ConfigurationError, DEFAULT_TIMEOUT_MS, resolveRuntimeConfig, type RuntimeConfig } from './config.js';
-import { findSdkRoot, resolveCorpus } from './corpus.js';
+import { resolveCorpus } from './corpus.js';
 import type { AdcpStoryboardsOptions } from './plugin/plugin.js';
 import { bundleIds } from './plugin/select.js';
 import { sanitizeOutput, scrubSecrets, secretsInUrl } from './report/redact.js';
@@ -121,8 +123,6 @@ agent unreachable or refusing the credentials included: nothing ran),
 finishes, the rest are not run) and --report is still written; a second signal
 exits at once.`;
 
-/** A usage or configuration error: printed without a stack, exit status 2. */
-class UsageError extends ConfigurationError {}
 
 interface Invocation {
   url: string;
@@ -362,94 +362,7 @@ function webhookOptions(
   return options;
 }
 
-/** The starter storyboard `init` copies: in this package, beside dist/ (and src/, when run from source). */
-const STARTER = fileURLToPath(new URL('../examples/discovery.storyboard.yaml', import.meta.url));
-const DEFAULT_INIT_FILE = 'agent.storyboard.yaml';
 
-function parseInit(args: string[], forVitest: string[], cwd: string): Command {
-  let parsed;
-  try {
-    parsed = parseArgs({ args, allowPositionals: true, strict: true, options: { help: { type: 'boolean', short: 'h' } } });
-  } catch (error) {
-    throw new UsageError(`init: ${error instanceof Error ? error.message : String(error)}`);
-  }
-  if (parsed.values.help) return { kind: 'help' };
-  if (parsed.positionals.length > 1 || forVitest.length > 0) throw new UsageError(`init takes one file name at most, got: ${[...parsed.positionals, ...forVitest].join(' ')} (e.g. npx vitest-adcp init ./agent.storyboard.yaml)`);
-  const given = parsed.positionals[0] ?? DEFAULT_INIT_FILE;
-  if (!/\.storyboard\.ya?ml$/.test(given)) throw new UsageError(`init ${given}: name it *.storyboard.yaml, e.g. ${given.replace(/(\.ya?ml)?$/, '')}.storyboard.yaml, so the plugin's default include runs it`);
-  return { kind: 'init', file: resolve(cwd, given) };
-}
-
-/** `init`: the starter storyboard written to `file` (never over an existing one), and what to run next. */
-function init(file: string, cwd: string): number {
-  let text: string;
-  try {
-    text = readFileSync(STARTER, 'utf8');
-  } catch {
-    throw new UsageError(`init: this install of vitest-adcp has no starter storyboard (${STARTER}); reinstall it (npm install -D vitest-adcp)`);
-  }
-  const shown = relative(cwd, file) || file;
-  const path = shown.startsWith('.') || shown.startsWith('/') ? shown : `./${shown}`;
-  let made = false;
-  try {
-    mkdirSync(dirname(file), { recursive: true });
-    made = true;
-    writeFileSync(file, text, { flag: 'wx' });
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST' && made) throw new UsageError(`init: ${path} exists already; it is left as it is: give another file name (npx vitest-adcp init ./other.storyboard.yaml), or remove it first`);
-    throw new UsageError(`init: cannot write ${path} (${code ?? (error instanceof Error ? error.message : String(error))})`);
-  }
-  console.log(`vitest-adcp: wrote ${path}, a starter storyboard (a read-only discovery flow: edit its steps for your agent).
-
-Run it against your agent:
-
-  npx vitest-adcp <agent-url> --storyboards ${path}
-
-or, with the plugin in vitest.config.ts, where every *.storyboard.yaml runs beside your tests:
-
-  import { defineConfig } from 'vitest/config';
-  import { adcpStoryboards } from 'vitest-adcp';
-  export default defineConfig({ plugins: [adcpStoryboards()] });
-
-  ADCP_AGENT_URL=<agent-url> npx vitest run`);
-  return 0;
-}
-
-/** The version of the package at `packageJson`, or undefined when it cannot be read. */
-function packageVersion(packageJson: string | undefined): string | undefined {
-  if (!packageJson) return undefined;
-  try {
-    const version = (JSON.parse(readFileSync(packageJson, 'utf8')) as { version?: unknown }).version;
-    return typeof version === 'string' ? version : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** `--version`: this package's, and the Vitest and @adcp/sdk (and corpus) a run from `cwd` would use. */
-function printVersions(cwd: string, corpusVersion: string | undefined): number {
-  const own = packageVersion(fileURLToPath(new URL('../package.json', import.meta.url))) ?? 'unknown';
-  let vitestJson: string | undefined;
-  try {
-    // The Vitest this command imports: resolved from here, as `import('vitest/node')` resolves it.
-    vitestJson = createRequire(import.meta.url).resolve('vitest/package.json');
-  } catch {
-    vitestJson = undefined;
-  }
-  const vitest = packageVersion(vitestJson);
-  const sdkRoot = findSdkRoot(cwd);
-  const sdk = packageVersion(sdkRoot ? resolve(sdkRoot, 'package.json') : undefined);
-  let corpus: string;
-  try {
-    const found = resolveCorpus(corpusVersion, cwd);
-    corpus = `compliance corpus ${found.version ?? 'of unknown version'}${corpusVersion ? ` (${corpusVersion})` : ''}`;
-  } catch {
-    corpus = corpusVersion ? `no compliance corpus ${corpusVersion}` : 'no compliance corpus';
-  }
-  console.log(`vitest-adcp ${own} (vitest ${vitest ?? 'not installed'}, @adcp/sdk ${sdk ?? 'not installed'}, ${corpus})`);
-  return 0;
-}
 
 /** The secrets of a run (the token, credentials in the URL): scrubbed from everything this command prints. */
 function runSecrets(invocation: Invocation | undefined, env: NodeJS.ProcessEnv): string[] {
@@ -609,84 +522,6 @@ async function main(argv: string[], cwd: string = process.cwd(), env: NodeJS.Pro
   return code;
 }
 
-/** The exit status of a run ended by a signal, as a shell reports it: 128 + the signal's number. */
-const SIGNAL_EXIT: Record<'SIGINT' | 'SIGTERM', number> = { SIGINT: 130, SIGTERM: 143 };
-
-/**
- * SIGINT/SIGTERM during a run. Vitest's own handlers exit the process at once, so the reporters never end the run and
- * no report is written: they are replaced, as soon as Vitest exists (its \`configureVitest\` hook), by these. The first
- * signal cancels the run the way Vitest's own cancel key does (\`cancelCurrentRun\`: the steps under way finish, the
- * rest are not run) and the run ends normally — every reporter's end, the contract report with what ran — with
- * 128 + the signal's number; a second signal exits at once. Before Vitest exists (the capability check), a signal
- * exits at once: nothing ran.
- */
-class Interruption {
-  /** Set by the first signal: the status the run exits with. */
-  exitCode: number | undefined;
-  private vitest: { cancelCurrentRun(reason: never): Promise<void> } | undefined;
-  private readonly handler = (signal: NodeJS.Signals) => this.onSignal(signal);
-  private readonly theirs = new Set<(...args: unknown[]) => void>();
-
-  constructor() {
-    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-      for (const listener of process.listeners(signal)) this.theirs.add(listener as (...args: unknown[]) => void);
-      process.on(signal, this.handler);
-    }
-  }
-
-  /** The plugin that hands us the run's Vitest and takes Vitest's own signal handlers away. */
-  plugin(): { name: string; configureVitest(context: { vitest: { cancelCurrentRun(reason: never): Promise<void> } }): void } {
-    return {
-      name: 'vitest-adcp:interruption',
-      configureVitest: ({ vitest }) => {
-        this.vitest ??= vitest;
-        for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-          for (const listener of process.listeners(signal)) {
-            if (listener !== this.handler && !this.theirs.has(listener as (...args: unknown[]) => void)) process.off(signal, listener as (...args: unknown[]) => void);
-          }
-        }
-      },
-    };
-  }
-
-  /** Whether the run has started its test files (Vitest's first onTestModuleQueued). */
-  private filesStarted = false;
-
-  /**
-   * The reporter that tells us when the run's files start. A cancel before that — during the run's start, while the
-   * storyboard project's preflight calls the agent — is one Vitest drops (runFiles clears `isCancelling` before it
-   * starts the pool), so it is made again as the first file is queued: every step is then not run, and reported so.
-   */
-  reporter(): Reporter {
-    return {
-      onTestModuleQueued: () => {
-        if (this.filesStarted) return;
-        this.filesStarted = true;
-        if (this.exitCode !== undefined) void this.vitest?.cancelCurrentRun('keyboard-input' as never).catch(() => {});
-      },
-    };
-  }
-
-  private onSignal(signal: NodeJS.Signals): void {
-    const code = SIGNAL_EXIT[signal as keyof typeof SIGNAL_EXIT] ?? 1;
-    if (this.exitCode !== undefined || !this.vitest) {
-      // A second signal, or one before the run: at once.
-      process.exit(this.exitCode ?? code);
-    }
-    this.exitCode = code;
-    process.exitCode = code;
-    console.error(`vitest-adcp: ${signal}: cancelling the run (the steps under way finish, the rest are not run); the report is still written. Send it again to exit at once.`);
-    void this.vitest.cancelCurrentRun('keyboard-input' as never).catch(() => {});
-  }
-
-  /**
-   * After the run. Not interrupted: a signal is Node's again (it ends the process). Interrupted: the handler stays, so
-   * a second signal still exits at once while Vitest closes.
-   */
-  stopListening(): void {
-    if (this.exitCode === undefined) for (const signal of ['SIGINT', 'SIGTERM'] as const) process.off(signal, this.handler);
-  }
-}
 
 
 /** The exit-2 message: it can quote an agent (a capability call it failed), so scrubbed and sanitised like any output. */

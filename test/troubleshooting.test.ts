@@ -6,7 +6,7 @@
  *   rule the loader reports is in the catalog;
  * - every configuration / usage error message written in the code — the
  *   literal of each `new …Error(…)`, `super(…)`, `config.error =` and warning
- *   of the plugin, the CLI, the run configuration, the corpus, webhooks and
+ *   of the plugin, the CLI (cli.ts, cli/), the run configuration, the corpus, webhooks and
  *   createAdcpClient — appears in the page: each literal fragment of it (the
  *   text between `${…}` interpolations) is quoted verbatim. Rewording a message
  *   or adding one without its entry fails here, with the text to add.
@@ -20,7 +20,7 @@ const repo = join(import.meta.dirname, '..');
 const doc = readFileSync(join(repo, 'docs', 'troubleshooting.md'), 'utf8');
 
 /** Where the configuration and usage messages are written. */
-const MESSAGE_SOURCES = ['src/config.ts', 'src/corpus.ts', 'src/cli.ts', 'src/open-run.ts', 'src/webhooks/options.ts', 'src/client/client.ts', ...filesUnder('src/plugin')];
+const MESSAGE_SOURCES = ['src/config.ts', 'src/corpus.ts', 'src/cli.ts', 'src/open-run.ts', 'src/webhooks/options.ts', 'src/client/client.ts', ...filesUnder('src/plugin'), ...filesUnder('src/cli')];
 
 function filesUnder(dir: string): string[] {
   return readdirSync(join(repo, dir), { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));

@@ -10,9 +10,8 @@
  * (`requires_scenarios`) — often for several of these at once.
  */
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { listCorpus, selectCorpusInRunOrder, type CorpusEntry } from '../plugin/select.js';
+import { bundlePaths, listCorpus, selectCorpusInRunOrder, type CorpusEntry } from '../plugin/select.js';
 
 export interface SelectionRequest {
   /** The compliance tree, when anything is taken from it. */
@@ -43,21 +42,6 @@ export interface Selection {
   storyboards: SelectedStoryboard[];
   /** Things worth knowing about the selection (a named storyboard that stands for a bundle). */
   notes: string[];
-}
-
-/** Bundle id → the path prefix of its storyboards in the tree (a directory ending in `/`, or one universal file). */
-function bundlePrefixes(root: string): Map<string, string> {
-  const prefixes = new Map<string, string>([['universal', 'universal/']]);
-  try {
-    const index = JSON.parse(readFileSync(join(root, 'index.json'), 'utf8'));
-    for (const name of index.universal ?? []) if (typeof name === 'string' && !prefixes.has(name)) prefixes.set(name, `universal/${name}.yaml`);
-    for (const group of ['protocols', 'specialisms', 'domains']) {
-      for (const item of index[group] ?? []) if (typeof item?.id === 'string' && typeof item?.path === 'string' && !prefixes.has(item.id)) prefixes.set(item.id, item.path);
-    }
-  } catch {
-    // No index.json: only `universal`.
-  }
-  return prefixes;
 }
 
 const GROUP_KIND: Record<string, string> = { protocols: 'protocol', specialisms: 'specialism', domains: 'domain' };
@@ -96,7 +80,7 @@ export function explainSelection(request: SelectionRequest): Selection {
     const order = selectCorpusInRunOrder(root, { storyboards: [...request.storyboards, ...(request.capabilityIds ?? [])], bundles: request.bundles, tracks: request.tracks }, { warn: request.warn ?? (() => {}) });
     const corpus = listCorpus(root);
     const byFile = new Map(corpus.map((entry) => [entry.file, entry]));
-    const prefixes = bundlePrefixes(root);
+    const prefixes = bundlePaths(root);
     const direct = new Map<CorpusEntry, string[]>();
     for (const file of order) {
       const entry = byFile.get(file)!;

@@ -145,7 +145,7 @@ function blockList(text: string, key: string): string[] | undefined | null {
 }
 
 /** Bundle id → the path prefix of its storyboards (a directory ending in `/`, or one universal file). */
-function bundlePaths(root: string): Map<string, string> {
+export function bundlePaths(root: string): Map<string, string> {
   const paths = new Map<string, string>([['universal', 'universal/']]);
   try {
     const index = JSON.parse(readFileSync(join(root, 'index.json'), 'utf8'));
