@@ -4,7 +4,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     exclude: ['test/e2e/project/**', '**/node_modules/**'],
-    globalSetup: ['test/setup/fixture-agent.ts'],
+    // shared-builds: the per-run directory in which the package is packed and src built once for all test files.
+    globalSetup: ['test/setup/fixture-agent.ts', 'test/setup/shared-builds.ts'],
     // The contract reporter appends to $GITHUB_STEP_SUMMARY when it is set: reporters under test must not write into
     // the job summary of the CI job running this suite (child runs: test/helpers/run-vitest.ts unsets it too).
     env: { GITHUB_STEP_SUMMARY: '' },

@@ -9,11 +9,12 @@
  * the Jest config it names.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { corpusStubDir, readJestJson } from '../helpers/jest-project.js';
+import { packedTarball } from '../helpers/packed.js';
 import { repoRoot } from '../helpers/run-vitest.js';
 
 const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8'));
@@ -60,12 +61,10 @@ test('a failing matcher says what it wanted, an asymmetric param with its argume
 });
 `;
 
-beforeAll(() => {
+beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'vitest-adcp-jest-client-'));
-  const packDir = join(dir, 'pack');
-  mkdirSync(packDir);
-  execFileSync('npm', ['pack', '--pack-destination', packDir, '--silent'], { cwd: repoRoot, stdio: 'pipe' });
-  const tarball = join(packDir, readdirSync(packDir).find((f) => f.endsWith('.tgz'))!);
+  // Packed once per test run, shared with the other packed-package tests (test/helpers/packed.ts).
+  const tarball = await packedTarball();
   project = join(dir, 'jest-agent');
   mkdirSync(project);
   // What `npm init -y` writes today.

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { resolveCorpus } from '../../src/corpus.js';
 import { comparableReport, FAILING_CHECK, readJestJson, stepIdOf, stepLocations, writeJestProjectFiles } from '../helpers/jest-project.js';
+import { copyBuiltDist } from '../helpers/built.js';
 import { assertValidContractReport } from '../helpers/contract-schema.js';
 import { repoRoot, runNode, runVitest } from '../helpers/run-vitest.js';
 
@@ -27,9 +28,8 @@ const labels = (output: string) => [...output.matchAll(/^\s*(?:PASS|FAIL)\s+(\S+
 beforeAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
   mkdirSync(project, { recursive: true });
-  const tsc = join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
-  const build = await runNode([tsc, '-p', 'tsconfig.build.json', '--outDir', join(scratch, 'dist'), '--noCheck', '--declaration', 'false']);
-  expect(build.exitCode, build.stdout + build.stderr).toBe(0);
+  // `tsc -p tsconfig.build.json --noCheck --declaration false`, built once per test run (test/helpers/built.ts).
+  await copyBuiltDist(join(scratch, 'dist'), { sourceMaps: true });
   symlinkSync(join(repoRoot, 'schema'), join(scratch, 'schema'));
   copyFileSync(join(repoRoot, 'package.json'), join(scratch, 'package.json'));
   // A CommonJS project (no "type"), as most Jest projects are.

@@ -13,10 +13,11 @@
  *  9. the bin: `--version`, Vitest flags after `--`, a dead agent is exit 2, `--report-html` alone.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { packedTarball } from '../helpers/packed.js';
 import { closedPort } from '../helpers/ports.js';
 import { repoRoot } from '../helpers/run-vitest.js';
 
@@ -58,11 +59,10 @@ function at(text: string, token: string): string {
   return `${before.length}:${before.at(-1)!.length + 1}`;
 }
 
-beforeAll(() => {
+beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'vitest-adcp-newcomer-'));
-  mkdirSync(join(dir, 'pack'));
-  execFileSync('npm', ['pack', '--pack-destination', join(dir, 'pack'), '--silent'], { cwd: repoRoot, stdio: 'pipe' });
-  const tarball = join(dir, 'pack', readdirSync(join(dir, 'pack')).find((f) => f.endsWith('.tgz'))!);
+  // Packed once per test run, shared with the other packed-package tests (test/helpers/packed.ts).
+  const tarball = await packedTarball();
   project = join(dir, 'my-agent');
   mkdirSync(project);
   execFileSync('npm', ['init', '-y'], { cwd: project, stdio: 'pipe' });

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { PASSING_STORYBOARD } from '../helpers/jest-project.js';
+import { packedTarball } from '../helpers/packed.js';
 import { repoRoot } from '../helpers/run-vitest.js';
 
 const pkg = (await import('../../package.json', { with: { type: 'json' } })).default as any;
@@ -28,12 +29,10 @@ const quickStart = {
 let dir: string;
 let tarball: string;
 
-beforeAll(() => {
+beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'vitest-adcp-packed-'));
-  const packDir = join(dir, 'pack');
-  mkdirSync(packDir);
-  execFileSync('npm', ['pack', '--pack-destination', packDir, '--silent'], { cwd: repoRoot, stdio: 'pipe' });
-  tarball = join(packDir, readdirSync(packDir).find((f) => f.endsWith('.tgz'))!);
+  // Packed once per test run, shared with the other packed-package tests (test/helpers/packed.ts).
+  tarball = await packedTarball();
 }, 120_000);
 
 afterAll(() => {

@@ -8,6 +8,7 @@
 import { mkdirSync, rmSync, symlinkSync, writeFileSync, copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { copyBuiltDist } from '../helpers/built.js';
 import { corpusStubDir, readJestJson } from '../helpers/jest-project.js';
 import { byId, repoRoot, runNode, runVitest, type VitestRun } from '../helpers/run-vitest.js';
 
@@ -129,9 +130,8 @@ describe('under Jest', () => {
   const jestBin = join(repoRoot, 'node_modules', 'jest', 'bin', 'jest.js');
   beforeAll(async () => {
     mkdirSync(join(project, 'storyboards'), { recursive: true });
-    const tsc = join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
-    const build = await runNode([tsc, '-p', 'tsconfig.build.json', '--outDir', join(scratch, 'dist'), '--noCheck', '--declaration', 'false']);
-    expect(build.exitCode, build.stdout + build.stderr).toBe(0);
+    // `tsc -p tsconfig.build.json --noCheck --declaration false`, built once per test run (test/helpers/built.ts).
+    await copyBuiltDist(join(scratch, 'dist'), { sourceMaps: true });
     symlinkSync(join(repoRoot, 'schema'), join(scratch, 'schema'));
     copyFileSync(join(repoRoot, 'package.json'), join(scratch, 'package.json'));
     writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'jest-summary', private: true }));

@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { copyBuiltDist } from './built.js';
 
 export const repoRoot = resolve(import.meta.dirname, '..', '..');
 
@@ -78,16 +79,15 @@ export function byId(run: VitestRun, id: string): CapturedTest {
 }
 
 /**
- * Builds the package (as `npm run build` does, without type checking or declarations) into `<scratch>/dist`, with
- * `schema/` beside it, so a test can run the `vitest-adcp` bin as installed: `<scratch>/dist/cli.js`. Empties
- * `scratch` first. Fails the calling hook with tsc's output if the build fails.
+ * Builds the package (as `npm run build` does, without type checking, declarations or source maps) into
+ * `<scratch>/dist`, with `schema/` beside it, so a test can run the `vitest-adcp` bin as installed:
+ * `<scratch>/dist/cli.js`. Empties `scratch` first. The build is made once per test run and copied here
+ * (test/helpers/built.ts); fails the calling hook with tsc's output if it fails.
  */
 export async function buildBin(scratch: string): Promise<string> {
   rmSync(scratch, { recursive: true, force: true });
   mkdirSync(scratch, { recursive: true });
-  const tsc = join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
-  const build = await runNode([tsc, '-p', 'tsconfig.build.json', '--outDir', join(scratch, 'dist'), '--noCheck', '--declaration', 'false', '--sourceMap', 'false']);
-  if (build.exitCode !== 0) throw new Error(`the build failed:\n${build.stdout}${build.stderr}`);
+  await copyBuiltDist(join(scratch, 'dist'), { sourceMaps: false });
   symlinkSync(join(repoRoot, 'schema'), join(scratch, 'schema'));
   return join(scratch, 'dist', 'cli.js');
 }

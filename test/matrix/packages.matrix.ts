@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { comparableReport, corpusStubDir, readJestJson, storyboardVerdicts, writeJestProjectFiles, FAILING_CHECK } from '../helpers/jest-project.js';
-import { repoRoot } from '../helpers/run-vitest.js';
+import { packedTarball } from '../helpers/packed.js';
 
 const pkg = (await import('../../package.json', { with: { type: 'json' } })).default as any;
 const sdk = `@adcp/sdk@${pkg.devDependencies['@adcp/sdk']}`;
@@ -23,12 +23,10 @@ const reports = new Map<string, unknown>();
 
 
 
-beforeAll(() => {
+beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'vitest-adcp-matrix-'));
-  const packDir = join(dir, 'pack');
-  mkdirSync(packDir);
-  execFileSync('npm', ['pack', '--pack-destination', packDir, '--silent'], { cwd: repoRoot, stdio: 'pipe' });
-  tarball = join(packDir, readdirSync(packDir).find((f) => f.endsWith('.tgz'))!);
+  // test/helpers/packed.ts: packed from a staging copy (this config has no shared per-run dir: privately, once).
+  tarball = await packedTarball();
 }, 300_000);
 afterAll(() => {
   if (!dir) return;

@@ -1,0 +1,49 @@
+/**
+ * The current src built once per test run (once-per-run.ts), as `npm run build` builds it without type checking or
+ * declarations: `tsc -p tsconfig.build.json --noCheck --declaration false`, source maps as tsconfig.json has them (on).
+ * No CommonJS build (dist/cjs): none of its users needs it (the packed tests do, and get it from packed.ts).
+ *
+ * Users never run the shared build itself: `copyBuiltDist` copies it into their own scratch dir, laid out as they
+ * choose (schema/, package.json, examples/ beside it are theirs to add), and theirs to write into. The shared build
+ * is at `.vitest-adcp/<run>/dist`, the depth of the scratch dirs' `.vitest-adcp/<name>/dist`, so the source maps'
+ * relative paths to src/ hold in the copies too.
+ */
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { exec, oncePerRun, repoRoot } from './once-per-run.js';
+
+/** The shared build's dist/ (do not write into it). */
+export function builtDist(): Promise<string> {
+  return oncePerRun('build', build, { timeoutMs: 240_000 });
+}
+
+async function build(dir: string): Promise<string> {
+  const dist = join(dir, 'dist');
+  const tsc = join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
+  await exec(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--outDir', dist, '--noCheck', '--declaration', 'false'], { cwd: repoRoot });
+  return dist;
+}
+
+/**
+ * Copies the shared build into `target` (a dist/ of the caller's, created). `sourceMaps: false` gives what
+ * `--sourceMap false` would have built: no .map files, no `//# sourceMappingURL` comments.
+ */
+export async function copyBuiltDist(target: string, options: { sourceMaps: boolean }): Promise<void> {
+  copyTree(await builtDist(), target, options.sourceMaps);
+}
+
+/** tsc's last line with source maps on; without, the file ends at the newline before it. */
+const MAP_COMMENT = /\n\/\/# sourceMappingURL=[^\n]*\.map\s*$/;
+
+function copyTree(from: string, to: string, sourceMaps: boolean): void {
+  mkdirSync(to, { recursive: true });
+  for (const entry of readdirSync(from, { withFileTypes: true })) {
+    const source = join(from, entry.name);
+    const target = join(to, entry.name);
+    if (entry.isDirectory()) copyTree(source, target, sourceMaps);
+    else if (sourceMaps) copyFileSync(source, target);
+    else if (entry.name.endsWith('.map')) continue;
+    else if (/\.[cm]?js$/.test(entry.name)) writeFileSync(target, readFileSync(source, 'utf8').replace(MAP_COMMENT, '\n'));
+    else copyFileSync(source, target);
+  }
+}
