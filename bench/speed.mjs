@@ -2,7 +2,7 @@
 /**
  * What a user waits for: whole processes, as they would type them, against
  * the same agent, alternating, in one session — medians and the ratio to the
- * reference runner, and peak RSS of the largest process of each run.
+ * reference runner, and peak RSS of each run's processes.
  *
  *   reference   npx adcp storyboard run <url> --json          (its capability-selected storyboards)
  *   vitest      npx vitest run   with a config that has only adcpStoryboards({ compliance: { storyboards } })
@@ -16,18 +16,49 @@
  * agents (bench/compare/agents.mjs), started once per agent with their mock
  * upstream on 127.0.0.1.
  *
- *   npm run bench:speed                                  (builds dist/ first)
- *   node bench/speed.mjs --agents seller-guaranteed,signals-marketplace --rounds 3
+ *   npm run bench:speed                                  (builds dist/ first; latency mode, 0 and 50 ms)
+ *   node bench/speed.mjs --agents seller-guaranteed,signals-marketplace --latency 0,20,50,150 --rounds 3
+ *   node bench/speed.mjs --latency off                   (the agent on 127.0.0.1 directly, no proxy: the old table)
+ *
+ * Latency mode (`--latency <ms,ms,…>`, default 0,50): the runners reach the agent through a delaying proxy
+ * (bench/compare/delay-proxy.mjs, in this process) that holds every HTTP request N ms before it forwards it and
+ * passes the answer back as it streams (SSE included) — an agent across a network. For each latency, `--rounds`
+ * rounds of reference / vitest / cli, alternating; medians and ours/reference. Before the timed rounds (which so all
+ * run with warm caches):
+ *   - the count pass: each storyboard the reference ran, run alone through the bin, by its YAML file
+ *     (`npx vitest-adcp <url> --storyboards <file>`: that storyboard only, not the scenarios it requires — they are
+ *     in the list themselves), every request held `--count-latency` ms (default 20). The proxy records the run's
+ *     requests: everything a run of that storyboard needs (the plugin's preflight, the MCP handshakes, its steps;
+ *     polls too, so a HITL storyboard's count can vary with timing), and from their intervals the chain — the most
+ *     requests that ran one after another, each sent after the previous answer ended (requests in flight together,
+ *     such as the MCP client's GET stream beside its next POST, count once; the held ms make them overlap). No run
+ *     of that storyboard can take less than chain × latency. The longest chain over the storyboards is the critical
+ *     path in requests; `npx vitest-adcp <url> --list` adds the chain of the capability selection the bin makes
+ *     before it starts (the `vitest` entry point names its ids, it selects nothing);
+ *   - the fixed start-up: the median wall time, at 0 ms, of a run of one trivial storyboard (the one with fewest
+ *     requests in the count pass that requires no scenario), per entry point (`--storyboards <id>`, and a config
+ *     with `compliance: { storyboards: [<id>] }`).
+ * The critical-path limit at latency L is start-up + chain × L (vitest: the longest storyboard's chain; cli: that
+ * plus the selection's), and the distance to it is our median wall ÷ that limit (1.00: every storyboard in flight at
+ * once and nothing else slower than in a one-storyboard run). Each run's requests and chain are counted too (medians;
+ * the chain of a whole run shows how many requests it had in flight at once: requests ÷ chain).
  *
  * Peak RSS is each process's own high-water mark (VmHWM, written by
- * test/helpers/rss-probe.mjs), the largest one reported — the figure to hold
- * against "300 MB per worker". Not part of `npm test`.
+ * test/helpers/rss-probe.mjs): the largest process of a run — the figure to
+ * hold against "300 MB per worker" — and the sum over all processes of a run
+ * (a bound: each process's own peak, whenever it was; the reference's includes
+ * the npm process of `npx`). The latency mode writes its tables to
+ * bench/out/speed-<date>.md (and every sample to speed-<date>.json) and prints
+ * them. Not part of `npm test`.
  */
 import { spawn } from 'node:child_process';
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { AGENTS } from './compare/agents.mjs';
+import { startDelayProxy, summarize } from './compare/delay-proxy.mjs';
 import { childEnv } from './compare/ours.mjs';
 import { answersHttp, freePort, startProcess, stopProcess, waitUntilReady } from './compare/processes.mjs';
 
@@ -36,12 +67,21 @@ const sdkRoot = join(root, 'node_modules', '@adcp', 'sdk');
 const preload = join(root, 'bench', 'compare', 'listen-local.mjs');
 const work = join(root, '.vitest-adcp', 'speed');
 
-const { values } = parseArgs({ options: { agents: { type: 'string', default: 'seller-guaranteed,signals-marketplace' }, rounds: { type: 'string', default: '3' } } });
+const { values } = parseArgs({
+  options: { agents: { type: 'string', default: 'seller-guaranteed,signals-marketplace' }, rounds: { type: 'string', default: '3' }, latency: { type: 'string', default: '0,50' }, 'count-latency': { type: 'string', default: '20' } },
+});
 const rounds = Number(values.rounds);
+/** undefined: `--latency off`, the agent reached directly (no proxy), the old table. */
+const latencies = values.latency === 'off' ? undefined : values.latency.split(',').map((ms) => Number(ms.trim()));
+if (latencies?.some((ms) => !Number.isFinite(ms) || ms < 0)) throw new Error(`--latency takes milliseconds, comma-separated (or off): ${values.latency}`);
+/** The delay of the count pass: what tells requests one after another from requests in flight together. */
+const countLatency = Number(values['count-latency']);
+if (!(countLatency > 0)) throw new Error(`--count-latency takes milliseconds above 0: ${values['count-latency']}`);
+if (!(rounds >= 1)) throw new Error(`--rounds takes a positive number: ${values.rounds}`);
 const rssProbe = join(root, 'test', 'helpers', 'rss-probe.mjs');
 
 /**
- * Runs `command args`; wall ms, peak RSS (MB) of its largest process, exit code, stdout. Each Node process of the run
+ * Runs `command args`; wall ms, peak RSS (MB) of its largest process and summed over its processes, exit code, stdout. Each Node process of the run
  * writes its own high-water mark (VmHWM) through test/helpers/rss-probe.mjs (NODE_OPTIONS reaches Vitest's workers):
  * GNU time's %M cannot say this, because Linux carries ru_maxrss across fork, so a worker inherits its parent's figure.
  */
@@ -60,7 +100,7 @@ function timed(command, args, { cwd, env }) {
       const ms = performance.now() - started;
       const peaks = readdirSync(probes).filter((f) => /^\d+\.json$/.test(f)).map((f) => JSON.parse(readFileSync(join(probes, f), 'utf8')).peakKiB);
       rmSync(probes, { recursive: true, force: true });
-      resolve({ ms, rssMb: Math.max(0, ...peaks) / 1024, code, stdout, stderr });
+      resolve({ ms, rssMb: Math.max(0, ...peaks) / 1024, rssSumMb: peaks.reduce((a, b) => a + b, 0) / 1024, processes: peaks.length, code, stdout, stderr });
     });
   });
 }
@@ -137,19 +177,214 @@ async function benchAgent(spec) {
   });
 }
 
+/**
+ * The longest chain of a run's requests that ran one after another (each started after the previous one's answer
+ * ended): the most intervals that do not overlap, greedily by earliest end. Requests in flight together (the MCP
+ * client's GET stream beside its next POST, two workers) count once.
+ */
+function serialDepth(records) {
+  let depth = 0;
+  let lastEnd = -Infinity;
+  for (const r of [...records].sort((a, b) => (a.end || Infinity) - (b.end || Infinity))) {
+    if (r.start >= lastEnd) {
+      depth++;
+      lastEnd = r.end || Infinity;
+    }
+  }
+  return depth;
+}
+
+/** What a run graded, to see at a glance that the proxy changed nothing: step verdicts (reference), Vitest's Tests line (ours). */
+function outcome(name, r) {
+  if (name === 'reference') {
+    try {
+      const json = JSON.parse(r.stdout.slice(r.stdout.indexOf('{')));
+      const n = { passed: 0, failed: 0, skipped: 0 };
+      for (const track of json.tracks ?? []) for (const sc of track.scenarios ?? []) for (const st of sc.steps ?? []) n[st.skipped ? 'skipped' : st.passed ? 'passed' : 'failed']++;
+      return `${n.failed} failed, ${n.passed} passed, ${n.skipped} skipped`;
+    } catch {
+      return 'no JSON';
+    }
+  }
+  return (/Tests\s+(.*)$/m.exec(r.stdout + r.stderr)?.[1] ?? '?').replace(/\s*\(\d+\)\s*$/, '').replace(/\s+\|\s+/g, ', ');
+}
+
+/**
+ * Latency mode, one agent: the agent behind the delaying proxy; the count pass and the start-up runs at 0 ms, then
+ * for each latency `rounds` alternating rounds of the three entry points (see the header comment).
+ */
+async function benchAgentLatency(spec) {
+  return withAgent(spec, async (directUrl) => {
+    const direct = new URL(directUrl);
+    const proxy = await startDelayProxy({ target: direct.origin });
+    try {
+      const url = `${proxy.origin}${direct.pathname}`;
+      const env = childEnv({ ADCP_AGENT_URL: url, ...(spec.auth ? { ADCP_AUTH_TOKEN: spec.auth } : {}) });
+      /** A run through the proxy, with the proxy's records of it. */
+      const counted = async (run) => {
+        proxy.take();
+        const r = await run();
+        await new Promise((resolve) => setTimeout(resolve, 20)); // a request the process sent as it exited
+        const records = proxy.take();
+        return { ...r, requests: records.length, chain: serialDepth(records), traffic: summarize(records) };
+      };
+      const log = (what, r) =>
+        console.error(`  ${spec.name} ${what.padEnd(34)} ${(r.ms / 1000).toFixed(2)} s, ${r.requests} requests (chain ${r.chain}), ${r.rssMb.toFixed(0)} MB max / ${r.rssSumMb.toFixed(0)} MB in ${r.processes} processes, exit ${r.code}`);
+
+      proxy.setDelay(0);
+      const reference = () => counted(() => timed('npx', ['--no', 'adcp', 'storyboard', 'run', url, '--json', '--allow-http', ...(spec.auth ? ['--auth', spec.auth] : [])], { cwd: root, env }));
+      const first = await reference();
+      log('reference (selection)', first);
+      const ids = JSON.parse(first.stdout).storyboards_executed ?? [];
+      if (ids.length === 0) throw new Error(`the reference ran no storyboards against ${spec.name}: ${first.stderr.slice(-500)}`);
+      const dir = userRepo(spec.name);
+      const config = (name, storyboards) =>
+        writeFileSync(
+          join(dir, name),
+          `import { defineConfig } from 'vitest/config';\nimport { adcpStoryboards } from 'vitest-adcp';\nexport default defineConfig({ plugins: [adcpStoryboards({ compliance: { storyboards: ${JSON.stringify(storyboards)} } })] });\n`,
+        );
+      config('vitest.config.mjs', ids);
+      const vitestBin = join(dir, 'node_modules', 'vitest', 'vitest.mjs');
+      const cliBin = join(dir, 'node_modules', 'vitest-adcp', 'dist', 'cli.js');
+      const vitest = () => counted(() => timed(process.execPath, [vitestBin, 'run'], { cwd: dir, env }));
+      const cli = (...args) => counted(() => timed(process.execPath, [cliBin, url, ...args], { cwd: dir, env }));
+
+      // The count pass: each storyboard alone, by its file (the installed package's own corpus resolution and listing),
+      // with every request held countLatency ms, so that requests in flight together overlap by that much at least.
+      proxy.setDelay(countLatency);
+      const pkg = (path) => import(pathToFileURL(join(dir, 'node_modules', 'vitest-adcp', 'dist', path)).href);
+      const [{ resolveCorpus }, { listCorpus }] = await Promise.all([pkg('corpus.js'), pkg('plugin/select.js')]);
+      const corpus = listCorpus(resolveCorpus(undefined, dir).root);
+      const perStoryboard = [];
+      for (const id of ids) {
+        const entry = corpus.find((e) => e.id === id);
+        if (!entry) throw new Error(`${id}: not in the installed corpus`);
+        const r = await cli('--storyboards', entry.file);
+        log(`count ${id}`, r);
+        perStoryboard.push({ id, requires: entry.requires ?? [], requests: r.requests, chain: r.chain, ms: r.ms, code: r.code, byKind: r.traffic.byKind });
+      }
+      const selection = await cli('--list');
+      log('cli --list (selection)', selection);
+      const longest = perStoryboard.reduce((a, b) => (b.chain > a.chain || (b.chain === a.chain && b.requests > a.requests) ? b : a));
+      const trivial = (perStoryboard.some((s) => s.requires.length === 0) ? perStoryboard.filter((s) => s.requires.length === 0) : perStoryboard).reduce((a, b) => (b.requests < a.requests ? b : a));
+
+      // Fixed start-up: one trivial storyboard at 0 ms, each entry point.
+      proxy.setDelay(0);
+      config('vitest.one.config.mjs', [trivial.id]);
+      const startup = { vitest: [], cli: [] };
+      for (let round = 0; round < rounds; round++) {
+        const v = await counted(() => timed(process.execPath, [vitestBin, 'run', '--config', 'vitest.one.config.mjs'], { cwd: dir, env }));
+        log(`start-up vitest (${trivial.id})`, v);
+        const c = await cli('--storyboards', trivial.id);
+        log(`start-up cli (${trivial.id})`, c);
+        startup.vitest.push(v.ms);
+        startup.cli.push(c.ms);
+      }
+
+      const byLatency = [];
+      for (const latency of latencies) {
+        proxy.setDelay(latency);
+        const samples = { reference: [], vitest: [], cli: [] };
+        for (let round = 0; round < rounds; round++) {
+          for (const [name, run] of Object.entries({ reference, vitest, cli: () => cli() })) {
+            const r = await run();
+            samples[name].push({ ms: r.ms, rssMb: r.rssMb, rssSumMb: r.rssSumMb, processes: r.processes, requests: r.requests, chain: r.chain, sessions: r.traffic.sessions, failedRequests: r.traffic.failed, code: r.code, outcome: outcome(name, r) });
+            log(`${latency} ms round ${round + 1} ${name}`, r);
+          }
+        }
+        byLatency.push({ latency, samples });
+      }
+      return {
+        agent: spec.name,
+        storyboards: ids.length,
+        ids,
+        perStoryboard,
+        countLatency,
+        selectionRequests: selection.chain,
+        longest: { id: longest.id, requests: longest.requests, chain: longest.chain },
+        trivial: { id: trivial.id, requests: trivial.requests },
+        startup: { vitest: median(startup.vitest) / 1000, cli: median(startup.cli) / 1000 },
+        byLatency,
+      };
+    } finally {
+      await proxy.close();
+    }
+  });
+}
+
+const f2 = (x) => x.toFixed(2);
+const mb = (x) => x.toFixed(0);
+
+/** The latency mode's markdown: per agent, a time table, a memory table and the critical path. */
+function latencyMarkdown(results, startedAt) {
+  const lines = [];
+  lines.push(`# bench:speed, latency mode — ${startedAt}`, '');
+  lines.push(
+    `Medians of ${rounds} alternating round(s) (reference, \`npx vitest run\`, \`npx vitest-adcp <url>\`) per latency; every HTTP request held that long by the delaying proxy. ` +
+      `${availableParallelism()} cores, Node ${process.version}. Critical-path limit = start-up + chain × latency (see bench/speed.mjs); distance = wall ÷ limit; a run's chain: the most of its requests that ran one after another.`,
+    '',
+  );
+  for (const r of results) {
+    const vLimitRequests = r.longest.chain;
+    const cLimitRequests = r.longest.chain + r.selectionRequests;
+    lines.push(`## ${r.agent} (${r.storyboards} storyboards)`, '');
+    lines.push('| latency | reference | `npx vitest run` (ratio) | `npx vitest-adcp <url>` (ratio) | critical-path limit vitest / cli | distance vitest / cli | requests per run (chain) ref / vitest / cli |');
+    lines.push('|--:|--:|--:|--:|--:|--:|--:|');
+    for (const { latency, samples } of r.byLatency) {
+      const s = (name) => median(samples[name].map((x) => x.ms)) / 1000;
+      const q = (name) => `${median(samples[name].map((x) => x.requests))} (${median(samples[name].map((x) => x.chain))})`;
+      const limit = { vitest: r.startup.vitest + (vLimitRequests * latency) / 1000, cli: r.startup.cli + (cLimitRequests * latency) / 1000 };
+      lines.push(
+        `| ${latency} ms | ${f2(s('reference'))} s | ${f2(s('vitest'))} s (${f2(s('vitest') / s('reference'))}) | ${f2(s('cli'))} s (${f2(s('cli') / s('reference'))}) | ${f2(limit.vitest)} / ${f2(limit.cli)} s | ${f2(s('vitest') / limit.vitest)} / ${f2(s('cli') / limit.cli)} | ${q('reference')} / ${q('vitest')} / ${q('cli')} |`,
+      );
+    }
+    lines.push('');
+    lines.push('| latency | peak RSS, largest process ref / vitest / cli | peak RSS summed over a run\'s processes ref / vitest / cli | processes ref / vitest / cli | exit codes ref / vitest / cli | graded, last round: ref (steps) / vitest / cli (tests) |');
+    lines.push('|--:|--:|--:|--:|--:|---|');
+    for (const { latency, samples } of r.byLatency) {
+      const worst = (name, key) => Math.max(...samples[name].map((x) => x[key]));
+      const codes = (name) => [...new Set(samples[name].map((x) => x.code))].join(',');
+      lines.push(
+        `| ${latency} ms | ${mb(worst('reference', 'rssMb'))} / ${mb(worst('vitest', 'rssMb'))} / ${mb(worst('cli', 'rssMb'))} MB | ${mb(worst('reference', 'rssSumMb'))} / ${mb(worst('vitest', 'rssSumMb'))} / ${mb(worst('cli', 'rssSumMb'))} MB | ${worst('reference', 'processes')} / ${worst('vitest', 'processes')} / ${worst('cli', 'processes')} | ${codes('reference')} / ${codes('vitest')} / ${codes('cli')} | ${['reference', 'vitest', 'cli'].map((name) => samples[name].at(-1).outcome).join(' / ')} |`,
+      );
+    }
+    lines.push('');
+    const top = [...r.perStoryboard].sort((a, b) => b.chain - a.chain || b.requests - a.requests).slice(0, 5);
+    lines.push(
+      `Critical path: each storyboard run alone through the bin with every request held ${r.countLatency} ms, \`${r.longest.id}\` has the longest chain of requests one after another, ${r.longest.chain} (of ${r.longest.requests} requests); the bin's capability selection (\`--list\`) ${r.selectionRequests} more (cli limit only). ` +
+        `Start-up (one trivial storyboard, \`${r.trivial.id}\`, ${r.trivial.requests} requests, at 0 ms, median): vitest ${f2(r.startup.vitest)} s, cli ${f2(r.startup.cli)} s. ` +
+        `Longest chains alone (chain/requests): ${top.map((t) => `${t.id} ${t.chain}/${t.requests}`).join(', ')}; all ${r.storyboards} storyboards alone: ${r.perStoryboard.reduce((a, b) => a + b.requests, 0)} requests. ` +
+        `Largest process and sum: the worst round.`,
+      '',
+    );
+  }
+  return lines.join('\n');
+}
+
 rmSync(work, { recursive: true, force: true });
 mkdirSync(work, { recursive: true });
+const startedAt = new Date().toISOString();
 const results = [];
 for (const name of values.agents.split(',')) {
   const spec = AGENTS.find((a) => a.name === name);
   if (!spec) throw new Error(`unknown agent ${name}`);
-  results.push(await benchAgent(spec));
+  results.push(latencies ? await benchAgentLatency(spec) : await benchAgent(spec));
 }
-console.log(`\n| agent | storyboards | reference | \`npx vitest run\` (ratio) | \`npx vitest-adcp <url>\` (ratio) | first run, cold caches: vitest / cli | peak RSS ref / vitest / cli |`);
-console.log('|---|--:|--:|--:|--:|--:|--:|');
-for (const r of results) {
-  console.log(
-    `| ${r.agent} | ${r.storyboards} | ${r.reference.s.toFixed(2)} s | ${r.vitest.s.toFixed(2)} s (${(r.vitest.s / r.reference.s).toFixed(2)}) | ${r.cli.s.toFixed(2)} s (${(r.cli.s / r.reference.s).toFixed(2)}) | ${r.vitest.first.toFixed(2)} / ${r.cli.first.toFixed(2)} s | ${r.reference.rss.toFixed(0)} / ${r.vitest.rss.toFixed(0)} / ${r.cli.rss.toFixed(0)} MB |`,
-  );
+if (latencies) {
+  const markdown = latencyMarkdown(results, startedAt);
+  const out = join(root, 'bench', 'out');
+  mkdirSync(out, { recursive: true });
+  const stamp = startedAt.slice(0, 16).replace(/:/g, '');
+  writeFileSync(join(out, `speed-${stamp}.md`), `${markdown}\n`);
+  writeFileSync(join(out, `speed-${stamp}.json`), `${JSON.stringify({ startedAt, rounds, latencies, results }, null, 2)}\n`);
+  console.log(`\n${markdown}\nwritten to bench/out/speed-${stamp}.md (samples: speed-${stamp}.json)`);
+} else {
+  console.log(`\n| agent | storyboards | reference | \`npx vitest run\` (ratio) | \`npx vitest-adcp <url>\` (ratio) | first run, cold caches: vitest / cli | peak RSS ref / vitest / cli |`);
+  console.log('|---|--:|--:|--:|--:|--:|--:|');
+  for (const r of results) {
+    console.log(
+      `| ${r.agent} | ${r.storyboards} | ${r.reference.s.toFixed(2)} s | ${r.vitest.s.toFixed(2)} s (${(r.vitest.s / r.reference.s).toFixed(2)}) | ${r.cli.s.toFixed(2)} s (${(r.cli.s / r.reference.s).toFixed(2)}) | ${r.vitest.first.toFixed(2)} / ${r.cli.first.toFixed(2)} s | ${r.reference.rss.toFixed(0)} / ${r.vitest.rss.toFixed(0)} / ${r.cli.rss.toFixed(0)} MB |`,
+    );
+  }
+  console.log(`\nmedians of ${rounds} alternating rounds; ${new Date().toISOString()}`);
 }
-console.log(`\nmedians of ${rounds} alternating rounds; ${new Date().toISOString()}`);
