@@ -1,7 +1,7 @@
 /**
  * The auth and reachability preflight: one look at the agent, with the run's own credential, before any storyboard
- * runs — shared by the storyboard project's global setup (preflight.ts), capability selection (capabilities.ts) and
- * the `vitest-adcp` bin. Without it a missing or wrong token made every step fail with a schema headline (the 401 on
+ * runs — called by the plugin when a run with storyboard files starts (plugin.ts `preflightRun`; the `vitest-adcp`
+ * bin runs the plugin), and its credential verdict by capability selection (capabilities.ts). Without it a missing or wrong token made every step fail with a schema headline (the 401 on
  * a secondary line), and an agent that was down failed every step with the same connection error.
  *
  * It judges the run's configured credential only, never what a storyboard sends on its own (`auth: none`, a test

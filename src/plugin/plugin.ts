@@ -4,7 +4,7 @@
  * their configuration.
  */
 import { availableParallelism } from 'node:os';
-import { isAbsolute, join, relative, resolve } from 'node:path';
+import { isAbsolute, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Plugin } from 'vitest/config';
 import type { TestProject, TestSpecification, VitestPluginContext } from 'vitest/node';
@@ -15,7 +15,6 @@ import { ConfigurationError, resolveRuntimeConfig, type RuntimeConfig } from '..
 import { complianceFromEnv, resolveCorpus, runCorpus, type Corpus } from '../corpus.js';
 import { agentPreflight } from './agent-preflight.js';
 import { CapabilitySelectionError, storyboardIdsForAgent } from './capabilities.js';
-import { PREFLIGHT_HOOK } from './preflight.js';
 import { addSummaryReporter } from '../report/summary-reporter.js';
 import { checkOptions } from './check-options.js';
 import { selectCorpusInRunOrder, type CorpusSelection } from './select.js';
@@ -193,8 +192,6 @@ function packageModule(fromRoot: string): string {
 
 /** The runtime module compiled storyboards import. */
 const runtimeModule = () => packageModule('runtime');
-/** The storyboard project's global setup (preflight.ts). */
-const preflightModule = () => packageModule('plugin/preflight');
 
 function cleanId(id: string): string {
   return id.split('?')[0]!;
@@ -227,11 +224,6 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
   let webhookReceiver: Promise<HostedWebhookReceiver> | undefined;
   /** Storyboard module ids over the byte bound: the load hook made their module, unread. */
   const refused = new Set<string>();
-  /**
-   * Set when Vitest starts a test run (its reporters' onTestRunStart), never for a collection (`vitest list`, an IDE's
-   * test discovery): Vitest runs global setups for both, and only a run calls the agent.
-   */
-  let runStarted = false;
   /** The agent preflight (agent-preflight.ts) of this Vitest process, once it has passed. */
   let agentChecked: Promise<void> | undefined;
   /**
@@ -246,12 +238,11 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
 
   /**
    * The configuration check, then the agent preflight (agent-preflight.ts): each stops the run once, before any test
-   * file runs. Called when a run starts with storyboard files in it (watchRuns), and by the storyboard project's
-   * global setup (preflight.ts), which Vitest also runs for a collection — `vitest list`, an IDE's test discovery —
-   * that calls no agent: then it checks nothing.
+   * file runs. Called only when a run starts with storyboard files in it (watchRuns): never for a collection
+   * (`vitest list`, an IDE's test discovery), which calls no agent — so not from a global setup, which Vitest runs
+   * for both.
    */
   async function preflightRun(project: TestProject): Promise<void> {
-    if (!runStarted) return;
     const given = (project.getProvidedContext() as { vitestAdcp?: RuntimeConfig }).vitestAdcp ?? {};
     const config = resolveRuntimeConfig(given, process.env);
     if (config.error) throw new ConfigurationError(`vitest-adcp cannot run the storyboards: ${config.error}`);
@@ -279,7 +270,6 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
       onTestRunStart: async (specs: readonly TestSpecification[]) => {
         // `--merge-reports` replays the runs of blob reports through the same event: nothing is run, nothing asked.
         if ((vitest.config as { mergeReports?: string }).mergeReports) return;
-        runStarted = true;
         const storyboards = specs.filter((spec) => spec.project === project && (project !== userProject || isStoryboard(spec.moduleId)));
         if (storyboards.length > 0) return preflightRun(project);
         const filtered = Boolean((vitest as { filenamePattern?: string[] }).filenamePattern?.length);
@@ -360,7 +350,6 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
       storyboardProjects.add(project);
       // The per-track summary at the end of a run (report/summary-reporter.ts), beside a terminal reporter only.
       addSummaryReporter(vitest);
-      Object.defineProperty(project, PREFLIGHT_HOOK, { value: preflightRun, configurable: true });
       watchRuns(vitest, project, userProject);
       // Pushed, not returned from config(): a returned test.include would replace the user's.
       project.config.include.push(...include);
@@ -521,8 +510,6 @@ async function storyboardProject(user: TestProject, inject: VitestPluginContext[
       include: [],
       exclude: [...user.config.exclude],
       env: { ...user.config.env },
-      // A configuration that cannot work stops the run once, not once per step.
-      globalSetup: [preflightModule()],
       isolate: false,
       includeTaskLocation: true,
       ...(sequential ? SEQUENTIAL_SETTINGS : workerSettings(vitest)),
@@ -569,10 +556,9 @@ function projectPattern(filter: string): RegExp {
  * would give them.
  */
 function asStoryboardProject(project: TestProject, vitest: VitestPluginContext['vitest'], sequential: boolean): TestProject {
-  const config = project.config as { include: string[]; isolate: boolean; globalSetup: string[]; maxWorkers?: number; fileParallelism?: boolean; sequence: { groupOrder?: number } };
+  const config = project.config as { include: string[]; isolate: boolean; maxWorkers?: number; fileParallelism?: boolean; sequence: { groupOrder?: number } };
   config.include.length = 0;
   config.isolate = false;
-  config.globalSetup = [...config.globalSetup, preflightModule()];
   const settings = (sequential ? SEQUENTIAL_SETTINGS : workerSettings(vitest)) as { maxWorkers?: number; fileParallelism?: boolean };
   if (settings.maxWorkers !== undefined) config.maxWorkers = settings.maxWorkers;
   if (settings.fileParallelism !== undefined) config.fileParallelism = settings.fileParallelism;

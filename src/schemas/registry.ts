@@ -120,6 +120,11 @@ export class SchemaRegistry {
     return this.tools[task]?.response_schema;
   }
 
+  /** The tasks the manifest declares (empty for a schema directory without a manifest). */
+  taskNames(): string[] {
+    return Object.keys(this.tools);
+  }
+
   /** The request schema the manifest declares for a task, e.g. `media-buy/create-media-buy-request.json`. */
   requestSchemaFor(task: string): string | undefined {
     return this.tools[task]?.request_schema;
@@ -338,12 +343,14 @@ function listJsonFiles(dir: string): string[] {
   return out;
 }
 
-function readJson(file: string): any {
+/** A JSON file's content; undefined when it cannot be read or parsed. */
+export function readJson(file: string): any {
   const text = readText(file);
   return text === undefined ? undefined : parseJson(text);
 }
 
-function readText(file: string): string | undefined {
+/** A text file's content; undefined when it cannot be read. */
+export function readText(file: string): string | undefined {
   try {
     return readFileSync(file, 'utf8');
   } catch {

@@ -13,11 +13,11 @@
  * loaded on its own, e.g. built by a test to exercise the runner, is not held to an AdCP version). Each is read once
  * per process.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { defaultSchemasDir, findSdkRoot } from '../corpus.js';
 import { REQUEST_SIGNING_PROBE_TASK } from '../engine/request-signing-steps.js';
-import { schemaRegistryFor, type SchemaRegistry } from '../schemas/registry.js';
+import { readJson, readText, schemaRegistryFor, type SchemaRegistry } from '../schemas/registry.js';
 
 /**
  * Tasks the engine answers itself, never sent to the agent as written: `assert_contribution` (engine/run.ts), the
@@ -69,26 +69,16 @@ function build(dir: string | undefined, corpusRoot: string | undefined, cacheDir
   if (!dir || !existsSync(dir)) {
     return { schemasDir: undefined, adcpTasks: new Set(), runnerTasks, schemas: undefined, requestSchemaFor: () => undefined };
   }
-  const manifest = readJson(join(dir, 'manifest.json')) as { tools?: Record<string, { request_schema?: unknown }> } | undefined;
-  const requests = new Map<string, string>();
-  if (manifest?.tools && typeof manifest.tools === 'object') {
-    for (const [task, tool] of Object.entries(manifest.tools)) {
-      requests.set(task, typeof tool?.request_schema === 'string' ? tool.request_schema : '');
-    }
-  } else {
-    for (const file of requestFiles(dir, '')) {
-      const name = file.split('/').at(-1)!.replace(/-request\.json$/, '').replace(/-/g, '_');
-      if (!requests.has(name)) requests.set(name, file);
-    }
-  }
   const schemas = schemaRegistryFor(dir, cacheDir);
-  return {
-    schemasDir: dir,
-    adcpTasks: new Set(requests.keys()),
-    runnerTasks,
-    schemas,
-    requestSchemaFor: (task) => requests.get(task) || undefined,
-  };
+  const declared = schemas.taskNames();
+  if (declared.length > 0) return { schemasDir: dir, adcpTasks: new Set(declared), runnerTasks, schemas, requestSchemaFor: (task) => schemas.requestSchemaFor(task) };
+  // No manifest: every `<task-with-dashes>-request.json`.
+  const requests = new Map<string, string>();
+  for (const file of requestFiles(dir, '')) {
+    const name = file.split('/').at(-1)!.replace(/-request\.json$/, '').replace(/-/g, '_');
+    if (!requests.has(name)) requests.set(name, file);
+  }
+  return { schemasDir: dir, adcpTasks: new Set(requests.keys()), runnerTasks, schemas, requestSchemaFor: (task) => requests.get(task) };
 }
 
 /** `<folder>/<name>-request.json` outside `bundled/`, relative to `dir`. */
@@ -129,22 +119,4 @@ function schemasDirForCorpus(corpusRoot: string): string | undefined {
     }
   }
   return defaultSchemasDir();
-}
-
-function readText(file: string): string | undefined {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch {
-    return undefined;
-  }
-}
-
-function readJson(file: string): unknown {
-  const text = readText(file);
-  if (text === undefined) return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }

@@ -9,6 +9,7 @@
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { alive } from '../helpers/alive.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -30,13 +31,4 @@ export default function setup(project: TestProject) {
   return () => {
     rmSync(dir, { recursive: true, force: true });
   };
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
