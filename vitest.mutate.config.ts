@@ -10,7 +10,12 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/checks/**/*.test.ts', 'test/engine/**/*.test.ts', 'test/compile/**/*.test.ts', 'test/report/**/*.test.ts'],
+    include: [
+      'test/checks/**/*.test.ts',
+      'test/engine/**/*.test.ts',
+      'test/compile/**/*.test.ts',
+      'test/report/**/*.test.ts',
+    ],
     exclude: ['test/engine/corpus-run.e2e.test.ts', '**/node_modules/**'],
     globalSetup: ['test/setup/fixture-agent.ts'],
     testTimeout: 30_000,

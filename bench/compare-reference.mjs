@@ -27,7 +27,14 @@ import { openCorpus } from './compare/corpus.mjs';
 import { compare, markdown, printAgent, stepsFromOurReport } from './compare/diff.mjs';
 import { runOurs } from './compare/ours.mjs';
 import { answersHttp, freePort, startProcess, stopProcess, tail, waitUntilReady } from './compare/processes.mjs';
-import { referenceSupplementFile, runReferenceAssessment, runReferenceFile, stepsFromAssessment, stepsFromStoryboardResult, unreportedStoryboards } from './compare/reference.mjs';
+import {
+  referenceSupplementFile,
+  runReferenceAssessment,
+  runReferenceFile,
+  stepsFromAssessment,
+  stepsFromStoryboardResult,
+  unreportedStoryboards,
+} from './compare/reference.mjs';
 
 const root = new URL('..', import.meta.url).pathname.replace(/\/$/, '');
 const sdkRoot = join(root, 'node_modules', '@adcp', 'sdk');
@@ -67,14 +74,23 @@ async function webhookArgs(runner) {
     : ['--webhook-base-url', base, '--webhook-port', String(port), '--webhook-allow-http'];
 }
 /** Flags a runner gets for an agent: the webhook receiver, and `--protocol a2a` for an A2A agent. */
-const argsFor = async (spec, runner) => [...(await webhookArgs(runner)), ...(spec.protocol === 'a2a' ? ['--protocol', 'a2a'] : [])];
+const argsFor = async (spec, runner) => [
+  ...(await webhookArgs(runner)),
+  ...(spec.protocol === 'a2a' ? ['--protocol', 'a2a'] : []),
+];
 
 if (values.list) {
-  for (const a of AGENTS) console.log(`${a.name.padEnd(20)} ${a.example.padEnd(40)} ${a.role}${a.mock ? ` (mock-server ${a.mock})` : ''}`);
+  for (const a of AGENTS)
+    console.log(`${a.name.padEnd(20)} ${a.example.padEnd(40)} ${a.role}${a.mock ? ` (mock-server ${a.mock})` : ''}`);
   process.exit(0);
 }
 
-const wanted = values.agents ? values.agents.split(',').map((s) => s.trim()).filter(Boolean) : DEFAULT_AGENTS;
+const wanted = values.agents
+  ? values.agents
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)
+  : DEFAULT_AGENTS;
 const unknown = wanted.filter((n) => !AGENTS.some((a) => a.name === n));
 if (unknown.length) {
   console.error(`unknown agent(s): ${unknown.join(', ')}; known: ${AGENTS.map((a) => a.name).join(', ')}`);
@@ -108,10 +124,24 @@ async function withAgent(spec, dir, label, fn) {
   const started = {};
   try {
     if (spec.mock) {
-      const args = ['--import', preload, join(sdkRoot, 'bin', 'adcp.js'), 'mock-server', spec.mock, '--port', String(ports.mock)];
-      mock = startProcess(`mock-server ${spec.mock}`, process.execPath, args, { cwd: root, env: baseEnv, logFile: join(dir, `${label}-mock.log`) });
+      const args = [
+        '--import',
+        preload,
+        join(sdkRoot, 'bin', 'adcp.js'),
+        'mock-server',
+        spec.mock,
+        '--port',
+        String(ports.mock),
+      ];
+      mock = startProcess(`mock-server ${spec.mock}`, process.execPath, args, {
+        cwd: root,
+        env: baseEnv,
+        logFile: join(dir, `${label}-mock.log`),
+      });
       started.mock = `adcp mock-server ${spec.mock} --port ${ports.mock}`;
-      await waitUntilReady(mock, answersHttp(`http://127.0.0.1:${ports.mock}/_debug/traffic`), { timeoutMs: readyTimeoutMs });
+      await waitUntilReady(mock, answersHttp(`http://127.0.0.1:${ports.mock}/_debug/traffic`), {
+        timeoutMs: readyTimeoutMs,
+      });
     }
     const env = {
       ...baseEnv,
@@ -121,17 +151,38 @@ async function withAgent(spec, dir, label, fn) {
     };
     const example = join(sdkRoot, 'examples', spec.example);
     const a2a = spec.protocol === 'a2a';
-    agent = startProcess(spec.name, join(root, 'node_modules', '.bin', 'tsx'), ['--import', preload, ...(a2a ? ['--import', a2aPreload] : []), ...(spec.signing ? ['--import', signingPreload] : []), example], { cwd: root, env, logFile: join(dir, `${label}-agent.log`) });
-    started.agent = `NODE_ENV=development ${Object.entries(spec.env?.(ports) ?? {}).map(([k, v]) => `${k}=${v} `).join('')}tsx node_modules/@adcp/sdk/examples/${spec.example}${spec.fixedPort ? ` (port ${spec.fixedPort} rebound to ${ports.agent})` : ''}`;
+    agent = startProcess(
+      spec.name,
+      join(root, 'node_modules', '.bin', 'tsx'),
+      [
+        '--import',
+        preload,
+        ...(a2a ? ['--import', a2aPreload] : []),
+        ...(spec.signing ? ['--import', signingPreload] : []),
+        example,
+      ],
+      { cwd: root, env, logFile: join(dir, `${label}-agent.log`) },
+    );
+    started.agent = `NODE_ENV=development ${Object.entries(spec.env?.(ports) ?? {})
+      .map(([k, v]) => `${k}=${v} `)
+      .join(
+        '',
+      )}tsx node_modules/@adcp/sdk/examples/${spec.example}${spec.fixedPort ? ` (port ${spec.fixedPort} rebound to ${ports.agent})` : ''}`;
     const url = `http://127.0.0.1:${ports.agent}/${a2a ? 'a2a' : 'mcp'}`;
     const t0 = Date.now();
     await waitUntilReady(
       agent,
-      a2a ? answersHttp(`${url}/.well-known/agent-card.json`) : answersHttp(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(spec.auth ? { authorization: `Bearer ${spec.auth}` } : {}) },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'tools/list', params: {} }),
-      }),
+      a2a
+        ? answersHttp(`${url}/.well-known/agent-card.json`)
+        : answersHttp(url, {
+            method: 'POST',
+            headers: {
+              'content-type': 'application/json',
+              accept: 'application/json, text/event-stream',
+              ...(spec.auth ? { authorization: `Bearer ${spec.auth}` } : {}),
+            },
+            body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'tools/list', params: {} }),
+          }),
       { timeoutMs: readyTimeoutMs },
     );
     started.ready_ms = Date.now() - t0;
@@ -152,24 +203,47 @@ async function runAgent(spec) {
   console.log(`\n▶ ${spec.name}: ${spec.example}${spec.mock ? ` + mock-server ${spec.mock}` : ''}`);
   // 1–2. The reference, on a fresh agent.
   const ref = await withAgent(spec, dir, 'reference', async (url) => {
-    const assessment = await runReferenceAssessment({ url, auth: spec.auth, outFile: join(dir, 'reference.json'), logFile: join(dir, 'reference.log'), cwd: root, env: childEnv, timeoutS: Number(values['ref-timeout']), extraArgs: await argsFor(spec, 'reference') });
+    const assessment = await runReferenceAssessment({
+      url,
+      auth: spec.auth,
+      outFile: join(dir, 'reference.json'),
+      logFile: join(dir, 'reference.log'),
+      cwd: root,
+      env: childEnv,
+      timeoutS: Number(values['ref-timeout']),
+      extraArgs: await argsFor(spec, 'reference'),
+    });
     // Storyboards the assessment ran but reported in no track: their steps via `--file`, same agent.
     const supplement = [];
     for (const id of unreportedStoryboards(assessment.json)) {
       const file = corpus.primary(id);
       if (!file) continue;
-      const r = await runReferenceFile({ url, auth: spec.auth, file, outFile: referenceSupplementFile(dir, id), logFile: join(dir, 'reference.log'), cwd: root, env: childEnv, extraArgs: await argsFor(spec, 'reference') });
+      const r = await runReferenceFile({
+        url,
+        auth: spec.auth,
+        file,
+        outFile: referenceSupplementFile(dir, id),
+        logFile: join(dir, 'reference.log'),
+        cwd: root,
+        env: childEnv,
+        extraArgs: await argsFor(spec, 'reference'),
+      });
       supplement.push({ id, file, ms: r.ms, exitCode: r.exitCode, result: r.json });
     }
     return { assessment, supplement };
   });
   const json = ref.assessment.json;
-  if (json.overall_status === 'unreachable') throw new Error(`reference: agent unreachable — ${(json.failures ?? [])[0]?.error ?? ''}`);
+  if (json.overall_status === 'unreachable')
+    throw new Error(`reference: agent unreachable — ${(json.failures ?? [])[0]?.error ?? ''}`);
   const storyboards = json.storyboards_executed ?? [];
-  console.log(`  reference: ${storyboards.length} storyboards, ${json.summary?.total_steps} steps, ${(ref.assessment.ms / 1000).toFixed(1)} s (+${ref.supplement.length} via --file: ${ref.supplement.map((s) => s.id).join(', ') || 'none'}); agent ready in ${ref.started.ready_ms} ms`);
+  console.log(
+    `  reference: ${storyboards.length} storyboards, ${json.summary?.total_steps} steps, ${(ref.assessment.ms / 1000).toFixed(1)} s (+${ref.supplement.length} via --file: ${ref.supplement.map((s) => s.id).join(', ') || 'none'}); agent ready in ${ref.started.ready_ms} ms`,
+  );
 
   const refSteps = stepsFromAssessment(json, corpus);
-  for (const s of ref.supplement) for (const [k, v] of stepsFromStoryboardResult(s.result, corpus, refSteps.emptyPhases)) if (!refSteps.steps.has(k)) refSteps.steps.set(k, v);
+  for (const s of ref.supplement)
+    for (const [k, v] of stepsFromStoryboardResult(s.result, corpus, refSteps.emptyPhases))
+      if (!refSteps.steps.has(k)) refSteps.steps.set(k, v);
   // Failures the assessment lists for those storyboards that the `--file` run did not produce (e.g. the
   // per-vector steps of signed_requests, generated at run time): phase unknown, kept as `?`.
   const unreported = new Set(ref.supplement.map((s) => s.id));
@@ -177,18 +251,50 @@ async function runAgent(spec) {
   for (const f of json.failures ?? []) {
     if (!unreported.has(f.storyboard_id) || keyed.has(`${f.storyboard_id}|${f.step_id}`)) continue;
     // signed_requests: the vector steps the runners synthesize live in its two vector phases (same step ids in both).
-    const phase = f.phase_id ?? (f.storyboard_id === 'signed_requests' ? ({ positive: 'positive_vectors', negative: 'negative_vectors' })[/^(positive|negative)-/.exec(f.step_id)?.[1]] : undefined) ?? '?';
+    const phase =
+      f.phase_id ??
+      (f.storyboard_id === 'signed_requests'
+        ? { positive: 'positive_vectors', negative: 'negative_vectors' }[/^(positive|negative)-/.exec(f.step_id)?.[1]]
+        : undefined) ??
+      '?';
     const key = `${f.storyboard_id}|${phase}|${f.step_id}`;
-    refSteps.steps.set(key, { storyboard_id: f.storyboard_id, phase_id: phase, step_id: f.step_id, verdict: 'failed', source: 'assessment failures[]', task: f.task, detail: f.error ?? f.validation?.description });
+    refSteps.steps.set(key, {
+      storyboard_id: f.storyboard_id,
+      phase_id: phase,
+      step_id: f.step_id,
+      verdict: 'failed',
+      source: 'assessment failures[]',
+      task: f.task,
+      detail: f.error ?? f.validation?.description,
+    });
   }
 
   // 3. Ours, on a fresh agent, same storyboards, in the reference's order.
-  const order = [...storyboards.flatMap((id) => corpus.files(id).slice(0, 1)), ...storyboards.flatMap((id) => corpus.files(id).slice(1))];
+  const order = [
+    ...storyboards.flatMap((id) => corpus.files(id).slice(0, 1)),
+    ...storyboards.flatMap((id) => corpus.files(id).slice(1)),
+  ];
   const ours = await withAgent(spec, dir, 'ours', async (url) =>
-    runOurs({ root, dist, url, auth: spec.auth, storyboards, order, workDir: join(dir, 'ours'), outFile: join(dir, 'ours.json'), via: values.via, extraArgs: await argsFor(spec, 'ours') }),
+    runOurs({
+      root,
+      dist,
+      url,
+      auth: spec.auth,
+      storyboards,
+      order,
+      workDir: join(dir, 'ours'),
+      outFile: join(dir, 'ours.json'),
+      via: values.via,
+      extraArgs: await argsFor(spec, 'ours'),
+    }),
   );
-  if (!ours.report) throw new Error(`vitest-adcp wrote no report (exit ${ours.exitCode}${ours.timedOut ? ', timed out' : ''}):\n${tail(ours.log)}`);
-  console.log(`  vitest-adcp (${ours.via}): ${ours.report.storyboards.length} storyboards, ${ours.report.summary.total_steps} steps, ${(ours.ms / 1000).toFixed(1)} s`);
+  if (!ours.report)
+    throw new Error(
+      `vitest-adcp wrote no report (exit ${ours.exitCode}${ours.timedOut ? ', timed out' : ''}):\n${tail(ours.log)}`,
+    );
+  console.log(
+    `  vitest-adcp (${ours.via}): ${ours.report.storyboards.length} storyboards, ${ours.report.summary.total_steps} steps, ${(ours.ms / 1000).toFixed(1)} s`,
+  );
   const ourSteps = stepsFromOurReport(ours.report, corpus);
 
   // 4. Compare.
@@ -204,8 +310,17 @@ async function runAgent(spec) {
       ms: ref.assessment.ms,
       exit_code: ref.assessment.exitCode,
       overall_status: json.overall_status,
-      summary: json.summary && { total_steps: json.summary.total_steps, steps_passed: json.summary.steps_passed, steps_failed: json.summary.steps_failed, steps_skipped: json.summary.steps_skipped },
-      unreported_in_tracks: ref.supplement.map((s) => ({ id: s.id, ran_via_file: Boolean(s.result), exit_code: s.exitCode })),
+      summary: json.summary && {
+        total_steps: json.summary.total_steps,
+        steps_passed: json.summary.steps_passed,
+        steps_failed: json.summary.steps_failed,
+        steps_skipped: json.summary.steps_skipped,
+      },
+      unreported_in_tracks: ref.supplement.map((s) => ({
+        id: s.id,
+        ran_via_file: Boolean(s.result),
+        exit_code: s.exitCode,
+      })),
       titles_not_mapped_to_step_ids: refSteps.unmapped,
       failures_not_matched: refSteps.mismatched,
       // Phases the reference reported with no step (e.g. a `skip_if` phase): their steps show as "only in ours".
@@ -216,16 +331,39 @@ async function runAgent(spec) {
       command: ours.command.replace(/http:\/\/127\.0\.0\.1:\d+/, '<url>'),
       ms: ours.ms,
       exit_code: ours.exitCode,
-      summary: { total_steps: ours.report.summary.total_steps, steps_passed: ours.report.summary.steps_passed, steps_failed: ours.report.summary.steps_failed, steps_skipped: ours.report.summary.steps_skipped },
+      summary: {
+        total_steps: ours.report.summary.total_steps,
+        steps_passed: ours.report.summary.steps_passed,
+        steps_failed: ours.report.summary.steps_failed,
+        steps_skipped: ours.report.summary.steps_skipped,
+      },
       duplicate_storyboards: ourSteps.duplicates,
       load_errors: ours.report.load_errors,
     },
     comparison,
   };
-  if (refSteps.unmapped.length) console.log(`  note: ${refSteps.unmapped.length} reference step titles not mapped to a step id (kept as ~<title>), e.g. ${refSteps.unmapped.slice(0, 2).map((u) => `${u.storyboard_id}/${u.phase_id}: ${u.title}`).join('; ')}`);
-  if (refSteps.mismatched.length) console.log(`  note: ${refSteps.mismatched.length} reference failures[] not found as failed steps: ${refSteps.mismatched.slice(0, 5).join(', ')}`);
-  if (ourSteps.duplicates.length) console.log(`  note: vitest-adcp ran ${ourSteps.duplicates.length} storyboard id(s) twice (corpus mirror copies: ${ourSteps.duplicates.slice(0, 3).map((d) => d.file.replace(/^.*compliance\/cache\/[^/]+\//, '')).join(', ')}${ourSteps.duplicates.length > 3 ? ', …' : ''}); the first copy is compared`);
-  if (ours.report.load_errors?.length) console.log(`  note: ${ours.report.load_errors.length} storyboard file(s) did not load in vitest-adcp: ${ours.report.load_errors.map((e) => e.file).join(', ')}`);
+  if (refSteps.unmapped.length)
+    console.log(
+      `  note: ${refSteps.unmapped.length} reference step titles not mapped to a step id (kept as ~<title>), e.g. ${refSteps.unmapped
+        .slice(0, 2)
+        .map((u) => `${u.storyboard_id}/${u.phase_id}: ${u.title}`)
+        .join('; ')}`,
+    );
+  if (refSteps.mismatched.length)
+    console.log(
+      `  note: ${refSteps.mismatched.length} reference failures[] not found as failed steps: ${refSteps.mismatched.slice(0, 5).join(', ')}`,
+    );
+  if (ourSteps.duplicates.length)
+    console.log(
+      `  note: vitest-adcp ran ${ourSteps.duplicates.length} storyboard id(s) twice (corpus mirror copies: ${ourSteps.duplicates
+        .slice(0, 3)
+        .map((d) => d.file.replace(/^.*compliance\/cache\/[^/]+\//, ''))
+        .join(', ')}${ourSteps.duplicates.length > 3 ? ', …' : ''}); the first copy is compared`,
+    );
+  if (ours.report.load_errors?.length)
+    console.log(
+      `  note: ${ours.report.load_errors.length} storyboard file(s) did not load in vitest-adcp: ${ours.report.load_errors.map((e) => e.file).join(', ')}`,
+    );
   writeFileSync(join(outDir, `compare-${spec.name}.json`), JSON.stringify(result, null, 2) + '\n');
   printAgent(spec.name, result.comparison);
   return { result, dir };

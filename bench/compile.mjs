@@ -13,7 +13,9 @@ import { join, relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '10' }, json: { type: 'boolean', default: false } } });
+const { values } = parseArgs({
+  options: { rounds: { type: 'string', default: '10' }, json: { type: 'boolean', default: false } },
+});
 const rounds = Number(values.rounds);
 const root = new URL('..', import.meta.url).pathname;
 const { compileStoryboard } = await import(join(root, 'dist', 'compile', 'compile.js'));
@@ -72,7 +74,9 @@ for (const { file, source } of files) {
 const cold = performance.now() - coldStart;
 
 const load = timeEach((source, file) => loadStoryboard(source, file, { corpusRoot: corpus }));
-const compile = timeEach((source, file) => compileStoryboard(source, file, { runtime: 'vitest-adcp/runtime', corpusRoot: corpus }));
+const compile = timeEach((source, file) =>
+  compileStoryboard(source, file, { runtime: 'vitest-adcp/runtime', corpusRoot: corpus }),
+);
 const ref = reference ? timeEach((source) => reference(source)) : undefined;
 
 const rows = files.map(({ file }) => ({
@@ -92,7 +96,10 @@ const summary = {
   load_compile_total_median_ms: median(compile.totals),
   reference_parse_total_median_ms: ref ? median(ref.totals) : null,
   ratio_vs_reference: ref ? median(compile.totals) / median(ref.totals) : null,
-  per_file_load_compile_ms: { median: median(rows.map((r) => r.load_compile_ms)), max: Math.max(...rows.map((r) => r.load_compile_ms)) },
+  per_file_load_compile_ms: {
+    median: median(rows.map((r) => r.load_compile_ms)),
+    max: Math.max(...rows.map((r) => r.load_compile_ms)),
+  },
 };
 
 if (values.json) {
@@ -101,8 +108,11 @@ if (values.json) {
   const fmt = (n) => (n === null ? '—' : n.toFixed(2));
   console.log(`file${' '.repeat(62)}load ms  load+compile ms  reference parse ms`);
   for (const r of rows.sort((a, b) => b.load_compile_ms - a.load_compile_ms)) {
-    console.log(`${r.file.padEnd(66)}${fmt(r.load_ms).padStart(7)}  ${fmt(r.load_compile_ms).padStart(15)}  ${fmt(r.reference_parse_ms).padStart(18)}`);
+    console.log(
+      `${r.file.padEnd(66)}${fmt(r.load_ms).padStart(7)}  ${fmt(r.load_compile_ms).padStart(15)}  ${fmt(r.reference_parse_ms).padStart(18)}`,
+    );
   }
   console.log('');
-  for (const [k, v] of Object.entries(summary)) console.log(`${k.padEnd(34)} ${typeof v === 'number' ? fmt(v) : JSON.stringify(v)}`);
+  for (const [k, v] of Object.entries(summary))
+    console.log(`${k.padEnd(34)} ${typeof v === 'number' ? fmt(v) : JSON.stringify(v)}`);
 }

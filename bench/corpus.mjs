@@ -28,7 +28,8 @@ async function runAll(runner, url) {
     for (const { status, result } of steps) {
       counts[status]++;
       if (result?.error?.includes('internal error')) internal.push(`${entry.path} ${result.step_id}`);
-      for (const v of result?.validations ?? []) if (!v.passed && v.error?.startsWith('check "')) unsupported[v.check] = (unsupported[v.check] ?? 0) + 1;
+      for (const v of result?.validations ?? [])
+        if (!v.passed && v.error?.startsWith('check "')) unsupported[v.check] = (unsupported[v.check] ?? 0) + 1;
     }
   }
   return { counts, unsupported, internal };
@@ -51,8 +52,14 @@ const heapAfter = process.memoryUsage().heapUsed;
 const theirs = await measure(runReference);
 
 console.log(`corpus: ${corpus.version}, ${entries.length} storyboards`);
-console.log(`vitest-adcp engine: ${ours.ms.toFixed(0)} ms, steps ${JSON.stringify(ours.counts)}, heap +${((heapAfter - heapBefore) / 1048576).toFixed(1)} MiB, rss ${(process.memoryUsage().rss / 1048576).toFixed(0)} MiB`);
-console.log(`reference runner:   ${theirs.ms.toFixed(0)} ms, steps ${JSON.stringify(theirs.counts)} (it skips storyboards/steps the agent does not claim, so it grades fewer)`);
+console.log(
+  `vitest-adcp engine: ${ours.ms.toFixed(0)} ms, steps ${JSON.stringify(ours.counts)}, heap +${((heapAfter - heapBefore) / 1048576).toFixed(1)} MiB, rss ${(process.memoryUsage().rss / 1048576).toFixed(0)} MiB`,
+);
+console.log(
+  `reference runner:   ${theirs.ms.toFixed(0)} ms, steps ${JSON.stringify(theirs.counts)} (it skips storyboards/steps the agent does not claim, so it grades fewer)`,
+);
 console.log(`time ratio (ours / reference): ${(ours.ms / theirs.ms).toFixed(2)}`);
 console.log(`check kinds not implemented yet, failing validations: ${JSON.stringify(ours.unsupported)}`);
-console.log(`internal errors: ${ours.internal.length}${ours.internal.length ? ` (${ours.internal.slice(0, 5).join(', ')})` : ''}`);
+console.log(
+  `internal errors: ${ours.internal.length}${ours.internal.length ? ` (${ours.internal.slice(0, 5).join(', ')})` : ''}`,
+);

@@ -21,9 +21,17 @@ export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length
 export async function runOurs(file, url, protocol = 'mcp') {
   const loaded = adcp.loadStoryboardFile(file, { corpusRoot: corpus.root });
   if (!loaded.ok) throw new Error(`${file} does not load`);
-  const run = adcp.openStoryboardRun(loaded.storyboard, { agentUrl: url, protocol, corpusRoot: corpus.root, timeoutMs: 5_000 }, { env: {} });
+  const run = adcp.openStoryboardRun(
+    loaded.storyboard,
+    { agentUrl: url, protocol, corpusRoot: corpus.root, timeoutMs: 5_000 },
+    { env: {} },
+  );
   try {
-    return (await run.runAll()).map((o) => ({ key: `${o.result.phase_id}.${o.result.step_id}`, status: o.status, result: o.result }));
+    return (await run.runAll()).map((o) => ({
+      key: `${o.result.phase_id}.${o.result.step_id}`,
+      status: o.status,
+      result: o.result,
+    }));
   } finally {
     await run.close();
   }
@@ -49,7 +57,12 @@ export async function runReference(file, url, protocol = 'mcp') {
       auth: kit?.auth?.api_key ? { type: 'bearer', token: kit.auth.api_key } : undefined,
       protocol,
     });
-    return result.phases.flatMap((phase) => phase.steps.map((step) => ({ key: `${phase.phase_id}.${step.step_id}`, status: step.passed ? 'passed' : 'failed' })));
+    return result.phases.flatMap((phase) =>
+      phase.steps.map((step) => ({
+        key: `${phase.phase_id}.${step.step_id}`,
+        status: step.passed ? 'passed' : 'failed',
+      })),
+    );
   } finally {
     [console.log, console.warn, console.error] = quiet;
   }

@@ -21,7 +21,9 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { adcp, corpus, median, root } from './lib.mjs';
 
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '5' }, 'skip-compile': { type: 'boolean', default: false } } });
+const { values } = parseArgs({
+  options: { rounds: { type: 'string', default: '5' }, 'skip-compile': { type: 'boolean', default: false } },
+});
 const rounds = Math.max(2, Number(values.rounds));
 
 /** Storyboards that run end to end against the fixture agent: the fixture's own and capability_discovery. */
@@ -32,7 +34,9 @@ const files = [
     .map((f) => join(root, 'fixtures', 'storyboards', f)),
 ];
 
-const agent = spawn(process.execPath, [join(root, 'fixtures', 'agent', 'cli.mjs'), '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+const agent = spawn(process.execPath, [join(root, 'fixtures', 'agent', 'cli.mjs'), '--port', '0'], {
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
 const url = await new Promise((resolve, reject) => {
   let out = '';
   agent.stdout.on('data', (chunk) => {
@@ -49,7 +53,10 @@ const cpuMs = () => {
 };
 
 /** Loaded once, as the compiler does at transform time: what a step costs starts at the run. */
-const storyboards = files.map((file) => adcp.loadStoryboardFile(file, { corpusRoot: corpus.root })).filter((l) => l.ok).map((l) => l.storyboard);
+const storyboards = files
+  .map((file) => adcp.loadStoryboardFile(file, { corpusRoot: corpus.root }))
+  .filter((l) => l.ok)
+  .map((l) => l.storyboard);
 
 /** One round: every storyboard, a fresh run each; CPU and wall time of the whole, steps that reached the agent. */
 async function round() {
@@ -58,7 +65,11 @@ async function round() {
   const wall0 = performance.now();
   for (const storyboard of storyboards) {
     // shareSessions: as the Vitest adapter opens its runs (one MCP session per worker, not per storyboard).
-    const run = adcp.openStoryboardRun(storyboard, { agentUrl: url, corpusRoot: corpus.root, timeoutMs: 10_000, authToken: 'demo-bench', allowHttp: true }, { env: {}, shareSessions: true });
+    const run = adcp.openStoryboardRun(
+      storyboard,
+      { agentUrl: url, corpusRoot: corpus.root, timeoutMs: 10_000, authToken: 'demo-bench', allowHttp: true },
+      { env: {}, shareSessions: true },
+    );
     try {
       const outcomes = await run.runAll();
       steps += outcomes.filter((o) => o.status !== 'skipped').length;
@@ -92,16 +103,24 @@ const longYaml = [
     `          - { check: field_value, path: context.correlation_id, value: "c${i}" }`,
   ]).flat(),
 ].join('\n');
-const longLoaded = adcp.loadStoryboard(longYaml, join(root, 'bench', 'overhead-long.storyboard.yaml'), { corpusRoot: corpus.root });
-if (!longLoaded.ok) throw new Error(`the 50-step storyboard does not load: ${longLoaded.diagnostics.map((d) => d.message).join('; ')}`);
+const longLoaded = adcp.loadStoryboard(longYaml, join(root, 'bench', 'overhead-long.storyboard.yaml'), {
+  corpusRoot: corpus.root,
+});
+if (!longLoaded.ok)
+  throw new Error(`the 50-step storyboard does not load: ${longLoaded.diagnostics.map((d) => d.message).join('; ')}`);
 
 async function longRound() {
   const cpu0 = cpuMs();
   const wall0 = performance.now();
-  const run = adcp.openStoryboardRun(longLoaded.storyboard, { agentUrl: url, corpusRoot: corpus.root, timeoutMs: 10_000, authToken: 'demo-bench', allowHttp: true }, { env: {} });
+  const run = adcp.openStoryboardRun(
+    longLoaded.storyboard,
+    { agentUrl: url, corpusRoot: corpus.root, timeoutMs: 10_000, authToken: 'demo-bench', allowHttp: true },
+    { env: {} },
+  );
   try {
     const outcomes = await run.runAll();
-    if (outcomes.some((o) => o.status !== 'passed')) throw new Error('the 50-step storyboard did not pass on the fixture agent');
+    if (outcomes.some((o) => o.status !== 'passed'))
+      throw new Error('the 50-step storyboard did not pass on the fixture agent');
   } finally {
     await run.close();
   }
@@ -121,28 +140,39 @@ try {
   const walk = (dir) => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       if (entry.isDirectory()) walk(join(dir, entry.name));
-      else if (entry.name.endsWith('.yaml') && !/test-kits|storyboard-schema|runner-output-contract/.test(join(dir, entry.name))) corpusFiles.push(join(dir, entry.name));
+      else if (
+        entry.name.endsWith('.yaml') &&
+        !/test-kits|storyboard-schema|runner-output-contract/.test(join(dir, entry.name))
+      )
+        corpusFiles.push(join(dir, entry.name));
     }
   };
   for (const sub of ['universal', 'protocols', 'specialisms']) walk(join(corpus.root, sub));
   const sources = corpusFiles.map((file) => [file, readFileSync(file, 'utf8')]);
   const compileAll = () => {
     const c0 = cpuMs();
-    for (const [file, source] of sources) adcp.compileStoryboard(source, file, { runtime: 'vitest-adcp/runtime', corpusRoot: corpus.root });
+    for (const [file, source] of sources)
+      adcp.compileStoryboard(source, file, { runtime: 'vitest-adcp/runtime', corpusRoot: corpus.root });
     return (cpuMs() - c0) / sources.length;
   };
   const compileCold = values['skip-compile'] ? NaN : compileAll();
   const compileWarm = values['skip-compile'] ? NaN : median([compileAll(), compileAll(), compileAll()]);
 
-  console.log(`fixture agent ${url}; ${files.length} storyboards, ${cold.steps} graded steps per round, ${rounds} rounds\n`);
+  console.log(
+    `fixture agent ${url}; ${files.length} storyboards, ${cold.steps} graded steps per round, ${rounds} rounds\n`,
+  );
   console.log('| | CPU ms per step (the runner) | wall ms per step |');
   console.log('|---|--:|--:|');
   console.log(`| cold (first round) | ${perStep(cold).cpu.toFixed(2)} | ${perStep(cold).wall.toFixed(2)} |`);
   console.log(`| warm (median of ${warm.length}) | ${warmCpu.toFixed(2)} | ${warmWall.toFixed(2)} |`);
   const long = [];
   for (let i = 0; i < rounds; i++) long.push(await longRound());
-  console.log(`| one run of ${LONG_STEPS} steps (median of ${rounds}) | ${median(long.map((r) => perStep(r).cpu)).toFixed(2)} | ${median(long.map((r) => perStep(r).wall)).toFixed(2)} |`);
-  console.log(`\ncompile (loader + compiler), ${sources.length} corpus files: ${compileCold.toFixed(2)} ms CPU per file cold, ${compileWarm.toFixed(2)} ms warm`);
+  console.log(
+    `| one run of ${LONG_STEPS} steps (median of ${rounds}) | ${median(long.map((r) => perStep(r).cpu)).toFixed(2)} | ${median(long.map((r) => perStep(r).wall)).toFixed(2)} |`,
+  );
+  console.log(
+    `\ncompile (loader + compiler), ${sources.length} corpus files: ${compileCold.toFixed(2)} ms CPU per file cold, ${compileWarm.toFixed(2)} ms warm`,
+  );
 } finally {
   await adcp.closeSharedSessions();
   agent.kill();

@@ -12,9 +12,18 @@
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { corpus, median, root, runOurs as runOursOn, runReference as runReferenceOn, startFixtureAgent } from './lib.mjs';
+import {
+  corpus,
+  median,
+  root,
+  runOurs as runOursOn,
+  runReference as runReferenceOn,
+  startFixtureAgent,
+} from './lib.mjs';
 
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '10' }, protocol: { type: 'string', default: 'mcp' } } });
+const { values } = parseArgs({
+  options: { rounds: { type: 'string', default: '10' }, protocol: { type: 'string', default: 'mcp' } },
+});
 const protocol = values.protocol === 'a2a' ? 'a2a' : 'mcp';
 const rounds = Number(values.rounds);
 const storyboards = {
@@ -30,7 +39,10 @@ async function timed(fn) {
 
 const started = await startFixtureAgent();
 /** The agent, its URLs on the chosen protocol. */
-const agent = protocol === 'a2a' ? { url: started.a2aUrl, urlFor: (b) => started.a2aUrlFor(b), close: () => started.close() } : started;
+const agent =
+  protocol === 'a2a'
+    ? { url: started.a2aUrl, urlFor: (b) => started.a2aUrlFor(b), close: () => started.close() }
+    : started;
 const runOurs = (file, url) => runOursOn(file, url, protocol);
 const runReference = (file, url) => runReferenceOn(file, url, protocol);
 try {
@@ -46,11 +58,25 @@ try {
       ours.push(await timed(() => runOurs(file, agent.url)));
       theirs.push(await timed(() => runReference(file, agent.url)));
     }
-    console.log(name.padEnd(24), median(ours).toFixed(1).padStart(15), median(theirs).toFixed(1).padStart(13), (median(ours) / median(theirs)).toFixed(2).padStart(7));
+    console.log(
+      name.padEnd(24),
+      median(ours).toFixed(1).padStart(15),
+      median(theirs).toFixed(1).padStart(13),
+      (median(ours) / median(theirs)).toFixed(2).padStart(7),
+    );
   }
 
   console.log('\nverdict agreement (step passed?) per behaviour:');
-  const behaviours = [undefined, 'wrong_value', 'drop_context', 'schema_invalid', 'text_only', 'error_response', 'error_text_only', 'error_jsonrpc'];
+  const behaviours = [
+    undefined,
+    'wrong_value',
+    'drop_context',
+    'schema_invalid',
+    'text_only',
+    'error_response',
+    'error_text_only',
+    'error_jsonrpc',
+  ];
   let agree = 0;
   let total = 0;
   const disagreements = [];
@@ -63,7 +89,10 @@ try {
         const passed = step.status === 'passed';
         total++;
         if (passed === theirs.get(step.key)) agree++;
-        else disagreements.push(`${name} @ ${behaviour ?? 'conformant'}: ${step.key} — vitest-adcp ${passed ? 'pass' : 'fail'}, reference ${theirs.get(step.key) ? 'pass' : 'fail'}`);
+        else
+          disagreements.push(
+            `${name} @ ${behaviour ?? 'conformant'}: ${step.key} — vitest-adcp ${passed ? 'pass' : 'fail'}, reference ${theirs.get(step.key) ? 'pass' : 'fail'}`,
+          );
       }
     }
   }

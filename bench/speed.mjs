@@ -68,12 +68,18 @@ const preload = join(root, 'bench', 'compare', 'listen-local.mjs');
 const work = join(root, '.vitest-adcp', 'speed');
 
 const { values } = parseArgs({
-  options: { agents: { type: 'string', default: 'seller-guaranteed,signals-marketplace' }, rounds: { type: 'string', default: '3' }, latency: { type: 'string', default: '0,50' }, 'count-latency': { type: 'string', default: '20' } },
+  options: {
+    agents: { type: 'string', default: 'seller-guaranteed,signals-marketplace' },
+    rounds: { type: 'string', default: '3' },
+    latency: { type: 'string', default: '0,50' },
+    'count-latency': { type: 'string', default: '20' },
+  },
 });
 const rounds = Number(values.rounds);
 /** undefined: `--latency off`, the agent reached directly (no proxy), the old table. */
 const latencies = values.latency === 'off' ? undefined : values.latency.split(',').map((ms) => Number(ms.trim()));
-if (latencies?.some((ms) => !Number.isFinite(ms) || ms < 0)) throw new Error(`--latency takes milliseconds, comma-separated (or off): ${values.latency}`);
+if (latencies?.some((ms) => !Number.isFinite(ms) || ms < 0))
+  throw new Error(`--latency takes milliseconds, comma-separated (or off): ${values.latency}`);
 /** The delay of the count pass: what tells requests one after another from requests in flight together. */
 const countLatency = Number(values['count-latency']);
 if (!(countLatency > 0)) throw new Error(`--count-latency takes milliseconds above 0: ${values['count-latency']}`);
@@ -89,7 +95,11 @@ function timed(command, args, { cwd, env }) {
   return new Promise((resolve) => {
     const probes = join(work, `rss-${process.hrtime.bigint()}`);
     mkdirSync(probes, { recursive: true });
-    const probeEnv = { ...env, RSS_PROBE_DIR: probes, NODE_OPTIONS: `${env.NODE_OPTIONS ?? ''} --import=${rssProbe}`.trim() };
+    const probeEnv = {
+      ...env,
+      RSS_PROBE_DIR: probes,
+      NODE_OPTIONS: `${env.NODE_OPTIONS ?? ''} --import=${rssProbe}`.trim(),
+    };
     const started = performance.now();
     const child = spawn(command, args, { cwd, env: probeEnv, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -98,26 +108,63 @@ function timed(command, args, { cwd, env }) {
     child.stderr.on('data', (d) => (stderr += d));
     child.on('exit', (code) => {
       const ms = performance.now() - started;
-      const peaks = readdirSync(probes).filter((f) => /^\d+\.json$/.test(f)).map((f) => JSON.parse(readFileSync(join(probes, f), 'utf8')).peakKiB);
+      const peaks = readdirSync(probes)
+        .filter((f) => /^\d+\.json$/.test(f))
+        .map((f) => JSON.parse(readFileSync(join(probes, f), 'utf8')).peakKiB);
       rmSync(probes, { recursive: true, force: true });
-      resolve({ ms, rssMb: Math.max(0, ...peaks) / 1024, rssSumMb: peaks.reduce((a, b) => a + b, 0) / 1024, processes: peaks.length, code, stdout, stderr });
+      resolve({
+        ms,
+        rssMb: Math.max(0, ...peaks) / 1024,
+        rssSumMb: peaks.reduce((a, b) => a + b, 0) / 1024,
+        processes: peaks.length,
+        code,
+        stdout,
+        stderr,
+      });
     });
   });
 }
 
 async function withAgent(spec, fn) {
   const ports = { agent: await freePort(), mock: spec.mock ? await freePort() : undefined };
-  const env = { ...process.env, NODE_ENV: 'development', ...(spec.env?.(ports) ?? {}), ADCP_BENCH_PORT_MAP: JSON.stringify(spec.fixedPort ? { [spec.fixedPort]: ports.agent } : {}) };
+  const env = {
+    ...process.env,
+    NODE_ENV: 'development',
+    ...(spec.env?.(ports) ?? {}),
+    ADCP_BENCH_PORT_MAP: JSON.stringify(spec.fixedPort ? { [spec.fixedPort]: ports.agent } : {}),
+  };
   let mock;
   let agent;
   try {
     if (spec.mock) {
-      mock = startProcess(`mock ${spec.mock}`, process.execPath, ['--import', preload, join(sdkRoot, 'bin', 'adcp.js'), 'mock-server', spec.mock, '--port', String(ports.mock)], { cwd: root, env, logFile: join(work, `${spec.name}-mock.log`) });
+      mock = startProcess(
+        `mock ${spec.mock}`,
+        process.execPath,
+        ['--import', preload, join(sdkRoot, 'bin', 'adcp.js'), 'mock-server', spec.mock, '--port', String(ports.mock)],
+        { cwd: root, env, logFile: join(work, `${spec.name}-mock.log`) },
+      );
       await waitUntilReady(mock, answersHttp(`http://127.0.0.1:${ports.mock}/_debug/traffic`), { timeoutMs: 90_000 });
     }
-    agent = startProcess(spec.name, join(root, 'node_modules', '.bin', 'tsx'), ['--import', preload, join(sdkRoot, 'examples', spec.example)], { cwd: root, env, logFile: join(work, `${spec.name}-agent.log`) });
+    agent = startProcess(
+      spec.name,
+      join(root, 'node_modules', '.bin', 'tsx'),
+      ['--import', preload, join(sdkRoot, 'examples', spec.example)],
+      { cwd: root, env, logFile: join(work, `${spec.name}-agent.log`) },
+    );
     const url = `http://127.0.0.1:${ports.agent}/mcp`;
-    await waitUntilReady(agent, answersHttp(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(spec.auth ? { authorization: `Bearer ${spec.auth}` } : {}) }, body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'tools/list', params: {} }) }), { timeoutMs: 90_000 });
+    await waitUntilReady(
+      agent,
+      answersHttp(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...(spec.auth ? { authorization: `Bearer ${spec.auth}` } : {}),
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'tools/list', params: {} }),
+      }),
+      { timeoutMs: 90_000 },
+    );
     return await fn(url);
   } finally {
     await stopProcess(agent);
@@ -137,10 +184,12 @@ function userRepo(name) {
   mkdirSync(modules, { recursive: true });
   // Not this repository's caches (.vite, .cache): each bench repository starts with its own, as a fresh install does.
   for (const entry of readdirSync(join(root, 'node_modules'))) {
-    if (entry !== '.vite' && entry !== '.cache' && entry !== '.package-lock.json') symlinkSync(join(root, 'node_modules', entry), join(modules, entry));
+    if (entry !== '.vite' && entry !== '.cache' && entry !== '.package-lock.json')
+      symlinkSync(join(root, 'node_modules', entry), join(modules, entry));
   }
   mkdirSync(join(modules, 'vitest-adcp'));
-  for (const part of ['package.json', 'dist', 'schema']) cpSync(join(root, part), join(modules, 'vitest-adcp', part), { recursive: true });
+  for (const part of ['package.json', 'dist', 'schema'])
+    cpSync(join(root, part), join(modules, 'vitest-adcp', part), { recursive: true });
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: `bench-${name}`, private: true, type: 'module' }));
   return dir;
 }
@@ -150,30 +199,61 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 async function benchAgent(spec) {
   return withAgent(spec, async (url) => {
     const env = childEnv({ ADCP_AGENT_URL: url, ...(spec.auth ? { ADCP_AUTH_TOKEN: spec.auth } : {}) });
-    const reference = () => timed('npx', ['--no', 'adcp', 'storyboard', 'run', url, '--json', '--allow-http', ...(spec.auth ? ['--auth', spec.auth] : [])], { cwd: root, env });
+    const reference = () =>
+      timed(
+        'npx',
+        [
+          '--no',
+          'adcp',
+          'storyboard',
+          'run',
+          url,
+          '--json',
+          '--allow-http',
+          ...(spec.auth ? ['--auth', spec.auth] : []),
+        ],
+        { cwd: root, env },
+      );
     // The storyboards the reference chose, for the `vitest` entry point.
     const first = await reference();
     const ids = JSON.parse(first.stdout).storyboards_executed ?? [];
-    if (ids.length === 0) throw new Error(`the reference ran no storyboards against ${spec.name}: ${first.stderr.slice(-500)}`);
+    if (ids.length === 0)
+      throw new Error(`the reference ran no storyboards against ${spec.name}: ${first.stderr.slice(-500)}`);
     const dir = userRepo(spec.name);
     writeFileSync(
       join(dir, 'vitest.config.mjs'),
       `import { defineConfig } from 'vitest/config';\nimport { adcpStoryboards } from 'vitest-adcp';\nexport default defineConfig({ plugins: [adcpStoryboards({ compliance: { storyboards: ${JSON.stringify(ids)} } })] });\n`,
     );
-    const vitest = () => timed(process.execPath, [join(dir, 'node_modules', 'vitest', 'vitest.mjs'), 'run'], { cwd: dir, env });
-    const cli = () => timed(process.execPath, [join(dir, 'node_modules', 'vitest-adcp', 'dist', 'cli.js'), url], { cwd: dir, env });
+    const vitest = () =>
+      timed(process.execPath, [join(dir, 'node_modules', 'vitest', 'vitest.mjs'), 'run'], { cwd: dir, env });
+    const cli = () =>
+      timed(process.execPath, [join(dir, 'node_modules', 'vitest-adcp', 'dist', 'cli.js'), url], { cwd: dir, env });
     const samples = { reference: [], vitest: [], cli: [] };
     for (let round = 0; round < rounds; round++) {
       for (const [name, run] of Object.entries({ reference, vitest, cli })) {
         const r = await run();
         samples[name].push(r);
-        const steps = [/Test Files\s+(.*)$/m, /Tests\s+(.*)$/m].map((re) => re.exec(r.stdout + r.stderr)?.[1] ?? '').join(' · ');
-        console.error(`  ${spec.name} round ${round + 1} ${name.padEnd(9)} ${(r.ms / 1000).toFixed(1)} s, ${r.rssMb.toFixed(0)} MB, exit ${r.code} ${steps}`);
+        const steps = [/Test Files\s+(.*)$/m, /Tests\s+(.*)$/m]
+          .map((re) => re.exec(r.stdout + r.stderr)?.[1] ?? '')
+          .join(' · ');
+        console.error(
+          `  ${spec.name} round ${round + 1} ${name.padEnd(9)} ${(r.ms / 1000).toFixed(1)} s, ${r.rssMb.toFixed(0)} MB, exit ${r.code} ${steps}`,
+        );
       }
     }
     // The first round runs with empty caches (compiled storyboards, validators, selection): a fresh install's first run.
-    const row = (name) => ({ s: median(samples[name].map((r) => r.ms)) / 1000, first: samples[name][0].ms / 1000, rss: Math.max(...samples[name].map((r) => r.rssMb)) });
-    return { agent: spec.name, storyboards: ids.length, reference: row('reference'), vitest: row('vitest'), cli: row('cli') };
+    const row = (name) => ({
+      s: median(samples[name].map((r) => r.ms)) / 1000,
+      first: samples[name][0].ms / 1000,
+      rss: Math.max(...samples[name].map((r) => r.rssMb)),
+    });
+    return {
+      agent: spec.name,
+      storyboards: ids.length,
+      reference: row('reference'),
+      vitest: row('vitest'),
+      cli: row('cli'),
+    };
   });
 }
 
@@ -200,13 +280,17 @@ function outcome(name, r) {
     try {
       const json = JSON.parse(r.stdout.slice(r.stdout.indexOf('{')));
       const n = { passed: 0, failed: 0, skipped: 0 };
-      for (const track of json.tracks ?? []) for (const sc of track.scenarios ?? []) for (const st of sc.steps ?? []) n[st.skipped ? 'skipped' : st.passed ? 'passed' : 'failed']++;
+      for (const track of json.tracks ?? [])
+        for (const sc of track.scenarios ?? [])
+          for (const st of sc.steps ?? []) n[st.skipped ? 'skipped' : st.passed ? 'passed' : 'failed']++;
       return `${n.failed} failed, ${n.passed} passed, ${n.skipped} skipped`;
     } catch {
       return 'no JSON';
     }
   }
-  return (/Tests\s+(.*)$/m.exec(r.stdout + r.stderr)?.[1] ?? '?').replace(/\s*\(\d+\)\s*$/, '').replace(/\s+\|\s+/g, ', ');
+  return (/Tests\s+(.*)$/m.exec(r.stdout + r.stderr)?.[1] ?? '?')
+    .replace(/\s*\(\d+\)\s*$/, '')
+    .replace(/\s+\|\s+/g, ', ');
 }
 
 /**
@@ -229,14 +313,33 @@ async function benchAgentLatency(spec) {
         return { ...r, requests: records.length, chain: serialDepth(records), traffic: summarize(records) };
       };
       const log = (what, r) =>
-        console.error(`  ${spec.name} ${what.padEnd(34)} ${(r.ms / 1000).toFixed(2)} s, ${r.requests} requests (chain ${r.chain}), ${r.rssMb.toFixed(0)} MB max / ${r.rssSumMb.toFixed(0)} MB in ${r.processes} processes, exit ${r.code}`);
+        console.error(
+          `  ${spec.name} ${what.padEnd(34)} ${(r.ms / 1000).toFixed(2)} s, ${r.requests} requests (chain ${r.chain}), ${r.rssMb.toFixed(0)} MB max / ${r.rssSumMb.toFixed(0)} MB in ${r.processes} processes, exit ${r.code}`,
+        );
 
       proxy.setDelay(0);
-      const reference = () => counted(() => timed('npx', ['--no', 'adcp', 'storyboard', 'run', url, '--json', '--allow-http', ...(spec.auth ? ['--auth', spec.auth] : [])], { cwd: root, env }));
+      const reference = () =>
+        counted(() =>
+          timed(
+            'npx',
+            [
+              '--no',
+              'adcp',
+              'storyboard',
+              'run',
+              url,
+              '--json',
+              '--allow-http',
+              ...(spec.auth ? ['--auth', spec.auth] : []),
+            ],
+            { cwd: root, env },
+          ),
+        );
       const first = await reference();
       log('reference (selection)', first);
       const ids = JSON.parse(first.stdout).storyboards_executed ?? [];
-      if (ids.length === 0) throw new Error(`the reference ran no storyboards against ${spec.name}: ${first.stderr.slice(-500)}`);
+      if (ids.length === 0)
+        throw new Error(`the reference ran no storyboards against ${spec.name}: ${first.stderr.slice(-500)}`);
       const dir = userRepo(spec.name);
       const config = (name, storyboards) =>
         writeFileSync(
@@ -261,19 +364,35 @@ async function benchAgentLatency(spec) {
         if (!entry) throw new Error(`${id}: not in the installed corpus`);
         const r = await cli('--storyboards', entry.file);
         log(`count ${id}`, r);
-        perStoryboard.push({ id, requires: entry.requires ?? [], requests: r.requests, chain: r.chain, ms: r.ms, code: r.code, byKind: r.traffic.byKind });
+        perStoryboard.push({
+          id,
+          requires: entry.requires ?? [],
+          requests: r.requests,
+          chain: r.chain,
+          ms: r.ms,
+          code: r.code,
+          byKind: r.traffic.byKind,
+        });
       }
       const selection = await cli('--list');
       log('cli --list (selection)', selection);
-      const longest = perStoryboard.reduce((a, b) => (b.chain > a.chain || (b.chain === a.chain && b.requests > a.requests) ? b : a));
-      const trivial = (perStoryboard.some((s) => s.requires.length === 0) ? perStoryboard.filter((s) => s.requires.length === 0) : perStoryboard).reduce((a, b) => (b.requests < a.requests ? b : a));
+      const longest = perStoryboard.reduce((a, b) =>
+        b.chain > a.chain || (b.chain === a.chain && b.requests > a.requests) ? b : a,
+      );
+      const trivial = (
+        perStoryboard.some((s) => s.requires.length === 0)
+          ? perStoryboard.filter((s) => s.requires.length === 0)
+          : perStoryboard
+      ).reduce((a, b) => (b.requests < a.requests ? b : a));
 
       // Fixed start-up: one trivial storyboard at 0 ms, each entry point.
       proxy.setDelay(0);
       config('vitest.one.config.mjs', [trivial.id]);
       const startup = { vitest: [], cli: [] };
       for (let round = 0; round < rounds; round++) {
-        const v = await counted(() => timed(process.execPath, [vitestBin, 'run', '--config', 'vitest.one.config.mjs'], { cwd: dir, env }));
+        const v = await counted(() =>
+          timed(process.execPath, [vitestBin, 'run', '--config', 'vitest.one.config.mjs'], { cwd: dir, env }),
+        );
         log(`start-up vitest (${trivial.id})`, v);
         const c = await cli('--storyboards', trivial.id);
         log(`start-up cli (${trivial.id})`, c);
@@ -288,7 +407,18 @@ async function benchAgentLatency(spec) {
         for (let round = 0; round < rounds; round++) {
           for (const [name, run] of Object.entries({ reference, vitest, cli: () => cli() })) {
             const r = await run();
-            samples[name].push({ ms: r.ms, rssMb: r.rssMb, rssSumMb: r.rssSumMb, processes: r.processes, requests: r.requests, chain: r.chain, sessions: r.traffic.sessions, failedRequests: r.traffic.failed, code: r.code, outcome: outcome(name, r) });
+            samples[name].push({
+              ms: r.ms,
+              rssMb: r.rssMb,
+              rssSumMb: r.rssSumMb,
+              processes: r.processes,
+              requests: r.requests,
+              chain: r.chain,
+              sessions: r.traffic.sessions,
+              failedRequests: r.traffic.failed,
+              code: r.code,
+              outcome: outcome(name, r),
+            });
             log(`${latency} ms round ${round + 1} ${name}`, r);
           }
         }
@@ -328,18 +458,26 @@ function latencyMarkdown(results, startedAt) {
     const vLimitRequests = r.longest.chain;
     const cLimitRequests = r.longest.chain + r.selectionRequests;
     lines.push(`## ${r.agent} (${r.storyboards} storyboards)`, '');
-    lines.push('| latency | reference | `npx vitest run` (ratio) | `npx vitest-adcp <url>` (ratio) | critical-path limit vitest / cli | distance vitest / cli | requests per run (chain) ref / vitest / cli |');
+    lines.push(
+      '| latency | reference | `npx vitest run` (ratio) | `npx vitest-adcp <url>` (ratio) | critical-path limit vitest / cli | distance vitest / cli | requests per run (chain) ref / vitest / cli |',
+    );
     lines.push('|--:|--:|--:|--:|--:|--:|--:|');
     for (const { latency, samples } of r.byLatency) {
       const s = (name) => median(samples[name].map((x) => x.ms)) / 1000;
-      const q = (name) => `${median(samples[name].map((x) => x.requests))} (${median(samples[name].map((x) => x.chain))})`;
-      const limit = { vitest: r.startup.vitest + (vLimitRequests * latency) / 1000, cli: r.startup.cli + (cLimitRequests * latency) / 1000 };
+      const q = (name) =>
+        `${median(samples[name].map((x) => x.requests))} (${median(samples[name].map((x) => x.chain))})`;
+      const limit = {
+        vitest: r.startup.vitest + (vLimitRequests * latency) / 1000,
+        cli: r.startup.cli + (cLimitRequests * latency) / 1000,
+      };
       lines.push(
         `| ${latency} ms | ${f2(s('reference'))} s | ${f2(s('vitest'))} s (${f2(s('vitest') / s('reference'))}) | ${f2(s('cli'))} s (${f2(s('cli') / s('reference'))}) | ${f2(limit.vitest)} / ${f2(limit.cli)} s | ${f2(s('vitest') / limit.vitest)} / ${f2(s('cli') / limit.cli)} | ${q('reference')} / ${q('vitest')} / ${q('cli')} |`,
       );
     }
     lines.push('');
-    lines.push('| latency | peak RSS, largest process ref / vitest / cli | peak RSS summed over a run\'s processes ref / vitest / cli | processes ref / vitest / cli | exit codes ref / vitest / cli | graded, last round: ref (steps) / vitest / cli (tests) |');
+    lines.push(
+      "| latency | peak RSS, largest process ref / vitest / cli | peak RSS summed over a run's processes ref / vitest / cli | processes ref / vitest / cli | exit codes ref / vitest / cli | graded, last round: ref (steps) / vitest / cli (tests) |",
+    );
     lines.push('|--:|--:|--:|--:|--:|---|');
     for (const { latency, samples } of r.byLatency) {
       const worst = (name, key) => Math.max(...samples[name].map((x) => x[key]));
@@ -376,10 +514,15 @@ if (latencies) {
   mkdirSync(out, { recursive: true });
   const stamp = startedAt.slice(0, 16).replace(/:/g, '');
   writeFileSync(join(out, `speed-${stamp}.md`), `${markdown}\n`);
-  writeFileSync(join(out, `speed-${stamp}.json`), `${JSON.stringify({ startedAt, rounds, latencies, results }, null, 2)}\n`);
+  writeFileSync(
+    join(out, `speed-${stamp}.json`),
+    `${JSON.stringify({ startedAt, rounds, latencies, results }, null, 2)}\n`,
+  );
   console.log(`\n${markdown}\nwritten to bench/out/speed-${stamp}.md (samples: speed-${stamp}.json)`);
 } else {
-  console.log(`\n| agent | storyboards | reference | \`npx vitest run\` (ratio) | \`npx vitest-adcp <url>\` (ratio) | first run, cold caches: vitest / cli | peak RSS ref / vitest / cli |`);
+  console.log(
+    `\n| agent | storyboards | reference | \`npx vitest run\` (ratio) | \`npx vitest-adcp <url>\` (ratio) | first run, cold caches: vitest / cli | peak RSS ref / vitest / cli |`,
+  );
   console.log('|---|--:|--:|--:|--:|--:|--:|');
   for (const r of results) {
     console.log(

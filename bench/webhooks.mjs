@@ -20,7 +20,15 @@ import { adcp, corpus, reference, startFixtureAgent } from './lib.mjs';
 
 const TOKEN = 'demo-bench-webhooks';
 const file = join(corpus.root, 'universal', 'webhook-emission.yaml');
-const behaviours = [undefined, 'webhook_unsigned', 'webhook_no_idempotency_key', 'webhook_rotating_key', 'webhook_no_retry', 'webhook_reused_nonce', 'webhook_never'];
+const behaviours = [
+  undefined,
+  'webhook_unsigned',
+  'webhook_no_idempotency_key',
+  'webhook_rotating_key',
+  'webhook_no_retry',
+  'webhook_reused_nonce',
+  'webhook_never',
+];
 const TIMEOUT_MS = 8_000;
 
 const agent = await startFixtureAgent();
@@ -31,8 +39,19 @@ async function seed(url) {
   const transport = new adcp.McpTransport({ url, maxResponseBytes: 1_000_000 });
   const options = { credentials: { kind: 'bearer', token: TOKEN }, timeoutMs: 10_000 };
   try {
-    await transport.call('comply_test_controller', { scenario: 'seed_product', params: { product_id: 'test-product', fixture: {} } }, options);
-    await transport.call('comply_test_controller', { scenario: 'seed_pricing_option', params: { product_id: 'test-product', pricing_option_id: 'default', fixture: {} } }, options);
+    await transport.call(
+      'comply_test_controller',
+      { scenario: 'seed_product', params: { product_id: 'test-product', fixture: {} } },
+      options,
+    );
+    await transport.call(
+      'comply_test_controller',
+      {
+        scenario: 'seed_pricing_option',
+        params: { product_id: 'test-product', pricing_option_id: 'default', fixture: {} },
+      },
+      options,
+    );
   } finally {
     await transport.close();
   }
@@ -46,9 +65,18 @@ async function ours(behaviour) {
   const url = endpoint(behaviour);
   await seed(url);
   const loaded = adcp.loadStoryboardFile(file, { corpusRoot: corpus.root });
-  const run = adcp.openStoryboardRun(loaded.storyboard, { agentUrl: url, authToken: TOKEN, corpusRoot: corpus.root, timeoutMs: TIMEOUT_MS }, { env: {}, webhooks: receiver });
+  const run = adcp.openStoryboardRun(
+    loaded.storyboard,
+    { agentUrl: url, authToken: TOKEN, corpusRoot: corpus.root, timeoutMs: TIMEOUT_MS },
+    { env: {}, webhooks: receiver },
+  );
   try {
-    return new Map((await run.runAll()).map((o) => [o.result.step_id, { verdict: o.status === 'skipped' ? `skipped:${o.result.skip.reason}` : o.status, why: why(o.result) }]));
+    return new Map(
+      (await run.runAll()).map((o) => [
+        o.result.step_id,
+        { verdict: o.status === 'skipped' ? `skipped:${o.result.skip.reason}` : o.status, why: why(o.result) },
+      ]),
+    );
   } finally {
     await run.close();
   }
@@ -73,7 +101,11 @@ async function theirs(behaviour) {
       auth: { type: 'bearer', token: TOKEN },
       webhook_receiver: { mode: 'loopback_mock' },
       contracts: ['webhook_receiver_runner'],
-      webhook_signing: { jwks: new StaticJwksResolver(jwks.keys), replayStore: new InMemoryReplayStore(), revocationStore: new InMemoryRevocationStore() },
+      webhook_signing: {
+        jwks: new StaticJwksResolver(jwks.keys),
+        replayStore: new InMemoryReplayStore(),
+        revocationStore: new InMemoryRevocationStore(),
+      },
       timeout_ms: TIMEOUT_MS,
     });
     return new Map(
@@ -81,8 +113,17 @@ async function theirs(behaviour) {
         phase.steps.map((step) => [
           step.step_id,
           {
-            verdict: step.skipped ? `skipped:${step.skip?.reason ?? step.skip_reason}` : step.passed ? 'passed' : 'failed',
-            why: step.skipped ? (step.skip?.detail ?? '').slice(0, 90) : (step.validations ?? []).filter((v) => !v.passed).map((v) => v.actual?.code ?? v.check).join(', ') || (step.error ?? '').slice(0, 90),
+            verdict: step.skipped
+              ? `skipped:${step.skip?.reason ?? step.skip_reason}`
+              : step.passed
+                ? 'passed'
+                : 'failed',
+            why: step.skipped
+              ? (step.skip?.detail ?? '').slice(0, 90)
+              : (step.validations ?? [])
+                  .filter((v) => !v.passed)
+                  .map((v) => v.actual?.code ?? v.check)
+                  .join(', ') || (step.error ?? '').slice(0, 90),
           },
         ]),
       ),
@@ -109,7 +150,12 @@ try {
   await receiver.close();
   await agent.close();
 }
-console.log(`webhook_emission on the fixture agent: ${agree}/${total} step verdicts agree over ${behaviours.length} behaviours\n`);
+console.log(
+  `webhook_emission on the fixture agent: ${agree}/${total} step verdicts agree over ${behaviours.length} behaviours\n`,
+);
 console.log('| behaviour | step | reference | vitest-adcp |');
 console.log('|---|---|---|---|');
-for (const r of rows) console.log(`| ${r.behaviour} | ${r.step} | ${r.reference.verdict}${r.reference.why ? ` (${r.reference.why})` : ''} | ${r.ours.verdict}${r.ours.why ? ` (${r.ours.why})` : ''} |`);
+for (const r of rows)
+  console.log(
+    `| ${r.behaviour} | ${r.step} | ${r.reference.verdict}${r.reference.why ? ` (${r.reference.why})` : ''} | ${r.ours.verdict}${r.ours.why ? ` (${r.ours.why})` : ''} |`,
+  );

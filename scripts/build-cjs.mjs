@@ -46,7 +46,13 @@ const program = ts.createProgram(entries, options, host);
 const emitted = program.emit();
 const diagnostics = [...program.getOptionsDiagnostics(), ...program.getSyntacticDiagnostics(), ...emitted.diagnostics];
 if (diagnostics.length > 0 || emitted.emitSkipped) {
-  process.stderr.write(ts.formatDiagnosticsWithColorAndContext(diagnostics, { getCanonicalFileName: (f) => f, getCurrentDirectory: () => root, getNewLine: () => '\n' }));
+  process.stderr.write(
+    ts.formatDiagnosticsWithColorAndContext(diagnostics, {
+      getCanonicalFileName: (f) => f,
+      getCurrentDirectory: () => root,
+      getNewLine: () => '\n',
+    }),
+  );
   process.stderr.write('build-cjs: the CommonJS build failed\n');
   process.exit(1);
 }

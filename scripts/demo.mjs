@@ -14,11 +14,21 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const agent = await startFixtureAgent();
 console.log(`fixture agent listening at ${agent.url}\n`);
 
-const child = spawn(process.execPath, [join(root, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--config', 'vitest.demo.config.ts', ...process.argv.slice(2)], {
-  cwd: root,
-  stdio: 'inherit',
-  env: { ...process.env, ADCP_AGENT_URL: agent.url },
-});
+const child = spawn(
+  process.execPath,
+  [
+    join(root, 'node_modules', 'vitest', 'vitest.mjs'),
+    'run',
+    '--config',
+    'vitest.demo.config.ts',
+    ...process.argv.slice(2),
+  ],
+  {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, ADCP_AGENT_URL: agent.url },
+  },
+);
 const code = await new Promise((resolve) => child.on('close', (c) => resolve(c ?? 1)));
 await agent.close();
 // The contract reporter says where it wrote the report.

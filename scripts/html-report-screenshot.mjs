@@ -18,7 +18,12 @@ import { parseArgs } from 'node:util';
 import { startFixtureAgent } from '../fixtures/agent/server.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const { values } = parseArgs({ options: { out: { type: 'string', default: 'docs/img/html-report.png' }, chromium: { type: 'string', default: process.env.CHROMIUM ?? '/usr/bin/chromium' } } });
+const { values } = parseArgs({
+  options: {
+    out: { type: 'string', default: 'docs/img/html-report.png' },
+    chromium: { type: 'string', default: process.env.CHROMIUM ?? '/usr/bin/chromium' },
+  },
+});
 const out = resolve(root, values.out);
 const work = join(root, '.vitest-adcp', 'screenshot');
 if (!existsSync(values.chromium)) {
@@ -28,7 +33,11 @@ if (!existsSync(values.chromium)) {
 
 function run(command, args, env = {}) {
   return new Promise((resolveRun) => {
-    const child = spawn(command, args, { cwd: root, stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, ...env } });
+    const child = spawn(command, args, {
+      cwd: root,
+      stdio: ['ignore', 'inherit', 'inherit'],
+      env: { ...process.env, ...env },
+    });
     child.on('close', (code) => resolveRun(code ?? 1));
   });
 }
@@ -63,7 +72,15 @@ if (!existsSync(join(work, 'report.html'))) {
 }
 mkdirSync(dirname(out), { recursive: true });
 // --no-sandbox: Chromium refuses to start its sandbox as root (containers, CI). The page loads nothing from the network.
-const shot = await run(values.chromium, ['--headless', '--no-sandbox', '--disable-gpu', '--hide-scrollbars', `--screenshot=${out}`, '--window-size=1280,900', pathToFileURL(join(work, 'report.html')).href]);
+const shot = await run(values.chromium, [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--hide-scrollbars',
+  `--screenshot=${out}`,
+  '--window-size=1280,900',
+  pathToFileURL(join(work, 'report.html')).href,
+]);
 if (shot !== 0 || !existsSync(out)) {
   console.error(`chromium exited ${shot} without a screenshot`);
   process.exit(1);

@@ -123,7 +123,6 @@ agent unreachable or refusing the credentials included: nothing ran),
 finishes, the rest are not run) and --report is still written; a second signal
 exits at once.`;
 
-
 interface Invocation {
   url: string;
   plugin: AdcpStoryboardsOptions;
@@ -141,7 +140,11 @@ interface Invocation {
   vitest: { options: Record<string, unknown>; filters: string[] };
 }
 
-type Command = { kind: 'help' } | { kind: 'version'; version?: string } | { kind: 'init'; file: string } | { kind: 'run'; invocation: Invocation };
+type Command =
+  | { kind: 'help' }
+  | { kind: 'version'; version?: string }
+  | { kind: 'init'; file: string }
+  | { kind: 'run'; invocation: Invocation };
 
 /**
  * A test waits for its step's calls to the agent, each bounded by `timeoutMs`;
@@ -157,7 +160,10 @@ function isLoopback(hostname: string): boolean {
 }
 
 function commaList(values: string[] | undefined): string[] {
-  return (values ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
+  return (values ?? [])
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter(Boolean);
 }
 
 /** The most a token file (or stdin) may hold: a bearer token is a line, not a file. */
@@ -172,16 +178,24 @@ function readAuthFile(path: string, cwd: string): string {
   try {
     // fd 0 for `-`: stdin read whole (a pipe, a here-string, a redirected file).
     const bytes = readFileSync(path === '-' ? 0 : resolve(cwd, path));
-    if (bytes.byteLength > MAX_AUTH_FILE_BYTES) throw new UsageError(`--auth-file ${path}: over ${MAX_AUTH_FILE_BYTES} bytes; it must hold the bearer token alone, on one line`);
+    if (bytes.byteLength > MAX_AUTH_FILE_BYTES)
+      throw new UsageError(
+        `--auth-file ${path}: over ${MAX_AUTH_FILE_BYTES} bytes; it must hold the bearer token alone, on one line`,
+      );
     text = bytes.toString('utf8');
   } catch (error) {
     if (error instanceof UsageError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(`--auth-file ${path}: cannot read it (${code ?? (error instanceof Error ? error.message : String(error))}); give a file holding the bearer token, or - to read it from stdin`);
+    throw new UsageError(
+      `--auth-file ${path}: cannot read it (${code ?? (error instanceof Error ? error.message : String(error))}); give a file holding the bearer token, or - to read it from stdin`,
+    );
   }
   const token = text.trim();
   if (token === '') throw new UsageError(`--auth-file ${path} is empty: it must hold the bearer token, on one line`);
-  if (/[\r\n]/.test(token)) throw new UsageError(`--auth-file ${path} has more than one line: it must hold the bearer token alone, on one line`);
+  if (/[\r\n]/.test(token))
+    throw new UsageError(
+      `--auth-file ${path} has more than one line: it must hold the bearer token alone, on one line`,
+    );
   return token;
 }
 
@@ -193,8 +207,14 @@ async function importVitest(): Promise<typeof import('vitest/node')> {
   try {
     return await import('vitest/node');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND' || !/'vitest'/.test(String((error as Error).message))) throw error;
-    throw new UsageError(`Vitest is not installed where vitest-adcp is, and the storyboards run as Vitest tests: install it beside vitest-adcp (npm install -D vitest), or run npx vitest-adcp from a project that has it (${(error as Error).message.split('\n')[0]})`);
+    if (
+      (error as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND' ||
+      !/'vitest'/.test(String((error as Error).message))
+    )
+      throw error;
+    throw new UsageError(
+      `Vitest is not installed where vitest-adcp is, and the storyboards run as Vitest tests: install it beside vitest-adcp (npm install -D vitest), or run npx vitest-adcp from a project that has it (${(error as Error).message.split('\n')[0]})`,
+    );
   }
 }
 
@@ -224,7 +244,17 @@ const OPTIONS = {
 } as const;
 
 /** Vitest options that make no sense for a one-off run without a config: refused, with what to do instead. */
-const NOT_FOR_THIS_COMMAND: Record<string, string> = { watch: '--watch', w: '--watch', config: '--config', c: '--config', root: '--root', r: '--root', dir: '--dir', ui: '--ui', standalone: '--standalone' };
+const NOT_FOR_THIS_COMMAND: Record<string, string> = {
+  watch: '--watch',
+  w: '--watch',
+  config: '--config',
+  c: '--config',
+  root: '--root',
+  r: '--root',
+  dir: '--dir',
+  ui: '--ui',
+  standalone: '--standalone',
+};
 
 /**
  * The arguments after `--`, read by Vitest's own parser (`parseCLI`, what `vitest run <args>` reads them with): its
@@ -237,7 +267,9 @@ async function vitestArguments(args: string[]): Promise<Invocation['vitest']> {
   try {
     parsed = parseCLI(['vitest', 'run', ...args]);
   } catch (error) {
-    throw new UsageError(`after --: ${error instanceof Error ? error.message : String(error)} (the arguments after -- are Vitest's, as for \`vitest run\`)`);
+    throw new UsageError(
+      `after --: ${error instanceof Error ? error.message : String(error)} (the arguments after -- are Vitest's, as for \`vitest run\`)`,
+    );
   }
   const options: Record<string, unknown> = { ...parsed.options };
   // Not options: the parser's own bookkeeping, and its defaults for what was not given.
@@ -246,7 +278,10 @@ async function vitestArguments(args: string[]): Promise<Invocation['vitest']> {
   if (options.color === true) delete options.color;
   for (const key of Object.keys(options)) {
     const flag = NOT_FOR_THIS_COMMAND[key];
-    if (flag) throw new UsageError(`-- ${flag}: this command runs the storyboards once, from the current directory, without a Vitest config, so ${flag} does not apply. For it, add the plugin to your vitest.config.ts (README, "Quick start") and run Vitest itself`);
+    if (flag)
+      throw new UsageError(
+        `-- ${flag}: this command runs the storyboards once, from the current directory, without a Vitest config, so ${flag} does not apply. For it, add the plugin to your vitest.config.ts (README, "Quick start") and run Vitest itself`,
+      );
   }
   return { options, filters: parsed.filter };
 }
@@ -266,8 +301,12 @@ async function parse(argv: string[], cwd: string, env: NodeJS.ProcessEnv): Promi
   if (values.help) return { kind: 'help' };
   const version = values['compliance-version'] ?? (env.ADCP_COMPLIANCE?.trim() || undefined);
   if (values.version) return { kind: 'version', ...(version ? { version } : {}) };
-  if (positionals.length === 0) throw new UsageError('missing the agent URL, e.g. npx vitest-adcp http://127.0.0.1:3000/mcp');
-  if (positionals.length > 1) throw new UsageError(`one agent URL, got ${positionals.length}: ${positionals.join(' ')} (storyboards go in --storyboards a,b; Vitest's options after --, e.g. -- -t pattern)`);
+  if (positionals.length === 0)
+    throw new UsageError('missing the agent URL, e.g. npx vitest-adcp http://127.0.0.1:3000/mcp');
+  if (positionals.length > 1)
+    throw new UsageError(
+      `one agent URL, got ${positionals.length}: ${positionals.join(' ')} (storyboards go in --storyboards a,b; Vitest's options after --, e.g. -- -t pattern)`,
+    );
   const url = positionals[0]!;
   let parsedUrl: URL;
   try {
@@ -275,19 +314,40 @@ async function parse(argv: string[], cwd: string, env: NodeJS.ProcessEnv): Promi
   } catch {
     throw new UsageError(`"${url}" is not a URL: give the agent's MCP endpoint, e.g. https://agent.example.com/mcp`);
   }
-  if (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:') throw new UsageError(`"${url}" is not an http(s) URL: give the agent's MCP endpoint, e.g. https://agent.example.com/mcp`);
+  if (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:')
+    throw new UsageError(
+      `"${url}" is not an http(s) URL: give the agent's MCP endpoint, e.g. https://agent.example.com/mcp`,
+    );
   if (parsedUrl.protocol === 'http:' && !isLoopback(parsedUrl.hostname) && !values['allow-http']) {
-    throw new UsageError(`${url} is plain http to a host that is not loopback: agents must terminate TLS (use https://), or pass --allow-http for a development agent (results are then not publishable).`);
+    throw new UsageError(
+      `${url} is plain http to a host that is not loopback: agents must terminate TLS (use https://), or pass --allow-http for a development agent (results are then not publishable).`,
+    );
   }
-  if (values.auth !== undefined && values['auth-file'] !== undefined) throw new UsageError('--auth and --auth-file both give the bearer token: give one (--auth-file keeps it out of the process list)');
+  if (values.auth !== undefined && values['auth-file'] !== undefined)
+    throw new UsageError(
+      '--auth and --auth-file both give the bearer token: give one (--auth-file keeps it out of the process list)',
+    );
   const authToken = values['auth-file'] !== undefined ? readAuthFile(values['auth-file'], cwd) : values.auth;
   const protocol = values.protocol;
-  if (protocol !== undefined && protocol !== 'mcp' && protocol !== 'a2a') throw new UsageError(`--protocol is "${protocol}": use mcp or a2a`);
+  if (protocol !== undefined && protocol !== 'mcp' && protocol !== 'a2a')
+    throw new UsageError(`--protocol is "${protocol}": use mcp or a2a`);
   // The run's own check, env fallbacks included.
-  const runtime = resolveRuntimeConfig({ agentUrl: url, protocol, authToken, timeoutMs: DEFAULT_TIMEOUT_MS, ...(values['allow-http'] ? { allowHttp: true } : {}) }, env);
+  const runtime = resolveRuntimeConfig(
+    {
+      agentUrl: url,
+      protocol,
+      authToken,
+      timeoutMs: DEFAULT_TIMEOUT_MS,
+      ...(values['allow-http'] ? { allowHttp: true } : {}),
+    },
+    env,
+  );
   if (runtime.error) throw new UsageError(runtime.error);
   const list = values.list === true;
-  if (list && forVitest.length > 0) throw new UsageError(`--list prints the storyboards that would run, without running Vitest: the arguments after -- (${forVitest.join(' ')}) do not apply to it; drop them, or drop --list`);
+  if (list && forVitest.length > 0)
+    throw new UsageError(
+      `--list prints the storyboards that would run, without running Vitest: the arguments after -- (${forVitest.join(' ')}) do not apply to it; drop them, or drop --list`,
+    );
   const vitest = await vitestArguments(forVitest);
 
   const names = commaList(values.storyboards);
@@ -330,7 +390,12 @@ async function parse(argv: string[], cwd: string, env: NodeJS.ProcessEnv): Promi
         // The corpus ids are filled in once the selection is made (capabilities asked here, not by the plugin).
         compliance: { storyboards, bundles, tracks, ...(version ? { version } : {}) },
         ...(values.sequential ? { sequential: true } : {}),
-        agent: { url, protocol: runtime.protocol, ...(authToken ? { auth: { token: authToken } } : {}), ...(values['allow-http'] ? { allowHttp: true } : {}) },
+        agent: {
+          url,
+          protocol: runtime.protocol,
+          ...(authToken ? { auth: { token: authToken } } : {}),
+          ...(values['allow-http'] ? { allowHttp: true } : {}),
+        },
         timeoutMs: DEFAULT_TIMEOUT_MS,
         ...(values['skip-rate-abuse'] ? { signedRequests: { skipRateAbuse: true } } : {}),
         ...(values['lenient-keys'] ? { strictKeys: false } : {}),
@@ -343,13 +408,21 @@ async function parse(argv: string[], cwd: string, env: NodeJS.ProcessEnv): Promi
 
 /** The --webhook-* flags as plugin options, checked now so a bad setting is a usage error (exit 2). */
 function webhookOptions(
-  values: { 'webhook-receiver'?: boolean; 'webhook-base-url'?: string; 'webhook-port'?: string; 'webhook-allow-http'?: boolean },
+  values: {
+    'webhook-receiver'?: boolean;
+    'webhook-base-url'?: string;
+    'webhook-port'?: string;
+    'webhook-allow-http'?: boolean;
+  },
   env: NodeJS.ProcessEnv,
 ): WebhookOptions | undefined {
   const port = values['webhook-port'];
-  if (port !== undefined && !/^\d{1,5}$/.test(port)) throw new UsageError(`--webhook-port is "${port}": give a port number`);
+  if (port !== undefined && !/^\d{1,5}$/.test(port))
+    throw new UsageError(`--webhook-port is "${port}": give a port number`);
   const options: WebhookOptions = {
-    ...(values['webhook-receiver'] ? { receiver: values['webhook-base-url'] ? ('proxy' as const) : ('loopback' as const) } : {}),
+    ...(values['webhook-receiver']
+      ? { receiver: values['webhook-base-url'] ? ('proxy' as const) : ('loopback' as const) }
+      : {}),
     ...(values['webhook-base-url'] ? { publicBaseUrl: values['webhook-base-url'] } : {}),
     ...(port !== undefined ? { port: Number(port) } : {}),
     ...(values['webhook-allow-http'] ? { allowHttpBaseUrl: true } : {}),
@@ -362,8 +435,6 @@ function webhookOptions(
   return options;
 }
 
-
-
 /** The secrets of a run (the token, credentials in the URL): scrubbed from everything this command prints. */
 function runSecrets(invocation: Invocation | undefined, env: NodeJS.ProcessEnv): string[] {
   if (!invocation) return [];
@@ -374,13 +445,24 @@ function runSecrets(invocation: Invocation | undefined, env: NodeJS.ProcessEnv):
  * The storyboards to run, and why: the agent's capabilities asked here (once; the plugin then gets the ids), or the
  * names given. The same selection code as the plugin's, so `--list` is what the run runs.
  */
-async function select(invocation: Invocation, cwd: string, warnMissingScenarios: boolean): Promise<Selection & { capabilityIds?: string[] }> {
+async function select(
+  invocation: Invocation,
+  cwd: string,
+  warnMissingScenarios: boolean,
+): Promise<Selection & { capabilityIds?: string[] }> {
   let capabilityIds: string[] | undefined;
   if (invocation.fromCapabilities && invocation.corpusRoot) {
     const { storyboardIdsForAgent } = await import('./plugin/capabilities.js');
     const { runtime } = invocation;
     capabilityIds = await storyboardIdsForAgent(
-      { url: runtime.agentUrl!, protocol: runtime.protocol, authToken: runtime.authToken, timeoutMs: runtime.timeoutMs!, maxResponseBytes: runtime.maxResponseBytes!, allowHttp: runtime.allowHttp },
+      {
+        url: runtime.agentUrl!,
+        protocol: runtime.protocol,
+        authToken: runtime.authToken,
+        timeoutMs: runtime.timeoutMs!,
+        maxResponseBytes: runtime.maxResponseBytes!,
+        allowHttp: runtime.allowHttp,
+      },
       invocation.corpusRoot,
       // Where the plugin keeps its caches by default (cache/location.ts): Vite's cache directory of this project.
       { fromDir: cwd, cacheDir: defaultCacheDir(cwd, 'node_modules/.vite') },
@@ -398,7 +480,8 @@ async function select(invocation: Invocation, cwd: string, warnMissingScenarios:
 
 /** `--list`: one line per storyboard, `id<TAB>path<TAB>why`, then the notes and the count. */
 function printSelection(selection: Selection, cwd: string): void {
-  for (const storyboard of selection.storyboards) console.log(`${storyboard.id}\t${relative(cwd, storyboard.file)}\t${storyboard.reasons.join('; ')}`);
+  for (const storyboard of selection.storyboards)
+    console.log(`${storyboard.id}\t${relative(cwd, storyboard.file)}\t${storyboard.reasons.join('; ')}`);
   for (const note of selection.notes) console.log(`note: ${note}`);
   console.log(selectionSummary(selection));
 }
@@ -406,11 +489,20 @@ function printSelection(selection: Selection, cwd: string): void {
 /** The reporters of the run: Vitest's (or those named after `--`), and the contract report and its views when asked for. */
 async function reporters(invocation: Invocation, cwd: string): Promise<unknown[]> {
   const named = invocation.vitest.options.reporter;
-  const theirs = named === undefined ? ['default'] : ([] as unknown[]).concat(named).map((r) => (typeof r === 'string' && /^\.\.?\//.test(r) ? resolve(cwd, r) : r));
+  const theirs =
+    named === undefined
+      ? ['default']
+      : ([] as unknown[]).concat(named).map((r) => (typeof r === 'string' && /^\.\.?\//.test(r) ? resolve(cwd, r) : r));
   const ours: Reporter[] = [];
   if (invocation.report) {
     const { default: AdcpReporter } = await import('./report/reporter.js');
-    ours.push(new AdcpReporter({ outputFile: invocation.report, htmlFile: invocation.reportHtml, markdownFile: invocation.reportMarkdown }));
+    ours.push(
+      new AdcpReporter({
+        outputFile: invocation.report,
+        htmlFile: invocation.reportHtml,
+        markdownFile: invocation.reportMarkdown,
+      }),
+    );
   } else if (invocation.reportHtml || invocation.reportMarkdown) {
     const { ReportViewsReporter } = await import('./cli/views-reporter.js');
     ours.push(new ReportViewsReporter({ htmlFile: invocation.reportHtml, markdownFile: invocation.reportMarkdown }));
@@ -424,7 +516,11 @@ function isConfigurationError(error: unknown): error is Error {
 }
 
 /** Runs the command; resolves to the exit status. */
-async function main(argv: string[], cwd: string = process.cwd(), env: NodeJS.ProcessEnv = process.env): Promise<number> {
+async function main(
+  argv: string[],
+  cwd: string = process.cwd(),
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
   let command: Command;
   try {
     command = await parse(argv, cwd, env);
@@ -463,7 +559,10 @@ async function main(argv: string[], cwd: string = process.cwd(), env: NodeJS.Pro
     ...invocation.plugin,
     // The capability-selected ids as the plugin would have asked for them (compliance.fromCapabilities): it selects
     // the same files, in the same order, from them — without asking the agent a second time.
-    compliance: { ...invocation.plugin.compliance, storyboards: [...(invocation.plugin.compliance?.storyboards ?? []), ...(selection.capabilityIds ?? [])] },
+    compliance: {
+      ...invocation.plugin.compliance,
+      storyboards: [...(invocation.plugin.compliance?.storyboards ?? []), ...(selection.capabilityIds ?? [])],
+    },
   };
   const timeout = (plugin.timeoutMs ?? DEFAULT_TIMEOUT_MS) * VITEST_TIMEOUT_PER_STEP_TIMEOUT;
   const { reporter: _named, ...theirs } = invocation.vitest.options;
@@ -493,7 +592,9 @@ async function main(argv: string[], cwd: string = process.cwd(), env: NodeJS.Pro
   const { adcpStoryboards } = await import('./plugin/plugin.js');
   let vitest: Awaited<ReturnType<typeof createVitest>>;
   try {
-    vitest = await createVitest('test', options as Parameters<typeof createVitest>[1], { plugins: [adcpStoryboards(plugin), interruption.plugin()] });
+    vitest = await createVitest('test', options as Parameters<typeof createVitest>[1], {
+      plugins: [adcpStoryboards(plugin), interruption.plugin()],
+    });
   } catch (error) {
     interruption.stopListening();
     return configurationFailure(error, false, secrets);
@@ -513,7 +614,10 @@ async function main(argv: string[], cwd: string = process.cwd(), env: NodeJS.Pro
   } finally {
     interruption.stopListening();
   }
-  const failed = vitest.state.getCountOfFailedTests() > 0 || vitest.state.getUnhandledErrors().length > 0 || Number(process.exitCode ?? 0) !== 0;
+  const failed =
+    vitest.state.getCountOfFailedTests() > 0 ||
+    vitest.state.getUnhandledErrors().length > 0 ||
+    Number(process.exitCode ?? 0) !== 0;
   const code = stopped ? configurationFailure(stopped, false, secrets) : (interruption.exitCode ?? (failed ? 1 : 0));
   // Set before exit(): as under `vitest run`, a handle left open cannot keep CI waiting past
   // teardownTimeout — Vitest then ends the process with this status.
@@ -521,8 +625,6 @@ async function main(argv: string[], cwd: string = process.cwd(), env: NodeJS.Pro
   await vitest.exit();
   return code;
 }
-
-
 
 /** The exit-2 message: it can quote an agent (a capability call it failed), so scrubbed and sanitised like any output. */
 function configurationFailure(error: unknown, usage: boolean, secrets: readonly string[] = []): number {
@@ -532,7 +634,11 @@ function configurationFailure(error: unknown, usage: boolean, secrets: readonly 
     const message = /^vitest-adcp\b/.test(error.message) ? error.message : `vitest-adcp: ${error.message}`;
     console.error(safe(`${message}${usage ? '\nRun `npx vitest-adcp --help` for the options.' : ''}`));
   } else {
-    console.error(safe(`vitest-adcp: could not start the run: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`));
+    console.error(
+      safe(
+        `vitest-adcp: could not start the run: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+      ),
+    );
   }
   return 2;
 }

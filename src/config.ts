@@ -68,12 +68,18 @@ export class ConfigurationError extends Error {
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
 
-export interface ResolvedRuntimeConfig extends Omit<RuntimeConfig, 'protocol' | 'timeoutMs' | 'maxResponseBytes'>, Required<Pick<RuntimeConfig, 'protocol' | 'timeoutMs' | 'maxResponseBytes'>> {
+export interface ResolvedRuntimeConfig
+  extends
+    Omit<RuntimeConfig, 'protocol' | 'timeoutMs' | 'maxResponseBytes'>,
+    Required<Pick<RuntimeConfig, 'protocol' | 'timeoutMs' | 'maxResponseBytes'>> {
   /** Set when the configuration cannot work; every step reports it instead of calling the agent. */
   error?: string;
 }
 
-export function resolveRuntimeConfig(given: RuntimeConfig = {}, env: NodeJS.ProcessEnv = process.env): ResolvedRuntimeConfig {
+export function resolveRuntimeConfig(
+  given: RuntimeConfig = {},
+  env: NodeJS.ProcessEnv = process.env,
+): ResolvedRuntimeConfig {
   const agentUrl = given.agentUrl ?? nonEmpty(env.ADCP_AGENT_URL);
   const protocolRaw = given.protocol ?? nonEmpty(env.ADCP_PROTOCOL)?.toLowerCase() ?? 'mcp';
   const config: ResolvedRuntimeConfig = {
@@ -85,7 +91,8 @@ export function resolveRuntimeConfig(given: RuntimeConfig = {}, env: NodeJS.Proc
     maxResponseBytes: given.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     skipRateAbuse: given.skipRateAbuse ?? /^(1|true|yes)$/i.test(env.ADCP_SKIP_RATE_ABUSE ?? ''),
     allowHttp: given.allowHttp ?? /^(1|true|yes)$/i.test(env.ADCP_ALLOW_HTTP ?? ''),
-    requests: given.requests ?? (nonEmpty(env.ADCP_REQUESTS)?.toLowerCase() === 'as-written' ? 'as-written' : 'enriched'),
+    requests:
+      given.requests ?? (nonEmpty(env.ADCP_REQUESTS)?.toLowerCase() === 'as-written' ? 'as-written' : 'enriched'),
   };
   if (!agentUrl) {
     config.error =
@@ -94,7 +101,11 @@ export function resolveRuntimeConfig(given: RuntimeConfig = {}, env: NodeJS.Proc
     config.error = `agent URL "${agentUrl}" is not an http(s) URL: ADCP_AGENT_URL / agent.url must look like http://127.0.0.1:3000/mcp`;
   } else if (protocolRaw !== 'mcp' && protocolRaw !== 'a2a') {
     config.error = `ADCP_PROTOCOL / agent.protocol is "${protocolRaw}": use "mcp" or "a2a"`;
-  } else if (given.requests === undefined && nonEmpty(env.ADCP_REQUESTS) && !/^(as-written|enriched)$/i.test(nonEmpty(env.ADCP_REQUESTS)!)) {
+  } else if (
+    given.requests === undefined &&
+    nonEmpty(env.ADCP_REQUESTS) &&
+    !/^(as-written|enriched)$/i.test(nonEmpty(env.ADCP_REQUESTS)!)
+  ) {
     config.error = `ADCP_REQUESTS is "${nonEmpty(env.ADCP_REQUESTS)}": use "as-written" (sample_request only) or "enriched" (the default)`;
   } else if (!config.allowHttp && plainHttpRemote(agentUrl)) {
     config.error =

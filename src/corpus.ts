@@ -91,7 +91,8 @@ export function runCorpus(named: string | undefined, fromDir: string): Corpus | 
  */
 export function resolveCorpus(compliance: string | undefined, fromDir: string = process.cwd()): Corpus {
   const sdkRoot = findSdkRoot(fromDir);
-  const looksLikePath = compliance !== undefined && (isAbsolute(compliance) || compliance.startsWith('.') || compliance.includes('/'));
+  const looksLikePath =
+    compliance !== undefined && (isAbsolute(compliance) || compliance.startsWith('.') || compliance.includes('/'));
   if (compliance && looksLikePath) {
     const root = resolve(fromDir, compliance);
     if (!existsSync(join(root, 'index.json')) && !existsSync(join(root, 'universal'))) {

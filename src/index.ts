@@ -55,10 +55,28 @@ export { listCorpus, selectCorpus, type CorpusEntry } from './plugin/select.js';
 export { McpTransport } from './transport/mcp.js';
 export { A2aTransport, extractA2aResult } from './transport/a2a.js';
 export { createTransport } from './transport/create.js';
-export { createAdcpClient, type AdcpClient, type AdcpClientOptions, type AdcpCallOptions, type AdcpResponse, type AdcpAuth } from './client/client.js';
+export {
+  createAdcpClient,
+  type AdcpClient,
+  type AdcpClientOptions,
+  type AdcpCallOptions,
+  type AdcpResponse,
+  type AdcpAuth,
+} from './client/client.js';
 export type { Exchange } from './checks/types.js';
 export { compileStoryboard, type CompileResult } from './compile/compile.js';
-export { redactPayload, filterResponseHeaders, REDACTED_KEY_PATTERN, RESPONSE_HEADER_ALLOWLIST } from './report/redact.js';
+export {
+  redactPayload,
+  filterResponseHeaders,
+  REDACTED_KEY_PATTERN,
+  RESPONSE_HEADER_ALLOWLIST,
+} from './report/redact.js';
 export type { WebhookDeliveryRecord } from './engine/records.js';
-export { WebhookReceiver, type WebhookReceiverOptions, type WebhookDelivery, type WebhookSink, type RetryPolicy } from './webhooks/receiver.js';
+export {
+  WebhookReceiver,
+  type WebhookReceiverOptions,
+  type WebhookDelivery,
+  type WebhookSink,
+  type RetryPolicy,
+} from './webhooks/receiver.js';
 export type { WebhookOptions } from './webhooks/options.js';

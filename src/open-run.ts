@@ -40,7 +40,11 @@ export function closeSharedSessions(): Promise<void> {
   return workerSessions.close();
 }
 
-export function openStoryboardRun(storyboard: Storyboard, given: RuntimeConfig = {}, options: OpenRunOptions = {}): StoryboardRun {
+export function openStoryboardRun(
+  storyboard: Storyboard,
+  given: RuntimeConfig = {},
+  options: OpenRunOptions = {},
+): StoryboardRun {
   const config = resolveRuntimeConfig(given, options.env ?? process.env);
   let testKit: TestKit | undefined;
   let configurationError = config.error;
@@ -48,7 +52,11 @@ export function openStoryboardRun(storyboard: Storyboard, given: RuntimeConfig =
   if (kitRef && !configurationError) {
     try {
       const kitPath = resolveTestKitPath(kitRef, { storyboardFile: storyboard.file, corpusRoot: config.corpusRoot });
-      assertTestKitAllowed(kitPath, [config.corpusRoot, config.projectRoot ?? process.cwd(), ...(config.testKitDirs ?? [])]);
+      assertTestKitAllowed(kitPath, [
+        config.corpusRoot,
+        config.projectRoot ?? process.cwd(),
+        ...(config.testKitDirs ?? []),
+      ]);
       testKit = loadTestKit(kitPath);
     } catch (error) {
       configurationError = `cannot load test kit "${kitRef}": ${error instanceof Error ? error.message : String(error)}`;
@@ -75,8 +83,12 @@ export function openStoryboardRun(storyboard: Storyboard, given: RuntimeConfig =
     loadWarnings: options.loadWarnings,
     requests: config.requests,
     urlGuard: { allowHttp: config.allowHttp === true },
-    ...(options.webhooks || config.webhooks ? { webhooks: options.webhooks ?? new RemoteWebhookSink(config.webhooks!) } : {}),
-    ...(storyboard.requires_scenarios?.length && config.corpusRoot ? { knownStoryboardIds: storyboardIdsIn(config.corpusRoot) } : {}),
+    ...(options.webhooks || config.webhooks
+      ? { webhooks: options.webhooks ?? new RemoteWebhookSink(config.webhooks!) }
+      : {}),
+    ...(storyboard.requires_scenarios?.length && config.corpusRoot
+      ? { knownStoryboardIds: storyboardIdsIn(config.corpusRoot) }
+      : {}),
   });
 }
 
@@ -97,7 +109,9 @@ function assertTestKitAllowed(kitPath: string, roots: (string | undefined)[]): v
   const kit = real(kitPath);
   const allowed = roots.filter((r): r is string => Boolean(r)).map(real);
   if (allowed.some((root) => kit === root || kit.startsWith(root.endsWith(sep) ? root : root + sep))) return;
-  throw new Error(`${kit} is outside the project (${allowed[1] ?? allowed[0]}) and the compliance corpus; a storyboard may only name a test kit below them. To allow another directory, add it to adcpStoryboards({ testKitDirs: [...] })`);
+  throw new Error(
+    `${kit} is outside the project (${allowed[1] ?? allowed[0]}) and the compliance corpus; a storyboard may only name a test kit below them. To allow another directory, add it to adcpStoryboards({ testKitDirs: [...] })`,
+  );
 }
 
 const idsByRoot = new Map<string, ReadonlySet<string>>();

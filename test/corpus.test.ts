@@ -12,7 +12,11 @@ const installed = join(repo, 'node_modules', '@adcp', 'sdk', 'compliance', 'cach
 describe('ADCP_COMPLIANCE: finding the corpus', () => {
   it('defaults to the newest version in the installed @adcp/sdk, with its schemas', () => {
     const corpus = resolveCorpus(undefined, repo);
-    expect(corpus).toMatchObject({ root: installed, version: '3.0.6', schemasDir: expect.stringMatching(/schemas-data\/3\.0$/) });
+    expect(corpus).toMatchObject({
+      root: installed,
+      version: '3.0.6',
+      schemasDir: expect.stringMatching(/schemas-data\/3\.0$/),
+    });
   });
 
   it('takes a version or a path', () => {
@@ -22,7 +26,11 @@ describe('ADCP_COMPLIANCE: finding the corpus', () => {
   });
 
   it('says what exists when the version or path is wrong', () => {
-    expect(() => resolveCorpus('9.9.9', repo)).toThrow(new CorpusNotFoundError('AdCP compliance version "9.9.9" is not in the installed @adcp/sdk (it has: 3.0.6). Set ADCP_COMPLIANCE to one of those, or to a path.'));
+    expect(() => resolveCorpus('9.9.9', repo)).toThrow(
+      new CorpusNotFoundError(
+        'AdCP compliance version "9.9.9" is not in the installed @adcp/sdk (it has: 3.0.6). Set ADCP_COMPLIANCE to one of those, or to a path.',
+      ),
+    );
     expect(() => resolveCorpus('/nowhere/at/all', repo)).toThrow(/not a compliance tree .* Point it at a folder like/);
   });
 });
@@ -30,13 +38,13 @@ describe('ADCP_COMPLIANCE: finding the corpus', () => {
 describe('selecting corpus storyboards', () => {
   const entries = listCorpus(installed);
 
-  it('reads each storyboard\'s id, track and required scenarios as the YAML parser would, however they are written', () => {
+  it("reads each storyboard's id, track and required scenarios as the YAML parser would, however they are written", () => {
     const root = mkdtempSync(join(tmpdir(), 'adcp-list-'));
     try {
       mkdirSync(join(root, 'universal'));
       const files: Record<string, string> = {
         'plain.yaml': 'id: plain_one # a comment\ntrack: core\nphases: []\n',
-        'quoted.yaml': "id: \"quoted\"\ntrack: 'security'\nphases:\n  - id: p\n",
+        'quoted.yaml': 'id: "quoted"\ntrack: \'security\'\nphases:\n  - id: p\n',
         'block.yaml': 'id: block\nrequires_scenarios:\n  - a/one\n\n  - b_two # why\nnarrative: x\nphases: []\n',
         'inline.yaml': 'id: inline\nrequires_scenarios: [a/one, b_two]\nphases: []\n',
         'flow.yaml': '{ id: flow, track: t, phases: [] }\n',
@@ -45,7 +53,9 @@ describe('selecting corpus storyboards', () => {
         'broken.yaml': 'id: broken\nphases: [\n',
       };
       for (const [name, text] of Object.entries(files)) writeFileSync(join(root, 'universal', name), text);
-      const entries = Object.fromEntries(listCorpus(root).map((e) => [e.path, { id: e.id, track: e.track, requires: e.requires }]));
+      const entries = Object.fromEntries(
+        listCorpus(root).map((e) => [e.path, { id: e.id, track: e.track, requires: e.requires }]),
+      );
       expect(entries).toEqual({
         'universal/block.yaml': { id: 'block', track: undefined, requires: ['a/one', 'b_two'] },
         'universal/flow.yaml': { id: 'flow', track: 't', requires: undefined },
@@ -66,14 +76,18 @@ describe('selecting corpus storyboards', () => {
   });
 
   it('selects by id, bundle and track', () => {
-    expect(selectCorpus(installed, { storyboards: ['capability_discovery'] })).toEqual([join(installed, 'universal', 'capability-discovery.yaml')]);
+    expect(selectCorpus(installed, { storyboards: ['capability_discovery'] })).toEqual([
+      join(installed, 'universal', 'capability-discovery.yaml'),
+    ]);
     const universal = selectCorpus(installed, { bundles: ['universal'] });
     expect(universal.length).toBeGreaterThan(10);
     expect(universal.every((f) => f.includes('/universal/'))).toBe(true);
     const core = selectCorpus(installed, { tracks: ['core'] });
     expect(core).toContain(join(installed, 'universal', 'capability-discovery.yaml'));
     // A universal storyboard's file name is a bundle id too, as in the reference CLI.
-    expect(selectCorpus(installed, { bundles: ['idempotency'] })).toEqual([join(installed, 'universal', 'idempotency.yaml')]);
+    expect(selectCorpus(installed, { bundles: ['idempotency'] })).toEqual([
+      join(installed, 'universal', 'idempotency.yaml'),
+    ]);
   });
 
   it('selects the union of every name, across ids, bundles and tracks (a track never narrows a list of ids)', () => {
@@ -81,18 +95,24 @@ describe('selecting corpus storyboards', () => {
     const core = selectCorpus(installed, { tracks: ['core'] });
     const idempotency = selectCorpus(installed, { bundles: ['idempotency'] });
     expect(core.length).toBeGreaterThan(1);
-    expect(selectCorpus(installed, { storyboards: ['capability_discovery'], tracks: ['core'] })).toEqual([...new Set([...id, ...core])].sort());
-    expect(selectCorpus(installed, { storyboards: ['capability_discovery'], bundles: ['idempotency'] })).toEqual([...id, ...idempotency].sort());
+    expect(selectCorpus(installed, { storyboards: ['capability_discovery'], tracks: ['core'] })).toEqual(
+      [...new Set([...id, ...core])].sort(),
+    );
+    expect(selectCorpus(installed, { storyboards: ['capability_discovery'], bundles: ['idempotency'] })).toEqual(
+      [...id, ...idempotency].sort(),
+    );
   });
 
-  it('picks one file per id: the protocol bundle\'s, never its domains/ mirror', () => {
+  it("picks one file per id: the protocol bundle's, never its domains/ mirror", () => {
     const files = selectCorpus(installed, { storyboards: ['creative_lifecycle'] });
     expect(files).toEqual([join(installed, 'protocols', 'creative', 'index.yaml')]);
     expect(entries.filter((e) => e.id === 'creative_lifecycle')).toHaveLength(2);
   });
 
   it('adds the scenarios a selected storyboard requires, wherever they live (as the reference runner does)', () => {
-    const specialism = selectCorpus(installed, { bundles: ['sales-guaranteed'] }).map((f) => f.slice(installed.length + 1));
+    const specialism = selectCorpus(installed, { bundles: ['sales-guaranteed'] }).map((f) =>
+      f.slice(installed.length + 1),
+    );
     expect(specialism).toContain('specialisms/sales-guaranteed/index.yaml');
     expect(specialism).toContain('protocols/media-buy/scenarios/refine_products.yaml');
     const required = entries.find((e) => e.path === 'specialisms/sales-guaranteed/index.yaml')!.requires!;
@@ -104,11 +124,19 @@ describe('selecting corpus storyboards', () => {
     const tree = mkdtempSync(join(tmpdir(), 'vitest-adcp-corpus-'));
     try {
       mkdirSync(join(tree, 'universal'));
-      writeFileSync(join(tree, 'universal', 'a.yaml'), 'id: a\ntitle: A\nrequires_scenarios: [b/there, b/missing]\nphases: []\n');
+      writeFileSync(
+        join(tree, 'universal', 'a.yaml'),
+        'id: a\ntitle: A\nrequires_scenarios: [b/there, b/missing]\nphases: []\n',
+      );
       writeFileSync(join(tree, 'universal', 'b.yaml'), 'id: b/there\ntitle: B\nphases: []\n');
       const warnings: string[] = [];
-      expect(selectCorpus(tree, { storyboards: ['a'] }, { warn: (m) => warnings.push(m) })).toEqual([join(tree, 'universal', 'a.yaml'), join(tree, 'universal', 'b.yaml')]);
-      expect(warnings).toEqual(['universal/a.yaml requires scenario "b/missing", which this compliance corpus does not have; it is not run.']);
+      expect(selectCorpus(tree, { storyboards: ['a'] }, { warn: (m) => warnings.push(m) })).toEqual([
+        join(tree, 'universal', 'a.yaml'),
+        join(tree, 'universal', 'b.yaml'),
+      ]);
+      expect(warnings).toEqual([
+        'universal/a.yaml requires scenario "b/missing", which this compliance corpus does not have; it is not run.',
+      ]);
     } finally {
       rmSync(tree, { recursive: true, force: true });
     }
@@ -117,7 +145,11 @@ describe('selecting corpus storyboards', () => {
   it('names what it does not know, what was probably meant, and what exists', () => {
     let error: unknown;
     try {
-      selectCorpus(installed, { storyboards: ['no_such', 'capability_discovry', 'sales-guarnteed'], bundles: ['nope', 'media_buy'], tracks: ['cor'] });
+      selectCorpus(installed, {
+        storyboards: ['no_such', 'capability_discovry', 'sales-guarnteed'],
+        bundles: ['nope', 'media_buy'],
+        tracks: ['cor'],
+      });
     } catch (thrown) {
       error = thrown;
     }
@@ -135,8 +167,16 @@ describe('selecting corpus storyboards', () => {
 describe('run configuration from options and environment', () => {
   it('falls back to ADCP_* variables, options win', () => {
     const env = { ADCP_AGENT_URL: 'http://127.0.0.1:1/mcp', ADCP_AUTH_TOKEN: 't', ADCP_PROTOCOL: 'MCP' };
-    expect(resolveRuntimeConfig({}, env)).toMatchObject({ agentUrl: 'http://127.0.0.1:1/mcp', authToken: 't', protocol: 'mcp', timeoutMs: 30000 });
-    expect(resolveRuntimeConfig({ agentUrl: 'http://other/mcp', authToken: 'o' }, env)).toMatchObject({ agentUrl: 'http://other/mcp', authToken: 'o' });
+    expect(resolveRuntimeConfig({}, env)).toMatchObject({
+      agentUrl: 'http://127.0.0.1:1/mcp',
+      authToken: 't',
+      protocol: 'mcp',
+      timeoutMs: 30000,
+    });
+    expect(resolveRuntimeConfig({ agentUrl: 'http://other/mcp', authToken: 'o' }, env)).toMatchObject({
+      agentUrl: 'http://other/mcp',
+      authToken: 'o',
+    });
     expect(resolveRuntimeConfig({}, env).error).toBeUndefined();
     const a2a = resolveRuntimeConfig({}, { ...env, ADCP_PROTOCOL: 'a2a', ADCP_AGENT_URL: 'http://127.0.0.1:1/a2a' });
     expect([a2a.protocol, a2a.error]).toEqual(['a2a', undefined]);
@@ -146,6 +186,8 @@ describe('run configuration from options and environment', () => {
   it('turns a missing or bad setting into a message that says what to do', () => {
     expect(resolveRuntimeConfig({}, {}).error).toMatch(/no agent to test: set ADCP_AGENT_URL/);
     expect(resolveRuntimeConfig({}, { ADCP_AGENT_URL: 'localhost:3000' }).error).toMatch(/not an http\(s\) URL/);
-    expect(resolveRuntimeConfig({}, { ADCP_AGENT_URL: 'http://x/mcp', ADCP_PROTOCOL: 'grpc' }).error).toMatch(/use "mcp" or "a2a"/);
+    expect(resolveRuntimeConfig({}, { ADCP_AGENT_URL: 'http://x/mcp', ADCP_PROTOCOL: 'grpc' }).error).toMatch(
+      /use "mcp" or "a2a"/,
+    );
   });
 });

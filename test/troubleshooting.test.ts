@@ -20,10 +20,21 @@ const repo = join(import.meta.dirname, '..');
 const doc = readFileSync(join(repo, 'docs', 'troubleshooting.md'), 'utf8');
 
 /** Where the configuration and usage messages are written. */
-const MESSAGE_SOURCES = ['src/config.ts', 'src/corpus.ts', 'src/cli.ts', 'src/open-run.ts', 'src/webhooks/options.ts', 'src/client/client.ts', ...filesUnder('src/plugin'), ...filesUnder('src/cli')];
+const MESSAGE_SOURCES = [
+  'src/config.ts',
+  'src/corpus.ts',
+  'src/cli.ts',
+  'src/open-run.ts',
+  'src/webhooks/options.ts',
+  'src/client/client.ts',
+  ...filesUnder('src/plugin'),
+  ...filesUnder('src/cli'),
+];
 
 function filesUnder(dir: string): string[] {
-  return readdirSync(join(repo, dir), { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+  return readdirSync(join(repo, dir), { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? filesUnder(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
 }
 
 /** The string literal (or `+`-joined literals) starting at `at`, as its literal fragments; undefined when the argument is not a literal. */
@@ -88,7 +99,8 @@ interface Message {
 /** Every message literal the code writes for a configuration or usage problem. */
 function configurationMessages(): Message[] {
   const found: Message[] = [];
-  const opener = /(?:new (?:\w*Error)\(|\bsuper\(|\bconfig\.error =|\bconfigurationError =|(?<![.\w])warn\(|\?\? defaultWarn\)\()/g;
+  const opener =
+    /(?:new (?:\w*Error)\(|\bsuper\(|\bconfig\.error =|\bconfigurationError =|(?<![.\w])warn\(|\?\? defaultWarn\)\()/g;
   for (const file of MESSAGE_SOURCES) {
     const source = readFileSync(join(repo, file), 'utf8');
     for (const match of source.matchAll(opener)) {
@@ -116,8 +128,14 @@ describe('docs/troubleshooting.md', () => {
   it('has a section with cause and fix for every storyboard load rule, and none for a rule that does not exist', () => {
     const sections = ruleSections();
     const rules = Object.keys(STORYBOARD_RULES);
-    expect(rules.filter((rule) => !sections.has(rule)), 'rules without a section').toEqual([]);
-    expect([...sections.keys()].filter((rule) => !rules.includes(rule)), 'sections of no rule').toEqual([]);
+    expect(
+      rules.filter((rule) => !sections.has(rule)),
+      'rules without a section',
+    ).toEqual([]);
+    expect(
+      [...sections.keys()].filter((rule) => !rules.includes(rule)),
+      'sections of no rule',
+    ).toEqual([]);
     for (const [rule, text] of sections) {
       expect(text, `${rule}: a Cause`).toMatch(/\*\*Cause\.\*\*/);
       expect(text, `${rule}: a Fix`).toMatch(/\*\*Fix\.\*\*/);
@@ -128,7 +146,10 @@ describe('docs/troubleshooting.md', () => {
     const used = new Set<string>();
     for (const file of filesUnder('src/storyboard')) {
       const source = readFileSync(join(repo, file), 'utf8');
-      for (const m of source.matchAll(/sink\.(?:error|warning)\(\s*'([a-z_]+)'|sink\.add\(\s*'(?:error|warning)',\s*'([a-z_]+)'/g)) used.add(m[1] ?? m[2]!);
+      for (const m of source.matchAll(
+        /sink\.(?:error|warning)\(\s*'([a-z_]+)'|sink\.add\(\s*'(?:error|warning)',\s*'([a-z_]+)'/g,
+      ))
+        used.add(m[1] ?? m[2]!);
     }
     expect(used.size).toBeGreaterThan(20);
     expect([...used].filter((rule) => !Object.hasOwn(STORYBOARD_RULES, rule))).toEqual([]);
@@ -138,8 +159,13 @@ describe('docs/troubleshooting.md', () => {
     const messages = configurationMessages();
     // The sources above write at least this many (a scanner that finds nothing proves nothing).
     expect(messages.length).toBeGreaterThan(35);
-    const missing = messages.flatMap((m) => m.fragments.filter((f) => !doc.includes(f)).map((f) => `${m.where}: ${JSON.stringify(f)}`));
-    expect(missing, 'add each to docs/troubleshooting.md (quoted as the code writes it, with <placeholders> for the ${…} parts)').toEqual([]);
+    const missing = messages.flatMap((m) =>
+      m.fragments.filter((f) => !doc.includes(f)).map((f) => `${m.where}: ${JSON.stringify(f)}`),
+    );
+    expect(
+      missing,
+      'add each to docs/troubleshooting.md (quoted as the code writes it, with <placeholders> for the ${…} parts)',
+    ).toEqual([]);
   });
 
   it('reads message literals as the code writes them (the scanner itself)', () => {

@@ -34,7 +34,14 @@ function authInfoOf(principal) {
     token: principal.token ?? '',
     clientId: principal.principal,
     scopes: principal.scopes ?? [],
-    ...(principal.credential !== undefined || principal.extra !== undefined ? { extra: { ...(principal.extra ?? {}), ...(principal.credential !== undefined ? { credential: principal.credential } : {}) } } : {}),
+    ...(principal.credential !== undefined || principal.extra !== undefined
+      ? {
+          extra: {
+            ...(principal.extra ?? {}),
+            ...(principal.credential !== undefined ? { credential: principal.credential } : {}),
+          },
+        }
+      : {}),
   };
 }
 
@@ -52,14 +59,27 @@ async function listenOverA2a(createAgent, options) {
   const server = createAgent({ taskStore: options.taskStore ?? new InMemoryTaskStore(), host: `127.0.0.1:${port}` });
   const adapterOptions = {
     server,
-    agentCard: { name: 'compare-bench A2A agent', description: `${process.argv[1] ?? 'example'} over A2A (createA2AAdapter)`, url, version: '1.0.0' },
+    agentCard: {
+      name: 'compare-bench A2A agent',
+      description: `${process.argv[1] ?? 'example'} over A2A (createA2AAdapter)`,
+      url,
+      version: '1.0.0',
+    },
     ...(options.authenticate ? { authenticate: async (req) => req.benchAuthInfo ?? null } : {}),
   };
   let a2a = createA2AAdapter(adapterOptions);
   if (process.env.ADCP_BENCH_A2A_CARD_CAPABILITIES === '1') {
     const { skills } = await a2a.getAgentCard();
-    const capabilities = { id: 'get_adcp_capabilities', name: 'get_adcp_capabilities', description: 'AdCP tool: get_adcp_capabilities.', tags: ['adcp'] };
-    a2a = createA2AAdapter({ ...adapterOptions, agentCard: { ...adapterOptions.agentCard, skills: [capabilities, ...skills] } });
+    const capabilities = {
+      id: 'get_adcp_capabilities',
+      name: 'get_adcp_capabilities',
+      description: 'AdCP tool: get_adcp_capabilities.',
+      tags: ['adcp'],
+    };
+    a2a = createA2AAdapter({
+      ...adapterOptions,
+      agentCard: { ...adapterOptions.agentCard, skills: [capabilities, ...skills] },
+    });
   }
   const app = express();
   app.use(express.json({ limit: '2mb' }));
@@ -69,9 +89,16 @@ async function listenOverA2a(createAgent, options) {
       try {
         principal = await options.authenticate(req);
       } catch (error) {
-        return respondUnauthorized(req, res, { error: 'invalid_token', errorDescription: error?.publicMessage ?? 'Credentials rejected.' });
+        return respondUnauthorized(req, res, {
+          error: 'invalid_token',
+          errorDescription: error?.publicMessage ?? 'Credentials rejected.',
+        });
       }
-      if (!principal) return respondUnauthorized(req, res, { error: 'invalid_token', errorDescription: 'Missing or unrecognized credentials.' });
+      if (!principal)
+        return respondUnauthorized(req, res, {
+          error: 'invalid_token',
+          errorDescription: 'Missing or unrecognized credentials.',
+        });
       req.benchAuthInfo = authInfoOf(principal);
       next();
     });

@@ -57,7 +57,10 @@ export function openCorpus(root) {
       if (!doc) return undefined;
       const phases = (Array.isArray(doc.phases) ? doc.phases : []).map((p) => ({
         id: String(p?.id ?? ''),
-        steps: (Array.isArray(p?.steps) ? p.steps : []).map((s) => ({ id: String(s?.id ?? ''), title: String(s?.title ?? '') })),
+        steps: (Array.isArray(p?.steps) ? p.steps : []).map((s) => ({
+          id: String(s?.id ?? ''),
+          title: String(s?.title ?? ''),
+        })),
       }));
       return { phases, seeding: seedingSteps(doc) };
     },

@@ -16,7 +16,15 @@
  */
 import http from 'node:http';
 
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'upgrade',
+  'te',
+  'trailer',
+]);
 
 /**
  * @typedef {object} ProxyRecord
@@ -75,20 +83,32 @@ export async function startDelayProxy({ target, delayMs = 0 }) {
       const headers = {};
       for (const [name, value] of Object.entries(req.headers)) if (!HOP_BY_HOP.has(name)) headers[name] = value;
       if (body.length > 0 || 'content-length' in req.headers) headers['content-length'] = String(body.length);
-      const out = http.request({ protocol: upstream.protocol, hostname: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers, agent }, (answer) => {
-        record.status = answer.statusCode ?? 0;
-        const back = {};
-        for (const [name, value] of Object.entries(answer.headers)) if (!HOP_BY_HOP.has(name) && value !== undefined) back[name] = value;
-        res.writeHead(answer.statusCode ?? 502, answer.statusMessage, back);
-        res.flushHeaders(); // an SSE answer's headers go out before its first event
-        answer.on('data', (chunk) => res.write(chunk));
-        answer.on('end', () => {
-          finish(record.status);
-          res.end();
-        });
-        answer.on('error', () => res.destroy());
-        answer.on('aborted', () => res.destroy());
-      });
+      const out = http.request(
+        {
+          protocol: upstream.protocol,
+          hostname: upstream.hostname,
+          port: upstream.port,
+          method: req.method,
+          path: req.url,
+          headers,
+          agent,
+        },
+        (answer) => {
+          record.status = answer.statusCode ?? 0;
+          const back = {};
+          for (const [name, value] of Object.entries(answer.headers))
+            if (!HOP_BY_HOP.has(name) && value !== undefined) back[name] = value;
+          res.writeHead(answer.statusCode ?? 502, answer.statusMessage, back);
+          res.flushHeaders(); // an SSE answer's headers go out before its first event
+          answer.on('data', (chunk) => res.write(chunk));
+          answer.on('end', () => {
+            finish(record.status);
+            res.end();
+          });
+          answer.on('error', () => res.destroy());
+          answer.on('aborted', () => res.destroy());
+        },
+      );
       out.on('error', (error) => {
         if (res.headersSent) return res.destroy();
         record.status = 502;
@@ -133,7 +153,9 @@ function describeRpc(record, contentType, body) {
   try {
     const message = JSON.parse(body.toString('utf8'));
     const messages = Array.isArray(message) ? message : [message];
-    record.rpc = messages.map((m) => m?.method ?? (m?.result !== undefined || m?.error !== undefined ? 'response' : '?')).join(',');
+    record.rpc = messages
+      .map((m) => m?.method ?? (m?.result !== undefined || m?.error !== undefined ? 'response' : '?'))
+      .join(',');
     const tool = messages.find((m) => m?.method === 'tools/call')?.params?.name;
     if (typeof tool === 'string') record.tool = tool;
   } catch {
@@ -149,5 +171,11 @@ export function summarize(records) {
     const kind = r.tool ?? r.rpc ?? `${r.method} ${r.path}`;
     byKind[kind] = (byKind[kind] ?? 0) + 1;
   }
-  return { requests: records.length, posts: records.filter((r) => r.method === 'POST').length, sessions: sessions.size, failed: records.filter((r) => r.status >= 500 || r.status === 0).length, byKind };
+  return {
+    requests: records.length,
+    posts: records.filter((r) => r.method === 'POST').length,
+    sessions: sessions.size,
+    failed: records.filter((r) => r.status >= 500 || r.status === 0).length,
+    byKind,
+  };
 }

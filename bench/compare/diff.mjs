@@ -24,7 +24,12 @@ export function stepsFromOurReport(report, corpus) {
     }
     seen.set(sb.storyboard_id, sb.file);
     if (sb.steps.length === 0 && sb.skip) {
-      for (const [p, s] of allStepsOf(corpus.steps(sb.storyboard_id))) put(steps, sb.storyboard_id, p, s, { verdict: `skipped:${sb.skip.reason}`, detail: sb.skip.detail, whole_storyboard: true });
+      for (const [p, s] of allStepsOf(corpus.steps(sb.storyboard_id)))
+        put(steps, sb.storyboard_id, p, s, {
+          verdict: `skipped:${sb.skip.reason}`,
+          detail: sb.skip.detail,
+          whole_storyboard: true,
+        });
       continue;
     }
     for (const step of sb.steps) {
@@ -32,7 +37,10 @@ export function stepsFromOurReport(report, corpus) {
       put(steps, sb.storyboard_id, step.phase_id, step.step_id, {
         verdict: step.skip ? `skipped:${step.skip.reason}` : step.passed ? 'passed' : 'failed',
         task: step.task,
-        detail: step.skip?.detail ?? step.error ?? (failed ? `${failed.description ?? failed.check}${failed.error ? `: ${failed.error}` : ''}` : undefined),
+        detail:
+          step.skip?.detail ??
+          step.error ??
+          (failed ? `${failed.description ?? failed.check}${failed.error ? `: ${failed.error}` : ''}` : undefined),
       });
     }
   }
@@ -69,7 +77,9 @@ export function compare(reference, ours) {
       reference_raw_skip_reason: r?.raw_skip_reason,
     });
   }
-  rows.sort((a, b) => `${a.storyboard_id}|${a.phase_id}|${a.step_id}`.localeCompare(`${b.storyboard_id}|${b.phase_id}|${b.step_id}`));
+  rows.sort((a, b) =>
+    `${a.storyboard_id}|${a.phase_id}|${a.step_id}`.localeCompare(`${b.storyboard_id}|${b.phase_id}|${b.step_id}`),
+  );
   return { rows, ...summarise(rows) };
 }
 
@@ -89,7 +99,12 @@ function summarise(rows) {
     const list = rows.filter((r) => (side === 'reference' ? r.reference && !r.ours : r.ours && !r.reference));
     const byStoryboard = {};
     for (const r of list) byStoryboard[r.storyboard_id] = (byStoryboard[r.storyboard_id] ?? 0) + 1;
-    return { count: list.length, excluded: list.filter((r) => r.excluded).length, by_storyboard: byStoryboard, examples: list.slice(0, 5).map((r) => shortKey(`${r.storyboard_id}|${r.phase_id}|${r.step_id}`)) };
+    return {
+      count: list.length,
+      excluded: list.filter((r) => r.excluded).length,
+      by_storyboard: byStoryboard,
+      examples: list.slice(0, 5).map((r) => shortKey(`${r.storyboard_id}|${r.phase_id}|${r.step_id}`)),
+    };
   };
   const pct = (n, d) => (d === 0 ? null : Math.round((1000 * n) / d) / 10);
   return {
@@ -105,8 +120,21 @@ function summarise(rows) {
       excluded_by_storyboard: Object.fromEntries(
         [...EXCLUDED].map((id) => {
           const mine = both.filter((r) => r.storyboard_id === id);
-          const only = (side) => rows.filter((r) => r.storyboard_id === id && (side === 'reference' ? r.reference && !r.ours : r.ours && !r.reference)).length;
-          return [id, { compared: mine.length, agree: mine.filter((r) => r.agree).length, agree_coarse: mine.filter((r) => r.agree_coarse).length, only_reference: only('reference'), only_ours: only('ours'), disagreements: tally(mine.filter((r) => !r.agree).map((r) => `${r.reference} → ${r.ours}`)) }];
+          const only = (side) =>
+            rows.filter(
+              (r) => r.storyboard_id === id && (side === 'reference' ? r.reference && !r.ours : r.ours && !r.reference),
+            ).length;
+          return [
+            id,
+            {
+              compared: mine.length,
+              agree: mine.filter((r) => r.agree).length,
+              agree_coarse: mine.filter((r) => r.agree_coarse).length,
+              only_reference: only('reference'),
+              only_ours: only('ours'),
+              disagreements: tally(mine.filter((r) => !r.agree).map((r) => `${r.reference} → ${r.ours}`)),
+            },
+          ];
         }),
       ),
       only_reference: only('reference'),
@@ -128,15 +156,27 @@ function tally(list) {
 export function printAgent(name, result, log = console.log) {
   const s = result.summary;
   log(`\n── ${name} ─────────────────────────────────────────────`);
-  log(`steps compared: ${s.compared} (signed_requests + webhook_emission apart: ${s.excluded_agree}/${s.excluded_compared} agree)`);
+  log(
+    `steps compared: ${s.compared} (signed_requests + webhook_emission apart: ${s.excluded_agree}/${s.excluded_compared} agree)`,
+  );
   for (const [id, e] of Object.entries(s.excluded_by_storyboard ?? {})) {
     if (e.compared === 0 && e.only_reference === 0 && e.only_ours === 0) continue;
-    const why = Object.entries(e.disagreements).map(([k, n]) => `${n}× ${k}`).join(', ');
-    log(`  ${id}: ${e.agree}/${e.compared} agree (ignoring skip reason ${e.agree_coarse}/${e.compared}); only reference ${e.only_reference}, only ours ${e.only_ours}${why ? `; disagreements: ${why}` : ''}`);
+    const why = Object.entries(e.disagreements)
+      .map(([k, n]) => `${n}× ${k}`)
+      .join(', ');
+    log(
+      `  ${id}: ${e.agree}/${e.compared} agree (ignoring skip reason ${e.agree_coarse}/${e.compared}); only reference ${e.only_reference}, only ours ${e.only_ours}${why ? `; disagreements: ${why}` : ''}`,
+    );
   }
-  log(`agreement: ${s.agree}/${s.compared} = ${s.agreement_pct ?? '–'}%  (pass/fail/skip ignoring skip reason: ${s.agreement_coarse_pct ?? '–'}%)`);
-  log(`only in reference: ${s.only_reference.count}${s.only_reference.excluded ? ` (${s.only_reference.excluded} excluded)` : ''}${fmtBy(s.only_reference.by_storyboard)}`);
-  log(`only in ours:      ${s.only_ours.count}${s.only_ours.excluded ? ` (${s.only_ours.excluded} excluded)` : ''}${fmtBy(s.only_ours.by_storyboard)}`);
+  log(
+    `agreement: ${s.agree}/${s.compared} = ${s.agreement_pct ?? '–'}%  (pass/fail/skip ignoring skip reason: ${s.agreement_coarse_pct ?? '–'}%)`,
+  );
+  log(
+    `only in reference: ${s.only_reference.count}${s.only_reference.excluded ? ` (${s.only_reference.excluded} excluded)` : ''}${fmtBy(s.only_reference.by_storyboard)}`,
+  );
+  log(
+    `only in ours:      ${s.only_ours.count}${s.only_ours.excluded ? ` (${s.only_ours.excluded} excluded)` : ''}${fmtBy(s.only_ours.by_storyboard)}`,
+  );
   log(`verdicts (compared) reference: ${JSON.stringify(s.verdicts_reference)}`);
   log(`verdicts (compared) ours:      ${JSON.stringify(s.verdicts_ours)}`);
   if (result.disagreements.length === 0) {
@@ -156,32 +196,54 @@ const fmtOnly = (o) => (o.excluded ? `${o.count - o.excluded} (+${o.excluded} ex
 function fmtBy(by) {
   const entries = Object.entries(by).sort((a, b) => b[1] - a[1]);
   if (entries.length === 0) return '';
-  return `  [${entries.slice(0, 6).map(([k, v]) => `${k}: ${v}`).join(', ')}${entries.length > 6 ? ', …' : ''}]`;
+  return `  [${entries
+    .slice(0, 6)
+    .map(([k, v]) => `${k}: ${v}`)
+    .join(', ')}${entries.length > 6 ? ', …' : ''}]`;
 }
 
 /** Markdown for docs/conformance.md: one summary row per agent, then the disagreement categories. */
 export function markdown(results, meta) {
   const lines = [];
-  lines.push(`Reference: \`adcp storyboard run <url> --json\` of @adcp/sdk ${meta.sdkVersion} (capability-driven selection); vitest-adcp ${meta.oursVersion} (${meta.via}) on the same storyboards. ${meta.date}.`);
-  lines.push('Agreement = same verdict (passed / failed / skipped:<reason>) on steps both runners reported; `signed_requests` and `webhook_emission` counted apart.');
+  lines.push(
+    `Reference: \`adcp storyboard run <url> --json\` of @adcp/sdk ${meta.sdkVersion} (capability-driven selection); vitest-adcp ${meta.oursVersion} (${meta.via}) on the same storyboards. ${meta.date}.`,
+  );
+  lines.push(
+    'Agreement = same verdict (passed / failed / skipped:<reason>) on steps both runners reported; `signed_requests` and `webhook_emission` counted apart.',
+  );
   lines.push('');
-  lines.push('| agent (example) | claims | storyboards | steps compared | agreement | ignoring skip reason | only reference | only ours | signed_requests + webhook_emission (agree/compared) | time reference / ours |');
+  lines.push(
+    '| agent (example) | claims | storyboards | steps compared | agreement | ignoring skip reason | only reference | only ours | signed_requests + webhook_emission (agree/compared) | time reference / ours |',
+  );
   lines.push('|---|---|--:|--:|--:|--:|--:|--:|--:|--:|');
   for (const r of results) {
     if (r.error) {
-      lines.push(`| ${r.agent} (\`${r.example}\`) | ${r.role} | – | – | error: ${String(r.error).split('\n')[0].slice(0, 80)} | | | | | |`);
+      lines.push(
+        `| ${r.agent} (\`${r.example}\`) | ${r.role} | – | – | error: ${String(r.error).split('\n')[0].slice(0, 80)} | | | | | |`,
+      );
       continue;
     }
     const s = r.comparison.summary;
-    const apart = Object.entries(s.excluded_by_storyboard ?? {}).map(([id, e]) => `${id} ${e.agree}/${e.compared}`).join(', ') || `${s.excluded_agree}/${s.excluded_compared}`;
-    lines.push(`| ${r.agent} (\`${r.example}\`) | ${r.role} | ${r.storyboards.length} | ${s.compared} | ${s.agreement_pct ?? '–'}% (${s.agree}) | ${s.agreement_coarse_pct ?? '–'}% | ${fmtOnly(s.only_reference)} | ${fmtOnly(s.only_ours)} | ${apart} | ${(r.reference.ms / 1000).toFixed(1)} s / ${(r.ours.ms / 1000).toFixed(1)} s |`);
+    const apart =
+      Object.entries(s.excluded_by_storyboard ?? {})
+        .map(([id, e]) => `${id} ${e.agree}/${e.compared}`)
+        .join(', ') || `${s.excluded_agree}/${s.excluded_compared}`;
+    lines.push(
+      `| ${r.agent} (\`${r.example}\`) | ${r.role} | ${r.storyboards.length} | ${s.compared} | ${s.agreement_pct ?? '–'}% (${s.agree}) | ${s.agreement_coarse_pct ?? '–'}% | ${fmtOnly(s.only_reference)} | ${fmtOnly(s.only_ours)} | ${apart} | ${(r.reference.ms / 1000).toFixed(1)} s / ${(r.ours.ms / 1000).toFixed(1)} s |`,
+    );
   }
   lines.push('');
   lines.push('| agent | reference → vitest-adcp | steps | e.g. |');
   lines.push('|---|---|--:|---|');
   for (const r of results) {
     if (r.error) continue;
-    for (const d of r.comparison.disagreements) lines.push(`| ${r.agent} | \`${d.category}\` | ${d.count} | ${d.examples.slice(0, 2).map((e) => `\`${e}\``).join(', ')} |`);
+    for (const d of r.comparison.disagreements)
+      lines.push(
+        `| ${r.agent} | \`${d.category}\` | ${d.count} | ${d.examples
+          .slice(0, 2)
+          .map((e) => `\`${e}\``)
+          .join(', ')} |`,
+      );
   }
   lines.push('');
   lines.push('| agent | storyboard counted apart | agree/compared | reference → vitest-adcp |');
@@ -190,7 +252,13 @@ export function markdown(results, meta) {
     if (r.error) continue;
     for (const [id, e] of Object.entries(r.comparison.summary.excluded_by_storyboard ?? {})) {
       if (e.compared === 0) continue;
-      lines.push(`| ${r.agent} | ${id} | ${e.agree}/${e.compared} | ${Object.entries(e.disagreements).map(([k, n]) => `\`${k}\` ×${n}`).join(', ') || '–'} |`);
+      lines.push(
+        `| ${r.agent} | ${id} | ${e.agree}/${e.compared} | ${
+          Object.entries(e.disagreements)
+            .map(([k, n]) => `\`${k}\` ×${n}`)
+            .join(', ') || '–'
+        } |`,
+      );
     }
   }
   return lines.join('\n');

@@ -18,7 +18,12 @@ net.Server.prototype.listen = function (...args) {
     if (typeof rest[0] === 'string') rest.shift();
     return listen.call(this, remap(Number(first)), '127.0.0.1', ...rest);
   }
-  if (first && typeof first === 'object' && !(first instanceof net.Server) && ('port' in first || !('path' in first || 'fd' in first || '_handle' in first))) {
+  if (
+    first &&
+    typeof first === 'object' &&
+    !(first instanceof net.Server) &&
+    ('port' in first || !('path' in first || 'fd' in first || '_handle' in first))
+  ) {
     return listen.call(this, { ...first, port: remap(first.port ?? 0), host: '127.0.0.1' }, ...args.slice(1));
   }
   if (first === undefined || typeof first === 'function') return listen.call(this, 0, '127.0.0.1', ...args);

@@ -36,7 +36,20 @@ export function childEnv(extra) {
  * @param {'auto'|'cli'|'vitest'} [o.via]
  * @returns {Promise<{ report: object|undefined, via: string, command: string, ms: number, exitCode: number|null, log: string }>}
  */
-export async function runOurs({ root, dist, url, auth, storyboards, order = [], workDir, outFile, testTimeoutMs = 120_000, timeoutMs = 1_800_000, via = 'auto', extraArgs = [] }) {
+export async function runOurs({
+  root,
+  dist,
+  url,
+  auth,
+  storyboards,
+  order = [],
+  workDir,
+  outFile,
+  testTimeoutMs = 120_000,
+  timeoutMs = 1_800_000,
+  via = 'auto',
+  extraArgs = [],
+}) {
   mkdirSync(workDir, { recursive: true });
   const log = join(workDir, 'ours.log');
   const cli = join(dist, 'cli.js');

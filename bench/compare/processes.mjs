@@ -112,7 +112,10 @@ export async function runToEnd(name, command, args, { env, cwd, logFile, stdoutF
 export async function waitUntilReady(handle, probe, { timeoutMs = 60_000, intervalMs = 150 } = {}) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (handle.exited()) throw new Error(`${handle.name} exited (code ${handle.exitCode()}) before it was ready:\n${tail(handle.logFile)}`);
+    if (handle.exited())
+      throw new Error(
+        `${handle.name} exited (code ${handle.exitCode()}) before it was ready:\n${tail(handle.logFile)}`,
+      );
     if (await probe().catch(() => false)) return;
     await delay(intervalMs);
   }

@@ -23,7 +23,13 @@ import { SEEDING_PHASE, seedingStepId } from './corpus.mjs';
 import { runToEnd } from './processes.mjs';
 
 /** Synthetic phases that stand for the whole storyboard. */
-const WHOLE_STORYBOARD_PHASES = new Set(['missing_tool', 'not_applicable', 'capability_unsupported', 'no_phases', 'discovery_failed']);
+const WHOLE_STORYBOARD_PHASES = new Set([
+  'missing_tool',
+  'not_applicable',
+  'capability_unsupported',
+  'no_phases',
+  'discovery_failed',
+]);
 
 /**
  * The runner's detailed skip reasons and the contract reason each one is
@@ -52,20 +58,49 @@ function verdictOf(step) {
 }
 
 function npxArgs(url, auth, extra) {
-  return ['--no', 'adcp', 'storyboard', 'run', url, ...extra, '--json', '--allow-http', ...(auth ? ['--auth', auth] : [])];
+  return [
+    '--no',
+    'adcp',
+    'storyboard',
+    'run',
+    url,
+    ...extra,
+    '--json',
+    '--allow-http',
+    ...(auth ? ['--auth', auth] : []),
+  ];
 }
 
 /** Runs the capability-driven assessment; the JSON is saved to `outFile`. */
 export async function runReferenceAssessment({ url, auth, outFile, logFile, cwd, env, timeoutS, extraArgs = [] }) {
   const args = npxArgs(url, auth, [...(timeoutS ? ['--timeout', String(timeoutS)] : []), ...extraArgs]);
-  const run = await runToEnd('reference', 'npx', args, { cwd, env, logFile, stdoutFile: outFile, timeoutMs: (timeoutS ?? 120) * 1000 + 60_000 });
+  const run = await runToEnd('reference', 'npx', args, {
+    cwd,
+    env,
+    logFile,
+    stdoutFile: outFile,
+    timeoutMs: (timeoutS ?? 120) * 1000 + 60_000,
+  });
   const json = readJson(outFile);
-  if (!json) throw new Error(`reference run wrote no JSON (exit ${run.code}${run.timedOut ? ', timed out' : ''}); see ${logFile}`);
+  if (!json)
+    throw new Error(
+      `reference run wrote no JSON (exit ${run.code}${run.timedOut ? ', timed out' : ''}); see ${logFile}`,
+    );
   return { json, ms: run.ms, exitCode: run.code, command: `npx ${args.join(' ')}` };
 }
 
 /** Runs one storyboard file (`--file`): a full storyboard result with step ids. */
-export async function runReferenceFile({ url, auth, file, outFile, logFile, cwd, env, timeoutMs = 300_000, extraArgs = [] }) {
+export async function runReferenceFile({
+  url,
+  auth,
+  file,
+  outFile,
+  logFile,
+  cwd,
+  env,
+  timeoutMs = 300_000,
+  extraArgs = [],
+}) {
   const args = npxArgs(url, auth, ['--file', file, ...extraArgs]);
   const run = await runToEnd('reference --file', 'npx', args, { cwd, env, logFile, stdoutFile: outFile, timeoutMs });
   return { json: readJson(outFile), ms: run.ms, exitCode: run.code, command: `npx ${args.join(' ')}` };
@@ -86,7 +121,10 @@ function readJson(file) {
 
 /** Every (phase, step) a storyboard has: its seeding steps, then its YAML steps; (*, *) when it has none. */
 export function allStepsOf(defined) {
-  const all = [...(defined?.seeding ?? []).map((id) => [SEEDING_PHASE, id]), ...(defined?.phases.flatMap((p) => p.steps.map((s) => [p.id, s.id])) ?? [])];
+  const all = [
+    ...(defined?.seeding ?? []).map((id) => [SEEDING_PHASE, id]),
+    ...(defined?.phases.flatMap((p) => p.steps.map((s) => [p.id, s.id])) ?? []),
+  ];
   if (all.length === 0) all.push(['*', '*']);
   return all;
 }
@@ -94,7 +132,8 @@ export function allStepsOf(defined) {
 /** Storyboard ids the assessment ran but reported in no track (so no step verdicts for them). */
 export function unreportedStoryboards(json) {
   const seen = new Set();
-  for (const track of json.tracks ?? []) for (const s of track.scenarios ?? []) seen.add(s.scenario.slice(0, s.scenario.lastIndexOf('/')));
+  for (const track of json.tracks ?? [])
+    for (const s of track.scenarios ?? []) seen.add(s.scenario.slice(0, s.scenario.lastIndexOf('/')));
   return (json.storyboards_executed ?? []).filter((id) => !seen.has(id));
 }
 
@@ -108,7 +147,8 @@ export function stepsFromAssessment(json, corpus) {
   const unmapped = [];
   const emptyPhases = [];
   const failureIds = new Map(); // storyboard_id → step_ids that failed (to cross-check the title mapping)
-  for (const f of json.failures ?? []) failureIds.set(f.storyboard_id, [...(failureIds.get(f.storyboard_id) ?? []), f.step_id]);
+  for (const f of json.failures ?? [])
+    failureIds.set(f.storyboard_id, [...(failureIds.get(f.storyboard_id) ?? []), f.step_id]);
   for (const track of json.tracks ?? []) {
     for (const scenario of track.scenarios ?? []) {
       const cut = scenario.scenario.lastIndexOf('/');
@@ -120,13 +160,23 @@ export function stepsFromAssessment(json, corpus) {
         const synthetic = scenario.steps[0] ?? {};
         const verdict = verdictOf(synthetic);
         for (const [p, s] of allStepsOf(defined)) {
-          put(steps, storyboardId, p, s, { verdict, raw_skip_reason: synthetic.skip_reason, whole_storyboard: phaseId, source: 'assessment', track: track.track, detail: synthetic.error ?? synthetic.warnings?.[0] });
+          put(steps, storyboardId, p, s, {
+            verdict,
+            raw_skip_reason: synthetic.skip_reason,
+            whole_storyboard: phaseId,
+            source: 'assessment',
+            track: track.track,
+            detail: synthetic.error ?? synthetic.warnings?.[0],
+          });
         }
         continue;
       }
       const phase = defined?.phases.find((p) => p.id === phaseId);
       if (scenario.steps.length === 0) emptyPhases.push(`${storyboardId}/${phaseId}`);
-      const ids = phaseId === SEEDING_PHASE ? scenario.steps.map((s) => seedingStepId(s.step)) : matchTitles(scenario.steps, phase?.steps ?? []);
+      const ids =
+        phaseId === SEEDING_PHASE
+          ? scenario.steps.map((s) => seedingStepId(s.step))
+          : matchTitles(scenario.steps, phase?.steps ?? []);
       scenario.steps.forEach((step, i) => {
         const stepId = ids[i] ?? `~${step.step}`;
         if (!ids[i]) unmapped.push({ storyboard_id: storyboardId, phase_id: phaseId, title: step.step });
@@ -144,7 +194,9 @@ export function stepsFromAssessment(json, corpus) {
   // Cross-check: every failure the assessment lists must be a failed step we keyed.
   const mismatched = [];
   const unreported = new Set(unreportedStoryboards(json));
-  const failedKeys = new Set([...steps.values()].filter((v) => v.verdict === 'failed').map((v) => `${v.storyboard_id}|${v.step_id}`));
+  const failedKeys = new Set(
+    [...steps.values()].filter((v) => v.verdict === 'failed').map((v) => `${v.storyboard_id}|${v.step_id}`),
+  );
   for (const [storyboardId, ids] of failureIds) {
     if (unreported.has(storyboardId)) continue;
     for (const id of ids) if (!failedKeys.has(`${storyboardId}|${id}`)) mismatched.push(`${storyboardId}.${id}`);
@@ -160,7 +212,14 @@ export function stepsFromStoryboardResult(result, corpus, emptyPhases = []) {
   for (const phase of result.phases) {
     if (WHOLE_STORYBOARD_PHASES.has(phase.phase_id) && !defined?.phases.some((p) => p.id === phase.phase_id)) {
       const synthetic = phase.steps[0] ?? {};
-      for (const [p, s] of allStepsOf(defined)) put(steps, result.storyboard_id, p, s, { verdict: verdictOf(synthetic), raw_skip_reason: synthetic.skip_reason, whole_storyboard: phase.phase_id, source: 'file', detail: synthetic.error ?? synthetic.skip?.detail });
+      for (const [p, s] of allStepsOf(defined))
+        put(steps, result.storyboard_id, p, s, {
+          verdict: verdictOf(synthetic),
+          raw_skip_reason: synthetic.skip_reason,
+          whole_storyboard: phase.phase_id,
+          source: 'file',
+          detail: synthetic.error ?? synthetic.skip?.detail,
+        });
       continue;
     }
     if (phase.steps.length === 0) emptyPhases.push(`${result.storyboard_id}/${phase.phase_id}`);
@@ -171,7 +230,10 @@ export function stepsFromStoryboardResult(result, corpus, emptyPhases = []) {
         raw_skip_reason: step.skip_reason,
         source: 'file',
         task: step.task,
-        detail: step.error ?? step.skip?.detail ?? (failed ? `${failed.description}${failed.error ? `: ${failed.error}` : ''}` : undefined),
+        detail:
+          step.error ??
+          step.skip?.detail ??
+          (failed ? `${failed.description}${failed.error ? `: ${failed.error}` : ''}` : undefined),
       });
     }
   }

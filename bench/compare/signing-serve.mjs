@@ -50,7 +50,10 @@ serverModule.createAdcpServer = function createSigningAdcpServer(config = {}) {
       // refuses an agent that lists `signed-requests` (no such specialism bundle in the 3.0.x corpus, where
       // signed_requests is a universal storyboard gated on `request_signing.supported`).
       specialisms: [...new Set([...(capabilities.specialisms ?? []), 'signed-requests'])],
-      overrides: { ...capabilities.overrides, specialisms: capabilities.specialisms?.length ? capabilities.specialisms : null },
+      overrides: {
+        ...capabilities.overrides,
+        specialisms: capabilities.specialisms?.length ? capabilities.specialisms : null,
+      },
     },
     signedRequests: {
       jwks: state.jwks,

@@ -47,7 +47,11 @@ export interface StepFailureText {
 }
 
 /** `result` must already be redacted (redactStepResult). */
-export function stepFailureText(result: StepResult, secrets: readonly string[], verbose = process.env.ADCP_VERBOSE === '1'): StepFailureText {
+export function stepFailureText(
+  result: StepResult,
+  secrets: readonly string[],
+  verbose = process.env.ADCP_VERBOSE === '1',
+): StepFailureText {
   const formatted = formatStepFailure(result, { secrets, verbose });
   const details = formatted.message.slice(formatted.headline.length).replace(/^\n/, '');
   const validation = result.validations.find((v) => !v.passed && v.source) as FailingValidation | undefined;
@@ -63,8 +67,16 @@ export function stepFailureText(result: StepResult, secrets: readonly string[], 
  * Why a retried step is not run again, naming the first attempt's verdict: a storyboard is a stateful sequence, so a
  * second call would be graded against state its own first attempt may have changed.
  */
-export function retryRefusal(outcome: StepOutcome, secrets: readonly string[], retry: number, retryOption = '--retry / retry'): string {
-  const first = outcome.status === 'failed' ? failureHeadline(redactStepResult(outcome.result, secrets), { secrets }) : outcome.status;
+export function retryRefusal(
+  outcome: StepOutcome,
+  secrets: readonly string[],
+  retry: number,
+  retryOption = '--retry / retry',
+): string {
+  const first =
+    outcome.status === 'failed'
+      ? failureHeadline(redactStepResult(outcome.result, secrets), { secrets })
+      : outcome.status;
   return `vitest-adcp does not retry storyboard steps (retry ${retry}): a storyboard is a stateful sequence, so the first attempt's verdict stands — ${first}. To try a flaky agent again, run the storyboard again; keep ${retryOption} for your own tests.`;
 }
 
@@ -79,13 +91,17 @@ export function skipText(result: StepResult): string {
 
 /** runner-output-contract.yaml > skip_result.reasons.no_phases: the detail cites id and version. */
 export function noPhasesSkip(storyboard: Pick<Storyboard, 'id' | 'version'>): { reason: 'no_phases'; detail: string } {
-  return { reason: 'no_phases', detail: `storyboard ${storyboard.id}${storyboard.version ? ` version ${storyboard.version}` : ''} has no phases to run` };
+  return {
+    reason: 'no_phases',
+    detail: `storyboard ${storyboard.id}${storyboard.version ? ` version ${storyboard.version}` : ''} has no phases to run`,
+  };
 }
 
 /** A storyboard file that failed to load: the first error as the headline, every error with its fix below it. */
 export function loadFailureText(diagnostics: readonly Diagnostic[]): { headline: string; details: string } {
   const errors = diagnostics.filter((d) => d.severity === 'error');
-  const render = (d: Diagnostic) => `${d.file}:${d.line}:${d.column}: [${d.rule}] ${d.message}${d.hint ? `\n    fix: ${d.hint}` : ''}`;
+  const render = (d: Diagnostic) =>
+    `${d.file}:${d.line}:${d.column}: [${d.rule}] ${d.message}${d.hint ? `\n    fix: ${d.hint}` : ''}`;
   const first = errors[0];
   const headline = `storyboard does not load${first ? `: ${first.file}:${first.line}:${first.column}: [${first.rule}] ${first.message.split('\n')[0]}` : ''}${errors.length > 1 ? ` (+${errors.length - 1} more)` : ''}`;
   return { headline, details: errors.map(render).join('\n') };

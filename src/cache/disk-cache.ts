@@ -35,7 +35,21 @@
  * `MAX_ENTRY_BYTES`, so a planted entry cannot hang or exhaust a run.
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { closeSync, constants, fstatSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { homedir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -194,7 +208,11 @@ export class DiskCache {
       mkdirSync(this.dir, { recursive: true });
       aside = `${this.file(key)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
       // `wx`: never through a link or file someone planted under the aside name.
-      writeFileSync(aside, Buffer.concat([Buffer.from(`${MAC_PREFIX}${this.mac(key, content).toString('hex')}\n`, 'latin1'), content]), { flag: 'wx' });
+      writeFileSync(
+        aside,
+        Buffer.concat([Buffer.from(`${MAC_PREFIX}${this.mac(key, content).toString('hex')}\n`, 'latin1'), content]),
+        { flag: 'wx' },
+      );
       renameSync(aside, this.file(key));
     } catch {
       // A read-only checkout, a full disk: the next run computes again.
@@ -210,7 +228,10 @@ export class DiskCache {
 
   /** HMAC-SHA256 under the secret of the entry's folder, extension, key and content, kept apart. */
   private mac(key: string, content: Buffer): Buffer {
-    return createHmac('sha256', this.secret).update(`${this.folder}\0${this.extension}\0${key}\0`).update(content).digest();
+    return createHmac('sha256', this.secret)
+      .update(`${this.folder}\0${this.extension}\0${key}\0`)
+      .update(content)
+      .digest();
   }
 
   private file(key: string): string {
@@ -265,7 +286,9 @@ export function packageFingerprint(): string {
   const root = fileURLToPath(new URL('..', import.meta.url));
   const hash = createHash('sha256');
   const walk = (dir: string): void => {
-    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) =>
+      a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+    )) {
       const full = join(dir, entry.name);
       if (entry.isDirectory()) walk(full);
       else hash.update(`${relative(root, full)}\0${fileStamp(full)}\n`);

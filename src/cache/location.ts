@@ -27,5 +27,7 @@ export function packageRoot(dir: string): string | undefined {
 
 /** The default cache directory of a run rooted at `root`, whose Vite cache directory is `viteCacheDir`. */
 export function defaultCacheDir(root: string, viteCacheDir: string, env: NodeJS.ProcessEnv = process.env): string {
-  return packageRoot(root) !== undefined ? join(resolve(root, viteCacheDir), 'vitest-adcp') : join(userCacheRoot(env), 'cache');
+  return packageRoot(root) !== undefined
+    ? join(resolve(root, viteCacheDir), 'vitest-adcp')
+    : join(userCacheRoot(env), 'cache');
 }

@@ -20,7 +20,11 @@ interface Failure {
  */
 export const a2aSubmittedArtifact: Check = ({ exchange }) => {
   if (exchange.request.transport !== 'a2a') {
-    return { passed: true, json_pointer: null, not_applicable: `the agent was reached over ${exchange.request.transport}, not A2A` };
+    return {
+      passed: true,
+      json_pointer: null,
+      not_applicable: `the agent was reached over ${exchange.request.transport}, not A2A`,
+    };
   }
   if (exchange.rpcError) {
     return {
@@ -32,7 +36,13 @@ export const a2aSubmittedArtifact: Check = ({ exchange }) => {
     };
   }
   const task = unwrapStreamResponse(exchange.response?.payload) as Record<string, any> | undefined;
-  if (!task || typeof task !== 'object' || Array.isArray(task) || (task.kind !== undefined && task.kind !== 'task') || task.status === undefined) {
+  if (
+    !task ||
+    typeof task !== 'object' ||
+    Array.isArray(task) ||
+    (task.kind !== undefined && task.kind !== 'task') ||
+    task.status === undefined
+  ) {
     return {
       passed: false,
       json_pointer: null,
@@ -44,7 +54,12 @@ export const a2aSubmittedArtifact: Check = ({ exchange }) => {
   const failures: Failure[] = [];
   for (const key of ['id', 'contextId'] as const) {
     if (typeof task[key] !== 'string' || task[key].length === 0) {
-      failures.push({ pointer: `/${key}`, expected: 'a non-empty string', actual: task[key] ?? null, why: `Task.${key} is not a non-empty string` });
+      failures.push({
+        pointer: `/${key}`,
+        expected: 'a non-empty string',
+        actual: task[key] ?? null,
+        why: `Task.${key} is not a non-empty string`,
+      });
     }
   }
   const rawState = task.status?.state;
@@ -58,9 +73,19 @@ export const a2aSubmittedArtifact: Check = ({ exchange }) => {
   }
   const part = finalDataPart(task);
   if (!part) {
-    failures.push({ pointer: '/artifacts/0/parts', expected: 'a DataPart carrying the AdCP response', actual: task.artifacts?.[0]?.parts ?? null, why: 'no DataPart carries the AdCP response' });
+    failures.push({
+      pointer: '/artifacts/0/parts',
+      expected: 'a DataPart carrying the AdCP response',
+      actual: task.artifacts?.[0]?.parts ?? null,
+      why: 'no DataPart carries the AdCP response',
+    });
   } else if (part.data.status !== 'submitted') {
-    failures.push({ pointer: `${part.pointer}/status`, expected: 'submitted', actual: part.data.status ?? null, why: `the AdCP payload's status is ${JSON.stringify(part.data.status ?? null)}, not "submitted"` });
+    failures.push({
+      pointer: `${part.pointer}/status`,
+      expected: 'submitted',
+      actual: part.data.status ?? null,
+      why: `the AdCP payload's status is ${JSON.stringify(part.data.status ?? null)}, not "submitted"`,
+    });
   }
   if (failures.length === 0) return { passed: true, json_pointer: null };
   const [first] = failures as [Failure, ...Failure[]];
@@ -69,6 +94,9 @@ export const a2aSubmittedArtifact: Check = ({ exchange }) => {
     json_pointer: first.pointer,
     expected: first.expected,
     actual: first.actual,
-    error: failures.length === 1 ? first.why : `${failures.length} A2A envelope invariants failed: ${failures.map((f) => `${f.pointer}: ${f.why}`).join('; ')}`,
+    error:
+      failures.length === 1
+        ? first.why
+        : `${failures.length} A2A envelope invariants failed: ${failures.map((f) => `${f.pointer}: ${f.why}`).join('; ')}`,
   };
 };

@@ -54,7 +54,8 @@ import type { Exchange } from './types.js';
 export const CONTROLLER_TASK = 'comply_test_controller';
 
 /** What `answerError` needs of an answer: its task data, and what the transport says of it when known. */
-export type AnswerLike = Pick<Exchange, 'data'> & Partial<Pick<Exchange, 'extraction' | 'rpcError' | 'transportError'>> & { request?: { operation?: string } };
+export type AnswerLike = Pick<Exchange, 'data'> &
+  Partial<Pick<Exchange, 'extraction' | 'rpcError' | 'transportError'>> & { request?: { operation?: string } };
 
 export interface AnswerError {
   /** The AdCP error code, from where `findErrorCode` reads it; absent when the error carries none. */
@@ -69,14 +70,25 @@ export interface AnswerError {
  * Keys of the protocol envelope (core/protocol-envelope.json): they ride in the task data on MCP and A2A, and none of
  * them is a task result.
  */
-export const PROTOCOL_ENVELOPE_KEYS: ReadonlySet<string> = new Set(['status', 'task_id', 'context_id', 'context', 'message', 'timestamp', 'ext', 'adcp_version', 'progress', 'push_notification_config', 'replayed']);
+export const PROTOCOL_ENVELOPE_KEYS: ReadonlySet<string> = new Set([
+  'status',
+  'task_id',
+  'context_id',
+  'context',
+  'message',
+  'timestamp',
+  'ext',
+  'adcp_version',
+  'progress',
+  'push_notification_config',
+  'replayed',
+]);
 
 /** Top-level keys of the schemas' error arms, besides the envelope: not a success payload either. */
 const ERROR_ARM_KEYS: ReadonlySet<string> = new Set(['errors', 'adcp_error', 'conflicting_standards_id']);
 
 /** Task statuses of a task still under way: `errors[]` beside them are advisory (create_media_buy's submitted arm). */
 const IN_FLIGHT = new Set(['submitted', 'working', 'input-required']);
-
 
 /**
  * The error-only shape: an object with only an `adcp_error` key (plus an optional context echo). The transports take
@@ -106,7 +118,9 @@ function holdsSomething(value: unknown, depth = 0): boolean {
 function errorsWithoutPayload(body: Record<string, unknown>): boolean {
   if (!Array.isArray(body.errors) || body.errors.length === 0) return false;
   if (typeof body.status === 'string' && IN_FLIGHT.has(body.status)) return false;
-  return !Object.entries(body).some(([key, value]) => !PROTOCOL_ENVELOPE_KEYS.has(key) && !ERROR_ARM_KEYS.has(key) && holdsSomething(value));
+  return !Object.entries(body).some(
+    ([key, value]) => !PROTOCOL_ENVELOPE_KEYS.has(key) && !ERROR_ARM_KEYS.has(key) && holdsSomething(value),
+  );
 }
 
 /** Rules 3 and 4 on one body (the task data, or a payload nested in it): which one applied, if any. */
@@ -120,7 +134,8 @@ function payloadError(body: Record<string, unknown>, name: string): string | und
 export function answerError(answer: AnswerLike): AnswerError | undefined {
   if (answer.transportError) return undefined;
   const data = isObject(answer.data) ? answer.data : undefined;
-  const controllerError = data !== undefined && mayBeControllerAnswer(answer) && data.success === false && typeof data.error === 'string';
+  const controllerError =
+    data !== undefined && mayBeControllerAnswer(answer) && data.success === false && typeof data.error === 'string';
   let where: string | undefined;
   if (answer.extraction?.path === 'error') where = answer.extraction.note ?? 'the transport took the error path';
   else if (answer.rpcError) where = `JSON-RPC error ${answer.rpcError.code}`;
@@ -132,7 +147,11 @@ export function answerError(answer: AnswerLike): AnswerError | undefined {
   }
   if (where === undefined) return undefined;
   const found = findErrorCode(answer);
-  const message = found?.message ?? (controllerError ? nonEmptyString(data.error_detail) : undefined) ?? nonEmptyString(answer.rpcError?.message) ?? nonEmptyString(data?.message);
+  const message =
+    found?.message ??
+    (controllerError ? nonEmptyString(data.error_detail) : undefined) ??
+    nonEmptyString(answer.rpcError?.message) ??
+    nonEmptyString(data?.message);
   return { ...(found ? { code: found.code } : {}), ...(message ? { message } : {}), where };
 }
 
@@ -154,7 +173,8 @@ function valueAt(value: unknown, keys: readonly string[]): unknown {
   return current;
 }
 
-const nonEmptyString = (value: unknown): string | undefined => (typeof value === 'string' && value.length > 0 ? value : undefined);
+const nonEmptyString = (value: unknown): string | undefined =>
+  typeof value === 'string' && value.length > 0 ? value : undefined;
 
 /** Where `findErrorCode` looks, in words: for messages that say where no code was found. */
 export const ERROR_CODE_LOCATIONS =
@@ -164,11 +184,36 @@ export const ERROR_CODE_LOCATIONS =
  * Where a code may sit, in the client detection order of storyboard-schema.yaml > "Error-shape validation", each with
  * its JSON Pointer (relative to the extracted task data, like every other check) and the message beside it.
  */
-const CANDIDATES: readonly { keys: readonly string[]; messageKeys: readonly string[]; pointer: string; location: string }[] = [
-  { keys: ['adcp_error', 'code'], messageKeys: ['adcp_error', 'message'], pointer: '/adcp_error/code', location: 'adcp_error.code' },
-  { keys: ['errors', '0', 'code'], messageKeys: ['errors', '0', 'message'], pointer: '/errors/0/code', location: 'errors[0].code' },
-  { keys: ['payload', 'errors', '0', 'code'], messageKeys: ['payload', 'errors', '0', 'message'], pointer: '/payload/errors/0/code', location: 'payload.errors[0].code' },
-  { keys: ['payload', 'adcp_error', 'code'], messageKeys: ['payload', 'adcp_error', 'message'], pointer: '/payload/adcp_error/code', location: 'payload.adcp_error.code' },
+const CANDIDATES: readonly {
+  keys: readonly string[];
+  messageKeys: readonly string[];
+  pointer: string;
+  location: string;
+}[] = [
+  {
+    keys: ['adcp_error', 'code'],
+    messageKeys: ['adcp_error', 'message'],
+    pointer: '/adcp_error/code',
+    location: 'adcp_error.code',
+  },
+  {
+    keys: ['errors', '0', 'code'],
+    messageKeys: ['errors', '0', 'message'],
+    pointer: '/errors/0/code',
+    location: 'errors[0].code',
+  },
+  {
+    keys: ['payload', 'errors', '0', 'code'],
+    messageKeys: ['payload', 'errors', '0', 'message'],
+    pointer: '/payload/errors/0/code',
+    location: 'payload.errors[0].code',
+  },
+  {
+    keys: ['payload', 'adcp_error', 'code'],
+    messageKeys: ['payload', 'adcp_error', 'message'],
+    pointer: '/payload/adcp_error/code',
+    location: 'payload.adcp_error.code',
+  },
 ];
 
 /**
@@ -195,9 +240,19 @@ export function findErrorCode(answer: Pick<AnswerLike, 'data' | 'request'>): Fou
   // comply_test_controller's own error shape (compliance/comply-test-controller-response: ControllerError):
   // `{ success: false, error: "<CODE>", error_detail }`. Another task's `error` string is no AdCP code.
   const data = answer.data as { success?: unknown; error?: unknown; error_detail?: unknown } | undefined;
-  if (mayBeControllerAnswer(answer) && data?.success === false && typeof data.error === 'string' && /^[A-Z][A-Z0-9_]{2,}$/.test(data.error)) {
+  if (
+    mayBeControllerAnswer(answer) &&
+    data?.success === false &&
+    typeof data.error === 'string' &&
+    /^[A-Z][A-Z0-9_]{2,}$/.test(data.error)
+  ) {
     const message = nonEmptyString(data.error_detail);
-    return { code: data.error, pointer: '/error', location: 'error (controller error)', ...(message ? { message } : {}) };
+    return {
+      code: data.error,
+      pointer: '/error',
+      location: 'error (controller error)',
+      ...(message ? { message } : {}),
+    };
   }
   return undefined;
 }

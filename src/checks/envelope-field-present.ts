@@ -16,5 +16,11 @@ export const envelopeFieldPresent: Check = ({ validation, exchange }) => {
   const passed = found.found && found.value !== null;
   return passed
     ? { passed, json_pointer: found.pointer }
-    : { passed, json_pointer: found.pointer, expected: path, actual: found.found ? found.value : null, error: `"${path}" is missing from the protocol envelope` };
+    : {
+        passed,
+        json_pointer: found.pointer,
+        expected: path,
+        actual: found.found ? found.value : null,
+        error: `"${path}" is missing from the protocol envelope`,
+      };
 };

@@ -25,5 +25,11 @@ export const errorCode: Check = ({ validation, exchange }) => {
   const passed = allowed === undefined || allowed.includes(found.code);
   return passed
     ? { passed, json_pointer: found.pointer }
-    : { passed, json_pointer: found.pointer, expected, actual: found.code, error: `error code "${found.code}" (at ${found.location}) is not the one expected` };
+    : {
+        passed,
+        json_pointer: found.pointer,
+        expected,
+        actual: found.code,
+        error: `error code "${found.code}" (at ${found.location}) is not the one expected`,
+      };
 };

@@ -11,5 +11,11 @@ export const fieldPresent: Check = ({ validation, exchange }) => {
   const passed = found.found && found.value !== null;
   return passed
     ? { passed, json_pointer: found.pointer }
-    : { passed, json_pointer: found.pointer, expected: path, actual: found.found ? found.value : null, error: `"${path}" is missing from the response` };
+    : {
+        passed,
+        json_pointer: found.pointer,
+        expected: path,
+        actual: found.found ? found.value : null,
+        error: `"${path}" is missing from the response`,
+      };
 };

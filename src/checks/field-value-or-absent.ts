@@ -14,7 +14,8 @@ export const fieldValueOrAbsent: Check = ({ validation, exchange }) => {
   const allowed = Array.isArray(validation.allowed_values) ? validation.allowed_values : undefined;
   const hasValue = Object.prototype.hasOwnProperty.call(validation, 'value');
   if (!found.found) return { passed: true, json_pointer: found.pointer };
-  const passed = (allowed !== undefined && oneOf(found.value, allowed)) || (hasValue && jsonEqual(found.value, validation.value));
+  const passed =
+    (allowed !== undefined && oneOf(found.value, allowed)) || (hasValue && jsonEqual(found.value, validation.value));
   if (passed) return { passed, json_pointer: found.pointer };
   return {
     passed,

@@ -23,7 +23,15 @@ export const httpStatus: Check = ({ validation, exchange }) => {
   const status = observedStatus(exchange);
   if (status === undefined) return noStatus(validation.value);
   const passed = status === Number(validation.value);
-  return passed ? { passed, json_pointer: null } : { passed, json_pointer: null, expected: validation.value, actual: status, error: `HTTP status ${status}, expected ${validation.value}` };
+  return passed
+    ? { passed, json_pointer: null }
+    : {
+        passed,
+        json_pointer: null,
+        expected: validation.value,
+        actual: status,
+        error: `HTTP status ${status}, expected ${validation.value}`,
+      };
 };
 
 export const httpStatusIn: Check = ({ validation, exchange }) => {
@@ -33,7 +41,13 @@ export const httpStatusIn: Check = ({ validation, exchange }) => {
   const passed = allowed.includes(status);
   return passed
     ? { passed, json_pointer: null }
-    : { passed, json_pointer: null, expected: validation.allowed_values ?? [], actual: status, error: `HTTP status ${status} is not one of ${allowed.join(', ')}` };
+    : {
+        passed,
+        json_pointer: null,
+        expected: validation.allowed_values ?? [],
+        actual: status,
+        error: `HTTP status ${status} is not one of ${allowed.join(', ')}`,
+      };
 };
 
 export const on401RequireHeader: Check = ({ validation, exchange }) => {
@@ -41,10 +55,18 @@ export const on401RequireHeader: Check = ({ validation, exchange }) => {
   const header = String(validation.value ?? 'www-authenticate').toLowerCase();
   if (status !== 401) return { passed: true, json_pointer: null };
   const headers = exchange.response?.headers ?? {};
-  const present = Object.entries(headers).some(([name, value]) => name.toLowerCase() === header && String(value).length > 0);
+  const present = Object.entries(headers).some(
+    ([name, value]) => name.toLowerCase() === header && String(value).length > 0,
+  );
   return present
     ? { passed: true, json_pointer: null }
-    : { passed: false, json_pointer: null, expected: header, actual: null, error: `the 401 answer has no ${header} header` };
+    : {
+        passed: false,
+        json_pointer: null,
+        expected: header,
+        actual: null,
+        error: `the 401 answer has no ${header} header`,
+      };
 };
 
 /**
@@ -55,12 +77,24 @@ export const on401RequireHeader: Check = ({ validation, exchange }) => {
 export const resourceEqualsAgentUrl: Check = ({ exchange, agentUrl }) => {
   const resource = (exchange.data as { resource?: unknown } | undefined)?.resource;
   if (typeof resource !== 'string') {
-    return { passed: false, json_pointer: '/resource', expected: agentUrl ?? null, actual: resource ?? null, error: 'the metadata has no "resource" string' };
+    return {
+      passed: false,
+      json_pointer: '/resource',
+      expected: agentUrl ?? null,
+      actual: resource ?? null,
+      error: 'the metadata has no "resource" string',
+    };
   }
   const passed = agentUrl !== undefined && sameUrl(resource, agentUrl);
   return passed
     ? { passed, json_pointer: '/resource' }
-    : { passed, json_pointer: '/resource', expected: agentUrl ?? null, actual: resource, error: `"resource" ${resource} is not the agent URL ${agentUrl}` };
+    : {
+        passed,
+        json_pointer: '/resource',
+        expected: agentUrl ?? null,
+        actual: resource,
+        error: `"resource" ${resource} is not the agent URL ${agentUrl}`,
+      };
 };
 
 function sameUrl(a: string, b: string): boolean {

@@ -37,7 +37,11 @@ export const refsResolve: Check = (input) => {
   for (const ref of sources.values) {
     const projected = project(ref, matchKeys);
     // Duplicates collapse on the compared form (URL keys normalised), so `…/mcp` and `…/mcp/` are one ref.
-    const key = JSON.stringify(matchKeys.map((k) => (/url$/i.test(k) && typeof projected[k] === 'string' ? normaliseUrl(projected[k] as string) : projected[k])));
+    const key = JSON.stringify(
+      matchKeys.map((k) =>
+        /url$/i.test(k) && typeof projected[k] === 'string' ? normaliseUrl(projected[k] as string) : projected[k],
+      ),
+    );
     if (scope?.key && !sameScope(ref, scope.key, scopeValue)) {
       if (!seenOut.has(key)) {
         seenOut.add(key);
@@ -45,7 +49,11 @@ export const refsResolve: Check = (input) => {
       }
       continue;
     }
-    const resolved = hasAllKeys(ref, matchKeys) && targets.values.some((t) => hasAllKeys(t, matchKeys) && matchKeys.every((k) => sameKey(k, (ref as any)[k], (t as any)[k])));
+    const resolved =
+      hasAllKeys(ref, matchKeys) &&
+      targets.values.some(
+        (t) => hasAllKeys(t, matchKeys) && matchKeys.every((k) => sameKey(k, (ref as any)[k], (t as any)[k])),
+      );
     if (!resolved && !seen.has(key)) {
       seen.add(key);
       missing.push(projected);
@@ -56,7 +64,9 @@ export const refsResolve: Check = (input) => {
   const truncated = sources.truncated || targets.truncated;
   const observations = [
     ...(onOutOfScope === 'warn' && outOfScope.length > 0
-      ? [`${outOfScope.length} ref(s) outside scope ${scope?.key} = ${scopeValue ?? scope?.equals} were not checked: ${JSON.stringify(outOfScope.slice(0, 10))}`]
+      ? [
+          `${outOfScope.length} ref(s) outside scope ${scope?.key} = ${scopeValue ?? scope?.equals} were not checked: ${JSON.stringify(outOfScope.slice(0, 10))}`,
+        ]
       : []),
     ...(truncated ? [`fan-out capped at ${MAX_WILDCARD_VALUES} values`] : []),
   ];
@@ -72,7 +82,11 @@ export const refsResolve: Check = (input) => {
   };
 };
 
-function collect(input: CheckInput, from: string | undefined, path: string): { values: unknown[]; pointer: string; truncated: boolean } {
+function collect(
+  input: CheckInput,
+  from: string | undefined,
+  path: string,
+): { values: unknown[]; pointer: string; truncated: boolean } {
   let root: unknown;
   let rest = path;
   if (from === 'context') {
@@ -90,7 +104,11 @@ function collect(input: CheckInput, from: string | undefined, path: string): { v
 }
 
 function hasAllKeys(ref: unknown, keys: string[]): boolean {
-  return ref !== null && typeof ref === 'object' && keys.every((k) => (ref as any)[k] !== undefined && (ref as any)[k] !== null);
+  return (
+    ref !== null &&
+    typeof ref === 'object' &&
+    keys.every((k) => (ref as any)[k] !== undefined && (ref as any)[k] !== null)
+  );
 }
 
 function project(ref: unknown, keys: string[]): Record<string, unknown> {

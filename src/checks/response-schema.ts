@@ -14,7 +14,8 @@ export const responseSchema: Check = ({ step, task, exchange, schemas }) => {
       actual: { reason: 'no_schema_registry' },
       schema_id: null,
       schema_url: null,
-      error: 'no AdCP JSON Schemas are available: install @adcp/sdk (npm i -D @adcp/sdk) or set the `schemas` option to a schema directory',
+      error:
+        'no AdCP JSON Schemas are available: install @adcp/sdk (npm i -D @adcp/sdk) or set the `schemas` option to a schema directory',
     };
   }
   const ref = step.response_schema_ref ?? schemas.responseSchemaFor(task);

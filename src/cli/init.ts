@@ -12,17 +12,32 @@ import { UsageError } from './usage-error.js';
 const STARTER = fileURLToPath(new URL('../../examples/discovery.storyboard.yaml', import.meta.url));
 const DEFAULT_INIT_FILE = 'agent.storyboard.yaml';
 
-export function parseInit(args: string[], forVitest: string[], cwd: string): { kind: 'help' } | { kind: 'init'; file: string } {
+export function parseInit(
+  args: string[],
+  forVitest: string[],
+  cwd: string,
+): { kind: 'help' } | { kind: 'init'; file: string } {
   let parsed;
   try {
-    parsed = parseArgs({ args, allowPositionals: true, strict: true, options: { help: { type: 'boolean', short: 'h' } } });
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      strict: true,
+      options: { help: { type: 'boolean', short: 'h' } },
+    });
   } catch (error) {
     throw new UsageError(`init: ${error instanceof Error ? error.message : String(error)}`);
   }
   if (parsed.values.help) return { kind: 'help' };
-  if (parsed.positionals.length > 1 || forVitest.length > 0) throw new UsageError(`init takes one file name at most, got: ${[...parsed.positionals, ...forVitest].join(' ')} (e.g. npx vitest-adcp init ./agent.storyboard.yaml)`);
+  if (parsed.positionals.length > 1 || forVitest.length > 0)
+    throw new UsageError(
+      `init takes one file name at most, got: ${[...parsed.positionals, ...forVitest].join(' ')} (e.g. npx vitest-adcp init ./agent.storyboard.yaml)`,
+    );
   const given = parsed.positionals[0] ?? DEFAULT_INIT_FILE;
-  if (!/\.storyboard\.ya?ml$/.test(given)) throw new UsageError(`init ${given}: name it *.storyboard.yaml, e.g. ${given.replace(/(\.ya?ml)?$/, '')}.storyboard.yaml, so the plugin's default include runs it`);
+  if (!/\.storyboard\.ya?ml$/.test(given))
+    throw new UsageError(
+      `init ${given}: name it *.storyboard.yaml, e.g. ${given.replace(/(\.ya?ml)?$/, '')}.storyboard.yaml, so the plugin's default include runs it`,
+    );
   return { kind: 'init', file: resolve(cwd, given) };
 }
 
@@ -32,7 +47,9 @@ export function init(file: string, cwd: string): number {
   try {
     text = readFileSync(STARTER, 'utf8');
   } catch {
-    throw new UsageError(`init: this install of vitest-adcp has no starter storyboard (${STARTER}); reinstall it (npm install -D vitest-adcp)`);
+    throw new UsageError(
+      `init: this install of vitest-adcp has no starter storyboard (${STARTER}); reinstall it (npm install -D vitest-adcp)`,
+    );
   }
   const shown = relative(cwd, file) || file;
   const path = shown.startsWith('.') || shown.startsWith('/') ? shown : `./${shown}`;
@@ -43,8 +60,13 @@ export function init(file: string, cwd: string): number {
     writeFileSync(file, text, { flag: 'wx' });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST' && made) throw new UsageError(`init: ${path} exists already; it is left as it is: give another file name (npx vitest-adcp init ./other.storyboard.yaml), or remove it first`);
-    throw new UsageError(`init: cannot write ${path} (${code ?? (error instanceof Error ? error.message : String(error))})`);
+    if (code === 'EEXIST' && made)
+      throw new UsageError(
+        `init: ${path} exists already; it is left as it is: give another file name (npx vitest-adcp init ./other.storyboard.yaml), or remove it first`,
+      );
+    throw new UsageError(
+      `init: cannot write ${path} (${code ?? (error instanceof Error ? error.message : String(error))})`,
+    );
   }
   console.log(`vitest-adcp: wrote ${path}, a starter storyboard (a read-only discovery flow: edit its steps for your agent).
 

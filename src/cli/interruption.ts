@@ -27,14 +27,18 @@ export class Interruption {
   }
 
   /** The plugin that hands us the run's Vitest and takes Vitest's own signal handlers away. */
-  plugin(): { name: string; configureVitest(context: { vitest: { cancelCurrentRun(reason: never): Promise<void> } }): void } {
+  plugin(): {
+    name: string;
+    configureVitest(context: { vitest: { cancelCurrentRun(reason: never): Promise<void> } }): void;
+  } {
     return {
       name: 'vitest-adcp:interruption',
       configureVitest: ({ vitest }) => {
         this.vitest ??= vitest;
         for (const signal of ['SIGINT', 'SIGTERM'] as const) {
           for (const listener of process.listeners(signal)) {
-            if (listener !== this.handler && !this.theirs.has(listener as (...args: unknown[]) => void)) process.off(signal, listener as (...args: unknown[]) => void);
+            if (listener !== this.handler && !this.theirs.has(listener as (...args: unknown[]) => void))
+              process.off(signal, listener as (...args: unknown[]) => void);
           }
         }
       },
@@ -67,7 +71,9 @@ export class Interruption {
     }
     this.exitCode = code;
     process.exitCode = code;
-    console.error(`vitest-adcp: ${signal}: cancelling the run (the steps under way finish, the rest are not run); the report is still written. Send it again to exit at once.`);
+    console.error(
+      `vitest-adcp: ${signal}: cancelling the run (the steps under way finish, the rest are not run); the report is still written. Send it again to exit at once.`,
+    );
     void this.vitest.cancelCurrentRun('keyboard-input' as never).catch(() => {});
   }
 
@@ -76,6 +82,7 @@ export class Interruption {
    * a second signal still exits at once while Vitest closes.
    */
   stopListening(): void {
-    if (this.exitCode === undefined) for (const signal of ['SIGINT', 'SIGTERM'] as const) process.off(signal, this.handler);
+    if (this.exitCode === undefined)
+      for (const signal of ['SIGINT', 'SIGTERM'] as const) process.off(signal, this.handler);
   }
 }

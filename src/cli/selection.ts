@@ -76,8 +76,19 @@ export function explainSelection(request: SelectionRequest): Selection {
   const notes: string[] = [];
   const capabilityIds = new Set(request.capabilityIds ?? []);
   const root = request.corpusRoot;
-  if (root && (request.storyboards.length || request.bundles.length || request.tracks.length || request.capabilityIds)) {
-    const order = selectCorpusInRunOrder(root, { storyboards: [...request.storyboards, ...(request.capabilityIds ?? [])], bundles: request.bundles, tracks: request.tracks }, { warn: request.warn ?? (() => {}) });
+  if (
+    root &&
+    (request.storyboards.length || request.bundles.length || request.tracks.length || request.capabilityIds)
+  ) {
+    const order = selectCorpusInRunOrder(
+      root,
+      {
+        storyboards: [...request.storyboards, ...(request.capabilityIds ?? [])],
+        bundles: request.bundles,
+        tracks: request.tracks,
+      },
+      { warn: request.warn ?? (() => {}) },
+    );
     const corpus = listCorpus(root);
     const byFile = new Map(corpus.map((entry) => [entry.file, entry]));
     const prefixes = bundlePaths(root);
@@ -86,15 +97,21 @@ export function explainSelection(request: SelectionRequest): Selection {
       const entry = byFile.get(file)!;
       const reasons: string[] = [];
       if (request.storyboards.includes(entry.id)) reasons.push(`--storyboards ${entry.id}`);
-      for (const bundle of request.bundles) if (entry.path.startsWith(prefixes.get(bundle) ?? '\0')) reasons.push(`bundle ${bundle} (--storyboards)`);
+      for (const bundle of request.bundles)
+        if (entry.path.startsWith(prefixes.get(bundle) ?? '\0')) reasons.push(`bundle ${bundle} (--storyboards)`);
       for (const track of request.tracks) if (entry.track === track) reasons.push(`track ${track} (--tracks)`);
       if (capabilityIds.has(entry.id)) reasons.push(`capabilities: ${bundleLabel(capabilityBundle(entry.path))}`);
       if (reasons.length > 0) direct.set(entry, reasons);
     }
     for (const file of order) {
       const entry = byFile.get(file)!;
-      const requiredBy = [...direct.keys()].filter((other) => other.requires?.includes(entry.id)).map((other) => other.id);
-      const reasons = [...(direct.get(entry) ?? []), ...(requiredBy.length ? [`required scenario of ${requiredBy.join(', ')}`] : [])];
+      const requiredBy = [...direct.keys()]
+        .filter((other) => other.requires?.includes(entry.id))
+        .map((other) => other.id);
+      const reasons = [
+        ...(direct.get(entry) ?? []),
+        ...(requiredBy.length ? [`required scenario of ${requiredBy.join(', ')}`] : []),
+      ];
       storyboards.push({ file, id: entry.id, reasons });
     }
     // A storyboard named by id that is a bundle's baseline (its index.yaml) runs alone with its required scenarios, while
@@ -104,7 +121,9 @@ export function explainSelection(request: SelectionRequest): Selection {
       if (!entry || !/^(?:protocols|specialisms|domains)\/[^/]+\/index\.ya?ml$/.test(entry.path)) continue;
       const bundle = capabilityBundle(entry.path);
       if (request.bundles.includes(bundle.id)) continue;
-      const inBundle = corpus.filter((e) => e.path.startsWith(`${entry.path.split('/').slice(0, 2).join('/')}/`)).map((e) => e.id);
+      const inBundle = corpus
+        .filter((e) => e.path.startsWith(`${entry.path.split('/').slice(0, 2).join('/')}/`))
+        .map((e) => e.id);
       const running = new Set([entry.id, ...(entry.requires ?? [])]);
       const left = inBundle.filter((other) => !running.has(other));
       if (left.length === 0) continue;
@@ -137,7 +156,10 @@ export function selectionSummary(selection: Selection): string {
     else add(other, reason.replace(/ \(--\w+\)$/, ''));
   }
   const counted = (counts: Map<string, number>) => [...counts].map(([label, count]) => `${count} ${label}`).join(', ');
-  const parts = [...(fromCapabilities.size ? [`from the agent's capabilities: ${counted(fromCapabilities)}`] : []), ...(other.size ? [counted(other)] : [])];
+  const parts = [
+    ...(fromCapabilities.size ? [`from the agent's capabilities: ${counted(fromCapabilities)}`] : []),
+    ...(other.size ? [counted(other)] : []),
+  ];
   const n = selection.storyboards.length;
   return `${n} storyboard${n === 1 ? '' : 's'}${parts.length ? ` (${parts.join('; ')})` : ''}`;
 }

@@ -36,6 +36,8 @@ export function printVersions(cwd: string, corpusVersion: string | undefined): n
   } catch {
     corpus = corpusVersion ? `no compliance corpus ${corpusVersion}` : 'no compliance corpus';
   }
-  console.log(`vitest-adcp ${own} (vitest ${vitest ?? 'not installed'}, @adcp/sdk ${sdk ?? 'not installed'}, ${corpus})`);
+  console.log(
+    `vitest-adcp ${own} (vitest ${vitest ?? 'not installed'}, @adcp/sdk ${sdk ?? 'not installed'}, ${corpus})`,
+  );
   return 0;
 }

@@ -27,7 +27,11 @@ export class ReportViewsReporter implements Reporter {
   }
 
   onTestRunEnd(modules: ReadonlyArray<TestModule>): void {
-    const report = buildContractReport(modules, this.root, { started_at: this.startedAt, finished_at: new Date().toISOString(), test_name_pattern: this.testNamePattern });
+    const report = buildContractReport(modules, this.root, {
+      started_at: this.startedAt,
+      finished_at: new Date().toISOString(),
+      test_name_pattern: this.testNamePattern,
+    });
     for (const line of writeReportViews(report, { root: this.root, ...this.files })) this.log(line);
   }
 }

@@ -12,7 +12,10 @@ export type AdcpAuth = 'none' | string | { basic: { username: string; password: 
 export function credentialsFor(auth: AdcpAuth | undefined, where: string): Credentials {
   if (auth === undefined || auth === 'none') return { kind: 'none' };
   if (typeof auth === 'string') {
-    if (auth.trim() === '') throw new TypeError(`${where}: the auth token is empty; pass a token, { basic: … }, or 'none' for no credentials`);
+    if (auth.trim() === '')
+      throw new TypeError(
+        `${where}: the auth token is empty; pass a token, { basic: … }, or 'none' for no credentials`,
+      );
     return { kind: 'bearer', token: auth };
   }
   const basic = auth !== null && typeof auth === 'object' ? (auth as { basic?: unknown }).basic : undefined;
@@ -21,8 +24,15 @@ export function credentialsFor(auth: AdcpAuth | undefined, where: string): Crede
     if (colon < 0) throw new TypeError(`${where}: { basic: '…' } must be 'username:password'`);
     return { kind: 'basic', username: basic.slice(0, colon), password: basic.slice(colon + 1) };
   }
-  if (basic !== null && typeof basic === 'object' && typeof (basic as any).username === 'string' && typeof (basic as any).password === 'string') {
+  if (
+    basic !== null &&
+    typeof basic === 'object' &&
+    typeof (basic as any).username === 'string' &&
+    typeof (basic as any).password === 'string'
+  ) {
     return { kind: 'basic', username: (basic as any).username, password: (basic as any).password };
   }
-  throw new TypeError(`${where}: auth must be 'none', a Bearer token string, or { basic: { username, password } } (or { basic: 'username:password' })`);
+  throw new TypeError(
+    `${where}: auth must be 'none', a Bearer token string, or { basic: { username, password } } (or { basic: 'username:password' })`,
+  );
 }

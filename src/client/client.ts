@@ -77,22 +77,40 @@ export interface AdcpClient {
 export function createAdcpClient(options: AdcpClientOptions): AdcpClient {
   const url = checkedUrl(options);
   const protocol = options.protocol ?? 'mcp';
-  if (protocol !== 'mcp' && protocol !== 'a2a') throw new ConfigurationError(`createAdcpClient: protocol is ${JSON.stringify(protocol)}; use 'mcp' or 'a2a'`);
+  if (protocol !== 'mcp' && protocol !== 'a2a')
+    throw new ConfigurationError(`createAdcpClient: protocol is ${JSON.stringify(protocol)}; use 'mcp' or 'a2a'`);
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   // Checked now, so a bad default fails where the client is made, not at the first call.
   const defaultCredentials = credentialsFor(options.auth, 'createAdcpClient');
   // One transport for the client's life: MCP keeps a session per credential, A2A the discovered card.
   let transport: AgentTransport | undefined;
   const open = () =>
-    (transport ??= createTransport(protocol, { url, maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES, urlGuard: { allowHttp: options.allowHttp === true } }));
+    (transport ??= createTransport(protocol, {
+      url,
+      maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+      urlGuard: { allowHttp: options.allowHttp === true },
+    }));
   return {
     url,
     protocol,
     async call(task, payload = {}, callOptions = {}) {
-      if (typeof task !== 'string' || task === '') throw new TypeError(`adcp.call: the task must be a task name such as 'list_creatives', received ${JSON.stringify(task)}`);
-      const credentials = callOptions.auth === undefined ? defaultCredentials : credentialsFor(callOptions.auth, `adcp.call('${task}')`);
-      const exchange = await open().call(task, payload, { credentials, timeoutMs: callOptions.timeoutMs ?? timeoutMs, ...(callOptions.signal ? { signal: callOptions.signal } : {}) });
-      return { ...exchange, task, ...(exchange.response?.status !== undefined ? { status: exchange.response.status } : {}), headers: { ...exchange.response?.headers } };
+      if (typeof task !== 'string' || task === '')
+        throw new TypeError(
+          `adcp.call: the task must be a task name such as 'list_creatives', received ${JSON.stringify(task)}`,
+        );
+      const credentials =
+        callOptions.auth === undefined ? defaultCredentials : credentialsFor(callOptions.auth, `adcp.call('${task}')`);
+      const exchange = await open().call(task, payload, {
+        credentials,
+        timeoutMs: callOptions.timeoutMs ?? timeoutMs,
+        ...(callOptions.signal ? { signal: callOptions.signal } : {}),
+      });
+      return {
+        ...exchange,
+        task,
+        ...(exchange.response?.status !== undefined ? { status: exchange.response.status } : {}),
+        headers: { ...exchange.response?.headers },
+      };
     },
     async close() {
       const closing = transport;
@@ -106,7 +124,9 @@ export function createAdcpClient(options: AdcpClientOptions): AdcpClient {
 function checkedUrl(options: AdcpClientOptions): string {
   const url = options?.url;
   if (typeof url !== 'string' || !/^https?:\/\//i.test(url)) {
-    throw new ConfigurationError(`createAdcpClient: url must be the agent's http(s) URL, e.g. http://127.0.0.1:3000/mcp; received ${url === undefined ? 'nothing' : JSON.stringify(url)}`);
+    throw new ConfigurationError(
+      `createAdcpClient: url must be the agent's http(s) URL, e.g. http://127.0.0.1:3000/mcp; received ${url === undefined ? 'nothing' : JSON.stringify(url)}`,
+    );
   }
   if (!options.allowHttp && plainHttpRemote(url)) {
     throw new ConfigurationError(

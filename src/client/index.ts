@@ -18,5 +18,12 @@
 import '../matchers/vitest-types.js';
 import '../matchers/jest-types.js';
 
-export { createAdcpClient, type AdcpClient, type AdcpClientOptions, type AdcpCallOptions, type AdcpResponse, type AdcpAuth } from './client.js';
+export {
+  createAdcpClient,
+  type AdcpClient,
+  type AdcpClientOptions,
+  type AdcpCallOptions,
+  type AdcpResponse,
+  type AdcpAuth,
+} from './client.js';
 export * from '../matchers/matchers.js';

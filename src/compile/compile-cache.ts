@@ -78,7 +78,9 @@ function fileDigest(file: string): string {
 export function treeDigest(dir: string): string {
   const hash = createHash('sha256');
   const walk = (current: string): void => {
-    const entries = readdirSync(current, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const entries = readdirSync(current, { withFileTypes: true }).sort((a, b) =>
+      a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+    );
     for (const entry of entries) {
       const full = join(current, entry.name);
       const name = relative(dir, full);
@@ -123,7 +125,13 @@ export class CompileCache {
     // manifest (regenerated, with its date, whenever they are) stands for them.
     const schemasDir = this.corpusRoot ? adcpKnowledge({ corpusRoot: this.corpusRoot }).schemasDir : undefined;
     const schemas = schemasDir ? fileDigest(join(schemasDir, 'manifest.json')) : 'no schemas';
-    this.disk = new DiskCache(cacheDir, 'storyboards', '.json', ['vitest-adcp-compiled-storyboard-v3', packageFingerprint(), fileDigest(STORYBOARD_SCHEMA), options, schemas], ...(secret ? [secret] : []));
+    this.disk = new DiskCache(
+      cacheDir,
+      'storyboards',
+      '.json',
+      ['vitest-adcp-compiled-storyboard-v3', packageFingerprint(), fileDigest(STORYBOARD_SCHEMA), options, schemas],
+      ...(secret ? [secret] : []),
+    );
   }
 
   key(file: string, source: string): string {

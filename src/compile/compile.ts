@@ -68,9 +68,18 @@ function lineOffsets(source: string): number[] {
 }
 
 export function compileStoryboard(text: string, file: string, options: CompileOptions): CompileResult {
-  const loaded = loadStoryboard(text, file, { corpusRoot: options.corpusRoot, ...(options.strictKeys === false ? { strictKeys: false } : {}), ...(options.bounds ? { bounds: options.bounds } : {}), ...(options.schemasDir !== undefined ? { schemasDir: options.schemasDir } : {}), ...(options.schemaCacheDir !== undefined ? { schemaCacheDir: options.schemaCacheDir } : {}) });
+  const loaded = loadStoryboard(text, file, {
+    corpusRoot: options.corpusRoot,
+    ...(options.strictKeys === false ? { strictKeys: false } : {}),
+    ...(options.bounds ? { bounds: options.bounds } : {}),
+    ...(options.schemasDir !== undefined ? { schemasDir: options.schemasDir } : {}),
+    ...(options.schemaCacheDir !== undefined ? { schemaCacheDir: options.schemaCacheDir } : {}),
+  });
   // A text over the byte bound is neither mapped nor embedded in the source map: its one failing test sits at 1:1.
-  const oversize = !loaded.ok && loaded.diagnostics[0]?.rule === 'storyboard_bound' && Buffer.byteLength(text, 'utf8') > resolveBounds(options.bounds).maxBytes;
+  const oversize =
+    !loaded.ok &&
+    loaded.diagnostics[0]?.rule === 'storyboard_bound' &&
+    Buffer.byteLength(text, 'utf8') > resolveBounds(options.bounds).maxBytes;
   return compileLoaded(oversize ? '' : text, file, options, loaded, oversize);
 }
 
@@ -84,20 +93,33 @@ export function compileOversizeStoryboard(file: string, bytes: number, options: 
   return compileLoaded('', file, options, { ok: false, diagnostics: sink.items }, true);
 }
 
-function compileLoaded(text: string, file: string, options: CompileOptions, loaded: LoadResult, oversize = false): CompileResult {
+function compileLoaded(
+  text: string,
+  file: string,
+  options: CompileOptions,
+  loaded: LoadResult,
+  oversize = false,
+): CompileResult {
   // No text (an empty file, one not read): the module is mapped onto a one-space stand-in, so its tests still sit at
   // 1:1 — a map over nothing maps nothing. The stand-in is the map's content: a map without one makes Vite read the
   // file to fill it in.
   const source = text === '' ? ' ' : text;
   const lines = lineOffsets(source);
-  const offsetOf = (loc: SourceLocation) => Math.min(source.length, (lines[loc.line - 1] ?? source.length) + loc.column - 1);
+  const offsetOf = (loc: SourceLocation) =>
+    Math.min(source.length, (lines[loc.line - 1] ?? source.length) + loc.column - 1);
   const s = new MagicString(source);
   if (options.mode === 'data') return compileData(s, source, file, loaded);
 
   const jest = options.framework === 'jest';
   const header = jest
-    ? [`const { describe, it, afterAll } = require("@jest/globals");`, `const { storyboardSuite, loadFailureSuite } = require(${q(options.runtime)});`]
-    : [`import { describe, it, afterAll } from "vitest";`, `import { storyboardSuite, loadFailureSuite } from ${q(options.runtime)};`];
+    ? [
+        `const { describe, it, afterAll } = require("@jest/globals");`,
+        `const { storyboardSuite, loadFailureSuite } = require(${q(options.runtime)});`,
+      ]
+    : [
+        `import { describe, it, afterAll } from "vitest";`,
+        `import { storyboardSuite, loadFailureSuite } from ${q(options.runtime)};`,
+      ];
 
   if (!loaded.ok) {
     const primary = loaded.diagnostics[0]!;
@@ -106,8 +128,15 @@ function compileLoaded(text: string, file: string, options: CompileOptions, load
     // A file over the byte bound: its failure carries no stack frame into the file and a code frame of its own, or the
     // test runner would read the whole file again to show one (Vitest reads a failure's file for its source map and
     // its code frame).
-    const fail = oversize ? `() => { try { failure.fail(); } catch (error) { throw Object.assign(error, { stack: String(error.message), frame: ${q(OVERSIZE_FRAME)} }); } }` : '() => failure.fail()';
-    const body = [`describe(${q(fileName(file))}, () => {`, `it(${q(`${LOAD_FAILURE_TITLE} (${primary.rule})`)}, ${fail});`, `});`, ''];
+    const fail = oversize
+      ? `() => { try { failure.fail(); } catch (error) { throw Object.assign(error, { stack: String(error.message), frame: ${q(OVERSIZE_FRAME)} }); } }`
+      : '() => failure.fail()';
+    const body = [
+      `describe(${q(fileName(file))}, () => {`,
+      `it(${q(`${LOAD_FAILURE_TITLE} (${primary.rule})`)}, ${fail});`,
+      `});`,
+      '',
+    ];
     replace(s, source, [
       { at: 0, code: prefix.join('\n') },
       { at, code: body.join('\n') },
@@ -124,15 +153,22 @@ function compileLoaded(text: string, file: string, options: CompileOptions, load
       ...header,
       `const storyboard = JSON.parse(${q(JSON.stringify(storyboard))});`,
       // Load warnings ride with the run onto its first step's record (the contract report, JUnit), not only the terminal.
-      loadWarnings.length > 0 ? `const suite = storyboardSuite(storyboard, ${q(loadWarnings)});` : `const suite = storyboardSuite(storyboard);`,
+      loadWarnings.length > 0
+        ? `const suite = storyboardSuite(storyboard, ${q(loadWarnings)});`
+        : `const suite = storyboardSuite(storyboard);`,
       '',
     ].join('\n'),
   });
   // Every step test and the close get a Vitest timeout above the engine's own bound (suite.timeout()), so Vitest never
   // cuts a step the engine is still bounding and the report always agrees with the terminal.
-  const open = [`describe(${q(testTitle(storyboard.title, storyboard.id))}, () => {`, `afterAll(() => suite.close(), suite.timeout());`];
+  const open = [
+    `describe(${q(testTitle(storyboard.title, storyboard.id))}, () => {`,
+    `afterAll(() => suite.close(), suite.timeout());`,
+  ];
   if (storyboard.phases.length === 0) {
-    open.push(`it(${q(`no phases (${storyboard.id})`)}, ${jest ? '() => suite.noPhases()' : '(ctx) => suite.noPhases(ctx)'});`);
+    open.push(
+      `it(${q(`no phases (${storyboard.id})`)}, ${jest ? '() => suite.noPhases()' : '(ctx) => suite.noPhases(ctx)'});`,
+    );
   }
   // The runner-injected seeding phase (prerequisites.controller_seeding) sits at the storyboard's line.
   const seeding = planSeeding(storyboard).phase;
@@ -163,17 +199,34 @@ function compileLoaded(text: string, file: string, options: CompileOptions, load
  * `-t`, a cancelled run — still tells the contract reporter which step it was ("not run", never silently dropped).
  */
 function stepTest(step: { title?: string; id: string }, phaseId: string, jest = false): string {
-  if (jest) return `it(${q(testTitle(step.title, step.id))}, () => suite.step(${q(phaseId)}, ${q(step.id)}), suite.timeout());`;
+  if (jest)
+    return `it(${q(testTitle(step.title, step.id))}, () => suite.step(${q(phaseId)}, ${q(step.id)}), suite.timeout());`;
   return `it(${q(testTitle(step.title, step.id))}, { meta: suite.planned(${q(phaseId)}, ${q(step.id)}), timeout: suite.timeout() }, (ctx) => suite.step(ctx, ${q(phaseId)}, ${q(step.id)}));`;
 }
 
-function compileData(s: MagicString, source: string, file: string, loaded: ReturnType<typeof loadStoryboard>): CompileResult {
-  const render = (d: Diagnostic) => `${d.file}:${d.line}:${d.column}: [${d.rule}] ${d.message}${d.hint ? ` (fix: ${d.hint})` : ''}`;
+function compileData(
+  s: MagicString,
+  source: string,
+  file: string,
+  loaded: ReturnType<typeof loadStoryboard>,
+): CompileResult {
+  const render = (d: Diagnostic) =>
+    `${d.file}:${d.line}:${d.column}: [${d.rule}] ${d.message}${d.hint ? ` (fix: ${d.hint})` : ''}`;
   const code = loaded.ok
     ? `export default JSON.parse(${q(JSON.stringify(loaded.storyboard))});\n`
-    : `throw new Error(${q(`storyboard ${file} does not load:\n${loaded.diagnostics.filter((d) => d.severity === 'error').map(render).join('\n')}`)});\nexport default undefined;\n`;
+    : `throw new Error(${q(
+        `storyboard ${file} does not load:\n${loaded.diagnostics
+          .filter((d) => d.severity === 'error')
+          .map(render)
+          .join('\n')}`,
+      )});\nexport default undefined;\n`;
   replace(s, source, [{ at: 0, code }]);
-  return { code: s.toString(), map: map(s, file), diagnostics: loaded.diagnostics, ...(loaded.ok ? { storyboard: loaded.storyboard } : {}) };
+  return {
+    code: s.toString(),
+    map: map(s, file),
+    diagnostics: loaded.diagnostics,
+    ...(loaded.ok ? { storyboard: loaded.storyboard } : {}),
+  };
 }
 
 function fileName(file: string): string {

@@ -20,7 +20,6 @@ import type { Exchange } from '../checks/types.js';
 import type { SkipResult, StepResult } from './records.js';
 import type { SeedStep } from './seeding.js';
 
-
 export interface ControllerVerdict {
   result: StepResult;
   /** What every later step of the storyboard becomes. */
@@ -48,8 +47,14 @@ export function seedVerdict(step: SeedStep, exchange: Exchange, graded: StepResu
     return { result: { ...graded, passed: true, skip }, halt: skip };
   }
   if (graded.passed && data?.success === true) return { result: graded };
-  const reason = graded.error ?? (typeof data?.error_detail === 'string' ? data.error_detail : undefined) ?? 'the controller did not answer success: true';
-  const halt: SkipResult = { reason: 'prerequisite_failed', detail: `controller seeding failed at ${step.id}: ${reason}` };
+  const reason =
+    graded.error ??
+    (typeof data?.error_detail === 'string' ? data.error_detail : undefined) ??
+    'the controller did not answer success: true';
+  const halt: SkipResult = {
+    reason: 'prerequisite_failed',
+    detail: `controller seeding failed at ${step.id}: ${reason}`,
+  };
   if (!graded.passed) return { result: graded, halt };
   return {
     result: {

@@ -30,7 +30,10 @@ export class CredentialResolver {
   private readonly randomApiKey = `invalid-${randomBytes(32).toString('hex')}`;
   /** security.yaml > probe_invalid_oauth_token: a JWT parsers accept, whose signature (random, RS256-sized) cannot verify. */
   private readonly randomJwtSignature = base64url(256);
-  private readonly randomBasic = { username: `invalid-${randomBytes(8).toString('hex')}`, password: randomBytes(24).toString('hex') };
+  private readonly randomBasic = {
+    username: `invalid-${randomBytes(8).toString('hex')}`,
+    password: randomBytes(24).toString('hex'),
+  };
 
   constructor(private readonly run: RunCredentials) {}
 
@@ -42,8 +45,19 @@ export class CredentialResolver {
    * `secretForms`).
    */
   secrets(): string[] {
-    const basic = [...basicPairs(this.run.testKit?.auth), this.randomBasic].flatMap(({ username, password }) => basicAuthForms(username, password));
-    const candidates = [this.run.defaultToken, ...secretLeaves(this.run.testKit?.auth), ...this.resolved, ...basic, this.randomApiKey, this.randomJwt(), this.randomJwtSignature, this.randomBasic.password];
+    const basic = [...basicPairs(this.run.testKit?.auth), this.randomBasic].flatMap(({ username, password }) =>
+      basicAuthForms(username, password),
+    );
+    const candidates = [
+      this.run.defaultToken,
+      ...secretLeaves(this.run.testKit?.auth),
+      ...this.resolved,
+      ...basic,
+      this.randomApiKey,
+      this.randomJwt(),
+      this.randomJwtSignature,
+      this.randomBasic.password,
+    ];
     return [...new Set(candidates.filter((s): s is string => typeof s === 'string' && s.length > 0))];
   }
 
@@ -59,10 +73,13 @@ export class CredentialResolver {
     }
     if (auth.value_strategy === 'random_invalid_jwt') return { kind: 'bearer', token: this.randomJwt() };
     if (auth.from_test_kit !== undefined && auth.from_test_kit !== false) {
-      const path = auth.from_test_kit === true ? (type === 'basic' ? 'auth.basic' : 'auth.api_key') : auth.from_test_kit;
+      const path =
+        auth.from_test_kit === true ? (type === 'basic' ? 'auth.basic' : 'auth.api_key') : auth.from_test_kit;
       const found = resolvePath(this.run.testKit, path);
       if (!found.found || found.value === null) {
-        throw new CredentialsError(`the step asks for credentials at "${path}" in the test kit, but the test kit has none there`);
+        throw new CredentialsError(
+          `the step asks for credentials at "${path}" in the test kit, but the test kit has none there`,
+        );
       }
       if (type === 'basic') {
         const value = found.value as { username?: unknown; password?: unknown };
@@ -102,7 +119,9 @@ function secretLeaves(value: unknown, key = '', depth = 0): string[] {
   if (depth > 16) return [];
   if (typeof value === 'string') return REDACTED_KEY_PATTERN.test(key) ? [value] : [];
   if (value === null || typeof value !== 'object') return [];
-  return Object.entries(value as Record<string, unknown>).flatMap(([k, v]) => secretLeaves(v, Array.isArray(value) ? key : k, depth + 1));
+  return Object.entries(value as Record<string, unknown>).flatMap(([k, v]) =>
+    secretLeaves(v, Array.isArray(value) ? key : k, depth + 1),
+  );
 }
 
 /** Every `{ username, password }` pair under the test kit's `auth` (HTTP Basic credentials a step may send). */

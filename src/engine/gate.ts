@@ -38,12 +38,21 @@ export function runnerOnlyTaskSkip(step: Step, task: string, receiver = false): 
     // named test-kit contract is not in scope". Without it, the receiver the step needs is a harness contract this
     // run cannot satisfy: runner-output-contract.yaml > skip_result > unsatisfied_contract.
     return contract
-      ? { reason: 'not_applicable', detail: `${task} requires the test-kit contract "${contract}"${contract === WEBHOOK_CONTRACT ? ' (a webhook receiver)' : ''}, which is not in scope for this run` }
-      : { reason: 'unsatisfied_contract', detail: `${task} needs the runner's webhook receiver (contract "${WEBHOOK_CONTRACT}"), and this run hosts none (plugin option webhooks: { receiver: 'loopback' }, or --webhook-receiver)` };
+      ? {
+          reason: 'not_applicable',
+          detail: `${task} requires the test-kit contract "${contract}"${contract === WEBHOOK_CONTRACT ? ' (a webhook receiver)' : ''}, which is not in scope for this run`,
+        }
+      : {
+          reason: 'unsatisfied_contract',
+          detail: `${task} needs the runner's webhook receiver (contract "${WEBHOOK_CONTRACT}"), and this run hosts none (plugin option webhooks: { receiver: 'loopback' }, or --webhook-receiver)`,
+        };
   }
   if (task === 'expect_substitution_safe') {
     // storyboard-schema.yaml > Composition: a named contract not in scope grades not_applicable.
-    return { reason: 'not_applicable', detail: `${task} requires the test-kit contract "${contract ?? 'substitution_observer_runner'}", which is not in scope for this run` };
+    return {
+      reason: 'not_applicable',
+      detail: `${task} requires the test-kit contract "${contract ?? 'substitution_observer_runner'}", which is not in scope for this run`,
+    };
   }
   return undefined;
 }
@@ -82,14 +91,22 @@ export class CascadeState {
       if (!listed(task)) return { skip: missingTool(task, toolList) };
       const t = this.tripped;
       return {
-        skip: { reason: 'prerequisite_failed', detail: `prerequisite step "${t.step}" (phase ${t.phase}) ${t.reason ? `was skipped (${t.reason})` : 'failed'}, so the state this stateful step needs never materialised` },
+        skip: {
+          reason: 'prerequisite_failed',
+          detail: `prerequisite step "${t.step}" (phase ${t.phase}) ${t.reason ? `was skipped (${t.reason})` : 'failed'}, so the state this stateful step needs never materialised`,
+        },
         passed: false,
       };
     }
     const requiresTool = typeof step.requires_tool === 'string' ? step.requires_tool : undefined;
     if (requiresTool && !listed(requiresTool)) {
       if (requiresTool === CONTROLLER) {
-        return { skip: { reason: 'missing_test_controller', detail: `this step needs ${CONTROLLER} (deterministic testing), which the agent does not advertise; agent tools: ${toolList}` } };
+        return {
+          skip: {
+            reason: 'missing_test_controller',
+            detail: `this step needs ${CONTROLLER} (deterministic testing), which the agent does not advertise; agent tools: ${toolList}`,
+          },
+        };
       }
       return { skip: missingTool(requiresTool, toolList) };
     }
@@ -119,7 +136,8 @@ export class CascadeState {
       else result.skip!.detail += ` (the only stateful step of phase ${phase.id}: nothing downstream is cascaded)`;
       return;
     }
-    if (reason === 'not_applicable' && !this.pendingNotApplicable.has(phase)) this.pendingNotApplicable.set(phase, { ...here, reason });
+    if (reason === 'not_applicable' && !this.pendingNotApplicable.has(phase))
+      this.pendingNotApplicable.set(phase, { ...here, reason });
   }
 
   /** At the end of a phase: substitutes rescue their peers (peer_substituted) or the deferred cascade trips. */
@@ -135,14 +153,19 @@ export class CascadeState {
       const result = results.get(target)!;
       if (substitute !== undefined) {
         // runner-output-contract.yaml > peer_substituted: "<this_step_id> state provided by <peer_phase_id>.<peer_step_id>".
-        result.skip = { reason: 'peer_substituted', detail: `${targetStep.id} state provided by ${phase.id}.${this.entries[substitute]!.step.id}` };
+        result.skip = {
+          reason: 'peer_substituted',
+          detail: `${targetStep.id} state provided by ${phase.id}.${this.entries[substitute]!.step.id}`,
+        };
       } else {
         this.tripped ??= trigger;
         result.skip!.detail += ` (declared substitute ${this.substitutesOf(phase, targetStep).join(', ')} did not pass)`;
       }
     }
     const pending = this.pendingNotApplicable.get(phase);
-    const anyPassed = indexes.some((i) => this.entries[i]!.step.stateful === true && results.get(i)?.passed === true && !results.get(i)?.skip);
+    const anyPassed = indexes.some(
+      (i) => this.entries[i]!.step.stateful === true && results.get(i)?.passed === true && !results.get(i)?.skip,
+    );
     if (pending && !anyPassed && this.statefulCount(phase) > 1) this.tripped ??= pending;
   }
 
@@ -168,5 +191,8 @@ export class CascadeState {
 
 function missingTool(tool: string, toolList: string): SkipResult {
   // runner-output-contract.yaml > missing_tool: cite the tool and the agent's advertised list.
-  return { reason: 'missing_tool', detail: `the agent does not advertise the tool "${tool}"; agent tools: ${toolList}` };
+  return {
+    reason: 'missing_tool',
+    detail: `the agent does not advertise the tool "${tool}"; agent tools: ${toolList}`,
+  };
 }

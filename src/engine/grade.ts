@@ -49,7 +49,6 @@ export interface Graded {
   captures: Map<string, unknown>;
 }
 
-
 export function gradeStep(input: GradeInput): Graded {
   const { step, exchange } = input;
   if (exchange.transportError) {
@@ -77,7 +76,14 @@ export function gradeStep(input: GradeInput): Graded {
   for (const verdict of checkInvariants(exchange, input.secrets ?? [])) {
     const { id: _id, description, ...fields } = verdict;
     const source = { file: input.file, line: step.loc.line, column: step.loc.column };
-    const record: ValidationResult = { check: 'invariant', description, schema_id: null, schema_url: null, ...fields, source };
+    const record: ValidationResult = {
+      check: 'invariant',
+      description,
+      schema_id: null,
+      schema_url: null,
+      ...fields,
+      source,
+    };
     validations.push(verdict.passed ? record : { ...record, request: exchange.request, response: exchange.response });
   }
   let error: string | undefined;
@@ -112,21 +118,41 @@ function runCheck(input: GradeInput, written: Validation): ValidationResult {
   });
   const run = checks[written.check];
   if (!run) {
-    return fail(`check "${written.check}" is not a check vitest-adcp knows (storyboard-schema.yaml > Validation lists the kinds)`);
+    return fail(
+      `check "${written.check}" is not a check vitest-adcp knows (storyboard-schema.yaml > Validation lists the kinds)`,
+    );
   }
   // storyboard-schema.yaml > Substitution: `value` / `allowed_values` may name captured context.
   const substituted = substitute({ value: written.value, allowed_values: written.allowed_values }, input.scope);
   if (substituted.unresolved.length > 0) {
     return fail(unresolvedExpected(substituted.unresolved, input.earlier), { expected: substituted.unresolved });
   }
-  const validation: Validation = { ...written, value: substituted.value.value, allowed_values: substituted.value.allowed_values };
+  const validation: Validation = {
+    ...written,
+    value: substituted.value.value,
+    allowed_values: substituted.value.allowed_values,
+  };
   if (written.value === undefined) delete validation.value;
   if (written.allowed_values === undefined) delete validation.allowed_values;
   let verdict;
   try {
-    verdict = run({ validation, step, task: input.task, exchange, schemas: input.schemas, context: input.scope.context, agentUrl: input.agentUrl });
+    verdict = run({
+      validation,
+      step,
+      task: input.task,
+      exchange,
+      schemas: input.schemas,
+      context: input.scope.context,
+      agentUrl: input.agentUrl,
+    });
   } catch (error) {
-    verdict = { passed: false, json_pointer: null, expected: null, actual: null, error: error instanceof Error ? error.message : String(error) };
+    verdict = {
+      passed: false,
+      json_pointer: null,
+      expected: null,
+      actual: null,
+      error: error instanceof Error ? error.message : String(error),
+    };
   }
   const base: ValidationResult = { check: written.check, description, ...verdict, source };
   if (written.check !== 'response_schema') {
@@ -142,17 +168,24 @@ function runCheck(input: GradeInput, written: Validation): ValidationResult {
  * (`$context.x in the expected value did not resolve: step "discover" (phase setup) failed (…)`).
  */
 function unresolvedExpected(tokens: readonly string[], earlier: readonly EarlierStep[] | undefined): string {
-  if (!earlier) return `${tokens.join(', ')} in the expected value did not resolve: the step that captures it failed, was skipped, or never ran`;
+  if (!earlier)
+    return `${tokens.join(', ')} in the expected value did not resolve: the step that captures it failed, was skipped, or never ran`;
   return tokens
     .map((token) => {
       const said = explainUnresolved([token], earlier);
-      return said.startsWith(`${token} did not resolve`) ? `${token} in the expected value${said.slice(token.length)}` : said;
+      return said.startsWith(`${token} did not resolve`)
+        ? `${token} in the expected value${said.slice(token.length)}`
+        : said;
     })
     .join('\n');
 }
 
 /** A validation the runner adds itself (not written in the storyboard): placed at the step. */
-function runnerValidation(input: GradeInput, check: string, fields: Omit<ValidationResult, 'check' | 'description' | 'source'>): ValidationResult {
+function runnerValidation(
+  input: GradeInput,
+  check: string,
+  fields: Omit<ValidationResult, 'check' | 'description' | 'source'>,
+): ValidationResult {
   const { step, exchange } = input;
   const record: ValidationResult = {
     check,
@@ -201,7 +234,12 @@ function capture(input: GradeInput): { failures: ValidationResult[]; values: Map
   return { failures, values };
 }
 
-function completionFailure(input: GradeInput, name: string, path: string, completion: Exclude<TaskCompletion, { outcome: 'completed' }>): ValidationResult {
+function completionFailure(
+  input: GradeInput,
+  name: string,
+  path: string,
+  completion: Exclude<TaskCompletion, { outcome: 'completed' }>,
+): ValidationResult {
   switch (completion.outcome) {
     case 'timeout':
       return runnerValidation(input, 'capture_poll_timeout', {

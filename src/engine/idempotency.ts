@@ -10,7 +10,12 @@ import { randomUUID } from 'node:crypto';
 import type { SchemaRegistry } from '../schemas/registry.js';
 import type { Step } from '../storyboard/types.js';
 
-export function withIdempotencyKey(payload: unknown, task: string, step: Step, schemas: SchemaRegistry | undefined): unknown {
+export function withIdempotencyKey(
+  payload: unknown,
+  task: string,
+  step: Step,
+  schemas: SchemaRegistry | undefined,
+): unknown {
   if (step.omit_idempotency_key === true || !schemas?.requiresIdempotencyKey(task)) return payload;
   if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) return payload;
   const current = (payload as Record<string, unknown>).idempotency_key;

@@ -32,7 +32,11 @@ export interface InvariantVerdict {
 }
 
 /** Invariants this version checks; the rest of a storyboard's `invariants:` list becomes a warning. */
-export const IMPLEMENTED_INVARIANTS = new Set(['context.echo', 'context.no_secret_echo', 'idempotency.conflict_no_payload_leak']);
+export const IMPLEMENTED_INVARIANTS = new Set([
+  'context.echo',
+  'context.no_secret_echo',
+  'idempotency.conflict_no_payload_leak',
+]);
 
 export function checkInvariants(exchange: Exchange, secrets: readonly string[]): InvariantVerdict[] {
   if (exchange.transportError || exchange.data === undefined) return [];
@@ -53,7 +57,9 @@ function contextEcho(exchange: Exchange): InvariantVerdict | undefined {
 
 /** The `context` of a request payload or a task answer (undefined when it is not an object or has none). */
 export function contextOf(value: unknown): unknown {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as { context?: unknown }).context : undefined;
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as { context?: unknown }).context
+    : undefined;
 }
 
 /**
@@ -65,7 +71,15 @@ export function judgeContextEcho(sent: unknown, got: unknown): InvariantVerdict 
   const description = 'context.echo: the answer echoes the request context verbatim and never invents one';
   if (sent === undefined) {
     if (got === undefined || got === null) return undefined;
-    return { id: 'context.echo', passed: false, description, json_pointer: '/context', expected: null, actual: got, error: 'the agent answered with a context the request did not send' };
+    return {
+      id: 'context.echo',
+      passed: false,
+      description,
+      json_pointer: '/context',
+      expected: null,
+      actual: got,
+      error: 'the agent answered with a context the request did not send',
+    };
   }
   if (jsonEqual(got, sent)) return { id: 'context.echo', passed: true, description, json_pointer: '/context' };
   return {
@@ -75,14 +89,18 @@ export function judgeContextEcho(sent: unknown, got: unknown): InvariantVerdict 
     json_pointer: '/context',
     expected: sent,
     actual: got ?? null,
-    error: got === undefined || got === null ? 'the answer does not echo the request context' : 'the echoed context differs from the one sent',
+    error:
+      got === undefined || got === null
+        ? 'the answer does not echo the request context'
+        : 'the echoed context differs from the one sent',
   };
 }
 
 const CREDENTIAL_KEY = /^(authorization|api[_-]?key|x-api-key|bearer)$/i;
 
 function noSecretEcho(exchange: Exchange, secrets: readonly string[]): InvariantVerdict {
-  const description = 'context.no_secret_echo: the answer carries no credential of the run and no credential-named field';
+  const description =
+    'context.no_secret_echo: the answer carries no credential of the run and no credential-named field';
   const longSecrets = secrets.filter((s) => s.length >= 12);
   let found: { pointer: string; reason: string } | undefined;
   const visit = (value: unknown, pointer: string, depth: number): void => {
@@ -107,25 +125,57 @@ function noSecretEcho(exchange: Exchange, secrets: readonly string[]): Invariant
   const echoed = data !== null && typeof data === 'object' && sent !== undefined && jsonEqual(data.context, sent);
   visit(echoed ? { ...data, context: undefined } : exchange.data, '', 0);
   if (!found) return { id: 'context.no_secret_echo', passed: true, description, json_pointer: null };
-  return { id: 'context.no_secret_echo', passed: false, description, json_pointer: found.pointer, expected: 'no credential in the answer', actual: '[redacted]', error: `the answer carries ${found.reason}` };
+  return {
+    id: 'context.no_secret_echo',
+    passed: false,
+    description,
+    json_pointer: found.pointer,
+    expected: 'no credential in the answer',
+    actual: '[redacted]',
+    error: `the answer carries ${found.reason}`,
+  };
 }
 
 /** Keys an IDEMPOTENCY_CONFLICT answer may carry: the error itself and the envelope. */
-const CONFLICT_TOP_KEYS = new Set(['adcp_error', 'errors', 'context', 'ext', 'status', 'message', 'task_id', 'context_id', 'timestamp']);
+const CONFLICT_TOP_KEYS = new Set([
+  'adcp_error',
+  'errors',
+  'context',
+  'ext',
+  'status',
+  'message',
+  'task_id',
+  'context_id',
+  'timestamp',
+]);
 const CONFLICT_ERROR_KEYS = new Set(['code', 'message', 'field', 'suggestion', 'recovery', 'retry_after', 'retryable']);
 
 function conflictNoPayloadLeak(exchange: Exchange): InvariantVerdict | undefined {
   const found = findErrorCode(exchange);
   if (found?.code !== 'IDEMPOTENCY_CONFLICT') return undefined;
-  const description = 'idempotency.conflict_no_payload_leak: an IDEMPOTENCY_CONFLICT error carries no cached payload, request or fingerprint';
+  const description =
+    'idempotency.conflict_no_payload_leak: an IDEMPOTENCY_CONFLICT error carries no cached payload, request or fingerprint';
   const data = exchange.data as Record<string, unknown>;
-  const extra: string[] = Object.keys(data).filter((k) => !CONFLICT_TOP_KEYS.has(k)).map((k) => `/${k}`);
+  const extra: string[] = Object.keys(data)
+    .filter((k) => !CONFLICT_TOP_KEYS.has(k))
+    .map((k) => `/${k}`);
   const error = data.adcp_error;
-  if (error && typeof error === 'object') extra.push(...Object.keys(error).filter((k) => !CONFLICT_ERROR_KEYS.has(k)).map((k) => `/adcp_error/${k}`));
+  if (error && typeof error === 'object')
+    extra.push(
+      ...Object.keys(error)
+        .filter((k) => !CONFLICT_ERROR_KEYS.has(k))
+        .map((k) => `/adcp_error/${k}`),
+    );
   for (const [i, item] of (Array.isArray(data.errors) ? data.errors : []).entries()) {
-    if (item && typeof item === 'object') extra.push(...Object.keys(item).filter((k) => !CONFLICT_ERROR_KEYS.has(k)).map((k) => `/errors/${i}/${k}`));
+    if (item && typeof item === 'object')
+      extra.push(
+        ...Object.keys(item)
+          .filter((k) => !CONFLICT_ERROR_KEYS.has(k))
+          .map((k) => `/errors/${i}/${k}`),
+      );
   }
-  if (extra.length === 0) return { id: 'idempotency.conflict_no_payload_leak', passed: true, description, json_pointer: null };
+  if (extra.length === 0)
+    return { id: 'idempotency.conflict_no_payload_leak', passed: true, description, json_pointer: null };
   return {
     id: 'idempotency.conflict_no_payload_leak',
     passed: false,

@@ -8,7 +8,12 @@
  */
 import type { Exchange } from '../checks/types.js';
 import type { Phase } from '../storyboard/types.js';
-import { authorizationServerMetadataUrl, probe, protectedResourceMetadataUrl, refuseAgentSuppliedUrl } from '../transport/probe.js';
+import {
+  authorizationServerMetadataUrl,
+  probe,
+  protectedResourceMetadataUrl,
+  refuseAgentSuppliedUrl,
+} from '../transport/probe.js';
 import type { UrlGuardOptions } from '../transport/url-guard.js';
 import type { SkipResult } from './records.js';
 
@@ -20,7 +25,14 @@ export class OAuthProbes {
   /** The agent's RFC 9728 metadata, once fetched: where the authorization-server probe goes. */
   private resourceMetadata?: unknown;
 
-  constructor(private readonly options: { agentUrl: string; timeoutMs: number; maxResponseBytes: number; guard?: Omit<UrlGuardOptions, 'agentUrl'> }) {}
+  constructor(
+    private readonly options: {
+      agentUrl: string;
+      timeoutMs: number;
+      maxResponseBytes: number;
+      guard?: Omit<UrlGuardOptions, 'agentUrl'>;
+    },
+  ) {}
 
   /** The not_applicable skip for any step of a phase whose OAuth turned out not to exist. */
   skipFor(phase: Phase): SkipResult | undefined {
@@ -33,8 +45,13 @@ export class OAuthProbes {
     let url: string;
     if (task === 'protected_resource_metadata') url = protectedResourceMetadataUrl(agentUrl);
     else {
-      const issuer = (this.resourceMetadata as { authorization_servers?: unknown[] } | undefined)?.authorization_servers?.[0];
-      if (typeof issuer !== 'string') return { error: 'no authorization server to probe: the protected_resource_metadata step did not run, failed, or named no authorization_servers' };
+      const issuer = (this.resourceMetadata as { authorization_servers?: unknown[] } | undefined)
+        ?.authorization_servers?.[0];
+      if (typeof issuer !== 'string')
+        return {
+          error:
+            'no authorization server to probe: the protected_resource_metadata step did not run, failed, or named no authorization_servers',
+        };
       const refused = refuseAgentSuppliedUrl(issuer, agentUrl, this.options.guard?.allowHttp);
       if (refused) return { error: `the runner will not fetch the authorization server the agent named: ${refused}` };
       url = authorizationServerMetadataUrl(issuer);

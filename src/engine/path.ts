@@ -135,7 +135,8 @@ export function setPath(root: Record<string, unknown>, path: string, value: unkn
   const segments = parsePath(path);
   if (segments.includes('*')) throw new PathSyntaxError(path, 'wildcards cannot be written to');
   const unsafe = segments.find((s) => typeof s === 'string' && PROTOTYPE_SEGMENTS.has(s));
-  if (unsafe !== undefined) throw new PathSyntaxError(path, `"${String(unsafe)}" cannot be written to (it reaches the object's prototype)`);
+  if (unsafe !== undefined)
+    throw new PathSyntaxError(path, `"${String(unsafe)}" cannot be written to (it reaches the object's prototype)`);
   let current: any = root;
   segments.forEach((segment, i) => {
     if (i === segments.length - 1) {
@@ -158,6 +159,7 @@ export function setPath(root: Record<string, unknown>, path: string, value: unkn
  * every record and report without a trace.
  */
 export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__')
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
   else target[key] = value;
 }

@@ -31,37 +31,61 @@ export interface PollOptions extends CallOptions {
 }
 
 /** The async envelope of an answer, if it is one and the storyboard wants its completion. */
-export function pendingTask(exchange: Exchange, wantsCompletion: boolean): { taskId: string; status: string } | undefined {
+export function pendingTask(
+  exchange: Exchange,
+  wantsCompletion: boolean,
+): { taskId: string; status: string } | undefined {
   if (!wantsCompletion || exchange.transportError) return undefined;
   const data = exchange.data as { status?: unknown; task_id?: unknown } | null | undefined;
   if (!data || typeof data !== 'object') return undefined;
   const { status, task_id } = data;
   if (typeof status !== 'string' || !NON_TERMINAL.has(status)) return undefined;
   // A task id is an opaque token: bounded, printable.
-  if (typeof task_id !== 'string' || task_id.length === 0 || task_id.length > 256 || /[\u0000-\u001f\u007f]/.test(task_id)) return undefined;
+  if (
+    typeof task_id !== 'string' ||
+    task_id.length === 0 ||
+    task_id.length > 256 ||
+    /[\u0000-\u001f\u007f]/.test(task_id)
+  )
+    return undefined;
   return { taskId: task_id, status };
 }
 
 /** True when an async answer is only the protocol envelope (status, task_id, …): the result will come with the task's completion. */
 export function isEnvelopeOnly(data: unknown): boolean {
-  return data !== null && typeof data === 'object' && !Array.isArray(data) && Object.keys(data).every((k) => PROTOCOL_ENVELOPE_KEYS.has(k));
+  return (
+    data !== null &&
+    typeof data === 'object' &&
+    !Array.isArray(data) &&
+    Object.keys(data).every((k) => PROTOCOL_ENVELOPE_KEYS.has(k))
+  );
 }
 
-export async function pollTaskCompletion(transport: AgentTransport, taskId: string, options: PollOptions): Promise<TaskCompletion> {
+export async function pollTaskCompletion(
+  transport: AgentTransport,
+  taskId: string,
+  options: PollOptions,
+): Promise<TaskCompletion> {
   const started = performance.now();
   let polls = 0;
   let lastStatus: string | undefined;
   for (;;) {
     const remaining = options.deadlineMs - (performance.now() - started);
-    if (remaining <= 0) return { outcome: 'timeout', lastStatus, polls, waitedMs: Math.round(performance.now() - started) };
+    if (remaining <= 0)
+      return { outcome: 'timeout', lastStatus, polls, waitedMs: Math.round(performance.now() - started) };
     // Whole milliseconds: the transports hand this to AbortSignal.timeout, which throws on a fraction.
     const timeoutMs = Math.ceil(Math.min(options.timeoutMs, remaining));
-    const exchange = await transport.call('tasks/get', { task_id: taskId, include_result: true }, { ...options, timeoutMs });
+    const exchange = await transport.call(
+      'tasks/get',
+      { task_id: taskId, include_result: true },
+      { ...options, timeoutMs },
+    );
     polls++;
     if (exchange.transportError) {
       // A poll cut short by the overall deadline means the task did not finish in time, not that polling broke.
       const waitedMs = performance.now() - started;
-      if (waitedMs >= options.deadlineMs) return { outcome: 'timeout', lastStatus, polls, waitedMs: Math.round(waitedMs) };
+      if (waitedMs >= options.deadlineMs)
+        return { outcome: 'timeout', lastStatus, polls, waitedMs: Math.round(waitedMs) };
       return { outcome: 'error', error: exchange.transportError, polls };
     }
     const body = (exchange.data ?? {}) as { status?: unknown; result?: unknown };
@@ -70,7 +94,11 @@ export async function pollTaskCompletion(transport: AgentTransport, taskId: stri
     // (`{ task_id, status: "failed", errors }`): that is the task's outcome, read below.
     const failure = answerError(exchange);
     if (failure && !(status && FAILED.has(status))) {
-      return { outcome: 'error', error: `tasks/get answered with an error: ${failure.message ?? failure.code ?? failure.where}`, polls };
+      return {
+        outcome: 'error',
+        error: `tasks/get answered with an error: ${failure.message ?? failure.code ?? failure.where}`,
+        polls,
+      };
     }
     lastStatus = status;
     const data = body.result !== undefined ? body.result : body;
@@ -104,8 +132,15 @@ export interface FollowedAnswer {
  *   extraction note says so. A step that tests the async arm keeps the
  *   immediate answer.
  */
-export async function followAsync(transport: AgentTransport, step: Step, exchange: Exchange, options: PollOptions): Promise<FollowedAnswer> {
-  const wantsCompletion = (step.context_outputs ?? []).some((o) => typeof o.path === 'string' && o.path.startsWith(TASK_COMPLETION_PREFIX));
+export async function followAsync(
+  transport: AgentTransport,
+  step: Step,
+  exchange: Exchange,
+  options: PollOptions,
+): Promise<FollowedAnswer> {
+  const wantsCompletion = (step.context_outputs ?? []).some(
+    (o) => typeof o.path === 'string' && o.path.startsWith(TASK_COMPLETION_PREFIX),
+  );
   const pending = pendingTask(exchange, true);
   if (!pending) return { exchange };
   const gradeOnCompletion = !wantsCompletion && isEnvelopeOnly(exchange.data) && !validatesEnvelope(step);
@@ -113,15 +148,25 @@ export async function followAsync(transport: AgentTransport, step: Step, exchang
   const completion = await pollTaskCompletion(transport, pending.taskId, options);
   if (!gradeOnCompletion) return { exchange, completion };
   if (completion.outcome !== 'completed' && completion.outcome !== 'failed') {
-    const why = completion.outcome === 'timeout' ? `was still ${completion.lastStatus ?? pending.status} when the step timeout ran out` : `could not be polled (${completion.error})`;
-    return { exchange, warning: `the agent answered ${pending.status} (task ${pending.taskId}); the task ${why}, so the step is graded on that interim answer` };
+    const why =
+      completion.outcome === 'timeout'
+        ? `was still ${completion.lastStatus ?? pending.status} when the step timeout ran out`
+        : `could not be polled (${completion.error})`;
+    return {
+      exchange,
+      warning: `the agent answered ${pending.status} (task ${pending.taskId}); the task ${why}, so the step is graded on that interim answer`,
+    };
   }
   const note = `the agent answered ${pending.status} (task ${pending.taskId}); graded on the task's ${completion.outcome === 'completed' ? 'completion' : `end (${completion.status})`} after ${completion.polls} tasks/get poll(s)`;
   // The context echo belongs to the answer to this call (storyboard-schema.yaml > Context echo contract: "whether
   // the response is synchronous or asynchronous"); a completion artifact that lacks it keeps the envelope's.
   const envelopeContext = (exchange.data as { context?: unknown }).context;
   const data =
-    envelopeContext !== undefined && completion.data && typeof completion.data === 'object' && !Array.isArray(completion.data) && !('context' in completion.data)
+    envelopeContext !== undefined &&
+    completion.data &&
+    typeof completion.data === 'object' &&
+    !Array.isArray(completion.data) &&
+    !('context' in completion.data)
       ? { ...(completion.data as Record<string, unknown>), context: envelopeContext }
       : completion.data;
   return {
@@ -144,7 +189,8 @@ const ASYNC_STATUSES = new Set(['submitted', 'working', 'input-required']);
  */
 function validatesEnvelope(step: Step): boolean {
   return step.validations.some((v) => {
-    if (v.check === 'a2a_submitted_artifact' || v.check === 'envelope_field_present' || v.path === 'task_id') return true;
+    if (v.check === 'a2a_submitted_artifact' || v.check === 'envelope_field_present' || v.path === 'task_id')
+      return true;
     if (v.path !== 'status') return false;
     const expected = [v.value, ...(Array.isArray(v.allowed_values) ? v.allowed_values : [])];
     return expected.some((value) => typeof value === 'string' && ASYNC_STATUSES.has(value));

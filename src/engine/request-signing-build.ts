@@ -130,7 +130,9 @@ export function urlEdge(vector: SigningVector, agentUrl: string): { query?: stri
     );
   }
   if (ipv6 && !agent.hostname.startsWith('[')) {
-    throw new VectorNotReproducible(`the vector's edge is the IPv6 literal authority ${hostPart}; the agent's URL has the host ${agent.hostname}, so the edge cannot be reproduced (run against an [IPv6] agent URL to grade it)`);
+    throw new VectorNotReproducible(
+      `the vector's edge is the IPv6 literal authority ${hostPart}; the agent's URL has the host ${agent.hostname}, so the edge cannot be reproduced (run against an [IPv6] agent URL to grade it)`,
+    );
   }
   const out: { query?: string; host?: string; note?: string } = {};
   if (ipv6) out.note = `the agent's own IPv6 literal authority (${agent.host}) carries the vector's edge`;
@@ -139,7 +141,10 @@ export function urlEdge(vector: SigningVector, agentUrl: string): { query?: stri
     out.note = `Host: ${hostPart} (the vector's non-ASCII U-label, as raw UTF-8 bytes) instead of ${agent.host}`;
   }
   if (raw.query !== undefined) {
-    if (agent.search) throw new VectorNotReproducible(`the vector's edge is its query ${raw.query}, and the agent's URL has a query of its own (${agent.search})`);
+    if (agent.search)
+      throw new VectorNotReproducible(
+        `the vector's edge is its query ${raw.query}, and the agent's URL has a query of its own (${agent.search})`,
+      );
     out.query = raw.query;
     out.note = `the vector's query ${raw.query} appended to the agent's URL, byte for byte`;
   }
@@ -149,7 +154,12 @@ export function urlEdge(vector: SigningVector, agentUrl: string): { query?: stri
 /** The JSON-RPC `tools/call` carrying the vector's body as the operation's arguments. */
 function envelope(vector: SigningVector, target: BuildTarget): { body: string; payload: unknown } {
   const args = vector.request.body.trim() === '' ? {} : (JSON.parse(vector.request.body) as unknown);
-  const payload = { jsonrpc: '2.0', id: target.rpcId, method: 'tools/call', params: { name: target.operation, arguments: args } };
+  const payload = {
+    jsonrpc: '2.0',
+    id: target.rpcId,
+    method: 'tools/call',
+    params: { name: target.operation, arguments: args },
+  };
   return { body: JSON.stringify(payload), payload };
 }
 
@@ -171,7 +181,9 @@ function baseHeaders(vector: SigningVector, target: BuildTarget): Record<string,
 function keyFor(keys: readonly TestKey[], vector: SigningVector, keyid: string | undefined): AdcpJwk {
   const byKid = (kid: string | undefined) => (kid === undefined ? undefined : keys.find((k) => k.kid === kid));
   // An unknown keyid (008) is signed with the vector's referenced key: the agent must not find the kid at all.
-  const referenced = Array.isArray(vector.raw.jwks_ref) ? (vector.raw.jwks_ref as unknown[]).find((k): k is string => typeof k === 'string') : undefined;
+  const referenced = Array.isArray(vector.raw.jwks_ref)
+    ? (vector.raw.jwks_ref as unknown[]).find((k): k is string => typeof k === 'string')
+    : undefined;
   const key = byKid(keyid) ?? byKid(referenced) ?? keys[0];
   if (!key) throw new Error(`keys.json has no key to sign vector ${vector.id} with`);
   return key.privateJwk;
@@ -183,7 +195,9 @@ function zeroSignature(label: string, length = 64): string {
 
 /** Moves `created=`/`expires=` by `delta` and gives each `nonce="…"` a fresh value, leaving every other byte alone. */
 function freshen(value: string, delta: number, nonce: () => string): string {
-  return value.replace(/\b(created|expires)=(-?\d+)/g, (_, name: string, n: string) => `${name}=${Number(n) + delta}`).replace(/\bnonce="[^"]*"/g, () => `nonce="${nonce()}"`);
+  return value
+    .replace(/\b(created|expires)=(-?\d+)/g, (_, name: string, n: string) => `${name}=${Number(n) + delta}`)
+    .replace(/\bnonce="[^"]*"/g, () => `nonce="${nonce()}"`);
 }
 
 /** The labels of a well-formed Signature-Input, in order; undefined when it does not parse (strictly). */
@@ -199,7 +213,12 @@ function labelsOf(signatureInput: string): string[] | undefined {
  * The request to send for `vector` (whose applicability the caller has
  * decided: operation chosen, URL edge and digest policy checked).
  */
-export function buildVectorRequest(vector: SigningVector, keys: readonly TestKey[], target: BuildTarget, options: BuildOptions): BuiltRequest {
+export function buildVectorRequest(
+  vector: SigningVector,
+  keys: readonly TestKey[],
+  target: BuildTarget,
+  options: BuildOptions,
+): BuiltRequest {
   const nonce = options.nonce ?? defaultNonce;
   const delta = options.now - vector.referenceNow;
   const edge = urlEdge(vector, target.url);
@@ -211,7 +230,14 @@ export function buildVectorRequest(vector: SigningVector, keys: readonly TestKey
   const signatureInput = header(vectorHeaders, 'signature-input');
   const signature = header(vectorHeaders, 'signature');
   const expected = vector.expectedOutcome.success ? undefined : vector.expectedOutcome.errorCode;
-  const base = { method: vector.request.method, url, body, payload, notes, ...(edge.host !== undefined && { host: edge.host }) };
+  const base = {
+    method: vector.request.method,
+    url,
+    body,
+    payload,
+    notes,
+    ...(edge.host !== undefined && { host: edge.host }),
+  };
 
   // Unsigned (001, 027): the vector's request without any signature.
   if (signatureInput === undefined && signature === undefined) return { ...base, headers };
@@ -222,37 +248,70 @@ export function buildVectorRequest(vector: SigningVector, keys: readonly TestKey
     if (signature !== undefined) headers.signature = signature;
     const digest = header(vectorHeaders, 'content-digest');
     if (digest !== undefined) headers['content-digest'] = digest;
-    notes.push('the malformed signature fields are sent as the vector has them (created/expires moved to now, nonces refreshed)');
+    notes.push(
+      'the malformed signature fields are sent as the vector has them (created/expires moved to now, nonces refreshed)',
+    );
     return { ...base, headers };
   }
 
   // Signature without Signature-Input (019): a real signature whose input is missing.
   if (signatureInput === undefined) {
     const key = keyFor(keys, vector, options.keyid);
-    const signed = signRequest({ method: base.method, url, headers, body }, { key, keyid: key.kid ?? 'unknown', tag: REQUEST_SIGNING.tag, components: DEFAULT_COMPONENTS, now: options.now, nonce: nonce() });
+    const signed = signRequest(
+      { method: base.method, url, headers, body },
+      {
+        key,
+        keyid: key.kid ?? 'unknown',
+        tag: REQUEST_SIGNING.tag,
+        components: DEFAULT_COMPONENTS,
+        now: options.now,
+        nonce: nonce(),
+      },
+    );
     headers.signature = signed.headers.Signature;
     return { ...base, headers };
   }
 
   const labels = labelsOf(signatureInput);
-  if (!labels || labels.length === 0) throw new Error(`vector ${vector.id}: its Signature-Input does not parse, and it does not expect request_signature_header_malformed`);
+  if (!labels || labels.length === 0)
+    throw new Error(
+      `vector ${vector.id}: its Signature-Input does not parse, and it does not expect request_signature_header_malformed`,
+    );
   const inputs: string[] = [];
   const signatures: string[] = [];
   for (const [index, label] of labels.entries()) {
     const parsed: ParsedSignatureInput = parseSignatureInput(signatureInput, label);
     let components = [...parsed.components];
     const policy = vector.verifierCapability?.coversContentDigest ?? 'either';
-    if (index === 0 && policy === 'either' && target.digestPolicy === 'required' && !components.includes('content-digest')) {
+    if (
+      index === 0 &&
+      policy === 'either' &&
+      target.digestPolicy === 'required' &&
+      !components.includes('content-digest')
+    ) {
       components.push('content-digest');
-      notes.push('content-digest covered: the agent declares covers_content_digest: required, and the vector leaves coverage to the verifier\'s policy ("either")');
+      notes.push(
+        'content-digest covered: the agent declares covers_content_digest: required, and the vector leaves coverage to the verifier\'s policy ("either")',
+      );
     }
-    if (index === 0 && policy === 'either' && target.digestPolicy === 'forbidden' && components.includes('content-digest')) {
+    if (
+      index === 0 &&
+      policy === 'either' &&
+      target.digestPolicy === 'forbidden' &&
+      components.includes('content-digest')
+    ) {
       components = components.filter((c) => c !== 'content-digest');
-      notes.push('content-digest not covered: the agent declares covers_content_digest: forbidden, and the vector leaves coverage to the verifier\'s policy ("either")');
+      notes.push(
+        'content-digest not covered: the agent declares covers_content_digest: forbidden, and the vector leaves coverage to the verifier\'s policy ("either")',
+      );
     }
     const message = { method: base.method, url, headers: { ...headers }, body };
     const vectorDigest = header(vectorHeaders, 'content-digest');
-    if (components.includes('content-digest') && vectorDigest !== undefined && !digestHashes(vectorDigest, vector.request.body)) {
+    if (
+      components.includes('content-digest') &&
+      vectorDigest !== undefined &&
+      !digestHashes(vectorDigest, vector.request.body)
+    ) {
       // The vector's signer lies about the body (010): sign that very value.
       message.headers['content-digest'] = vectorDigest;
       headers['content-digest'] = vectorDigest;
@@ -274,10 +333,15 @@ export function buildVectorRequest(vector: SigningVector, keys: readonly TestKey
     });
     if (signed.headers['Content-Digest'] !== undefined) headers['content-digest'] = signed.headers['Content-Digest'];
     inputs.push(signed.headers['Signature-Input']);
-    const zero = (index === 0 && expected === 'request_signature_invalid') || (index > 0 && zeroBytes(signature, label));
+    const zero =
+      (index === 0 && expected === 'request_signature_invalid') || (index > 0 && zeroBytes(signature, label));
     signatures.push(zero ? zeroSignature(label) : signed.headers.Signature);
-    if (index === 0 && expected === 'request_signature_invalid') notes.push('signature bytes zeroed (64 zero bytes), as in the vector');
-    if (index > 0) notes.push(`label ${label} re-declared with its own components${zero ? ' and a zero signature, as in the vector' : ''}`);
+    if (index === 0 && expected === 'request_signature_invalid')
+      notes.push('signature bytes zeroed (64 zero bytes), as in the vector');
+    if (index > 0)
+      notes.push(
+        `label ${label} re-declared with its own components${zero ? ' and a zero signature, as in the vector' : ''}`,
+      );
   }
   headers['signature-input'] = inputs.join(', ');
   headers.signature = signatures.join(', ');

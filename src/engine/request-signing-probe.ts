@@ -34,8 +34,22 @@ import type { SigningVector, TestKey } from '../signing/vectors.js';
 import type { Phase, Step, Storyboard, TestKit } from '../storyboard/types.js';
 import { parseAnswerBody, sendRaw, type RawFailure, type RawResponse } from '../transport/raw-http.js';
 import type { AgentTools } from './gate.js';
-import { buildVectorRequest, urlEdge, VectorNotReproducible, vectorOperation, type BuiltRequest, type DigestPolicy } from './request-signing-build.js';
-import { isVectorErrorStep, isVectorStep, synthesizesVectorSteps, VECTOR_PHASES, vectorsIn, type VectorRef } from './request-signing-steps.js';
+import {
+  buildVectorRequest,
+  urlEdge,
+  VectorNotReproducible,
+  vectorOperation,
+  type BuiltRequest,
+  type DigestPolicy,
+} from './request-signing-build.js';
+import {
+  isVectorErrorStep,
+  isVectorStep,
+  synthesizesVectorSteps,
+  VECTOR_PHASES,
+  vectorsIn,
+  type VectorRef,
+} from './request-signing-steps.js';
 import type { RequestRecord, ResponseRecord, SkipResult, StepResult, ValidationResult } from './records.js';
 
 /** What the agent advertises under `request_signing` (get-adcp-capabilities-response.json). */
@@ -94,7 +108,8 @@ function strings(value: unknown): string[] {
 export function advertisedCapability(data: unknown): AgentSigningCapability | undefined {
   const block = isObject(data) ? data.request_signing : undefined;
   if (!isObject(block) || block.supported !== true) return undefined;
-  const policy = (['required', 'forbidden', 'either'] as const).find((p) => p === block.covers_content_digest) ?? 'either';
+  const policy =
+    (['required', 'forbidden', 'either'] as const).find((p) => p === block.covers_content_digest) ?? 'either';
   return {
     coversContentDigest: policy,
     requiredFor: strings(block.required_for),
@@ -106,7 +121,9 @@ export function advertisedCapability(data: unknown): AgentSigningCapability | un
 /** runner-output-contract.yaml > not_applicable: the detail cites what the agent declared. */
 function notAdvertisedDetail(data: Record<string, unknown>): string {
   const block = data.request_signing;
-  const said = isObject(block) ? `request_signing.supported: ${JSON.stringify(block.supported ?? null)}` : 'no request_signing block';
+  const said = isObject(block)
+    ? `request_signing.supported: ${JSON.stringify(block.supported ?? null)}`
+    : 'no request_signing block';
   const protocols = strings(data.supported_protocols);
   const specialisms = strings(data.specialisms);
   return (
@@ -122,7 +139,11 @@ export class RequestSigningProbes {
 
   /** The storyboard step whose answer says whether the agent verifies signatures. */
   isCapabilityStep(phase: Phase, task: string): boolean {
-    return task === CAPABILITY_TASK && !Object.hasOwn(VECTOR_PHASES, phase.id) && synthesizesVectorSteps(this.options.storyboard);
+    return (
+      task === CAPABILITY_TASK &&
+      !Object.hasOwn(VECTOR_PHASES, phase.id) &&
+      synthesizesVectorSteps(this.options.storyboard)
+    );
   }
 
   /**
@@ -136,15 +157,21 @@ export class RequestSigningProbes {
     if (exchange.transportError || answerError(exchange) || !isObject(data)) {
       this.capability ??= {
         kind: 'unknown',
-        skip: { reason: 'prerequisite_failed', detail: `prerequisite step "${step.id}" (phase ${phase.id}) got no capabilities answer, so whether the agent verifies request signatures is unknown` },
+        skip: {
+          reason: 'prerequisite_failed',
+          detail: `prerequisite step "${step.id}" (phase ${phase.id}) got no capabilities answer, so whether the agent verifies request signatures is unknown`,
+        },
       };
       return { result: graded };
     }
     const capability = advertisedCapability(data);
     const warnings = strings(data.specialisms).includes('signed-requests')
-      ? ['the agent still claims the deprecated specialism "signed-requests"; request_signing.supported: true alone declares the capability (signed-requests.yaml > Backward-compatible specialism claims; the enum value goes in 4.0)']
+      ? [
+          'the agent still claims the deprecated specialism "signed-requests"; request_signing.supported: true alone declares the capability (signed-requests.yaml > Backward-compatible specialism claims; the enum value goes in 4.0)',
+        ]
       : [];
-    const withNotices = (r: StepResult): StepResult => (warnings.length > 0 ? { ...r, warnings: [...(r.warnings ?? []), ...warnings] } : r);
+    const withNotices = (r: StepResult): StepResult =>
+      warnings.length > 0 ? { ...r, warnings: [...(r.warnings ?? []), ...warnings] } : r;
     if (capability) {
       this.capability = { kind: 'advertised', capability };
       return { result: withNotices(graded) };
@@ -161,11 +188,18 @@ export class RequestSigningProbes {
     const answered = !exchange.transportError && !answerError(exchange);
     const capability = answered ? advertisedCapability(exchange.data) : undefined;
     if (capability) this.capability = { kind: 'advertised', capability };
-    else if (answered && isObject(exchange.data)) this.capability = { kind: 'not_advertised', skip: { reason: 'not_applicable', detail: notAdvertisedDetail(exchange.data) } };
+    else if (answered && isObject(exchange.data))
+      this.capability = {
+        kind: 'not_advertised',
+        skip: { reason: 'not_applicable', detail: notAdvertisedDetail(exchange.data) },
+      };
     else {
       this.capability = {
         kind: 'unknown',
-        skip: { reason: 'prerequisite_failed', detail: `the runner's own get_adcp_capabilities call failed (${exchange.transportError ?? 'error answer'}), so whether the agent verifies request signatures is unknown` },
+        skip: {
+          reason: 'prerequisite_failed',
+          detail: `the runner's own get_adcp_capabilities call failed (${exchange.transportError ?? 'error answer'}), so whether the agent verifies request signatures is unknown`,
+        },
       };
     }
     return this.capability;
@@ -174,12 +208,23 @@ export class RequestSigningProbes {
   /** Runs one synthesized step to its verdict. `result` is the engine's empty record for it. */
   async run(step: Step, result: StepResult, agent: AgentTools): Promise<StepResult> {
     if (isVectorErrorStep(step)) return { ...result, error: step.vector_error };
-    if (!isVectorStep(step)) return { ...result, error: `step "${step.id}" has task request_signing_probe but names no conformance vector (only the runner synthesizes these steps)` };
+    if (!isVectorStep(step))
+      return {
+        ...result,
+        error: `step "${step.id}" has task request_signing_probe but names no conformance vector (only the runner synthesizes these steps)`,
+      };
     const ref = step.vector;
-    const skipped = (skip: SkipResult): StepResult => ({ ...result, passed: skip.reason !== 'prerequisite_failed', skip });
+    const skipped = (skip: SkipResult): StepResult => ({
+      ...result,
+      passed: skip.reason !== 'prerequisite_failed',
+      skip,
+    });
 
     if (this.options.protocol !== 'mcp') {
-      return skipped({ reason: 'not_applicable', detail: `vector ${ref.id}: vitest-adcp sends the conformance vectors as MCP tools/call requests; grading them over ${this.options.protocol} is not implemented yet` });
+      return skipped({
+        reason: 'not_applicable',
+        detail: `vector ${ref.id}: vitest-adcp sends the conformance vectors as MCP tools/call requests; grading them over ${this.options.protocol} is not implemented yet`,
+      });
     }
     const state = await this.capabilityForVectors();
     if (state.kind !== 'advertised') return skipped(state.skip);
@@ -189,7 +234,10 @@ export class RequestSigningProbes {
     try {
       set = vectorsIn(ref.dir);
     } catch (error) {
-      return { ...result, error: `cannot read the conformance vectors in ${ref.dir}: ${error instanceof Error ? error.message : String(error)}` };
+      return {
+        ...result,
+        error: `cannot read the conformance vectors in ${ref.dir}: ${error instanceof Error ? error.message : String(error)}`,
+      };
     }
     const vector = set[ref.polarity].find((v) => v.id === ref.id);
     if (!vector) return { ...result, error: `the ${ref.polarity} vector ${ref.id} is no longer in ${ref.dir}` };
@@ -211,7 +259,8 @@ export class RequestSigningProbes {
       if (vector.requiresContract === 'rate_abuse') return await grader.rateAbuse(contract.terms);
       return await grader.single(vector.requiresContract === 'revocation' ? contract.terms : undefined);
     } catch (error) {
-      if (error instanceof VectorNotReproducible) return skipped({ reason: 'not_applicable', detail: `vector ${vector.id}: ${error.message}` });
+      if (error instanceof VectorNotReproducible)
+        return skipped({ reason: 'not_applicable', detail: `vector ${vector.id}: ${error.message}` });
       throw error;
     }
   }
@@ -235,16 +284,25 @@ export class RequestSigningProbes {
     const code = vector.expectedOutcome.success ? undefined : vector.expectedOutcome.errorCode;
     const coversDigest = /"content-digest"/.test(fieldValue(vector.request.headers, 'signature-input') ?? '');
     const profile = `it assumes a verifier with covers_content_digest: ${policy}; the agent declares "${agentPolicy}"`;
-    if (code === 'request_signature_components_incomplete' && policy === 'required' && agentPolicy !== 'required') return `${profile}, under which an uncovered content-digest is accepted`;
-    if (code === 'request_signature_components_unexpected' && policy === 'forbidden' && agentPolicy !== 'forbidden') return `${profile}, under which a covered content-digest is accepted`;
-    if (coversDigest && agentPolicy === 'forbidden' && code !== 'request_signature_header_malformed' && code !== 'request_signature_components_unexpected') {
+    if (code === 'request_signature_components_incomplete' && policy === 'required' && agentPolicy !== 'required')
+      return `${profile}, under which an uncovered content-digest is accepted`;
+    if (code === 'request_signature_components_unexpected' && policy === 'forbidden' && agentPolicy !== 'forbidden')
+      return `${profile}, under which a covered content-digest is accepted`;
+    if (
+      coversDigest &&
+      agentPolicy === 'forbidden' &&
+      code !== 'request_signature_header_malformed' &&
+      code !== 'request_signature_components_unexpected'
+    ) {
       return `it covers content-digest; the agent declares covers_content_digest: forbidden, so it must reject the request with request_signature_components_unexpected before reaching what the vector tests`;
     }
     return undefined;
   }
 
   /** The test-kit contract terms a vector needs, or why it fails (never skips) without them. */
-  private contractFor(vector: SigningVector): { terms?: Record<string, unknown> } | { skip: SkipResult } | { fail: string } {
+  private contractFor(
+    vector: SigningVector,
+  ): { terms?: Record<string, unknown> } | { skip: SkipResult } | { fail: string } {
     const name = vector.requiresContract;
     if (name === undefined) return {};
     if (name === 'rate_abuse' && this.options.skipRateAbuse) {
@@ -272,7 +330,11 @@ export class RequestSigningProbes {
 /** Operations the agent verifies signatures on and enforces them (not warn_for; in supported_for/required_for when it lists any). */
 function enforces(capability: AgentSigningCapability, operation: string): boolean {
   if (capability.warnFor.includes(operation) && !capability.requiredFor.includes(operation)) return false;
-  return capability.supportedFor === undefined || capability.supportedFor.includes(operation) || capability.requiredFor.includes(operation);
+  return (
+    capability.supportedFor === undefined ||
+    capability.supportedFor.includes(operation) ||
+    capability.requiredFor.includes(operation)
+  );
 }
 
 /**
@@ -284,21 +346,39 @@ function enforces(capability: AgentSigningCapability, operation: string): boolea
  * `required_for`; a signed negative one an operation whose signatures the
  * agent enforces.
  */
-export function chooseOperation(vector: SigningVector, agent: AgentTools, capability: AgentSigningCapability): { operation: string; note?: string } | { skip: SkipResult } {
+export function chooseOperation(
+  vector: SigningVector,
+  agent: AgentTools,
+  capability: AgentSigningCapability,
+): { operation: string; note?: string } | { skip: SkipResult } {
   const named = vectorOperation(vector);
   const tools = agent.tools;
   const acquire = tools ? [...tools].filter((t) => /^acquire_[a-z0-9_]+$/.test(t)).sort() : [];
-  const candidates = [...new Set([named, ...MUTATING_OPERATIONS, ...acquire].filter((op): op is string => op !== undefined))];
+  const candidates = [
+    ...new Set([named, ...MUTATING_OPERATIONS, ...acquire].filter((op): op is string => op !== undefined)),
+  ];
   const implemented = tools ? candidates.filter((op) => tools.has(op)) : named ? [named] : candidates.slice(0, 1);
   const toolList = tools ? `[${[...tools].sort().join(', ')}]` : '(unknown)';
-  const signed = fieldValue(vector.request.headers, 'signature-input') !== undefined || fieldValue(vector.request.headers, 'signature') !== undefined;
+  const signed =
+    fieldValue(vector.request.headers, 'signature-input') !== undefined ||
+    fieldValue(vector.request.headers, 'signature') !== undefined;
   const code = vector.expectedOutcome.success ? undefined : vector.expectedOutcome.errorCode;
   const pick = (ops: string[]) => {
     const operation = ops[0]!;
-    return { operation, ...(operation !== named && { note: `sent as ${operation}: the vector's operation ${named ?? `(${vector.request.url})`} is ${named && tools?.has(named) ? 'not usable for it on this agent' : 'not one the agent implements'}` }) };
+    return {
+      operation,
+      ...(operation !== named && {
+        note: `sent as ${operation}: the vector's operation ${named ?? `(${vector.request.url})`} is ${named && tools?.has(named) ? 'not usable for it on this agent' : 'not one the agent implements'}`,
+      }),
+    };
   };
   if (implemented.length === 0) {
-    return { skip: { reason: 'missing_tool', detail: `vector ${vector.id} is sent as one of [${candidates.join(', ')}], none of which the agent advertises (signed-requests.yaml: operations the agent does not implement are skipped, not failed); agent tools: ${toolList}` } };
+    return {
+      skip: {
+        reason: 'missing_tool',
+        detail: `vector ${vector.id} is sent as one of [${candidates.join(', ')}], none of which the agent advertises (signed-requests.yaml: operations the agent does not implement are skipped, not failed); agent tools: ${toolList}`,
+      },
+    };
   }
   const requiredFor = vector.verifierCapability?.requiredFor ?? [];
   if (!signed && code === 'request_signature_required' && named !== undefined && requiredFor.includes(named)) {
@@ -374,7 +454,13 @@ class VectorGrader {
     const built = buildVectorRequest(
       this.vector,
       this.keys,
-      { url: this.options.agentUrl, operation: this.operation, digestPolicy: this.capability.coversContentDigest, rpcId: randomUUID(), ...(authorization !== undefined && { authorization }) },
+      {
+        url: this.options.agentUrl,
+        operation: this.operation,
+        digestPolicy: this.capability.coversContentDigest,
+        rpcId: randomUUID(),
+        ...(authorization !== undefined && { authorization }),
+      },
       { now: this.now(), ...(keyid !== undefined && { keyid }) },
     );
     return built;
@@ -382,7 +468,13 @@ class VectorGrader {
 
   private async send(built: BuiltRequest): Promise<Observed | RawFailure> {
     const answer = await sendRaw(
-      { method: built.method, url: built.url, headers: built.headers, body: built.body, ...(built.host !== undefined && { host: built.host }) },
+      {
+        method: built.method,
+        url: built.url,
+        headers: built.headers,
+        body: built.body,
+        ...(built.host !== undefined && { host: built.host }),
+      },
       { timeoutMs: this.options.timeoutMs, maxResponseBytes: this.options.maxResponseBytes },
     );
     if ('error' in answer) return answer;
@@ -412,7 +504,12 @@ class VectorGrader {
   }
 
   /** The record of a graded answer: request, response, the signature fields sent (vitest-adcp extension). */
-  private recorded(built: BuiltRequest, observed: Observed | undefined, validations: ValidationResult[], error?: string): StepResult {
+  private recorded(
+    built: BuiltRequest,
+    observed: Observed | undefined,
+    validations: ValidationResult[],
+    error?: string,
+  ): StepResult {
     const passed = error === undefined && validations.every((v) => v.passed);
     return {
       ...this.result,
@@ -420,7 +517,10 @@ class VectorGrader {
       validations,
       request: this.requestRecord(built),
       ...(observed && { response: observed.record }),
-      extraction: { path: 'none', note: 'request-signing probe: graded on the HTTP status and WWW-Authenticate, not on a task result' },
+      extraction: {
+        path: 'none',
+        note: 'request-signing probe: graded on the HTTP status and WWW-Authenticate, not on a task result',
+      },
       signed_request: {
         vector: `${this.ref.polarity}/${this.vector.id}`,
         operation: this.operation,
@@ -468,7 +568,8 @@ class VectorGrader {
     const expected = this.vector.expectedOutcome.errorCode;
     const codeMatches = code === expected;
     const hint =
-      code === 'request_signature_invalid' && ['request_signature_key_revoked', 'request_signature_rate_abuse', 'request_signature_replayed'].includes(expected)
+      code === 'request_signature_invalid' &&
+      ['request_signature_key_revoked', 'request_signature_rate_abuse', 'request_signature_replayed'].includes(expected)
         ? ' The verifier reached the cryptographic check (step 10) first: the revocation, per-keyid cap and replay checks must run before it (vector $comment: a step-ordering bug).'
         : '';
     return [
@@ -479,7 +580,10 @@ class VectorGrader {
         expected: 401,
         actual: status,
         ...(status !== 401 && {
-          error: status < 400 ? `the agent accepted a request it must reject: ${name}` : `the agent answered HTTP ${status}, not 401 with a Signature challenge`,
+          error:
+            status < 400
+              ? `the agent accepted a request it must reject: ${name}`
+              : `the agent answered HTTP ${status}, not 401 with a Signature challenge`,
         }),
       }),
       this.validation({
@@ -489,7 +593,10 @@ class VectorGrader {
         expected,
         actual: code ?? null,
         ...(!codeMatches && {
-          error: (code === undefined ? 'the answer carries no WWW-Authenticate Signature challenge with an error parameter' : `the Signature challenge names a different error code than "${expected}"`) + `.${hint}`,
+          error:
+            (code === undefined
+              ? 'the answer carries no WWW-Authenticate Signature challenge with an error parameter'
+              : `the Signature challenge names a different error code than "${expected}"`) + `.${hint}`,
         }),
       }),
     ];
@@ -498,10 +605,14 @@ class VectorGrader {
   async single(revocation?: Record<string, unknown>): Promise<StepResult> {
     const revoked = typeof revocation?.pre_revoked_keyid === 'string' ? revocation.pre_revoked_keyid : undefined;
     if (revoked !== undefined && !this.keys.some((k) => k.kid === revoked)) {
-      return { ...this.result, error: `the test kit's pre_revoked_keyid "${revoked}" is not in keys.json, so the runner cannot sign as it (contract "revocation"): graded FAIL, never SKIP` };
+      return {
+        ...this.result,
+        error: `the test kit's pre_revoked_keyid "${revoked}" is not in keys.json, so the runner cannot sign as it (contract "revocation"): graded FAIL, never SKIP`,
+      };
     }
     const built = this.build(revoked);
-    if (revoked !== undefined) this.notes.push(`signed as the test kit's pre_revoked_keyid ${revoked} (contract "revocation")`);
+    if (revoked !== undefined)
+      this.notes.push(`signed as the test kit's pre_revoked_keyid ${revoked} (contract "revocation")`);
     const observed = await this.send(built);
     if ('error' in observed) return this.failure(built, observed);
     return this.recorded(built, observed, this.grade(observed));
@@ -511,10 +622,15 @@ class VectorGrader {
   async replay(terms: Record<string, unknown> | undefined): Promise<StepResult> {
     const maxInterval = typeof terms?.max_interval_seconds === 'number' ? terms.max_interval_seconds : undefined;
     if (terms?.black_box_behavior !== 'repeat_request' || maxInterval === undefined) {
-      return { ...this.result, error: `the test kit's replay_window contract is not { black_box_behavior: repeat_request, max_interval_seconds }, so the runner cannot satisfy it: graded FAIL, never SKIP` };
+      return {
+        ...this.result,
+        error: `the test kit's replay_window contract is not { black_box_behavior: repeat_request, max_interval_seconds }, so the runner cannot satisfy it: graded FAIL, never SKIP`,
+      };
     }
     const built = this.build();
-    this.notes.push(`contract replay_window: sent twice, byte for byte; the first must be accepted, the second rejected (at most ${maxInterval} s apart)`);
+    this.notes.push(
+      `contract replay_window: sent twice, byte for byte; the first must be accepted, the second rejected (at most ${maxInterval} s apart)`,
+    );
     const firstAt = performance.now();
     const first = await this.send(built);
     if ('error' in first) return this.failure(built, first);
@@ -524,13 +640,24 @@ class VectorGrader {
       passed: acceptedFirst,
       description: 'the first submission of the replayed request is accepted (contract replay_window)',
       expected: 'a non-4xx HTTP status',
-      actual: first.code !== undefined ? { status: first.response.status, signature_error: first.code } : { status: first.response.status },
-      ...(!acceptedFirst && { error: 'the replay_window contract needs the first, valid submission accepted; the agent rejected it, so the replay could not be provoked (check its registration of the keys.json keys)' }),
+      actual:
+        first.code !== undefined
+          ? { status: first.response.status, signature_error: first.code }
+          : { status: first.response.status },
+      ...(!acceptedFirst && {
+        error:
+          'the replay_window contract needs the first, valid submission accepted; the agent rejected it, so the replay could not be provoked (check its registration of the keys.json keys)',
+      }),
     });
     if (!acceptedFirst) return this.recorded(built, first, [firstValidation]);
     const interval = (performance.now() - firstAt) / 1000;
     if (interval > maxInterval) {
-      return this.recorded(built, first, [firstValidation], `the second submission could not be sent within max_interval_seconds (${maxInterval} s) of the first (${interval.toFixed(1)} s): contract replay_window not satisfied, graded FAIL`);
+      return this.recorded(
+        built,
+        first,
+        [firstValidation],
+        `the second submission could not be sent within max_interval_seconds (${maxInterval} s) of the first (${interval.toFixed(1)} s): contract replay_window not satisfied, graded FAIL`,
+      );
     }
     const second = await this.send(built);
     if ('error' in second) return this.failure(built, second);
@@ -539,10 +666,17 @@ class VectorGrader {
 
   /** 020 (contract rate_abuse): N distinct-nonce requests fill the per-keyid cap; the (N+1)th must be rejected. */
   async rateAbuse(terms: Record<string, unknown> | undefined): Promise<StepResult> {
-    const cap = typeof terms?.grading_target_per_keyid_cap_requests === 'number' ? terms.grading_target_per_keyid_cap_requests : undefined;
+    const cap =
+      typeof terms?.grading_target_per_keyid_cap_requests === 'number'
+        ? terms.grading_target_per_keyid_cap_requests
+        : undefined;
     const windowSeconds = typeof terms?.window_seconds === 'number' ? terms.window_seconds : undefined;
     if (cap === undefined || !Number.isInteger(cap) || cap < 1 || cap > 100_000 || windowSeconds === undefined) {
-      return { ...this.result, error: 'the test kit\'s rate_abuse contract has no usable grading_target_per_keyid_cap_requests / window_seconds, so the runner cannot satisfy it: graded FAIL, never SKIP' };
+      return {
+        ...this.result,
+        error:
+          "the test kit's rate_abuse contract has no usable grading_target_per_keyid_cap_requests / window_seconds, so the runner cannot satisfy it: graded FAIL, never SKIP",
+      };
     }
     const started = performance.now();
     const tally = new Map<string, number>();
@@ -550,10 +684,16 @@ class VectorGrader {
       const spent = (performance.now() - started) / 1000;
       if (spent > windowSeconds) {
         // The N+1 requests cannot all land within the window any more: stop flooding an agent for a vector already lost.
-        return { ...this.result, error: `only ${i} of the ${cap} requests before the graded one were sent within the contract's window_seconds (${windowSeconds} s, ${spent.toFixed(1)} s elapsed): contract rate_abuse not satisfied, graded FAIL` };
+        return {
+          ...this.result,
+          error: `only ${i} of the ${cap} requests before the graded one were sent within the contract's window_seconds (${windowSeconds} s, ${spent.toFixed(1)} s elapsed): contract rate_abuse not satisfied, graded FAIL`,
+        };
       }
       const filler = await this.send(this.build());
-      const key = 'error' in filler ? 'transport error' : `${filler.response.status}${filler.code !== undefined ? ` ${filler.code}` : ''}`;
+      const key =
+        'error' in filler
+          ? 'transport error'
+          : `${filler.response.status}${filler.code !== undefined ? ` ${filler.code}` : ''}`;
       tally.set(key, (tally.get(key) ?? 0) + 1);
     }
     const built = this.build();
@@ -563,7 +703,12 @@ class VectorGrader {
     this.notes.push(summary);
     if ('error' in final) return this.failure(built, final);
     if (elapsed > windowSeconds) {
-      return this.recorded(built, final, this.grade(final), `the ${cap + 1} requests took ${elapsed.toFixed(1)} s, beyond the contract's window_seconds (${windowSeconds}): contract rate_abuse not satisfied, graded FAIL`);
+      return this.recorded(
+        built,
+        final,
+        this.grade(final),
+        `the ${cap + 1} requests took ${elapsed.toFixed(1)} s, beyond the contract's window_seconds (${windowSeconds}): contract rate_abuse not satisfied, graded FAIL`,
+      );
     }
     return this.recorded(built, final, this.grade(final));
   }

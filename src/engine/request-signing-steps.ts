@@ -23,7 +23,10 @@ export const REQUEST_SIGNING_PROBE_TASK = 'request_signing_probe';
 export const SIGNED_REQUESTS_STORYBOARD = 'signed_requests';
 
 /** Phase id → the vector folder its steps come from. */
-export const VECTOR_PHASES: Readonly<Record<string, 'positive' | 'negative'>> = { positive_vectors: 'positive', negative_vectors: 'negative' };
+export const VECTOR_PHASES: Readonly<Record<string, 'positive' | 'negative'>> = {
+  positive_vectors: 'positive',
+  negative_vectors: 'negative',
+};
 
 /** What a synthesized step needs to find and grade its vector (plain JSON: it is inlined into the compiled module). */
 export interface VectorRef {
@@ -58,7 +61,10 @@ export function isVectorErrorStep(step: Step): step is VectorErrorStep {
 
 /** True for the storyboard whose vector phases the runner fills. */
 export function synthesizesVectorSteps(storyboard: Pick<Storyboard, 'id' | 'phases'>): boolean {
-  return storyboard.id === SIGNED_REQUESTS_STORYBOARD && storyboard.phases.some((p) => Object.hasOwn(VECTOR_PHASES, p.id) && p.steps.length === 0);
+  return (
+    storyboard.id === SIGNED_REQUESTS_STORYBOARD &&
+    storyboard.phases.some((p) => Object.hasOwn(VECTOR_PHASES, p.id) && p.steps.length === 0)
+  );
 }
 
 export interface VectorPlanOptions {
@@ -72,7 +78,10 @@ export interface VectorPlanOptions {
  * (the storyboard and its vectors are one compliance version), else the run's
  * corpus root.
  */
-export function requestSigningVectorsDir(storyboard: Pick<Storyboard, 'file'>, options: VectorPlanOptions = {}): string | undefined {
+export function requestSigningVectorsDir(
+  storyboard: Pick<Storyboard, 'file'>,
+  options: VectorPlanOptions = {},
+): string | undefined {
   const inTree = (root: string) => path.join(root, 'test-vectors', 'request-signing');
   for (let dir = path.dirname(path.resolve(storyboard.file)); ; dir = path.dirname(dir)) {
     if (existsSync(inTree(dir))) return inTree(dir);
@@ -128,7 +137,8 @@ export function withVectorSteps(storyboard: Storyboard, options: VectorPlanOptio
   const dir = requestSigningVectorsDir(storyboard, options);
   let vectors: SigningVectorSet | undefined;
   let problem: string | undefined;
-  if (!dir) problem = `no test-vectors/request-signing folder beside ${storyboard.file} (or in the compliance tree${options.corpusRoot ? ` ${options.corpusRoot}` : ''})`;
+  if (!dir)
+    problem = `no test-vectors/request-signing folder beside ${storyboard.file} (or in the compliance tree${options.corpusRoot ? ` ${options.corpusRoot}` : ''})`;
   else {
     try {
       vectors = vectorsIn(dir);

@@ -29,7 +29,14 @@ import type { AgentTransport, CallOptions } from '../transport/types.js';
 import { CredentialResolver, CredentialsError } from './credentials.js';
 import { CascadeState, runnerOnlyTaskSkip, type AgentTools } from './gate.js';
 import { FALLBACK_BRAND_DOMAIN } from './enrich/create-media-buy.js';
-import { declaredFixtureIds, Discovery, enrichRequest, flightAnchor, type CapturedValue, type RequestMode } from './enrich/index.js';
+import {
+  declaredFixtureIds,
+  Discovery,
+  enrichRequest,
+  flightAnchor,
+  type CapturedValue,
+  type RequestMode,
+} from './enrich/index.js';
 import { answerError, CONTROLLER_TASK } from '../checks/answer-error.js';
 import { gradeStep } from './grade.js';
 import { withIdempotencyKey } from './idempotency.js';
@@ -140,24 +147,42 @@ export class StoryboardRun {
     readonly storyboard: Storyboard,
     private readonly options: StoryboardRunOptions,
   ) {
-    this.entries = executionPhases(storyboard, { corpusRoot: options.corpusRoot }).flatMap((phase) => phase.steps.map((step) => ({ phase, step, index: 0 })));
+    this.entries = executionPhases(storyboard, { corpusRoot: options.corpusRoot }).flatMap((phase) =>
+      phase.steps.map((step) => ({ phase, step, index: 0 })),
+    );
     this.entries.forEach((entry, index) => (entry.index = index));
     for (const [name, value] of Object.entries(storyboard.context ?? {})) this.context.set(name, value);
-    this.credentials = new CredentialResolver({ defaultToken: options.authToken, testKit: options.testKit, audience: () => this.transport?.url });
+    this.credentials = new CredentialResolver({
+      defaultToken: options.authToken,
+      testKit: options.testKit,
+      audience: () => this.transport?.url,
+    });
     this.cascade = new CascadeState(
       this.entries.map((e) => ({ phase: e.phase, step: e.step })),
       (storyboard.required_tools ?? []).filter((t) => typeof t === 'string'),
     );
     this.declaredFixtureIds = declaredFixtureIds(storyboard);
     this.flightAnchorMs = flightAnchor((options.now ?? Date.now)());
-    this.webhooks = new WebhookRun(storyboard, { sink: options.webhooks, timeoutMs: options.timeoutMs, schemas: options.schemas, file: storyboard.file, signerKeys: options.webhookSignerKeys, ...(options.urlGuard ? { urlGuard: options.urlGuard } : {}) });
+    this.webhooks = new WebhookRun(storyboard, {
+      sink: options.webhooks,
+      timeoutMs: options.timeoutMs,
+      schemas: options.schemas,
+      file: storyboard.file,
+      signerKeys: options.webhookSignerKeys,
+      ...(options.urlGuard ? { urlGuard: options.urlGuard } : {}),
+    });
     this.storyboardWarnings.push(...(options.loadWarnings ?? []));
     const unknownFixtures = planSeeding(storyboard).unknownKeys;
     if (unknownFixtures.length > 0) {
-      this.storyboardWarnings.push(`fixtures ${unknownFixtures.map((k) => `"${k}"`).join(', ')} map to no seed scenario of storyboard-schema.yaml (products, pricing_options, creatives, plans, media_buys) and were not seeded`);
+      this.storyboardWarnings.push(
+        `fixtures ${unknownFixtures.map((k) => `"${k}"`).join(', ')} map to no seed scenario of storyboard-schema.yaml (products, pricing_options, creatives, plans, media_buys) and were not seeded`,
+      );
     }
-    const unchecked = (Array.isArray(storyboard.invariants) ? storyboard.invariants : []).filter((id) => typeof id === 'string' && !IMPLEMENTED_INVARIANTS.has(id));
-    if (unchecked.length > 0) this.storyboardWarnings.push(`invariants ${unchecked.join(', ')} are not checked by this version of vitest-adcp`);
+    const unchecked = (Array.isArray(storyboard.invariants) ? storyboard.invariants : []).filter(
+      (id) => typeof id === 'string' && !IMPLEMENTED_INVARIANTS.has(id),
+    );
+    if (unchecked.length > 0)
+      this.storyboardWarnings.push(`invariants ${unchecked.join(', ')} are not checked by this version of vitest-adcp`);
   }
 
   /**
@@ -193,8 +218,11 @@ export class StoryboardRun {
     const contract = (step as Partial<VectorStep>).vector?.requires_contract;
     if (contract === 'replay_window') return 2 * timeoutMs;
     if (contract === 'rate_abuse' && !this.options.requestSigning?.skipRateAbuse) {
-      const terms = (this.options.testKit?.stateful_vector_contract as { rate_abuse?: { window_seconds?: unknown } } | undefined)?.rate_abuse;
-      const windowSeconds = typeof terms?.window_seconds === 'number' && terms.window_seconds > 0 ? terms.window_seconds : 0;
+      const terms = (
+        this.options.testKit?.stateful_vector_contract as { rate_abuse?: { window_seconds?: unknown } } | undefined
+      )?.rate_abuse;
+      const windowSeconds =
+        typeof terms?.window_seconds === 'number' && terms.window_seconds > 0 ? terms.window_seconds : 0;
       // The flood stops once the window has passed; the request in flight then and the graded one are each bounded.
       return windowSeconds * 1000 + 2 * timeoutMs;
     }
@@ -215,10 +243,16 @@ export class StoryboardRun {
    * verdict they had rather than as never run. `wanted` picks the steps (by phase and step id) before any outcome is
    * worked out: an adapter asks on every step test and wants only the few no test of its own reported.
    */
-  ranBefore(phaseId: string, stepId: string, wanted: (phaseId: string, stepId: string) => boolean = () => true): StepOutcome[] {
+  ranBefore(
+    phaseId: string,
+    stepId: string,
+    wanted: (phaseId: string, stepId: string) => boolean = () => true,
+  ): StepOutcome[] {
     const entry = this.entryOf(phaseId, stepId);
     if (!entry) return [];
-    return this.entries.filter((e) => e.index < entry.index && this.results.has(e.index) && wanted(e.phase.id, e.step.id)).map((e) => this.outcome(e));
+    return this.entries
+      .filter((e) => e.index < entry.index && this.results.has(e.index) && wanted(e.phase.id, e.step.id))
+      .map((e) => this.outcome(e));
   }
 
   private entryOf(phaseId: string, stepId: string): Entry | undefined {
@@ -245,7 +279,8 @@ export class StoryboardRun {
       // A later peer branch may contribute: peer_branch_taken.
       if (branchSet && other.phase.branch_set?.id === branchSet) last = Math.max(last, other.index);
       // A same-phase substitute may pass: peer_substituted, decided at the end of the phase.
-      if (other.phase === entry.phase && entry.phase.steps.some((s) => s.provides_state_for?.includes(entry.step.id))) last = Math.max(last, other.index);
+      if (other.phase === entry.phase && entry.phase.steps.some((s) => s.provides_state_for?.includes(entry.step.id)))
+        last = Math.max(last, other.index);
     }
     return last;
   }
@@ -260,9 +295,13 @@ export class StoryboardRun {
         } catch (error) {
           // A bug of ours must cost one step, not the run and its report.
           const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
-          result = { ...this.base(entry, entry.step.task), error: `vitest-adcp internal error (please report it): ${message}` };
+          result = {
+            ...this.base(entry, entry.step.task),
+            error: `vitest-adcp internal error (please report it): ${message}`,
+          };
         }
-        if (entry.index === 0 && this.storyboardWarnings.length > 0) result.warnings = [...this.storyboardWarnings, ...(result.warnings ?? [])];
+        if (entry.index === 0 && this.storyboardWarnings.length > 0)
+          result.warnings = [...this.storyboardWarnings, ...(result.warnings ?? [])];
         if (entry.phase.optional === true) result.optional = true;
         this.results.set(entry.index, result);
         this.cascade.record(entry.index, result);
@@ -287,7 +326,10 @@ export class StoryboardRun {
       // runner-output-contract.yaml > skip_result.reasons.peer_branch_taken.
       const regraded: StepResult = {
         ...result,
-        skip: { reason: 'peer_branch_taken', detail: `${branchSet} contributed by ${contributor.phase}.${contributor.step} — ${entry.phase.id} is moot` },
+        skip: {
+          reason: 'peer_branch_taken',
+          detail: `${branchSet} contributed by ${contributor.phase}.${contributor.step} — ${entry.phase.id} is moot`,
+        },
       };
       return { status: 'skipped', result: regraded };
     }
@@ -314,7 +356,8 @@ export class StoryboardRun {
     const result = this.base(entry, task);
     const finish = (r: StepResult) => ({ ...r, duration_ms: Math.round(performance.now() - started) });
     // A prerequisite_failed skip is the one whose state is lost: `passed: false`, whatever skipped it.
-    const skipped = (skip: SkipResult, extra: Partial<StepResult> = {}) => finish({ ...result, passed: skip.reason !== 'prerequisite_failed', skip, ...extra });
+    const skipped = (skip: SkipResult, extra: Partial<StepResult> = {}) =>
+      finish({ ...result, passed: skip.reason !== 'prerequisite_failed', skip, ...extra });
 
     const unresolvedScenarios = this.unresolvedScenarios();
     if (unresolvedScenarios) return skipped(unresolvedScenarios);
@@ -326,14 +369,18 @@ export class StoryboardRun {
     const skipIf = evaluateSkipIf(phase.skip_if, phase.id, this.options.testKit);
     if (skipIf.kind === 'skip') return skipped({ reason: 'not_applicable', detail: skipIf.detail });
     const warnings = skipIf.kind === 'unknown' ? [skipIf.warning] : [];
-    const withWarnings = (r: StepResult) => (warnings.length > 0 ? { ...r, warnings: [...(r.warnings ?? []), ...warnings] } : r);
+    const withWarnings = (r: StepResult) =>
+      warnings.length > 0 ? { ...r, warnings: [...(r.warnings ?? []), ...warnings] } : r;
 
     if (this.options.configurationError) return finish({ ...result, error: this.options.configurationError });
 
     // Creating the transport is cheap (it connects on first call); it names the protocol in records.
     this.transport ??= this.options.transport();
     const tools = await this.agentTools();
-    if (tools.error && entry.index === 0) warnings.push(`the agent's tool list could not be read (${tools.error}), so missing tools are not told apart from failures`);
+    if (tools.error && entry.index === 0)
+      warnings.push(
+        `the agent's tool list could not be read (${tools.error}), so missing tools are not told apart from failures`,
+      );
     // A storyboard whose required_tools the agent has none of does not apply to it, runner-only steps included.
     const notForThisAgent = this.cascade.storyboardGate(tools);
     if (notForThisAgent) return withWarnings(skipped(notForThisAgent));
@@ -343,22 +390,49 @@ export class StoryboardRun {
     if (runnerOnly) return withWarnings(skipped(runnerOnly));
     if (WEBHOOK_TASKS.has(task)) {
       // Runner-only, and the state it needs is its `triggered_by` step's webhook: that step, not the cascade, gates it (webhooks.ts).
-      const scope = { context: this.context, priorSteps: this.priorSteps, testKit: this.options.testKit, generated: this.generated, runner: this.webhooks.variables };
-      return withWarnings(finish(await this.webhooks.assert(step, task, result, scope, this.results, this.transport.url)));
+      const scope = {
+        context: this.context,
+        priorSteps: this.priorSteps,
+        testKit: this.options.testKit,
+        generated: this.generated,
+        runner: this.webhooks.variables,
+      };
+      return withWarnings(
+        finish(await this.webhooks.assert(step, task, result, scope, this.results, this.transport.url)),
+      );
     }
     if (step.task.startsWith('$test_kit.') && task === step.task) {
-      return withWarnings(finish({ ...result, error: `task "${step.task}" did not resolve: the test kit has no such value and the step has no task_default` }));
+      return withWarnings(
+        finish({
+          ...result,
+          error: `task "${step.task}" did not resolve: the test kit has no such value and the step has no task_default`,
+        }),
+      );
     }
     // signed_requests vectors: the runner's own signed HTTP requests (request-signing-probe.ts).
-    if (task === REQUEST_SIGNING_PROBE_TASK) return withWarnings(finish(await this.requestSigning().run(step, result, tools)));
-    this.probes ??= new OAuthProbes({ agentUrl: this.transport.url, timeoutMs: this.options.timeoutMs, maxResponseBytes: this.options.maxResponseBytes ?? 10 * 1024 * 1024, guard: this.options.urlGuard });
+    if (task === REQUEST_SIGNING_PROBE_TASK)
+      return withWarnings(finish(await this.requestSigning().run(step, result, tools)));
+    this.probes ??= new OAuthProbes({
+      agentUrl: this.transport.url,
+      timeoutMs: this.options.timeoutMs,
+      maxResponseBytes: this.options.maxResponseBytes ?? 10 * 1024 * 1024,
+      guard: this.options.urlGuard,
+    });
     const oauthAbsent = this.probes.skipFor(phase);
     if (oauthAbsent) return withWarnings(skipped(oauthAbsent));
     if (PROBE_TASKS.has(task)) {
       const outcome = await this.probes.run(task, phase);
       if ('error' in outcome) return withWarnings(finish({ ...result, error: outcome.error }));
-      if ('skip' in outcome) return withWarnings(skipped(outcome.skip, outcome.exchange ? { request: outcome.exchange.request, response: outcome.exchange.response } : {}));
-      return withWarnings(finish(this.keep(entry, outcome.exchange, this.graded(entry, task, outcome.exchange, result))));
+      if ('skip' in outcome)
+        return withWarnings(
+          skipped(
+            outcome.skip,
+            outcome.exchange ? { request: outcome.exchange.request, response: outcome.exchange.response } : {},
+          ),
+        );
+      return withWarnings(
+        finish(this.keep(entry, outcome.exchange, this.graded(entry, task, outcome.exchange, result))),
+      );
     }
     const gate = this.cascade.gate(entry.index, task, tools);
     if (gate) {
@@ -368,9 +442,20 @@ export class StoryboardRun {
 
     const receiverProblem = await this.webhooks.prepare(step.sample_request);
     if (receiverProblem) return withWarnings(finish({ ...result, error: receiverProblem }));
-    const scope = { context: this.context, priorSteps: this.priorSteps, testKit: this.options.testKit, generated: this.generated, runner: this.webhooks.variables };
+    const scope = {
+      context: this.context,
+      priorSteps: this.priorSteps,
+      testKit: this.options.testKit,
+      generated: this.generated,
+      runner: this.webhooks.variables,
+    };
     const transport = this.transport;
-    const requestOf = (payload: unknown) => ({ transport: transport.kind, operation: task, payload, url: transport.url });
+    const requestOf = (payload: unknown) => ({
+      transport: transport.kind,
+      operation: task,
+      payload,
+      url: transport.url,
+    });
     const substituted = substitute(step.sample_request ?? {}, scope);
     if (substituted.unresolved.length > 0) {
       // storyboard-schema.yaml > "Unresolved substitution behavior": never ship the token.
@@ -381,7 +466,8 @@ export class StoryboardRun {
     try {
       credentials = this.credentials.resolve(step.auth);
     } catch (error) {
-      if (error instanceof CredentialsError) return withWarnings(finish({ ...result, request: requestOf(substituted.value), error: error.message }));
+      if (error instanceof CredentialsError)
+        return withWarnings(finish({ ...result, request: requestOf(substituted.value), error: error.message }));
       throw error;
     }
     const callOptions: CallOptions = { credentials, timeoutMs: this.options.timeoutMs };
@@ -393,25 +479,32 @@ export class StoryboardRun {
     const request = requestOf(payload);
     try {
       for (const input of step.context_inputs ?? []) {
-        if (this.context.has(input.key) && payload && typeof payload === 'object') setPath(payload, input.inject_at, this.context.get(input.key));
+        if (this.context.has(input.key) && payload && typeof payload === 'object')
+          setPath(payload, input.inject_at, this.context.get(input.key));
       }
     } catch (error) {
       // The loader refuses such paths (rule context_input_path); a storyboard built in code may not have been loaded.
-      if (error instanceof PathSyntaxError) return withWarnings(finish({ ...result, request, error: `context_inputs: ${error.message}` }));
+      if (error instanceof PathSyntaxError)
+        return withWarnings(finish({ ...result, request, error: `context_inputs: ${error.message}` }));
       throw error;
     }
     this.discovery.observeRequest(payload);
 
     const answered = await this.transport.call(task, payload, callOptions);
     const remaining = Math.max(0, this.options.timeoutMs - (performance.now() - started));
-    const { exchange, completion, warning } = await followAsync(this.transport, step, answered, { ...callOptions, intervalMs: this.options.pollIntervalMs ?? 1000, deadlineMs: remaining });
+    const { exchange, completion, warning } = await followAsync(this.transport, step, answered, {
+      ...callOptions,
+      intervalMs: this.options.pollIntervalMs ?? 1000,
+      deadlineMs: remaining,
+    });
     if (warning) warnings.push(warning);
     this.discovery.observeAnswer(task, exchange);
     const graded = this.graded(entry, task, exchange, result, completion);
     let verdict;
     if (isSeedStep(step)) verdict = seedVerdict(step, exchange, graded.result, this.storyboard.file);
     else if (task === CONTROLLER_TASK && !step.expect_error) verdict = scenarioVerdict(exchange, graded.result);
-    else if (this.requestSigning().isCapabilityStep(phase, task)) verdict = this.requestSigning().capabilityVerdict(step, phase, exchange, graded.result);
+    else if (this.requestSigning().isCapabilityStep(phase, task))
+      verdict = this.requestSigning().capabilityVerdict(step, phase, exchange, graded.result);
     if (verdict?.halt && this.seeding.state === 'ok') this.seeding = { state: 'skip', skip: verdict.halt };
     return withWarnings(finish(this.keep(entry, exchange, { ...graded, result: verdict?.result ?? graded.result })));
   }
@@ -422,17 +515,30 @@ export class StoryboardRun {
    */
   /** The steps before `entry` and their results so far: what an unresolved placeholder's message names. */
   private earlierSteps(entry: Entry): { phase: Entry['phase']; step: Entry['step']; result: StepResult | undefined }[] {
-    return this.entries.slice(0, entry.index).map((e) => ({ phase: e.phase, step: e.step, result: this.results.get(e.index) }));
+    return this.entries
+      .slice(0, entry.index)
+      .map((e) => ({ phase: e.phase, step: e.step, result: this.results.get(e.index) }));
   }
 
-  private graded(entry: Entry, task: string, exchange: Exchange, result: StepResult, completion?: TaskCompletion): { result: StepResult; captures: Map<string, unknown> } {
+  private graded(
+    entry: Entry,
+    task: string,
+    exchange: Exchange,
+    result: StepResult,
+    completion?: TaskCompletion,
+  ): { result: StepResult; captures: Map<string, unknown> } {
     const graded = gradeStep({
       file: this.storyboard.file,
       step: entry.step,
       task,
       exchange,
       schemas: this.options.schemas,
-      scope: { context: new Map(this.context), priorSteps: this.priorSteps, testKit: this.options.testKit, generated: this.generated },
+      scope: {
+        context: new Map(this.context),
+        priorSteps: this.priorSteps,
+        testKit: this.options.testKit,
+        generated: this.generated,
+      },
       agentUrl: this.transport!.url,
       completion,
       secrets: this.credentialSecrets(),
@@ -451,7 +557,11 @@ export class StoryboardRun {
   }
 
   /** storyboard-schema.yaml > context_outputs: only a step that passed (not skipped) populates the accumulator. */
-  private keep(entry: Entry, exchange: Exchange, graded: { result: StepResult; captures: Map<string, unknown> }): StepResult {
+  private keep(
+    entry: Entry,
+    exchange: Exchange,
+    graded: { result: StepResult; captures: Map<string, unknown> },
+  ): StepResult {
     if (graded.result.passed && !graded.result.skip) this.recordPass(entry, exchange, graded.captures);
     return graded.result;
   }
@@ -467,14 +577,26 @@ export class StoryboardRun {
       maxResponseBytes: this.options.maxResponseBytes ?? 10 * 1024 * 1024,
       testKit: this.options.testKit,
       skipRateAbuse: this.options.requestSigning?.skipRateAbuse,
-      fetchCapabilities: () => this.transport!.call('get_adcp_capabilities', {}, { credentials: this.credentials.resolve(undefined), timeoutMs: this.options.timeoutMs }),
+      fetchCapabilities: () =>
+        this.transport!.call(
+          'get_adcp_capabilities',
+          {},
+          { credentials: this.credentials.resolve(undefined), timeoutMs: this.options.timeoutMs },
+        ),
     });
     return this.signing;
   }
 
   /** The per-task request builder (enrich/index.ts) on this step's request, in place: its warning lines. */
-  private enrich(task: string, step: Step, payload: Record<string, unknown>, tools: AgentTools, callOptions: CallOptions): Promise<string[]> {
-    const brand = (this.options.testKit as { brand?: { house?: { domain?: unknown } } } | undefined)?.brand?.house?.domain;
+  private enrich(
+    task: string,
+    step: Step,
+    payload: Record<string, unknown>,
+    tools: AgentTools,
+    callOptions: CallOptions,
+  ): Promise<string[]> {
+    const brand = (this.options.testKit as { brand?: { house?: { domain?: unknown } } } | undefined)?.brand?.house
+      ?.domain;
     return enrichRequest({
       task,
       step,
@@ -495,14 +617,22 @@ export class StoryboardRun {
    * it says what it asked, so the warning on the step can.
    */
   private async discoverProducts(tools: AgentTools, callOptions: CallOptions): Promise<string> {
-    if (tools.tools && !tools.tools.has('get_products')) return 'the agent has no get_products tool to list products with';
+    if (tools.tools && !tools.tools.has('get_products'))
+      return 'the agent has no get_products tool to list products with';
     const brand = this.discovery.sentBrand ?? { domain: FALLBACK_BRAND_DOMAIN };
     const request = { buying_mode: 'brief', brief: 'Any available inventory for a short test flight.', brand };
     const answered = await this.transport!.call('get_products', request, callOptions);
-    const { exchange } = await followAsync(this.transport!, { id: 'runner_discovery', title: 'runner discovery', task: 'get_products' } as Step, answered, { ...callOptions, intervalMs: this.options.pollIntervalMs ?? 1000, deadlineMs: this.options.timeoutMs });
-    if (exchange.transportError) return `the runner's own get_products ${JSON.stringify(request)} failed: ${exchange.transportError}`;
+    const { exchange } = await followAsync(
+      this.transport!,
+      { id: 'runner_discovery', title: 'runner discovery', task: 'get_products' } as Step,
+      answered,
+      { ...callOptions, intervalMs: this.options.pollIntervalMs ?? 1000, deadlineMs: this.options.timeoutMs },
+    );
+    if (exchange.transportError)
+      return `the runner's own get_products ${JSON.stringify(request)} failed: ${exchange.transportError}`;
     const refused = answerError(exchange);
-    if (refused) return `the runner's own get_products ${JSON.stringify(request)} answered an error${refused.code ? ` (${refused.code})` : ''}`;
+    if (refused)
+      return `the runner's own get_products ${JSON.stringify(request)} answered an error${refused.code ? ` (${refused.code})` : ''}`;
     this.discovery.observeAnswer('get_products', exchange);
     return `the storyboard discovers no products, so the runner asked get_products itself (${JSON.stringify(request)}) and took the first product it listed`;
   }
@@ -523,10 +653,21 @@ export class StoryboardRun {
     const missing = (this.storyboard.requires_scenarios ?? []).filter((id) => !known.has(id));
     if (missing.length === 0) return undefined;
     // storyboard-schema.yaml > unresolved_scenario_reference: canonical not_applicable, one sentence per id.
-    return { reason: 'not_applicable', detail: missing.map((id) => `requires_scenarios reference "${id}" did not resolve against the source tree`).join('\n') };
+    return {
+      reason: 'not_applicable',
+      detail: missing
+        .map((id) => `requires_scenarios reference "${id}" did not resolve against the source tree`)
+        .join('\n'),
+    };
   }
 
-  private unresolved(entry: Entry, result: StepResult, request: StepResult['request'], tokens: string[], finish: (r: StepResult) => StepResult): StepResult {
+  private unresolved(
+    entry: Entry,
+    result: StepResult,
+    request: StepResult['request'],
+    tokens: string[],
+    finish: (r: StepResult) => StepResult,
+  ): StepResult {
     const runnerTokens = tokens.filter((t) => /^\{\{\s*runner\./.test(t));
     if (runnerTokens.length === tokens.length) {
       // A runner-provided value (the webhook receiver) this run does not have:
@@ -535,7 +676,10 @@ export class StoryboardRun {
         ...result,
         passed: true,
         request,
-        skip: { reason: 'not_applicable', detail: `unresolved_substitution: ${runnerTokens.join(', ')} needs the runner's webhook receiver, and this run hosts none (plugin option webhooks: { receiver: 'loopback' }, or --webhook-receiver)` },
+        skip: {
+          reason: 'not_applicable',
+          detail: `unresolved_substitution: ${runnerTokens.join(', ')} needs the runner's webhook receiver, and this run hosts none (plugin option webhooks: { receiver: 'loopback' }, or --webhook-receiver)`,
+        },
       });
     }
     return finish({

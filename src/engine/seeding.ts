@@ -50,7 +50,8 @@ export function isSeedStep(step: Step): step is SeedStep {
 
 export function planSeeding(storyboard: Storyboard): SeedingPlan {
   const fixtures = storyboard.fixtures;
-  if (storyboard.prerequisites?.controller_seeding !== true || !fixtures || typeof fixtures !== 'object') return { unknownKeys: [] };
+  if (storyboard.prerequisites?.controller_seeding !== true || !fixtures || typeof fixtures !== 'object')
+    return { unknownKeys: [] };
   const known = new Set<string>(SEED_ORDER.map((k) => k.key));
   const unknownKeys = Object.keys(fixtures).filter((k) => !known.has(k));
   const steps: SeedStep[] = [];

@@ -11,10 +11,7 @@
  */
 import { resolvePath } from './path.js';
 
-export type SkipIfVerdict =
-  | { kind: 'run' }
-  | { kind: 'skip'; detail: string }
-  | { kind: 'unknown'; warning: string };
+export type SkipIfVerdict = { kind: 'run' } | { kind: 'skip'; detail: string } | { kind: 'unknown'; warning: string };
 
 const TEST_KIT = /^\s*(!?)\s*test_kit\.([\w.[\]-]+)\s*$/;
 
@@ -28,7 +25,10 @@ export function evaluateSkipIf(expression: string | undefined, phaseId: string, 
     };
   }
   const found = resolvePath(testKit, match[2]!);
-  const truthy = found.found && found.value !== null && found.value !== false && found.value !== '' && found.value !== 0;
+  const truthy =
+    found.found && found.value !== null && found.value !== false && found.value !== '' && found.value !== 0;
   const skip = match[1] ? !truthy : truthy;
-  return skip ? { kind: 'skip', detail: `phase "${phaseId}" skipped: skip_if "${expression}" is true for this test kit` } : { kind: 'run' };
+  return skip
+    ? { kind: 'skip', detail: `phase "${phaseId}" skipped: skip_if "${expression}" is true for this test kit` }
+    : { kind: 'run' };
 }

@@ -54,7 +54,11 @@ const GENERATE = /\$generate:([a-z0-9_]+)(?:#([\w.<>-]+))?/g;
 /** Generators of `$generate:<kind>` (storyboard corpus: `uuid_v4`, see universal/idempotency.yaml). */
 const GENERATORS: Record<string, () => string> = { uuid_v4: randomUUID };
 
-function lookupGenerate(kind: string, alias: string | undefined, scope: SubstitutionScope): { found: boolean; value?: unknown } {
+function lookupGenerate(
+  kind: string,
+  alias: string | undefined,
+  scope: SubstitutionScope,
+): { found: boolean; value?: unknown } {
   const generate = GENERATORS[kind];
   if (!generate || !scope.generated) return { found: false };
   if (alias === undefined) return { found: true, value: generate() };
@@ -130,10 +134,12 @@ function substituteString(input: string, scope: SubstitutionScope, unresolved: s
       }
       return String(found.value);
     });
-  return [generateInText, interpolate(MUSTACHE, lookupMustache), interpolate(CONTEXT, lookupContext), interpolate(TEST_KIT, lookupTestKit)].reduce(
-    (text, apply) => apply(text),
-    input,
-  );
+  return [
+    generateInText,
+    interpolate(MUSTACHE, lookupMustache),
+    interpolate(CONTEXT, lookupContext),
+    interpolate(TEST_KIT, lookupTestKit),
+  ].reduce((text, apply) => apply(text), input);
 }
 
 function walk(value: unknown, scope: SubstitutionScope, unresolved: string[]): unknown {

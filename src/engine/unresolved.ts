@@ -32,7 +32,9 @@ function fate(earlier: EarlierStep): string {
   if (result.skip) return `${label} was skipped (${result.skip.reason}: ${result.skip.detail})`;
   if (!result.passed) {
     const failed = result.validations.find((v) => !v.passed);
-    const why = failed ? `${failed.check}${failed.json_pointer ? ` at ${failed.json_pointer}` : ''} — ${failed.description}` : (result.error?.split('\n')[0] ?? 'no reason recorded');
+    const why = failed
+      ? `${failed.check}${failed.json_pointer ? ` at ${failed.json_pointer}` : ''} — ${failed.description}`
+      : (result.error?.split('\n')[0] ?? 'no reason recorded');
     return `${label} failed (${why})`;
   }
   return `${label} passed, but what it captures was not in its answer`;
@@ -49,7 +51,8 @@ export function explainUnresolved(tokens: readonly string[], earlier: readonly E
         return `${token} did not resolve: ${step ? fate(step) : `no earlier step has the id "${source.id}"`}`;
       }
       const capturers = earlier.filter((e) => e.step.context_outputs?.some((o) => o.name === source.name));
-      if (capturers.length === 0) return `${token} did not resolve: no earlier step captures "${source.name}" (context_outputs), and the storyboard's context does not set it`;
+      if (capturers.length === 0)
+        return `${token} did not resolve: no earlier step captures "${source.name}" (context_outputs), and the storyboard's context does not set it`;
       return `${token} did not resolve: ${capturers.map(fate).join('; ')}`;
     })
     .join('\n');

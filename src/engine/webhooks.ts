@@ -38,7 +38,14 @@
 import { randomUUID } from 'node:crypto';
 import { jsonEqual } from '../checks/equality.js';
 import type { SchemaRegistry } from '../schemas/registry.js';
-import { MemoryReplayCache, verifySignedMessage, WEBHOOK_SIGNING, type JwksSource, type SigningProfile, type WebhookSignatureErrorCode } from '../signing/index.js';
+import {
+  MemoryReplayCache,
+  verifySignedMessage,
+  WEBHOOK_SIGNING,
+  type JwksSource,
+  type SigningProfile,
+  type WebhookSignatureErrorCode,
+} from '../signing/index.js';
 import type { Step, Storyboard, TestKit } from '../storyboard/types.js';
 import { isRoutable, type RetryPolicy, type WebhookDelivery, type WebhookSink } from '../webhooks/receiver.js';
 import type { UrlGuardOptions } from '../transport/url-guard.js';
@@ -48,7 +55,11 @@ import { resolvePath } from './path.js';
 import type { SkipResult, StepResult, ValidationResult, WebhookDeliveryRecord } from './records.js';
 import { substitute, type RunnerVariables, type SubstitutionScope } from './substitute.js';
 
-export const WEBHOOK_TASKS: ReadonlySet<string> = new Set(['expect_webhook', 'expect_webhook_retry_keys_stable', 'expect_webhook_signature_valid']);
+export const WEBHOOK_TASKS: ReadonlySet<string> = new Set([
+  'expect_webhook',
+  'expect_webhook_retry_keys_stable',
+  'expect_webhook_signature_valid',
+]);
 /** The test-kit contract a receiver satisfies. */
 export const WEBHOOK_CONTRACT = 'webhook_receiver_runner';
 /** mcp-webhook-payload.json > idempotency_key. */
@@ -77,7 +88,9 @@ export interface WebhookRunOptions {
   urlGuard?: Omit<UrlGuardOptions, 'agentUrl'>;
 }
 
-type Verdict = { ok: true; keyid: string } | { ok: false; code: WebhookSignatureErrorCode | 'webhook_body_malformed'; step: number | string; detail: string };
+type Verdict =
+  | { ok: true; keyid: string }
+  | { ok: false; code: WebhookSignatureErrorCode | 'webhook_body_malformed'; step: number | string; detail: string };
 
 export class WebhookRun {
   private readonly operationIds = new Map<string, string>();
@@ -96,7 +109,8 @@ export class WebhookRun {
     if (sink) {
       this.variables = {
         webhookBase: sink.baseUrl,
-        webhookUrl: (stepId) => (isRoutable(stepId, 'x') ? `${sink.baseUrl}/step/${stepId}/${this.operationIdFor(stepId)}` : undefined),
+        webhookUrl: (stepId) =>
+          isRoutable(stepId, 'x') ? `${sink.baseUrl}/step/${stepId}/${this.operationIdFor(stepId)}` : undefined,
         operationId: (stepId) => this.operationIds.get(stepId),
       };
     }
@@ -145,16 +159,18 @@ export class WebhookRun {
     const stepIds = new Set([...text.matchAll(WEBHOOK_URL_TOKEN)].map((m) => m[1]!));
     try {
       await Promise.all(
-        [...stepIds].filter((id) => isRoutable(id, 'x')).map((stepId) => {
-          const operationId = this.operationIdFor(stepId);
-          const key = `${stepId}/${operationId}`;
-          let opening = this.opened.get(key);
-          if (!opening) {
-            opening = sink.open(stepId, operationId, this.retryPolicyFor(stepId));
-            this.opened.set(key, opening);
-          }
-          return opening;
-        }),
+        [...stepIds]
+          .filter((id) => isRoutable(id, 'x'))
+          .map((stepId) => {
+            const operationId = this.operationIdFor(stepId);
+            const key = `${stepId}/${operationId}`;
+            let opening = this.opened.get(key);
+            if (!opening) {
+              opening = sink.open(stepId, operationId, this.retryPolicyFor(stepId));
+              this.opened.set(key, opening);
+            }
+            return opening;
+          }),
       );
       return undefined;
     } catch (error) {
@@ -179,14 +195,27 @@ export class WebhookRun {
    * the run's records (for `triggered_by`); `scope` what `filter` substitutes
    * against; `agentUrl` where the agent's brand.json is.
    */
-  async assert(step: Step, task: string, base: StepResult, scope: SubstitutionScope, results: ReadonlyMap<number, StepResult>, agentUrl: string): Promise<StepResult> {
+  async assert(
+    step: Step,
+    task: string,
+    base: StepResult,
+    scope: SubstitutionScope,
+    results: ReadonlyMap<number, StepResult>,
+    agentUrl: string,
+  ): Promise<StepResult> {
     const sink = this.options.sink!;
     const record = (extra: Partial<StepResult>): StepResult => ({
       ...base,
-      extraction: { path: 'none', note: "webhook step: graded on the deliveries the runner's receiver observed (nothing is sent to the agent)" },
+      extraction: {
+        path: 'none',
+        note: "webhook step: graded on the deliveries the runner's receiver observed (nothing is sent to the agent)",
+      },
       ...extra,
     });
-    const trigger = typeof step.triggered_by === 'string' ? [...results.values()].find((r) => r.step_id === step.triggered_by) : undefined;
+    const trigger =
+      typeof step.triggered_by === 'string'
+        ? [...results.values()].find((r) => r.step_id === step.triggered_by)
+        : undefined;
     const triggerSkip = trigger && triggerProblem(trigger);
     if (triggerSkip) return record({ passed: triggerSkip.reason !== 'prerequisite_failed', skip: triggerSkip });
 
@@ -195,21 +224,32 @@ export class WebhookRun {
     if (filterSubstituted.unresolved.length > 0) {
       return record({
         validations: [
-          v.fail('unresolved_substitution', 'unresolved substitution', `${filterSubstituted.unresolved.join(', ')} in the step's filter did not resolve: the step that produces it failed, was skipped, or never ran`, {
-            expected: filterSubstituted.unresolved,
-          }),
+          v.fail(
+            'unresolved_substitution',
+            'unresolved substitution',
+            `${filterSubstituted.unresolved.join(', ')} in the step's filter did not resolve: the step that produces it failed, was skipped, or never ran`,
+            {
+              expected: filterSubstituted.unresolved,
+            },
+          ),
         ],
       });
     }
     const { operation_id: filterOperation, ...bodyFilter } = filterSubstituted.value;
     const target = this.target(step, filterOperation);
-    if ('problem' in target) return record({ validations: [v.fail('webhook_target', 'which receiver URL to watch', target.problem)] });
+    if ('problem' in target)
+      return record({ validations: [v.fail('webhook_target', 'which receiver URL to watch', target.problem)] });
 
-    const seconds = positive(step.timeout_seconds) ?? (task === 'expect_webhook_retry_keys_stable' ? DEFAULT_RETRY_TIMEOUT_SECONDS : DEFAULT_TIMEOUT_SECONDS);
+    const seconds =
+      positive(step.timeout_seconds) ??
+      (task === 'expect_webhook_retry_keys_stable' ? DEFAULT_RETRY_TIMEOUT_SECONDS : DEFAULT_TIMEOUT_SECONDS);
     const windowMs = Math.min(seconds * 1000, this.options.timeoutMs);
     const window = `${Math.round(windowMs) / 1000} s${seconds * 1000 > this.options.timeoutMs ? ` (timeout_seconds ${seconds}, capped by the run's step timeout)` : ''}`;
     const matches = (d: WebhookDelivery) => matchesFilter(d, bodyFilter);
-    const cap = typeof step.expect_max_deliveries_per_logical_event === 'number' ? step.expect_max_deliveries_per_logical_event : undefined;
+    const cap =
+      typeof step.expect_max_deliveries_per_logical_event === 'number'
+        ? step.expect_max_deliveries_per_logical_event
+        : undefined;
     const registered = typeof step.triggered_by === 'string' ? this.pushConfigOf(trigger) : undefined;
     const hmac = registered?.authentication !== undefined && registered.authentication !== null;
 
@@ -227,23 +267,37 @@ export class WebhookRun {
     try {
       observed = await this.collect(sink, target, windowMs, (all) => {
         // The sender is done once the receiver accepted a delivery; a cap needs the whole window.
-        if (task === 'expect_webhook_retry_keys_stable') return all.some((d) => matches(d) && d.answered >= 200 && d.answered < 300);
+        if (task === 'expect_webhook_retry_keys_stable')
+          return all.some((d) => matches(d) && d.answered >= 200 && d.answered < 300);
         return cap === undefined && all.some(matches);
       });
     } catch (error) {
-      return record({ error: `the run's webhook receiver could not be read: ${error instanceof Error ? error.message : String(error)}` });
+      return record({
+        error: `the run's webhook receiver could not be read: ${error instanceof Error ? error.message : String(error)}`,
+      });
     }
     const matched = observed.filter(matches);
     const deliveries = recordDeliveries(observed, matches);
     const url = `${sink.baseUrl}/step/${target.stepId}/${target.operationId}`;
-    const done = (validations: ValidationResult[]) => record({ validations, passed: validations.every((x) => x.passed), webhook_deliveries: deliveries });
+    const done = (validations: ValidationResult[]) =>
+      record({ validations, passed: validations.every((x) => x.passed), webhook_deliveries: deliveries });
 
     if (task === 'expect_webhook_retry_keys_stable') {
       return done(await this.retryKeysStable(step, v, matched, url, window, hmac, agentUrl));
     }
     if (matched.length === 0) {
-      const others = observed.length > 0 ? `; ${observed.length} delivery(ies) arrived there but none matched the filter ${JSON.stringify(bodyFilter)}` : '';
-      return done([v.fail('no_webhook_received', 'a webhook arrives', `no webhook matching the filter arrived at ${url} within ${window}${others}`, { expected: 'a webhook delivery matching the filter', observed: observed.length })]);
+      const others =
+        observed.length > 0
+          ? `; ${observed.length} delivery(ies) arrived there but none matched the filter ${JSON.stringify(bodyFilter)}`
+          : '';
+      return done([
+        v.fail(
+          'no_webhook_received',
+          'a webhook arrives',
+          `no webhook matching the filter arrived at ${url} within ${window}${others}`,
+          { expected: 'a webhook delivery matching the filter', observed: observed.length },
+        ),
+      ]);
     }
     const first = matched[0]!;
     if (task === 'expect_webhook_signature_valid') {
@@ -254,11 +308,23 @@ export class WebhookRun {
     return done(this.expectWebhook(step, v, first, matched, cap, window));
   }
 
-  private expectWebhook(step: Step, v: Validations, first: WebhookDelivery, matched: WebhookDelivery[], cap: number | undefined, window: string): ValidationResult[] {
+  private expectWebhook(
+    step: Step,
+    v: Validations,
+    first: WebhookDelivery,
+    matched: WebhookDelivery[],
+    cap: number | undefined,
+    window: string,
+  ): ValidationResult[] {
     const out: ValidationResult[] = [];
     const body = parseBody(first);
     if (!body.ok) {
-      out.push(v.fail('schema_violation', 'the webhook body is a JSON object', body.problem, { json_pointer: '', expected: 'a JSON object body' }));
+      out.push(
+        v.fail('schema_violation', 'the webhook body is a JSON object', body.problem, {
+          json_pointer: '',
+          expected: 'a JSON object body',
+        }),
+      );
       return out;
     }
     out.push(v.pass('the webhook body is a JSON object'));
@@ -270,11 +336,16 @@ export class WebhookRun {
       out.push(
         keys.length <= cap
           ? v.pass(`at most ${cap} logical event(s) (distinct idempotency_key) within ${window}`)
-          : v.fail('duplicate_webhook_on_replay', `at most ${cap} logical event(s) (distinct idempotency_key)`, `${keys.length} distinct idempotency_keys arrived within ${window}: the agent re-emitted the event (a replay must not re-execute)`, {
-              json_pointer: '/idempotency_key',
-              expected: `at most ${cap} distinct idempotency_key value(s)`,
-              observed: keys,
-            }),
+          : v.fail(
+              'duplicate_webhook_on_replay',
+              `at most ${cap} logical event(s) (distinct idempotency_key)`,
+              `${keys.length} distinct idempotency_keys arrived within ${window}: the agent re-emitted the event (a replay must not re-execute)`,
+              {
+                json_pointer: '/idempotency_key',
+                expected: `at most ${cap} distinct idempotency_key value(s)`,
+                observed: keys,
+              },
+            ),
       );
     }
     return out;
@@ -285,22 +356,46 @@ export class WebhookRun {
     const schemas = this.options.schemas;
     if (!schemas || !schemas.resolveRef(ref)) {
       const presumed = schemas?.presumedIdentity(ref) ?? { schema_id: null, schema_url: null };
-      return { ...v.fail('schema_violation', description, `no AdCP schema "${ref}" is available to validate the webhook against`, { expected: ref, observed: { reason: 'schema_not_found', ref } }), ...presumed };
+      return {
+        ...v.fail(
+          'schema_violation',
+          description,
+          `no AdCP schema "${ref}" is available to validate the webhook against`,
+          { expected: ref, observed: { reason: 'schema_not_found', ref } },
+        ),
+        ...presumed,
+      };
     }
     const verdict = schemas.validate(ref, body);
     if (verdict.valid) return { ...v.pass(description), schema_id: verdict.schema_id, schema_url: verdict.schema_url };
     return {
-      ...v.fail('schema_violation', description, verdict.errors.slice(0, 5).map((e) => `${e.instance_path || '/'} ${e.message}`).join('; '), {
-        json_pointer: verdict.errors[0]?.instance_path ?? '',
-        expected: verdict.schema_id,
-        observed: verdict.errors,
-      }),
+      ...v.fail(
+        'schema_violation',
+        description,
+        verdict.errors
+          .slice(0, 5)
+          .map((e) => `${e.instance_path || '/'} ${e.message}`)
+          .join('; '),
+        {
+          json_pointer: verdict.errors[0]?.instance_path ?? '',
+          expected: verdict.schema_id,
+          observed: verdict.errors,
+        },
+      ),
       schema_id: verdict.schema_id,
       schema_url: verdict.schema_url,
     };
   }
 
-  private async retryKeysStable(step: Step, v: Validations, matched: WebhookDelivery[], url: string, window: string, hmac: boolean, agentUrl: string): Promise<ValidationResult[]> {
+  private async retryKeysStable(
+    step: Step,
+    v: Validations,
+    matched: WebhookDelivery[],
+    url: string,
+    window: string,
+    hmac: boolean,
+    agentUrl: string,
+  ): Promise<ValidationResult[]> {
     const min = positive(step.expect_min_deliveries) ?? DEFAULT_MIN_DELIVERIES;
     const policy = this.retryPolicyFor(step.triggered_by as string) ?? DEFAULT_RETRY;
     if (matched.length < min) {
@@ -314,30 +409,59 @@ export class WebhookRun {
         ),
       ];
     }
-    const out: ValidationResult[] = [v.pass(`${matched.length} deliveries observed (the receiver answered ${matched.map((d) => d.answered).join(', ')})`)];
+    const out: ValidationResult[] = [
+      v.pass(
+        `${matched.length} deliveries observed (the receiver answered ${matched.map((d) => d.answered).join(', ')})`,
+      ),
+    ];
     const keys = matched.map((d) => {
       const body = parseBody(d);
       return body.ok ? (body.value as { idempotency_key?: unknown }).idempotency_key : undefined;
     });
     const missing = keys.findIndex((k) => typeof k !== 'string' || k === '');
     if (missing !== -1) {
-      out.push(v.fail('missing_idempotency_key', 'every delivery carries an idempotency_key', `delivery ${missing + 1} of ${matched.length} carries no idempotency_key`, { json_pointer: '/idempotency_key', expected: 'a non-empty idempotency_key on every delivery', observed: keys }));
+      out.push(
+        v.fail(
+          'missing_idempotency_key',
+          'every delivery carries an idempotency_key',
+          `delivery ${missing + 1} of ${matched.length} carries no idempotency_key`,
+          {
+            json_pointer: '/idempotency_key',
+            expected: 'a non-empty idempotency_key on every delivery',
+            observed: keys,
+          },
+        ),
+      );
       return out;
     }
     const strings = keys as string[];
     const badFormat = strings.findIndex((k) => !IDEMPOTENCY_KEY_PATTERN.test(k));
     if (badFormat !== -1) {
-      const code = IDEMPOTENCY_KEY_PATTERN.test(strings[0]!) ? 'idempotency_key_format_changed' : 'invalid_idempotency_key_format';
-      out.push(v.fail(code, 'every idempotency_key matches ^[A-Za-z0-9_.:-]{16,255}$', `delivery ${badFormat + 1}'s idempotency_key does not match ${IDEMPOTENCY_KEY_PATTERN.source}`, { json_pointer: '/idempotency_key', expected: IDEMPOTENCY_KEY_PATTERN.source, observed: strings }));
+      const code = IDEMPOTENCY_KEY_PATTERN.test(strings[0]!)
+        ? 'idempotency_key_format_changed'
+        : 'invalid_idempotency_key_format';
+      out.push(
+        v.fail(
+          code,
+          'every idempotency_key matches ^[A-Za-z0-9_.:-]{16,255}$',
+          `delivery ${badFormat + 1}'s idempotency_key does not match ${IDEMPOTENCY_KEY_PATTERN.source}`,
+          { json_pointer: '/idempotency_key', expected: IDEMPOTENCY_KEY_PATTERN.source, observed: strings },
+        ),
+      );
       return out;
     }
     if (strings.some((k) => k !== strings[0])) {
       out.push(
-        v.fail('idempotency_key_rotated', 'the idempotency_key is byte-identical on every retry', `the idempotency_key changed across retries of one event (a retry must reuse the first delivery's key): ${strings.map((k, i) => `#${i + 1} ${k}`).join(', ')}`, {
-          json_pointer: '/idempotency_key',
-          expected: strings.map(() => strings[0]),
-          observed: strings,
-        }),
+        v.fail(
+          'idempotency_key_rotated',
+          'the idempotency_key is byte-identical on every retry',
+          `the idempotency_key changed across retries of one event (a retry must reuse the first delivery's key): ${strings.map((k, i) => `#${i + 1} ${k}`).join(', ')}`,
+          {
+            json_pointer: '/idempotency_key',
+            expected: strings.map(() => strings[0]),
+            observed: strings,
+          },
+        ),
       );
       return out;
     }
@@ -368,7 +492,8 @@ export class WebhookRun {
   }
 
   private async verifyOnce(delivery: WebhookDelivery, tag: string, agentUrl: string): Promise<Verdict> {
-    const profile: SigningProfile<WebhookSignatureErrorCode> = tag === WEBHOOK_SIGNING.tag ? WEBHOOK_SIGNING : { ...WEBHOOK_SIGNING, tag };
+    const profile: SigningProfile<WebhookSignatureErrorCode> =
+      tag === WEBHOOK_SIGNING.tag ? WEBHOOK_SIGNING : { ...WEBHOOK_SIGNING, tag };
     const headers: Record<string, string[]> = {};
     for (const [name, value] of delivery.headers) (headers[name] ??= []).push(value);
     const keys = this.signerKeys(agentUrl);
@@ -380,28 +505,45 @@ export class WebhookRun {
       const where = result.code === 'webhook_signature_key_unknown' ? await keys.where() : '';
       return { ok: false, code: result.code, step: result.step, detail: `${result.detail}${where}` };
     }
-    if (!result.signed) return { ok: false, code: 'webhook_signature_header_malformed', step: 0, detail: 'the delivery is not signed' };
+    if (!result.signed)
+      return { ok: false, code: 'webhook_signature_header_malformed', step: 0, detail: 'the delivery is not signed' };
     // Checklist step 14: a signature over a body two parsers read differently is not accepted.
     const strict = parseStrictJson(delivery.body.toString('utf8'));
-    if (!strict.ok && strict.duplicateKey !== undefined) return { ok: false, code: 'webhook_body_malformed', step: 14, detail: `the signed body has a ${strict.error}` };
+    if (!strict.ok && strict.duplicateKey !== undefined)
+      return { ok: false, code: 'webhook_body_malformed', step: 14, detail: `the signed body has a ${strict.error}` };
     return { ok: true, keyid: result.keyid };
   }
 
   private signerKeys(agentUrl: string): { source: JwksSource; where: () => Promise<string> } {
-    if (this.options.signerKeys) return { source: this.options.signerKeys, where: async () => ' (keys given to the run)' };
-    if (!this.keys || this.keys.agentUrl !== agentUrl) this.keys = { agentUrl, keys: new SignerKeys(agentUrl, { timeoutMs: Math.min(this.options.timeoutMs, 10_000), ...(this.options.urlGuard ? { guard: this.options.urlGuard } : {}) }) };
+    if (this.options.signerKeys)
+      return { source: this.options.signerKeys, where: async () => ' (keys given to the run)' };
+    if (!this.keys || this.keys.agentUrl !== agentUrl)
+      this.keys = {
+        agentUrl,
+        keys: new SignerKeys(agentUrl, {
+          timeoutMs: Math.min(this.options.timeoutMs, 10_000),
+          ...(this.options.urlGuard ? { guard: this.options.urlGuard } : {}),
+        }),
+      };
     const keys = this.keys.keys;
     return {
       source: (keyid) => keys.lookup(keyid),
       where: async () => {
         const source = await keys.source();
-        return source.problem ? ` — key discovery: ${source.problem}` : ` (JWKS ${source.jwksUri}, from ${source.brandJsonUrl})`;
+        return source.problem
+          ? ` — key discovery: ${source.problem}`
+          : ` (JWKS ${source.jwksUri}, from ${source.brandJsonUrl})`;
       },
     };
   }
 
   /** Waits on the receiver until `done` says so or the window closes; every delivery at the URL, oldest first. */
-  private async collect(sink: WebhookSink, target: { stepId: string; operationId: string }, windowMs: number, done: (all: WebhookDelivery[]) => boolean): Promise<WebhookDelivery[]> {
+  private async collect(
+    sink: WebhookSink,
+    target: { stepId: string; operationId: string },
+    windowMs: number,
+    done: (all: WebhookDelivery[]) => boolean,
+  ): Promise<WebhookDelivery[]> {
     const deadline = performance.now() + windowMs;
     const all: WebhookDelivery[] = [];
     let after = 0;
@@ -419,10 +561,14 @@ export class WebhookRun {
   /** The URL a step watches: its trigger's, with the filter's operation_id when it names one. */
   private target(step: Step, filterOperation: unknown): { stepId: string; operationId: string } | { problem: string } {
     const triggeredBy = typeof step.triggered_by === 'string' ? step.triggered_by : undefined;
-    if (filterOperation !== undefined && typeof filterOperation !== 'string') return { problem: `filter.operation_id must be a string, got ${JSON.stringify(filterOperation)}` };
+    if (filterOperation !== undefined && typeof filterOperation !== 'string')
+      return { problem: `filter.operation_id must be a string, got ${JSON.stringify(filterOperation)}` };
     if (triggeredBy) {
       const operationId = filterOperation ?? this.operationIds.get(triggeredBy);
-      if (!operationId) return { problem: `the trigger "${triggeredBy}" registered no receiver URL: its request names no {{runner.webhook_url:${triggeredBy}}}` };
+      if (!operationId)
+        return {
+          problem: `the trigger "${triggeredBy}" registered no receiver URL: its request names no {{runner.webhook_url:${triggeredBy}}}`,
+        };
       return { stepId: triggeredBy, operationId };
     }
     if (filterOperation) {
@@ -440,11 +586,19 @@ export class WebhookRun {
   }
 
   private retryPolicyFor(stepId: string): RetryPolicy | undefined {
-    const retryStep = this.storyboard.phases.flatMap((p) => p.steps).find((s) => s.task === 'expect_webhook_retry_keys_stable' && s.triggered_by === stepId);
+    const retryStep = this.storyboard.phases
+      .flatMap((p) => p.steps)
+      .find((s) => s.task === 'expect_webhook_retry_keys_stable' && s.triggered_by === stepId);
     if (!retryStep) return undefined;
     const trigger = (retryStep.retry_trigger ?? {}) as { count?: unknown; http_status?: unknown };
-    const count = typeof trigger.count === 'number' && Number.isInteger(trigger.count) ? Math.min(10, Math.max(1, trigger.count)) : DEFAULT_RETRY.count;
-    const status = typeof trigger.http_status === 'number' && RETRY_STATUSES.has(trigger.http_status) ? trigger.http_status : DEFAULT_RETRY.httpStatus;
+    const count =
+      typeof trigger.count === 'number' && Number.isInteger(trigger.count)
+        ? Math.min(10, Math.max(1, trigger.count))
+        : DEFAULT_RETRY.count;
+    const status =
+      typeof trigger.http_status === 'number' && RETRY_STATUSES.has(trigger.http_status)
+        ? trigger.http_status
+        : DEFAULT_RETRY.httpStatus;
     return { count, httpStatus: status };
   }
 
@@ -459,11 +613,20 @@ export class WebhookRun {
 function triggerProblem(trigger: StepResult): SkipResult | undefined {
   const skip = trigger.skip;
   // A trigger that does not apply (an operation the agent lacks, no receiver URL) makes the assertion not apply either.
-  if (skip && ['not_applicable', 'missing_tool', 'missing_test_controller', 'unsatisfied_contract'].includes(skip.reason)) {
-    return { reason: skip.reason, detail: `the webhook this step waits for is triggered by step "${trigger.step_id}", which was skipped (${skip.reason}): ${skip.detail}` };
+  if (
+    skip &&
+    ['not_applicable', 'missing_tool', 'missing_test_controller', 'unsatisfied_contract'].includes(skip.reason)
+  ) {
+    return {
+      reason: skip.reason,
+      detail: `the webhook this step waits for is triggered by step "${trigger.step_id}", which was skipped (${skip.reason}): ${skip.detail}`,
+    };
   }
   if (skip || !trigger.passed) {
-    return { reason: 'prerequisite_failed', detail: `prerequisite step "${trigger.step_id}" (phase ${trigger.phase_id}) ${skip ? `was skipped (${skip.reason})` : 'failed'}, so the webhook it triggers cannot be graded` };
+    return {
+      reason: 'prerequisite_failed',
+      detail: `prerequisite step "${trigger.step_id}" (phase ${trigger.phase_id}) ${skip ? `was skipped (${skip.reason})` : 'failed'}, so the webhook it triggers cannot be graded`,
+    };
   }
   return undefined;
 }
@@ -480,7 +643,8 @@ function parseBody(d: WebhookDelivery): { ok: true; value: Record<string, unknow
   } catch (error) {
     return { ok: false, problem: `the body is not JSON: ${(error as Error).message}` };
   }
-  if (!value || typeof value !== 'object' || Array.isArray(value)) return { ok: false, problem: 'the body is JSON but not an object' };
+  if (!value || typeof value !== 'object' || Array.isArray(value))
+    return { ok: false, problem: 'the body is JSON but not an object' };
   return { ok: true, value: value as Record<string, unknown> };
 }
 
@@ -510,21 +674,44 @@ function idempotencyKeyValidation(v: Validations, body: Record<string, unknown>)
   const key = body.idempotency_key;
   const description = 'the payload carries an idempotency_key matching ^[A-Za-z0-9_.:-]{16,255}$';
   if (typeof key !== 'string' || key === '') {
-    return v.fail('missing_idempotency_key', description, 'the webhook payload has no idempotency_key (receivers dedupe on it: adcp#2417)', { json_pointer: '/idempotency_key', expected: 'a non-empty string', observed: key ?? null });
+    return v.fail(
+      'missing_idempotency_key',
+      description,
+      'the webhook payload has no idempotency_key (receivers dedupe on it: adcp#2417)',
+      { json_pointer: '/idempotency_key', expected: 'a non-empty string', observed: key ?? null },
+    );
   }
   if (!IDEMPOTENCY_KEY_PATTERN.test(key)) {
-    return v.fail('invalid_idempotency_key_format', description, `the idempotency_key does not match ${IDEMPOTENCY_KEY_PATTERN.source}`, { json_pointer: '/idempotency_key', expected: IDEMPOTENCY_KEY_PATTERN.source, observed: key });
+    return v.fail(
+      'invalid_idempotency_key_format',
+      description,
+      `the idempotency_key does not match ${IDEMPOTENCY_KEY_PATTERN.source}`,
+      { json_pointer: '/idempotency_key', expected: IDEMPOTENCY_KEY_PATTERN.source, observed: key },
+    );
   }
   return v.pass(description);
 }
 
-function signatureValidation(v: Validations, verdict: Verdict, delivery: WebhookDelivery, tag: string): ValidationResult {
+function signatureValidation(
+  v: Validations,
+  verdict: Verdict,
+  delivery: WebhookDelivery,
+  tag: string,
+): ValidationResult {
   const description = `the webhook's RFC 9421 signature verifies under ${tag}`;
   if (verdict.ok) return v.pass(`${description} (keyid ${verdict.keyid})`);
-  return v.fail(verdict.code, description, `${verdict.code} at verifier checklist step ${verdict.step}: ${verdict.detail}`, {
-    expected: `a signature that passes the webhook verifier checklist (${tag})`,
-    observed: { signature_input: headerValue(delivery, 'signature-input') ?? null, content_digest: headerValue(delivery, 'content-digest') ?? null },
-  });
+  return v.fail(
+    verdict.code,
+    description,
+    `${verdict.code} at verifier checklist step ${verdict.step}: ${verdict.detail}`,
+    {
+      expected: `a signature that passes the webhook verifier checklist (${tag})`,
+      observed: {
+        signature_input: headerValue(delivery, 'signature-input') ?? null,
+        content_digest: headerValue(delivery, 'content-digest') ?? null,
+      },
+    },
+  );
 }
 
 function headerValue(d: WebhookDelivery, name: string): string | undefined {
@@ -532,10 +719,14 @@ function headerValue(d: WebhookDelivery, name: string): string | undefined {
   return lines.length > 0 ? lines.join(', ') : undefined;
 }
 
-function recordDeliveries(deliveries: WebhookDelivery[], matches: (d: WebhookDelivery) => boolean): WebhookDeliveryRecord[] {
+function recordDeliveries(
+  deliveries: WebhookDelivery[],
+  matches: (d: WebhookDelivery) => boolean,
+): WebhookDeliveryRecord[] {
   return deliveries.slice(0, MAX_RECORDED_DELIVERIES).map((d) => {
     const headers: Record<string, string> = {};
-    for (const [name, value] of d.headers) headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`;
+    for (const [name, value] of d.headers)
+      headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`;
     const text = d.body.toString('utf8');
     let body: unknown;
     try {
@@ -573,7 +764,12 @@ class Validations {
   }
 
   /** A failure named by the spec's error code (`actual.code`). */
-  fail(code: string, description: string, error: string, fields: { json_pointer?: string | null; expected?: unknown; observed?: unknown } = {}): ValidationResult {
+  fail(
+    code: string,
+    description: string,
+    error: string,
+    fields: { json_pointer?: string | null; expected?: unknown; observed?: unknown } = {},
+  ): ValidationResult {
     return {
       check: code === 'unresolved_substitution' ? code : this.task,
       passed: false,

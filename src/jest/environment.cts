@@ -12,7 +12,10 @@ import type { JestAdcpOptions, JestRuntime } from './suite.js' with { 'resolutio
 const nodePath = require('node:path') as typeof import('node:path');
 const { createRequire } = require('node:module') as typeof import('node:module');
 const { writeFileSync } = require('node:fs') as typeof import('node:fs');
-const { RECORDS_DIR_ENV, recordsFile } = require('./records.cjs') as { RECORDS_DIR_ENV: string; recordsFile: (dir: string, testPath: string) => string };
+const { RECORDS_DIR_ENV, recordsFile } = require('./records.cjs') as {
+  RECORDS_DIR_ENV: string;
+  recordsFile: (dir: string, testPath: string) => string;
+};
 
 /** jest-environment-node from the user's project (it comes with jest), else from beside this package. */
 function loadNodeEnvironment(): { TestEnvironment?: any; default?: any } {
@@ -24,13 +27,17 @@ function loadNodeEnvironment(): { TestEnvironment?: any; default?: any } {
       firstError ??= error;
     }
   }
-  throw new Error(`vitest-adcp/jest/environment extends jest-environment-node, which does not resolve from ${process.cwd()} (it is installed with jest): ${firstError instanceof Error ? firstError.message : String(firstError)}`);
+  throw new Error(
+    `vitest-adcp/jest/environment extends jest-environment-node, which does not resolve from ${process.cwd()} (it is installed with jest): ${firstError instanceof Error ? firstError.message : String(firstError)}`,
+  );
 }
 
 const nodeEnvironment = loadNodeEnvironment();
 const NodeEnvironment = nodeEnvironment.TestEnvironment ?? nodeEnvironment.default;
 // Node's require of an ES module (Node ≥ 20.19 / 22.12).
-const { createJestRuntime } = require('./suite.js') as { createJestRuntime: (sandbox: any, options?: JestAdcpOptions, rootDir?: string) => JestRuntime };
+const { createJestRuntime } = require('./suite.js') as {
+  createJestRuntime: (sandbox: any, options?: JestAdcpOptions, rootDir?: string) => JestRuntime;
+};
 
 class AdcpTestEnvironment extends NodeEnvironment {
   private readonly runtime: JestRuntime;

@@ -22,7 +22,9 @@ import type { JestAdcpOptions } from './suite.js' with { 'resolution-mode': 'imp
 const { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } = require('node:fs') as typeof import('node:fs');
 const nodePath = require('node:path') as typeof import('node:path');
 // Node's require of an ES module (Node ≥ 20.19 / 22.12).
-const { selectCorpus } = require('../plugin/select.js') as { selectCorpus: (root: string, selection: CorpusSelection) => string[] };
+const { selectCorpus } = require('../plugin/select.js') as {
+  selectCorpus: (root: string, selection: CorpusSelection) => string[];
+};
 const { complianceFromEnv, resolveCorpus } = require('../corpus.js') as typeof import('../corpus.js');
 
 export interface JestPresetOptions {
@@ -55,12 +57,17 @@ function jestDefaults(rootDir: string): { testMatch: string[]; moduleFileExtensi
   };
 }
 
-const list = (value: string | undefined) => (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+const list = (value: string | undefined) =>
+  (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 
 /** The folder of the corpus stubs, below the project root: Jest labels each stub by this path. */
 const STUB_DIR = '.adcp-corpus';
 /** The folder's own `.gitignore`: git never sees it or the stubs; its first line is how the preset knows the folder is its own. */
-const STUB_GITIGNORE = '# vitest-adcp: Jest stub test files for the selected corpus storyboards, rewritten on every run. Never commit them.\n*\n';
+const STUB_GITIGNORE =
+  '# vitest-adcp: Jest stub test files for the selected corpus storyboards, rewritten on every run. Never commit them.\n*\n';
 
 /**
  * Removes the stub folder of an earlier run. A folder of that name the preset did not write is left alone, and is an
@@ -124,7 +131,10 @@ function createJestPreset(options: JestPresetOptions = {}) {
     transform: {
       // Jest adds babel-jest for JS/TS only when a config has no `transform`; a preset's counts as one.
       '\\.[jt]sx?$': 'babel-jest',
-      '\\.storyboard\\.ya?ml$': [require.resolve('./transformer.cjs'), { ...(options.strictKeys === false ? { strictKeys: false } : {}), ...(compliance ? { compliance } : {}) }],
+      '\\.storyboard\\.ya?ml$': [
+        require.resolve('./transformer.cjs'),
+        { ...(options.strictKeys === false ? { strictKeys: false } : {}), ...(compliance ? { compliance } : {}) },
+      ],
     },
     testMatch: [...defaults.testMatch, '**/*.storyboard.yaml', '**/*.storyboard.yml'],
     moduleFileExtensions: [...defaults.moduleFileExtensions, 'yaml', 'yml'],

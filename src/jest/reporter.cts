@@ -16,10 +16,14 @@ import type { JestFileRecords } from './suite.js' with { 'resolution-mode': 'imp
 const { mkdtempSync, readFileSync, rmSync } = require('node:fs') as typeof import('node:fs');
 const { tmpdir } = require('node:os') as typeof import('node:os');
 const nodePath = require('node:path') as typeof import('node:path');
-const { RECORDS_DIR_ENV, recordsFile } = require('./records.cjs') as { RECORDS_DIR_ENV: string; recordsFile: (dir: string, testPath: string) => string };
+const { RECORDS_DIR_ENV, recordsFile } = require('./records.cjs') as {
+  RECORDS_DIR_ENV: string;
+  recordsFile: (dir: string, testPath: string) => string;
+};
 // Node's require of an ES module (Node ≥ 20.19 / 22.12), as the environment loads the adapter.
 const { buildReport } = require('../report/build.js') as typeof import('../report/build.js');
-const { isLoadFailureTest, isTitleOf } = require('../adapter/test-titles.js') as typeof import('../adapter/test-titles.js');
+const { isLoadFailureTest, isTitleOf } =
+  require('../adapter/test-titles.js') as typeof import('../adapter/test-titles.js');
 const { writeContractReport, writeReportViews } = require('../report/write.js') as typeof import('../report/write.js');
 const { ndjsonBeside, NdjsonStream } = require('../report/ndjson.js') as typeof import('../report/ndjson.js');
 const { renderTerminalSummary } = require('../report/summary.js') as typeof import('../report/summary.js');
@@ -47,7 +51,6 @@ interface AssertionLike {
   failureMessages: string[];
 }
 
-
 class AdcpJestReporter {
   private readonly rootDir: string;
   private readonly outputFile: string;
@@ -58,12 +61,21 @@ class AdcpJestReporter {
   private readonly tests: ReportTest[] = [];
   private startedAt = new Date().toISOString();
 
-  constructor(globalConfig: { rootDir: string; testNamePattern?: string | null }, options: AdcpJestReporterOptions = {}) {
+  constructor(
+    globalConfig: { rootDir: string; testNamePattern?: string | null },
+    options: AdcpJestReporterOptions = {},
+  ) {
     this.rootDir = globalConfig.rootDir;
     this.testNamePattern = globalConfig.testNamePattern || null;
     this.outputFile = nodePath.resolve(this.rootDir, options.outputFile ?? 'adcp-results.json');
     this.views = { markdownFile: options.markdownFile, htmlFile: options.htmlFile, jobSummary: options.jobSummary };
-    if (options.ndjson) this.stream = new NdjsonStream(nodePath.resolve(this.rootDir, typeof options.ndjson === 'string' ? options.ndjson : ndjsonBeside(this.outputFile)));
+    if (options.ndjson)
+      this.stream = new NdjsonStream(
+        nodePath.resolve(
+          this.rootDir,
+          typeof options.ndjson === 'string' ? options.ndjson : ndjsonBeside(this.outputFile),
+        ),
+      );
     // Before any worker starts: Jest's workers inherit this process's environment.
     this.recordsDir = mkdtempSync(nodePath.join(tmpdir(), 'vitest-adcp-jest-records-'));
     process.env[RECORDS_DIR_ENV] = this.recordsDir;
@@ -74,7 +86,10 @@ class AdcpJestReporter {
     this.stream?.start(this.startedAt, this.testNamePattern);
   }
 
-  onTestFileResult(test: { path: string; context?: { config?: { displayName?: { name?: string } | string } } }, result: { testFilePath: string; testResults: AssertionLike[] }): void {
+  onTestFileResult(
+    test: { path: string; context?: { config?: { displayName?: { name?: string } | string } } },
+    result: { testFilePath: string; testResults: AssertionLike[] },
+  ): void {
     const displayName = test.context?.config?.displayName;
     const project = (typeof displayName === 'string' ? displayName : displayName?.name) ?? '';
     const first = this.tests.length;
@@ -88,7 +103,10 @@ class AdcpJestReporter {
     }
     const byStep = new Map(records.steps.map((meta) => [meta.id, meta]));
     const seen = new Set<string>();
-    const assertionOf = (planned: AdcpPlannedStep) => result.testResults.find((a) => isTitleOf(a.title, planned.step_id) && a.ancestorTitles.some((t) => isTitleOf(t, planned.phase_id)));
+    const assertionOf = (planned: AdcpPlannedStep) =>
+      result.testResults.find(
+        (a) => isTitleOf(a.title, planned.step_id) && a.ancestorTitles.some((t) => isTitleOf(t, planned.phase_id)),
+      );
     for (const planned of records.planned) {
       const id = `${planned.storyboard.id}/${planned.phase_id}/${planned.step_id}`;
       const meta = byStep.get(id);
@@ -96,33 +114,69 @@ class AdcpJestReporter {
       seen.add(id);
       if (meta) {
         // The record's status wins: a step the contract skips passes in Jest, which cannot skip a running test.
-        this.tests.push({ project, file: planned.storyboard.file, name: assertion?.title ?? planned.step_id, state: meta.status, errors: assertion?.failureMessages ?? [], meta: { adcp: meta, adcpPlanned: planned } });
+        this.tests.push({
+          project,
+          file: planned.storyboard.file,
+          name: assertion?.title ?? planned.step_id,
+          state: meta.status,
+          errors: assertion?.failureMessages ?? [],
+          meta: { adcp: meta, adcpPlanned: planned },
+        });
       } else {
         const state = assertion?.status === 'failed' ? 'failed' : 'pending';
-        this.tests.push({ project, file: planned.storyboard.file, name: assertion?.title ?? planned.step_id, state, errors: assertion?.failureMessages ?? [], meta: { adcpPlanned: planned } });
+        this.tests.push({
+          project,
+          file: planned.storyboard.file,
+          name: assertion?.title ?? planned.step_id,
+          state,
+          errors: assertion?.failureMessages ?? [],
+          meta: { adcpPlanned: planned },
+        });
       }
     }
     // Steps the compiled module adds beyond the storyboard's own (the seeding phase, the signed-request vectors).
     for (const meta of records.steps) {
-      if (!seen.has(meta.id)) this.tests.push({ project, file: meta.storyboard.file, name: meta.result.step_id, state: meta.status, errors: [], meta: { adcp: meta } });
+      if (!seen.has(meta.id))
+        this.tests.push({
+          project,
+          file: meta.storyboard.file,
+          name: meta.result.step_id,
+          state: meta.status,
+          errors: [],
+          meta: { adcp: meta },
+        });
     }
     if (records.planned.length === 0) {
       for (const a of result.testResults) {
-        if (isLoadFailureTest(result.testFilePath, a.title)) this.tests.push({ project, file: result.testFilePath, name: a.title, state: 'failed', errors: a.failureMessages, meta: {} });
+        if (isLoadFailureTest(result.testFilePath, a.title))
+          this.tests.push({
+            project,
+            file: result.testFilePath,
+            name: a.title,
+            state: 'failed',
+            errors: a.failureMessages,
+            meta: {},
+          });
       }
     }
     for (const test of this.tests.slice(first)) this.stream?.test(test, this.rootDir);
   }
 
   onRunComplete(): void {
-    const report = buildReport(this.tests, { root: this.rootDir, started_at: this.startedAt, finished_at: new Date().toISOString(), test_name_pattern: this.testNamePattern });
+    const report = buildReport(this.tests, {
+      root: this.rootDir,
+      started_at: this.startedAt,
+      finished_at: new Date().toISOString(),
+      test_name_pattern: this.testNamePattern,
+    });
     rmSync(this.recordsDir, { recursive: true, force: true });
     this.stream?.end(report);
     // The same terminal summary as under Vitest (report/summary.ts): per track, skip reasons grouped, what runs them.
     const summary = renderTerminalSummary(report, { runner: 'jest' });
     if (summary) process.stderr.write(`\n${summary}\n`);
     process.stderr.write(`${writeContractReport(report, this.outputFile)}\n`);
-    for (const line of writeReportViews(report, { root: this.rootDir, ...this.views })) process.stderr.write(`${line}\n`);
+    for (const line of writeReportViews(report, { root: this.rootDir, ...this.views }))
+      process.stderr.write(`${line}\n`);
   }
 }
 

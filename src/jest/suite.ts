@@ -21,7 +21,15 @@ import { sanitizeOutput } from '../report/redact.js';
 import type { Diagnostic, Storyboard } from '../storyboard/types.js';
 import type { AdcpPlannedStep, AdcpStepMeta, StoryboardInfo } from '../vitest/meta.js';
 import { ReplayedSteps } from '../adapter/replayed.js';
-import { loadFailureText, noPhasesSkip, retryRefusal, skipText, stepErrorStack, stepFailureText, type FailingValidation } from '../adapter/step-failure.js';
+import {
+  loadFailureText,
+  noPhasesSkip,
+  retryRefusal,
+  skipText,
+  stepErrorStack,
+  stepFailureText,
+  type FailingValidation,
+} from '../adapter/step-failure.js';
 
 /** The preset's `adcp` option (`testEnvironmentOptions.adcp`): the run configuration, env vars as fallbacks. */
 export interface JestAdcpOptions extends RuntimeConfig {
@@ -75,7 +83,10 @@ const CONFIGURATION = 'vitest-adcp cannot run the storyboards under Jest: ';
  * A run configuration that cannot work, said the Jest way — the preset's `adcp` options and the environment, never
  * the Vitest plugin's `vitest.config.ts` — or undefined. Runner text, not the agent's: never fenced.
  */
-export function jestConfigurationError(config: RuntimeConfig, env: NodeJS.ProcessEnv = process.env): string | undefined {
+export function jestConfigurationError(
+  config: RuntimeConfig,
+  env: NodeJS.ProcessEnv = process.env,
+): string | undefined {
   const resolved = resolveRuntimeConfig(config, env);
   if (!resolved.error) return undefined;
   if (!resolved.agentUrl) {
@@ -120,15 +131,33 @@ function runtimeConfig(options: JestAdcpOptions, rootDir: string): RuntimeConfig
  * The runtime one test file gets: `storyboardSuite` and `loadFailureSuite` for the compiled module, `records` for a
  * reporter, `matchers` for `vitest-adcp/matchers/jest`.
  */
-export function createJestRuntime(sandbox: JestSandbox, options: JestAdcpOptions = {}, rootDir: string = process.cwd()) {
+export function createJestRuntime(
+  sandbox: JestSandbox,
+  options: JestAdcpOptions = {},
+  rootDir: string = process.cwd(),
+) {
   const config = () => runtimeConfig(options, rootDir);
   const records: JestFileRecords = { planned: [], steps: [] };
 
   function storyboardSuite(storyboard: Storyboard, loadWarnings: readonly string[] = []): JestStoryboardSuite {
     let run: StoryboardRun | undefined;
     const getRun = () => (run ??= openStoryboardRun(storyboard, config(), { loadWarnings }));
-    const info: StoryboardInfo = { id: storyboard.id, title: storyboard.title, version: storyboard.version, track: storyboard.track, file: storyboard.file, ...runTarget(config()) };
-    for (const phase of storyboard.phases) for (const step of phase.steps) records.planned.push({ storyboard: info, phase_id: phase.id, step_id: step.id, ...(step.task ? { task: step.task } : {}) });
+    const info: StoryboardInfo = {
+      id: storyboard.id,
+      title: storyboard.title,
+      version: storyboard.version,
+      track: storyboard.track,
+      file: storyboard.file,
+      ...runTarget(config()),
+    };
+    for (const phase of storyboard.phases)
+      for (const step of phase.steps)
+        records.planned.push({
+          storyboard: info,
+          phase_id: phase.id,
+          step_id: step.id,
+          ...(step.task ? { task: step.task } : {}),
+        });
     const replays = new ReplayedSteps(info);
     let configError: string | undefined;
     /** How often each step's test ran: Jest re-runs a failed test's callback in the same module (`jest.retryTimes`). */
@@ -147,7 +176,8 @@ export function createJestRuntime(sandbox: JestSandbox, options: JestAdcpOptions
         const retry = attempts.get(`${phaseId}/${stepId}`) ?? 0;
         attempts.set(`${phaseId}/${stepId}`, retry + 1);
         // Not re-run, on purpose (as under Vitest): a storyboard is a stateful sequence; the first verdict stands.
-        if (retry > 0) throw new StoryboardStepError(retryRefusal(outcome, current.secrets(), retry, 'jest.retryTimes'), at);
+        if (retry > 0)
+          throw new StoryboardStepError(retryRefusal(outcome, current.secrets(), retry, 'jest.retryTimes'), at);
         const configurationError = (configError ??= jestConfigurationError(config()) ?? '');
         if (configurationError && outcome.status === 'failed' && !outcome.result.request) {
           // Every step fails with it, before calling anything: the record says it the Jest way, and the terminal shows it
@@ -156,11 +186,20 @@ export function createJestRuntime(sandbox: JestSandbox, options: JestAdcpOptions
           records.steps.push({ id: stepKey(result), status: outcome.status, result, storyboard: info });
           const first = !configurationShown;
           configurationShown = true;
-          throw new StoryboardStepError(first ? configurationError : `not run: vitest-adcp is not configured for Jest (${configurationError.slice(CONFIGURATION.length).split(/\. |: /)[0]}; the fix is in the first failed step's message)`, at);
+          throw new StoryboardStepError(
+            first
+              ? configurationError
+              : `not run: vitest-adcp is not configured for Jest (${configurationError.slice(CONFIGURATION.length).split(/\. |: /)[0]}; the fix is in the first failed step's message)`,
+            at,
+          );
         }
         const result = redactStepResult(outcome.result, current.secrets());
-        records.steps.push({ id: stepKey(result), status: outcome.status, result, storyboard: info }, ...replays.take(current, phaseId, stepId, current.secrets()));
-        for (const warning of result.warnings ?? []) sandbox.console?.info(sanitizeOutput(`vitest-adcp: ${storyboard.id}/${phaseId}/${stepId}: ${warning}`));
+        records.steps.push(
+          { id: stepKey(result), status: outcome.status, result, storyboard: info },
+          ...replays.take(current, phaseId, stepId, current.secrets()),
+        );
+        for (const warning of result.warnings ?? [])
+          sandbox.console?.info(sanitizeOutput(`vitest-adcp: ${storyboard.id}/${phaseId}/${stepId}: ${warning}`));
         if (outcome.status === 'skipped') {
           // Jest cannot skip a test once it runs (no ctx.skip(), no pending()): the test passes, and the contract's skip
           // reason is printed with it and kept in its record, so the report still says skipped.
@@ -198,7 +237,9 @@ export function createJestRuntime(sandbox: JestSandbox, options: JestAdcpOptions
   }
 
   /** The framework-free matchers (src/matchers/matchers.ts), loaded on first use, for `vitest-adcp/matchers/jest`. */
-  const matchers = () => (createRequire(import.meta.url)('../matchers/matchers.js') as { adcpMatchers: Record<string, unknown> }).adcpMatchers;
+  const matchers = () =>
+    (createRequire(import.meta.url)('../matchers/matchers.js') as { adcpMatchers: Record<string, unknown> })
+      .adcpMatchers;
 
   return { storyboardSuite, loadFailureSuite, records, matchers };
 }

@@ -6,13 +6,19 @@
  * CommonJS output: Jest requires test files as CommonJS unless a file's extension is in `extensionsToTreatAsEsm`
  * (and Jest runs with --experimental-vm-modules), which `.yaml` is not by default.
  */
-import type { compileOversizeStoryboard as CompileOversizeStoryboard, compileStoryboard as CompileStoryboard } from '../compile/compile.js' with { 'resolution-mode': 'import' };
+import type {
+  compileOversizeStoryboard as CompileOversizeStoryboard,
+  compileStoryboard as CompileStoryboard,
+} from '../compile/compile.js' with { 'resolution-mode': 'import' };
 import type { StoryboardBounds } from '../storyboard/bounds.js' with { 'resolution-mode': 'import' };
 
 const { createHash } = require('node:crypto') as typeof import('node:crypto');
 const { readFileSync } = require('node:fs') as typeof import('node:fs');
 // Node's require of an ES module (Node ≥ 20.19 / 22.12).
-const { compileOversizeStoryboard, compileStoryboard } = require('../compile/compile.js') as { compileStoryboard: typeof CompileStoryboard; compileOversizeStoryboard: typeof CompileOversizeStoryboard };
+const { compileOversizeStoryboard, compileStoryboard } = require('../compile/compile.js') as {
+  compileStoryboard: typeof CompileStoryboard;
+  compileOversizeStoryboard: typeof CompileOversizeStoryboard;
+};
 const { fileBytesOverBound } = require('../storyboard/bounds.js') as typeof import('../storyboard/bounds.js');
 const { complianceFromEnv, runCorpus } = require('../corpus.js') as typeof import('../corpus.js');
 
@@ -46,7 +52,11 @@ function corpusRoot(options: TransformerOptions, rootDir: string): string | unde
 }
 
 /** The file to compile: the test file itself, or the corpus storyboard a stub names (not read when over the byte bound). */
-function source(sourceText: string, sourcePath: string, bounds: StoryboardBounds | undefined): { text: string; file: string; oversize?: number } {
+function source(
+  sourceText: string,
+  sourcePath: string,
+  bounds: StoryboardBounds | undefined,
+): { text: string; file: string; oversize?: number } {
   const stub = CORPUS_STUB.exec(sourceText.slice(0, 2000));
   if (!stub) return { text: sourceText, file: sourcePath };
   const file = stub[1]!.trim();
@@ -60,7 +70,19 @@ function createTransformer(options: TransformerOptions = {}) {
     getCacheKey(sourceText: string, sourcePath: string, transformOptions: { configString: string }) {
       const { text, file, oversize } = source(sourceText, sourcePath, options.storyboardBounds);
       return createHash('sha256')
-        .update([packageFingerprint(), __filename, runtime, file, text, transformOptions.configString, JSON.stringify(options), String(oversize ?? ''), process.env.ADCP_COMPLIANCE ?? ''].join('\0'))
+        .update(
+          [
+            packageFingerprint(),
+            __filename,
+            runtime,
+            file,
+            text,
+            transformOptions.configString,
+            JSON.stringify(options),
+            String(oversize ?? ''),
+            process.env.ADCP_COMPLIANCE ?? '',
+          ].join('\0'),
+        )
         .digest('hex');
     },
     process(sourceText: string, sourcePath: string, transformOptions: { config: { rootDir: string } }) {
@@ -72,9 +94,14 @@ function createTransformer(options: TransformerOptions = {}) {
         ...(options.strictKeys === false ? { strictKeys: false } : {}),
         ...(options.storyboardBounds ? { bounds: options.storyboardBounds } : {}),
       };
-      const result = oversize === undefined ? compileStoryboard(text, file, compileOptions) : compileOversizeStoryboard(file, oversize, compileOptions);
+      const result =
+        oversize === undefined
+          ? compileStoryboard(text, file, compileOptions)
+          : compileOversizeStoryboard(file, oversize, compileOptions);
       for (const d of result.diagnostics.filter((d) => d.severity === 'warning')) {
-        process.stderr.write(`vitest-adcp: ${d.file}:${d.line}:${d.column}: [${d.rule}] ${d.message}${d.hint ? ` — ${d.hint}` : ''}\n`);
+        process.stderr.write(
+          `vitest-adcp: ${d.file}:${d.line}:${d.column}: [${d.rule}] ${d.message}${d.hint ? ` — ${d.hint}` : ''}\n`,
+        );
       }
       return { code: result.code, map: result.map.toString() };
     },

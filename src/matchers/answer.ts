@@ -45,23 +45,35 @@ export interface ObservedAnswer {
   step?: StepResult;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** An answer saying the task does not exist: JSON-RPC "method/tool not found", or an "unknown tool/skill" message. */
 function isUnknownTask(exchange: { rpcError?: { code: number; message: string } }): boolean {
   const rpc = exchange.rpcError;
   if (!rpc) return false;
-  return rpc.code === -32601 || /unknown (tool|skill)|(tool|skill) [^ ]+ (was )?not found|no such (tool|skill)/i.test(rpc.message);
+  return (
+    rpc.code === -32601 ||
+    /unknown (tool|skill)|(tool|skill) [^ ]+ (was )?not found|no such (tool|skill)/i.test(rpc.message)
+  );
 }
 
 function headerMap(headers: unknown): Record<string, string> {
-  if (isObject(headers) && typeof (headers as { forEach?: unknown }).forEach === 'function' && typeof (headers as { get?: unknown }).get === 'function') {
+  if (
+    isObject(headers) &&
+    typeof (headers as { forEach?: unknown }).forEach === 'function' &&
+    typeof (headers as { get?: unknown }).get === 'function'
+  ) {
     // A Fetch `Headers` (joins repeated fields with ", ", which a challenge list allows).
     const map: Record<string, string> = {};
     (headers as unknown as Headers).forEach((value, name) => (map[name.toLowerCase()] = value));
     return map;
   }
-  const entries: [string, unknown][] = Array.isArray(headers) ? headers.filter((h): h is [string, unknown] => Array.isArray(h) && typeof h[0] === 'string') : isObject(headers) ? Object.entries(headers) : [];
+  const entries: [string, unknown][] = Array.isArray(headers)
+    ? headers.filter((h): h is [string, unknown] => Array.isArray(h) && typeof h[0] === 'string')
+    : isObject(headers)
+      ? Object.entries(headers)
+      : [];
   const map: Record<string, string> = {};
   for (const [name, value] of entries) {
     const key = name.toLowerCase();
@@ -72,36 +84,57 @@ function headerMap(headers: unknown): Record<string, string> {
 }
 
 /** The task data of a recorded response payload, extracted as the transport that recorded it would. */
-function taskDataOfPayload(payload: unknown, transport: unknown, recorded?: ExtractionRecord): ObservedAnswer['taskData'] {
+function taskDataOfPayload(
+  payload: unknown,
+  transport: unknown,
+  recorded?: ExtractionRecord,
+): ObservedAnswer['taskData'] {
   if (payload === undefined) return undefined;
   if (isObject(payload) && isObject(payload.error) && typeof payload.error.code === 'number') {
     // A JSON-RPC error (alone, or in its envelope): the task data is its `data`, as transport/mcp.ts reads it.
     const error = payload.error as { code: number; message?: unknown; data?: unknown };
-    return { extraction: recorded ?? { path: 'error', note: 'JSON-RPC error response' }, data: error.data ?? {}, rpcError: { code: error.code, message: String(error.message ?? ''), data: error.data } };
+    return {
+      extraction: recorded ?? { path: 'error', note: 'JSON-RPC error response' },
+      data: error.data ?? {},
+      rpcError: { code: error.code, message: String(error.message ?? ''), data: error.data },
+    };
   }
   if (transport === 'a2a') {
     const { extraction, data } = extractA2aResult(payload);
     return { extraction, data };
   }
-  if (isObject(payload) && ('structuredContent' in payload || 'content' in payload || 'isError' in payload)) return extractMcpResult(payload);
+  if (isObject(payload) && ('structuredContent' in payload || 'content' in payload || 'isError' in payload))
+    return extractMcpResult(payload);
   // An HTTP error body without a JSON-RPC error: that body is the data (transport/mcp.ts does the same).
   return { extraction: recorded ?? { path: 'error' }, data: payload };
 }
 
-const isStepResult = (value: Record<string, unknown>): boolean => typeof value.step_id === 'string' && Array.isArray(value.validations);
-const isExchange = (value: Record<string, unknown>): boolean => isObject(value.request) && isObject(value.extraction) && 'data' in value;
+const isStepResult = (value: Record<string, unknown>): boolean =>
+  typeof value.step_id === 'string' && Array.isArray(value.validations);
+const isExchange = (value: Record<string, unknown>): boolean =>
+  isObject(value.request) && isObject(value.extraction) && 'data' in value;
 const isFetchResponse = (value: unknown): value is Response =>
   (typeof Response !== 'undefined' && value instanceof Response) ||
-  (isObject(value) && typeof value.status === 'number' && typeof (value.headers as { get?: unknown } | undefined)?.get === 'function' && typeof value.clone === 'function');
-const isCallToolResult = (value: Record<string, unknown>): boolean => (Array.isArray(value.content) || 'structuredContent' in value) && !('status' in value) && !('request' in value);
+  (isObject(value) &&
+    typeof value.status === 'number' &&
+    typeof (value.headers as { get?: unknown } | undefined)?.get === 'function' &&
+    typeof value.clone === 'function');
+const isCallToolResult = (value: Record<string, unknown>): boolean =>
+  (Array.isArray(value.content) || 'structuredContent' in value) && !('status' in value) && !('request' in value);
 
 /** An answer as recorded, or undefined when `received` is not a record. */
 export function recordedAnswer(received: unknown): ObservedAnswer | undefined {
   if (!isObject(received)) return undefined;
   // A StepOutcome ({ status, result }) from the engine: its result is the step record.
-  if (isObject(received.result) && isStepResult(received.result) && typeof received.status === 'string') return recordedAnswer(received.result);
+  if (isObject(received.result) && isStepResult(received.result) && typeof received.status === 'string')
+    return recordedAnswer(received.result);
   const request = isObject(received.request) ? (received.request as unknown as RequestRecord) : undefined;
-  const operation = typeof request?.operation === 'string' ? request.operation : typeof received.task === 'string' ? received.task : undefined;
+  const operation =
+    typeof request?.operation === 'string'
+      ? request.operation
+      : typeof received.task === 'string'
+        ? received.task
+        : undefined;
   const subject = operation ? `the recorded answer to ${operation}` : 'the recorded answer';
   if (isExchange(received)) {
     // A createAdcpClient() response or a transport Exchange: the engine's own record, data already extracted.
@@ -115,14 +148,27 @@ export function recordedAnswer(received: unknown): ObservedAnswer | undefined {
       recorded: true,
       ...(operation ? { task: operation } : {}),
       ...(request ? { request } : {}),
-      ...(exchange.transportError && exchange.data === undefined ? {} : { taskData: { extraction: exchange.extraction, data: exchange.data, ...(exchange.rpcError ? { rpcError: exchange.rpcError } : {}) } }),
+      ...(exchange.transportError && exchange.data === undefined
+        ? {}
+        : {
+            taskData: {
+              extraction: exchange.extraction,
+              data: exchange.data,
+              ...(exchange.rpcError ? { rpcError: exchange.rpcError } : {}),
+            },
+          }),
     };
   }
   // A step record, or an HTTP probe's `{ request?, response }`: the response rides under `response`.
   if ('response' in received || 'transportError' in received || 'request' in received || isStepResult(received)) {
     const response = isObject(received.response) ? received.response : undefined;
     const status = typeof response?.status === 'number' ? response.status : undefined;
-    const transportError = typeof received.transportError === 'string' ? received.transportError : typeof received.error === 'string' && status === undefined ? received.error : undefined;
+    const transportError =
+      typeof received.transportError === 'string'
+        ? received.transportError
+        : typeof received.error === 'string' && status === undefined
+          ? received.error
+          : undefined;
     const extraction = isObject(received.extraction) ? (received.extraction as unknown as ExtractionRecord) : undefined;
     const taskData = response ? taskDataOfPayload(response.payload, response.transport, extraction) : undefined;
     return {
@@ -144,16 +190,28 @@ export function recordedAnswer(received: unknown): ObservedAnswer | undefined {
   // A response record, or a raw HTTP answer.
   if (typeof received.status === 'number') {
     const taskData = 'payload' in received ? taskDataOfPayload(received.payload, received.transport) : undefined;
-    return { subject, status: received.status, headers: headerMap(received.headers), recorded: true, ...(taskData ? { taskData } : {}) };
+    return {
+      subject,
+      status: received.status,
+      headers: headerMap(received.headers),
+      recorded: true,
+      ...(taskData ? { taskData } : {}),
+    };
   }
   // A raw HTTP failure (transport/raw-http.ts: `{ error, durationMs }`).
-  if (typeof received.error === 'string') return { subject, headers: {}, transportError: received.error, recorded: true };
+  if (typeof received.error === 'string')
+    return { subject, headers: {}, transportError: received.error, recorded: true };
   return undefined;
 }
 
 /** A Fetch `Response`: status and headers, and the body (read from a clone, so the caller can still read it) as task data. */
 async function fetchAnswer(response: Response): Promise<ObservedAnswer> {
-  const answer: ObservedAnswer = { subject: 'the fetch Response', status: response.status, headers: headerMap(response.headers), recorded: true };
+  const answer: ObservedAnswer = {
+    subject: 'the fetch Response',
+    status: response.status,
+    headers: headerMap(response.headers),
+    recorded: true,
+  };
   if (response.bodyUsed) return answer;
   const text = await response.clone().text();
   const json = jsonRpcAnswerIn(text);
@@ -165,12 +223,19 @@ async function fetchAnswer(response: Response): Promise<ObservedAnswer> {
   return { ...answer, ...(taskData ? { taskData } : {}) };
 }
 
-
-const RECORDS = 'a createAdcpClient() response, a step result, a fetch Response, an MCP CallToolResult, or { status, headers }';
+const RECORDS =
+  'a createAdcpClient() response, a step result, a fetch Response, an MCP CallToolResult, or { status, headers }';
 
 /** What a matcher tells the user it accepts, when given something else: without `accepts`, the auth matchers' URL or a record. */
 export function unsupportedReceived(received: unknown, accepts?: string): TypeError {
-  const what = typeof received === 'string' ? JSON.stringify(received) : received === null ? 'null' : Array.isArray(received) ? 'an array' : typeof received;
+  const what =
+    typeof received === 'string'
+      ? JSON.stringify(received)
+      : received === null
+        ? 'null'
+        : Array.isArray(received)
+          ? 'an array'
+          : typeof received;
   return new TypeError(
     accepts
       ? `expected ${accepts}, received ${what}`
@@ -187,7 +252,8 @@ export function observedAnswer(received: unknown, probe?: ProbeOptions): Observe
   if (isFetchResponse(received)) return fetchAnswer(received);
   const recorded = recordedAnswer(received);
   if (recorded) return recorded;
-  if (!probe || typeof received !== 'string' || !/^https?:\/\//.test(received)) throw unsupportedReceived(received, probe ? undefined : `an agent response: ${RECORDS}`);
+  if (!probe || typeof received !== 'string' || !/^https?:\/\//.test(received))
+    throw unsupportedReceived(received, probe ? undefined : `an agent response: ${RECORDS}`);
   return probeUnauthenticated(received, probe).then(({ task, exchange }) => ({
     subject: `an unauthenticated ${task} call`,
     status: exchange.response?.status,
@@ -197,7 +263,15 @@ export function observedAnswer(received: unknown, probe?: ProbeOptions): Observe
     recorded: false,
     task,
     request: exchange.request,
-    ...(exchange.data !== undefined ? { taskData: { extraction: exchange.extraction, data: exchange.data, ...(exchange.rpcError ? { rpcError: exchange.rpcError } : {}) } } : {}),
+    ...(exchange.data !== undefined
+      ? {
+          taskData: {
+            extraction: exchange.extraction,
+            data: exchange.data,
+            ...(exchange.rpcError ? { rpcError: exchange.rpcError } : {}),
+          },
+        }
+      : {}),
   }));
 }
 
@@ -205,7 +279,11 @@ export function observedAnswer(received: unknown, probe?: ProbeOptions): Observe
  * Judges the answer now when it is recorded, or once it arrives: a matcher is
  * synchronous on records, a Promise on a Response or (with `probe`) a URL.
  */
-export function judge<R>(received: unknown, probe: ProbeOptions | undefined, verdict: (answer: ObservedAnswer) => R): R | Promise<R> {
+export function judge<R>(
+  received: unknown,
+  probe: ProbeOptions | undefined,
+  verdict: (answer: ObservedAnswer) => R,
+): R | Promise<R> {
   const answer = observedAnswer(received, probe);
   return answer instanceof Promise ? answer.then(verdict) : verdict(answer);
 }
@@ -224,7 +302,8 @@ export function exchangeOf(answer: ObservedAnswer): Exchange | undefined {
 
 /** "HTTP 200", "no HTTP answer (…)" — what the agent did, in a few words. */
 export function describeObserved(answer: ObservedAnswer): string {
-  if (answer.unknownTask) return `HTTP ${answer.status ?? '?'}: the agent has no task ${answer.unknownTask} (pick a task it serves with { task })`;
+  if (answer.unknownTask)
+    return `HTTP ${answer.status ?? '?'}: the agent has no task ${answer.unknownTask} (pick a task it serves with { task })`;
   if (answer.status !== undefined) return `HTTP ${answer.status}`;
   if (answer.transportError === undefined && answer.taskData) return `no HTTP status (${answer.subject} carries none)`;
   return `no HTTP answer (${answer.transportError ?? 'unknown transport error'})`;

@@ -12,7 +12,9 @@ export * from './matchers.js';
 
 const jestExpect = (globalThis as { expect?: { extend?: (matchers: object) => void } }).expect;
 if (typeof jestExpect?.extend !== 'function') {
-  throw new Error("vitest-adcp/matchers/jest needs Jest's global expect: list it in setupFilesAfterEnv of your Jest config. Under Vitest, import 'vitest-adcp/matchers' instead");
+  throw new Error(
+    "vitest-adcp/matchers/jest needs Jest's global expect: list it in setupFilesAfterEnv of your Jest config. Under Vitest, import 'vitest-adcp/matchers' instead",
+  );
 }
 const runtime = (globalThis as { __vitestAdcpJest?: { matchers?(): Record<string, unknown> } }).__vitestAdcpJest;
 jestExpect.extend(runtime?.matchers?.() ?? adcpMatchers);

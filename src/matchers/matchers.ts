@@ -10,9 +10,23 @@ import { toMatchAdcpSchema } from './to-match-adcp-schema.js';
 import { toPassStoryboardStep } from './to-pass-storyboard-step.js';
 import { toRejectUnauthenticated } from './to-reject-unauthenticated.js';
 
-export const adcpMatchers = { toRejectUnauthenticated, toExposeWwwAuthenticate, toMatchAdcpSchema, toHaveAdcpErrorCode, toEchoContext, toPassStoryboardStep };
+export const adcpMatchers = {
+  toRejectUnauthenticated,
+  toExposeWwwAuthenticate,
+  toMatchAdcpSchema,
+  toHaveAdcpErrorCode,
+  toEchoContext,
+  toPassStoryboardStep,
+};
 
-export type { AdcpMatchers, AdcpMatchersReturning, AdcpMatcherReturn, FetchResponseLike, MatcherContext, MatcherResult } from './types.js';
+export type {
+  AdcpMatchers,
+  AdcpMatchersReturning,
+  AdcpMatcherReturn,
+  FetchResponseLike,
+  MatcherContext,
+  MatcherResult,
+} from './types.js';
 export type { ProbeOptions } from './probe.js';
 export type { RejectUnauthenticatedOptions } from './to-reject-unauthenticated.js';
 export type { ChallengeParams, WwwAuthenticateOptions } from './to-expose-www-authenticate.js';

@@ -15,9 +15,17 @@ export interface ProbeOptions {
 }
 
 /** Calls a task with no credentials through `createAdcpClient` — the transports and URL guard the storyboards use. */
-export async function probeUnauthenticated(url: string, options: ProbeOptions = {}): Promise<{ task: string; exchange: Exchange }> {
+export async function probeUnauthenticated(
+  url: string,
+  options: ProbeOptions = {},
+): Promise<{ task: string; exchange: Exchange }> {
   const task = options.task ?? 'list_creatives';
-  const client = createAdcpClient({ url, protocol: options.protocol ?? 'mcp', timeoutMs: options.timeoutMs ?? 10_000, ...(options.allowHttp ? { allowHttp: true } : {}) });
+  const client = createAdcpClient({
+    url,
+    protocol: options.protocol ?? 'mcp',
+    timeoutMs: options.timeoutMs ?? 10_000,
+    ...(options.allowHttp ? { allowHttp: true } : {}),
+  });
   try {
     return { task, exchange: await client.call(task, options.payload ?? {}, { auth: 'none' }) };
   } finally {

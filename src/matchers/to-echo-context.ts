@@ -9,14 +9,25 @@ import type { MatcherContext, MatcherResult } from './types.js';
  * (engine/invariants.ts). Without an argument, the context of the request the
  * received record carries (a client response, a step result).
  */
-export function toEchoContext(this: MatcherContext, received: unknown, ...args: [sent?: unknown]): MatcherResult | Promise<MatcherResult> {
+export function toEchoContext(
+  this: MatcherContext,
+  received: unknown,
+  ...args: [sent?: unknown]
+): MatcherResult | Promise<MatcherResult> {
   return judge(received, undefined, (answer) => {
     // An explicit `toEchoContext(undefined)` means "none was sent", like omitting it on a record without a request.
     const sent = args.length > 0 ? args[0] : contextOf(answer.request?.payload);
-    const hint = this.utils.matcherHint('toEchoContext', 'answer', args.length > 0 ? 'sent' : '', { isNot: this.isNot, promise: this.promise });
+    const hint = this.utils.matcherHint('toEchoContext', 'answer', args.length > 0 ? 'sent' : '', {
+      isNot: this.isNot,
+      promise: this.promise,
+    });
     const data = answer.taskData?.data;
     if (data === undefined) {
-      return { pass: false, message: () => `${hint}\n\nExpected ${answer.subject} to ${sent === undefined ? 'carry no invented context' : 'echo the context sent'}, but it has no task answer: ${this.utils.printReceived(describeObserved(answer))}` };
+      return {
+        pass: false,
+        message: () =>
+          `${hint}\n\nExpected ${answer.subject} to ${sent === undefined ? 'carry no invented context' : 'echo the context sent'}, but it has no task answer: ${this.utils.printReceived(describeObserved(answer))}`,
+      };
     }
     const got = contextOf(data);
     const verdict = judgeContextEcho(sent, got);
@@ -31,8 +42,10 @@ export function toEchoContext(this: MatcherContext, received: unknown, ...args: 
             ? `${hint}\n\nExpected ${answer.subject} to carry a context, but none was sent and none came back`
             : `${hint}\n\nExpected ${answer.subject} not to echo ${this.utils.printExpected(sent)}, but it echoed it verbatim`;
         }
-        if (sent === undefined) return `${hint}\n\nExpected ${answer.subject} to carry no context: none was sent, and an agent never invents one\nReceived context: ${this.utils.printReceived(got)}`;
-        if (got === undefined || got === null) return `${hint}\n\nExpected ${answer.subject} to echo the context verbatim: ${this.utils.printExpected(sent)}\nReceived: ${this.utils.printReceived(got === null ? null : 'no context')}`;
+        if (sent === undefined)
+          return `${hint}\n\nExpected ${answer.subject} to carry no context: none was sent, and an agent never invents one\nReceived context: ${this.utils.printReceived(got)}`;
+        if (got === undefined || got === null)
+          return `${hint}\n\nExpected ${answer.subject} to echo the context verbatim: ${this.utils.printExpected(sent)}\nReceived: ${this.utils.printReceived(got === null ? null : 'no context')}`;
         return `${hint}\n\nExpected ${answer.subject} to echo the context verbatim\n\n${this.utils.diff(sent, got) ?? `Expected: ${this.utils.printExpected(sent)}\nReceived: ${this.utils.printReceived(got)}`}`;
       },
     };

@@ -29,7 +29,13 @@ export function toExposeWwwAuthenticate(
   probe: ProbeOptions = {},
 ): MatcherResult | Promise<MatcherResult> {
   const optionsForm = schemeOrOptions !== null && typeof schemeOrOptions === 'object';
-  const options: WwwAuthenticateOptions = optionsForm ? schemeOrOptions : { ...probe, ...(schemeOrOptions !== undefined ? { scheme: schemeOrOptions } : {}), ...(params ? { params } : {}) };
+  const options: WwwAuthenticateOptions = optionsForm
+    ? schemeOrOptions
+    : {
+        ...probe,
+        ...(schemeOrOptions !== undefined ? { scheme: schemeOrOptions } : {}),
+        ...(params ? { params } : {}),
+      };
   return judge(received, options, (answer) => {
     const header = answer.headers['www-authenticate'];
     const parsed = header === undefined ? undefined : parseWwwAuthenticate(header);
@@ -43,14 +49,28 @@ export function toExposeWwwAuthenticate(
       });
     const offered = parsed !== undefined && parsed.error === undefined && parsed.challenges.some(matches);
     const pass = answer.status === 401 && offered;
-    const hint = this.utils.matcherHint('toExposeWwwAuthenticate', answer.recorded ? 'answer' : 'agentUrl', optionsForm ? 'options' : ['scheme', 'params'].slice(0, params ? 2 : schemeOrOptions !== undefined ? 1 : 0).join(', '), {
-      isNot: this.isNot,
-      promise: this.promise,
-    });
-    const paramsText = wanted.map(([name, value]) => `${name}=${describeParam(value, this.utils.stringify)}`).join(', ');
+    const hint = this.utils.matcherHint(
+      'toExposeWwwAuthenticate',
+      answer.recorded ? 'answer' : 'agentUrl',
+      optionsForm
+        ? 'options'
+        : ['scheme', 'params'].slice(0, params ? 2 : schemeOrOptions !== undefined ? 1 : 0).join(', '),
+      {
+        isNot: this.isNot,
+        promise: this.promise,
+      },
+    );
+    const paramsText = wanted
+      .map(([name, value]) => `${name}=${describeParam(value, this.utils.stringify)}`)
+      .join(', ');
     const expected = `401 with WWW-Authenticate${options.scheme ? ` offering ${options.scheme}` : ''}${paramsText ? ` with ${paramsText}` : ''}`;
-    const receivedText = answer.status === 401 ? `401 with ${header === undefined ? 'no WWW-Authenticate header' : `WWW-Authenticate: ${header}`}` : describeObserved(answer);
-    const challenges = parsed?.challenges.length ? `\n\nChallenges offered:\n${parsed.challenges.map((c) => `  ${formatChallenge(c)}`).join('\n')}` : '';
+    const receivedText =
+      answer.status === 401
+        ? `401 with ${header === undefined ? 'no WWW-Authenticate header' : `WWW-Authenticate: ${header}`}`
+        : describeObserved(answer);
+    const challenges = parsed?.challenges.length
+      ? `\n\nChallenges offered:\n${parsed.challenges.map((c) => `  ${formatChallenge(c)}`).join('\n')}`
+      : '';
     const syntax = parsed?.error ? `\n\nThe header does not follow RFC 9110 §11.6.1: ${parsed.error}` : '';
     const subject = answer.subject.replace(/^an /, 'the ');
     return {
@@ -74,7 +94,9 @@ function describeParam(value: unknown, stringify?: (value: unknown) => string): 
   const asymmetric = value as { toAsymmetricMatcher?: () => string; sample?: unknown } | null;
   if (typeof asymmetric?.toAsymmetricMatcher === 'function') {
     const name = asymmetric.toAsymmetricMatcher();
-    return 'sample' in asymmetric && !name.includes(' ') ? `${name} ${asymmetric.sample instanceof RegExp ? String(asymmetric.sample) : JSON.stringify(asymmetric.sample)}` : name;
+    return 'sample' in asymmetric && !name.includes(' ')
+      ? `${name} ${asymmetric.sample instanceof RegExp ? String(asymmetric.sample) : JSON.stringify(asymmetric.sample)}`
+      : name;
   }
   return JSON.stringify(value) ?? String(value);
 }

@@ -19,20 +19,35 @@ const MAX_LISTED_ERRORS = 20;
  * name (its response schema), or omitted (the response schema of the task the
  * received record called).
  */
-export function toMatchAdcpSchema(this: MatcherContext, received: unknown, ref?: string, options: AdcpSchemaOptions = {}): MatcherResult | Promise<MatcherResult> {
+export function toMatchAdcpSchema(
+  this: MatcherContext,
+  received: unknown,
+  ref?: string,
+  options: AdcpSchemaOptions = {},
+): MatcherResult | Promise<MatcherResult> {
   const registry = registryFor(options);
   return judge(received, undefined, (answer) => {
     const path = schemaPathFor(registry, ref, answer);
     const identity = registry.identify(path);
-    const hint = this.utils.matcherHint('toMatchAdcpSchema', 'answer', ref === undefined ? '' : 'ref', { isNot: this.isNot, promise: this.promise });
+    const hint = this.utils.matcherHint('toMatchAdcpSchema', 'answer', ref === undefined ? '' : 'ref', {
+      isNot: this.isNot,
+      promise: this.promise,
+    });
     const data = answer.taskData?.data;
     if (data === undefined) {
-      const why = answer.taskData ? `extraction path "${answer.taskData.extraction.path}"${answer.taskData.extraction.note ? `: ${answer.taskData.extraction.note}` : ''}` : describeObserved(answer);
-      return { pass: false, message: () => `${hint}\n\nExpected ${answer.subject} to match ${this.utils.printExpected(identity.schema_id)}\nReceived: no task data (${why})` };
+      const why = answer.taskData
+        ? `extraction path "${answer.taskData.extraction.path}"${answer.taskData.extraction.note ? `: ${answer.taskData.extraction.note}` : ''}`
+        : describeObserved(answer);
+      return {
+        pass: false,
+        message: () =>
+          `${hint}\n\nExpected ${answer.subject} to match ${this.utils.printExpected(identity.schema_id)}\nReceived: no task data (${why})`,
+      };
     }
     const verdict = registry.validate(path, data);
     const listed = verdict.errors.slice(0, MAX_LISTED_ERRORS).map((e) => `  ${e.instance_path || '/'}: ${e.message}`);
-    const more = verdict.errors.length > MAX_LISTED_ERRORS ? [`  … and ${verdict.errors.length - MAX_LISTED_ERRORS} more`] : [];
+    const more =
+      verdict.errors.length > MAX_LISTED_ERRORS ? [`  … and ${verdict.errors.length - MAX_LISTED_ERRORS} more`] : [];
     return {
       pass: verdict.valid,
       message: () =>
@@ -45,7 +60,10 @@ export function toMatchAdcpSchema(this: MatcherContext, received: unknown, ref?:
 
 function registryFor(options: AdcpSchemaOptions): SchemaRegistry {
   const dir = options.schemasDir ?? defaultSchemasDir();
-  if (!dir) throw new Error('toMatchAdcpSchema: no AdCP JSON Schemas found. Install @adcp/sdk (npm i -D @adcp/sdk), or pass { schemasDir } with a schema directory');
+  if (!dir)
+    throw new Error(
+      'toMatchAdcpSchema: no AdCP JSON Schemas found. Install @adcp/sdk (npm i -D @adcp/sdk), or pass { schemasDir } with a schema directory',
+    );
   return schemaRegistryFor(dir);
 }
 

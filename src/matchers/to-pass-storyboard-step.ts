@@ -12,15 +12,21 @@ import type { MatcherContext, MatcherResult } from './types.js';
 export function toPassStoryboardStep(this: MatcherContext, received: unknown): MatcherResult | Promise<MatcherResult> {
   return judge(received, undefined, (answer) => {
     const step = answer.step;
-    if (!step) throw unsupportedReceived(received, 'a storyboard step result (StepResult, a StepOutcome, task.meta.adcp)');
+    if (!step)
+      throw unsupportedReceived(received, 'a storyboard step result (StepResult, a StepOutcome, task.meta.adcp)');
     const pass = !step.skip && step.passed;
-    const hint = this.utils.matcherHint('toPassStoryboardStep', 'stepResult', '', { isNot: this.isNot, promise: this.promise });
+    const hint = this.utils.matcherHint('toPassStoryboardStep', 'stepResult', '', {
+      isNot: this.isNot,
+      promise: this.promise,
+    });
     const name = `step "${step.step_id}" (task ${step.task})`;
     return {
       pass,
       message: () => {
-        if (pass) return `${hint}\n\nExpected ${name} not to pass, but it passed ${this.utils.printReceived(`${step.validations.length} validation${step.validations.length === 1 ? '' : 's'}`)}`;
-        if (step.skip) return `${hint}\n\nExpected ${name} to pass\nReceived: ${this.utils.printReceived(`skipped (${step.skip.reason})`)}: ${step.skip.detail}`;
+        if (pass)
+          return `${hint}\n\nExpected ${name} not to pass, but it passed ${this.utils.printReceived(`${step.validations.length} validation${step.validations.length === 1 ? '' : 's'}`)}`;
+        if (step.skip)
+          return `${hint}\n\nExpected ${name} to pass\nReceived: ${this.utils.printReceived(`skipped (${step.skip.reason})`)}: ${step.skip.detail}`;
         return `${hint}\n\nExpected ${name} to pass\n\n${formatStepFailure(step).message}`;
       },
     };

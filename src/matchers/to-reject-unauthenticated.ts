@@ -19,11 +19,18 @@ export interface RejectUnauthenticatedOptions extends ProbeOptions {
  * an HTTP status fail. Given the agent's URL, it makes that call itself
  * (without credentials; await it).
  */
-export function toRejectUnauthenticated(this: MatcherContext, received: unknown, options: RejectUnauthenticatedOptions = {}): MatcherResult | Promise<MatcherResult> {
+export function toRejectUnauthenticated(
+  this: MatcherContext,
+  received: unknown,
+  options: RejectUnauthenticatedOptions = {},
+): MatcherResult | Promise<MatcherResult> {
   return judge(received, options, (answer) => {
     const allowed = options.allowBadRequest ? [400, 401, 403] : [401, 403];
     const pass = answer.status !== undefined && allowed.includes(answer.status);
-    const hint = this.utils.matcherHint('toRejectUnauthenticated', answer.recorded ? 'answer' : 'agentUrl', 'options', { isNot: this.isNot, promise: this.promise });
+    const hint = this.utils.matcherHint('toRejectUnauthenticated', answer.recorded ? 'answer' : 'agentUrl', 'options', {
+      isNot: this.isNot,
+      promise: this.promise,
+    });
     const what = describeObserved(answer);
     const expected = options.allowBadRequest ? 'HTTP 400, 401 or 403' : 'HTTP 401 or 403';
     const served = answer.status !== undefined && answer.status >= 200 && answer.status < 300 && !answer.unknownTask;

@@ -10,7 +10,12 @@ export interface MatcherContext {
   /** Deep equality that honours asymmetric matchers (`expect.stringMatching(…)`). */
   equals(a: unknown, b: unknown): boolean;
   utils: {
-    matcherHint(name: string, received?: string, expected?: string, options?: { isNot?: boolean; promise?: string }): string;
+    matcherHint(
+      name: string,
+      received?: string,
+      expected?: string,
+      options?: { isNot?: boolean; promise?: string },
+    ): string;
     printExpected(value: unknown): string;
     printReceived(value: unknown): string;
     diff(expected: unknown, received: unknown, options?: unknown): string | null | undefined;
@@ -39,7 +44,11 @@ export interface FetchResponseLike {
  * fetch `Response`: its body is read), nothing for a record (a client
  * response, a step result, a CallToolResult, `{ status, headers }`).
  */
-export type AdcpMatcherReturn<T> = 0 extends 1 & T ? void | Promise<void> : T extends string | FetchResponseLike ? Promise<void> : void;
+export type AdcpMatcherReturn<T> = 0 extends 1 & T
+  ? void | Promise<void>
+  : T extends string | FetchResponseLike
+    ? Promise<void>
+    : void;
 
 /**
  * The AdCP matchers, returning `R`. Each takes an agent response in any of

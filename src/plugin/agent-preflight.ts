@@ -48,7 +48,13 @@ export const AUTH_TROUBLESHOOTING = 'docs/troubleshooting.md#the-agent-rejects-t
  * Protected, read-only tasks that accept an empty body, in the order the compliance test kits name them as
  * `auth.probe_task` (list_creatives is the spec's default): the first one the agent serves judges a configured token.
  */
-export const PROTECTED_PROBE_TASKS = ['list_creatives', 'get_media_buy_delivery', 'get_signals', 'get_media_buys', 'list_accounts'] as const;
+export const PROTECTED_PROBE_TASKS = [
+  'list_creatives',
+  'get_media_buy_delivery',
+  'get_signals',
+  'get_media_buys',
+  'list_accounts',
+] as const;
 
 /** The bound on a preflight tool call: an auth layer answers at once; a slow tool is the steps' business, not ours. */
 const PROBE_CALL_MS = 5_000;
@@ -63,8 +69,14 @@ const PROBE_CALL_MS = 5_000;
  */
 export async function agentPreflight(agent: AgentAccess): Promise<void> {
   const secrets = agentSecrets(agent);
-  const credentials: CallOptions['credentials'] = agent.authToken ? { kind: 'bearer', token: agent.authToken } : { kind: 'none' };
-  const transport = createTransport(agent.protocol ?? 'mcp', { url: agent.url, maxResponseBytes: agent.maxResponseBytes, urlGuard: { allowHttp: agent.allowHttp === true } });
+  const credentials: CallOptions['credentials'] = agent.authToken
+    ? { kind: 'bearer', token: agent.authToken }
+    : { kind: 'none' };
+  const transport = createTransport(agent.protocol ?? 'mcp', {
+    url: agent.url,
+    maxResponseBytes: agent.maxResponseBytes,
+    urlGuard: { allowHttp: agent.allowHttp === true },
+  });
   try {
     const listed = await transport.listTools({ credentials, timeoutMs: agent.timeoutMs });
     const tools = 'tools' in listed ? listed.tools : undefined;
@@ -73,11 +85,16 @@ export async function agentPreflight(agent: AgentAccess): Promise<void> {
     // what it met: the status and WWW-Authenticate of the refused `initialize` or agent card, or no answer at all.
     // The door's answer is then reported as the probe task's (`get_adcp_capabilities answered HTTP 401`), as
     // capability selection reports it: the transport does not say which of a call's requests was refused.
-    const exchange = await transport.call(probe, {}, { credentials, timeoutMs: tools ? Math.min(agent.timeoutMs, PROBE_CALL_MS) : agent.timeoutMs });
+    const exchange = await transport.call(
+      probe,
+      {},
+      { credentials, timeoutMs: tools ? Math.min(agent.timeoutMs, PROBE_CALL_MS) : agent.timeoutMs },
+    );
     const rejected = credentialError(agent, probe, exchange);
     if (rejected) throw rejected;
     // Only when the door did not open either: a tool that does not answer in time after it did is the steps' business.
-    if (!tools && !exchange.response && exchange.transportError && unreachable(exchange.transportError)) throw unreachableError(agent, exchange.transportError, secrets);
+    if (!tools && !exchange.response && exchange.transportError && unreachable(exchange.transportError))
+      throw unreachableError(agent, exchange.transportError, secrets);
   } finally {
     await transport.close();
   }
@@ -85,7 +102,9 @@ export async function agentPreflight(agent: AgentAccess): Promise<void> {
 
 /** With a token, the protected read judges it; without, public discovery tells whether the door needs one. */
 function probeTask(agent: AgentAccess, tools: readonly string[] | undefined): string {
-  return agent.authToken ? (PROTECTED_PROBE_TASKS.find((task) => tools?.includes(task)) ?? 'get_adcp_capabilities') : 'get_adcp_capabilities';
+  return agent.authToken
+    ? (PROTECTED_PROBE_TASKS.find((task) => tools?.includes(task)) ?? 'get_adcp_capabilities')
+    : 'get_adcp_capabilities';
 }
 
 function agentSecrets(agent: Pick<AgentAccess, 'url' | 'authToken'>): string[] {
@@ -104,7 +123,9 @@ const AUTH_CODES = new Set(['AUTH_REQUIRED', 'AUTH_INVALID']);
 
 /** No answer at all, as opposed to an answer we could not read: the agent is down, or the URL is wrong. */
 function unreachable(reason: string): boolean {
-  return /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|ECONNRESET|timed? ?out|timeout|refused|getaddrinfo|certificate|TLS|socket hang up|fetch failed|other side closed/i.test(reason);
+  return /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|ECONNRESET|timed? ?out|timeout|refused|getaddrinfo|certificate|TLS|socket hang up|fetch failed|other side closed/i.test(
+    reason,
+  );
 }
 
 export interface AuthRejection {
@@ -123,14 +144,19 @@ export function authRejection(exchange: Exchange): AuthRejection | undefined {
   if (status !== 401 && status !== 403 && !byCode) return undefined;
   const header = exchange.response?.headers?.['www-authenticate'];
   const mechanism = header ? mechanismOf(header) : undefined;
-  return { ...(status === 401 || status === 403 ? { status } : {}), ...(mechanism ? { mechanism } : {}), ...(byCode && code ? { code } : {}) };
+  return {
+    ...(status === 401 || status === 403 ? { status } : {}),
+    ...(mechanism ? { mechanism } : {}),
+    ...(byCode && code ? { code } : {}),
+  };
 }
 
 /** `Bearer (OAuth: …resource_metadata) or Basic`: the schemes a WWW-Authenticate header asks for. */
 function mechanismOf(header: string): string | undefined {
   const schemes = parseWwwAuthenticate(header).challenges.map((challenge) => {
     const scheme = sanitizeLine(challenge.scheme).slice(0, 40);
-    if (/^bearer$/i.test(challenge.scheme) && challenge.params.resource_metadata) return `${scheme} (OAuth: a token from the authorization server its resource metadata names)`;
+    if (/^bearer$/i.test(challenge.scheme) && challenge.params.resource_metadata)
+      return `${scheme} (OAuth: a token from the authorization server its resource metadata names)`;
     return scheme;
   });
   return schemes.length > 0 ? [...new Set(schemes)].join(' or ') : undefined;
@@ -141,15 +167,29 @@ function mechanismOf(header: string): string | undefined {
  * configured) is the agent refusing that credential; undefined otherwise. Capability selection uses it too: a 401 to
  * `get_adcp_capabilities` is this error, never a silent fallback to the universal storyboards.
  */
-export function credentialError(agent: Pick<AgentAccess, 'url' | 'authToken'>, task: string, exchange: Exchange): ConfigurationError | undefined {
+export function credentialError(
+  agent: Pick<AgentAccess, 'url' | 'authToken'>,
+  task: string,
+  exchange: Exchange,
+): ConfigurationError | undefined {
   const rejection = authRejection(exchange);
   return rejection ? authError(agent, task, rejection, agentSecrets(agent)) : undefined;
 }
 
-function authError(agent: Pick<AgentAccess, 'url' | 'authToken'>, task: string, rejection: AuthRejection, secrets: readonly string[]): ConfigurationError {
+function authError(
+  agent: Pick<AgentAccess, 'url' | 'authToken'>,
+  task: string,
+  rejection: AuthRejection,
+  secrets: readonly string[],
+): ConfigurationError {
   const url = sanitizeLine(scrubSecrets(agent.url, secrets));
   const tokenGiven = agent.authToken !== undefined;
-  const answer = [rejection.status !== undefined ? `HTTP ${rejection.status}` : undefined, rejection.code ? sanitizeLine(scrubSecrets(rejection.code, secrets)).slice(0, 60) : undefined].filter(Boolean).join(', ');
+  const answer = [
+    rejection.status !== undefined ? `HTTP ${rejection.status}` : undefined,
+    rejection.code ? sanitizeLine(scrubSecrets(rejection.code, secrets)).slice(0, 60) : undefined,
+  ]
+    .filter(Boolean)
+    .join(', ');
   const asks = rejection.mechanism ? `it asks for ${rejection.mechanism}` : 'it names no scheme: no WWW-Authenticate';
   return tokenGiven
     ? new ConfigurationError(

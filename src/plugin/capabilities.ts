@@ -29,9 +29,17 @@ export interface DeclaredCapabilities {
 
 /** The part of `@adcp/sdk/testing` the selection calls (typed here: the SDK is an optional peer). */
 interface SdkCompliance {
-  resolveStoryboardsForCapabilities(capabilities: DeclaredCapabilities, options: { complianceDir: string }): { storyboards: { id: string }[] };
-  loadComplianceIndex(options: { complianceDir: string }): { adcp_version?: string; specialisms: { id: string; protocol?: string }[] };
-  CapabilityResolutionError: abstract new (...args: never[]) => Error & { code: string; specialism?: string; parentProtocol?: string };
+  resolveStoryboardsForCapabilities(
+    capabilities: DeclaredCapabilities,
+    options: { complianceDir: string },
+  ): { storyboards: { id: string }[] };
+  loadComplianceIndex(options: { complianceDir: string }): {
+    adcp_version?: string;
+    specialisms: { id: string; protocol?: string }[];
+  };
+  CapabilityResolutionError: abstract new (
+    ...args: never[]
+  ) => Error & { code: string; specialism?: string; parentProtocol?: string };
 }
 
 /** The agent could not be asked (no answer at all, as opposed to an answer without capabilities). */
@@ -75,14 +83,24 @@ export class CapabilitySelectionError extends ConfigurationError {}
  * gives empty capabilities and a `problem` — the reference then runs the
  * universal storyboards only, and so do we.
  */
-export async function readAgentCapabilities(agent: AgentAccess): Promise<{ capabilities: DeclaredCapabilities; problem?: string }> {
+export async function readAgentCapabilities(
+  agent: AgentAccess,
+): Promise<{ capabilities: DeclaredCapabilities; problem?: string }> {
   const secrets = agentSecrets(agent);
-  const transport = createTransport(agent.protocol ?? 'mcp', { url: agent.url, maxResponseBytes: agent.maxResponseBytes, urlGuard: { allowHttp: agent.allowHttp === true } });
+  const transport = createTransport(agent.protocol ?? 'mcp', {
+    url: agent.url,
+    maxResponseBytes: agent.maxResponseBytes,
+    urlGuard: { allowHttp: agent.allowHttp === true },
+  });
   try {
-    const exchange = await transport.call('get_adcp_capabilities', {}, {
-      credentials: agent.authToken ? { kind: 'bearer', token: agent.authToken } : { kind: 'none' },
-      timeoutMs: agent.timeoutMs,
-    });
+    const exchange = await transport.call(
+      'get_adcp_capabilities',
+      {},
+      {
+        credentials: agent.authToken ? { kind: 'bearer', token: agent.authToken } : { kind: 'none' },
+        timeoutMs: agent.timeoutMs,
+      },
+    );
     // The agent refusing the run's credential is the preflight's error (agent-preflight.ts), the same wherever it is
     // met: selecting the universal storyboards for it instead would turn one missing token into a failure per step.
     const rejected = credentialError(agent, 'get_adcp_capabilities', exchange);
@@ -92,9 +110,14 @@ export async function readAgentCapabilities(agent: AgentAccess): Promise<{ capab
     if (answerError(exchange) || exchange.extraction.path === 'none' || !data || typeof data !== 'object') {
       const said = exchange.rpcError?.message ?? exchange.extraction.note ?? 'no capabilities in the answer';
       // Agent-controlled text: scrubbed, sanitised, quoted on one line and cut short.
-      return { capabilities: {}, problem: `get_adcp_capabilities at ${safeText(agent.url, secrets)} answered without capabilities (${quoted(said.slice(0, 400), secrets)})` };
+      return {
+        capabilities: {},
+        problem: `get_adcp_capabilities at ${safeText(agent.url, secrets)} answered without capabilities (${quoted(said.slice(0, 400), secrets)})`,
+      };
     }
-    return { capabilities: { supported_protocols: strings(data.supported_protocols), specialisms: strings(data.specialisms) } };
+    return {
+      capabilities: { supported_protocols: strings(data.supported_protocols), specialisms: strings(data.specialisms) },
+    };
   } finally {
     await transport.close();
   }
@@ -119,7 +142,9 @@ function sdkComplianceEntry(fromDir: string): string {
 async function loadSdkCompliance(entry: string): Promise<SdkCompliance> {
   const sdk = (await import(pathToFileURL(entry).href)) as Partial<SdkCompliance>;
   if (typeof sdk.resolveStoryboardsForCapabilities !== 'function' || typeof sdk.loadComplianceIndex !== 'function') {
-    throw new CapabilitySelectionError('the installed @adcp/sdk has no resolveStoryboardsForCapabilities: capability-driven selection needs @adcp/sdk >= 6.10 (`npm install -D @adcp/sdk@latest`).');
+    throw new CapabilitySelectionError(
+      'the installed @adcp/sdk has no resolveStoryboardsForCapabilities: capability-driven selection needs @adcp/sdk >= 6.10 (`npm install -D @adcp/sdk@latest`).',
+    );
   }
   return sdk as SdkCompliance;
 }
@@ -140,20 +165,27 @@ export interface CapabilitySelectionOptions {
  * agent that answers without capabilities gets the universal storyboards (with
  * a warning), as in the reference; one that does not answer is an error.
  */
-export async function storyboardIdsForAgent(agent: AgentAccess, corpusRoot: string, options: CapabilitySelectionOptions = {}): Promise<string[]> {
+export async function storyboardIdsForAgent(
+  agent: AgentAccess,
+  corpusRoot: string,
+  options: CapabilitySelectionOptions = {},
+): Promise<string[]> {
   const { capabilities, problem } = await readAgentCapabilities(agent);
   const secrets = [...(options.secrets ?? []), ...agentSecrets(agent)];
-  if (problem) (options.warn ?? defaultWarn)(safeText(`${problem}: only the universal storyboards are selected, as the reference runner does.`, secrets));
+  if (problem)
+    (options.warn ?? defaultWarn)(
+      safeText(`${problem}: only the universal storyboards are selected, as the reference runner does.`, secrets),
+    );
   return storyboardIdsForCapabilities(corpusRoot, capabilities, { ...options, secrets });
 }
 
 const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
-const isSelection = (value: unknown): value is { ids: string[]; warnings: string[] } => isStrings((value as { ids?: unknown } | null)?.ids) && isStrings((value as { warnings?: unknown }).warnings);
+const isSelection = (value: unknown): value is { ids: string[]; warnings: string[] } =>
+  isStrings((value as { ids?: unknown } | null)?.ids) && isStrings((value as { warnings?: unknown }).warnings);
 
 function defaultWarn(message: string): void {
   console.warn(`[vitest-adcp] ${message}`);
 }
-
 
 /**
  * Ids of the storyboards the reference selects for `capabilities` in the
@@ -162,7 +194,11 @@ function defaultWarn(message: string): void {
  * specialisms, and specialisms whose protocol is not declared, are warnings —
  * each once — never an error: the rest of the declaration is still assessed.
  */
-export async function storyboardIdsForCapabilities(corpusRoot: string, capabilities: DeclaredCapabilities, options: CapabilitySelectionOptions = {}): Promise<string[]> {
+export async function storyboardIdsForCapabilities(
+  corpusRoot: string,
+  capabilities: DeclaredCapabilities,
+  options: CapabilitySelectionOptions = {},
+): Promise<string[]> {
   const secrets = options.secrets ?? [];
   // Every warning quotes what the agent declared: scrubbed and sanitised before it is printed or cached (and again
   // when read back from the cache, which is a file anyone with access to the directory could have written).
@@ -170,28 +206,50 @@ export async function storyboardIdsForCapabilities(corpusRoot: string, capabilit
   const entry = sdkComplianceEntry(options.fromDir ?? process.cwd());
   // The same declaration against the same corpus and SDK selects the same storyboards: importing the SDK's selection
   // and letting it read the corpus took the `vitest-adcp` command 0.6 s a run.
-  const cache = options.cacheDir ? new DiskCache(options.cacheDir, 'selections', '.json', ['vitest-adcp-selection-v1', packageFingerprint()]) : undefined;
-  const key = cache?.key(entry, fileStamp(entry), corpusRoot, fileStamp(join(corpusRoot, 'index.json')), JSON.stringify(capabilities));
+  const cache = options.cacheDir
+    ? new DiskCache(options.cacheDir, 'selections', '.json', ['vitest-adcp-selection-v1', packageFingerprint()])
+    : undefined;
+  const key = cache?.key(
+    entry,
+    fileStamp(entry),
+    corpusRoot,
+    fileStamp(join(corpusRoot, 'index.json')),
+    JSON.stringify(capabilities),
+  );
   const cached = key ? cache!.readJson(key, isSelection) : undefined;
   if (cached) {
     for (const message of cached.warnings) warn(message);
     return cached.ids;
   }
   const messages: string[] = [];
-  const ids = await selectWithSdk(await loadSdkCompliance(entry), corpusRoot, capabilities, (message) => messages.push(safeText(message, secrets)), secrets);
+  const ids = await selectWithSdk(
+    await loadSdkCompliance(entry),
+    corpusRoot,
+    capabilities,
+    (message) => messages.push(safeText(message, secrets)),
+    secrets,
+  );
   if (key) cache!.write(key, JSON.stringify({ ids, warnings: messages }));
   for (const message of messages) warn(message);
   return ids;
 }
 
-async function selectWithSdk(sdk: SdkCompliance, corpusRoot: string, capabilities: DeclaredCapabilities, warn: (message: string) => void, secrets: readonly string[]): Promise<string[]> {
+async function selectWithSdk(
+  sdk: SdkCompliance,
+  corpusRoot: string,
+  capabilities: DeclaredCapabilities,
+  warn: (message: string) => void,
+  secrets: readonly string[],
+): Promise<string[]> {
   const complianceDir = corpusRoot;
   const index = sdk.loadComplianceIndex({ complianceDir });
   const known = new Set(index.specialisms.map((s) => s.id));
   const corpusName = index.adcp_version ? `the AdCP ${index.adcp_version} compliance corpus` : 'the compliance corpus';
   let specialisms = (capabilities.specialisms ?? []).filter((specialism) => {
     if (known.has(specialism)) return true;
-    warn(`the agent declares specialism ${quoted(specialism, secrets)}, which ${corpusName} does not know (it knows ${[...known].join(', ')}); its storyboards are not run. A newer @adcp/sdk may know it.`);
+    warn(
+      `the agent declares specialism ${quoted(specialism, secrets)}, which ${corpusName} does not know (it knows ${[...known].join(', ')}); its storyboards are not run. A newer @adcp/sdk may know it.`,
+    );
     return false;
   });
   // The reference only warns about unknown protocols (on console.warn) and
@@ -206,10 +264,18 @@ async function selectWithSdk(sdk: SdkCompliance, corpusRoot: string, capabilitie
   try {
     for (;;) {
       try {
-        const { storyboards } = sdk.resolveStoryboardsForCapabilities({ supported_protocols: capabilities.supported_protocols ?? [], specialisms }, { complianceDir });
+        const { storyboards } = sdk.resolveStoryboardsForCapabilities(
+          { supported_protocols: capabilities.supported_protocols ?? [], specialisms },
+          { complianceDir },
+        );
         return [...new Set(storyboards.map((s) => s.id))];
       } catch (error) {
-        if (!(error instanceof sdk.CapabilityResolutionError) || !error.specialism || !specialisms.includes(error.specialism)) throw error;
+        if (
+          !(error instanceof sdk.CapabilityResolutionError) ||
+          !error.specialism ||
+          !specialisms.includes(error.specialism)
+        )
+          throw error;
         const rejected = error.specialism;
         warnings.add(
           error.code === 'specialism_parent_protocol_missing'

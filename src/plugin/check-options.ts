@@ -21,8 +21,17 @@ type Options = AdcpStoryboardsOptions;
 export const OPTION_SHAPE: Shape = {
   include: true,
   files: true,
-  compliance: { storyboards: true, bundles: true, tracks: true, fromCapabilities: true, version: true, path: true } satisfies KeysOf<NonNullable<Options['compliance']>>,
-  agent: { url: true, protocol: true, auth: { token: true }, allowHttp: true } satisfies KeysOf<NonNullable<Options['agent']>>,
+  compliance: {
+    storyboards: true,
+    bundles: true,
+    tracks: true,
+    fromCapabilities: true,
+    version: true,
+    path: true,
+  } satisfies KeysOf<NonNullable<Options['compliance']>>,
+  agent: { url: true, protocol: true, auth: { token: true }, allowHttp: true } satisfies KeysOf<
+    NonNullable<Options['agent']>
+  >,
   timeoutMs: true,
   maxResponseBytes: true,
   signedRequests: { skipRateAbuse: true },
@@ -32,9 +41,23 @@ export const OPTION_SHAPE: Shape = {
   schemasDir: true,
   cacheDir: true,
   strictKeys: true,
-  storyboardBounds: { maxBytes: true, maxAnchors: true, maxAliases: true, maxExpandedBytes: true, maxPhases: true, maxSteps: true } satisfies KeysOf<NonNullable<Options['storyboardBounds']>>,
+  storyboardBounds: {
+    maxBytes: true,
+    maxAnchors: true,
+    maxAliases: true,
+    maxExpandedBytes: true,
+    maxPhases: true,
+    maxSteps: true,
+  } satisfies KeysOf<NonNullable<Options['storyboardBounds']>>,
   requests: true,
-  webhooks: { receiver: true, publicBaseUrl: true, host: true, port: true, allowHttpBaseUrl: true, maxBodyBytes: true } satisfies KeysOf<NonNullable<Options['webhooks']>>,
+  webhooks: {
+    receiver: true,
+    publicBaseUrl: true,
+    host: true,
+    port: true,
+    allowHttpBaseUrl: true,
+    maxBodyBytes: true,
+  } satisfies KeysOf<NonNullable<Options['webhooks']>>,
 } satisfies KeysOf<Options>;
 
 /** Every unknown key of `options`, as `path (did you mean …?)`; throws a ConfigurationError when there is one. */
@@ -55,7 +78,9 @@ function unknownKeys(value: unknown, shape: Shape, at: string): string[] {
     const known = shape[key];
     if (known === undefined) {
       const guess = closestMatch(key, Object.keys(shape));
-      problems.push(`"${path}"${guess ? ` (did you mean "${at ? `${at}.` : ''}${guess}"?)` : ` (known here: ${Object.keys(shape).join(', ')})`}`);
+      problems.push(
+        `"${path}"${guess ? ` (did you mean "${at ? `${at}.` : ''}${guess}"?)` : ` (known here: ${Object.keys(shape).join(', ')})`}`,
+      );
     } else if (known !== true) {
       problems.push(...unknownKeys(inner, known, path));
     }

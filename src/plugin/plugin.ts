@@ -215,7 +215,13 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
 
   const compliance = options.compliance;
   const complianceEnv = complianceFromEnv();
-  const wantsCorpus = Boolean(compliance && (compliance.fromCapabilities || compliance.storyboards?.length || compliance.bundles?.length || compliance.tracks?.length));
+  const wantsCorpus = Boolean(
+    compliance &&
+    (compliance.fromCapabilities ||
+      compliance.storyboards?.length ||
+      compliance.bundles?.length ||
+      compliance.tracks?.length),
+  );
   /** The capability-driven ids: asked once per plugin instance, i.e. once per Vitest run (a config reload makes a new instance). */
   let capabilityIds: Promise<string[]> | undefined;
   /** Projects this instance injected for storyboard files (configureVitest must not treat them as a user's). */
@@ -249,7 +255,14 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
     if (selectionProblem) throw selectionProblem;
     // Once per Vitest process while it passes; a failed check is made again on the next run (watch mode: the agent
     // may be up, or the token fixed, by then).
-    agentChecked ??= agentPreflight({ url: config.agentUrl!, protocol: config.protocol, authToken: config.authToken, timeoutMs: config.timeoutMs, maxResponseBytes: config.maxResponseBytes, allowHttp: config.allowHttp }).catch((error: unknown) => {
+    agentChecked ??= agentPreflight({
+      url: config.agentUrl!,
+      protocol: config.protocol,
+      authToken: config.authToken,
+      timeoutMs: config.timeoutMs,
+      maxResponseBytes: config.maxResponseBytes,
+      allowHttp: config.allowHttp,
+    }).catch((error: unknown) => {
       agentChecked = undefined;
       throw error;
     });
@@ -270,7 +283,9 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
       onTestRunStart: async (specs: readonly TestSpecification[]) => {
         // `--merge-reports` replays the runs of blob reports through the same event: nothing is run, nothing asked.
         if ((vitest.config as { mergeReports?: string }).mergeReports) return;
-        const storyboards = specs.filter((spec) => spec.project === project && (project !== userProject || isStoryboard(spec.moduleId)));
+        const storyboards = specs.filter(
+          (spec) => spec.project === project && (project !== userProject || isStoryboard(spec.moduleId)),
+        );
         if (storyboards.length > 0) return preflightRun(project);
         const filtered = Boolean((vitest as { filenamePattern?: string[] }).filenamePattern?.length);
         if (selectionProblem && !filtered && vitest.projects.includes(project)) throw selectionProblem;
@@ -279,20 +294,52 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
   }
 
   function agentGiven(): RuntimeConfig {
-    return { agentUrl: options.agent?.url, protocol: options.agent?.protocol, authToken: options.agent?.auth?.token, timeoutMs: options.timeoutMs, maxResponseBytes: options.maxResponseBytes, allowHttp: options.agent?.allowHttp };
+    return {
+      agentUrl: options.agent?.url,
+      protocol: options.agent?.protocol,
+      authToken: options.agent?.auth?.token,
+      timeoutMs: options.timeoutMs,
+      maxResponseBytes: options.maxResponseBytes,
+      allowHttp: options.agent?.allowHttp,
+    };
   }
 
-  function storyboardIdsFromCapabilities(corpus: Corpus, root: string, cacheDir: string | undefined): Promise<string[]> {
+  function storyboardIdsFromCapabilities(
+    corpus: Corpus,
+    root: string,
+    cacheDir: string | undefined,
+  ): Promise<string[]> {
     const agent = resolveRuntimeConfig(agentGiven());
-    if (agent.error) return Promise.reject(new CapabilitySelectionError(`compliance.fromCapabilities asks the agent which storyboards apply, but ${agent.error}`));
-    return storyboardIdsForAgent({ url: agent.agentUrl!, protocol: agent.protocol, authToken: agent.authToken, timeoutMs: agent.timeoutMs, maxResponseBytes: agent.maxResponseBytes, allowHttp: agent.allowHttp }, corpus.root, { fromDir: root, ...(cacheDir ? { cacheDir } : {}) });
+    if (agent.error)
+      return Promise.reject(
+        new CapabilitySelectionError(
+          `compliance.fromCapabilities asks the agent which storyboards apply, but ${agent.error}`,
+        ),
+      );
+    return storyboardIdsForAgent(
+      {
+        url: agent.agentUrl!,
+        protocol: agent.protocol,
+        authToken: agent.authToken,
+        timeoutMs: agent.timeoutMs,
+        maxResponseBytes: agent.maxResponseBytes,
+        allowHttp: agent.allowHttp,
+      },
+      corpus.root,
+      { fromDir: root, ...(cacheDir ? { cacheDir } : {}) },
+    );
   }
 
   /**
    * `sequential`: the storyboard files one at a time (the storyboard project has one worker, storyboardProject), in
    * run order — Vitest's sequencer, wrapped (sequencer.ts), puts them in that order among the slots Vitest gave them.
    */
-  async function runInOrder(vitest: VitestPluginContext['vitest'], project: TestProject, userProject: TestProject, corpusOrder: string[]): Promise<void> {
+  async function runInOrder(
+    vitest: VitestPluginContext['vitest'],
+    project: TestProject,
+    userProject: TestProject,
+    corpusOrder: string[],
+  ): Promise<void> {
     if (project === userProject) {
       // isolate: true — the storyboards share the user's project, which then runs its files one at a time.
       const config = project.config as { maxWorkers?: number; fileParallelism?: boolean };
@@ -379,7 +426,9 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
           if (agent.error) {
             // Collecting needs no agent (`vitest list`, an IDE's discovery without your shell's environment): list what
             // can be listed, say what is missing, and stop a run that would have run it (preflightRun, watchRuns).
-            selectionProblem = new ConfigurationError(`vitest-adcp cannot run the storyboards: compliance.fromCapabilities asks the agent which storyboards apply, but ${agent.error}`);
+            selectionProblem = new ConfigurationError(
+              `vitest-adcp cannot run the storyboards: compliance.fromCapabilities asks the agent which storyboards apply, but ${agent.error}`,
+            );
             console.warn(
               `[vitest-adcp] compliance.fromCapabilities: no storyboards selected from the agent's capabilities, because ${agent.error}. This collection lists your own storyboards and those named in compliance.storyboards / bundles / tracks; a run stops with this message.`,
             );
@@ -401,7 +450,18 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
       const fallback = corpus ?? (version ? undefined : runCorpus(undefined, root));
       kitRoot = fallback?.root;
       loadSchemasDir = options.schemasDir ?? fallback?.schemasDir;
-      compileCache = cacheDir ? new CompileCache(cacheDir, JSON.stringify({ runtime, kitRoot, corpusVersion: fallback?.version, strictKeys: options.strictKeys !== false, bounds: options.storyboardBounds ?? {} })) : undefined;
+      compileCache = cacheDir
+        ? new CompileCache(
+            cacheDir,
+            JSON.stringify({
+              runtime,
+              kitRoot,
+              corpusVersion: fallback?.version,
+              strictKeys: options.strictKeys !== false,
+              bounds: options.storyboardBounds ?? {},
+            }),
+          )
+        : undefined;
       matchesTestGlob = (id) => project.matchesTestGlob(id);
       const runtimeConfig: RuntimeConfig = {
         agentUrl: options.agent?.url,
@@ -432,13 +492,16 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
       // Compile the corpus storyboards now, in the main process, while the workers start: otherwise each worker
       // waits for its next file's transform in turn (the main process sat idle 60% of a run).
       if (project !== userProject) {
-        const ssr = (project.vite as { environments?: Record<string, { warmupRequest?: (url: string) => Promise<void> }> }).environments?.ssr;
+        const ssr = (
+          project.vite as { environments?: Record<string, { warmupRequest?: (url: string) => Promise<void> }> }
+        ).environments?.ssr;
         for (const file of explicit) void ssr?.warmupRequest?.(file);
       }
     },
     async resolveId(source, importer, resolveOptions) {
       // Vite names `<root>/index.html` as the importer of entries (test files).
-      if (!importer || importer.endsWith('.html') || !/\.ya?ml(\?|$)/.test(source) || isStoryboard(importer)) return null;
+      if (!importer || importer.endsWith('.html') || !/\.ya?ml(\?|$)/.test(source) || isStoryboard(importer))
+        return null;
       const resolved = await this.resolve(source, importer, { ...resolveOptions, skipSelf: true });
       if (!resolved || resolved.external || !isStoryboard(resolved.id) || resolved.id.includes(DATA_QUERY)) return null;
       return `${cleanId(resolved.id)}?${DATA_QUERY}`;
@@ -452,7 +515,11 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
         return null;
       }
       refused.add(id);
-      const compiled = compileOversizeStoryboard(cleanId(id), bytes, { runtime, mode: id.includes(`?${DATA_QUERY}`) ? 'data' : 'tests', ...(options.storyboardBounds ? { bounds: options.storyboardBounds } : {}) });
+      const compiled = compileOversizeStoryboard(cleanId(id), bytes, {
+        runtime,
+        mode: id.includes(`?${DATA_QUERY}`) ? 'data' : 'tests',
+        ...(options.storyboardBounds ? { bounds: options.storyboardBounds } : {}),
+      });
       return { code: compiled.code, map: compiled.map as any };
     },
     transform(code, id) {
@@ -460,11 +527,27 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
       const file = cleanId(id);
       const mode = id.includes(`?${DATA_QUERY}`) ? 'data' : 'tests';
       // Corpus files are installed, never edited: their compiled modules come from the cache (compile/compile-cache.ts).
-      const key = compileCache && kitRoot && isBelow(file, kitRoot) ? compileCache.key(file, `${mode}\0${code}`) : undefined;
+      const key =
+        compileCache && kitRoot && isBelow(file, kitRoot) ? compileCache.key(file, `${mode}\0${code}`) : undefined;
       let result = key ? compileCache!.load(key) : undefined;
       if (!result) {
-        const compiled = compileStoryboard(code, file, { runtime, corpusRoot: kitRoot, mode, ...(loadSchemasDir ? { schemasDir: loadSchemasDir } : {}), ...(schemaCacheDir ? { schemaCacheDir } : {}), ...(options.strictKeys === false ? { strictKeys: false } : {}), ...(options.storyboardBounds ? { bounds: options.storyboardBounds } : {}) });
-        result = { code: compiled.code, map: compiled.map, diagnostics: compiled.diagnostics, ...(compiled.storyboard?.prerequisites?.test_kit ? { testKit: compiled.storyboard.prerequisites.test_kit } : {}) };
+        const compiled = compileStoryboard(code, file, {
+          runtime,
+          corpusRoot: kitRoot,
+          mode,
+          ...(loadSchemasDir ? { schemasDir: loadSchemasDir } : {}),
+          ...(schemaCacheDir ? { schemaCacheDir } : {}),
+          ...(options.strictKeys === false ? { strictKeys: false } : {}),
+          ...(options.storyboardBounds ? { bounds: options.storyboardBounds } : {}),
+        });
+        result = {
+          code: compiled.code,
+          map: compiled.map,
+          diagnostics: compiled.diagnostics,
+          ...(compiled.storyboard?.prerequisites?.test_kit
+            ? { testKit: compiled.storyboard.prerequisites.test_kit }
+            : {}),
+        };
         if (key) compileCache!.store(key, result);
       }
       for (const d of result.diagnostics.filter((d) => d.severity === 'warning')) {
@@ -493,7 +576,13 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
  * they share — compiled schemas, the corpus id list — are read-only
  * (test/e2e/shared-worker.test.ts proves it).
  */
-async function storyboardProject(user: TestProject, inject: VitestPluginContext['injectTestProjects'], plugin: Plugin, vitest: VitestPluginContext['vitest'], sequential: boolean): Promise<TestProject | undefined> {
+async function storyboardProject(
+  user: TestProject,
+  inject: VitestPluginContext['injectTestProjects'],
+  plugin: Plugin,
+  vitest: VitestPluginContext['vitest'],
+  sequential: boolean,
+): Promise<TestProject | undefined> {
   const name = storyboardProjectName(user.name);
   // Not `extends`: that would load the config file again and make a second, unconfigured instance of this plugin.
   // What storyboard files need from the user's project is its root, its env and its exclude; its global setup runs
@@ -555,11 +644,24 @@ function projectPattern(filter: string): RegExp {
  * test files are filtered out, as the flag asks, and the storyboards run with the settings the storyboard project
  * would give them.
  */
-function asStoryboardProject(project: TestProject, vitest: VitestPluginContext['vitest'], sequential: boolean): TestProject {
-  const config = project.config as { include: string[]; isolate: boolean; maxWorkers?: number; fileParallelism?: boolean; sequence: { groupOrder?: number } };
+function asStoryboardProject(
+  project: TestProject,
+  vitest: VitestPluginContext['vitest'],
+  sequential: boolean,
+): TestProject {
+  const config = project.config as {
+    include: string[];
+    isolate: boolean;
+    maxWorkers?: number;
+    fileParallelism?: boolean;
+    sequence: { groupOrder?: number };
+  };
   config.include.length = 0;
   config.isolate = false;
-  const settings = (sequential ? SEQUENTIAL_SETTINGS : workerSettings(vitest)) as { maxWorkers?: number; fileParallelism?: boolean };
+  const settings = (sequential ? SEQUENTIAL_SETTINGS : workerSettings(vitest)) as {
+    maxWorkers?: number;
+    fileParallelism?: boolean;
+  };
   if (settings.maxWorkers !== undefined) config.maxWorkers = settings.maxWorkers;
   if (settings.fileParallelism !== undefined) config.fileParallelism = settings.fileParallelism;
   return project;
@@ -570,7 +672,11 @@ function asStoryboardProject(project: TestProject, vitest: VitestPluginContext['
  * cache directory inside a package, this user's OS cache directory outside any.
  */
 function runtimeCacheDir(options: AdcpStoryboardsOptions, root: string, project: TestProject): string | undefined {
-  return options.cacheDir === false ? undefined : options.cacheDir !== undefined ? resolve(root, options.cacheDir) : defaultCacheDir(root, project.vite.config.cacheDir);
+  return options.cacheDir === false
+    ? undefined
+    : options.cacheDir !== undefined
+      ? resolve(root, options.cacheDir)
+      : defaultCacheDir(root, project.vite.config.cacheDir);
 }
 
 function isBelow(file: string, dir: string): boolean {
@@ -632,4 +738,3 @@ function allowCorpusThroughExclude(exclude: string[], corpusRoot: string, root: 
 function stripUndefined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }
-

@@ -84,7 +84,13 @@ export function listCorpus(root: string): CorpusEntry[] {
       const doc = topLevelKeys(readFileSync(file, 'utf8'));
       if (!doc || typeof doc !== 'object' || !('phases' in doc) || typeof doc.id !== 'string') continue;
       const requires = strings(doc.requires_scenarios);
-      entries.push({ file, id: doc.id, track: typeof doc.track === 'string' ? doc.track : undefined, path: relative(root, file).split(sep).join('/'), ...(requires?.length ? { requires } : {}) });
+      entries.push({
+        file,
+        id: doc.id,
+        track: typeof doc.track === 'string' ? doc.track : undefined,
+        path: relative(root, file).split(sep).join('/'),
+        ...(requires?.length ? { requires } : {}),
+      });
     }
   }
   return entries;
@@ -102,11 +108,18 @@ function topLevelKeys(text: string): Record<string, unknown> | undefined {
   const line = (key: string) => new RegExp(`^${key}:[ \\t]*(.*)$`, 'm').exec(text)?.[1];
   const id = line('id');
   const track = line('track');
-  const plain = (value: string | undefined) => value === undefined || /^(?:"[\w./-]+"|'[\w./-]+'|[\w./-]+)(?:[ \t]+#.*)?$/.test(value);
+  const plain = (value: string | undefined) =>
+    value === undefined || /^(?:"[\w./-]+"|'[\w./-]+'|[\w./-]+)(?:[ \t]+#.*)?$/.test(value);
   // No `id:` line and not a flow-style document: not a storyboard (storyboard-schema.yaml, the output contract).
   if (id === undefined && !/^(?:[ \t]*(?:#.*)?\n)*[ \t]*[{[]/.test(text)) return {};
   const requires = blockList(text, 'requires_scenarios');
-  if (requires === null || id === undefined || !plain(id) || !plain(track) || /^(?:"id"|'id'|"track"|'track'|"phases"|'phases'|"requires_scenarios"|'requires_scenarios')\s*:/m.test(text)) {
+  if (
+    requires === null ||
+    id === undefined ||
+    !plain(id) ||
+    !plain(track) ||
+    /^(?:"id"|'id'|"track"|'track'|"phases"|'phases'|"requires_scenarios"|'requires_scenarios')\s*:/m.test(text)
+  ) {
     try {
       return parse(text) as Record<string, unknown>;
     } catch {
@@ -150,9 +163,11 @@ export function bundlePaths(root: string): Map<string, string> {
   try {
     const index = JSON.parse(readFileSync(join(root, 'index.json'), 'utf8'));
     // The reference runner's bundle ids for universal storyboards are their file names (`adcp storyboard run <url> idempotency`).
-    for (const name of index.universal ?? []) if (typeof name === 'string' && !paths.has(name)) paths.set(name, `universal/${name}.yaml`);
+    for (const name of index.universal ?? [])
+      if (typeof name === 'string' && !paths.has(name)) paths.set(name, `universal/${name}.yaml`);
     for (const group of ['protocols', 'specialisms', 'domains']) {
-      for (const item of index[group] ?? []) if (item?.id && item?.path && !paths.has(item.id)) paths.set(item.id, item.path);
+      for (const item of index[group] ?? [])
+        if (item?.id && item?.path && !paths.has(item.id)) paths.set(item.id, item.path);
     }
   } catch {
     // No index.json: only `universal` is known as a bundle.
@@ -187,7 +202,11 @@ export function selectCorpus(root: string, selection: CorpusSelection, options: 
  * corpus order, each file at its first place; a required scenario that is not
  * selected itself runs just before the first storyboard that requires it.
  */
-export function selectCorpusInRunOrder(root: string, selection: CorpusSelection, options: SelectOptions = {}): string[] {
+export function selectCorpusInRunOrder(
+  root: string,
+  selection: CorpusSelection,
+  options: SelectOptions = {},
+): string[] {
   const corpus = listCorpus(root);
   const inReferenceOrder = (entries: CorpusEntry[]) => entries.sort(referenceOrder(root));
   const byId = new Map<string, CorpusEntry>();
@@ -203,7 +222,10 @@ export function selectCorpusInRunOrder(root: string, selection: CorpusSelection,
   for (const id of selection.storyboards ?? []) {
     const entry = byId.get(id);
     if (entry) chosen.add(entry);
-    else unknown.push(`storyboard "${id}"${suggestion(id, [...names.storyboards, ...names.bundles], (m) => (byId.has(m) ? `"${m}"` : `bundle "${m}"`))}`);
+    else
+      unknown.push(
+        `storyboard "${id}"${suggestion(id, [...names.storyboards, ...names.bundles], (m) => (byId.has(m) ? `"${m}"` : `bundle "${m}"`))}`,
+      );
   }
   for (const bundle of selection.bundles ?? []) {
     const prefix = bundles.get(bundle);
@@ -212,13 +234,18 @@ export function selectCorpusInRunOrder(root: string, selection: CorpusSelection,
   }
   for (const track of selection.tracks ?? []) {
     const matches = corpus.filter((e) => e.track === track);
-    if (matches.length === 0) unknown.push(`track "${track}"${suggestion(track, names.tracks)} (known: ${names.tracks.join(', ')})`);
+    if (matches.length === 0)
+      unknown.push(`track "${track}"${suggestion(track, names.tracks)} (known: ${names.tracks.join(', ')})`);
     inReferenceOrder(matches).forEach((e) => chosen.add(e));
   }
   if (unknown.length > 0) {
-    throw new CorpusSelectionError(`the compliance corpus at ${root} has no ${unknown.join('; ')}. \`npx adcp storyboard list\` lists the storyboards and bundles of the installed @adcp/sdk.`);
+    throw new CorpusSelectionError(
+      `the compliance corpus at ${root} has no ${unknown.join('; ')}. \`npx adcp storyboard list\` lists the storyboards and bundles of the installed @adcp/sdk.`,
+    );
   }
-  return [...withRequiredScenarios(chosen, byId, options.warn ?? ((message) => console.warn(`[vitest-adcp] ${message}`)))].map((e) => e.file);
+  return [
+    ...withRequiredScenarios(chosen, byId, options.warn ?? ((message) => console.warn(`[vitest-adcp] ${message}`))),
+  ].map((e) => e.file);
 }
 
 /**
@@ -230,12 +257,17 @@ export function selectCorpusInRunOrder(root: string, selection: CorpusSelection,
  * runs just before the first storyboard that requires it; a selected one keeps
  * its own place.
  */
-function withRequiredScenarios(chosen: Set<CorpusEntry>, byId: Map<string, CorpusEntry>, warn: (message: string) => void): Set<CorpusEntry> {
+function withRequiredScenarios(
+  chosen: Set<CorpusEntry>,
+  byId: Map<string, CorpusEntry>,
+  warn: (message: string) => void,
+): Set<CorpusEntry> {
   const ordered = new Set<CorpusEntry>();
   for (const entry of chosen) {
     for (const id of entry.requires ?? []) {
       const scenario = byId.get(id);
-      if (!scenario) warn(`${entry.path} requires scenario "${id}", which this compliance corpus does not have; it is not run.`);
+      if (!scenario)
+        warn(`${entry.path} requires scenario "${id}", which this compliance corpus does not have; it is not run.`);
       else if (!chosen.has(scenario)) ordered.add(scenario);
     }
     ordered.add(entry);
@@ -260,7 +292,9 @@ export function referenceOrder(root: string): (a: CorpusEntry, b: CorpusEntry) =
   const listed = (group: string): string[] => {
     const items = index[group];
     if (!Array.isArray(items)) return [];
-    return items.map((item) => (typeof item === 'string' ? item : typeof item?.id === 'string' ? item.id : '')).filter(Boolean);
+    return items
+      .map((item) => (typeof item === 'string' ? item : typeof item?.id === 'string' ? item.id : ''))
+      .filter(Boolean);
   };
   const bundleOrder = new Map(CORPUS_DIRS.map((dir) => [dir, listed(dir)]));
   const key = (entry: CorpusEntry): [number, number, string[]] => {

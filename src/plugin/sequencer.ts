@@ -9,7 +9,13 @@
  * Loaded only when `sequential` is on: it imports `vitest/node`.
  */
 import { realpathSync } from 'node:fs';
-import { BaseSequencer, type ResolvedConfig, type TestSequencer, type TestSpecification, type Vitest } from 'vitest/node';
+import {
+  BaseSequencer,
+  type ResolvedConfig,
+  type TestSequencer,
+  type TestSpecification,
+  type Vitest,
+} from 'vitest/node';
 
 type SequencerConstructor = ResolvedConfig['sequence']['sequencer'];
 
@@ -46,7 +52,9 @@ export function inRunOrder(specs: readonly TestSpecification[], order: RunOrder)
   });
   const ours = slots
     .map((i) => ({ spec: specs[i]!, rank: rankOf(specs[i]!) }))
-    .sort((a, b) => a.rank - b.rank || (a.spec.moduleId < b.spec.moduleId ? -1 : a.spec.moduleId > b.spec.moduleId ? 1 : 0));
+    .sort(
+      (a, b) => a.rank - b.rank || (a.spec.moduleId < b.spec.moduleId ? -1 : a.spec.moduleId > b.spec.moduleId ? 1 : 0),
+    );
   const sorted = [...specs];
   slots.forEach((slot, k) => (sorted[slot] = ours[k]!.spec));
   return sorted;

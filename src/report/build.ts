@@ -12,7 +12,15 @@ import { relative } from 'node:path';
 import { isLoadFailureTest } from '../adapter/test-titles.js';
 import type { SkipReason, SkipResult, StepResult } from '../engine/records.js';
 import type { AdcpPlannedStep, AdcpStepMeta, AdcpStoryboardMeta, StoryboardInfo } from '../vitest/meta.js';
-import { buildEnvelope, CONTRACT, publicAgentUrl, toolVersion, type RunEnvelope, type RunTargetReport, type RunTimes } from './envelope.js';
+import {
+  buildEnvelope,
+  CONTRACT,
+  publicAgentUrl,
+  toolVersion,
+  type RunEnvelope,
+  type RunTargetReport,
+  type RunTimes,
+} from './envelope.js';
 import { redactStepResult, stepKey } from './record.js';
 
 /**
@@ -90,7 +98,12 @@ export interface ReportTest {
   state: 'passed' | 'failed' | 'skipped' | 'pending';
   /** The messages of its errors, first first. */
   errors: string[];
-  meta: { adcp?: AdcpStepMeta; adcpPlanned?: AdcpPlannedStep; adcpStoryboard?: AdcpStoryboardMeta; adcpReplayed?: AdcpStepMeta[] };
+  meta: {
+    adcp?: AdcpStepMeta;
+    adcpPlanned?: AdcpPlannedStep;
+    adcpStoryboard?: AdcpStoryboardMeta;
+    adcpReplayed?: AdcpStepMeta[];
+  };
 }
 
 export interface BuildOptions extends Partial<RunTimes> {
@@ -108,9 +121,11 @@ function storyboardStatus(steps: StepResult[]): StoryboardStatus {
   return 'passed';
 }
 
-const targetKey = (project: string, info: StoryboardInfo) => JSON.stringify([project, publicAgentUrl(info.agent_url ?? undefined), info.protocol ?? null]);
+const targetKey = (project: string, info: StoryboardInfo) =>
+  JSON.stringify([project, publicAgentUrl(info.agent_url ?? undefined), info.protocol ?? null]);
 /** One storyboard file of one project × agent. */
-const storyboardKey = (project: string, info: StoryboardInfo) => `${targetKey(project, info)}\u0000${info.file}#${info.id}`;
+const storyboardKey = (project: string, info: StoryboardInfo) =>
+  `${targetKey(project, info)}\u0000${info.file}#${info.id}`;
 
 /** Builds the report from the tests of a run. Pure but for the clock when no times are given. */
 export function buildReport(input: Iterable<ReportTest>, options: BuildOptions): ContractReport {
@@ -118,7 +133,9 @@ export function buildReport(input: Iterable<ReportTest>, options: BuildOptions):
   const tests = [...input];
   // Steps a settle ran while their own tests were filtered out (`-t`): they called the agent, so they keep their verdict.
   const replayed = new Map<string, AdcpStepMeta>();
-  for (const test of tests) for (const meta of test.meta.adcpReplayed ?? []) replayed.set(`${storyboardKey(test.project, meta.storyboard)}/${stepKey(meta.result)}`, meta);
+  for (const test of tests)
+    for (const meta of test.meta.adcpReplayed ?? [])
+      replayed.set(`${storyboardKey(test.project, meta.storyboard)}/${stepKey(meta.result)}`, meta);
   const byStoryboard = new Map<string, StoryboardReport>();
   const targets = new Map<string, RunTargetReport>();
   const loadErrors: ContractReport['load_errors'] = [];
@@ -141,7 +158,13 @@ export function buildReport(input: Iterable<ReportTest>, options: BuildOptions):
       };
       byStoryboard.set(key, report);
       const target = targetKey(project, info);
-      if (!targets.has(target)) targets.set(target, { project, agent_url, protocol: info.protocol ?? null, corpus_version: info.corpus_version ?? null });
+      if (!targets.has(target))
+        targets.set(target, {
+          project,
+          agent_url,
+          protocol: info.protocol ?? null,
+          corpus_version: info.corpus_version ?? null,
+        });
     }
     return report;
   };
@@ -157,7 +180,12 @@ export function buildReport(input: Iterable<ReportTest>, options: BuildOptions):
       reportFor(test.project, planned.storyboard).steps.push(cutShort(planned, test.errors[0]));
       continue;
     }
-    const ranSilently = !meta.adcp && planned ? replayed.get(`${storyboardKey(test.project, planned.storyboard)}/${stepKey({ storyboard_id: planned.storyboard.id, phase_id: planned.phase_id, step_id: planned.step_id })}`) : undefined;
+    const ranSilently =
+      !meta.adcp && planned
+        ? replayed.get(
+            `${storyboardKey(test.project, planned.storyboard)}/${stepKey({ storyboard_id: planned.storyboard.id, phase_id: planned.phase_id, step_id: planned.step_id })}`,
+          )
+        : undefined;
     if (ranSilently) {
       reportFor(test.project, ranSilently.storyboard).steps.push(redactStepResult(ranSilently.result));
       continue;
@@ -170,7 +198,11 @@ export function buildReport(input: Iterable<ReportTest>, options: BuildOptions):
     if (!meta.adcp) {
       // A storyboard file that failed to load compiles to one test named after the rule.
       if (isLoadFailureTest(test.file, test.name)) {
-        loadErrors.push({ file: relative(root, test.file), message: test.errors[0] ?? test.name, project: test.project });
+        loadErrors.push({
+          file: relative(root, test.file),
+          message: test.errors[0] ?? test.name,
+          project: test.project,
+        });
       }
       continue;
     }
@@ -186,7 +218,8 @@ export function buildReport(input: Iterable<ReportTest>, options: BuildOptions):
   }
   // Grouped by project (stable, so each project keeps its run order): projects run in parallel, and the order their
   // results arrive in is not the report's business.
-  const byProject = (a: { project: string }, b: { project: string }) => (a.project < b.project ? -1 : a.project > b.project ? 1 : 0);
+  const byProject = (a: { project: string }, b: { project: string }) =>
+    a.project < b.project ? -1 : a.project > b.project ? 1 : 0;
   const storyboards = [...byStoryboard.values()].sort(byProject);
   for (const report of storyboards) report.status = report.skip ? 'skipped' : storyboardStatus(report.steps);
   const all = storyboards.flatMap((s) => s.steps);
@@ -197,14 +230,23 @@ export function buildReport(input: Iterable<ReportTest>, options: BuildOptions):
   // validation names for a schema that was not found (runner-output-contract.yaml: "the exact artifacts the runner
   // applied").
   for (const step of steps) {
-    for (const v of step.validations) if (v.schema_id && v.schema_url && !schemaNotFound(v)) schemas.set(v.schema_id, v.schema_url);
+    for (const v of step.validations)
+      if (v.schema_id && v.schema_url && !schemaNotFound(v)) schemas.set(v.schema_id, v.schema_url);
   }
   const now = new Date().toISOString();
   return {
     contract: CONTRACT,
     runner: { name: 'vitest-adcp', version: toolVersion() },
     generated_at: now,
-    run: buildEnvelope([...targets.values()].sort(byProject), { started_at: options.started_at ?? now, finished_at: options.finished_at ?? now, test_name_pattern: options.test_name_pattern ?? null }, notRunCount === 0),
+    run: buildEnvelope(
+      [...targets.values()].sort(byProject),
+      {
+        started_at: options.started_at ?? now,
+        finished_at: options.finished_at ?? now,
+        test_name_pattern: options.test_name_pattern ?? null,
+      },
+      notRunCount === 0,
+    ),
     summary: {
       total_steps: steps.length,
       steps_passed: steps.filter((s) => s.passed && !s.skip).length,
@@ -212,7 +254,9 @@ export function buildReport(input: Iterable<ReportTest>, options: BuildOptions):
       steps_skipped: steps.filter((s) => s.skip).length,
       steps_not_run: notRunCount,
       tracks: tracks(storyboards),
-      schemas_used: [...schemas].map(([schema_id, schema_url]) => ({ schema_id, schema_url })).sort((a, b) => a.schema_id.localeCompare(b.schema_id)),
+      schemas_used: [...schemas]
+        .map(([schema_id, schema_url]) => ({ schema_id, schema_url }))
+        .sort((a, b) => a.schema_id.localeCompare(b.schema_id)),
     },
     storyboards,
     load_errors: loadErrors,
@@ -245,8 +289,14 @@ function notRun(planned: AdcpPlannedStep, pattern: string | null): NotRunStep {
   return {
     ...bareStep(planned),
     not_run: pattern
-      ? { reason: 'filtered', detail: `its test did not run: the run was filtered (-t ${JSON.stringify(pattern)}); a step a selected step depends on was replayed silently, and is not graded here` }
-      : { reason: 'not_reached', detail: 'its test did not run (a line or name filter, .only elsewhere, or the run stopped before it)' },
+      ? {
+          reason: 'filtered',
+          detail: `its test did not run: the run was filtered (-t ${JSON.stringify(pattern)}); a step a selected step depends on was replayed silently, and is not graded here`,
+        }
+      : {
+          reason: 'not_reached',
+          detail: 'its test did not run (a line or name filter, .only elsewhere, or the run stopped before it)',
+        },
   };
 }
 
@@ -269,8 +319,17 @@ function tracks(storyboards: StoryboardReport[]): TrackReport[] {
           : has('incomplete') || has('not_run')
             ? 'incomplete'
             : 'passed';
-    const report: TrackReport = { track, project, agent_url, status, storyboards: members.map((m) => ({ storyboard_id: m.storyboard_id, status: m.status })) };
-    if (status === 'skipped') report.skip_reasons = [...new Set(members.flatMap((m) => (m.skip ? [m.skip.reason] : m.steps.map((s) => s.skip!.reason))))];
+    const report: TrackReport = {
+      track,
+      project,
+      agent_url,
+      status,
+      storyboards: members.map((m) => ({ storyboard_id: m.storyboard_id, status: m.status })),
+    };
+    if (status === 'skipped')
+      report.skip_reasons = [
+        ...new Set(members.flatMap((m) => (m.skip ? [m.skip.reason] : m.steps.map((s) => s.skip!.reason)))),
+      ];
     return report;
   });
 }

@@ -25,7 +25,11 @@ function withPayload(response: ResponseRecord | null): ResponseRecord | null {
 
 function completeValidation(v: ValidationResult, step: StepResult): ValidationResult {
   if (v.passed) return v.response ? { ...v, response: withPayload(v.response) } : v;
-  const out: ValidationResult = { ...v, request: v.request ?? step.request ?? null, response: withPayload(v.response ?? step.response ?? null) };
+  const out: ValidationResult = {
+    ...v,
+    request: v.request ?? step.request ?? null,
+    response: withPayload(v.response ?? step.response ?? null),
+  };
   for (const key of ON_FAILURE) if (out[key] === undefined) out[key] = null;
   return out;
 }

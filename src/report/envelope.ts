@@ -26,7 +26,11 @@ export function publicAgentUrl(url: string | undefined): string | null {
 /** The run target of a worker's configuration (with the same environment fallbacks the engine uses). */
 export function runTarget(config: RuntimeConfig, env: NodeJS.ProcessEnv = process.env): RunTarget {
   const resolved = resolveRuntimeConfig(config, env);
-  return { agent_url: publicAgentUrl(resolved.agentUrl), protocol: resolved.protocol, corpus_version: config.corpusVersion ?? null };
+  return {
+    agent_url: publicAgentUrl(resolved.agentUrl),
+    protocol: resolved.protocol,
+    corpus_version: config.corpusVersion ?? null,
+  };
 }
 
 let version: string | undefined;
@@ -37,7 +41,10 @@ export const CONTRACT = { id: 'runner_output_contract', version: '1.1.0' } as co
 export function toolVersion(): string {
   if (version === undefined) {
     try {
-      version = String((JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown }).version ?? 'unknown');
+      version = String(
+        (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown })
+          .version ?? 'unknown',
+      );
     } catch {
       version = 'unknown';
     }

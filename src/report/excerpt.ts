@@ -30,7 +30,8 @@ function excerpt(node: unknown, tokens: string[], i: number): unknown {
   const token = tokens[i]!;
   if (Array.isArray(node)) {
     const index = /^\d+$/.test(token) ? Number(token) : -1;
-    if (index < 0 || index >= node.length) return [`… ${node.length} item${node.length === 1 ? '' : 's'}, none at index ${token}`];
+    if (index < 0 || index >= node.length)
+      return [`… ${node.length} item${node.length === 1 ? '' : 's'}, none at index ${token}`];
     const out: unknown[] = [];
     if (index > 0) out.push(`… ${index} item${index === 1 ? '' : 's'} before`);
     out.push(excerpt(node[index], tokens, i + 1));

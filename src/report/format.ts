@@ -28,12 +28,22 @@ const AGENT_TEXT_CHECKS = new Set(['response_schema', 'error_code']);
  */
 export function taskResult(response: ResponseRecord): unknown {
   const payload = response.payload as Record<string, unknown> | undefined;
-  if (response.transport === 'mcp' && payload && typeof payload === 'object' && ('structuredContent' in payload || 'content' in payload)) {
+  if (
+    response.transport === 'mcp' &&
+    payload &&
+    typeof payload === 'object' &&
+    ('structuredContent' in payload || 'content' in payload)
+  ) {
     const { data } = extractMcpResult(payload);
     if (data !== undefined) return data;
   }
   // An A2A Task or Message: the DataPart the paths were read against.
-  if (response.transport === 'a2a' && payload && typeof payload === 'object' && ('status' in payload || 'parts' in payload || 'task' in payload)) {
+  if (
+    response.transport === 'a2a' &&
+    payload &&
+    typeof payload === 'object' &&
+    ('status' in payload || 'parts' in payload || 'task' in payload)
+  ) {
     const { data } = extractA2aResult(payload);
     if (data !== undefined) return data;
   }
@@ -45,7 +55,9 @@ const MAX_JSON_CHARS = 1_500;
 const MAX_TEXT_CHARS = 1_500;
 
 function clip(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters; full text in the test meta / contract report)` : text;
+  return text.length > max
+    ? `${text.slice(0, max)}… (${text.length - max} more characters; full text in the test meta / contract report)`
+    : text;
 }
 /** The response excerpt around a failing pointer (or the start of the answer). */
 const MAX_EXCERPT_CHARS = 800;
@@ -80,7 +92,9 @@ function json(value: unknown, max = MAX_JSON_CHARS): string {
   } catch {
     text = String(value);
   }
-  return text.length > max ? `${text.slice(0, max)}\n… (${text.length - max} more characters; full record in the test meta / contract report)` : text;
+  return text.length > max
+    ? `${text.slice(0, max)}\n… (${text.length - max} more characters; full record in the test meta / contract report)`
+    : text;
 }
 
 function where(v: ValidationResult, cwd: string): string {
@@ -109,7 +123,10 @@ function plainValue(value: unknown): string | undefined {
 function shortValue(value: unknown): string {
   const plain = plainValue(value);
   if (plain !== undefined) return plain;
-  if (Array.isArray(value)) return value.length <= 4 && value.every((x) => plainValue(x) !== undefined) ? `[${value.map((x) => plainValue(x)).join(', ')}]` : `[${value.length} items]`;
+  if (Array.isArray(value))
+    return value.length <= 4 && value.every((x) => plainValue(x) !== undefined)
+      ? `[${value.map((x) => plainValue(x)).join(', ')}]`
+      : `[${value.length} items]`;
   if (value !== null && typeof value === 'object') return '{…}';
   const text = typeof value === 'string' ? JSON.stringify(value) : String(value);
   return text.length > 48 ? `${text.slice(0, 45)}…${typeof value === 'string' ? '"' : ''}` : text;
@@ -136,7 +153,12 @@ const PLACEHOLDER = /^(?:\$context\.|\$test_kit\.|\$generate\b|\{\{)/;
  * or undefined. Such a failure is no value mismatch: nothing was compared.
  */
 export function unresolvedPlaceholders(v: ValidationResult): string[] | undefined {
-  const tokens = Array.isArray(v.expected) && v.expected.length > 0 && v.expected.every((t) => typeof t === 'string' && PLACEHOLDER.test(t)) ? (v.expected as string[]) : undefined;
+  const tokens =
+    Array.isArray(v.expected) &&
+    v.expected.length > 0 &&
+    v.expected.every((t) => typeof t === 'string' && PLACEHOLDER.test(t))
+      ? (v.expected as string[])
+      : undefined;
   if (!tokens) return undefined;
   if (v.check === 'unresolved_substitution') return tokens;
   return (v.actual === null || v.actual === undefined) && /did not resolve/.test(v.error ?? '') ? tokens : undefined;
@@ -146,7 +168,10 @@ export function unresolvedPlaceholders(v: ValidationResult): string[] | undefine
 function unresolvedVerdict(v: ValidationResult, tokens: string[]): string {
   const first = (v.error ?? '').split('\n')[0]!;
   // The engine's sentence names the token first (engine/unresolved.ts, engine/grade.ts): "$context.x did not resolve: step …".
-  const said = first.startsWith(tokens[0]!) && first.includes('did not resolve') ? first : `${tokens.join(', ')} did not resolve: the step that should have captured it failed, was skipped, or never ran`;
+  const said =
+    first.startsWith(tokens[0]!) && first.includes('did not resolve')
+      ? first
+      : `${tokens.join(', ')} did not resolve: the step that should have captured it failed, was skipped, or never ran`;
   const text = `placeholder ${said}`;
   return text.length > 220 ? `${text.slice(0, 219)}…` : text;
 }
@@ -176,8 +201,14 @@ function has(o: object, key: string): boolean {
  * Where two JSON values first differ, depth first: the expected value's keys in its order, then keys only the actual
  * value has; array items by index. Undefined when they are equal.
  */
-export function firstDifference(expected: unknown, actual: unknown, path: string[] = [], depth = 0): FirstDifference | undefined {
-  const isObject = (x: unknown): x is Record<string, unknown> => x !== null && typeof x === 'object' && !Array.isArray(x);
+export function firstDifference(
+  expected: unknown,
+  actual: unknown,
+  path: string[] = [],
+  depth = 0,
+): FirstDifference | undefined {
+  const isObject = (x: unknown): x is Record<string, unknown> =>
+    x !== null && typeof x === 'object' && !Array.isArray(x);
   if (depth < 32 && Array.isArray(expected) && Array.isArray(actual)) {
     for (let i = 0; i < Math.max(expected.length, actual.length); i++) {
       const key = String(i);
@@ -204,7 +235,8 @@ function at(path: string[], values: Pick<FirstDifference, 'expected' | 'actual'>
   return { pointer: path.map((k) => `/${pointerKey(k)}`).join(''), plain: path.every(plainKey), ...values };
 }
 
-const nested = (path: string[], key: string, values: Pick<FirstDifference, 'expected' | 'actual'>) => at([...path, key], values);
+const nested = (path: string[], key: string, values: Pick<FirstDifference, 'expected' | 'actual'>) =>
+  at([...path, key], values);
 
 /** Two structures of the same kind (object and object, array and array): a first difference is worth naming. */
 function sameKindStructures(expected: unknown, actual: unknown): boolean {
@@ -215,7 +247,12 @@ function sameKindStructures(expected: unknown, actual: unknown): boolean {
 /** The first difference of a failed value check, for the headline; undefined when it would not help. */
 function differenceOf(v: ValidationResult): FirstDifference | undefined {
   // allowed_values: `expected` is the list of candidates, not one value to walk (checks/field-value.ts says so in `error`).
-  if (v.check === 'response_schema' || !sameKindStructures(v.expected, v.actual) || /allowed values/.test(v.error ?? '')) return undefined;
+  if (
+    v.check === 'response_schema' ||
+    !sameKindStructures(v.expected, v.actual) ||
+    /allowed values/.test(v.error ?? '')
+  )
+    return undefined;
   return firstDifference(redactPayload(v.expected), redactPayload(v.actual));
 }
 
@@ -229,7 +266,8 @@ function differencePointer(v: ValidationResult, d: FirstDifference): string {
 function differenceVerdict(v: ValidationResult, d: FirstDifference): string {
   const kind = Array.isArray(v.expected) ? 'array' : 'object';
   const where = differencePointer(v, d);
-  if (!('actual' in d)) return `the ${kind} differs at ${where}: expected ${shortValue(d.expected)}, got nothing (missing)`;
+  if (!('actual' in d))
+    return `the ${kind} differs at ${where}: expected ${shortValue(d.expected)}, got nothing (missing)`;
   if (!('expected' in d)) return `the ${kind} differs at ${where}: not expected, got ${observed(d.actual)}`;
   return `the ${kind} differs at ${where}: expected ${shortValue(d.expected)}, got ${observed(d.actual)}`;
 }
@@ -244,10 +282,15 @@ function verdictOf(v: ValidationResult): string {
     const at = typeof first === 'string' && /^[\w/~.-]{0,80}$/.test(first) ? ` (first at ${first || '/'})` : '';
     return `does not match ${v.schema_id ?? 'its schema'}: ${errors.length || 'some'} schema error${errors.length === 1 ? '' : 's'}${at}`;
   }
-  if ((v.check === 'field_present' || v.check === 'envelope_field_present') && (v.actual === null || v.actual === undefined)) return 'not present';
+  if (
+    (v.check === 'field_present' || v.check === 'envelope_field_present') &&
+    (v.actual === null || v.actual === undefined)
+  )
+    return 'not present';
   const difference = differenceOf(v);
   if (difference) return differenceVerdict(v, difference);
-  if (v.expected !== undefined && v.actual !== undefined) return `expected ${shortValue(v.expected)}, got ${observed(v.actual)}`;
+  if (v.expected !== undefined && v.actual !== undefined)
+    return `expected ${shortValue(v.expected)}, got ${observed(v.actual)}`;
   if (v.expected !== undefined) return `expected ${shortValue(v.expected)}`;
   if (v.error && !AGENT_TEXT_CHECKS.has(v.check)) {
     const line = v.error.split('\n')[0]!;
@@ -261,7 +304,11 @@ function verdictOf(v: ValidationResult): string {
  * formatStepFailure puts first, without rendering the rest.
  */
 export function failureHeadline(result: StepResult, options: Pick<FormatOptions, 'cwd' | 'secrets'> = {}): string {
-  const headline = headlineOf(result, result.validations.filter((v) => !v.passed), options.cwd ?? process.cwd());
+  const headline = headlineOf(
+    result,
+    result.validations.filter((v) => !v.passed),
+    options.cwd ?? process.cwd(),
+  );
   return escapeControl(scrubSecrets(headline, options.secrets ?? []));
 }
 
@@ -319,16 +366,28 @@ export function formatStepFailure(result: StepResult, options: FormatOptions = {
   const failed = result.validations.filter((v) => !v.passed);
   const headline = headlineOf(result, failed, cwd);
   lines.push(headline);
-  if (result.error && (failed.length > 0 || result.error.includes('\n') || result.error.length > 150)) lines.push(`step error: ${fence(clip(result.error, MAX_TEXT_CHARS), 'error')}`);
-  if (result.optional) lines.push(`(optional phase "${result.phase_id}": this failure alone does not fail the storyboard)`);
+  if (result.error && (failed.length > 0 || result.error.includes('\n') || result.error.length > 150))
+    lines.push(`step error: ${fence(clip(result.error, MAX_TEXT_CHARS), 'error')}`);
+  if (result.optional)
+    lines.push(`(optional phase "${result.phase_id}": this failure alone does not fail the storyboard)`);
   for (const warning of result.warnings ?? []) lines.push(`warning: ${warning}`);
   if (failed.length > 0) {
-    lines.push(`${failed.length} of ${result.validations.length} validation${result.validations.length === 1 ? '' : 's'} failed in step "${result.step_id}" (task ${result.task}):`);
+    lines.push(
+      `${failed.length} of ${result.validations.length} validation${result.validations.length === 1 ? '' : 's'} failed in step "${result.step_id}" (task ${result.task}):`,
+    );
   }
   for (const v of failed) {
     lines.push(`  ✗ ${v.description} [${v.check}]${v.source ? ` at ${where(v, cwd)}` : ''}`);
-    if (v.json_pointer !== undefined && v.json_pointer !== null) lines.push(`    pointer:  ${v.json_pointer === '' ? '"" (the whole response)' : v.json_pointer}`);
-    if (v.error) lines.push(indent(AGENT_TEXT_CHECKS.has(v.check) ? fence(clip(v.error, MAX_TEXT_CHARS), 'reason') : clip(v.error, MAX_TEXT_CHARS)));
+    if (v.json_pointer !== undefined && v.json_pointer !== null)
+      lines.push(`    pointer:  ${v.json_pointer === '' ? '"" (the whole response)' : v.json_pointer}`);
+    if (v.error)
+      lines.push(
+        indent(
+          AGENT_TEXT_CHECKS.has(v.check)
+            ? fence(clip(v.error, MAX_TEXT_CHARS), 'reason')
+            : clip(v.error, MAX_TEXT_CHARS),
+        ),
+      );
     if (v.check === 'response_schema' && v.schema_id) lines.push(`    schema ${v.schema_id} (${v.schema_url})`);
     const tokens = unresolvedPlaceholders(v);
     if (tokens) {
@@ -340,17 +399,29 @@ export function formatStepFailure(result: StepResult, options: FormatOptions = {
     if (v.actual !== undefined && v.check !== 'response_schema') {
       // Only strings (or structures holding them) can carry agent-planted text.
       const text = valueText(v.actual);
-      lines.push(...labelled('actual:   ', (typeof v.actual === 'object' && v.actual !== null) || typeof v.actual === 'string' ? fence(text, 'agent value') : text));
+      lines.push(
+        ...labelled(
+          'actual:   ',
+          (typeof v.actual === 'object' && v.actual !== null) || typeof v.actual === 'string'
+            ? fence(text, 'agent value')
+            : text,
+        ),
+      );
     }
     const difference = differenceOf(v);
     if (difference && !(difference.pointer === '' && difference.plain)) {
-      const where = difference.plain ? `${typeof v.json_pointer === 'string' ? v.json_pointer : ''}${difference.pointer}` : fence(difference.pointer, 'agent key path');
+      const where = difference.plain
+        ? `${typeof v.json_pointer === 'string' ? v.json_pointer : ''}${difference.pointer}`
+        : fence(difference.pointer, 'agent key path');
       const there = (value: unknown, agent: boolean) => {
         const text = compactJson(value);
         const short = text.length > 120 ? `${text.slice(0, 119)}…` : text;
-        return agent && typeof value !== 'number' && typeof value !== 'boolean' && value !== null ? fence(short, 'agent value') : short;
+        return agent && typeof value !== 'number' && typeof value !== 'boolean' && value !== null
+          ? fence(short, 'agent value')
+          : short;
       };
-      const expectedThere = 'expected' in difference ? there(difference.expected, false) : 'nothing (the key should not be there)';
+      const expectedThere =
+        'expected' in difference ? there(difference.expected, false) : 'nothing (the key should not be there)';
       const actualThere = 'actual' in difference ? there(difference.actual, true) : 'nothing (missing)';
       lines.push(`    first difference at ${where}: expected ${expectedThere}, got ${actualThere}`);
     }
@@ -358,7 +429,9 @@ export function formatStepFailure(result: StepResult, options: FormatOptions = {
   // A placeholder that did not resolve stops the call: what is shown is what would have gone, never "sent".
   const unsent = !result.response && failed.some((v) => v.check === 'unresolved_substitution');
   if (result.request && unsent) {
-    lines.push(`  not sent (a placeholder did not resolve); it would have been ${result.request.transport} ${result.request.operation}: ${compactJson(result.request.payload).slice(0, MAX_INLINE_REQUEST_CHARS)}`);
+    lines.push(
+      `  not sent (a placeholder did not resolve); it would have been ${result.request.transport} ${result.request.operation}: ${compactJson(result.request.payload).slice(0, MAX_INLINE_REQUEST_CHARS)}`,
+    );
   } else if (result.request) {
     const target = `${result.request.transport} ${result.request.operation}${result.request.url ? ` → ${result.request.url}` : ''}`;
     const compact = compactJson(result.request.payload);
@@ -368,7 +441,9 @@ export function formatStepFailure(result: StepResult, options: FormatOptions = {
     } else if (compact.length <= MAX_INLINE_REQUEST_CHARS) {
       lines.push(`  sent (${target}): ${compact}`);
     } else {
-      lines.push(`  sent (${target}): ${compact.length} characters of JSON, in the test meta and the report (ADCP_VERBOSE=1 prints it here)`);
+      lines.push(
+        `  sent (${target}): ${compact.length} characters of JSON, in the test meta and the report (ADCP_VERBOSE=1 prints it here)`,
+      );
     }
   }
   if (result.signed_request) lines.push(...signedRequestLines(result.signed_request));
@@ -388,7 +463,13 @@ export function formatStepFailure(result: StepResult, options: FormatOptions = {
     lines.push('  received: nothing (no response from the agent)');
   }
   if (result.webhook_deliveries) lines.push(...webhookDeliveryLines(result));
-  const diffable = failed.find((v) => v.expected !== undefined && v.actual !== undefined && v.check !== 'response_schema' && diffHelps(v.expected, v.actual));
+  const diffable = failed.find(
+    (v) =>
+      v.expected !== undefined &&
+      v.actual !== undefined &&
+      v.check !== 'response_schema' &&
+      diffHelps(v.expected, v.actual),
+  );
   const secrets = options.secrets ?? [];
   // The diff is rendered beside the message: the same redaction and scrubbing; Vitest prints it raw, so control characters escaped too.
   const safe = (value: unknown) => escapeControlDeep(scrubSecretsDeep(redactPayload(value), secrets));
@@ -439,8 +520,11 @@ function webhookDeliveryLines(result: StepResult): string[] {
   if (deliveries.length === 0) return ["  received: no webhook delivery at the step's URL"];
   const lines = [`  received ${deliveries.length} webhook deliver${deliveries.length === 1 ? 'y' : 'ies'}:`];
   for (const [i, d] of deliveries.entries()) {
-    lines.push(`    #${i + 1} ${d.method} ${d.url} at ${d.received_at}, answered ${d.answered_status}${d.matched ? '' : ' (did not match the filter)'}${d.oversize ? `, body over the size limit` : ''}`);
-    if (i === 0 && d.body !== undefined) lines.push(indent(fence(json(d.body, MAX_EXCERPT_CHARS), 'webhook body'), '      '));
+    lines.push(
+      `    #${i + 1} ${d.method} ${d.url} at ${d.received_at}, answered ${d.answered_status}${d.matched ? '' : ' (did not match the filter)'}${d.oversize ? `, body over the size limit` : ''}`,
+    );
+    if (i === 0 && d.body !== undefined)
+      lines.push(indent(fence(json(d.body, MAX_EXCERPT_CHARS), 'webhook body'), '      '));
   }
   return lines;
 }

@@ -26,7 +26,13 @@ export interface MarkdownSummaryOptions {
   maxFailures?: number;
 }
 
-const STATUS: Record<string, string> = { passed: '✅ passed', failed: '❌ failed', skipped: '⏭️ skipped', incomplete: '◐ incomplete', not_run: '○ not run' };
+const STATUS: Record<string, string> = {
+  passed: '✅ passed',
+  failed: '❌ failed',
+  skipped: '⏭️ skipped',
+  incomplete: '◐ incomplete',
+  not_run: '○ not run',
+};
 
 /** A status; a pass with skipped steps says how many ran: `✅ passed (2 run, 6 skipped)`, never a plain pass. */
 function status(s: string, tally?: { passed: number; failed: number; skipped: number }): string {
@@ -59,7 +65,8 @@ function block(text: string): string {
 }
 
 /** A step's verdict; `not_run` for a planned step whose test did not run (a `-t` filter, a cut-short run). */
-export const verdict = (s: StepResult): 'passed' | 'failed' | 'skipped' | 'not_run' => ('not_run' in s ? 'not_run' : s.skip ? 'skipped' : s.passed ? 'passed' : 'failed');
+export const verdict = (s: StepResult): 'passed' | 'failed' | 'skipped' | 'not_run' =>
+  'not_run' in s ? 'not_run' : s.skip ? 'skipped' : s.passed ? 'passed' : 'failed';
 
 export function counts(steps: StepResult[]): { passed: number; failed: number; skipped: number; not_run: number } {
   const out = { passed: 0, failed: 0, skipped: 0, not_run: 0 };
@@ -88,7 +95,8 @@ function failureLines(step: StepResult, root: string): string[] {
     const source = v.source ? ` — ${relativeTo(root, v.source.file)}:${v.source.line}:${v.source.column}` : '';
     lines.push(`  ✗ ${v.description} [${v.check}]${pointer}${source}`);
     // What the agent sent there (the headline says "a different string (below)" when it is not short and plain): fenced.
-    if (v.actual !== undefined && v.check !== 'response_schema') lines.push(`    actual: ${fence(shorten(JSON.stringify(v.actual) ?? String(v.actual)), 'agent value')}`);
+    if (v.actual !== undefined && v.check !== 'response_schema')
+      lines.push(`    actual: ${fence(shorten(JSON.stringify(v.actual) ?? String(v.actual)), 'agent value')}`);
   }
   return lines;
 }
@@ -100,17 +108,31 @@ export function renderMarkdownSummary(report: ContractReport, options: MarkdownS
   const run = report.run;
   const multi = run.targets.length > 1;
   const failedStoryboards = report.storyboards.filter((s) => s.status === 'failed').length;
-  const runVerdict = steps_failed > 0 || failedStoryboards > 0 || report.load_errors.length > 0 ? '❌' : run.complete ? '✅' : '◐';
+  const runVerdict =
+    steps_failed > 0 || failedStoryboards > 0 || report.load_errors.length > 0 ? '❌' : run.complete ? '✅' : '◐';
   const out: string[] = [];
-  out.push(`## ${runVerdict} AdCP storyboards: ${steps_passed} passed, ${steps_failed} failed, ${steps_skipped} skipped (${total_steps} steps, ${report.storyboards.length} storyboards)`);
+  out.push(
+    `## ${runVerdict} AdCP storyboards: ${steps_passed} passed, ${steps_failed} failed, ${steps_skipped} skipped (${total_steps} steps, ${report.storyboards.length} storyboards)`,
+  );
   out.push('');
-  const against = multi ? `${run.targets.length} agents (below)` : `${run.agent_url ? code(run.agent_url) : 'no agent'}${run.protocol ? ` over ${run.protocol.toUpperCase()}` : ''}${run.project ? ` from project ${code(run.project)}` : ''}`;
-  out.push(`Against ${against}${run.corpus_version ? `, corpus ${md(run.corpus_version)}` : ''}; ${run.tool.name} ${run.tool.version}, runner output contract ${report.contract.version}, ${run.started_at}, ${(run.duration_ms / 1000).toFixed(1)} s.`);
-  if (!run.complete) out.push('', `◐ Partial run: ${steps_not_run} planned step${steps_not_run === 1 ? '' : 's'} did not run${run.test_name_pattern ? ` (test name filter ${code(run.test_name_pattern)})` : ''}; no storyboard with an unrun step is called passed.`);
+  const against = multi
+    ? `${run.targets.length} agents (below)`
+    : `${run.agent_url ? code(run.agent_url) : 'no agent'}${run.protocol ? ` over ${run.protocol.toUpperCase()}` : ''}${run.project ? ` from project ${code(run.project)}` : ''}`;
+  out.push(
+    `Against ${against}${run.corpus_version ? `, corpus ${md(run.corpus_version)}` : ''}; ${run.tool.name} ${run.tool.version}, runner output contract ${report.contract.version}, ${run.started_at}, ${(run.duration_ms / 1000).toFixed(1)} s.`,
+  );
+  if (!run.complete)
+    out.push(
+      '',
+      `◐ Partial run: ${steps_not_run} planned step${steps_not_run === 1 ? '' : 's'} did not run${run.test_name_pattern ? ` (test name filter ${code(run.test_name_pattern)})` : ''}; no storyboard with an unrun step is called passed.`,
+    );
   out.push('');
 
   if (report.summary.tracks.length > 0) {
-    out.push(`| track |${multi ? ' project · agent |' : ''} status | storyboards |`, `|---|${multi ? '---|' : ''}---|---|`);
+    out.push(
+      `| track |${multi ? ' project · agent |' : ''} status | storyboards |`,
+      `|---|${multi ? '---|' : ''}---|---|`,
+    );
     for (const track of report.summary.tracks) {
       const by = { passed: 0, failed: 0, skipped: 0, incomplete: 0, not_run: 0 } as Record<string, number>;
       for (const s of track.storyboards) by[s.status] = (by[s.status] ?? 0) + 1;
@@ -119,35 +141,52 @@ export function renderMarkdownSummary(report: ContractReport, options: MarkdownS
         .map(([k, n]) => `${n} ${md(k.replace('_', ' '))}`)
         .join(', ');
       const why = track.skip_reasons?.length ? ` (${track.skip_reasons.map(md).join(', ')})` : '';
-      const steps = report.storyboards.filter((s) => (s.track ?? 'untracked') === track.track && s.project === track.project && s.agent_url === track.agent_url).flatMap((s) => s.steps);
-      out.push(`| ${md(track.track)} |${multi ? ` ${target(track)} |` : ''} ${status(track.status, counts(steps))}${why} | ${tally} |`);
+      const steps = report.storyboards
+        .filter(
+          (s) =>
+            (s.track ?? 'untracked') === track.track && s.project === track.project && s.agent_url === track.agent_url,
+        )
+        .flatMap((s) => s.steps);
+      out.push(
+        `| ${md(track.track)} |${multi ? ` ${target(track)} |` : ''} ${status(track.status, counts(steps))}${why} | ${tally} |`,
+      );
     }
     out.push('');
   }
 
   if (report.storyboards.length > 0) {
-    out.push(`| storyboard | track |${multi ? ' project · agent |' : ''} status | steps passed / failed / skipped${steps_not_run ? ' / not run' : ''} | file |`, `|---|---|${multi ? '---|' : ''}---|---|---|`);
+    out.push(
+      `| storyboard | track |${multi ? ' project · agent |' : ''} status | steps passed / failed / skipped${steps_not_run ? ' / not run' : ''} | file |`,
+      `|---|---|${multi ? '---|' : ''}---|---|---|`,
+    );
     for (const sb of report.storyboards) {
       const c = counts(sb.steps);
       const why = sb.skip ? ` (${md(sb.skip.reason)})` : '';
       const tallies = `${c.passed} / ${c.failed} / ${c.skipped}${steps_not_run ? ` / ${c.not_run}` : ''}`;
-      out.push(`| ${md(sb.title)} ${code(sb.storyboard_id, true)} | ${md(sb.track ?? 'untracked')} |${multi ? ` ${target(sb)} |` : ''} ${status(sb.status, c)}${why} | ${tallies} | ${code(sb.file, true)} |`);
+      out.push(
+        `| ${md(sb.title)} ${code(sb.storyboard_id, true)} | ${md(sb.track ?? 'untracked')} |${multi ? ` ${target(sb)} |` : ''} ${status(sb.status, c)}${why} | ${tallies} | ${code(sb.file, true)} |`,
+      );
     }
     out.push('');
   }
 
-  const failures = report.storyboards.flatMap((sb) => sb.steps.filter((s) => verdict(s) === 'failed').map((step) => ({ sb, step })));
+  const failures = report.storyboards.flatMap((sb) =>
+    sb.steps.filter((s) => verdict(s) === 'failed').map((step) => ({ sb, step })),
+  );
   if (failures.length > 0) {
     out.push(`### Failed steps (${failures.length})`, '');
     for (const { sb, step } of failures.slice(0, maxFailures)) {
       // The same redaction as the JSON report, again: nothing reaches a summary that the report would not show.
       const safe = redactStepResult(step);
-      out.push(`**${md(sb.title)}** › ${md(step.phase_id)} › ${md(step.step_id)} (${code(step.task)})${step.optional ? ' — optional phase' : ''} in ${code(sb.file)}${multi ? ` against ${target(sb)}` : ''}`);
+      out.push(
+        `**${md(sb.title)}** › ${md(step.phase_id)} › ${md(step.step_id)} (${code(step.task)})${step.optional ? ' — optional phase' : ''} in ${code(sb.file)}${multi ? ` against ${target(sb)}` : ''}`,
+      );
       out.push('');
       out.push(block(failureLines(safe, root).join('\n')));
       out.push('');
     }
-    if (failures.length > maxFailures) out.push(`… and ${failures.length - maxFailures} more failed steps: see the contract report.`, '');
+    if (failures.length > maxFailures)
+      out.push(`… and ${failures.length - maxFailures} more failed steps: see the contract report.`, '');
   }
 
   if (report.load_errors.length > 0) {

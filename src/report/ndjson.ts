@@ -16,14 +16,24 @@ import { buildReport, type ContractReport, type ReportTest } from './build.js';
 import { CONTRACT, toolVersion } from './envelope.js';
 import { stringifyInert } from './redact.js';
 
-export type NdjsonLine = Record<string, unknown> & { type: 'run_start' | 'step' | 'storyboard_skip' | 'load_error' | 'run_end' };
+export type NdjsonLine = Record<string, unknown> & {
+  type: 'run_start' | 'step' | 'storyboard_skip' | 'load_error' | 'run_end';
+};
 
 /** The lines one finished test contributes (none for a test that is not a storyboard's). */
 export function linesForTest(test: ReportTest, root: string): NdjsonLine[] {
   const report = buildReport([test], { root });
   const lines: NdjsonLine[] = report.load_errors.map((e) => ({ type: 'load_error', ...e }));
   for (const s of report.storyboards) {
-    const where = { project: s.project, agent_url: s.agent_url, protocol: s.protocol, storyboard_id: s.storyboard_id, title: s.title, file: s.file, ...(s.track ? { track: s.track } : {}) };
+    const where = {
+      project: s.project,
+      agent_url: s.agent_url,
+      protocol: s.protocol,
+      storyboard_id: s.storyboard_id,
+      title: s.title,
+      file: s.file,
+      ...(s.track ? { track: s.track } : {}),
+    };
     if (s.skip) lines.push({ type: 'storyboard_skip', ...where, skip: s.skip });
     for (const step of s.steps) lines.push({ type: 'step', ...where, step });
   }
@@ -45,7 +55,13 @@ export class NdjsonStream {
     this.started = true;
     mkdirSync(dirname(this.file), { recursive: true });
     writeFileSync(this.file, '');
-    this.write({ type: 'run_start', contract: CONTRACT, runner: { name: 'vitest-adcp', version: toolVersion() }, started_at: startedAt, test_name_pattern: testNamePattern });
+    this.write({
+      type: 'run_start',
+      contract: CONTRACT,
+      runner: { name: 'vitest-adcp', version: toolVersion() },
+      started_at: startedAt,
+      test_name_pattern: testNamePattern,
+    });
   }
 
   test(test: ReportTest, root: string): void {

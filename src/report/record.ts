@@ -4,7 +4,14 @@
  */
 import type { StepResult, ValidationResult } from '../engine/records.js';
 import { completeStepResult } from './contract-fields.js';
-import { filterResponseHeaders, REDACTED, REDACTED_KEY_PATTERN, redactPayload, redactRequestHeaders, scrubSecretsDeep } from './redact.js';
+import {
+  filterResponseHeaders,
+  REDACTED,
+  REDACTED_KEY_PATTERN,
+  redactPayload,
+  redactRequestHeaders,
+  scrubSecretsDeep,
+} from './redact.js';
 
 /**
  * A validation whose path ends at a secret-named field (`…/authorization`):
@@ -12,7 +19,10 @@ import { filterResponseHeaders, REDACTED, REDACTED_KEY_PATTERN, redactPayload, r
  */
 function pointsAtSecret(v: ValidationResult): boolean {
   if (typeof v.json_pointer !== 'string' || v.json_pointer === '') return false;
-  const last = v.json_pointer.slice(v.json_pointer.lastIndexOf('/') + 1).replace(/~1/g, '/').replace(/~0/g, '~');
+  const last = v.json_pointer
+    .slice(v.json_pointer.lastIndexOf('/') + 1)
+    .replace(/~1/g, '/')
+    .replace(/~0/g, '~');
   return REDACTED_KEY_PATTERN.test(last);
 }
 
@@ -44,7 +54,10 @@ export function boundPayload(value: unknown, max: number): unknown {
     return value;
   }
   if (text === undefined || text.length <= max) return value;
-  return { [CUT]: `${text.length} characters of JSON, more than the ${max} a record keeps`, start: text.slice(0, Math.min(4096, max)) };
+  return {
+    [CUT]: `${text.length} characters of JSON, more than the ${max} a record keeps`,
+    start: text.slice(0, Math.min(4096, max)),
+  };
 }
 
 /** For a value boundPayload cut, its size in characters of JSON (`'many'` if the marker lost it); else undefined. */
@@ -73,12 +86,19 @@ function boundRedacted(payload: unknown, max: number, cache: PayloadCache): unkn
   return byMax.get(max);
 }
 
-function redactExchange<T extends { payload: unknown; headers?: Record<string, string> }>(record: T | undefined, kind: 'request' | 'response', cache: PayloadCache, max = MAX_STEP_PAYLOAD_CHARS): T | undefined {
+function redactExchange<T extends { payload: unknown; headers?: Record<string, string> }>(
+  record: T | undefined,
+  kind: 'request' | 'response',
+  cache: PayloadCache,
+  max = MAX_STEP_PAYLOAD_CHARS,
+): T | undefined {
   if (!record) return undefined;
   return {
     ...record,
     payload: boundRedacted(record.payload, max, cache),
-    ...(record.headers ? { headers: kind === 'request' ? redactRequestHeaders(record.headers) : filterResponseHeaders(record.headers) } : {}),
+    ...(record.headers
+      ? { headers: kind === 'request' ? redactRequestHeaders(record.headers) : filterResponseHeaders(record.headers) }
+      : {}),
   };
 }
 
@@ -88,7 +108,9 @@ export function redactStepResult(raw: StepResult, secrets: readonly string[] = [
   const result = completeStepResult(raw);
   const validations: ValidationResult[] = result.validations.map((v) => ({
     ...v,
-    ...(v.actual !== undefined ? { actual: pointsAtSecret(v) ? REDACTED : boundRedacted(v.actual, MAX_VALIDATION_PAYLOAD_CHARS, cache) } : {}),
+    ...(v.actual !== undefined
+      ? { actual: pointsAtSecret(v) ? REDACTED : boundRedacted(v.actual, MAX_VALIDATION_PAYLOAD_CHARS, cache) }
+      : {}),
     ...(v.expected !== undefined ? { expected: pointsAtSecret(v) ? REDACTED : redactPayload(v.expected) } : {}),
     request: v.request === null ? null : redactExchange(v.request, 'request', cache, MAX_VALIDATION_PAYLOAD_CHARS),
     response: v.response === null ? null : redactExchange(v.response, 'response', cache, MAX_VALIDATION_PAYLOAD_CHARS),
@@ -98,13 +120,22 @@ export function redactStepResult(raw: StepResult, secrets: readonly string[] = [
     if (v.request === undefined) delete v.request;
     if (v.response === undefined) delete v.response;
   }
-  const out: StepResult = { ...result, validations, request: redactExchange(result.request, 'request', cache), response: redactExchange(result.response, 'response', cache) };
+  const out: StepResult = {
+    ...result,
+    validations,
+    request: redactExchange(result.request, 'request', cache),
+    response: redactExchange(result.response, 'response', cache),
+  };
   if (out.error !== undefined) out.error = boundText(out.error);
   if (!out.request) delete out.request;
   if (!out.response) delete out.response;
   // A webhook is a request the agent sent us: body redacted, headers through the allowlist.
   if (result.webhook_deliveries) {
-    out.webhook_deliveries = result.webhook_deliveries.map((d) => ({ ...d, headers: filterResponseHeaders(d.headers) ?? {}, ...(d.body !== undefined ? { body: redactPayload(d.body) } : {}) }));
+    out.webhook_deliveries = result.webhook_deliveries.map((d) => ({
+      ...d,
+      headers: filterResponseHeaders(d.headers) ?? {},
+      ...(d.body !== undefined ? { body: redactPayload(d.body) } : {}),
+    }));
   }
   return scrubSecretsDeep(out, secrets);
 }

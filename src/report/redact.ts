@@ -69,9 +69,12 @@ function redactJsonString(text: string, depth: number): string {
 }
 
 /** Keeps only allowlisted response headers (names lower-cased). */
-export function filterResponseHeaders(headers: Iterable<[string, string]> | Record<string, string> | undefined): Record<string, string> | undefined {
+export function filterResponseHeaders(
+  headers: Iterable<[string, string]> | Record<string, string> | undefined,
+): Record<string, string> | undefined {
   if (!headers) return undefined;
-  const entries = Symbol.iterator in Object(headers) ? [...(headers as Iterable<[string, string]>)] : Object.entries(headers);
+  const entries =
+    Symbol.iterator in Object(headers) ? [...(headers as Iterable<[string, string]>)] : Object.entries(headers);
   const out: Record<string, string> = {};
   for (const [name, value] of entries) {
     const lower = name.toLowerCase();
@@ -109,8 +112,19 @@ export function secretForms(secrets: readonly string[]): string[] {
   for (const secret of secrets) {
     if (typeof secret !== 'string' || secret.length < 4) continue;
     const once = escapeForJson(secret);
-    const uLower = secret.split('').map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
-    for (const form of [secret, once, escapeForJson(once), encodeURIComponent(secret), new URLSearchParams({ s: secret }).toString().slice(2), uLower, uLower.toUpperCase().replace(/\\U/g, '\\u')]) {
+    const uLower = secret
+      .split('')
+      .map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+      .join('');
+    for (const form of [
+      secret,
+      once,
+      escapeForJson(once),
+      encodeURIComponent(secret),
+      new URLSearchParams({ s: secret }).toString().slice(2),
+      uLower,
+      uLower.toUpperCase().replace(/\\U/g, '\\u'),
+    ]) {
       if (form.length >= 4) forms.add(form);
     }
     for (const form of [...forms]) if (form.startsWith('\\u')) forms.add(escapeForJson(form));
@@ -152,14 +166,20 @@ function scrubValue(value: unknown, forms: readonly string[], depth: number): un
   if (depth > MAX_SCRUB_DEPTH) {
     // Deeper than any record is kept (records are cut at MAX_RECORD_DEPTH): scrub its serialised spelling instead.
     try {
-      return JSON.parse(scrubForms(JSON.stringify(value) ?? 'null', forms.flatMap((f) => [escapeForJson(f), f])));
+      return JSON.parse(
+        scrubForms(
+          JSON.stringify(value) ?? 'null',
+          forms.flatMap((f) => [escapeForJson(f), f]),
+        ),
+      );
     } catch {
       return TOO_DEEP;
     }
   }
   if (Array.isArray(value)) return value.map((item) => scrubValue(item, forms, depth + 1));
   const out: Record<string, unknown> = {};
-  for (const [key, inner] of Object.entries(value as Record<string, unknown>)) setOwn(out, scrubForms(key, forms), scrubValue(inner, forms, depth + 1));
+  for (const [key, inner] of Object.entries(value as Record<string, unknown>))
+    setOwn(out, scrubForms(key, forms), scrubValue(inner, forms, depth + 1));
   return out;
 }
 
@@ -169,7 +189,12 @@ function scrubString(text: string, forms: readonly string[], depth: number): str
   const scrubbed = scrubForms(text, forms);
   const trimmed = scrubbed.trimStart();
   // Without a `\u` or `\/` escape, every spelling of a secret in JSON text is one of secretForms' (escaped once, twice).
-  if (!(trimmed.startsWith('{') || trimmed.startsWith('[') || trimmed.startsWith('"')) || !/\\[u/]/.test(scrubbed) || depth > MAX_SCRUB_DEPTH) return scrubbed;
+  if (
+    !(trimmed.startsWith('{') || trimmed.startsWith('[') || trimmed.startsWith('"')) ||
+    !/\\[u/]/.test(scrubbed) ||
+    depth > MAX_SCRUB_DEPTH
+  )
+    return scrubbed;
   let parsed: unknown;
   try {
     parsed = JSON.parse(scrubbed);
@@ -209,7 +234,8 @@ export function secretsInUrl(url: string | undefined): string[] {
   }
   const found: string[] = [];
   if (parsed.password) found.push(parsed.password, decodeURIComponent(parsed.password));
-  for (const [name, value] of parsed.searchParams) if (REDACTED_KEY_PATTERN.test(name) && value) found.push(value, encodeURIComponent(value));
+  for (const [name, value] of parsed.searchParams)
+    if (REDACTED_KEY_PATTERN.test(name) && value) found.push(value, encodeURIComponent(value));
   return [...new Set(found)];
 }
 
@@ -221,7 +247,8 @@ export function secretsInUrl(url: string | undefined): string[] {
 export function fence(untrusted: string, label = 'agent output'): string {
   untrusted = escapeControl(untrusted);
   const nonce = randomBytes(6).toString('hex');
-  if (!untrusted.includes('\n') && untrusted.length <= 200) return `<<${label} ${nonce}>> ${untrusted} <<end ${nonce}>>`;
+  if (!untrusted.includes('\n') && untrusted.length <= 200)
+    return `<<${label} ${nonce}>> ${untrusted} <<end ${nonce}>>`;
   return `<<${label} ${nonce}>>\n${untrusted}\n<<end ${nonce}>>`;
 }
 
@@ -273,7 +300,10 @@ const LEGACY_COMMAND = /##(?=\[|vso\[)/gi;
  * separators raw — and `cat report.json` is a terminal. They can only occur inside strings, where `\uXXXX` means the same.
  */
 export function stringifyInert(value: unknown, space?: number): string {
-  return (JSON.stringify(value, null, space) ?? 'null').replace(INERT, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return (JSON.stringify(value, null, space) ?? 'null').replace(
+    INERT,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 // eslint-disable-next-line no-control-regex
@@ -285,6 +315,7 @@ export function escapeControlDeep<T>(value: T, depth = 0): T {
   if (value === null || typeof value !== 'object' || depth > 64) return value;
   if (Array.isArray(value)) return value.map((item) => escapeControlDeep(item, depth + 1)) as T;
   const out: Record<string, unknown> = {};
-  for (const [key, inner] of Object.entries(value as Record<string, unknown>)) setOwn(out, escapeControl(key), escapeControlDeep(inner, depth + 1));
+  for (const [key, inner] of Object.entries(value as Record<string, unknown>))
+    setOwn(out, escapeControl(key), escapeControlDeep(inner, depth + 1));
   return out as T;
 }

@@ -55,12 +55,22 @@ export interface AdcpReporterOptions {
   ndjson?: boolean | string;
 }
 
-export type { ContractReport, NotRunStep, ReportTest, RunSummary, StoryboardReport, StoryboardStatus, TrackReport } from './build.js';
+export type {
+  ContractReport,
+  NotRunStep,
+  ReportTest,
+  RunSummary,
+  StoryboardReport,
+  StoryboardStatus,
+  TrackReport,
+} from './build.js';
 export type { RunEnvelope, RunTargetReport } from './envelope.js';
 
 /** Vitest's view of a test, as the framework-neutral record `buildReport` takes. */
 function reportTest(test: TestCase, file: string): ReportTest {
-  const result = test.result() as { state?: ReportTest['state']; errors?: ReadonlyArray<{ message: string; name?: string; diff?: string }> } | undefined;
+  const result = test.result() as
+    | { state?: ReportTest['state']; errors?: ReadonlyArray<{ message: string; name?: string; diff?: string }> }
+    | undefined;
   return {
     // The fakes of in-process tests have no project: an unnamed one.
     project: (test as { project?: { name?: string } }).project?.name ?? '',
@@ -68,14 +78,22 @@ function reportTest(test: TestCase, file: string): ReportTest {
     name: test.name,
     state: result?.state ?? 'pending',
     // A storyboard error's message is its one-line headline (JUnit's message=); the details ride in `diff`.
-    errors: (result?.errors ?? []).map((e) => (e.name === 'StoryboardStepError' && typeof e.diff === 'string' && e.diff ? `${e.message}\n${e.diff}` : e.message)),
+    errors: (result?.errors ?? []).map((e) =>
+      e.name === 'StoryboardStepError' && typeof e.diff === 'string' && e.diff ? `${e.message}\n${e.diff}` : e.message,
+    ),
     meta: test.meta(),
   };
 }
 
 /** Builds the report from the storyboard tests of a run (the Vitest side of `buildReport`, build.ts). */
-export function buildContractReport(modules: ReadonlyArray<TestModule>, root: string, times: Partial<RunTimes> = {}): ContractReport {
-  const tests = modules.flatMap((module) => [...module.children.allTests()].map((test) => reportTest(test, module.moduleId)));
+export function buildContractReport(
+  modules: ReadonlyArray<TestModule>,
+  root: string,
+  times: Partial<RunTimes> = {},
+): ContractReport {
+  const tests = modules.flatMap((module) =>
+    [...module.children.allTests()].map((test) => reportTest(test, module.moduleId)),
+  );
   return buildReport(tests, { root, ...times });
 }
 
@@ -101,12 +119,21 @@ export default class AdcpReporter implements Reporter {
     this.testNamePattern = vitest.config.testNamePattern?.source ?? null;
     this.log = (message) => vitest.logger.log(message);
     const configured = vitest.config.outputFile;
-    this.outputFile ??= (typeof configured === 'object' ? configured?.['vitest-adcp'] : undefined) ?? 'adcp-results.json';
+    this.outputFile ??=
+      (typeof configured === 'object' ? configured?.['vitest-adcp'] : undefined) ?? 'adcp-results.json';
     if (typeof configured === 'object') {
-      this.options = { ...this.options, markdownFile: this.options.markdownFile ?? configured['vitest-adcp-markdown'], htmlFile: this.options.htmlFile ?? configured['vitest-adcp-html'] };
+      this.options = {
+        ...this.options,
+        markdownFile: this.options.markdownFile ?? configured['vitest-adcp-markdown'],
+        htmlFile: this.options.htmlFile ?? configured['vitest-adcp-html'],
+      };
     }
-    const ndjson = this.options.ndjson ?? (typeof configured === 'object' ? configured?.['vitest-adcp-ndjson'] : undefined);
-    if (ndjson) this.stream = new NdjsonStream(resolve(this.root, typeof ndjson === 'string' ? ndjson : ndjsonBeside(this.outputFile)));
+    const ndjson =
+      this.options.ndjson ?? (typeof configured === 'object' ? configured?.['vitest-adcp-ndjson'] : undefined);
+    if (ndjson)
+      this.stream = new NdjsonStream(
+        resolve(this.root, typeof ndjson === 'string' ? ndjson : ndjsonBeside(this.outputFile)),
+      );
   }
 
   onTestRunStart(): void {
@@ -120,12 +147,17 @@ export default class AdcpReporter implements Reporter {
   }
 
   onTestRunEnd(modules: ReadonlyArray<TestModule>): void {
-    const report = buildContractReport(modules, this.root, { started_at: this.startedAt, finished_at: new Date().toISOString(), test_name_pattern: this.testNamePattern });
+    const report = buildContractReport(modules, this.root, {
+      started_at: this.startedAt,
+      finished_at: new Date().toISOString(),
+      test_name_pattern: this.testNamePattern,
+    });
     this.stream?.end(report);
     // The terminal summary (once per run end, whichever vitest-adcp reporter gets there first), then where files went.
     printSummary(modules, report, this.log);
     this.log(writeContractReport(report, resolve(this.root, this.outputFile ?? 'adcp-results.json')));
     const { markdownFile, htmlFile, jobSummary } = this.options;
-    for (const line of writeReportViews(report, { root: this.root, markdownFile, htmlFile, jobSummary })) this.log(line);
+    for (const line of writeReportViews(report, { root: this.root, markdownFile, htmlFile, jobSummary }))
+      this.log(line);
   }
 }

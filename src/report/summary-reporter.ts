@@ -26,7 +26,11 @@ export default class AdcpSummaryReporter implements Reporter {
 }
 
 /** Prints the summary of the run that ended with `modules` from its report, unless another vitest-adcp reporter did. */
-export function printSummary(modules: ReadonlyArray<TestModule>, report: ContractReport, log: (message: string) => void): void {
+export function printSummary(
+  modules: ReadonlyArray<TestModule>,
+  report: ContractReport,
+  log: (message: string) => void,
+): void {
   if (claimSummary(modules)) print(renderTerminalSummary(report), log);
 }
 

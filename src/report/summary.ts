@@ -35,31 +35,45 @@ export type SkipHint = 'webhook_receiver' | 'auth' | 'rate_abuse' | 'test_contro
 /** Each hint, said for the runner the user ran: the flag or option to change. */
 const HINTS: Record<'vitest' | 'jest', Record<SkipHint, string>> = {
   vitest: {
-    webhook_receiver: "the runner's webhook receiver would run them: npx vitest-adcp … --webhook-receiver, or the plugin option webhooks: { receiver: 'loopback' }",
+    webhook_receiver:
+      "the runner's webhook receiver would run them: npx vitest-adcp … --webhook-receiver, or the plugin option webhooks: { receiver: 'loopback' }",
     auth: 'the agent refused the credentials (HTTP 401/403): pass --auth-file <path> or set ADCP_AUTH_TOKEN (plugin option agent.auth.token)',
-    rate_abuse: 'opted out of the rate_abuse vectors: run without --skip-rate-abuse (plugin option signedRequests.skipRateAbuse)',
-    test_controller: 'they need comply_test_controller (deterministic testing), which the agent does not advertise: run them against a build of the agent that serves it',
+    rate_abuse:
+      'opted out of the rate_abuse vectors: run without --skip-rate-abuse (plugin option signedRequests.skipRateAbuse)',
+    test_controller:
+      'they need comply_test_controller (deterministic testing), which the agent does not advertise: run them against a build of the agent that serves it',
   },
   jest: {
-    webhook_receiver: "they need the runner's webhook receiver, which vitest-adcp hosts under Vitest only: npx vitest-adcp <agent-url> --webhook-receiver",
+    webhook_receiver:
+      "they need the runner's webhook receiver, which vitest-adcp hosts under Vitest only: npx vitest-adcp <agent-url> --webhook-receiver",
     auth: "the agent refused the credentials (HTTP 401/403): set ADCP_AUTH_TOKEN, or the preset's option adcp: { authToken }",
-    rate_abuse: "opted out of the rate_abuse vectors: unset ADCP_SKIP_RATE_ABUSE (or the preset's adcp: { skipRateAbuse })",
-    test_controller: 'they need comply_test_controller (deterministic testing), which the agent does not advertise: run them against a build of the agent that serves it',
+    rate_abuse:
+      "opted out of the rate_abuse vectors: unset ADCP_SKIP_RATE_ABUSE (or the preset's adcp: { skipRateAbuse })",
+    test_controller:
+      'they need comply_test_controller (deterministic testing), which the agent does not advertise: run them against a build of the agent that serves it',
   },
 };
 
 /** A skip's group: its contract reason and, where the detail says it, what it is about (the missing tool, the receiver). */
 function groupOf(skip: SkipResult): { key: string; label: string; hint?: SkipHint } {
   const { reason, detail } = skip;
-  if (/webhook receiver|webhook_receiver_runner/.test(detail)) return { key: `${reason}\u0000webhook`, label: `${reason} (no webhook receiver in this run)`, hint: 'webhook_receiver' };
-  if (/rate_abuse_opt_out/.test(detail)) return { key: `${reason}\u0000rate_abuse`, label: `${reason} (rate_abuse vectors opted out)`, hint: 'rate_abuse' };
+  if (/webhook receiver|webhook_receiver_runner/.test(detail))
+    return {
+      key: `${reason}\u0000webhook`,
+      label: `${reason} (no webhook receiver in this run)`,
+      hint: 'webhook_receiver',
+    };
+  if (/rate_abuse_opt_out/.test(detail))
+    return { key: `${reason}\u0000rate_abuse`, label: `${reason} (rate_abuse vectors opted out)`, hint: 'rate_abuse' };
   if (reason === 'missing_test_controller') return { key: reason, label: reason, hint: 'test_controller' };
   if (reason === 'missing_tool') {
     const tool = /the tool "([^"]+)"/.exec(detail)?.[1];
     if (tool) return { key: `${reason}\u0000${tool}`, label: `missing_tool ${tool}` };
-    if (/required_tools/.test(detail)) return { key: `${reason}\u0000required_tools`, label: "missing_tool (none of the storyboard's required_tools)" };
+    if (/required_tools/.test(detail))
+      return { key: `${reason}\u0000required_tools`, label: "missing_tool (none of the storyboard's required_tools)" };
   }
-  if (/oauth_not_advertised/.test(detail)) return { key: `${reason}\u0000oauth`, label: `${reason} (the agent offers no OAuth)` };
+  if (/oauth_not_advertised/.test(detail))
+    return { key: `${reason}\u0000oauth`, label: `${reason} (the agent offers no OAuth)` };
   if (/skip_if /.test(detail)) return { key: `${reason}\u0000skip_if`, label: `${reason} (skip_if of the test kit)` };
   // Many details start with a code naming the case (request_signing_not_advertised: …, fixture_seed_unsupported: …).
   const code = /^([a-z][a-z0-9]*(?:_[a-z0-9]+)+): /.exec(detail)?.[1];
@@ -135,7 +149,10 @@ export function renderTerminalSummary(report: ContractReport, options: TerminalS
   );
   const multi = report.run.targets.length > 1;
   const rows = report.summary.tracks.map((track) => {
-    const members = report.storyboards.filter((sb) => (sb.track ?? 'untracked') === track.track && sb.project === track.project && sb.agent_url === track.agent_url);
+    const members = report.storyboards.filter(
+      (sb) =>
+        (sb.track ?? 'untracked') === track.track && sb.project === track.project && sb.agent_url === track.agent_url,
+    );
     const steps = members.flatMap((sb) => sb.steps);
     const t = tally(steps);
     // A storyboard skipped as a whole (no steps) counts as one skipped step here, as in its status.
@@ -147,9 +164,16 @@ export function renderTerminalSummary(report: ContractReport, options: TerminalS
   const hints = new Map<SkipHint, number>();
   const tools = new Map<string, string[]>();
   for (const { track, members, t, label } of rows) {
-    const parts = [`${t.passed} passed`, `${t.failed} failed`, `${t.skipped} skipped`, ...(t.notRun ? [`${t.notRun} not run`] : [])];
+    const parts = [
+      `${t.passed} passed`,
+      `${t.failed} failed`,
+      `${t.skipped} skipped`,
+      ...(t.notRun ? [`${t.notRun} not run`] : []),
+    ];
     const status = statusWithSkips(track.status.replace('_', ' '), t);
-    out.push(`  ${MARK[track.status] ?? '-'} ${label.padEnd(width)}  ${status} — ${count(members.length, 'storyboard')}, ${parts.join(', ')}`);
+    out.push(
+      `  ${MARK[track.status] ?? '-'} ${label.padEnd(width)}  ${status} — ${count(members.length, 'storyboard')}, ${parts.join(', ')}`,
+    );
     const groups = new Map<string, { label: string; n: number }>();
     for (const sb of members) {
       for (const skip of skipsOf(sb)) {
@@ -169,22 +193,46 @@ export function renderTerminalSummary(report: ContractReport, options: TerminalS
       out.push(`      skipped: ${shown.join(', ')}${rest ? `, ${rest} more` : ''}`);
     }
   }
-  const authCut = report.storyboards.flatMap((sb) => sb.steps).filter((s) => !('not_run' in s) && !s.skip && !s.passed && refusedAuth(s)).length;
+  const authCut = report.storyboards
+    .flatMap((sb) => sb.steps)
+    .filter((s) => !('not_run' in s) && !s.skip && !s.passed && refusedAuth(s)).length;
   if (authCut > 0) hints.set('auth', authCut);
-  for (const [agent, list] of tools) out.push(`  agent tools${tools.size > 1 || multi ? ` (${agent || 'no agent'})` : ''}: ${list.length ? list.join(', ') : 'none'} — missing_tool skips are tasks it does not advertise`);
+  for (const [agent, list] of tools)
+    out.push(
+      `  agent tools${tools.size > 1 || multi ? ` (${agent || 'no agent'})` : ''}: ${list.length ? list.join(', ') : 'none'} — missing_tool skips are tasks it does not advertise`,
+    );
   // One cause that failed many steps before any reached the agent (a configuration error): said once here.
   const before = new Map<string, number>();
   for (const sb of report.storyboards) {
-    for (const s of sb.steps) if (!('not_run' in s) && !s.skip && !s.passed && !s.request && !s.response && s.error && s.validations.length === 0) before.set(s.error, (before.get(s.error) ?? 0) + 1);
+    for (const s of sb.steps)
+      if (
+        !('not_run' in s) &&
+        !s.skip &&
+        !s.passed &&
+        !s.request &&
+        !s.response &&
+        s.error &&
+        s.validations.length === 0
+      )
+        before.set(s.error, (before.get(s.error) ?? 0) + 1);
   }
   for (const [error, n] of before) {
     if (n < 2) continue;
     const first = error.split('\n')[0]!;
-    out.push(`  ✗ ${count(n, 'step')} failed before reaching the agent: ${first.length > 400 ? `${first.slice(0, 399)}…` : first}`);
+    out.push(
+      `  ✗ ${count(n, 'step')} failed before reaching the agent: ${first.length > 400 ? `${first.slice(0, 399)}…` : first}`,
+    );
   }
-  if (report.load_errors.length > 0) out.push(`  ✗ ${count(report.load_errors.length, 'storyboard file')} did not load: ${report.load_errors.slice(0, 3).map((e) => e.file).join(', ')}${report.load_errors.length > 3 ? ', …' : ''} (the errors are above)`);
+  if (report.load_errors.length > 0)
+    out.push(
+      `  ✗ ${count(report.load_errors.length, 'storyboard file')} did not load: ${report.load_errors
+        .slice(0, 3)
+        .map((e) => e.file)
+        .join(', ')}${report.load_errors.length > 3 ? ', …' : ''} (the errors are above)`,
+    );
   const said = HINTS[options.runner ?? 'vitest'];
-  for (const [hint, n] of hints) out.push(`  hint (${hint === 'auth' ? count(n, 'failed step') : count(n, 'skipped step')}): ${said[hint]}`);
+  for (const [hint, n] of hints)
+    out.push(`  hint (${hint === 'auth' ? count(n, 'failed step') : count(n, 'skipped step')}): ${said[hint]}`);
   return escapeControl(out.join('\n'));
 }
 

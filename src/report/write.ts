@@ -50,9 +50,12 @@ export function writeReportViews(report: ContractReport, options: ReportViewOpti
       lines.push(`vitest-adcp: markdown summary appended to the GitHub job summary (${stepSummary})`);
     } catch (error) {
       // The job summary is a courtesy: the reports are written, and the run's verdict is not the summary's.
-      lines.push(`vitest-adcp: could not append to the GitHub job summary (${stepSummary}): ${(error as Error).message}`);
+      lines.push(
+        `vitest-adcp: could not append to the GitHub job summary (${stepSummary}): ${(error as Error).message}`,
+      );
     }
   }
-  if (htmlFile) lines.push(`vitest-adcp: HTML report written to ${shown(write(htmlFile, renderHtmlReport(report, { root })))}`);
+  if (htmlFile)
+    lines.push(`vitest-adcp: HTML report written to ${shown(write(htmlFile, renderHtmlReport(report, { root })))}`);
   return lines;
 }

@@ -26,7 +26,13 @@ const AJV_VERSION = (localRequire('ajv/package.json') as { version: string }).ve
  * no difference a step can measure to the validation itself. `code.source` and `code.formats` let a compiled validator
  * be written out as module code (validator-cache.ts); the formats are ajv-formats' full set, as `addFormats` adds.
  */
-const AJV_OPTIONS = { strict: false, allErrors: true, validateSchema: false, logger: false, code: { optimize: false, source: true } } as const;
+const AJV_OPTIONS = {
+  strict: false,
+  allErrors: true,
+  validateSchema: false,
+  logger: false,
+  code: { optimize: false, source: true },
+} as const;
 const FORMATS_CODE = 'require("ajv-formats/dist/formats").fullFormats';
 
 interface AjvKit {
@@ -45,8 +51,12 @@ let ajvKit: AjvKit | undefined;
 function ajv(): AjvKit {
   if (!ajvKit) {
     const core = localRequire('ajv') as typeof AjvModule & { default?: typeof AjvModule.default };
-    const formats = localRequire('ajv-formats') as typeof addFormatsModule & { default?: typeof addFormatsModule.default };
-    const standalone = localRequire('ajv/dist/standalone/index.js') as typeof standaloneModule & { default?: typeof standaloneModule.default };
+    const formats = localRequire('ajv-formats') as typeof addFormatsModule & {
+      default?: typeof addFormatsModule.default;
+    };
+    const standalone = localRequire('ajv/dist/standalone/index.js') as typeof standaloneModule & {
+      default?: typeof standaloneModule.default;
+    };
     ajvKit = {
       Ajv: core.default ?? (core as unknown as typeof AjvModule.default),
       MissingRefError: core.MissingRefError,
@@ -108,7 +118,9 @@ export class SchemaRegistry {
     readonly dir: string,
     cacheDir?: string,
   ) {
-    this.cache = cacheDir ? new ValidatorCache(cacheDir, `ajv ${AJV_VERSION} ${JSON.stringify(AJV_OPTIONS)} formats: ${FORMATS_CODE}`) : undefined;
+    this.cache = cacheDir
+      ? new ValidatorCache(cacheDir, `ajv ${AJV_VERSION} ${JSON.stringify(AJV_OPTIONS)} formats: ${FORMATS_CODE}`)
+      : undefined;
     for (const file of listJsonFiles(dir)) this.files.set(relative(dir, file).split(sep).join('/'), file);
     const manifest = readJson(join(dir, 'manifest.json'));
     this.tools = manifest?.tools ?? {};
@@ -175,7 +187,9 @@ export class SchemaRegistry {
     let resolved: string | undefined = path;
     if (!this.load(path)) {
       const name = path.split('/').at(-1)!;
-      const candidates = [...this.files.keys()].filter((p) => !p.startsWith('bundled/') && p.split('/').at(-1) === name && this.load(p));
+      const candidates = [...this.files.keys()].filter(
+        (p) => !p.startsWith('bundled/') && p.split('/').at(-1) === name && this.load(p),
+      );
       resolved = candidates.length === 1 ? candidates[0] : undefined;
     }
     this.resolved.set(ref, resolved);
@@ -205,7 +219,10 @@ export class SchemaRegistry {
 
   private compile(path: string, id: string): ValidateFunction {
     const reached = this.reach(path);
-    const key = this.cache?.key(id, reached.map((p) => ({ path: p, digest: this.load(p)!.digest })));
+    const key = this.cache?.key(
+      id,
+      reached.map((p) => ({ path: p, digest: this.load(p)!.digest })),
+    );
     const cached = key ? this.cache!.load(key) : undefined;
     if (cached) return cached;
     for (const p of reached) if (!this.added.has(p)) this.add(p, this.load(p)!);
@@ -244,7 +261,10 @@ export class SchemaRegistry {
     const file = this.files.get(path);
     const text = file ? readText(file) : undefined;
     const schema = text === undefined ? undefined : parseJson(text);
-    loaded = schema && typeof schema === 'object' && typeof schema.$id === 'string' ? { id: schema.$id, schema, digest: createHash('sha256').update(text!).digest('hex') } : null;
+    loaded =
+      schema && typeof schema === 'object' && typeof schema.$id === 'string'
+        ? { id: schema.$id, schema, digest: createHash('sha256').update(text!).digest('hex') }
+        : null;
     this.parsed.set(path, loaded);
     return loaded;
   }

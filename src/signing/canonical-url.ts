@@ -79,7 +79,8 @@ export function canonicalizeUrl(rawUrl: string, options: CanonicalizeOptions = {
   const [, rawScheme, rawAuthority, rawPath = '', rawQuery] = parts ?? [];
   // Step 1: scheme.
   const scheme = rawScheme?.toLowerCase();
-  if (scheme === undefined || DEFAULT_PORTS[scheme] === undefined) malformed(`"${rawUrl}" is not an absolute http(s) URL`);
+  if (scheme === undefined || DEFAULT_PORTS[scheme] === undefined)
+    malformed(`"${rawUrl}" is not an absolute http(s) URL`);
   // Steps 2-4: authority.
   if (rawAuthority === undefined || rawAuthority === '') malformed(`"${rawUrl}" has an empty authority`);
   const authority = canonicalAuthority(rawAuthority, scheme, options);
@@ -87,10 +88,17 @@ export function canonicalizeUrl(rawUrl: string, options: CanonicalizeOptions = {
   if (!PATH_CHARS.test(rawPath)) malformed(`the path of "${rawUrl}" has characters a URI cannot carry unencoded`);
   const path = normalizePercentEncoding(removeDotSegments(rawPath)) || '/';
   // Steps 6-7: query, byte for byte apart from percent-encoding normalization.
-  if (rawQuery !== undefined && !QUERY_CHARS.test(rawQuery)) malformed(`the query of "${rawUrl}" has characters a URI cannot carry unencoded`);
+  if (rawQuery !== undefined && !QUERY_CHARS.test(rawQuery))
+    malformed(`the query of "${rawUrl}" has characters a URI cannot carry unencoded`);
   const query = rawQuery === undefined ? undefined : normalizePercentEncoding(rawQuery);
   // Step 8: the fragment was never captured.
-  return { scheme, authority, path, query, targetUri: `${scheme}://${authority}${path}${query === undefined ? '' : `?${query}`}` };
+  return {
+    scheme,
+    authority,
+    path,
+    query,
+    targetUri: `${scheme}://${authority}${path}${query === undefined ? '' : `?${query}`}`,
+  };
 }
 
 /** `host[:port]` per steps 2-4, from the raw authority (userinfo included). */
@@ -129,7 +137,10 @@ function canonicalHost(rawHost: string, options: CanonicalizeOptions): string {
     return rawHost.toLowerCase();
   }
   if (options.unicodeHost === 'reject') {
-    throw new UrlCanonicalizationError('non_ascii_host', `the host "${rawHost}" is not ASCII; it must be sent as an A-label (punycode)`);
+    throw new UrlCanonicalizationError(
+      'non_ascii_host',
+      `the host "${rawHost}" is not ASCII; it must be sent as an A-label (punycode)`,
+    );
   }
   // node:url's domainToASCII is UTS-46 nontransitional, the mode the spec pins for TypeScript.
   const ascii = domainToASCII(rawHost);

@@ -42,7 +42,8 @@ export function parseContentDigest(header: string): Map<string, Uint8Array> {
   const digests = new Map<string, Uint8Array>();
   for (const [name, member] of parseBinaryDictionary(header).dictionary) {
     const value = member[0];
-    if (!(value instanceof ArrayBuffer)) throw new StructuredFieldError(`the Content-Digest member "${name}" is not a byte sequence`);
+    if (!(value instanceof ArrayBuffer))
+      throw new StructuredFieldError(`the Content-Digest member "${name}" is not a byte sequence`);
     digests.set(name, new Uint8Array(value));
   }
   return digests;
@@ -69,7 +70,10 @@ export function checkContentDigest(header: string, body: HttpMessage['body']): C
     checked.push(algorithm);
   }
   if (checked.length === 0) {
-    return { ok: false, detail: `Content-Digest declares no algorithm this verifier checks (${[...declared.keys()].join(', ') || 'none'}; supported: ${Object.keys(HASHES).join(', ')})` };
+    return {
+      ok: false,
+      detail: `Content-Digest declares no algorithm this verifier checks (${[...declared.keys()].join(', ') || 'none'}; supported: ${Object.keys(HASHES).join(', ')})`,
+    };
   }
   return { ok: true, algorithms: checked };
 }

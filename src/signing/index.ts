@@ -3,8 +3,21 @@
  * for the `signed_requests` storyboard, verifying webhooks an agent sends to
  * our receiver, and the conformance vectors both are tested against.
  */
-export { canonicalizeUrl, UrlCanonicalizationError, type CanonicalUrl, type CanonicalizeOptions, type UrlRejectReason } from './canonical-url.js';
-export { checkContentDigest, computeContentDigest, parseContentDigest, type ContentDigestCheck, type ContentDigestOptions, type DigestAlgorithm } from './content-digest.js';
+export {
+  canonicalizeUrl,
+  UrlCanonicalizationError,
+  type CanonicalUrl,
+  type CanonicalizeOptions,
+  type UrlRejectReason,
+} from './canonical-url.js';
+export {
+  checkContentDigest,
+  computeContentDigest,
+  parseContentDigest,
+  type ContentDigestCheck,
+  type ContentDigestOptions,
+  type DigestAlgorithm,
+} from './content-digest.js';
 export { algorithmOfKey, isAllowedAlgorithm, type AdcpJwk, type SignatureAlgorithm } from './keys.js';
 export type { HeaderInput, HttpMessage } from './message.js';
 export {
@@ -21,7 +34,13 @@ export {
 export { MemoryReplayCache, type MemoryReplayCacheOptions, type ReplayCache } from './replay-cache.js';
 export { signRequest, type SignedHeaders, type SignedRequest, type SignOptions } from './sign.js';
 export { buildSignatureBase, ComponentError, componentValue, DERIVED_COMPONENTS } from './signature-base.js';
-export { parseSignature, parseSignatureInput, serializeSignatureParams, type ParsedSignatureInput, type SignatureParams } from './signature-input.js';
+export {
+  parseSignature,
+  parseSignatureInput,
+  serializeSignatureParams,
+  type ParsedSignatureInput,
+  type SignatureParams,
+} from './signature-input.js';
 export { isSignatureRequired, type SignatureRequirement } from './signature-required.js';
 export { StructuredFieldError } from './structured-fields.js';
 export {

@@ -36,7 +36,9 @@ export function isAllowedAlgorithm(alg: string): alg is SignatureAlgorithm {
 
 /** The algorithm a key's type and curve imply, or `undefined` for a key the profile cannot use. */
 export function algorithmOfKey(jwk: Pick<AdcpJwk, 'kty' | 'crv'>): SignatureAlgorithm | undefined {
-  return (Object.keys(ALGORITHMS) as SignatureAlgorithm[]).find((alg) => ALGORITHMS[alg].kty === jwk.kty && ALGORITHMS[alg].crv === jwk.crv);
+  return (Object.keys(ALGORITHMS) as SignatureAlgorithm[]).find(
+    (alg) => ALGORITHMS[alg].kty === jwk.kty && ALGORITHMS[alg].crv === jwk.crv,
+  );
 }
 
 /**
@@ -49,10 +51,12 @@ export function algorithmOfKey(jwk: Pick<AdcpJwk, 'kty' | 'crv'>): SignatureAlgo
  */
 export function keyPurposeProblem(jwk: AdcpJwk, alg: SignatureAlgorithm, adcpUse: string): string | undefined {
   if (jwk.use !== 'sig') return `its "use" is ${JSON.stringify(jwk.use)}, not "sig"`;
-  if (!Array.isArray(jwk.key_ops) || !jwk.key_ops.includes('verify')) return `its "key_ops" ${JSON.stringify(jwk.key_ops)} lack "verify"`;
+  if (!Array.isArray(jwk.key_ops) || !jwk.key_ops.includes('verify'))
+    return `its "key_ops" ${JSON.stringify(jwk.key_ops)} lack "verify"`;
   if (jwk.adcp_use !== adcpUse) return `its "adcp_use" is ${JSON.stringify(jwk.adcp_use)}, not "${adcpUse}"`;
   const expected = ALGORITHMS[alg];
-  if (jwk.alg !== expected.jose) return `its "alg" is ${JSON.stringify(jwk.alg)}, but the signature's alg "${alg}" needs "${expected.jose}"`;
+  if (jwk.alg !== expected.jose)
+    return `its "alg" is ${JSON.stringify(jwk.alg)}, but the signature's alg "${alg}" needs "${expected.jose}"`;
   if (jwk.kty !== expected.kty || jwk.crv !== expected.crv) {
     return `its kty/crv ${jwk.kty}/${jwk.crv} do not fit alg ${jwk.alg} (needs ${expected.kty}/${expected.crv})`;
   }
@@ -76,7 +80,8 @@ export function importPublicKey(jwk: AdcpJwk): KeyObject {
 
 /** A private key from a JWK carrying `d`. Throws when the key material is not a valid private key. */
 export function importPrivateKey(jwk: AdcpJwk): KeyObject {
-  if (typeof jwk.d !== 'string') throw new TypeError(`the signing key${jwk.kid ? ` "${jwk.kid}"` : ''} has no private part ("d")`);
+  if (typeof jwk.d !== 'string')
+    throw new TypeError(`the signing key${jwk.kid ? ` "${jwk.kid}"` : ''} has no private part ("d")`);
   return createPrivateKey({ key: keyMaterial(jwk, true), format: 'jwk' });
 }
 

@@ -68,10 +68,14 @@ export interface SignedRequest {
  */
 export function signRequest(message: HttpMessage, options: SignOptions): SignedRequest {
   const alg = algorithmOfKey(options.key);
-  if (alg === undefined) throw new TypeError(`the signing key is ${options.key.kty}/${options.key.crv}; AdCP signs with Ed25519 or ECDSA P-256`);
+  if (alg === undefined)
+    throw new TypeError(
+      `the signing key is ${options.key.kty}/${options.key.crv}; AdCP signs with Ed25519 or ECDSA P-256`,
+    );
   const privateKey = importPrivateKey(options.key);
   const label = options.label ?? 'sig1';
-  if (!/^[a-z*][a-z0-9_\-.*]*$/.test(label)) throw new TypeError(`"${label}" is not a valid signature label (an RFC 8941 key)`);
+  if (!/^[a-z*][a-z0-9_\-.*]*$/.test(label))
+    throw new TypeError(`"${label}" is not a valid signature label (an RFC 8941 key)`);
 
   const clock = options.now ?? Math.floor(Date.now() / 1000);
   const created = options.created === undefined ? clock : options.created;

@@ -7,7 +7,15 @@ import { canonicalizeUrl, type CanonicalUrl } from './canonical-url.js';
 import { fieldValue, type HttpMessage } from './message.js';
 
 /** Derived components (RFC 9421 §2.2) we can compute for a request. `@query-param` and `@status` are not among them. */
-export const DERIVED_COMPONENTS: ReadonlySet<string> = new Set(['@method', '@target-uri', '@authority', '@scheme', '@request-target', '@path', '@query']);
+export const DERIVED_COMPONENTS: ReadonlySet<string> = new Set([
+  '@method',
+  '@target-uri',
+  '@authority',
+  '@scheme',
+  '@request-target',
+  '@path',
+  '@query',
+]);
 
 /** An HTTP field name as RFC 9421 requires it in a component identifier: a lower-case token. */
 const FIELD_NAME = /^[a-z0-9!#$%&'*+.^_`|~-]+$/;
@@ -52,9 +60,11 @@ export function componentValue(component: string, message: HttpMessage, url: Can
       // RFC 9421 §2.2.7: with no query the value is a lone "?".
       return `?${url.query ?? ''}`;
   }
-  if (!isSupportedComponent(component)) throw new ComponentError('unsupported', `"${component}" is not a component this verifier can derive`);
+  if (!isSupportedComponent(component))
+    throw new ComponentError('unsupported', `"${component}" is not a component this verifier can derive`);
   const value = fieldValue(message.headers, component);
-  if (value === undefined) throw new ComponentError('absent', `the covered header "${component}" is not in the message`);
+  if (value === undefined)
+    throw new ComponentError('absent', `the covered header "${component}" is not in the message`);
   // A line break in a value would forge extra lines of the base.
   if (/[\r\n]/.test(value)) throw new ComponentError('malformed', `the header "${component}" contains a line break`);
   return value;

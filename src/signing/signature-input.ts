@@ -2,7 +2,14 @@
  * The `Signature-Input` and `Signature` header fields (RFC 9421 §4): reading
  * one labelled signature out of them, and writing them.
  */
-import { serializeInnerList, serializeItem, type BareItem, type InnerList, type Item, type Parameters } from 'structured-headers';
+import {
+  serializeInnerList,
+  serializeItem,
+  type BareItem,
+  type InnerList,
+  type Item,
+  type Parameters,
+} from 'structured-headers';
 import {
   assertUniqueParameters,
   encodeBase64Url,
@@ -59,19 +66,28 @@ export function parseSignatureInput(header: string, label = 'sig1'): ParsedSigna
   const { dictionary, rawMembers } = parseStrictDictionary(header);
   const member = dictionary.get(label);
   if (member === undefined) {
-    throw new StructuredFieldError(`Signature-Input has no "${label}" signature (it has: ${[...dictionary.keys()].join(', ') || 'none'})`);
+    throw new StructuredFieldError(
+      `Signature-Input has no "${label}" signature (it has: ${[...dictionary.keys()].join(', ') || 'none'})`,
+    );
   }
-  if (!Array.isArray(member[0])) throw new StructuredFieldError(`Signature-Input "${label}" is not a parenthesized list of components`);
+  if (!Array.isArray(member[0]))
+    throw new StructuredFieldError(`Signature-Input "${label}" is not a parenthesized list of components`);
   const innerList = member as InnerList;
   const components = innerList[0].map(([value, parameters]) => {
-    if (typeof value !== 'string') throw new StructuredFieldError(`Signature-Input "${label}" lists a component that is not a quoted string`);
+    if (typeof value !== 'string')
+      throw new StructuredFieldError(`Signature-Input "${label}" lists a component that is not a quoted string`);
     return parameters.size === 0 ? value : serializeItem([value, parameters]);
   });
   const repeated = components.find((component, index) => components.indexOf(component) !== index);
   if (repeated !== undefined) throw new StructuredFieldError(`Signature-Input "${label}" covers "${repeated}" twice`);
   const rawParams = rawInnerListParameters(rawMembers.get(label) ?? '');
   assertUniqueParameters(rawParams);
-  return { label, components, params: readParams(label, innerList[1], rawParams), signatureParams: serializeInnerList(innerList) };
+  return {
+    label,
+    components,
+    params: readParams(label, innerList[1], rawParams),
+    signatureParams: serializeInnerList(innerList),
+  };
 }
 
 function readParams(label: string, parameters: Parameters, raw: [string, string | undefined][]): SignatureParams {
@@ -85,7 +101,8 @@ function readParams(label: string, parameters: Parameters, raw: [string, string 
       }
       params[name] = value;
     } else if (STRING_PARAMS.has(name)) {
-      if (typeof value !== 'string') throw new StructuredFieldError(`Signature-Input "${label}": "${name}" must be a quoted string`);
+      if (typeof value !== 'string')
+        throw new StructuredFieldError(`Signature-Input "${label}": "${name}" must be a quoted string`);
       params[name] = value;
     }
   }
@@ -121,6 +138,7 @@ export function serializeSignature(label: string, signature: Uint8Array): string
 export function parseSignature(header: string, label = 'sig1'): Uint8Array {
   const member = parseBinaryDictionary(header).dictionary.get(label);
   if (member === undefined) throw new StructuredFieldError(`Signature has no "${label}" value`);
-  if (!(member[0] instanceof ArrayBuffer)) throw new StructuredFieldError(`Signature "${label}" is not a byte sequence`);
+  if (!(member[0] instanceof ArrayBuffer))
+    throw new StructuredFieldError(`Signature "${label}" is not a byte sequence`);
   return new Uint8Array(member[0]);
 }

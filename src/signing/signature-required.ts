@@ -44,7 +44,8 @@ function carriesWebhookAuthentication(value: unknown, depth: number): boolean {
   const config = record.push_notification_config;
   if (config !== null && typeof config === 'object' && !Array.isArray(config)) {
     const authentication = (config as Record<string, unknown>).authentication;
-    if (authentication !== null && typeof authentication === 'object' && Object.keys(authentication).length > 0) return true;
+    if (authentication !== null && typeof authentication === 'object' && Object.keys(authentication).length > 0)
+      return true;
   }
   return Object.values(record).some((inner) => carriesWebhookAuthentication(inner, depth - 1));
 }

@@ -108,11 +108,16 @@ function reader(file: string) {
   };
   return {
     fail,
-    string: (obj: Json, key: string): string => (typeof obj[key] === 'string' ? (obj[key] as string) : fail(`"${key}" must be a string`)),
-    number: (obj: Json, key: string): number => (typeof obj[key] === 'number' ? (obj[key] as number) : fail(`"${key}" must be a number`)),
-    object: (obj: Json, key: string): Json => (isObject(obj[key]) ? (obj[key] as Json) : fail(`"${key}" must be an object`)),
+    string: (obj: Json, key: string): string =>
+      typeof obj[key] === 'string' ? (obj[key] as string) : fail(`"${key}" must be a string`),
+    number: (obj: Json, key: string): number =>
+      typeof obj[key] === 'number' ? (obj[key] as number) : fail(`"${key}" must be a number`),
+    object: (obj: Json, key: string): Json =>
+      isObject(obj[key]) ? (obj[key] as Json) : fail(`"${key}" must be an object`),
     strings: (obj: Json, key: string): string[] =>
-      Array.isArray(obj[key]) && (obj[key] as unknown[]).every((item) => typeof item === 'string') ? (obj[key] as string[]) : fail(`"${key}" must be a list of strings`),
+      Array.isArray(obj[key]) && (obj[key] as unknown[]).every((item) => typeof item === 'string')
+        ? (obj[key] as string[])
+        : fail(`"${key}" must be a list of strings`),
   };
 }
 
@@ -135,18 +140,29 @@ function readKeys(file: string): TestKey[] {
   return (keys as unknown[]).map((entry) => {
     if (!isObject(entry)) return read.fail('every key must be an object');
     const publicJwk = publicPart(entry);
-    return { kid: read.string(entry, 'kid'), publicJwk, privateJwk: { ...publicJwk, d: read.string(entry, '_private_d_for_test_only') } };
+    return {
+      kid: read.string(entry, 'kid'),
+      publicJwk,
+      privateJwk: { ...publicJwk, d: read.string(entry, '_private_d_for_test_only') },
+    };
   });
 }
 
 function readJwks(vector: Json, keys: readonly TestKey[], read: ReturnType<typeof reader>): AdcpJwk[] {
   const refs = vector.jwks_ref === undefined ? [] : read.strings(vector, 'jwks_ref');
-  const referenced = refs.map((kid) => keys.find((key) => key.kid === kid)?.publicJwk ?? read.fail(`jwks_ref names "${kid}", which keys.json does not have`));
+  const referenced = refs.map(
+    (kid) =>
+      keys.find((key) => key.kid === kid)?.publicJwk ??
+      read.fail(`jwks_ref names "${kid}", which keys.json does not have`),
+  );
   const override = vector.jwks_override;
   if (override === undefined) return referenced;
   if (!isObject(override)) return read.fail('"jwks_override" must be an object');
   // A full JWKS replaces the referenced keys…
-  if (Array.isArray(override.keys)) return override.keys.map((jwk) => (isObject(jwk) ? publicPart(jwk) : read.fail('jwks_override keys must be objects')));
+  if (Array.isArray(override.keys))
+    return override.keys.map((jwk) =>
+      isObject(jwk) ? publicPart(jwk) : read.fail('jwks_override keys must be objects'),
+    );
   // …a { kid: jwk } map substitutes those kids' entries.
   const patched = new Map(referenced.map((jwk) => [jwk.kid, jwk]));
   for (const [kid, jwk] of Object.entries(override)) {
@@ -161,37 +177,57 @@ function readHarnessState(vector: Json, read: ReturnType<typeof reader>): Vector
   const state = read.object(vector, 'test_harness_state');
   const replayEntries = ((state.replay_cache_entries as unknown[] | undefined) ?? []).map((entry) => {
     if (!isObject(entry)) return read.fail('replay_cache_entries must hold objects');
-    return { keyid: read.string(entry, 'keyid'), nonce: read.string(entry, 'nonce'), ...(typeof entry.ttl_seconds === 'number' && { ttlSeconds: entry.ttl_seconds }) };
+    return {
+      keyid: read.string(entry, 'keyid'),
+      nonce: read.string(entry, 'nonce'),
+      ...(typeof entry.ttl_seconds === 'number' && { ttlSeconds: entry.ttl_seconds }),
+    };
   });
   const revocationList = isObject(state.revocation_list) ? state.revocation_list : undefined;
   const revokedKids = [
     ...(state.revoked_kids === undefined ? [] : read.strings(state, 'revoked_kids')),
     ...(revocationList?.revoked_kids === undefined ? [] : read.strings(revocationList, 'revoked_kids')),
   ];
-  const capHit = isObject(state.replay_cache_per_keyid_cap_hit) ? read.string(state.replay_cache_per_keyid_cap_hit, 'keyid') : undefined;
-  const capFilled = state.per_keyid_cap_filled_for === undefined ? undefined : read.string(state, 'per_keyid_cap_filled_for');
+  const capHit = isObject(state.replay_cache_per_keyid_cap_hit)
+    ? read.string(state.replay_cache_per_keyid_cap_hit, 'keyid')
+    : undefined;
+  const capFilled =
+    state.per_keyid_cap_filled_for === undefined ? undefined : read.string(state, 'per_keyid_cap_filled_for');
   const capReachedFor = capHit ?? capFilled;
   return {
     replayEntries,
     revokedKids,
     ...(capReachedFor !== undefined && { capReachedFor }),
-    ...(typeof state.revocation_list_stale_seconds === 'number' && { revocationStaleSeconds: state.revocation_list_stale_seconds }),
+    ...(typeof state.revocation_list_stale_seconds === 'number' && {
+      revocationStaleSeconds: state.revocation_list_stale_seconds,
+    }),
   };
 }
 
-function readVector(kind: VectorKind, polarity: SigningVector['polarity'], file: string, keys: readonly TestKey[]): SigningVector {
+function readVector(
+  kind: VectorKind,
+  polarity: SigningVector['polarity'],
+  file: string,
+  keys: readonly TestKey[],
+): SigningVector {
   const read = reader(file);
   const raw = readJson(file);
   const request = read.object(raw, 'request');
   const headers = read.object(request, 'headers');
-  for (const [name, value] of Object.entries(headers)) if (typeof value !== 'string') read.fail(`request header "${name}" must be a string`);
+  for (const [name, value] of Object.entries(headers))
+    if (typeof value !== 'string') read.fail(`request header "${name}" must be a string`);
   const outcome = read.object(raw, 'expected_outcome');
   if (typeof outcome.success !== 'boolean') read.fail('"expected_outcome.success" must be a boolean');
-  if ((outcome.success === true) !== (polarity === 'positive')) read.fail(`a ${polarity} vector must expect success: ${polarity === 'positive'}`);
+  if ((outcome.success === true) !== (polarity === 'positive'))
+    read.fail(`a ${polarity} vector must expect success: ${polarity === 'positive'}`);
   const failedStep = outcome.failed_step;
   const expectedOutcome: ExpectedOutcome = outcome.success
     ? { success: true }
-    : { success: false, errorCode: read.string(outcome, 'error_code'), ...((typeof failedStep === 'number' || typeof failedStep === 'string') && { failedStep }) };
+    : {
+        success: false,
+        errorCode: read.string(outcome, 'error_code'),
+        ...((typeof failedStep === 'number' || typeof failedStep === 'string') && { failedStep }),
+      };
   const capability = isObject(raw.verifier_capability) ? raw.verifier_capability : undefined;
   const harnessState = readHarnessState(raw, read);
   return {
@@ -209,7 +245,10 @@ function readVector(kind: VectorKind, polarity: SigningVector['polarity'], file:
     },
     ...(capability && {
       verifierCapability: {
-        coversContentDigest: (['required', 'forbidden', 'either'] as const).find((policy) => policy === capability.covers_content_digest) ?? read.fail('"covers_content_digest" must be required, forbidden or either'),
+        coversContentDigest:
+          (['required', 'forbidden', 'either'] as const).find(
+            (policy) => policy === capability.covers_content_digest,
+          ) ?? read.fail('"covers_content_digest" must be required, forbidden or either'),
         requiredFor: capability.required_for === undefined ? [] : read.strings(capability, 'required_for'),
       },
     }),
@@ -234,8 +273,15 @@ function readCanonicalization(file: string): CanonicalizationCase[] {
       inputUrl: read.string(entry, 'input_url'),
       expected:
         entry.reject === true
-          ? { reject: true, reason: read.string(entry, 'reject_reason'), errorCode: read.string(entry, 'expected_error_code') }
-          : { targetUri: read.string(entry, 'expected_target_uri'), authority: read.string(entry, 'expected_authority') },
+          ? {
+              reject: true,
+              reason: read.string(entry, 'reject_reason'),
+              errorCode: read.string(entry, 'expected_error_code'),
+            }
+          : {
+              targetUri: read.string(entry, 'expected_target_uri'),
+              authority: read.string(entry, 'expected_authority'),
+            },
     };
   });
 }

@@ -15,10 +15,21 @@ import { canonicalizeUrl, UrlCanonicalizationError, type CanonicalUrl } from './
 import { checkContentDigest, parseContentDigest } from './content-digest.js';
 import { importPublicKey, isAllowedAlgorithm, keyPurposeProblem, verifyBytes, type AdcpJwk } from './keys.js';
 import { fieldLines, fieldValue, type HttpMessage } from './message.js';
-import { CLOCK_SKEW_SECONDS, MAX_SIGNATURE_WINDOW_SECONDS, type SignatureErrorCode, type SignatureFailure, type SigningProfile } from './profiles.js';
+import {
+  CLOCK_SKEW_SECONDS,
+  MAX_SIGNATURE_WINDOW_SECONDS,
+  type SignatureErrorCode,
+  type SignatureFailure,
+  type SigningProfile,
+} from './profiles.js';
 import type { ReplayCache } from './replay-cache.js';
 import { buildSignatureBase, DERIVED_COMPONENTS, isSupportedComponent } from './signature-base.js';
-import { parseSignature, parseSignatureInput, type ParsedSignatureInput, type SignatureParams } from './signature-input.js';
+import {
+  parseSignature,
+  parseSignatureInput,
+  type ParsedSignatureInput,
+  type SignatureParams,
+} from './signature-input.js';
 import { StructuredFieldError } from './structured-fields.js';
 
 /** Where verification keys come from: a JWKS, its key list, or a lookup by keyid (which may fetch, and refetch once on a miss). */
@@ -76,9 +87,7 @@ export interface VerificationFailure<Code extends SignatureErrorCode = Signature
 }
 
 export type VerifyResult<Code extends SignatureErrorCode = SignatureErrorCode> =
-  | VerifiedSignature
-  | { ok: true; signed: false }
-  | VerificationFailure<Code>;
+  VerifiedSignature | { ok: true; signed: false } | VerificationFailure<Code>;
 
 const REQUIRED_PARAMS = ['created', 'expires', 'nonce', 'keyid', 'alg', 'tag'] as const;
 /** Fields RFC 9110 defines as single-valued that a signature may cover; a comma-joined second value makes their meaning ambiguous. */
@@ -114,11 +123,20 @@ export async function verifySignedMessage<Code extends SignatureErrorCode>(
     return await runChecklist(message, options);
   } catch (error) {
     if (!(error instanceof Rejection)) throw error;
-    return { ok: false, code: options.profile.codes[error.failure], failure: error.failure, step: error.step, detail: error.detail };
+    return {
+      ok: false,
+      code: options.profile.codes[error.failure],
+      failure: error.failure,
+      step: error.step,
+      detail: error.detail,
+    };
   }
 }
 
-async function runChecklist<Code extends SignatureErrorCode>(message: HttpMessage, options: VerifyOptions<Code>): Promise<VerifyResult<Code>> {
+async function runChecklist<Code extends SignatureErrorCode>(
+  message: HttpMessage,
+  options: VerifyOptions<Code>,
+): Promise<VerifyResult<Code>> {
   const { profile } = options;
   const now = options.now ?? Math.floor(Date.now() / 1000);
   const label = options.label ?? 'sig1';
@@ -127,11 +145,16 @@ async function runChecklist<Code extends SignatureErrorCode>(message: HttpMessag
   const inputHeader = fieldValue(message.headers, 'signature-input');
   const signatureHeader = fieldValue(message.headers, 'signature');
   if (inputHeader === undefined && signatureHeader === undefined) {
-    if (options.signatureRequired ?? true) reject('required', 0, 'the message carries no Signature-Input or Signature header');
+    if (options.signatureRequired ?? true)
+      reject('required', 0, 'the message carries no Signature-Input or Signature header');
     return { ok: true, signed: false };
   }
   if (inputHeader === undefined || signatureHeader === undefined) {
-    reject('header_malformed', 1, `${inputHeader === undefined ? 'Signature' : 'Signature-Input'} is present without its pair`);
+    reject(
+      'header_malformed',
+      1,
+      `${inputHeader === undefined ? 'Signature' : 'Signature-Input'} is present without its pair`,
+    );
   }
 
   // Step 1: parse the headers, and refuse message parts that cannot go into a signature base unambiguously.
@@ -149,7 +172,8 @@ async function runChecklist<Code extends SignatureErrorCode>(message: HttpMessag
 
   // Steps 3-5: tag, algorithm, validity window.
   if (params.tag !== profile.tag) reject('tag_invalid', 3, `the tag is "${params.tag}", not "${profile.tag}"`);
-  if (!isAllowedAlgorithm(params.alg)) reject('alg_not_allowed', 4, `alg "${params.alg}" is not ed25519 or ecdsa-p256-sha256`);
+  if (!isAllowedAlgorithm(params.alg))
+    reject('alg_not_allowed', 4, `alg "${params.alg}" is not ed25519 or ecdsa-p256-sha256`);
   checkWindow(params.created, params.expires, now);
 
   // Step 6: covered components.
@@ -158,7 +182,8 @@ async function runChecklist<Code extends SignatureErrorCode>(message: HttpMessag
   // Steps 7-8: the key, and that it is meant for this purpose and algorithm.
   const jwk = await resolveKey(options.jwks, params.keyid);
   const purposeProblem = keyPurposeProblem(jwk, params.alg, profile.adcpUse);
-  if (purposeProblem !== undefined) reject('key_purpose_invalid', 8, `the JWK "${params.keyid}" cannot verify this signature: ${purposeProblem}`);
+  if (purposeProblem !== undefined)
+    reject('key_purpose_invalid', 8, `the JWK "${params.keyid}" cannot verify this signature: ${purposeProblem}`);
   let publicKey: KeyObject;
   try {
     publicKey = importPublicKey(jwk);
@@ -167,8 +192,10 @@ async function runChecklist<Code extends SignatureErrorCode>(message: HttpMessag
   }
 
   // Steps 9-9a, before any crypto.
-  if (await options.revocation?.isRevoked(params.keyid)) reject('key_revoked', 9, `the key "${params.keyid}" is revoked`);
-  if (await options.revocation?.isStale?.()) reject('revocation_stale', 9, 'the revocation list has not been refreshed within its grace period');
+  if (await options.revocation?.isRevoked(params.keyid))
+    reject('key_revoked', 9, `the key "${params.keyid}" is revoked`);
+  if (await options.revocation?.isStale?.())
+    reject('revocation_stale', 9, 'the revocation list has not been refreshed within its grace period');
   if (await options.replayCache?.isCapReached(params.keyid, now)) {
     reject('rate_abuse', '9a', `the replay cache holds its cap of entries for key "${params.keyid}"`);
   }
@@ -187,13 +214,18 @@ async function runChecklist<Code extends SignatureErrorCode>(message: HttpMessag
 
   // Steps 12-13: replay, then remember for the window plus skew.
   if (options.replayCache) {
-    if (await options.replayCache.has(params.keyid, params.nonce, now)) reject('replayed', 12, `the nonce "${params.nonce}" was already used with key "${params.keyid}"`);
+    if (await options.replayCache.has(params.keyid, params.nonce, now))
+      reject('replayed', 12, `the nonce "${params.nonce}" was already used with key "${params.keyid}"`);
     await options.replayCache.insert(params.keyid, params.nonce, params.expires + CLOCK_SKEW_SECONDS);
   }
   return { ok: true, signed: true, keyid: params.keyid, label, components: input.components, params };
 }
 
-function parseHeaders(inputHeader: string, signatureHeader: string, label: string): { input: ParsedSignatureInput; signature: Uint8Array } {
+function parseHeaders(
+  inputHeader: string,
+  signatureHeader: string,
+  label: string,
+): { input: ParsedSignatureInput; signature: Uint8Array } {
   try {
     return { input: parseSignatureInput(inputHeader, label), signature: parseSignature(signatureHeader, label) };
   } catch (error) {
@@ -221,11 +253,19 @@ function canonicalRequestUrl(message: HttpMessage): CanonicalUrl {
   if (host !== undefined) {
     let hostAuthority: string | undefined;
     try {
-      hostAuthority = host.length === 1 ? canonicalizeUrl(`${url.scheme}://${host[0]}/`, { unicodeHost: 'reject' }).authority : undefined;
+      hostAuthority =
+        host.length === 1
+          ? canonicalizeUrl(`${url.scheme}://${host[0]}/`, { unicodeHost: 'reject' }).authority
+          : undefined;
     } catch {
       hostAuthority = undefined;
     }
-    if (hostAuthority !== url.authority) reject('target_uri_malformed', 1, `the Host header "${host.join(', ')}" does not match the URL authority "${url.authority}"`);
+    if (hostAuthority !== url.authority)
+      reject(
+        'target_uri_malformed',
+        1,
+        `the Host header "${host.join(', ')}" does not match the URL authority "${url.authority}"`,
+      );
   }
   return url;
 }
@@ -265,16 +305,27 @@ function hasTopLevelComma(value: string): boolean {
 function checkWindow(created: number, expires: number, now: number): void {
   if (expires <= created) reject('window_invalid', 5, `expires (${expires}) is not after created (${created})`);
   if (expires - created > MAX_SIGNATURE_WINDOW_SECONDS) {
-    reject('window_invalid', 5, `the window is ${expires - created} s; at most ${MAX_SIGNATURE_WINDOW_SECONDS} s is allowed`);
+    reject(
+      'window_invalid',
+      5,
+      `the window is ${expires - created} s; at most ${MAX_SIGNATURE_WINDOW_SECONDS} s is allowed`,
+    );
   }
-  if (created > now + CLOCK_SKEW_SECONDS) reject('window_invalid', 5, `created (${created}) is more than ${CLOCK_SKEW_SECONDS} s in the future (now ${now})`);
-  if (expires < now - CLOCK_SKEW_SECONDS) reject('window_invalid', 5, `the signature expired at ${expires} (now ${now})`);
+  if (created > now + CLOCK_SKEW_SECONDS)
+    reject('window_invalid', 5, `created (${created}) is more than ${CLOCK_SKEW_SECONDS} s in the future (now ${now})`);
+  if (expires < now - CLOCK_SKEW_SECONDS)
+    reject('window_invalid', 5, `the signature expired at ${expires} (now ${now})`);
 }
 
 /** Step 6. */
-function checkComponents(message: HttpMessage, components: readonly string[], options: VerifyOptions<SignatureErrorCode>): void {
+function checkComponents(
+  message: HttpMessage,
+  components: readonly string[],
+  options: VerifyOptions<SignatureErrorCode>,
+): void {
   const unsupported = components.find((component) => !isSupportedComponent(component));
-  if (unsupported !== undefined) reject('components_unexpected', 6, `the signature covers "${unsupported}", which this profile does not derive`);
+  if (unsupported !== undefined)
+    reject('components_unexpected', 6, `the signature covers "${unsupported}", which this profile does not derive`);
   const required = [...options.profile.requiredComponents];
   // A body only means something with its media type.
   if (message.body !== undefined && message.body.length > 0) required.push('content-type');
@@ -284,7 +335,9 @@ function checkComponents(message: HttpMessage, components: readonly string[], op
   if (options.contentDigest === 'forbidden' && components.includes('content-digest')) {
     reject('components_unexpected', 6, 'the signature covers content-digest, which this verifier forbids');
   }
-  const absent = components.find((component) => !DERIVED_COMPONENTS.has(component) && fieldValue(message.headers, component) === undefined);
+  const absent = components.find(
+    (component) => !DERIVED_COMPONENTS.has(component) && fieldValue(message.headers, component) === undefined,
+  );
   if (absent !== undefined) reject('components_incomplete', 6, `the covered header "${absent}" is not in the message`);
 }
 

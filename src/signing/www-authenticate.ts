@@ -19,5 +19,7 @@ export function signatureChallenge(code: string): string {
  */
 export function signatureErrorCode(header: string | readonly string[] | null | undefined): string | undefined {
   if (header === null || header === undefined) return undefined;
-  return parseWwwAuthenticate(header).challenges.find((c) => c.scheme.toLowerCase() === 'signature' && c.params.error !== undefined)?.params.error;
+  return parseWwwAuthenticate(header).challenges.find(
+    (c) => c.scheme.toLowerCase() === 'signature' && c.params.error !== undefined,
+  )?.params.error;
 }

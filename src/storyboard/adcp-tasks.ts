@@ -53,11 +53,18 @@ export interface AdcpKnowledge {
 const knowledge = new Map<string, AdcpKnowledge>();
 
 /** `schemasDir: false`, or neither it nor `corpusRoot` given: no AdCP tasks known (no task or sample_request checks). */
-export function adcpKnowledge(options: { schemasDir?: string | false; corpusRoot?: string; schemaCacheDir?: string }): AdcpKnowledge {
+export function adcpKnowledge(options: {
+  schemasDir?: string | false;
+  corpusRoot?: string;
+  schemaCacheDir?: string;
+}): AdcpKnowledge {
   const key = `${options.schemasDir === false ? '\0none' : (options.schemasDir ?? '')}\0${options.corpusRoot ?? ''}\0${options.schemaCacheDir ?? ''}`;
   let known = knowledge.get(key);
   if (!known) {
-    const dir = options.schemasDir === false ? undefined : (options.schemasDir ?? (options.corpusRoot ? schemasDirForCorpus(options.corpusRoot) : undefined));
+    const dir =
+      options.schemasDir === false
+        ? undefined
+        : (options.schemasDir ?? (options.corpusRoot ? schemasDirForCorpus(options.corpusRoot) : undefined));
     known = build(dir, options.corpusRoot, options.schemaCacheDir);
     knowledge.set(key, known);
   }
@@ -67,18 +74,41 @@ export function adcpKnowledge(options: { schemasDir?: string | false; corpusRoot
 function build(dir: string | undefined, corpusRoot: string | undefined, cacheDir: string | undefined): AdcpKnowledge {
   const runnerTasks = new Set([...RUNNER_TASKS, ...formatDefinedTasks(corpusRoot)]);
   if (!dir || !existsSync(dir)) {
-    return { schemasDir: undefined, adcpTasks: new Set(), runnerTasks, schemas: undefined, requestSchemaFor: () => undefined };
+    return {
+      schemasDir: undefined,
+      adcpTasks: new Set(),
+      runnerTasks,
+      schemas: undefined,
+      requestSchemaFor: () => undefined,
+    };
   }
   const schemas = schemaRegistryFor(dir, cacheDir);
   const declared = schemas.taskNames();
-  if (declared.length > 0) return { schemasDir: dir, adcpTasks: new Set(declared), runnerTasks, schemas, requestSchemaFor: (task) => schemas.requestSchemaFor(task) };
+  if (declared.length > 0)
+    return {
+      schemasDir: dir,
+      adcpTasks: new Set(declared),
+      runnerTasks,
+      schemas,
+      requestSchemaFor: (task) => schemas.requestSchemaFor(task),
+    };
   // No manifest: every `<task-with-dashes>-request.json`.
   const requests = new Map<string, string>();
   for (const file of requestFiles(dir, '')) {
-    const name = file.split('/').at(-1)!.replace(/-request\.json$/, '').replace(/-/g, '_');
+    const name = file
+      .split('/')
+      .at(-1)!
+      .replace(/-request\.json$/, '')
+      .replace(/-/g, '_');
     if (!requests.has(name)) requests.set(name, file);
   }
-  return { schemasDir: dir, adcpTasks: new Set(requests.keys()), runnerTasks, schemas, requestSchemaFor: (task) => requests.get(task) };
+  return {
+    schemasDir: dir,
+    adcpTasks: new Set(requests.keys()),
+    runnerTasks,
+    schemas,
+    requestSchemaFor: (task) => requests.get(task),
+  };
 }
 
 /** `<folder>/<name>-request.json` outside `bundled/`, relative to `dir`. */

@@ -60,7 +60,14 @@ function hint(bound: keyof StoryboardBounds): string {
   return `raise it with the option storyboardBounds: { ${bound}: … } of adcpStoryboards() (or of the Jest transformer) if the file is meant to be this big`;
 }
 
-function report(sink: DiagnosticSink, at: SourceLocation, bound: keyof StoryboardBounds, what: string, limit: number, unit = ''): void {
+function report(
+  sink: DiagnosticSink,
+  at: SourceLocation,
+  bound: keyof StoryboardBounds,
+  what: string,
+  limit: number,
+  unit = '',
+): void {
   sink.error('storyboard_bound', at, `${what}, over the bound ${bound} = ${limit}${unit}`, hint(bound));
 }
 
@@ -98,11 +105,23 @@ export function checkTextBounds(source: string, sink: DiagnosticSink, bounds: St
   for (const token of new Lexer().lex(source)) {
     const first = token.charCodeAt(0);
     if (first === 0x26 /* & */ && ++anchors > limits.maxAnchors) {
-      report(sink, textLocation(source, offset), 'maxAnchors', `the storyboard has more than ${limits.maxAnchors} YAML anchors (&name): anchor ${anchors} is here`, limits.maxAnchors);
+      report(
+        sink,
+        textLocation(source, offset),
+        'maxAnchors',
+        `the storyboard has more than ${limits.maxAnchors} YAML anchors (&name): anchor ${anchors} is here`,
+        limits.maxAnchors,
+      );
       return false;
     }
     if (first === 0x2a /* * */ && ++aliases > limits.maxAliases) {
-      report(sink, textLocation(source, offset), 'maxAliases', `the storyboard has more than ${limits.maxAliases} YAML aliases (*name): alias ${aliases} is here`, limits.maxAliases);
+      report(
+        sink,
+        textLocation(source, offset),
+        'maxAliases',
+        `the storyboard has more than ${limits.maxAliases} YAML aliases (*name): alias ${aliases} is here`,
+        limits.maxAliases,
+      );
       return false;
     }
     // The lexer's own markers (document start, scalar, flow error end) are not text of the file.
@@ -115,11 +134,23 @@ export function checkTextBounds(source: string, sink: DiagnosticSink, bounds: St
  * Bounds that hold on the parsed data, before the schema and the authoring rules: phases, steps, then the expanded
  * size (aliases written out). False when one is over (reported on `sink`).
  */
-export function checkDataBounds(data: unknown, map: SourceMap, sink: DiagnosticSink, bounds: StoryboardBounds | undefined, firstAlias: () => SourceLocation): boolean {
+export function checkDataBounds(
+  data: unknown,
+  map: SourceMap,
+  sink: DiagnosticSink,
+  bounds: StoryboardBounds | undefined,
+  firstAlias: () => SourceLocation,
+): boolean {
   const limits = resolveBounds(bounds);
   const phases = isObject(data) && Array.isArray(data.phases) ? (data.phases as unknown[]) : [];
   if (phases.length > limits.maxPhases) {
-    report(sink, map.valueLocation(['phases', limits.maxPhases]), 'maxPhases', `the storyboard has ${phases.length} phases`, limits.maxPhases);
+    report(
+      sink,
+      map.valueLocation(['phases', limits.maxPhases]),
+      'maxPhases',
+      `the storyboard has ${phases.length} phases`,
+      limits.maxPhases,
+    );
     return false;
   }
   let steps = 0;
@@ -127,14 +158,30 @@ export function checkDataBounds(data: unknown, map: SourceMap, sink: DiagnosticS
     const phase = phases[p];
     const count = isObject(phase) && Array.isArray(phase.steps) ? phase.steps.length : 0;
     if (steps + count > limits.maxSteps) {
-      const total = phases.reduce<number>((n, ph) => n + (isObject(ph) && Array.isArray(ph.steps) ? ph.steps.length : 0), 0);
-      report(sink, map.valueLocation(['phases', p, 'steps', limits.maxSteps - steps]), 'maxSteps', `the storyboard has ${total} steps`, limits.maxSteps);
+      const total = phases.reduce<number>(
+        (n, ph) => n + (isObject(ph) && Array.isArray(ph.steps) ? ph.steps.length : 0),
+        0,
+      );
+      report(
+        sink,
+        map.valueLocation(['phases', p, 'steps', limits.maxSteps - steps]),
+        'maxSteps',
+        `the storyboard has ${total} steps`,
+        limits.maxSteps,
+      );
       return false;
     }
     steps += count;
   }
   if (jsonSizeOver(data, limits.maxExpandedBytes)) {
-    report(sink, firstAlias(), 'maxExpandedBytes', `the storyboard's data with its aliases written out is more than ${limits.maxExpandedBytes} bytes`, limits.maxExpandedBytes, ' bytes');
+    report(
+      sink,
+      firstAlias(),
+      'maxExpandedBytes',
+      `the storyboard's data with its aliases written out is more than ${limits.maxExpandedBytes} bytes`,
+      limits.maxExpandedBytes,
+      ' bytes',
+    );
     return false;
   }
   return true;

@@ -108,7 +108,12 @@ export function loadStoryboardFile(file: string, options: LoadOptions = {}): Loa
   } catch (error) {
     const sink = new DiagnosticSink(file);
     const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    sink.error('file_unreadable', { line: 1, column: 1 }, `cannot read storyboard file (${reason})`, 'check the path and permissions');
+    sink.error(
+      'file_unreadable',
+      { line: 1, column: 1 },
+      `cannot read storyboard file (${reason})`,
+      'check the path and permissions',
+    );
     return fail(sink.items);
   }
   return loadStoryboard(source, file, options);

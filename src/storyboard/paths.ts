@@ -53,4 +53,3 @@ export function getAt(root: unknown, path: DataPath): unknown {
   for (const segment of path) value = (value as Record<string | number, unknown> | undefined)?.[segment];
   return value;
 }
-

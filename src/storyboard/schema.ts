@@ -63,7 +63,12 @@ function openedForLoader(node: unknown): unknown {
     if (key === 'patternProperties') continue;
     copy[key] = openedForLoader(value);
   }
-  if (copy.type === 'string' && Array.isArray(copy.enum) && node === storyboardSchema().definitions?.validation?.properties?.check) delete copy.enum;
+  if (
+    copy.type === 'string' &&
+    Array.isArray(copy.enum) &&
+    node === storyboardSchema().definitions?.validation?.properties?.check
+  )
+    delete copy.enum;
   return copy;
 }
 
@@ -150,14 +155,22 @@ function describeError(error: ErrorObject): Described {
       const allowed = error.params.allowedValues as unknown[];
       return {
         message: 'must be equal to one of the allowed values',
-        hint: didYouMean(error.data, allowed) ?? `got ${describeValue(error.data)}; allowed: ${allowed.map((v) => JSON.stringify(v)).join(', ')}`,
+        hint:
+          didYouMean(error.data, allowed) ??
+          `got ${describeValue(error.data)}; allowed: ${allowed.map((v) => JSON.stringify(v)).join(', ')}`,
       };
     }
     case 'anyOf': {
       const branches = error.params.branches as ErrorObject[][];
-      const literals = branches.flat().flatMap((e) =>
-        e.keyword === 'const' ? [e.params.allowedValue] : e.keyword === 'enum' ? (e.params.allowedValues as unknown[]) : [],
-      );
+      const literals = branches
+        .flat()
+        .flatMap((e) =>
+          e.keyword === 'const'
+            ? [e.params.allowedValue]
+            : e.keyword === 'enum'
+              ? (e.params.allowedValues as unknown[])
+              : [],
+        );
       return {
         message: describeAlternatives(branches),
         hint: didYouMean(error.data, literals) ?? `got ${describeValue(error.data)}${about ? `; ${about}` : ''}`,
@@ -177,7 +190,10 @@ function describeError(error: ErrorObject): Described {
 
 function didYouMean(value: unknown, allowed: readonly unknown[]): string | undefined {
   if (typeof value !== 'string') return undefined;
-  const match = closestMatch(value, allowed.filter((v): v is string => typeof v === 'string'));
+  const match = closestMatch(
+    value,
+    allowed.filter((v): v is string => typeof v === 'string'),
+  );
   return match ? `did you mean "${match}"?` : undefined;
 }
 
@@ -186,7 +202,9 @@ function describeAlternatives(branches: readonly ErrorObject[][]): string {
   const firsts = branches.map(
     // A wrong type says the most ("must be a string"); then a const / enum.
     (branch) =>
-      branch.find((e) => e.keyword === 'type') ?? branch.find((e) => e.keyword === 'const' || e.keyword === 'enum') ?? branch[0],
+      branch.find((e) => e.keyword === 'type') ??
+      branch.find((e) => e.keyword === 'const' || e.keyword === 'enum') ??
+      branch[0],
   );
   if (firsts.length > 0 && firsts.every((e) => e?.keyword === 'required')) {
     return `must have required property ${firsts.map((e) => `'${String(e!.params.missingProperty)}'`).join(' or ')}`;
@@ -204,7 +222,9 @@ function describeAlternatives(branches: readonly ErrorObject[][]): string {
 }
 
 function describeEnum(values: readonly unknown[]): string {
-  return values.length <= 6 ? `one of ${values.map((v) => JSON.stringify(v)).join(', ')}` : `one of the ${values.length} known values`;
+  return values.length <= 6
+    ? `one of ${values.map((v) => JSON.stringify(v)).join(', ')}`
+    : `one of the ${values.length} known values`;
 }
 
 function article(type: string): string {

@@ -83,10 +83,20 @@ export function parseYaml(source: string): ParsedYaml {
       // The yaml package's default cap: a few aliases of a big list are enough to exhaust memory (an alias bomb).
       data = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
     } catch (error) {
-      errors.push({ code: 'ALIAS_LIMIT', message: error instanceof Error ? firstLine(error.message) : String(error), loc: firstAliasLocation(doc, map) });
+      errors.push({
+        code: 'ALIAS_LIMIT',
+        message: error instanceof Error ? firstLine(error.message) : String(error),
+        loc: firstAliasLocation(doc, map),
+      });
     }
   }
-  return { data: data === null ? undefined : data, map, errors, warnings, firstAlias: () => firstAliasLocation(doc, map) };
+  return {
+    data: data === null ? undefined : data,
+    map,
+    errors,
+    warnings,
+    firstAlias: () => firstAliasLocation(doc, map),
+  };
 }
 
 /** `key:` with nothing after it: point at the key, not at the end of the line. */

@@ -71,7 +71,12 @@ export function loadTestKit(absPath: string, options: LoadTestKitOptions = {}): 
   } catch {
     const at = options.referencedFrom ?? { file, line: 1, column: 1 };
     const sink = new DiagnosticSink(at.file);
-    sink.error('test_kit_not_found', at, `test kit not found: ${file}`, 'check prerequisites.test_kit, or pass corpusRoot (the directory that holds test-kits/)');
+    sink.error(
+      'test_kit_not_found',
+      at,
+      `test kit not found: ${file}`,
+      'check prerequisites.test_kit, or pass corpusRoot (the directory that holds test-kits/)',
+    );
     throw new StoryboardLoadError(sink.items);
   }
   const cached = cache.get(file);
@@ -87,9 +92,7 @@ export function clearTestKitCache(): void {
   cache.clear();
 }
 
-export type ParseTestKitResult =
-  | { ok: true; testKit: TestKit }
-  | { ok: false; diagnostics: Diagnostic[] };
+export type ParseTestKitResult = { ok: true; testKit: TestKit } | { ok: false; diagnostics: Diagnostic[] };
 
 /** Parse test-kit YAML text. Checks only the shapes the runner reads (`auth`). */
 export function parseTestKit(source: string, file: string): ParseTestKitResult {
@@ -100,12 +103,22 @@ export function parseTestKit(source: string, file: string): ParseTestKitResult {
   const data = parsed.data;
   const at = (p: (string | number)[]) => parsed.map.valueLocation(p);
   if (!isPlainObject(data)) {
-    sink.error('test_kit_shape', at([]), 'a test kit must be a YAML mapping', 'start the file with keys such as `id:` and `auth:`');
+    sink.error(
+      'test_kit_shape',
+      at([]),
+      'a test kit must be a YAML mapping',
+      'start the file with keys such as `id:` and `auth:`',
+    );
     return { ok: false, diagnostics: sink.items };
   }
   const auth = data.auth;
   if (auth !== undefined && !isPlainObject(auth)) {
-    sink.error('test_kit_shape', at(['auth']), 'test kit `auth` must be a mapping', 'e.g. `auth: { api_key: demo-key, probe_task: list_creatives }`');
+    sink.error(
+      'test_kit_shape',
+      at(['auth']),
+      'test kit `auth` must be a mapping',
+      'e.g. `auth: { api_key: demo-key, probe_task: list_creatives }`',
+    );
   } else if (isPlainObject(auth)) {
     for (const key of ['api_key', 'probe_task'] as const) {
       if (auth[key] !== undefined && typeof auth[key] !== 'string') {
@@ -115,11 +128,21 @@ export function parseTestKit(source: string, file: string): ParseTestKitResult {
     const basic = auth.basic;
     if (basic !== undefined) {
       if (!isPlainObject(basic)) {
-        sink.error('test_kit_shape', at(['auth', 'basic']), 'test kit auth.basic must be a mapping', 'e.g. `basic: { username: demo, password: demo-secret }`');
+        sink.error(
+          'test_kit_shape',
+          at(['auth', 'basic']),
+          'test kit auth.basic must be a mapping',
+          'e.g. `basic: { username: demo, password: demo-secret }`',
+        );
       } else {
         for (const key of ['username', 'password'] as const) {
           if (typeof basic[key] !== 'string') {
-            sink.error('test_kit_shape', at(['auth', 'basic', ...(Object.hasOwn(basic, key) ? [key] : [])]), `test kit auth.basic.${key} must be a string`, `add \`${key}:\` with a quoted string`);
+            sink.error(
+              'test_kit_shape',
+              at(['auth', 'basic', ...(Object.hasOwn(basic, key) ? [key] : [])]),
+              `test kit auth.basic.${key} must be a string`,
+              `add \`${key}:\` with a quoted string`,
+            );
           }
         }
       }

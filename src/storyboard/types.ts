@@ -203,7 +203,12 @@ export interface Storyboard extends Annotations {
 /** A test kit: brand kit or runner contract. Kept as plain data. */
 export interface TestKit {
   id?: string;
-  auth?: { api_key?: string; probe_task?: string; basic?: { username?: string; password?: string }; [key: string]: unknown };
+  auth?: {
+    api_key?: string;
+    probe_task?: string;
+    basic?: { username?: string; password?: string };
+    [key: string]: unknown;
+  };
   [key: string]: unknown;
 }
 

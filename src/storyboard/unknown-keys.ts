@@ -19,7 +19,8 @@ import { describeOwner, isPlainObject } from './paths.js';
 import type { DataPath, SourceMap } from './source-map.js';
 
 /** How a hint tells a strict-mode author the way out for a storyboard written for a newer format version. */
-export const LENIENT_KEYS_ESCAPE = 'for a storyboard of a newer format version, set adcpStoryboards({ strictKeys: false }) (CLI --lenient-keys)';
+export const LENIENT_KEYS_ESCAPE =
+  'for a storyboard of a newer format version, set adcpStoryboards({ strictKeys: false }) (CLI --lenient-keys)';
 
 /** How the hint tells a strict-mode author the way out when the key is really meant. */
 export const STRICT_KEYS_ESCAPE = `prefix your own annotations with "x-"; ${LENIENT_KEYS_ESCAPE}`;
@@ -64,7 +65,9 @@ function walk(value: unknown, schemaNode: SchemaNode | undefined, path: DataPath
         'unknown_key',
         at,
         `unknown key "${key}" in ${owner}`,
-        suggestion ? `did you mean "${suggestion}"? (${STRICT_KEYS_ESCAPE})` : `the storyboard format has no such key here; ${STRICT_KEYS_ESCAPE}`,
+        suggestion
+          ? `did you mean "${suggestion}"? (${STRICT_KEYS_ESCAPE})`
+          : `the storyboard format has no such key here; ${STRICT_KEYS_ESCAPE}`,
       );
     } else if (suggestion) {
       ctx.sink.warning('unknown_key', at, `unknown key "${key}" in ${owner}`, `did you mean "${suggestion}"?`);

@@ -30,7 +30,14 @@ import type { ExtractionRecord, RequestRecord, ResponseRecord } from '../engine/
 import { filterResponseHeaders } from '../report/redact.js';
 import { jsonRpcErrorOf, parseJsonOrText } from './answer-body.js';
 import { boundedFetch, describeError, isTimeoutError, type ObservedHttp } from './http.js';
-import { isLoopbackHost, pinnedDispatcher, sameOrigin, UrlRefusedError, vetUrl, type UrlGuardOptions } from './url-guard.js';
+import {
+  isLoopbackHost,
+  pinnedDispatcher,
+  sameOrigin,
+  UrlRefusedError,
+  vetUrl,
+  type UrlGuardOptions,
+} from './url-guard.js';
 import type { Dispatcher } from 'undici';
 import { authorizationHeader, type AgentTransport, type CallOptions, type Credentials } from './types.js';
 
@@ -76,7 +83,9 @@ export class A2aTransport implements AgentTransport {
   async call(task: string, payload: unknown, options: CallOptions): Promise<Exchange> {
     const started = performance.now();
     const request: RequestRecord = { transport: 'a2a', operation: task, payload, url: this.url };
-    const signal = options.signal ? AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs)]) : AbortSignal.timeout(options.timeoutMs);
+    const signal = options.signal
+      ? AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs)])
+      : AbortSignal.timeout(options.timeoutMs);
     const remaining = () => Math.max(1, Math.ceil(options.timeoutMs - (performance.now() - started)));
     const elapsed = () => Math.round(performance.now() - started);
 
@@ -84,9 +93,20 @@ export class A2aTransport implements AgentTransport {
     try {
       discovered = await this.discover(remaining(), signal);
     } catch (error) {
-      return { request, extraction: { path: 'none', note: 'no A2A answer: agent card discovery failed' }, data: undefined, transportError: describeTransportError(error, undefined, options.timeoutMs, 'reading the agent card') };
+      return {
+        request,
+        extraction: { path: 'none', note: 'no A2A answer: agent card discovery failed' },
+        data: undefined,
+        transportError: describeTransportError(error, undefined, options.timeoutMs, 'reading the agent card'),
+      };
     }
-    if (discovered.refused) return { request, extraction: { path: 'none', note: 'not sent' }, data: undefined, transportError: discovered.refused };
+    if (discovered.refused)
+      return {
+        request,
+        extraction: { path: 'none', note: 'not sent' },
+        data: undefined,
+        transportError: discovered.refused,
+      };
     request.url = discovered.endpoint;
 
     const messageId = randomUUID();
@@ -109,7 +129,14 @@ export class A2aTransport implements AgentTransport {
       if (answer.kind !== 'result') break;
       const task = unwrapStreamResponse(answer.result);
       const state = normalizeA2aState((task as any)?.status?.state);
-      if (!task || typeof (task as any).id !== 'string' || !state || !RUNNING_STATES.has(state) || hasAdcpHandle(interimData(task))) break;
+      if (
+        !task ||
+        typeof (task as any).id !== 'string' ||
+        !state ||
+        !RUNNING_STATES.has(state) ||
+        hasAdcpHandle(interimData(task))
+      )
+        break;
       if (typeof (task as any).contextId === 'string') contextId ??= (task as any).contextId;
       const left = options.timeoutMs - (performance.now() - started);
       if (left <= 1) {
@@ -121,7 +148,15 @@ export class A2aTransport implements AgentTransport {
         answer = { ...answer, stillRunning: { state, polls } };
         break;
       }
-      const next = await this.rpc(discovered, 'tasks/get', { id: (task as any).id }, options.credentials, remaining(), signal, headers);
+      const next = await this.rpc(
+        discovered,
+        'tasks/get',
+        { id: (task as any).id },
+        options.credentials,
+        remaining(),
+        signal,
+        headers,
+      );
       polls++;
       // A poll cut by the step's deadline — the call's signal, or the poll's own timeout set to what was left, whichever
       // timer fired first — means the task did not finish in time, not that polling broke.
@@ -141,7 +176,9 @@ export class A2aTransport implements AgentTransport {
   }
 
   async listTools(options: CallOptions): Promise<{ tools: string[] } | { error: string }> {
-    const signal = options.signal ? AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs)]) : AbortSignal.timeout(options.timeoutMs);
+    const signal = options.signal
+      ? AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs)])
+      : AbortSignal.timeout(options.timeoutMs);
     try {
       return (await this.discover(options.timeoutMs, signal)).skills;
     } catch (error) {
@@ -157,7 +194,10 @@ export class A2aTransport implements AgentTransport {
 
   private discover(timeoutMs: number, signal: AbortSignal): Promise<Discovered> {
     if (!this.discovered) {
-      const pending = discoverAgent(this.url, timeoutMs, this.options.maxResponseBytes, signal, { ...this.options.urlGuard, agentUrl: this.url });
+      const pending = discoverAgent(this.url, timeoutMs, this.options.maxResponseBytes, signal, {
+        ...this.options.urlGuard,
+        agentUrl: this.url,
+      });
       this.discovered = pending;
       // A failed discovery (timeout, refused connection) is retried by the next call.
       pending.catch(() => {
@@ -168,16 +208,34 @@ export class A2aTransport implements AgentTransport {
   }
 
   /** One JSON-RPC request, bounded; never throws. */
-  private async rpc(to: Discovered, method: string, params: unknown, credentials: Credentials, timeoutMs: number, signal: AbortSignal, extraHeaders?: Record<string, string>): Promise<RpcAnswer> {
+  private async rpc(
+    to: Discovered,
+    method: string,
+    params: unknown,
+    credentials: Credentials,
+    timeoutMs: number,
+    signal: AbortSignal,
+    extraHeaders?: Record<string, string>,
+  ): Promise<RpcAnswer> {
     const id = randomUUID();
     const endpoint = to.endpoint;
     let observed: ObservedHttp | undefined;
-    const fetch = boundedFetch({ timeoutMs, maxResponseBytes: this.options.maxResponseBytes, onResponse: (o) => (observed = o), ...(to.dispatcher ? { dispatcher: to.dispatcher } : {}) });
+    const fetch = boundedFetch({
+      timeoutMs,
+      maxResponseBytes: this.options.maxResponseBytes,
+      onResponse: (o) => (observed = o),
+      ...(to.dispatcher ? { dispatcher: to.dispatcher } : {}),
+    });
     const authorization = authorizationHeader(credentials);
     try {
       const response = await fetch(endpoint, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json', ...(authorization ? { authorization } : {}), ...extraHeaders },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json',
+          ...(authorization ? { authorization } : {}),
+          ...extraHeaders,
+        },
         body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
         signal,
         redirect: 'manual',
@@ -189,7 +247,13 @@ export class A2aTransport implements AgentTransport {
     }
   }
 
-  private toExchange(request: RequestRecord, answer: RpcAnswer, duration_ms: number, timeoutMs: number, polls: number): Exchange {
+  private toExchange(
+    request: RequestRecord,
+    answer: RpcAnswer,
+    duration_ms: number,
+    timeoutMs: number,
+    polls: number,
+  ): Exchange {
     const record = (payload: unknown, observed: ObservedHttp | undefined, state?: string): ResponseRecord => ({
       transport: 'a2a',
       payload,
@@ -203,7 +267,14 @@ export class A2aTransport implements AgentTransport {
         const observed = answer.observed;
         return {
           request,
-          ...(observed ? { response: record(observed.errorBody !== undefined ? parseJsonOrText(observed.errorBody) : undefined, observed) } : {}),
+          ...(observed
+            ? {
+                response: record(
+                  observed.errorBody !== undefined ? parseJsonOrText(observed.errorBody) : undefined,
+                  observed,
+                ),
+              }
+            : {}),
           extraction: { path: 'none', note: 'no A2A answer: transport error' },
           data: undefined,
           transportError: describeTransportError(answer.error, observed, timeoutMs),
@@ -214,7 +285,13 @@ export class A2aTransport implements AgentTransport {
         const rpcError = jsonRpcErrorOf(body);
         if (rpcError) {
           // An HTTP error status carrying a JSON-RPC error (401 + adcp_error AUTH_REQUIRED) is the agent's answer.
-          return { request, response: record(body, observed), extraction: { path: 'error', note: `HTTP ${observed.status} with a JSON-RPC error body` }, data: rpcError.data ?? {}, rpcError };
+          return {
+            request,
+            response: record(body, observed),
+            extraction: { path: 'error', note: `HTTP ${observed.status} with a JSON-RPC error body` },
+            data: rpcError.data ?? {},
+            rpcError,
+          };
         }
         if (observed.status < 500) {
           // A 4xx before A2A (an auth layer's 401/403) is the agent's answer to this call, not a transport failure.
@@ -222,18 +299,43 @@ export class A2aTransport implements AgentTransport {
             request,
             response: record(body, observed),
             extraction: { path: 'error', note: `HTTP ${observed.status} without a JSON-RPC error body` },
-            data: body && typeof body === 'object' && !Array.isArray(body) ? body : { message: `HTTP ${observed.status}` },
+            data:
+              body && typeof body === 'object' && !Array.isArray(body) ? body : { message: `HTTP ${observed.status}` },
           };
         }
-        return { request, response: record(body, observed), extraction: { path: 'none', note: 'no A2A answer: HTTP error' }, data: undefined, transportError: `HTTP ${observed.status} from the agent` };
+        return {
+          request,
+          response: record(body, observed),
+          extraction: { path: 'none', note: 'no A2A answer: HTTP error' },
+          data: undefined,
+          transportError: `HTTP ${observed.status} from the agent`,
+        };
       }
       case 'other-task':
-        return { request, response: record(answer.body, answer.observed), extraction: { path: 'none', note: `no A2A answer: A2A tasks/get answered another task${pollNote}` }, data: undefined, transportError: answer.problem };
+        return {
+          request,
+          response: record(answer.body, answer.observed),
+          extraction: { path: 'none', note: `no A2A answer: A2A tasks/get answered another task${pollNote}` },
+          data: undefined,
+          transportError: answer.problem,
+        };
       case 'not-json-rpc':
-        return { request, response: record(answer.body, answer.observed), extraction: { path: 'none', note: 'no A2A answer: not a JSON-RPC response' }, data: undefined, transportError: answer.problem };
+        return {
+          request,
+          response: record(answer.body, answer.observed),
+          extraction: { path: 'none', note: 'no A2A answer: not a JSON-RPC response' },
+          data: undefined,
+          transportError: answer.problem,
+        };
       case 'rpc-error': {
         const rpcError = answer.error;
-        return { request, response: record({ error: rpcError }, answer.observed), extraction: { path: 'error', note: `JSON-RPC error response${pollNote}` }, data: rpcError.data ?? {}, rpcError };
+        return {
+          request,
+          response: record({ error: rpcError }, answer.observed),
+          extraction: { path: 'error', note: `JSON-RPC error response${pollNote}` },
+          data: rpcError.data ?? {},
+          rpcError,
+        };
       }
       case 'result': {
         const extracted = extractA2aResult(answer.result);
@@ -261,20 +363,37 @@ type RpcAnswer =
   | { kind: 'failure'; error: unknown; observed?: ObservedHttp };
 
 function parseRpc(text: string, id: string, observed: ObservedHttp): RpcAnswer {
-  if (observed.status >= 400) return { kind: 'http-error', body: parseJsonOrText(observed.errorBody ?? text), observed };
+  if (observed.status >= 400)
+    return { kind: 'http-error', body: parseJsonOrText(observed.errorBody ?? text), observed };
   let body: any;
   try {
     body = JSON.parse(text);
   } catch {
     const type = observed.headers.find(([name]) => name.toLowerCase() === 'content-type')?.[1];
-    return { kind: 'not-json-rpc', body: text.slice(0, 2000), problem: `the agent's answer is not JSON (HTTP ${observed.status}${type ? `, content-type ${type}` : ''})`, observed };
+    return {
+      kind: 'not-json-rpc',
+      body: text.slice(0, 2000),
+      problem: `the agent's answer is not JSON (HTTP ${observed.status}${type ? `, content-type ${type}` : ''})`,
+      observed,
+    };
   }
   const error = jsonRpcErrorOf(body);
   if (error) return { kind: 'rpc-error', error, observed };
   if (!body || typeof body !== 'object' || Array.isArray(body) || !('result' in body)) {
-    return { kind: 'not-json-rpc', body, problem: `the agent's answer is not a JSON-RPC response (HTTP ${observed.status}: no "result" or "error")`, observed };
+    return {
+      kind: 'not-json-rpc',
+      body,
+      problem: `the agent's answer is not a JSON-RPC response (HTTP ${observed.status}: no "result" or "error")`,
+      observed,
+    };
   }
-  if (body.id !== id) return { kind: 'not-json-rpc', body, problem: `the agent answered another JSON-RPC request (id ${JSON.stringify(body.id)?.slice(0, 80)}, sent ${id})`, observed };
+  if (body.id !== id)
+    return {
+      kind: 'not-json-rpc',
+      body,
+      problem: `the agent answered another JSON-RPC request (id ${JSON.stringify(body.id)?.slice(0, 80)}, sent ${id})`,
+      observed,
+    };
   return { kind: 'result', result: body.result, observed };
 }
 
@@ -290,15 +409,22 @@ const shownId = (id: unknown) => (JSON.stringify(id) ?? String(id)).slice(0, MAX
 function otherTask(id: string, context: string | undefined, result: unknown): string | undefined {
   const got = unwrapStreamResponse(result) as any;
   const what = `the agent answered A2A tasks/get for task ${shownId(id)}`;
-  if (!got || typeof got !== 'object' || Array.isArray(got) || got.id === undefined) return `${what} with no task id (a tasks/get answer is the Task asked for)`;
-  if (got.id !== id) return `${what} with another task (id ${shownId(got.id)}); an answer about another task is not this call's`;
+  if (!got || typeof got !== 'object' || Array.isArray(got) || got.id === undefined)
+    return `${what} with no task id (a tasks/get answer is the Task asked for)`;
+  if (got.id !== id)
+    return `${what} with another task (id ${shownId(got.id)}); an answer about another task is not this call's`;
   if (context !== undefined && got.contextId !== undefined && got.contextId !== context) {
     return `${what} with the task in another context (contextId ${shownId(got.contextId)}, the task's is ${shownId(context)}); an answer about another task is not this call's`;
   }
   return undefined;
 }
 
-function describeTransportError(error: unknown, observed: ObservedHttp | undefined, timeoutMs: number, doing?: string): string {
+function describeTransportError(
+  error: unknown,
+  observed: ObservedHttp | undefined,
+  timeoutMs: number,
+  doing?: string,
+): string {
   const message = describeError(error);
   if (isTimeoutError(error)) {
     return `no answer within ${timeoutMs} ms${doing ? ` ${doing}` : ''} (${message}); raise the step timeout (option timeoutMs) if the agent is just slow`;
@@ -314,17 +440,33 @@ export function agentCardUrls(agentUrl: string): string[] {
   const url = new URL(agentUrl);
   if (/\/\.well-known\/agent(-card)?\.json$/i.test(url.pathname)) return [url.href];
   const base = `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
-  const urls = [`${base}/.well-known/agent-card.json`, `${base}/.well-known/agent.json`, `${url.origin}/.well-known/agent-card.json`, `${url.origin}/.well-known/agent.json`];
+  const urls = [
+    `${base}/.well-known/agent-card.json`,
+    `${base}/.well-known/agent.json`,
+    `${url.origin}/.well-known/agent-card.json`,
+    `${url.origin}/.well-known/agent.json`,
+  ];
   return [...new Set(urls)];
 }
 
-async function discoverAgent(agentUrl: string, timeoutMs: number, maxResponseBytes: number, signal: AbortSignal, guard: UrlGuardOptions): Promise<Discovered> {
+async function discoverAgent(
+  agentUrl: string,
+  timeoutMs: number,
+  maxResponseBytes: number,
+  signal: AbortSignal,
+  guard: UrlGuardOptions,
+): Promise<Discovered> {
   const tried: string[] = [];
   for (const cardUrl of agentCardUrls(agentUrl)) {
     let observed: ObservedHttp | undefined;
     const fetch = boundedFetch({ timeoutMs, maxResponseBytes, onResponse: (o) => (observed = o) });
     // A connection failure or timeout is not "no card here": it ends discovery (thrown to the caller).
-    const response = await fetch(cardUrl, { method: 'GET', headers: { accept: 'application/json' }, signal, redirect: 'manual' });
+    const response = await fetch(cardUrl, {
+      method: 'GET',
+      headers: { accept: 'application/json' },
+      signal,
+      redirect: 'manual',
+    });
     const text = await response.text();
     if (observed!.status !== 200) {
       tried.push(`${cardUrl} (HTTP ${observed!.status})`);
@@ -344,7 +486,11 @@ async function discoverAgent(agentUrl: string, timeoutMs: number, maxResponseByt
     return guardEndpoint(fromCard(card, cardUrl, agentUrl), agentUrl, guard, timeoutMs);
   }
   // No card: the URL itself is taken as the JSON-RPC endpoint; missing tools cannot be told apart.
-  return { endpoint: agentUrl, skills: { error: `no A2A agent card at ${tried.join(', ')}` }, invocation: 'parameters' };
+  return {
+    endpoint: agentUrl,
+    skills: { error: `no A2A agent card at ${tried.join(', ')}` },
+    invocation: 'parameters',
+  };
 }
 
 function fromCard(card: any, cardUrl: string, agentUrl: string): Discovered {
@@ -353,7 +499,9 @@ function fromCard(card: any, cardUrl: string, agentUrl: string): Discovered {
     ? {
         tools: (card.skills as unknown[])
           .slice(0, MAX_SKILLS)
-          .map((s: any) => (typeof s?.id === 'string' && s.id ? s.id : typeof s?.name === 'string' ? s.name : undefined))
+          .map((s: any) =>
+            typeof s?.id === 'string' && s.id ? s.id : typeof s?.name === 'string' ? s.name : undefined,
+          )
           .filter((s): s is string => typeof s === 'string' && s.length > 0 && s.length <= 256),
       }
     : { error: `the agent card at ${cardUrl} has no skills list` };
@@ -363,7 +511,13 @@ function fromCard(card: any, cardUrl: string, agentUrl: string): Discovered {
   try {
     endpoint = new URL(named, cardUrl).href;
   } catch {
-    return { endpoint: agentUrl, cardUrl, skills, invocation, refused: `the agent card at ${cardUrl} names an endpoint that is not a URL (${JSON.stringify(named).slice(0, 200)})` };
+    return {
+      endpoint: agentUrl,
+      cardUrl,
+      skills,
+      invocation,
+      refused: `the agent card at ${cardUrl} names an endpoint that is not a URL (${JSON.stringify(named).slice(0, 200)})`,
+    };
   }
   return { endpoint, cardUrl, skills, invocation };
 }
@@ -376,7 +530,12 @@ function fromCard(card: any, cardUrl: string, agentUrl: string): Discovered {
  * 127.0.0.2, `[::1]` or `localhost` on the same port names another host,
  * which can be another process, and is vetted like any other.
  */
-async function guardEndpoint(discovered: Discovered, agentUrl: string, guard: UrlGuardOptions, timeoutMs: number): Promise<Discovered> {
+async function guardEndpoint(
+  discovered: Discovered,
+  agentUrl: string,
+  guard: UrlGuardOptions,
+  timeoutMs: number,
+): Promise<Discovered> {
   const { endpoint, cardUrl } = discovered;
   if (discovered.refused || sameOrigin(endpoint, agentUrl)) return discovered;
   try {
@@ -384,7 +543,8 @@ async function guardEndpoint(discovered: Discovered, agentUrl: string, guard: Ur
     return vetted.pinned ? { ...discovered, dispatcher: pinnedDispatcher(vetted.pinned, guard.dial) } : discovered;
   } catch (error) {
     let refusal = error instanceof UrlRefusedError ? error.message : `it could not be vetted: ${describeError(error)}`;
-    if (loopbackAlias(endpoint, agentUrl)) refusal = `${refusal}; ${new URL(endpoint).host} is not the agent's host ${new URL(agentUrl).host}, and a loopback alias can be another process`;
+    if (loopbackAlias(endpoint, agentUrl))
+      refusal = `${refusal}; ${new URL(endpoint).host} is not the agent's host ${new URL(agentUrl).host}, and a loopback alias can be another process`;
     return {
       ...discovered,
       endpoint: agentUrl,
@@ -397,15 +557,24 @@ async function guardEndpoint(discovered: Discovered, agentUrl: string, guard: Ur
 function jsonRpcUrlOf(card: any): string | undefined {
   const preferred = typeof card.preferredTransport === 'string' ? card.preferredTransport.toUpperCase() : undefined;
   if (typeof card.url === 'string' && (!preferred || preferred === 'JSONRPC')) return card.url;
-  const interfaces = [...(Array.isArray(card.additionalInterfaces) ? card.additionalInterfaces : []), ...(Array.isArray(card.supportedInterfaces) ? card.supportedInterfaces : [])];
-  const jsonRpc = interfaces.find((i: any) => typeof i?.url === 'string' && String(i.transport ?? i.protocolBinding ?? '').toUpperCase() === 'JSONRPC');
+  const interfaces = [
+    ...(Array.isArray(card.additionalInterfaces) ? card.additionalInterfaces : []),
+    ...(Array.isArray(card.supportedInterfaces) ? card.supportedInterfaces : []),
+  ];
+  const jsonRpc = interfaces.find(
+    (i: any) =>
+      typeof i?.url === 'string' && String(i.transport ?? i.protocolBinding ?? '').toUpperCase() === 'JSONRPC',
+  );
   if (jsonRpc) return jsonRpc.url;
   return typeof card.url === 'string' ? card.url : undefined;
 }
 
 function declaresAdcpProfile(card: any): boolean {
   const extensions = card?.capabilities?.extensions;
-  return Array.isArray(extensions) && extensions.some((e: any) => typeof e?.uri === 'string' && e.uri.replace(/\/+$/, '') === ADCP_A2A_EXTENSION);
+  return (
+    Array.isArray(extensions) &&
+    extensions.some((e: any) => typeof e?.uri === 'string' && e.uri.replace(/\/+$/, '') === ADCP_A2A_EXTENSION)
+  );
 }
 
 /** Both on loopback, not the same origin: named in the refusal, since "it is all this machine" is the natural mistake. */
@@ -422,7 +591,10 @@ function loopbackAlias(endpoint: string, agentUrl: string): boolean {
 /** `TASK_STATE_INPUT_REQUIRED` (A2A 1.0) and `input-required` (0.3) → `input-required`. */
 export function normalizeA2aState(state: unknown): string | undefined {
   if (typeof state !== 'string' || state.length === 0) return undefined;
-  return state.replace(/^TASK_STATE_/, '').toLowerCase().replace(/_/g, '-');
+  return state
+    .replace(/^TASK_STATE_/, '')
+    .toLowerCase()
+    .replace(/_/g, '-');
 }
 
 const STREAM_KEYS = ['task', 'message', 'statusUpdate', 'artifactUpdate'];
@@ -452,7 +624,9 @@ function dataParts(parts: unknown): { data: Record<string, unknown>; index: numb
 
 function texts(parts: unknown): string[] {
   if (!Array.isArray(parts)) return [];
-  return parts.filter((p: any) => p && typeof p.text === 'string' && (p.kind === undefined || p.kind === 'text')).map((p: any) => p.text as string);
+  return parts
+    .filter((p: any) => p && typeof p.text === 'string' && (p.kind === undefined || p.kind === 'text'))
+    .map((p: any) => p.text as string);
 }
 
 /** The first DataPart of an interim status message. */
@@ -480,12 +654,23 @@ export function finalDataPart(task: unknown): { data: Record<string, unknown>; p
  */
 export function extractA2aResult(result: unknown): { extraction: ExtractionRecord; data: unknown; state?: string } {
   const answer = unwrapStreamResponse(result) as any;
-  if (answer === undefined) return { extraction: { path: 'none', note: 'nested A2A stream envelope (malformed)' }, data: undefined };
-  if (!answer || typeof answer !== 'object' || Array.isArray(answer)) return { extraction: { path: 'none', note: 'the JSON-RPC result is neither an A2A Task nor a Message' }, data: undefined };
+  if (answer === undefined)
+    return { extraction: { path: 'none', note: 'nested A2A stream envelope (malformed)' }, data: undefined };
+  if (!answer || typeof answer !== 'object' || Array.isArray(answer))
+    return {
+      extraction: { path: 'none', note: 'the JSON-RPC result is neither an A2A Task nor a Message' },
+      data: undefined,
+    };
   if (answer.kind === 'message' || (answer.status === undefined && Array.isArray(answer.parts))) {
     const last = dataParts(answer.parts).at(-1);
     if (!last) return { extraction: { path: 'none', note: 'A2A Message without a DataPart' }, data: undefined };
-    return { extraction: { path: isErrorOnly(last.data) ? 'error' : 'structured_content', note: 'A2A Message (no Task): last DataPart of parts[]' }, data: last.data };
+    return {
+      extraction: {
+        path: isErrorOnly(last.data) ? 'error' : 'structured_content',
+        note: 'A2A Message (no Task): last DataPart of parts[]',
+      },
+      data: last.data,
+    };
   }
   const state = normalizeA2aState(answer.status?.state);
   if (!state) return { extraction: { path: 'none', note: 'A2A Task without status.state' }, data: undefined };
@@ -497,7 +682,14 @@ export function extractA2aResult(result: unknown): { extraction: ExtractionRecor
     if (last) {
       const keys = Object.keys(last.data);
       if (keys.length === 1 && keys[0] === 'response' && last.data.response && typeof last.data.response === 'object') {
-        return { extraction: { path: 'none', note: `A2A task ${state}: the DataPart is a framework wrapper { response: … }, which clients must reject (a2a-response-extraction > Wrapper rejection)` }, data: undefined, state };
+        return {
+          extraction: {
+            path: 'none',
+            note: `A2A task ${state}: the DataPart is a framework wrapper { response: … }, which clients must reject (a2a-response-extraction > Wrapper rejection)`,
+          },
+          data: undefined,
+          state,
+        };
       }
       data = last.data;
       where = 'artifacts[0].parts[] last DataPart';
@@ -506,18 +698,50 @@ export function extractA2aResult(result: unknown): { extraction: ExtractionRecor
       where = 'status.message.parts[] first DataPart (no DataPart in artifacts[0])';
     }
     if (state === 'completed') {
-      if (!data) return { extraction: { path: 'none', note: 'A2A task completed without a DataPart in artifacts[0] or status.message' }, data: undefined, state };
-      return { extraction: { path: isErrorOnly(data) ? 'error' : 'structured_content', note: `A2A task completed: ${where}` }, data, state };
+      if (!data)
+        return {
+          extraction: { path: 'none', note: 'A2A task completed without a DataPart in artifacts[0] or status.message' },
+          data: undefined,
+          state,
+        };
+      return {
+        extraction: { path: isErrorOnly(data) ? 'error' : 'structured_content', note: `A2A task completed: ${where}` },
+        data,
+        state,
+      };
     }
     // failed / rejected / canceled: the error path (transport-errors.mdx > A2A Binding).
     if (data) return { extraction: { path: 'error', note: `A2A task ${state}: ${where}` }, data, state };
     const message = [...texts(answer.artifacts?.[0]?.parts), ...texts(answer.status?.message?.parts)].join('\n');
-    return { extraction: { path: 'error', note: `A2A task ${state} without a DataPart` }, data: message ? { message } : {}, state };
+    return {
+      extraction: { path: 'error', note: `A2A task ${state} without a DataPart` },
+      data: message ? { message } : {},
+      state,
+    };
   }
   if (INTERIM_STATES.has(state)) {
     const data = interimData(answer);
-    if (!data) return { extraction: { path: 'none', note: `interim A2A state ${state} without a DataPart in status.message.parts[]` }, data: undefined, state };
-    return { extraction: { path: isErrorOnly(data) ? 'error' : 'structured_content', note: `interim A2A state ${state}: status.message.parts[] first DataPart` }, data, state };
+    if (!data)
+      return {
+        extraction: { path: 'none', note: `interim A2A state ${state} without a DataPart in status.message.parts[]` },
+        data: undefined,
+        state,
+      };
+    return {
+      extraction: {
+        path: isErrorOnly(data) ? 'error' : 'structured_content',
+        note: `interim A2A state ${state}: status.message.parts[] first DataPart`,
+      },
+      data,
+      state,
+    };
   }
-  return { extraction: { path: 'none', note: `unknown A2A task state ${JSON.stringify(String(answer.status?.state)).slice(0, 80)}` }, data: undefined, state };
+  return {
+    extraction: {
+      path: 'none',
+      note: `unknown A2A task state ${JSON.stringify(String(answer.status?.state)).slice(0, 80)}`,
+    },
+    data: undefined,
+    state,
+  };
 }

@@ -50,7 +50,8 @@ function answerInEvents(text: string, id: string | number | undefined): unknown 
   // A stream cut after its last event has no closing blank line: end it, so that event counts.
   parser.feed('\n\n');
   const json = values.filter((v) => v !== NOT_JSON);
-  const isResponse = (v: unknown) => v !== null && typeof v === 'object' && !Array.isArray(v) && ('result' in v || 'error' in v);
+  const isResponse = (v: unknown) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v) && ('result' in v || 'error' in v);
   const responses = json.filter(isResponse);
   const forRequest = id === undefined ? responses : responses.filter((v) => (v as { id?: unknown }).id === id);
   return forRequest.at(-1) ?? responses.at(-1) ?? json.at(-1);
@@ -66,7 +67,11 @@ export interface JsonRpcError {
 export function jsonRpcErrorOf(body: unknown): JsonRpcError | undefined {
   const error = (body as { error?: { code?: unknown; message?: unknown; data?: unknown } } | null)?.error;
   if (!error || typeof error !== 'object' || typeof error.code !== 'number') return undefined;
-  return { code: error.code, message: String(error.message ?? ''), ...(error.data !== undefined ? { data: error.data } : {}) };
+  return {
+    code: error.code,
+    message: String(error.message ?? ''),
+    ...(error.data !== undefined ? { data: error.data } : {}),
+  };
 }
 
 /** The text parsed when it is JSON, else the text itself: what the agent answered, either way. */

@@ -12,7 +12,14 @@ export type Protocol = 'mcp' | 'a2a';
 
 export function createTransport(
   protocol: Protocol,
-  options: { url: string; maxResponseBytes: number; urlGuard?: Omit<UrlGuardOptions, 'agentUrl'>; mcpSessions?: McpSessionPool },
+  options: {
+    url: string;
+    maxResponseBytes: number;
+    urlGuard?: Omit<UrlGuardOptions, 'agentUrl'>;
+    mcpSessions?: McpSessionPool;
+  },
 ): AgentTransport {
-  return protocol === 'a2a' ? new A2aTransport(options) : new McpTransport({ ...options, sessions: options.mcpSessions });
+  return protocol === 'a2a'
+    ? new A2aTransport(options)
+    : new McpTransport({ ...options, sessions: options.mcpSessions });
 }

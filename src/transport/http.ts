@@ -20,7 +20,9 @@ import { Agent, Headers, request, Response, type Dispatcher } from 'undici';
 
 export class ResponseTooLargeError extends Error {
   constructor(readonly limit: number) {
-    super(`the agent's response exceeded ${limit} bytes; the runner stopped reading it (limit: option maxResponseBytes)`);
+    super(
+      `the agent's response exceeded ${limit} bytes; the runner stopped reading it (limit: option maxResponseBytes)`,
+    );
     this.name = 'ResponseTooLargeError';
   }
 }
@@ -57,20 +59,30 @@ export function dispatcher(): Agent {
 }
 
 /** The content-codings `fetch` decodes (and announces in Accept-Encoding). */
-const DECODERS: Record<string, () => Transform> = { gzip: createGunzip, 'x-gzip': createGunzip, deflate: createInflate, br: createBrotliDecompress };
+const DECODERS: Record<string, () => Transform> = {
+  gzip: createGunzip,
+  'x-gzip': createGunzip,
+  deflate: createInflate,
+  br: createBrotliDecompress,
+};
 
 /**
  * The body as the agent meant it: each content-coding undone, last applied first (RFC 9110 §8.4). A coding we do not
  * know is an error, as it is for `fetch`.
  */
 function decoded(body: Readable, contentEncoding: string | null): Readable {
-  const codings = (contentEncoding ?? '').split(',').map((c) => c.trim().toLowerCase()).filter((c) => c !== '' && c !== 'identity');
+  const codings = (contentEncoding ?? '')
+    .split(',')
+    .map((c) => c.trim().toLowerCase())
+    .filter((c) => c !== '' && c !== 'identity');
   let stream = body;
   for (const coding of codings.reverse()) {
     const decoder = DECODERS[coding];
     if (!decoder) {
       discard(body);
-      throw new Error(`the agent's answer has content-encoding "${coding.slice(0, 40)}", which the runner does not decode (it asks for ${ACCEPT_ENCODING})`);
+      throw new Error(
+        `the agent's answer has content-encoding "${coding.slice(0, 40)}", which the runner does not decode (it asks for ${ACCEPT_ENCODING})`,
+      );
     }
     // pipeline destroys every stage when one fails, so a bad gzip stream or an aborted request ends the whole body.
     stream = pipeline(stream, decoder(), () => {});
@@ -126,7 +138,13 @@ export function boundedFetch(options: BoundedFetchOptions): FetchLike {
     const timeout = AbortSignal.timeout(options.timeoutMs);
     const signal = init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
     const method = (init?.method ?? 'GET').toUpperCase();
-    const answer = await request(url, { method: method as Dispatcher.HttpMethod, headers: requestHeaders(init?.headers), body: requestBody(init?.body), signal, dispatcher: via });
+    const answer = await request(url, {
+      method: method as Dispatcher.HttpMethod,
+      headers: requestHeaders(init?.headers),
+      body: requestBody(init?.body),
+      signal,
+      dispatcher: via,
+    });
     const status = answer.statusCode;
     const headers = responseHeaders(answer.headers);
     const observed: ObservedHttp = { status, headers: [...headers], url: String(url), method };
@@ -167,7 +185,11 @@ export function boundedFetch(options: BoundedFetchOptions): FetchLike {
       }),
       () => {},
     );
-    return new Response(Readable.toWeb(counted) as unknown as ReadableStream<Uint8Array>, { status, statusText, headers }) as unknown as globalThis.Response;
+    return new Response(Readable.toWeb(counted) as unknown as ReadableStream<Uint8Array>, {
+      status,
+      statusText,
+      headers,
+    }) as unknown as globalThis.Response;
   };
 }
 
@@ -206,7 +228,12 @@ function schemaIssues(error: unknown): string | undefined {
       return undefined;
     }
   }
-  if (!Array.isArray(issues) || issues.length === 0 || !issues.every((i) => i && typeof i === 'object' && 'message' in i)) return undefined;
+  if (
+    !Array.isArray(issues) ||
+    issues.length === 0 ||
+    !issues.every((i) => i && typeof i === 'object' && 'message' in i)
+  )
+    return undefined;
   const closest = closestBranch(issues as SchemaIssue[]);
   const shown = closest.slice(0, 3).map((i) => {
     const where = Array.isArray(i.path) && i.path.length > 0 ? `${i.path.join('.')}: ` : '';
@@ -230,16 +257,26 @@ interface SchemaIssue {
 function closestBranch(issues: SchemaIssue[], prefix: unknown[] = [], depth = 0): SchemaIssue[] {
   return issues.flatMap((issue) => {
     const path = [...prefix, ...(Array.isArray(issue.path) ? issue.path : [])];
-    const branches = issue.code === 'invalid_union' && Array.isArray(issue.errors) ? issue.errors.filter((b) => Array.isArray(b) && b.length > 0) : [];
+    const branches =
+      issue.code === 'invalid_union' && Array.isArray(issue.errors)
+        ? issue.errors.filter((b) => Array.isArray(b) && b.length > 0)
+        : [];
     if (branches.length === 0 || depth >= 8) return [{ ...issue, path }];
-    return closestBranch(branches.reduce((best, branch) => (branch.length < best.length ? branch : best)), path, depth + 1);
+    return closestBranch(
+      branches.reduce((best, branch) => (branch.length < best.length ? branch : best)),
+      path,
+      depth + 1,
+    );
   });
 }
 
 /** Message of an error and its causes, for the step's `error` field. */
 /** A call that ran out of time (its deadline signal, a client timeout), as opposed to one the agent or the network refused. */
 export function isTimeoutError(error: unknown): boolean {
-  return (error as { name?: unknown } | null)?.name === 'TimeoutError' || /timed? ?out|aborted|AbortError|TimeoutError/i.test(describeError(error));
+  return (
+    (error as { name?: unknown } | null)?.name === 'TimeoutError' ||
+    /timed? ?out|aborted|AbortError|TimeoutError/i.test(describeError(error))
+  );
 }
 
 export function describeError(error: unknown): string {

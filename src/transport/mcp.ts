@@ -67,7 +67,9 @@ export const MAX_SERVER_REQUESTS_PER_CALL = 32;
 class ServerRequestFlood extends Error {
   constructor(method: unknown) {
     const shown = typeof method === 'string' && /^[\w./-]{1,64}$/.test(method) ? ` (the last one: ${method})` : '';
-    super(`the agent sent more than ${MAX_SERVER_REQUESTS_PER_CALL} server-to-client JSON-RPC requests during one call${shown}; the runner answers at most ${MAX_SERVER_REQUESTS_PER_CALL} per call (MAX_SERVER_REQUESTS_PER_CALL), so the call was stopped and the session dropped`);
+    super(
+      `the agent sent more than ${MAX_SERVER_REQUESTS_PER_CALL} server-to-client JSON-RPC requests during one call${shown}; the runner answers at most ${MAX_SERVER_REQUESTS_PER_CALL} per call (MAX_SERVER_REQUESTS_PER_CALL), so the call was stopped and the session dropped`,
+    );
     this.name = 'ServerRequestFlood';
   }
 }
@@ -90,15 +92,29 @@ function quotedId(id: unknown): string {
  */
 class StrayAnswer extends Error {
   constructor(id: unknown, waiting: readonly string[]) {
-    const ours = waiting.length > 0 ? ` (the runner was waiting for id ${waiting.slice(0, 3).map((w) => quotedId(JSON.parse(w))).join(', ')})` : '';
-    super(`the agent answered another request id: its JSON-RPC response has id ${quotedId(id)}, which is not the id of any request the runner sent${ours}; the answer to this call never came, so the call was stopped and the session dropped`);
+    const ours =
+      waiting.length > 0
+        ? ` (the runner was waiting for id ${waiting
+            .slice(0, 3)
+            .map((w) => quotedId(JSON.parse(w)))
+            .join(', ')})`
+        : '';
+    super(
+      `the agent answered another request id: its JSON-RPC response has id ${quotedId(id)}, which is not the id of any request the runner sent${ours}; the answer to this call never came, so the call was stopped and the session dropped`,
+    );
     this.name = 'StrayAnswer';
   }
 }
 
 /** A JSON-RPC response (an id and a result or an error, no method). */
 function isResponse(message: unknown): message is { id: unknown; error?: { code?: unknown; message?: unknown } } {
-  return !!message && typeof message === 'object' && !('method' in message) && 'id' in message && ('result' in message || 'error' in message);
+  return (
+    !!message &&
+    typeof message === 'object' &&
+    !('method' in message) &&
+    'id' in message &&
+    ('result' in message || 'error' in message)
+  );
 }
 
 /** Stops the connection's call in progress with a reason (the first one wins until the next call). */
@@ -114,7 +130,10 @@ function stopCall(connection: Connection, reason: CallStopped): void {
  * (since the connection's current call began) a request never reaches the Protocol: it is neither answered nor kept.
  * An accessor on the transport instance, so the Protocol's own assignment is wrapped (no fork of the SDK).
  */
-function boundServerRequests(transport: { onmessage?: (message: any, extra?: any) => void; send: (message: any, options?: any) => Promise<void> }, connection: Connection): void {
+function boundServerRequests(
+  transport: { onmessage?: (message: any, extra?: any) => void; send: (message: any, options?: any) => Promise<void> },
+  connection: Connection,
+): void {
   let wrapped: ((message: any, extra?: any) => void) | undefined;
   // The ids of the requests the SDK sends: a response to any other id is the agent answering something else.
   const send = transport.send.bind(transport);
@@ -139,7 +158,8 @@ function boundServerRequests(transport: { onmessage?: (message: any, extra?: any
                 stopCall(connection, new StrayAnswer(message.id, [...connection.pending]));
                 return;
               }
-              if (message.error && typeof message.error === 'object') connection.answeredError = { code: message.error.code, message: message.error.message };
+              if (message.error && typeof message.error === 'object')
+                connection.answeredError = { code: message.error.code, message: message.error.message };
             }
             handler(message, extra);
           }
@@ -150,14 +170,19 @@ function boundServerRequests(transport: { onmessage?: (message: any, extra?: any
 
 /** A JSON-RPC request (a method and an id), as opposed to a notification or a response. */
 function isServerRequest(message: unknown): message is { method: unknown; id: unknown } {
-  return !!message && typeof message === 'object' && 'method' in message && (message as { id?: unknown }).id !== undefined;
+  return (
+    !!message && typeof message === 'object' && 'method' in message && (message as { id?: unknown }).id !== undefined
+  );
 }
 
 /**
  * One call's watch on the bound: the count restarts, and a flood aborts the returned signal with the reason.
  * `end()` when the call is over.
  */
-function watchServerRequests(connection: Connection, signal: AbortSignal): { signal: AbortSignal; flood: () => CallStopped | undefined; end: () => void } {
+function watchServerRequests(
+  connection: Connection,
+  signal: AbortSignal,
+): { signal: AbortSignal; flood: () => CallStopped | undefined; end: () => void } {
   const stop = new AbortController();
   connection.serverRequests = 0;
   connection.flood = undefined;
@@ -270,10 +295,16 @@ export class McpTransport implements AgentTransport {
     }
   }
 
-  private async callOnce(task: string, payload: unknown, options: CallOptions): Promise<Exchange & { staleSession?: true }> {
+  private async callOnce(
+    task: string,
+    payload: unknown,
+    options: CallOptions,
+  ): Promise<Exchange & { staleSession?: true }> {
     const request = { transport: 'mcp' as const, operation: task, payload, url: this.url };
     const started = performance.now();
-    const signal = options.signal ? AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs)]) : AbortSignal.timeout(options.timeoutMs);
+    const signal = options.signal
+      ? AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs)])
+      : AbortSignal.timeout(options.timeoutMs);
     let connection: Connection | undefined;
     let reused = false;
     let watch: ReturnType<typeof watchServerRequests> | undefined;
@@ -289,9 +320,18 @@ export class McpTransport implements AgentTransport {
         { timeout: options.timeoutMs, maxTotalTimeout: options.timeoutMs, signal: watch.signal },
       );
       const duration_ms = Math.round(performance.now() - started);
-      const responsePayload = { isError: result.isError === true, structuredContent: result.structuredContent, content: result.content };
+      const responsePayload = {
+        isError: result.isError === true,
+        structuredContent: result.structuredContent,
+        content: result.content,
+      };
       const { extraction, data } = extractMcpResult(responsePayload);
-      return { request, response: this.responseRecord(responsePayload, connection.last, duration_ms), extraction, data };
+      return {
+        request,
+        response: this.responseRecord(responsePayload, connection.last, duration_ms),
+        extraction,
+        data,
+      };
     } catch (error) {
       const duration_ms = Math.round(performance.now() - started);
       // Too many server→client requests (during this call, or during the session's initialize): the agent's doing, in
@@ -299,11 +339,21 @@ export class McpTransport implements AgentTransport {
       const flood = watch?.flood() ?? floodOf(error);
       if (flood) {
         this.forget(options.credentials);
-        return { request, response: undefined, extraction: { path: 'none', note: 'no MCP result: transport error' }, data: undefined, transportError: flood.message };
+        return {
+          request,
+          response: undefined,
+          extraction: { path: 'none', note: 'no MCP result: transport error' },
+          data: undefined,
+          transportError: flood.message,
+        };
       }
       // (No SDK loaded yet: the error came before any MCP exchange, so it is no McpError.) A -32000 or -32001 the agent
       // itself answered is its answer too, not the SDK's own "connection closed" / "timed out" of the same codes.
-      if (loadedSdk && error instanceof loadedSdk.McpError && (!isTransportLevelMcpError(error) || agentAnswered(connection, error))) {
+      if (
+        loadedSdk &&
+        error instanceof loadedSdk.McpError &&
+        (!isTransportLevelMcpError(error) || agentAnswered(connection, error))
+      ) {
         // The agent answered with a JSON-RPC error: that is an answer, on the error path.
         const rpcError = { code: error.code, message: error.message, data: error.data };
         return {
@@ -317,7 +367,8 @@ export class McpTransport implements AgentTransport {
       // No MCP result: drop the connection so the next step starts clean.
       this.forget(options.credentials);
       const observed: ObservedHttp | undefined = connection?.last ?? (error as any)?.observed;
-      if (reused && !isTimeoutError(error)) return { request, response: undefined, extraction: { path: 'none' }, data: undefined, staleSession: true };
+      if (reused && !isTimeoutError(error))
+        return { request, response: undefined, extraction: { path: 'none' }, data: undefined, staleSession: true };
       const httpAnswer = observed ? jsonRpcErrorIn(observed) : undefined;
       if (observed && httpAnswer) {
         // An HTTP error status carrying a JSON-RPC error (e.g. 401 + adcp_error AUTH_REQUIRED) is the agent's answer.
@@ -336,12 +387,19 @@ export class McpTransport implements AgentTransport {
           request,
           response: this.responseRecord(body, observed, duration_ms),
           extraction: { path: 'error', note: `HTTP ${observed.status} without a JSON-RPC error body` },
-          data: body && typeof body === 'object' && !Array.isArray(body) ? body : { message: `HTTP ${observed.status}` },
+          data:
+            body && typeof body === 'object' && !Array.isArray(body) ? body : { message: `HTTP ${observed.status}` },
         };
       }
       return {
         request,
-        response: observed ? this.responseRecord(observed.errorBody !== undefined ? parseJsonOrText(observed.errorBody) : undefined, observed, duration_ms) : undefined,
+        response: observed
+          ? this.responseRecord(
+              observed.errorBody !== undefined ? parseJsonOrText(observed.errorBody) : undefined,
+              observed,
+              duration_ms,
+            )
+          : undefined,
         extraction: { path: 'none', note: 'no MCP result: transport error' },
         data: undefined,
         transportError: describeTransportError(error, observed, options.timeoutMs),
@@ -352,7 +410,9 @@ export class McpTransport implements AgentTransport {
   }
 
   async listTools(options: CallOptions): Promise<{ tools: string[] } | { error: string }> {
-    const signal = options.signal ? AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs)]) : AbortSignal.timeout(options.timeoutMs);
+    const signal = options.signal
+      ? AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs)])
+      : AbortSignal.timeout(options.timeoutMs);
     let watch: ReturnType<typeof watchServerRequests> | undefined;
     try {
       const connection = await this.connect(options.credentials, options.timeoutMs, signal);
@@ -362,7 +422,10 @@ export class McpTransport implements AgentTransport {
       let cursor: string | undefined;
       // Bounded: a hostile agent could page forever.
       for (let page = 0; page < 50; page++) {
-        const listed = await connection.client.listTools(cursor ? { cursor } : undefined, { timeout: options.timeoutMs, signal: watch.signal });
+        const listed = await connection.client.listTools(cursor ? { cursor } : undefined, {
+          timeout: options.timeoutMs,
+          signal: watch.signal,
+        });
         tools.push(...listed.tools.map((t) => t.name));
         cursor = listed.nextCursor;
         if (!cursor) break;
@@ -393,7 +456,13 @@ export class McpTransport implements AgentTransport {
 
   /** What a pooled session must share with this transport's: the agent, the credential and the bounds its fetch has. */
   private poolKey(credentials: Credentials, timeoutMs: number): string {
-    return JSON.stringify([this.url, this.options.maxResponseBytes, timeoutMs, this.options.clientInfo ?? CLIENT_INFO, this.key(credentials)]);
+    return JSON.stringify([
+      this.url,
+      this.options.maxResponseBytes,
+      timeoutMs,
+      this.options.clientInfo ?? CLIENT_INFO,
+      this.key(credentials),
+    ]);
   }
 
   private forget(credentials: Credentials): void {
@@ -422,20 +491,28 @@ export class McpTransport implements AgentTransport {
     const transport = new StreamableHTTPClientTransport(new URL(this.url), {
       requestInit: authorization ? { headers: { authorization } } : undefined,
       // Redirects stay on the agent's origin (url-guard.ts): a Location is agent-supplied.
-      fetch: agentOriginRedirects(boundedFetch({
-        timeoutMs,
-        maxResponseBytes: this.options.maxResponseBytes,
-        // Only the POSTs carry our calls; the GET (server-sent events) and
-        // DELETE (session end) the client opens on its own are not answers.
-        onResponse: (observed) => {
-          if (observed.method === 'POST') connection.last = observed;
-        },
-        // A body over the bound in a stream the SDK reads itself (server-sent events) ends in the SDK's own error
-        // handler, and the call waited for its timeout: stop the call with the bound's reason instead.
-        onTooLarge: (error) => stopCall(connection, error),
-      }), this.url) as any,
+      fetch: agentOriginRedirects(
+        boundedFetch({
+          timeoutMs,
+          maxResponseBytes: this.options.maxResponseBytes,
+          // Only the POSTs carry our calls; the GET (server-sent events) and
+          // DELETE (session end) the client opens on its own are not answers.
+          onResponse: (observed) => {
+            if (observed.method === 'POST') connection.last = observed;
+          },
+          // A body over the bound in a stream the SDK reads itself (server-sent events) ends in the SDK's own error
+          // handler, and the call waited for its timeout: stop the call with the bound's reason instead.
+          onTooLarge: (error) => stopCall(connection, error),
+        }),
+        this.url,
+      ) as any,
       // A runner must not retry silently: one request, one observation.
-      reconnectionOptions: { maxReconnectionDelay: 0, initialReconnectionDelay: 0, reconnectionDelayGrowFactor: 1, maxRetries: 0 },
+      reconnectionOptions: {
+        maxReconnectionDelay: 0,
+        initialReconnectionDelay: 0,
+        reconnectionDelayGrowFactor: 1,
+        maxRetries: 0,
+      },
     });
     boundServerRequests(transport, connection);
     const client = new Client(this.options.clientInfo ?? CLIENT_INFO, { capabilities: {} });
@@ -477,16 +554,26 @@ export class McpTransport implements AgentTransport {
  * became the copy's prototype and vanished from the answer, its checks and its record. The SDK accepts any schema
  * with a Zod 3 style `safeParse` (its zod-compat layer), which is what this is.
  */
-const keepStructuredContent = (CallToolResultSchema: typeof import('@modelcontextprotocol/sdk/types.js').CallToolResultSchema) => ({
+const keepStructuredContent = (
+  CallToolResultSchema: typeof import('@modelcontextprotocol/sdk/types.js').CallToolResultSchema,
+) => ({
   safeParse(data: unknown) {
     const checked = CallToolResultSchema.safeParse(data);
     if (!checked.success || checked.data.structuredContent === undefined) return checked;
-    return { success: true as const, data: { ...checked.data, structuredContent: (data as { structuredContent: Record<string, unknown> }).structuredContent } };
+    return {
+      success: true as const,
+      data: {
+        ...checked.data,
+        structuredContent: (data as { structuredContent: Record<string, unknown> }).structuredContent,
+      },
+    };
   },
 });
 
 function floodOf(error: unknown): CallStopped | undefined {
-  return error instanceof ServerRequestFlood || error instanceof StrayAnswer || error instanceof ResponseTooLargeError ? error : undefined;
+  return error instanceof ServerRequestFlood || error instanceof StrayAnswer || error instanceof ResponseTooLargeError
+    ? error
+    : undefined;
 }
 
 function jsonRpcErrorIn(observed: ObservedHttp): { body: unknown; error: JsonRpcError } | undefined {
@@ -499,7 +586,12 @@ function jsonRpcErrorIn(observed: ObservedHttp): { body: unknown; error: JsonRpc
 /** The agent answered the current call's request with this very JSON-RPC error (code and message). */
 function agentAnswered(connection: Connection | undefined, error: McpError): boolean {
   const answered = connection?.answeredError;
-  return !!answered && answered.code === error.code && typeof answered.message === 'string' && error.message.endsWith(answered.message);
+  return (
+    !!answered &&
+    answered.code === error.code &&
+    typeof answered.message === 'string' &&
+    error.message.endsWith(answered.message)
+  );
 }
 
 /** Timeouts and connection losses surface as McpError too; they are not agent answers. */
@@ -530,11 +622,21 @@ export function extractMcpResult(result: { isError?: boolean; structuredContent?
   if (structured && typeof structured === 'object' && !Array.isArray(structured)) {
     const record = structured as Record<string, unknown>;
     if (result.isError || isErrorOnly(record)) {
-      return { extraction: { path: 'error', note: result.isError ? 'isError: true with structuredContent' : 'structuredContent contained only adcp_error — treated as error' }, data: structured };
+      return {
+        extraction: {
+          path: 'error',
+          note: result.isError
+            ? 'isError: true with structuredContent'
+            : 'structuredContent contained only adcp_error — treated as error',
+        },
+        data: structured,
+      };
     }
     return { extraction: { path: 'structured_content' }, data: structured };
   }
-  const texts = Array.isArray(result.content) ? result.content.filter((c: any) => c?.type === 'text' && typeof c.text === 'string') : [];
+  const texts = Array.isArray(result.content)
+    ? result.content.filter((c: any) => c?.type === 'text' && typeof c.text === 'string')
+    : [];
   for (const item of texts as { text: string }[]) {
     let parsed: unknown;
     try {
@@ -545,9 +647,15 @@ export function extractMcpResult(result: { isError?: boolean; structuredContent?
     if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
       const record = parsed as Record<string, unknown>;
       if (result.isError || isErrorOnly(record)) {
-        return { extraction: { path: 'error', note: 'error envelope in content[].text (no structuredContent)' }, data: parsed };
+        return {
+          extraction: { path: 'error', note: 'error envelope in content[].text (no structuredContent)' },
+          data: parsed,
+        };
       }
-      return { extraction: { path: 'text_fallback', note: 'no structuredContent; parsed JSON from content[].text' }, data: parsed };
+      return {
+        extraction: { path: 'text_fallback', note: 'no structuredContent; parsed JSON from content[].text' },
+        data: parsed,
+      };
     }
   }
   if (result.isError) {

@@ -55,7 +55,11 @@ export async function probe(task: string, url: string, options: ProbeOptions): P
   const request = { transport: 'http' as const, operation: task, payload: {}, url };
   const started = performance.now();
   try {
-    const answer = await guardedGet(url, { ...options.guard, agentUrl: options.agentUrl }, { timeoutMs: options.timeoutMs, maxResponseBytes: options.maxResponseBytes });
+    const answer = await guardedGet(
+      url,
+      { ...options.guard, agentUrl: options.agentUrl },
+      { timeoutMs: options.timeoutMs, maxResponseBytes: options.maxResponseBytes },
+    );
     const text = answer.text;
     let body: unknown = text;
     try {
@@ -64,19 +68,37 @@ export async function probe(task: string, url: string, options: ProbeOptions): P
       // not JSON: the checks see the text
     }
     const duration_ms = Math.round(performance.now() - started);
-    const record = { transport: 'http' as const, payload: body, status: answer.status, headers: filterResponseHeaders(answer.headers), duration_ms };
+    const record = {
+      transport: 'http' as const,
+      payload: body,
+      status: answer.status,
+      headers: filterResponseHeaders(answer.headers),
+      duration_ms,
+    };
     const ok = answer.status >= 200 && answer.status < 300;
     const hops = answer.redirects.length > 0 ? ` (after following ${answer.redirects.join(' → ')})` : '';
     return {
       request,
       response: record,
-      extraction: ok ? { path: 'none', note: `HTTP probe: checks read the parsed JSON body${hops}` } : { path: 'error', note: `HTTP probe answered ${answer.status}${hops}` },
+      extraction: ok
+        ? { path: 'none', note: `HTTP probe: checks read the parsed JSON body${hops}` }
+        : { path: 'error', note: `HTTP probe answered ${answer.status}${hops}` },
       data: body,
     };
   } catch (error) {
     if (error instanceof UrlRefusedError) {
-      return { request, extraction: { path: 'none', note: 'not sent: refused by the SSRF guard' }, data: undefined, transportError: `the runner will not fetch ${url}: ${error.message}` };
+      return {
+        request,
+        extraction: { path: 'none', note: 'not sent: refused by the SSRF guard' },
+        data: undefined,
+        transportError: `the runner will not fetch ${url}: ${error.message}`,
+      };
     }
-    return { request, extraction: { path: 'none', note: 'HTTP probe failed' }, data: undefined, transportError: `GET ${url} failed: ${describeError(error)}` };
+    return {
+      request,
+      extraction: { path: 'none', note: 'HTTP probe failed' },
+      data: undefined,
+      transportError: `GET ${url} failed: ${describeError(error)}`,
+    };
   }
 }

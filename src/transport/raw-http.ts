@@ -59,7 +59,12 @@ export async function sendRaw(raw: RawRequest, options: RawOptions): Promise<Raw
     if (error instanceof ResponseTooLargeError) return { error: error.message, durationMs: elapsed() };
     const message = describeError(error);
     const timedOut = isTimeoutError(error);
-    return { error: timedOut ? `no answer within ${options.timeoutMs} ms (${message})` : `${raw.method} ${raw.url} failed: ${message}`, durationMs: elapsed() };
+    return {
+      error: timedOut
+        ? `no answer within ${options.timeoutMs} ms (${message})`
+        : `${raw.method} ${raw.url} failed: ${message}`,
+      durationMs: elapsed(),
+    };
   }
 }
 

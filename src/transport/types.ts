@@ -2,9 +2,7 @@ import type { Exchange } from '../checks/types.js';
 
 /** Credentials for one call, after the step's `auth:` and the run's defaults are resolved. */
 export type Credentials =
-  | { kind: 'none' }
-  | { kind: 'bearer'; token: string }
-  | { kind: 'basic'; username: string; password: string };
+  { kind: 'none' } | { kind: 'bearer'; token: string } | { kind: 'basic'; username: string; password: string };
 
 export interface CallOptions {
   credentials: Credentials;

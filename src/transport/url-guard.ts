@@ -81,13 +81,16 @@ function parseV4(text: string): number | undefined {
 const v4Text = (n: number) => [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.');
 
 function v4Class(n: number): string | undefined {
-  for (const [base, bits, what] of V4_BLOCKS) if (((n ^ base) >>> (32 - bits)) === 0) return what;
+  for (const [base, bits, what] of V4_BLOCKS) if ((n ^ base) >>> (32 - bits) === 0) return what;
   return undefined;
 }
 
 /** Eight 16-bit groups, or undefined when the text is not an IPv6 address. */
 function parseV6(text: string): number[] | undefined {
-  let s = text.replace(/^\[|\]$/g, '').split('%')[0]!.toLowerCase();
+  let s = text
+    .replace(/^\[|\]$/g, '')
+    .split('%')[0]!
+    .toLowerCase();
   if (isIP(s) !== 6) return undefined;
   const dotted = /(\d{1,3}(?:\.\d{1,3}){3})$/.exec(s);
   if (dotted) {
@@ -98,7 +101,8 @@ function parseV6(text: string): number[] | undefined {
   const [head, tail] = s.split('::') as [string, string | undefined];
   const left = head ? head.split(':') : [];
   const right = tail === undefined ? undefined : tail ? tail.split(':') : [];
-  const groups = right === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
+  const groups =
+    right === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
   return groups.length === 8 ? groups.map((g) => parseInt(g, 16)) : undefined;
 }
 
@@ -112,7 +116,8 @@ function v6Class(g: number[]): string | undefined {
     return inner ? `an IPv4-mapped IPv6 address of ${v4Text(embedded(6, 7))}, ${inner}` : undefined;
   }
   if (zero(0, 6)) return `an IPv4-compatible IPv6 address (deprecated, ::${v4Text(embedded(6, 7))})`;
-  if (zero(0, 4) && g[4] === 0xffff && g[5] === 0) return `an IPv4-translated IPv6 address (::ffff:0:${v4Text(embedded(6, 7))})`;
+  if (zero(0, 4) && g[4] === 0xffff && g[5] === 0)
+    return `an IPv4-translated IPv6 address (::ffff:0:${v4Text(embedded(6, 7))})`;
   if (g[0] === 0x64 && g[1] === 0xff9b) {
     if (g[2] === 1) return 'a local-use NAT64 address (64:ff9b:1::/48)';
     const inner = zero(2, 6) ? v4Class(embedded(6, 7)) : undefined;
@@ -152,7 +157,10 @@ export function isLoopbackHost(hostname: string): boolean {
 
 /** Hostname without IPv6 brackets or a trailing dot, lower case. */
 function bare(hostname: string): string {
-  return hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+  return hostname
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
+    .toLowerCase();
 }
 
 // ─── URLs ───────────────────────────────────────────────────────────────────
@@ -183,7 +191,10 @@ export function sameOrigin(a: URL | string, b: URL | string): boolean {
  * address, a loopback name) — or undefined. Names that resolve to a refused
  * address are caught by `vetUrl`, which resolves them.
  */
-export function literalRefusal(target: string, options: Pick<UrlGuardOptions, 'agentUrl' | 'allowHttp'>): string | undefined {
+export function literalRefusal(
+  target: string,
+  options: Pick<UrlGuardOptions, 'agentUrl' | 'allowHttp'>,
+): string | undefined {
   let url: URL;
   try {
     url = new URL(target);
@@ -192,7 +203,8 @@ export function literalRefusal(target: string, options: Pick<UrlGuardOptions, 'a
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return `${url.protocol} is not http(s)`;
   if (sameOrigin(url, options.agentUrl) || options.allowHttp) return undefined;
-  if (url.protocol !== 'https:') return `${url.origin} is not https (plain http is allowed for local development only: --allow-http, agent.allowHttp, ADCP_ALLOW_HTTP=1)`;
+  if (url.protocol !== 'https:')
+    return `${url.origin} is not https (plain http is allowed for local development only: --allow-http, agent.allowHttp, ADCP_ALLOW_HTTP=1)`;
   const host = bare(url.hostname);
   if (host === 'localhost' || host.endsWith('.localhost')) return `${host} is a loopback name`;
   const what = nonPublicAddress(host);
@@ -289,7 +301,11 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
  * the whole exchange within `timeoutMs`. Throws UrlRefusedError for a target
  * it will not fetch — before any connection to it is opened.
  */
-export async function guardedGet(target: string, guard: UrlGuardOptions, options: GuardedFetchOptions): Promise<GuardedAnswer> {
+export async function guardedGet(
+  target: string,
+  guard: UrlGuardOptions,
+  options: GuardedFetchOptions,
+): Promise<GuardedAnswer> {
   const started = performance.now();
   const left = () => Math.max(1, Math.round(options.timeoutMs - (performance.now() - started)));
   const redirects: string[] = [];
@@ -299,22 +315,40 @@ export async function guardedGet(target: string, guard: UrlGuardOptions, options
     const dispatcher: Dispatcher | undefined = vetted.pinned ? pinnedDispatcher(vetted.pinned, guard.dial) : undefined;
     try {
       let observed: ObservedHttp | undefined;
-      const fetch = boundedFetch({ timeoutMs: left(), maxResponseBytes: options.maxResponseBytes, onResponse: (o) => (observed = o), ...(dispatcher ? { dispatcher } : {}) });
-      const response = await fetch(vetted.url.href, { method: 'GET', headers: { accept: 'application/json', ...options.headers }, redirect: 'manual' });
+      const fetch = boundedFetch({
+        timeoutMs: left(),
+        maxResponseBytes: options.maxResponseBytes,
+        onResponse: (o) => (observed = o),
+        ...(dispatcher ? { dispatcher } : {}),
+      });
+      const response = await fetch(vetted.url.href, {
+        method: 'GET',
+        headers: { accept: 'application/json', ...options.headers },
+        redirect: 'manual',
+      });
       const location = response.headers.get('location');
       if (REDIRECTS.has(response.status) && location && options.followRedirects !== false) {
         await response.body?.cancel().catch(() => {});
         const next = new URL(location, vetted.url);
         if (bare(next.hostname) !== bare(vetted.url.hostname)) {
-          throw new UrlRefusedError(`${vetted.url.href} redirects to ${next.origin}, another host (redirects are followed on the same host only)`);
+          throw new UrlRefusedError(
+            `${vetted.url.href} redirects to ${next.origin}, another host (redirects are followed on the same host only)`,
+          );
         }
-        if (redirects.length >= MAX_REDIRECTS) throw new UrlRefusedError(`more than ${MAX_REDIRECTS} redirects from ${target}`);
+        if (redirects.length >= MAX_REDIRECTS)
+          throw new UrlRefusedError(`more than ${MAX_REDIRECTS} redirects from ${target}`);
         redirects.push(next.href);
         current = next.href;
         continue;
       }
       const text = await response.text();
-      return { url: vetted.url.href, status: response.status, headers: observed?.headers ?? [...response.headers], text, redirects };
+      return {
+        url: vetted.url.href,
+        status: response.status,
+        headers: observed?.headers ?? [...response.headers],
+        text,
+        redirects,
+      };
     } finally {
       await dispatcher?.close().catch(() => {});
     }
@@ -326,7 +360,10 @@ export async function guardedGet(target: string, guard: UrlGuardOptions, options
  * a JWKS or brand.json lookup on URLs the agent supplies. The answer's body is
  * already read (bounded) when the Response is returned.
  */
-export function guardedFetch(guard: UrlGuardOptions, bounds: { timeoutMs: number; maxResponseBytes: number; followRedirects?: boolean }): FetchLike {
+export function guardedFetch(
+  guard: UrlGuardOptions,
+  bounds: { timeoutMs: number; maxResponseBytes: number; followRedirects?: boolean },
+): FetchLike {
   return async (url, init) => {
     const method = (init?.method ?? 'GET').toUpperCase();
     if (method !== 'GET') throw new TypeError(`the guarded fetch sends GET only, not ${method}`);
@@ -354,7 +391,9 @@ export function agentOriginRedirects(fetch: FetchLike, agentUrl: string): FetchL
       const next = new URL(location, current);
       if (!sameOrigin(next, agentUrl)) {
         await response.body?.cancel().catch(() => {});
-        throw new UrlRefusedError(`the agent redirected ${current} to ${next.origin}, another origin (the runner follows redirects on the agent's own origin only)`);
+        throw new UrlRefusedError(
+          `the agent redirected ${current} to ${next.origin}, another origin (the runner follows redirects on the agent's own origin only)`,
+        );
       }
       if (response.status !== 307 && response.status !== 308) return response;
       await response.body?.cancel().catch(() => {});

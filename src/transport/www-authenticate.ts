@@ -75,7 +75,10 @@ export function parseWwwAuthenticate(header: string | readonly string[]): Parsed
     i = j;
     return value;
   };
-  const fail = (why: string): ParsedWwwAuthenticate => ({ challenges, error: `${why} at character ${i + 1} of ${JSON.stringify(text)}` });
+  const fail = (why: string): ParsedWwwAuthenticate => ({
+    challenges,
+    error: `${why} at character ${i + 1} of ${JSON.stringify(text)}`,
+  });
 
   separators();
   while (i < text.length) {
@@ -107,7 +110,13 @@ export function parseWwwAuthenticate(header: string | readonly string[]): Parsed
       const value = text[i] === '"' ? quoted() : token() || undefined;
       if (value === undefined) {
         i = valueStart;
-        return fail(text[i] === '"' ? `unterminated quoted string for auth-param "${name}"` : text[i] === undefined ? `no value for auth-param "${name}"` : `expected a token or quoted string for auth-param "${name}"`);
+        return fail(
+          text[i] === '"'
+            ? `unterminated quoted string for auth-param "${name}"`
+            : text[i] === undefined
+              ? `no value for auth-param "${name}"`
+              : `expected a token or quoted string for auth-param "${name}"`,
+        );
       }
       const key = name.toLowerCase();
       // RFC 9110 §11.2: "Each parameter name MUST only occur once per challenge."
@@ -133,6 +142,8 @@ export function parseWwwAuthenticate(header: string | readonly string[]): Parsed
 /** A challenge as a header would carry it: `Bearer realm="x", error="invalid_token"`. */
 export function formatChallenge(challenge: Challenge): string {
   if (challenge.token68 !== undefined) return `${challenge.scheme} ${challenge.token68}`;
-  const params = Object.entries(challenge.params).map(([name, value]) => `${name}="${value.replace(/["\\]/g, '\\$&')}"`);
+  const params = Object.entries(challenge.params).map(
+    ([name, value]) => `${name}="${value.replace(/["\\]/g, '\\$&')}"`,
+  );
   return params.length ? `${challenge.scheme} ${params.join(', ')}` : challenge.scheme;
 }

@@ -10,7 +10,15 @@ import type { RuntimeConfig } from '../config.js';
 import type { StepOutcome } from '../engine/records.js';
 import type { StoryboardRun } from '../engine/run.js';
 import { ReplayedSteps } from '../adapter/replayed.js';
-import { loadFailureText, noPhasesSkip, retryRefusal, skipText, stepErrorStack, stepFailureText, type FailingValidation } from '../adapter/step-failure.js';
+import {
+  loadFailureText,
+  noPhasesSkip,
+  retryRefusal,
+  skipText,
+  stepErrorStack,
+  stepFailureText,
+  type FailingValidation,
+} from '../adapter/step-failure.js';
 import { openStoryboardRun } from '../open-run.js';
 import { escapeControl, neutraliseCommands, sanitizeOutput } from '../report/redact.js';
 import { redactStepResult, stepKey } from '../report/record.js';
@@ -73,7 +81,9 @@ function vitestDiff(): Promise<PrintDiff | undefined> {
   printDiff ??= (async () => {
     try {
       const fromVitest = createRequire(createRequire(import.meta.url).resolve('vitest/package.json'));
-      const mod = (await import(pathToFileURL(fromVitest.resolve('@vitest/utils/diff')).href)) as { printDiffOrStringify: PrintDiff };
+      const mod = (await import(pathToFileURL(fromVitest.resolve('@vitest/utils/diff')).href)) as {
+        printDiffOrStringify: PrintDiff;
+      };
       return mod.printDiffOrStringify;
     } catch {
       return undefined; // the details still print expected and actual
@@ -99,7 +109,14 @@ export interface StoryboardSuite {
 export function storyboardSuite(storyboard: Storyboard, loadWarnings: readonly string[] = []): StoryboardSuite {
   let run: StoryboardRun | undefined;
   const getRun = () => (run ??= openStoryboardRun(storyboard, providedConfig(), { shareSessions: true, loadWarnings }));
-  const info: StoryboardInfo = { id: storyboard.id, title: storyboard.title, version: storyboard.version, track: storyboard.track, file: storyboard.file, ...runTarget(providedConfig()) };
+  const info: StoryboardInfo = {
+    id: storyboard.id,
+    title: storyboard.title,
+    version: storyboard.version,
+    track: storyboard.track,
+    file: storyboard.file,
+    ...runTarget(providedConfig()),
+  };
   const replays = new ReplayedSteps(info);
   const plannedStep = (phaseId: string, stepId: string): AdcpPlannedStep => {
     const task = storyboard.phases.find((p) => p.id === phaseId)?.steps.find((s) => s.id === stepId)?.task;
@@ -134,7 +151,11 @@ export function storyboardSuite(storyboard: Storyboard, loadWarnings: readonly s
       if (replayed.length > 0) (ctx.task.meta as { adcpReplayed?: AdcpStepMeta[] }).adcpReplayed = replayed;
       // Rules this run could not apply are shown with the step (test annotations, Vitest ≥ 3.2), never dropped.
       // Warnings and skip details can quote agent-supplied names (its tool list, ids): escaped for the terminal.
-      for (const warning of result.warnings ?? []) await (ctx as { annotate?: (message: string, type?: string) => Promise<unknown> }).annotate?.(escapeControl(warning), 'warning');
+      for (const warning of result.warnings ?? [])
+        await (ctx as { annotate?: (message: string, type?: string) => Promise<unknown> }).annotate?.(
+          escapeControl(warning),
+          'warning',
+        );
       if (outcome.status === 'skipped') ctx.skip(skipText(result));
       if (outcome.status === 'failed') {
         const failure = stepFailureText(result, current.secrets());

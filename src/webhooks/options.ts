@@ -38,20 +38,34 @@ export const WEBHOOK_BASE_URL_ENV = 'ADCP_RUNNER_WEBHOOK_BASE_URL';
 export const WEBHOOK_PORT_ENV = 'ADCP_RUNNER_WEBHOOK_PORT';
 
 /** The receiver to start, or `undefined` for none. Throws a ConfigurationError for a setting that cannot work. */
-export function resolveWebhookReceiver(given: WebhookOptions = {}, env: NodeJS.ProcessEnv = process.env): WebhookReceiverOptions | undefined {
+export function resolveWebhookReceiver(
+  given: WebhookOptions = {},
+  env: NodeJS.ProcessEnv = process.env,
+): WebhookReceiverOptions | undefined {
   const envBase = env[WEBHOOK_BASE_URL_ENV]?.trim() || undefined;
-  const publicBaseUrl = given.publicBaseUrl ?? (given.receiver === 'loopback' || given.receiver === 'off' ? undefined : envBase);
+  const publicBaseUrl =
+    given.publicBaseUrl ?? (given.receiver === 'loopback' || given.receiver === 'off' ? undefined : envBase);
   const mode = given.receiver ?? (publicBaseUrl ? 'proxy' : 'off');
   if (mode === 'off') return undefined;
   const limits = given.maxBodyBytes !== undefined ? { maxBodyBytes: given.maxBodyBytes } : {};
   if (mode === 'loopback') {
-    if (given.publicBaseUrl) throw new ConfigurationError('webhooks.publicBaseUrl is for proxy mode: drop it, or set webhooks.receiver to "proxy"');
+    if (given.publicBaseUrl)
+      throw new ConfigurationError(
+        'webhooks.publicBaseUrl is for proxy mode: drop it, or set webhooks.receiver to "proxy"',
+      );
     const host = given.host ?? '127.0.0.1';
-    if (host === '0.0.0.0' || host === '::') throw new ConfigurationError(`webhooks.host ${host} is not loopback: use proxy mode (a public base URL) for a receiver other machines reach`);
+    if (host === '0.0.0.0' || host === '::')
+      throw new ConfigurationError(
+        `webhooks.host ${host} is not loopback: use proxy mode (a public base URL) for a receiver other machines reach`,
+      );
     return { host, port: given.port ?? 0, ...limits };
   }
-  if (mode !== 'proxy') throw new ConfigurationError(`webhooks.receiver is "${String(mode)}": use "loopback", "proxy" or "off"`);
-  if (!publicBaseUrl) throw new ConfigurationError(`webhook receiver in proxy mode needs a public base URL: set ${WEBHOOK_BASE_URL_ENV} (or webhooks.publicBaseUrl / --webhook-base-url)`);
+  if (mode !== 'proxy')
+    throw new ConfigurationError(`webhooks.receiver is "${String(mode)}": use "loopback", "proxy" or "off"`);
+  if (!publicBaseUrl)
+    throw new ConfigurationError(
+      `webhook receiver in proxy mode needs a public base URL: set ${WEBHOOK_BASE_URL_ENV} (or webhooks.publicBaseUrl / --webhook-base-url)`,
+    );
   try {
     checkBaseUrl(publicBaseUrl);
   } catch (error) {

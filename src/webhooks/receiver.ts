@@ -127,7 +127,9 @@ export class WebhookReceiver implements WebhookSink {
   private constructor(
     private readonly server: Server,
     address: AddressInfo,
-    private readonly options: Required<Omit<WebhookReceiverOptions, 'publicBaseUrl' | 'host' | 'port'>> & { publicBaseUrl?: string },
+    private readonly options: Required<Omit<WebhookReceiverOptions, 'publicBaseUrl' | 'host' | 'port'>> & {
+      publicBaseUrl?: string;
+    },
   ) {
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     this.listenUrl = `http://${host}:${address.port}`;
@@ -174,7 +176,8 @@ export class WebhookReceiver implements WebhookSink {
   }
 
   async open(stepId: string, operationId: string, policy?: RetryPolicy): Promise<void> {
-    if (!isRoutable(stepId, operationId)) throw new Error(`webhook URL segments must match [A-Za-z0-9_.-]{1,128}: "${stepId}", "${operationId}"`);
+    if (!isRoutable(stepId, operationId))
+      throw new Error(`webhook URL segments must match [A-Za-z0-9_.-]{1,128}: "${stepId}", "${operationId}"`);
     const key = keyOf(stepId, operationId);
     const existing = this.registered.get(key);
     if (existing) {
@@ -232,7 +235,8 @@ export class WebhookReceiver implements WebhookSink {
     const path = target.split('?')[0]!;
     if (!path.startsWith(`${this.prefix}/step/`)) return undefined;
     const [stepId, operationId, ...rest] = path.slice(this.prefix.length + '/step/'.length).split('/');
-    if (stepId === undefined || operationId === undefined || rest.length > 1 || (rest.length === 1 && rest[0] !== '')) return undefined;
+    if (stepId === undefined || operationId === undefined || rest.length > 1 || (rest.length === 1 && rest[0] !== ''))
+      return undefined;
     return isRoutable(stepId, operationId) ? { stepId, operationId } : undefined;
   }
 
@@ -242,7 +246,10 @@ export class WebhookReceiver implements WebhookSink {
     const entry = route && this.registered.get(keyOf(route.stepId, route.operationId));
     if (!route || !entry) return reply(res, 404, req);
     if (req.method !== 'POST') return reply(res, 405, req, { allow: 'POST' });
-    if (entry.deliveries.length >= this.options.maxDeliveriesPerUrl || this.storedBytes >= this.options.maxStoredBytes) {
+    if (
+      entry.deliveries.length >= this.options.maxDeliveriesPerUrl ||
+      this.storedBytes >= this.options.maxStoredBytes
+    ) {
       return reply(res, 503, req, { 'retry-after': '1' });
     }
     const declared = Number(req.headers['content-length']);
@@ -321,7 +328,8 @@ export function checkBaseUrl(raw: string): void {
   } catch {
     throw new Error(`the webhook base URL "${raw}" is not a URL`);
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`the webhook base URL "${raw}" is not http(s)`);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new Error(`the webhook base URL "${raw}" is not http(s)`);
   if (url.username || url.password) throw new Error('the webhook base URL must not carry credentials');
   if (url.search || url.hash) throw new Error('the webhook base URL must not carry a query or fragment');
 }

@@ -19,7 +19,13 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { Agent, fetch as undiciFetch } from 'undici';
-import { WebhookReceiver, type RetryPolicy, type WebhookDelivery, type WebhookReceiverOptions, type WebhookSink } from './receiver.js';
+import {
+  WebhookReceiver,
+  type RetryPolicy,
+  type WebhookDelivery,
+  type WebhookReceiverOptions,
+  type WebhookSink,
+} from './receiver.js';
 
 /** What a worker needs to reach the main process's receiver (serialisable: it travels through `provide`). */
 export interface RemoteWebhookConfig {
@@ -62,9 +68,15 @@ export class HostedWebhookReceiver {
       throw error;
     }
     const { port } = control.address() as AddressInfo;
-    const hosted = new HostedWebhookReceiver(receiver, control, { baseUrl: receiver.baseUrl, controlUrl: `http://127.0.0.1:${port}`, token });
+    const hosted = new HostedWebhookReceiver(receiver, control, {
+      baseUrl: receiver.baseUrl,
+      controlUrl: `http://127.0.0.1:${port}`,
+      token,
+    });
     control.on('request', (req, res) => {
-      hosted.serve(req, res).catch((error) => send(res, 500, { error: error instanceof Error ? error.message : String(error) }));
+      hosted
+        .serve(req, res)
+        .catch((error) => send(res, 500, { error: error instanceof Error ? error.message : String(error) }));
     });
     control.on('connection', (socket) => {
       hosted.sockets.add(socket);
@@ -96,18 +108,27 @@ export class HostedWebhookReceiver {
     if (req.method === 'GET' && url.pathname === '/next') {
       const q = url.searchParams;
       const wait = Math.max(0, Math.min(Number(q.get('wait_ms')) || 0, MAX_POLL_MS));
-      const deliveries = await this.receiver.next(q.get('step_id') ?? '', q.get('operation_id') ?? '', Number(q.get('after')) || 0, wait);
+      const deliveries = await this.receiver.next(
+        q.get('step_id') ?? '',
+        q.get('operation_id') ?? '',
+        Number(q.get('after')) || 0,
+        wait,
+      );
       return send(res, 200, { deliveries: deliveries.map(toWire) });
     }
     if (req.method !== 'POST') return send(res, 404, { error: 'not found' });
     const body = (await readJson(req)) as any;
     if (url.pathname === '/open') {
-      const retry = body?.retry ? { count: Number(body.retry.count), httpStatus: Number(body.retry.http_status) } : undefined;
+      const retry = body?.retry
+        ? { count: Number(body.retry.count), httpStatus: Number(body.retry.http_status) }
+        : undefined;
       await this.receiver.open(String(body?.step_id), String(body?.operation_id), retry);
       return send(res, 200, { ok: true });
     }
     if (url.pathname === '/release') {
-      const urls = Array.isArray(body?.urls) ? body.urls.map((u: any) => ({ stepId: String(u?.step_id), operationId: String(u?.operation_id) })) : [];
+      const urls = Array.isArray(body?.urls)
+        ? body.urls.map((u: any) => ({ stepId: String(u?.step_id), operationId: String(u?.operation_id) }))
+        : [];
       await this.receiver.release(urls);
       return send(res, 200, { ok: true });
     }
@@ -154,7 +175,11 @@ export class RemoteWebhookSink implements WebhookSink {
   }
 
   async open(stepId: string, operationId: string, policy?: RetryPolicy): Promise<void> {
-    await this.call('POST', '/open', { step_id: stepId, operation_id: operationId, ...(policy ? { retry: { count: policy.count, http_status: policy.httpStatus } } : {}) });
+    await this.call('POST', '/open', {
+      step_id: stepId,
+      operation_id: operationId,
+      ...(policy ? { retry: { count: policy.count, http_status: policy.httpStatus } } : {}),
+    });
   }
 
   async next(stepId: string, operationId: string, afterSeq: number, waitMs: number): Promise<WebhookDelivery[]> {
@@ -162,28 +187,43 @@ export class RemoteWebhookSink implements WebhookSink {
     for (;;) {
       // Whole milliseconds: AbortSignal.timeout refuses a fraction.
       const wait = Math.ceil(Math.max(0, Math.min(deadline - Date.now(), MAX_POLL_MS)));
-      const query = new URLSearchParams({ step_id: stepId, operation_id: operationId, after: String(afterSeq), wait_ms: String(wait) });
-      const answer = (await this.call('GET', `/next?${query}`, undefined, wait + 10_000)) as { deliveries: WireDelivery[] };
+      const query = new URLSearchParams({
+        step_id: stepId,
+        operation_id: operationId,
+        after: String(afterSeq),
+        wait_ms: String(wait),
+      });
+      const answer = (await this.call('GET', `/next?${query}`, undefined, wait + 10_000)) as {
+        deliveries: WireDelivery[];
+      };
       if (answer.deliveries.length > 0 || Date.now() >= deadline) return answer.deliveries.map(fromWire);
     }
   }
 
   async release(urls: readonly { stepId: string; operationId: string }[]): Promise<void> {
     if (urls.length === 0) return;
-    await this.call('POST', '/release', { urls: urls.map((u) => ({ step_id: u.stepId, operation_id: u.operationId })) });
+    await this.call('POST', '/release', {
+      urls: urls.map((u) => ({ step_id: u.stepId, operation_id: u.operationId })),
+    });
   }
 
   private async call(method: string, path: string, body?: unknown, timeoutMs = 10_000): Promise<unknown> {
     dispatcher ??= new Agent({ keepAliveTimeout: 1_000 });
     const response = await undiciFetch(`${this.config.controlUrl}${path}`, {
       method,
-      headers: { authorization: `Bearer ${this.config.token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      headers: {
+        authorization: `Bearer ${this.config.token}`,
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
       signal: AbortSignal.timeout(Math.ceil(timeoutMs)),
       dispatcher,
     });
     const text = await response.text();
-    if (!response.ok) throw new Error(`the webhook receiver's control endpoint answered ${response.status} to ${method} ${path.split('?')[0]}: ${text.slice(0, 200)}`);
+    if (!response.ok)
+      throw new Error(
+        `the webhook receiver's control endpoint answered ${response.status} to ${method} ${path.split('?')[0]}: ${text.slice(0, 200)}`,
+      );
     return JSON.parse(text);
   }
 }

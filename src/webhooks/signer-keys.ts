@@ -82,19 +82,41 @@ export class SignerKeys {
     const redirect = redirectOf(brand.value);
     if (redirect) {
       const refused = this.refusal(redirect);
-      if (refused) return { source: { brandJsonUrl, problem: `brand.json redirects to ${redirect}, which the runner does not fetch: ${refused}` } };
+      if (refused)
+        return {
+          source: {
+            brandJsonUrl,
+            problem: `brand.json redirects to ${redirect}, which the runner does not fetch: ${refused}`,
+          },
+        };
       brandJsonUrl = redirect;
       brand = await this.fetchJson(brandJsonUrl, MAX_BRAND_JSON_BYTES);
       if ('problem' in brand) return { source: { brandJsonUrl, problem: brand.problem } };
-      if (redirectOf(brand.value)) return { source: { brandJsonUrl, problem: 'brand.json redirects more than once (discovery follows one redirect and stops)' } };
+      if (redirectOf(brand.value))
+        return {
+          source: {
+            brandJsonUrl,
+            problem: 'brand.json redirects more than once (discovery follows one redirect and stops)',
+          },
+        };
     }
     const entries = agentEntries(brand.value).filter((entry) => sameAgentUrl(entry.url, this.agentUrl));
-    if (entries.length === 0) return { source: { brandJsonUrl, problem: `no agents[] entry of ${brandJsonUrl} has url ${this.agentUrl}` } };
-    if (entries.length > 1) return { source: { brandJsonUrl, problem: `${entries.length} agents[] entries of ${brandJsonUrl} have url ${this.agentUrl}` } };
+    if (entries.length === 0)
+      return { source: { brandJsonUrl, problem: `no agents[] entry of ${brandJsonUrl} has url ${this.agentUrl}` } };
+    if (entries.length > 1)
+      return {
+        source: {
+          brandJsonUrl,
+          problem: `${entries.length} agents[] entries of ${brandJsonUrl} have url ${this.agentUrl}`,
+        },
+      };
     const declared = entries[0]!.jwks_uri;
     const jwksUri = typeof declared === 'string' ? declared : `${origin}/.well-known/jwks.json`;
     const refused = this.refusal(jwksUri);
-    if (refused) return { source: { brandJsonUrl, jwksUri, problem: `the runner does not fetch the jwks_uri ${jwksUri}: ${refused}` } };
+    if (refused)
+      return {
+        source: { brandJsonUrl, jwksUri, problem: `the runner does not fetch the jwks_uri ${jwksUri}: ${refused}` },
+      };
     const jwks = await this.fetchJwks(jwksUri);
     if ('problem' in jwks) return { source: { brandJsonUrl, jwksUri, problem: jwks.problem } };
     return { source: { brandJsonUrl, jwksUri }, keys: jwks.keys };
@@ -118,7 +140,10 @@ export class SignerKeys {
     let status: number;
     try {
       // Bounded in time and size, no redirect followed (one is the answer), every address vetted: guardedFetch.
-      const fetch = guardedFetch({ ...this.options.guard, agentUrl: this.agentUrl }, { timeoutMs: this.options.timeoutMs, maxResponseBytes: maxBytes, followRedirects: false });
+      const fetch = guardedFetch(
+        { ...this.options.guard, agentUrl: this.agentUrl },
+        { timeoutMs: this.options.timeoutMs, maxResponseBytes: maxBytes, followRedirects: false },
+      );
       const response = await fetch(url, { headers: { accept: 'application/json' } });
       status = response.status;
       text = await response.text();
@@ -145,7 +170,11 @@ function redirectOf(doc: unknown): string | undefined {
 function agentEntries(doc: unknown): { url?: unknown; jwks_uri?: unknown }[] {
   const d = doc as { agents?: unknown; house?: { agents?: unknown }; brands?: unknown } | null;
   if (!d || typeof d !== 'object') return [];
-  const lists = [d.agents, typeof d.house === 'object' && d.house ? d.house.agents : undefined, ...(Array.isArray(d.brands) ? d.brands.map((b: any) => b?.agents) : [])];
+  const lists = [
+    d.agents,
+    typeof d.house === 'object' && d.house ? d.house.agents : undefined,
+    ...(Array.isArray(d.brands) ? d.brands.map((b: any) => b?.agents) : []),
+  ];
   return lists.flatMap((list) => (Array.isArray(list) ? list.filter((e) => e && typeof e === 'object') : []));
 }
 

@@ -15,7 +15,12 @@ export function parseStrictJson(text: string): StrictJson {
     return { ok: false, error: `not JSON: ${(error as Error).message}` };
   }
   const duplicate = firstDuplicateKey(text);
-  if (duplicate !== undefined) return { ok: false, duplicateKey: duplicate, error: `duplicate object key ${JSON.stringify(sanitiseKey(duplicate))}` };
+  if (duplicate !== undefined)
+    return {
+      ok: false,
+      duplicateKey: duplicate,
+      error: `duplicate object key ${JSON.stringify(sanitiseKey(duplicate))}`,
+    };
   return { ok: true, value };
 }
 

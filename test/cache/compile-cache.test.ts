@@ -18,7 +18,12 @@ mkdirSync(vectors, { recursive: true });
 mkdirSync(join(corpus, 'test-kits'), { recursive: true });
 mkdirSync(join(corpus, 'universal'), { recursive: true });
 const file = join(corpus, 'universal', 'x.yaml');
-const entry = (testKit?: string) => ({ code: 'code', map: { version: 3 } as never, diagnostics: [], ...(testKit ? { testKit } : {}) });
+const entry = (testKit?: string) => ({
+  code: 'code',
+  map: { version: 3 } as never,
+  diagnostics: [],
+  ...(testKit ? { testKit } : {}),
+});
 const cacheFor = (dir: string) => new CompileCache(dir, JSON.stringify({ kitRoot: corpus }));
 
 describe('the compile cache', () => {
@@ -55,7 +60,10 @@ describe('the compile cache', () => {
     const dir = join(scratch, 'c3');
     const cache = cacheFor(dir);
     const key = cache.key(file, 'broken');
-    cache.store(key, { ...entry(), diagnostics: [{ severity: 'error', rule: 'r', message: 'm', file, line: 1, column: 1 }] as never });
+    cache.store(key, {
+      ...entry(),
+      diagnostics: [{ severity: 'error', rule: 'r', message: 'm', file, line: 1, column: 1 }] as never,
+    });
     const again = cacheFor(dir);
     expect(again.load(again.key(file, 'broken'))).toBeUndefined();
     // The same entry without the error is kept, and read through its key only.

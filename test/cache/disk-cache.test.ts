@@ -5,7 +5,18 @@
  * `<cwd>/node_modules/.vite` (src/cache/location.ts).
  */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
@@ -22,7 +33,7 @@ const fresh = () => join(scratch, `c${n++}`);
 const files = (dir: string, folder: string) => readdirSync(join(dir, folder)).filter((f) => !f.endsWith('.tmp'));
 
 describe('DiskCache entries', () => {
-  it('are read back by the writer\'s secret, and by nobody else\'s', () => {
+  it("are read back by the writer's secret, and by nobody else's", () => {
     const dir = fresh();
     const cache = new DiskCache(dir, 'kind', '.txt', ['v1'], secret);
     const key = cache.key('a');
@@ -56,7 +67,7 @@ describe('DiskCache entries', () => {
     expect(new DiskCache(dir, 'other', '.txt', ['v1'], secret).read(a)).toBeUndefined();
   });
 
-  it('a link, a FIFO or an oversized file under an entry\'s name is a miss, at once', () => {
+  it("a link, a FIFO or an oversized file under an entry's name is a miss, at once", () => {
     const dir = fresh();
     const cache = new DiskCache(dir, 'kind', '.txt', ['v1'], secret);
     const key = cache.key('x');
@@ -104,27 +115,32 @@ describe('the cache secret', () => {
     expect(readFileSync(file, 'utf8')).toBe(first.toString('hex'));
   });
 
-  it.skipIf(process.platform === 'win32')('is not taken from a file others can read or write, or from a link: a per-process secret instead', () => {
-    for (const spoil of ['group-writable', 'link', 'garbage'] as const) {
-      const dir = fresh();
-      mkdirSync(dir, { recursive: true });
-      const file = join(dir, 'cache-key');
-      const known = 'ab'.repeat(32);
-      if (spoil === 'link') {
-        writeFileSync(join(dir, 'elsewhere'), known, { mode: 0o600 });
-        symlinkSync(join(dir, 'elsewhere'), file);
-      } else {
-        writeFileSync(file, spoil === 'garbage' ? 'not hex' : known, { mode: 0o600 });
-        if (spoil === 'group-writable') chmodSync(file, 0o620);
+  it.skipIf(process.platform === 'win32')(
+    'is not taken from a file others can read or write, or from a link: a per-process secret instead',
+    () => {
+      for (const spoil of ['group-writable', 'link', 'garbage'] as const) {
+        const dir = fresh();
+        mkdirSync(dir, { recursive: true });
+        const file = join(dir, 'cache-key');
+        const known = 'ab'.repeat(32);
+        if (spoil === 'link') {
+          writeFileSync(join(dir, 'elsewhere'), known, { mode: 0o600 });
+          symlinkSync(join(dir, 'elsewhere'), file);
+        } else {
+          writeFileSync(file, spoil === 'garbage' ? 'not hex' : known, { mode: 0o600 });
+          if (spoil === 'group-writable') chmodSync(file, 0o620);
+        }
+        const used = cacheSecret(dir);
+        expect(used.toString('hex'), spoil).not.toBe(known);
+        expect(used).toHaveLength(32);
       }
-      const used = cacheSecret(dir);
-      expect(used.toString('hex'), spoil).not.toBe(known);
-      expect(used).toHaveLength(32);
-    }
-  });
+    },
+  );
 
   it('lives outside any cache directory: in the OS per-user cache directory', () => {
-    expect(userCacheRoot({ XDG_CACHE_HOME: '/xdg' })).toBe(process.platform === 'linux' ? join('/xdg', 'vitest-adcp') : userCacheRoot({}));
+    expect(userCacheRoot({ XDG_CACHE_HOME: '/xdg' })).toBe(
+      process.platform === 'linux' ? join('/xdg', 'vitest-adcp') : userCacheRoot({}),
+    );
   });
 });
 
@@ -143,19 +159,24 @@ describe('a planted validator', () => {
     expect(cache.load(key)).toBeUndefined();
     expect(() => readFileSync(marker)).toThrow();
     // What we store ourselves is read back.
-    cache.store(key, `"use strict"; module.exports = function validate() { return false; }; module.exports.default = module.exports;`);
+    cache.store(
+      key,
+      `"use strict"; module.exports = function validate() { return false; }; module.exports.default = module.exports;`,
+    );
     expect(files(dir, 'validators')).toHaveLength(1);
     expect(cache.load(key)?.({})).toBe(false);
   });
 });
 
 describe('the default cache directory', () => {
-  it('is Vite\'s inside a package, the OS per-user cache directory outside any', () => {
+  it("is Vite's inside a package, the OS per-user cache directory outside any", () => {
     const inPackage = fresh();
     mkdirSync(join(inPackage, 'sub'), { recursive: true });
     writeFileSync(join(inPackage, 'package.json'), '{}');
     expect(packageRoot(join(inPackage, 'sub'))).toBe(inPackage);
-    expect(defaultCacheDir(join(inPackage, 'sub'), join(inPackage, 'node_modules', '.vite'))).toBe(join(inPackage, 'node_modules', '.vite', 'vitest-adcp'));
+    expect(defaultCacheDir(join(inPackage, 'sub'), join(inPackage, 'node_modules', '.vite'))).toBe(
+      join(inPackage, 'node_modules', '.vite', 'vitest-adcp'),
+    );
     const outside = mkdtempSync(join(tmpdir(), 'adcp-no-package-'));
     try {
       if (packageRoot(outside) !== undefined) return; // a package.json above the temp directory: nothing to show here

@@ -22,8 +22,18 @@ function answered(data: unknown, response: Partial<NonNullable<Exchange['respons
   };
 }
 
-function grade(validation: Record<string, unknown> & { check: string }, exchange: Exchange, more: Partial<CheckInput> = {}): CheckVerdict {
-  return checks[validation.check]!({ validation: { loc, ...validation } as Validation, step: { id: 's', task: 'get_products', validations: [], loc }, task: 'get_products', exchange, ...more });
+function grade(
+  validation: Record<string, unknown> & { check: string },
+  exchange: Exchange,
+  more: Partial<CheckInput> = {},
+): CheckVerdict {
+  return checks[validation.check]!({
+    validation: { loc, ...validation } as Validation,
+    step: { id: 's', task: 'get_products', validations: [], loc },
+    task: 'get_products',
+    exchange,
+    ...more,
+  });
 }
 
 describe('error_code: where the code is found', () => {
@@ -44,17 +54,37 @@ describe('error_code: where the code is found', () => {
   });
 
   it('an empty or non-string code is no code: the next location is read, else none is found', () => {
-    expect(findErrorCode(answered({ adcp_error: { code: '' }, errors: [{ code: 'REAL' }] }))).toMatchObject({ code: 'REAL', pointer: '/errors/0/code' });
+    expect(findErrorCode(answered({ adcp_error: { code: '' }, errors: [{ code: 'REAL' }] }))).toMatchObject({
+      code: 'REAL',
+      pointer: '/errors/0/code',
+    });
     expect(findErrorCode(answered({ adcp_error: { code: 42 } }))).toBeUndefined();
     expect(findErrorCode(answered({ adcp_error: 'CODE' }))).toBeUndefined();
     expect(findErrorCode(answered({ adcp_error: null, errors: null, payload: null }))).toBeUndefined();
-    expect(grade({ check: 'error_code', allowed_values: ['X'] }, answered({ adcp_error: { code: '' } }))).toMatchObject({ passed: false, json_pointer: null, expected: ['X'], actual: null });
+    expect(grade({ check: 'error_code', allowed_values: ['X'] }, answered({ adcp_error: { code: '' } }))).toMatchObject(
+      { passed: false, json_pointer: null, expected: ['X'], actual: null },
+    );
   });
 
   it("comply_test_controller's own shape: success false with an upper-case code in error, on that task only", () => {
-    const controller = (data: unknown): Exchange => ({ ...answered(data), request: { transport: 'mcp', operation: 'comply_test_controller', payload: {} } });
-    expect(findErrorCode(controller({ success: false, error: 'NOT_FOUND', error_detail: 'no such buy' }))).toEqual({ code: 'NOT_FOUND', pointer: '/error', location: 'error (controller error)', message: 'no such buy' });
-    for (const data of [{ success: true, error: 'NOT_FOUND' }, { error: 'NOT_FOUND' }, { success: false, error: 'not found' }, { success: false, error: 'xNOT_FOUND' }, { success: false, error: 'NOT_FOUNDx' }, { success: false, error: 'NO' }]) {
+    const controller = (data: unknown): Exchange => ({
+      ...answered(data),
+      request: { transport: 'mcp', operation: 'comply_test_controller', payload: {} },
+    });
+    expect(findErrorCode(controller({ success: false, error: 'NOT_FOUND', error_detail: 'no such buy' }))).toEqual({
+      code: 'NOT_FOUND',
+      pointer: '/error',
+      location: 'error (controller error)',
+      message: 'no such buy',
+    });
+    for (const data of [
+      { success: true, error: 'NOT_FOUND' },
+      { error: 'NOT_FOUND' },
+      { success: false, error: 'not found' },
+      { success: false, error: 'xNOT_FOUND' },
+      { success: false, error: 'NOT_FOUNDx' },
+      { success: false, error: 'NO' },
+    ]) {
       expect(findErrorCode(controller(data)), JSON.stringify(data)).toBeUndefined();
     }
     // Another task's `error` string is a field of its own, no AdCP code.
@@ -62,14 +92,26 @@ describe('error_code: where the code is found', () => {
   });
 
   it('without value or allowed_values, any AdCP error code passes; no code still fails', () => {
-    expect(grade({ check: 'error_code' }, answered({ adcp_error: { code: 'ANYTHING' } }))).toEqual({ passed: true, json_pointer: '/adcp_error/code' });
-    expect(grade({ check: 'error_code' }, answered({ products: [] }))).toMatchObject({ passed: false, expected: 'an AdCP error code', actual: null });
+    expect(grade({ check: 'error_code' }, answered({ adcp_error: { code: 'ANYTHING' } }))).toEqual({
+      passed: true,
+      json_pointer: '/adcp_error/code',
+    });
+    expect(grade({ check: 'error_code' }, answered({ products: [] }))).toMatchObject({
+      passed: false,
+      expected: 'an AdCP error code',
+      actual: null,
+    });
   });
 });
 
 describe('on_401_require_header', () => {
   it('an empty header value is no header', () => {
-    expect(grade({ check: 'on_401_require_header', value: 'WWW-Authenticate' }, answered({}, { status: 401, headers: { 'www-authenticate': '' } }))).toMatchObject({ passed: false, expected: 'www-authenticate' });
+    expect(
+      grade(
+        { check: 'on_401_require_header', value: 'WWW-Authenticate' },
+        answered({}, { status: 401, headers: { 'www-authenticate': '' } }),
+      ),
+    ).toMatchObject({ passed: false, expected: 'www-authenticate' });
   });
 
   it('a 401 without recorded headers fails; no answer at all is not a 401', () => {
@@ -78,20 +120,38 @@ describe('on_401_require_header', () => {
   });
 
   it('http_status_in without allowed_values expects [] when nothing was observed', () => {
-    expect(grade({ check: 'http_status_in' }, { ...answered({}), response: undefined })).toMatchObject({ passed: false, expected: [], actual: null });
+    expect(grade({ check: 'http_status_in' }, { ...answered({}), response: undefined })).toMatchObject({
+      passed: false,
+      expected: [],
+      actual: null,
+    });
   });
 });
 
 describe('resource_equals_agent_url', () => {
   const agentUrl = 'http://127.0.0.1:4000/mcp';
 
-  it.each(['http://127.0.0.1:4000/mcp', 'HTTP://127.0.0.1:4000/mcp/', 'http://127.0.0.1:4000/mcp//'])('%s names the agent', (resource) => {
-    expect(grade({ check: 'resource_equals_agent_url' }, answered({ resource }), { agentUrl })).toEqual({ passed: true, json_pointer: '/resource' });
-  });
+  it.each(['http://127.0.0.1:4000/mcp', 'HTTP://127.0.0.1:4000/mcp/', 'http://127.0.0.1:4000/mcp//'])(
+    '%s names the agent',
+    (resource) => {
+      expect(grade({ check: 'resource_equals_agent_url' }, answered({ resource }), { agentUrl })).toEqual({
+        passed: true,
+        json_pointer: '/resource',
+      });
+    },
+  );
 
   it('the default port is the same URL, another path or port is not', () => {
-    expect(grade({ check: 'resource_equals_agent_url' }, answered({ resource: 'https://agent.example:443/mcp' }), { agentUrl: 'https://agent.example/mcp' }).passed).toBe(true);
-    for (const resource of ['http://127.0.0.1:4000/other', 'http://127.0.0.1:4001/mcp', 'http://127.0.0.1:4000/mcp?x=1']) {
+    expect(
+      grade({ check: 'resource_equals_agent_url' }, answered({ resource: 'https://agent.example:443/mcp' }), {
+        agentUrl: 'https://agent.example/mcp',
+      }).passed,
+    ).toBe(true);
+    for (const resource of [
+      'http://127.0.0.1:4000/other',
+      'http://127.0.0.1:4001/mcp',
+      'http://127.0.0.1:4000/mcp?x=1',
+    ]) {
       expect(grade({ check: 'resource_equals_agent_url' }, answered({ resource }), { agentUrl }), resource).toEqual({
         passed: false,
         json_pointer: '/resource',
@@ -103,8 +163,14 @@ describe('resource_equals_agent_url', () => {
   });
 
   it('strings that are not URLs compare trimmed, without trailing slashes', () => {
-    expect(grade({ check: 'resource_equals_agent_url' }, answered({ resource: ' not a url/ ' }), { agentUrl: 'not a url' }).passed).toBe(true);
-    expect(grade({ check: 'resource_equals_agent_url' }, answered({ resource: 'not a url' }), { agentUrl: 'another' }).passed).toBe(false);
+    expect(
+      grade({ check: 'resource_equals_agent_url' }, answered({ resource: ' not a url/ ' }), { agentUrl: 'not a url' })
+        .passed,
+    ).toBe(true);
+    expect(
+      grade({ check: 'resource_equals_agent_url' }, answered({ resource: 'not a url' }), { agentUrl: 'another' })
+        .passed,
+    ).toBe(false);
   });
 
   it('no resource string, or no agent URL to compare with, fails', () => {
@@ -115,7 +181,10 @@ describe('resource_equals_agent_url', () => {
       actual: 7,
       error: 'the metadata has no "resource" string',
     });
-    expect(grade({ check: 'resource_equals_agent_url' }, answered(undefined), { agentUrl })).toMatchObject({ passed: false, actual: null });
+    expect(grade({ check: 'resource_equals_agent_url' }, answered(undefined), { agentUrl })).toMatchObject({
+      passed: false,
+      actual: null,
+    });
     expect(grade({ check: 'resource_equals_agent_url' }, answered({ resource: agentUrl })).passed).toBe(false);
   });
 });
@@ -136,7 +205,13 @@ describe('response_schema without a schema to apply fails, saying why', () => {
   });
 
   it('a task the manifest declares no response schema for', () => {
-    const verdict = checks.response_schema!({ validation: { check: 'response_schema', loc }, step: { id: 's', task: 'no_such_task', validations: [], loc }, task: 'no_such_task', exchange: products, schemas });
+    const verdict = checks.response_schema!({
+      validation: { check: 'response_schema', loc },
+      step: { id: 's', task: 'no_such_task', validations: [], loc },
+      task: 'no_such_task',
+      exchange: products,
+      schemas,
+    });
     expect(verdict).toEqual({
       passed: false,
       json_pointer: null,
@@ -150,8 +225,19 @@ describe('response_schema without a schema to apply fails, saying why', () => {
 
   it('a response_schema_ref that names no schema: the presumed identity, never a pass', () => {
     const ref = 'media-buy/no-such-response.json';
-    const verdict = checks.response_schema!({ validation: { check: 'response_schema', loc }, step: { id: 's', task: 'get_products', response_schema_ref: ref, validations: [], loc }, task: 'get_products', exchange: products, schemas });
-    expect(verdict).toMatchObject({ passed: false, json_pointer: null, actual: { reason: 'schema_not_found', ref }, ...schemas.presumedIdentity(ref) });
+    const verdict = checks.response_schema!({
+      validation: { check: 'response_schema', loc },
+      step: { id: 's', task: 'get_products', response_schema_ref: ref, validations: [], loc },
+      task: 'get_products',
+      exchange: products,
+      schemas,
+    });
+    expect(verdict).toMatchObject({
+      passed: false,
+      json_pointer: null,
+      actual: { reason: 'schema_not_found', ref },
+      ...schemas.presumedIdentity(ref),
+    });
     expect(verdict.schema_id).toMatch(/\/media-buy\/no-such-response\.json$/);
   });
 

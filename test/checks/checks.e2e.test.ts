@@ -25,7 +25,8 @@ ${validation.replace(/^/gm, '    ')}`);
 
 function expectFailureRecord(v: any) {
   // runner-output-contract.yaml > validation_result.required_on_failure
-  for (const field of ['request', 'response', 'json_pointer', 'expected', 'actual', 'schema_id', 'schema_url']) expect(v).toHaveProperty(field);
+  for (const field of ['request', 'response', 'json_pointer', 'expected', 'actual', 'schema_id', 'schema_url'])
+    expect(v).toHaveProperty(field);
   expect(v.request).toMatchObject({ transport: 'mcp', operation: expect.any(String), payload: expect.anything() });
   expect(v.response).toMatchObject({ transport: 'mcp' });
   expect(v.description).toEqual(expect.any(String));
@@ -40,7 +41,11 @@ describe('field_present', () => {
   it('passes when the agent echoes context', async () => {
     const { caps } = await runInline(yaml, agent.url);
     expect(caps!.status).toBe('passed');
-    expect(caps!.result.validations[0]).toMatchObject({ check: 'field_present', passed: true, description: 'Response echoes back the context object' });
+    expect(caps!.result.validations[0]).toMatchObject({
+      check: 'field_present',
+      passed: true,
+      description: 'Response echoes back the context object',
+    });
     expect(caps!.result.extraction.path).toBe('structured_content');
   });
 
@@ -49,7 +54,14 @@ describe('field_present', () => {
     expect(caps!.status).toBe('failed');
     const v = caps!.result.validations[0]!;
     expectFailureRecord(v);
-    expect(v).toMatchObject({ passed: false, json_pointer: '/context', expected: 'context', actual: null, schema_id: null, schema_url: null });
+    expect(v).toMatchObject({
+      passed: false,
+      json_pointer: '/context',
+      expected: 'context',
+      actual: null,
+      schema_id: null,
+      schema_url: null,
+    });
   });
 });
 
@@ -70,7 +82,12 @@ describe('field_value', () => {
     const { caps } = await runInline(yaml, agent.urlFor(['wrong_value']));
     const v = caps!.result.validations[0]!;
     expectFailureRecord(v);
-    expect(v).toMatchObject({ passed: false, json_pointer: '/context/correlation_id', expected: 'inline--caps', actual: 'inline--caps-mutated' });
+    expect(v).toMatchObject({
+      passed: false,
+      json_pointer: '/context/correlation_id',
+      expected: 'inline--caps',
+      actual: 'inline--caps-mutated',
+    });
   });
 
   it('accepts allowed_values', async () => {
@@ -78,7 +95,10 @@ describe('field_value', () => {
   path: context.correlation_id
   allowed_values: ["other", "inline--caps"]`);
     expect((await runInline(yaml2, agent.url)).caps!.status).toBe('passed');
-    expect((await runInline(yaml2, agent.urlFor(['wrong_value']))).caps!.result.validations[0]).toMatchObject({ passed: false, expected: ['other', 'inline--caps'] });
+    expect((await runInline(yaml2, agent.urlFor(['wrong_value']))).caps!.result.validations[0]).toMatchObject({
+      passed: false,
+      expected: ['other', 'inline--caps'],
+    });
   });
 });
 
@@ -95,14 +115,21 @@ describe('field_value_or_absent', () => {
   it('passes when absent (the step still fails: dropping the echo breaks the context.echo invariant)', async () => {
     const { caps } = await runInline(yaml, agent.urlFor(['drop_context']));
     expect(caps!.result.validations[0]).toMatchObject({ check: 'field_value_or_absent', passed: true });
-    expect(caps!.result.validations.find((v) => v.check === 'invariant' && !v.passed)).toMatchObject({ description: expect.stringMatching(/^context\.echo/) });
+    expect(caps!.result.validations.find((v) => v.check === 'invariant' && !v.passed)).toMatchObject({
+      description: expect.stringMatching(/^context\.echo/),
+    });
   });
 
   it('fails when present with a wrong value', async () => {
     const { caps } = await runInline(yaml, agent.urlFor(['wrong_value']));
     const v = caps!.result.validations[0]!;
     expectFailureRecord(v);
-    expect(v).toMatchObject({ passed: false, json_pointer: '/context/correlation_id', expected: 'inline--caps', actual: 'inline--caps-mutated' });
+    expect(v).toMatchObject({
+      passed: false,
+      json_pointer: '/context/correlation_id',
+      expected: 'inline--caps',
+      actual: 'inline--caps-mutated',
+    });
   });
 });
 
@@ -131,15 +158,34 @@ describe('response_schema', () => {
     const { products } = await runInline(yaml, agent.urlFor(['schema_invalid']));
     const v = products!.result.validations[0]!;
     expectFailureRecord(v);
-    expect(v).toMatchObject({ passed: false, expected: '/schemas/3.0.6/media-buy/get-products-response.json', schema_id: '/schemas/3.0.6/media-buy/get-products-response.json' });
-    expect(v.actual).toEqual(expect.arrayContaining([expect.objectContaining({ instance_path: expect.any(String), schema_path: expect.any(String), keyword: expect.any(String), message: expect.any(String) })]));
+    expect(v).toMatchObject({
+      passed: false,
+      expected: '/schemas/3.0.6/media-buy/get-products-response.json',
+      schema_id: '/schemas/3.0.6/media-buy/get-products-response.json',
+    });
+    expect(v.actual).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          instance_path: expect.any(String),
+          schema_path: expect.any(String),
+          keyword: expect.any(String),
+          message: expect.any(String),
+        }),
+      ]),
+    );
     expect(v.json_pointer).toBe((v.actual as any[])[0].instance_path);
   });
 
   it('uses the step response_schema_ref when given', async () => {
-    const yaml2 = capabilities(`- check: response_schema`).replace(/^(\s+)task: get_adcp_capabilities$/m, '$1task: get_adcp_capabilities\n$1response_schema_ref: "protocol/get-adcp-capabilities-response.json"');
+    const yaml2 = capabilities(`- check: response_schema`).replace(
+      /^(\s+)task: get_adcp_capabilities$/m,
+      '$1task: get_adcp_capabilities\n$1response_schema_ref: "protocol/get-adcp-capabilities-response.json"',
+    );
     const { caps } = await runInline(yaml2, agent.url);
-    expect(caps!.result.validations[0]).toMatchObject({ passed: true, schema_id: '/schemas/3.0.6/protocol/get-adcp-capabilities-response.json' });
+    expect(caps!.result.validations[0]).toMatchObject({
+      passed: true,
+      schema_id: '/schemas/3.0.6/protocol/get-adcp-capabilities-response.json',
+    });
   });
 });
 
@@ -175,14 +221,24 @@ describe('error_code', () => {
     const { bad_request } = await runInline(yaml, agent.url);
     const v = bad_request!.result.validations[0]!;
     expectFailureRecord(v);
-    expect(v).toMatchObject({ passed: false, json_pointer: null, expected: ['INVALID_REQUEST', 'VALIDATION_ERROR'], actual: null });
+    expect(v).toMatchObject({
+      passed: false,
+      json_pointer: null,
+      expected: ['INVALID_REQUEST', 'VALIDATION_ERROR'],
+      actual: null,
+    });
   });
 
   it('fails on a different code, naming it', async () => {
     const wrong = yaml.replace('["INVALID_REQUEST", "VALIDATION_ERROR"]', '["PRODUCT_NOT_FOUND"]');
     const v = (await runInline(wrong, agent.urlFor(['error_response']))).bad_request!.result.validations[0]!;
     expectFailureRecord(v);
-    expect(v).toMatchObject({ passed: false, expected: ['PRODUCT_NOT_FOUND'], actual: 'INVALID_REQUEST', json_pointer: '/adcp_error/code' });
+    expect(v).toMatchObject({
+      passed: false,
+      expected: ['PRODUCT_NOT_FOUND'],
+      actual: 'INVALID_REQUEST',
+      json_pointer: '/adcp_error/code',
+    });
   });
 
   it('an unexpected error response fails a success step even without an error_code check', async () => {

@@ -17,7 +17,17 @@ beforeAll(async () => {
 });
 afterAll(() => agent?.close());
 
-const ECHOED = { correlation_id: 'values', one: 1, yes: true, nested: { one: 1 }, list: [1, 2], nothing: null, zero: 0, no: false, empty: '' };
+const ECHOED = {
+  correlation_id: 'values',
+  one: 1,
+  yes: true,
+  nested: { one: 1 },
+  list: [1, 2],
+  nothing: null,
+  zero: 0,
+  no: false,
+  empty: '',
+};
 
 /** One get_adcp_capabilities step that sends ECHOED as its context and runs `validations` (YAML) on the echo. */
 async function gradeEcho(validations: string): Promise<ValidationResult[]> {
@@ -44,8 +54,21 @@ describe('equality is JSON equality: deep and type-strict', () => {
 - { check: field_value, path: context.list, value: ["1", "2"] }`);
     expect(graded.map((v) => v.passed)).toEqual([true, false, false, true, false, true, false]);
     // A pass carries no failure fields.
-    expect(graded[0]).toEqual({ check: 'field_value', description: 'field_value', passed: true, json_pointer: '/context/one', schema_id: null, schema_url: null, source: expect.any(Object) });
-    expect(graded[1]).toMatchObject({ json_pointer: '/context/one', expected: '1', actual: 1, error: '"context.one" does not have the expected value' });
+    expect(graded[0]).toEqual({
+      check: 'field_value',
+      description: 'field_value',
+      passed: true,
+      json_pointer: '/context/one',
+      schema_id: null,
+      schema_url: null,
+      source: expect.any(Object),
+    });
+    expect(graded[1]).toMatchObject({
+      json_pointer: '/context/one',
+      expected: '1',
+      actual: 1,
+      error: '"context.one" does not have the expected value',
+    });
     expect(graded[4]).toMatchObject({ json_pointer: '/context/nested', expected: { one: '1' }, actual: { one: 1 } });
   });
 
@@ -59,9 +82,27 @@ describe('equality is JSON equality: deep and type-strict', () => {
 - { check: field_value_or_absent, path: context.never_sent, value: "1" }
 - { check: field_value, path: context.never_sent, value: "1" }`);
     expect(graded.map((v) => v.passed)).toEqual([false, true, false, false, true, true, true, false]);
-    for (const pass of [graded[4], graded[5], graded[6]]) expect(Object.keys(pass!).sort()).toEqual(['check', 'description', 'json_pointer', 'passed', 'schema_id', 'schema_url', 'source']);
-    expect(graded[7]).toMatchObject({ json_pointer: '/context/never_sent', expected: '1', actual: null, error: '"context.never_sent" is missing from the response' });
-    expect(graded[0]).toMatchObject({ expected: ['1', '2'], actual: 1, error: '"context.one" is not one of the allowed values' });
+    for (const pass of [graded[4], graded[5], graded[6]])
+      expect(Object.keys(pass!).sort()).toEqual([
+        'check',
+        'description',
+        'json_pointer',
+        'passed',
+        'schema_id',
+        'schema_url',
+        'source',
+      ]);
+    expect(graded[7]).toMatchObject({
+      json_pointer: '/context/never_sent',
+      expected: '1',
+      actual: null,
+      error: '"context.never_sent" is missing from the response',
+    });
+    expect(graded[0]).toMatchObject({
+      expected: ['1', '2'],
+      actual: 1,
+      error: '"context.one" is not one of the allowed values',
+    });
     expect(graded[2]).toMatchObject({ json_pointer: '/context/one', expected: '1', actual: 1 });
   });
 });
@@ -74,7 +115,12 @@ describe('field_present', () => {
 - { check: field_present, path: context.empty }
 - { check: field_present, path: context.never_sent }`);
     expect(graded.map((v) => v.passed)).toEqual([false, true, true, true, false]);
-    expect(graded[0]).toMatchObject({ json_pointer: '/context/nothing', expected: 'context.nothing', actual: null, error: '"context.nothing" is missing from the response' });
+    expect(graded[0]).toMatchObject({
+      json_pointer: '/context/nothing',
+      expected: 'context.nothing',
+      actual: null,
+      error: '"context.nothing" is missing from the response',
+    });
     expect(graded[4]).toMatchObject({ json_pointer: '/context/never_sent', actual: null });
   });
 });

@@ -13,7 +13,8 @@ import { createAdcpClient, type AdcpClient } from '../../src/index.js';
 import { repoRoot } from '../helpers/run-vitest.js';
 
 const origin = () => inject('agentOrigin');
-const endpoint = (protocol: 'mcp' | 'a2a', behaviours?: string) => (behaviours ? `${origin()}/x/${behaviours}/${protocol}` : `${origin()}/${protocol}`);
+const endpoint = (protocol: 'mcp' | 'a2a', behaviours?: string) =>
+  behaviours ? `${origin()}/x/${behaviours}/${protocol}` : `${origin()}/${protocol}`;
 const BASIC = { username: 'fixture-brand', password: 'fixture-brand-basic-v1' };
 
 const clients: AdcpClient[] = [];
@@ -47,10 +48,17 @@ describe.each(['mcp', 'a2a'] as const)('over %s', (protocol) => {
   it("'none' drops the credentials for one call; a token or Basic replaces them", async () => {
     const adcp = client({ url: endpoint(protocol), protocol, auth: 'demo-client-test' });
     const refused = await adcp.call('list_creatives', {}, { auth: 'none' });
-    expect(refused).toMatchObject({ status: 401, extraction: { path: 'error' }, data: { adcp_error: { code: 'AUTH_REQUIRED' } }, rpcError: { code: -32028 } });
+    expect(refused).toMatchObject({
+      status: 401,
+      extraction: { path: 'error' },
+      data: { adcp_error: { code: 'AUTH_REQUIRED' } },
+      rpcError: { code: -32028 },
+    });
     expect(refused.headers['www-authenticate']).toMatch(/^Bearer realm=/);
     expect((await adcp.call('list_creatives', {}, { auth: { basic: BASIC } })).status).toBe(200);
-    expect((await adcp.call('list_creatives', {}, { auth: { basic: `${BASIC.username}:${BASIC.password}` } })).status).toBe(200);
+    expect(
+      (await adcp.call('list_creatives', {}, { auth: { basic: `${BASIC.username}:${BASIC.password}` } })).status,
+    ).toBe(200);
     const wrong = await adcp.call('list_creatives', {}, { auth: 'not-a-demo-key' });
     expect(wrong.status).toBe(401);
     expect(wrong.headers['www-authenticate']).toMatch(/error="invalid_token"/);
@@ -69,7 +77,9 @@ describe.each(['mcp', 'a2a'] as const)('over %s', (protocol) => {
 
 describe('createAdcpClient', () => {
   it('reports a timeout in the record instead of throwing', async () => {
-    const res = await client({ url: endpoint('mcp', 'missing_auth_check+hang'), timeoutMs: 300 }).call('list_creatives');
+    const res = await client({ url: endpoint('mcp', 'missing_auth_check+hang'), timeoutMs: 300 }).call(
+      'list_creatives',
+    );
     expect(res.status).toBeUndefined();
     expect(res.transportError).toMatch(/no answer within 300 ms/);
   });
@@ -91,11 +101,19 @@ describe('createAdcpClient', () => {
   });
 
   it('says what it wants when given a wrong url, protocol or auth', async () => {
-    expect(() => createAdcpClient({ url: 'agent.example.com' })).toThrow(/url must be the agent's http\(s\) URL, e\.g\. http:\/\/127\.0\.0\.1:3000\/mcp; received "agent\.example\.com"/);
-    expect(() => createAdcpClient({ url: endpoint('mcp'), protocol: 'grpc' as 'mcp' })).toThrow(/protocol is "grpc"; use 'mcp' or 'a2a'/);
-    expect(() => createAdcpClient({ url: endpoint('mcp'), auth: { basic: 'no-colon' } })).toThrow(/\{ basic: '…' \} must be 'username:password'/);
+    expect(() => createAdcpClient({ url: 'agent.example.com' })).toThrow(
+      /url must be the agent's http\(s\) URL, e\.g\. http:\/\/127\.0\.0\.1:3000\/mcp; received "agent\.example\.com"/,
+    );
+    expect(() => createAdcpClient({ url: endpoint('mcp'), protocol: 'grpc' as 'mcp' })).toThrow(
+      /protocol is "grpc"; use 'mcp' or 'a2a'/,
+    );
+    expect(() => createAdcpClient({ url: endpoint('mcp'), auth: { basic: 'no-colon' } })).toThrow(
+      /\{ basic: '…' \} must be 'username:password'/,
+    );
     const adcp = client({ url: endpoint('mcp') });
-    await expect(adcp.call('list_creatives', {}, { auth: { bearer: 'x' } as never })).rejects.toThrow(/auth must be 'none', a Bearer token string, or \{ basic: \{ username, password \} \}/);
+    await expect(adcp.call('list_creatives', {}, { auth: { bearer: 'x' } as never })).rejects.toThrow(
+      /auth must be 'none', a Bearer token string, or \{ basic: \{ username, password \} \}/,
+    );
     await expect(adcp.call('list_creatives', {}, { auth: ' ' })).rejects.toThrow(/the auth token is empty/);
   });
 });
@@ -105,8 +123,14 @@ describe('outside Vitest', () => {
     const dir = mkdtempSync(join(tmpdir(), 'vitest-adcp-no-vitest-'));
     try {
       // A loader hook that fails any import of vitest, then the package's main entry and vitest-adcp/matchers/jest.
-      writeFileSync(join(dir, 'hook.mjs'), "export async function resolve(s, c, next) { if (/^(vitest|@vitest\\/)/.test(s)) throw new Error('vitest imported by ' + c.parentURL); return next(s, c); }\n");
-      writeFileSync(join(dir, 'register.mjs'), `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(join(dir, 'hook.mjs')).href)});\n`);
+      writeFileSync(
+        join(dir, 'hook.mjs'),
+        "export async function resolve(s, c, next) { if (/^(vitest|@vitest\\/)/.test(s)) throw new Error('vitest imported by ' + c.parentURL); return next(s, c); }\n",
+      );
+      writeFileSync(
+        join(dir, 'register.mjs'),
+        `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(join(dir, 'hook.mjs')).href)});\n`,
+      );
       const script = [
         `const { createAdcpClient } = await import(${JSON.stringify(pathToFileURL(join(repoRoot, 'src/index.ts')).href)});`,
         "globalThis.expect = { extend: (m) => console.log('extend ' + Object.keys(m).join(' ')) };",
@@ -114,9 +138,15 @@ describe('outside Vitest', () => {
         "console.log('client ' + typeof createAdcpClient);",
       ].join('\n');
       writeFileSync(join(dir, 'jest-like.mjs'), script);
-      const result = spawnSync(process.execPath, ['--import', pathToFileURL(join(dir, 'register.mjs')).href, '--import', 'tsx', join(dir, 'jest-like.mjs')], { cwd: repoRoot, encoding: 'utf8' });
+      const result = spawnSync(
+        process.execPath,
+        ['--import', pathToFileURL(join(dir, 'register.mjs')).href, '--import', 'tsx', join(dir, 'jest-like.mjs')],
+        { cwd: repoRoot, encoding: 'utf8' },
+      );
       expect(result.stderr).not.toMatch(/vitest imported/);
-      expect(result.stdout).toContain('extend toRejectUnauthenticated toExposeWwwAuthenticate toMatchAdcpSchema toHaveAdcpErrorCode toEchoContext toPassStoryboardStep');
+      expect(result.stdout).toContain(
+        'extend toRejectUnauthenticated toExposeWwwAuthenticate toMatchAdcpSchema toHaveAdcpErrorCode toEchoContext toPassStoryboardStep',
+      );
       expect(result.stdout).toContain('client function');
     } finally {
       rmSync(dir, { recursive: true, force: true });

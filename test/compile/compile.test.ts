@@ -27,7 +27,8 @@ describe('compileStoryboard', () => {
     expect(result.code).toContain(`describe(${JSON.stringify('Capability discovery (capability_discovery)')}`);
     for (const phase of storyboard.phases) {
       expect(result.code).toContain(`describe(${JSON.stringify(testTitle(phase.title, phase.id))}`);
-      for (const step of phase.steps) expect(result.code).toContain(`it(${JSON.stringify(testTitle(step.title, step.id))}`);
+      for (const step of phase.steps)
+        expect(result.code).toContain(`it(${JSON.stringify(testTitle(step.title, step.id))}`);
     }
   });
 
@@ -42,22 +43,53 @@ describe('compileStoryboard', () => {
     ];
     for (const [fn, title, line, column] of sites) {
       // Source maps count columns from 0.
-      expect(originalPositionFor(map, callSite(result.code, fn, title)), `${fn}(${title})`).toMatchObject({ source: 'capability-discovery.yaml', line, column: column - 1 });
+      expect(originalPositionFor(map, callSite(result.code, fn, title)), `${fn}(${title})`).toMatchObject({
+        source: 'capability-discovery.yaml',
+        line,
+        column: column - 1,
+      });
     }
     expect(storyboard.phases.flatMap((p) => p.steps)).toHaveLength(2);
   });
 
   it('quotes every value it generates (titles with quotes and newlines stay inert)', () => {
-    const yaml = ['id: q', 'title: "a \\"quoted\\" </script> title"', 'phases:', '  - id: p', '    title: "line\\nbreak`${x}`"', '    steps:', '      - id: s', '        task: get_products', ''].join('\n');
+    const yaml = [
+      'id: q',
+      'title: "a \\"quoted\\" </script> title"',
+      'phases:',
+      '  - id: p',
+      '    title: "line\\nbreak`${x}`"',
+      '    steps:',
+      '      - id: s',
+      '        task: get_products',
+      '',
+    ].join('\n');
     const out = compileStoryboard(yaml, '/tmp/q.storyboard.yaml', { runtime: 'r' });
     expect(out.code).toContain(JSON.stringify('a "quoted" </script> title (q)'));
     expect(out.code).toContain(JSON.stringify('line\nbreak`${x}` (p)'));
     // It parses as a module.
-    expect(() => new Function(out.code.replace(/^import .*$/gm, '').replace(/^export default .*$/gm, '').replace(/import\.meta\.url/g, '""'))).not.toThrow();
+    expect(
+      () =>
+        new Function(
+          out.code
+            .replace(/^import .*$/gm, '')
+            .replace(/^export default .*$/gm, '')
+            .replace(/import\.meta\.url/g, '""'),
+        ),
+    ).not.toThrow();
   });
 
   it('compiles a file that does not load into one failing test placed at the error', () => {
-    const yaml = ['id: broken', 'title: Broken', 'phases:', '  - id: p', '    steps:', '      - id: s', '        title: no task here', ''].join('\n');
+    const yaml = [
+      'id: broken',
+      'title: Broken',
+      'phases:',
+      '  - id: p',
+      '    steps:',
+      '      - id: s',
+      '        title: no task here',
+      '',
+    ].join('\n');
     const out = compileStoryboard(yaml, '/tmp/broken.storyboard.yaml', { runtime: 'r' });
     expect(out.storyboard).toBeUndefined();
     // The step `      - id: s` (line 6, column 9) lacks its task.
@@ -67,12 +99,23 @@ describe('compileStoryboard', () => {
   });
 
   it('a misspelt key fails the load by default; with strictKeys: false its warning goes to the run, for the report and JUnit', () => {
-    const yaml = ['id: typo', 'title: Typo', 'phases:', '  - id: p', '    steps:', '      - id: s', '        task: get_products', '        validation: []', ''].join('\n');
+    const yaml = [
+      'id: typo',
+      'title: Typo',
+      'phases:',
+      '  - id: p',
+      '    steps:',
+      '      - id: s',
+      '        task: get_products',
+      '        validation: []',
+      '',
+    ].join('\n');
     const strict = compileStoryboard(yaml, '/tmp/typo.storyboard.yaml', { runtime: 'r' });
     expect(strict.storyboard).toBeUndefined();
     expect(strict.code).toContain(`it(${JSON.stringify('loads without errors (unknown_key)')}`);
     const lenient = compileStoryboard(yaml, '/tmp/typo.storyboard.yaml', { runtime: 'r', strictKeys: false });
-    const warning = '/tmp/typo.storyboard.yaml:8:9: warning: [unknown_key] unknown key "validation" in step "s" (did you mean "validations"?)';
+    const warning =
+      '/tmp/typo.storyboard.yaml:8:9: warning: [unknown_key] unknown key "validation" in step "s" (did you mean "validations"?)';
     expect(lenient.code).toContain(`const suite = storyboardSuite(storyboard, ${JSON.stringify([warning])});`);
     // A clean storyboard compiles as before.
     expect(result.code).toContain('const suite = storyboardSuite(storyboard);');

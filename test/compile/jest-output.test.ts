@@ -11,7 +11,10 @@ import { repoRoot } from '../helpers/run-vitest.js';
 import { USER_STORYBOARD } from '../helpers/jest-project.js';
 
 describe('compile for Jest', () => {
-  const out = compileStoryboard(USER_STORYBOARD, '/p/smoke.storyboard.yaml', { runtime: '/r/runtime.cjs', framework: 'jest' });
+  const out = compileStoryboard(USER_STORYBOARD, '/p/smoke.storyboard.yaml', {
+    runtime: '/r/runtime.cjs',
+    framework: 'jest',
+  });
 
   it('requires Jest globals and the runtime (CommonJS), and never imports vitest', () => {
     const [first, second] = out.code.split('\n');
@@ -20,7 +23,7 @@ describe('compile for Jest', () => {
     expect(out.code).not.toMatch(/\bimport\b|from "vitest"/);
   });
 
-  it('gives every it a callback of no parameter (one would be Jest\'s done) and the step timeout as third argument', () => {
+  it("gives every it a callback of no parameter (one would be Jest's done) and the step timeout as third argument", () => {
     const its = out.code.split('\n').filter((l) => l.startsWith('it('));
     expect(its).toEqual([
       'it("Capabilities (caps)", () => suite.step("discovery", "caps"), suite.timeout());',
@@ -42,10 +45,17 @@ describe('compile for Jest', () => {
   it('compiles a load failure and a storyboard without phases for Jest too', () => {
     const broken = compileStoryboard('id: x\nphases: 3\n', '/p/b.storyboard.yaml', { runtime: 'r', framework: 'jest' });
     expect(broken.code).toMatch(/^it\("loads without errors \([a-z_]+\)", \(\) => failure\.fail\(\)\);$/m);
-    const empty = compileStoryboard('id: e\ntitle: E\nphases: []\n', '/p/e.storyboard.yaml', { runtime: 'r', framework: 'jest' });
+    const empty = compileStoryboard('id: e\ntitle: E\nphases: []\n', '/p/e.storyboard.yaml', {
+      runtime: 'r',
+      framework: 'jest',
+    });
     expect(empty.code).toContain('it("no phases (e)", () => suite.noPhases());');
     // The Vitest output is unchanged by the option's existence.
-    const vitest = compileStoryboard(readFileSync(join(repoRoot, 'fixtures', 'storyboards', 'discovery.storyboard.yaml'), 'utf8'), '/p/d.storyboard.yaml', { runtime: 'r' });
+    const vitest = compileStoryboard(
+      readFileSync(join(repoRoot, 'fixtures', 'storyboards', 'discovery.storyboard.yaml'), 'utf8'),
+      '/p/d.storyboard.yaml',
+      { runtime: 'r' },
+    );
     expect(vitest.code.split('\n')[0]).toBe('import { describe, it, afterAll } from "vitest";');
   });
 });

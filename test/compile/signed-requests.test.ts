@@ -14,10 +14,16 @@ const corpus = resolveCorpus(undefined);
 const file = join(corpus.root, 'universal', 'signed-requests.yaml');
 const source = readFileSync(file, 'utf8');
 const lineOf = (pattern: RegExp) => source.split('\n').findIndex((l) => pattern.test(l)) + 1;
-const vectorFiles = (polarity: string) => readdirSync(join(corpus.root, 'test-vectors', 'request-signing', polarity)).filter((f) => f.endsWith('.json')).sort();
+const vectorFiles = (polarity: string) =>
+  readdirSync(join(corpus.root, 'test-vectors', 'request-signing', polarity))
+    .filter((f) => f.endsWith('.json'))
+    .sort();
 
 describe('compiling signed-requests.yaml', () => {
-  const { code, map, diagnostics } = compileStoryboard(source, file, { runtime: 'vitest-adcp/runtime', corpusRoot: corpus.root });
+  const { code, map, diagnostics } = compileStoryboard(source, file, {
+    runtime: 'vitest-adcp/runtime',
+    corpusRoot: corpus.root,
+  });
   const trace = new TraceMap(map as any);
   const originalLineOf = (snippet: string) => {
     const index = code.indexOf(snippet);
@@ -32,21 +38,34 @@ describe('compiling signed-requests.yaml', () => {
   });
 
   it('emits one it per vector file, in file order, titled with the vector id and name', () => {
-    for (const [phase, polarity] of [['positive_vectors', 'positive'], ['negative_vectors', 'negative']]) {
-      const positions = vectorFiles(polarity!).map((f) => code.indexOf(`suite.step(ctx, "${phase}", "${polarity}-${f.replace(/\.json$/, '')}")`));
+    for (const [phase, polarity] of [
+      ['positive_vectors', 'positive'],
+      ['negative_vectors', 'negative'],
+    ]) {
+      const positions = vectorFiles(polarity!).map((f) =>
+        code.indexOf(`suite.step(ctx, "${phase}", "${polarity}-${f.replace(/\.json$/, '')}")`),
+      );
       expect(positions.every((p) => p >= 0)).toBe(true);
       expect([...positions].sort((a, b) => a - b)).toEqual(positions);
     }
     expect(code).toContain(
       'it("001-basic-post: Basic POST, Ed25519, no content-digest coverage (positive-001-basic-post)", { meta: suite.planned("positive_vectors", "positive-001-basic-post"), timeout: suite.timeout() }, (ctx) => suite.step(ctx, "positive_vectors", "positive-001-basic-post"));',
     );
-    expect(code).toContain('(negative-020-rate-abuse)", { meta: suite.planned("negative_vectors", "negative-020-rate-abuse"), timeout: suite.timeout() }, (ctx) => suite.step(ctx, "negative_vectors", "negative-020-rate-abuse"));');
+    expect(code).toContain(
+      '(negative-020-rate-abuse)", { meta: suite.planned("negative_vectors", "negative-020-rate-abuse"), timeout: suite.timeout() }, (ctx) => suite.step(ctx, "negative_vectors", "negative-020-rate-abuse"));',
+    );
   });
 
   it("maps every vector's it to its phase's line", () => {
     expect(originalLineOf('it("001-basic-post:')).toBe(lineOf(/^\s*- id: positive_vectors\s*$/));
-    expect(originalLineOf('it("012-ipv6-authority-default-port-stripped:')).toBe(lineOf(/^\s*- id: positive_vectors\s*$/));
-    expect(originalLineOf('it("027-webhook-registration-authentication-unsigned:')).toBe(lineOf(/^\s*- id: negative_vectors\s*$/));
-    expect(originalLineOf('it("Verify the agent declares request_signing.supported (get_capabilities)"')).toBe(lineOf(/^\s*- id: get_capabilities\s*$/));
+    expect(originalLineOf('it("012-ipv6-authority-default-port-stripped:')).toBe(
+      lineOf(/^\s*- id: positive_vectors\s*$/),
+    );
+    expect(originalLineOf('it("027-webhook-registration-authentication-unsigned:')).toBe(
+      lineOf(/^\s*- id: negative_vectors\s*$/),
+    );
+    expect(originalLineOf('it("Verify the agent declares request_signing.supported (get_capabilities)"')).toBe(
+      lineOf(/^\s*- id: get_capabilities\s*$/),
+    );
   });
 });

@@ -25,8 +25,15 @@ function declared(code: string) {
     },
     it: Object.assign(
       // Vitest's two forms: it(title, fn, timeout) and it(title, { timeout, meta }, fn).
-      (title: string, second: ((ctx: unknown) => unknown) | { timeout?: number; meta?: unknown }, third?: number | ((ctx: unknown) => unknown)) => {
-        const [fn, options] = typeof second === 'function' ? [second, { timeout: third as number | undefined }] : [third as (ctx: unknown) => unknown, second];
+      (
+        title: string,
+        second: ((ctx: unknown) => unknown) | { timeout?: number; meta?: unknown },
+        third?: number | ((ctx: unknown) => unknown),
+      ) => {
+        const [fn, options] =
+          typeof second === 'function'
+            ? [second, { timeout: third as number | undefined }]
+            : [third as (ctx: unknown) => unknown, second];
         stack.at(-1)!.push(title);
         timeouts.push(options.timeout);
         if ('meta' in options) metas.push(options.meta);
@@ -123,7 +130,16 @@ describe('the compiled module', () => {
   });
 
   it('a file that does not load is one failing test, under the file name (either path separator)', () => {
-    const yaml = ['id: broken', 'title: Broken', 'phases:', '  - id: p', '    steps:', '      - id: s', '        title: no task here', ''].join('\n');
+    const yaml = [
+      'id: broken',
+      'title: Broken',
+      'phases:',
+      '  - id: p',
+      '    steps:',
+      '      - id: s',
+      '        title: no task here',
+      '',
+    ].join('\n');
     for (const file of ['/tmp/dir/broken.storyboard.yaml', 'C:\\dir\\broken.storyboard.yaml']) {
       const { tree, calls } = declared(compile(yaml, file).code);
       expect(tree).toEqual([{ describe: 'broken.storyboard.yaml', children: ['loads without errors (schema)'] }]);
@@ -132,7 +148,10 @@ describe('the compiled module', () => {
   });
 
   it('data mode exports the storyboard, or throws the load errors with their fixes', () => {
-    const ok = compileStoryboard(['id: d', 'title: D', 'phases: []', ''].join('\n'), '/tmp/d.yaml', { runtime: 'r', mode: 'data' });
+    const ok = compileStoryboard(['id: d', 'title: D', 'phases: []', ''].join('\n'), '/tmp/d.yaml', {
+      runtime: 'r',
+      mode: 'data',
+    });
     expect(ok.storyboard?.id).toBe('d');
     const exported = new Function(ok.code.replace(/^export default /m, 'return '))();
     expect(exported).toMatchObject({ id: 'd', title: 'D', phases: [] });
@@ -148,7 +167,8 @@ describe('the compiled module', () => {
       }
       return undefined;
     })();
-    const render = (d: (typeof errors)[number]) => `${d.file}:${d.line}:${d.column}: [${d.rule}] ${d.message}${d.hint ? ` (fix: ${d.hint})` : ''}`;
+    const render = (d: (typeof errors)[number]) =>
+      `${d.file}:${d.line}:${d.column}: [${d.rule}] ${d.message}${d.hint ? ` (fix: ${d.hint})` : ''}`;
     expect(thrown).toBe(`storyboard /tmp/b.yaml does not load:\n${errors.map(render).join('\n')}`);
   });
 });

@@ -16,17 +16,31 @@ const good = ['discovery', 'products', 'error-codes'].map((name) => join(storybo
 function stepIds(file: string): string[] {
   const loaded = loadStoryboardFile(file);
   if (!loaded.ok) throw new Error(`fixture ${file} does not load`);
-  return loaded.storyboard.phases.flatMap((phase) => phase.steps.map((step) => `${loaded.storyboard.id}/${phase.id}/${step.id}`));
+  return loaded.storyboard.phases.flatMap((phase) =>
+    phase.steps.map((step) => `${loaded.storyboard.id}/${phase.id}/${step.id}`),
+  );
 }
 
 describe('ADCP_PROTOCOL=a2a against the conformant A2A endpoint', () => {
   let run: VitestRun;
   beforeAll(async () => {
-    run = await runVitest({ config, env: { ADCP_AGENT_URL: `${inject('agentOrigin')}/a2a`, ADCP_PROTOCOL: 'a2a', E2E_STORYBOARDS: good.join(','), E2E_CORPUS: 'capability_discovery' } });
+    run = await runVitest({
+      config,
+      env: {
+        ADCP_AGENT_URL: `${inject('agentOrigin')}/a2a`,
+        ADCP_PROTOCOL: 'a2a',
+        E2E_STORYBOARDS: good.join(','),
+        E2E_CORPUS: 'capability_discovery',
+      },
+    });
   });
 
   it('passes every step of the fixture storyboards and capability_discovery, as over MCP', () => {
-    const ids = [...good.flatMap(stepIds), 'capability_discovery/protocol_discovery/get_capabilities', 'capability_discovery/protocol_discovery/get_capabilities_filtered'];
+    const ids = [
+      ...good.flatMap(stepIds),
+      'capability_discovery/protocol_discovery/get_capabilities',
+      'capability_discovery/protocol_discovery/get_capabilities_filtered',
+    ];
     for (const id of ids) {
       const test = byId(run, id);
       expect(test.state, `${test.fullName}\n${test.errors.map((e) => e.message).join('\n')}`).toBe('passed');
@@ -40,7 +54,12 @@ describe('ADCP_PROTOCOL=a2a against the conformant A2A endpoint', () => {
       passed: true,
       extraction: { path: 'structured_content', note: 'A2A task completed: artifacts[0].parts[] last DataPart' },
       request: { transport: 'a2a', operation: 'get_adcp_capabilities', url: `${inject('agentOrigin')}/a2a` },
-      response: { transport: 'a2a', status: 200, task_state: 'completed', payload: { kind: 'task', status: { state: 'completed' } } },
+      response: {
+        transport: 'a2a',
+        status: 200,
+        task_state: 'completed',
+        payload: { kind: 'task', status: { state: 'completed' } },
+      },
     });
   });
 });
@@ -48,7 +67,14 @@ describe('ADCP_PROTOCOL=a2a against the conformant A2A endpoint', () => {
 describe('ADCP_PROTOCOL=a2a against a misbehaving A2A endpoint', () => {
   let run: VitestRun;
   beforeAll(async () => {
-    run = await runVitest({ config, env: { ADCP_AGENT_URL: `${inject('agentOrigin')}/x/wrong_value/a2a`, ADCP_PROTOCOL: 'a2a', E2E_FILES: 'fixtures/storyboards/discovery.storyboard.yaml' } });
+    run = await runVitest({
+      config,
+      env: {
+        ADCP_AGENT_URL: `${inject('agentOrigin')}/x/wrong_value/a2a`,
+        ADCP_PROTOCOL: 'a2a',
+        E2E_FILES: 'fixtures/storyboards/discovery.storyboard.yaml',
+      },
+    });
   });
 
   it('fails the step with the same validation as over MCP, showing the DataPart it read', () => {
@@ -61,7 +87,11 @@ describe('ADCP_PROTOCOL=a2a against a misbehaving A2A endpoint', () => {
     expect(message).toContain('fixture_discovery--get_capabilities-mutated');
     // What the paths were read against: the DataPart, not the A2A Task around it.
     expect(message).not.toContain('"artifacts"');
-    expect(test.meta.adcp.result.validations.find((v: any) => !v.passed)).toMatchObject({ check: 'field_value', json_pointer: '/context/correlation_id', actual: 'fixture_discovery--get_capabilities-mutated' });
+    expect(test.meta.adcp.result.validations.find((v: any) => !v.passed)).toMatchObject({
+      check: 'field_value',
+      json_pointer: '/context/correlation_id',
+      actual: 'fixture_discovery--get_capabilities-mutated',
+    });
     expect(run.exitCode).toBe(1);
   });
 });

@@ -20,13 +20,18 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 const run = (cacheDir: string) =>
   runVitest({
     config,
-    env: { ADCP_AGENT_URL: inject('agentUrl'), E2E_CORPUS: 'capability_discovery', E2E_FILES: 'fixtures/storyboards/discovery.storyboard.yaml', E2E_CACHE_DIR: cacheDir },
+    env: {
+      ADCP_AGENT_URL: inject('agentUrl'),
+      E2E_CORPUS: 'capability_discovery',
+      E2E_FILES: 'fixtures/storyboards/discovery.storyboard.yaml',
+      E2E_CACHE_DIR: cacheDir,
+    },
   });
 const verdicts = (r: VitestRun) => r.tests.map((t) => `${t.name} ${t.state}`).sort();
 const list = (dir: string) => (existsSync(dir) ? readdirSync(dir) : []);
 
 describe('the cache directory', () => {
-  it('holds the compiled corpus storyboard (not the user\'s) and the validators, which the next run reads', async () => {
+  it("holds the compiled corpus storyboard (not the user's) and the validators, which the next run reads", async () => {
     const cacheDir = join(scratch, 'cache');
     const first = await run(cacheDir);
     expect(first.exitCode, first.stderr).toBe(0);
@@ -45,9 +50,11 @@ describe('the cache directory', () => {
     const disk = new DiskCache(cacheDir, 'storyboards', '.json', []);
     const key = compiled[0]!.replace(/\.json$/, '');
     const cached = JSON.parse(disk.read(key)!);
-    disk.write(key, JSON.stringify({ ...cached, code: cached.code.replace(/describe\("([^"]+)"/, 'describe("planted $1"') }));
+    disk.write(
+      key,
+      JSON.stringify({ ...cached, code: cached.code.replace(/describe\("([^"]+)"/, 'describe("planted $1"') }),
+    );
     const planted = await run(cacheDir);
     expect(planted.tests.filter((t) => t.fullName.startsWith('planted ')).length).toBeGreaterThan(0);
   });
-
 });

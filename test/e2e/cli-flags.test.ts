@@ -21,7 +21,12 @@ import { buildBin, repoRoot, runNode, type NodeRun } from '../helpers/run-vitest
 const scratch = join(repoRoot, '.vitest-adcp', `cli-flags-${process.pid}`);
 const cliJs = join(scratch, 'dist', 'cli.js');
 const discovery = 'fixtures/storyboards/discovery.storyboard.yaml';
-const CLEAN_ENV = { ADCP_AGENT_URL: undefined, ADCP_AUTH_TOKEN: undefined, ADCP_PROTOCOL: undefined, ADCP_COMPLIANCE: undefined };
+const CLEAN_ENV = {
+  ADCP_AGENT_URL: undefined,
+  ADCP_AUTH_TOKEN: undefined,
+  ADCP_PROTOCOL: undefined,
+  ADCP_COMPLIANCE: undefined,
+};
 /** The starter storyboard `init` copies (the package ships examples/). */
 const example = join(repoRoot, 'examples', 'discovery.storyboard.yaml');
 
@@ -65,17 +70,30 @@ describe('everything after -- goes to Vitest', () => {
   it('--reporter=junit --outputFile writes JUnit XML beside the default reporter and --report', async () => {
     const junit = join(scratch, 'reports', 'junit.xml');
     const report = join(scratch, 'reports', 'with-junit.json');
-    const run = await cli([inject('agentUrl'), '--storyboards', discovery, '--report', report, '--', '--reporter=default', '--reporter=junit', '--outputFile', junit]);
+    const run = await cli([
+      inject('agentUrl'),
+      '--storyboards',
+      discovery,
+      '--report',
+      report,
+      '--',
+      '--reporter=default',
+      '--reporter=junit',
+      '--outputFile',
+      junit,
+    ]);
     expect(run.exitCode, run.stdout + run.stderr).toBe(0);
     const xml = readFileSync(junit, 'utf8');
     expect(xml).toMatch(/<testsuites name="vitest tests" tests="4" failures="0" errors="0"/);
-    expect(xml).toContain('name="Fixture agent discovery (fixture_discovery) &gt; Capability discovery (capabilities) &gt; Discover the fixture agent&apos;s capabilities (get_capabilities)"');
+    expect(xml).toContain(
+      'name="Fixture agent discovery (fixture_discovery) &gt; Capability discovery (capabilities) &gt; Discover the fixture agent&apos;s capabilities (get_capabilities)"',
+    );
     // The default reporter kept (named), and the contract report written as without --.
     expect(testsLine(run)).toMatch(/^4 passed \(4\)/);
     expect(JSON.parse(readFileSync(report, 'utf8')).summary).toMatchObject({ steps_passed: 4, steps_failed: 0 });
   });
 
-  it('--reporter=json: stdout is Vitest\'s JSON alone (what the command says of the run goes to stderr)', async () => {
+  it("--reporter=json: stdout is Vitest's JSON alone (what the command says of the run goes to stderr)", async () => {
     const run = await cli([inject('agentUrl'), '--storyboards', discovery, '--', '--reporter=json']);
     expect(run.exitCode, run.stdout + run.stderr).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ numTotalTests: 4, numPassedTests: 4, success: true });
@@ -89,14 +107,18 @@ describe('everything after -- goes to Vitest', () => {
   ])('%s does not apply to a one-off run: exit 2 with what to do instead', async (flag, args) => {
     const run = await cli([inject('agentUrl'), '--storyboards', discovery, '--', ...args]);
     expect(run.exitCode, run.stdout + run.stderr).toBe(2);
-    expect(run.stderr).toContain(`vitest-adcp: -- ${flag}: this command runs the storyboards once, from the current directory, without a Vitest config, so ${flag} does not apply.`);
+    expect(run.stderr).toContain(
+      `vitest-adcp: -- ${flag}: this command runs the storyboards once, from the current directory, without a Vitest config, so ${flag} does not apply.`,
+    );
     expect(run.stdout).not.toMatch(/RUN/);
   });
 
   it('--list with Vitest arguments is a usage error; so is a second positional before --', async () => {
     const list = await cli([inject('agentUrl'), '--list', '--', '-t', 'x']);
     expect(list.exitCode).toBe(2);
-    expect(list.stderr).toContain('--list prints the storyboards that would run, without running Vitest: the arguments after -- (-t x) do not apply to it');
+    expect(list.stderr).toContain(
+      '--list prints the storyboards that would run, without running Vitest: the arguments after -- (-t x) do not apply to it',
+    );
     const two = await cli([inject('agentUrl'), '-t', 'x']);
     expect(two.exitCode).toBe(2);
     expect(two.stderr).toContain("Unknown option '-t'");
@@ -104,19 +126,26 @@ describe('everything after -- goes to Vitest', () => {
 });
 
 describe('--version', () => {
-  it('prints this package\'s version, and the Vitest, @adcp/sdk and corpus versions a run would use', async () => {
+  it("prints this package's version, and the Vitest, @adcp/sdk and corpus versions a run would use", async () => {
     const run = await cli(['--version']);
     expect(run.exitCode, run.stderr).toBe(0);
     const own = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')).version;
     const vitest = JSON.parse(readFileSync(join(repoRoot, 'node_modules', 'vitest', 'package.json'), 'utf8')).version;
-    const sdk = JSON.parse(readFileSync(join(repoRoot, 'node_modules', '@adcp', 'sdk', 'package.json'), 'utf8')).version;
-    const corpus = readdirSync(join(repoRoot, 'node_modules', '@adcp', 'sdk', 'compliance', 'cache')).filter((d) => /^\d+\.\d+\.\d+$/.test(d)).sort().at(-1);
-    expect(run.stdout.trim()).toBe(`vitest-adcp ${own} (vitest ${vitest}, @adcp/sdk ${sdk}, compliance corpus ${corpus})`);
+    const sdk = JSON.parse(
+      readFileSync(join(repoRoot, 'node_modules', '@adcp', 'sdk', 'package.json'), 'utf8'),
+    ).version;
+    const corpus = readdirSync(join(repoRoot, 'node_modules', '@adcp', 'sdk', 'compliance', 'cache'))
+      .filter((d) => /^\d+\.\d+\.\d+$/.test(d))
+      .sort()
+      .at(-1);
+    expect(run.stdout.trim()).toBe(
+      `vitest-adcp ${own} (vitest ${vitest}, @adcp/sdk ${sdk}, compliance corpus ${corpus})`,
+    );
   });
 });
 
 describe('exit 2, one message, nothing run: the agent cannot be reached or refuses the token', () => {
-  it('a dead port with --storyboards (no capability call first): the preflight\'s message, no per-step failures', async () => {
+  it("a dead port with --storyboards (no capability call first): the preflight's message, no per-step failures", async () => {
     const url = `http://127.0.0.1:${await closedPort()}/mcp`;
     const report = join(scratch, 'reports', 'dead.json');
     const run = await cli([url, '--storyboards', `capability_discovery,${discovery}`, '--report', report]);
@@ -129,7 +158,7 @@ describe('exit 2, one message, nothing run: the agent cannot be reached or refus
     expect(run.stderr).not.toMatch(/^vitest-adcp: vitest-adcp/m);
   });
 
-  it('a dead port, capability selection: the capability call\'s message', async () => {
+  it("a dead port, capability selection: the capability call's message", async () => {
     const url = `http://127.0.0.1:${await closedPort()}/mcp`;
     const run = await cli([url]);
     expect(run.exitCode).toBe(2);
@@ -153,7 +182,15 @@ describe('--report-html / --report-markdown without --report', () => {
     const dir = join(scratch, 'views-only');
     const html = join(dir, 'report.html');
     const markdown = join(dir, 'summary.md');
-    const run = await cli([inject('agentUrl'), '--storyboards', discovery, '--report-html', html, '--report-markdown', markdown]);
+    const run = await cli([
+      inject('agentUrl'),
+      '--storyboards',
+      discovery,
+      '--report-html',
+      html,
+      '--report-markdown',
+      markdown,
+    ]);
     expect(run.exitCode, run.stdout + run.stderr).toBe(0);
     expect(readFileSync(html, 'utf8')).toContain('<details class="sb" data-status="passed" data-track="core">');
     expect(readFileSync(markdown, 'utf8')).toMatch(/^## ✅ AdCP storyboards: 4 passed, 0 failed/);
@@ -170,7 +207,7 @@ describe('--help and the README agree', () => {
     return new Set(text.match(/(?<![\w-])--[A-Za-z][\w-]*/g) ?? []);
   }
 
-  it('names the same flags in --help and in the README\'s bin section, both ways', async () => {
+  it("names the same flags in --help and in the README's bin section, both ways", async () => {
     const help = await cli(['--help']);
     expect(help.exitCode).toBe(0);
     const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
@@ -180,8 +217,14 @@ describe('--help and the README agree', () => {
     const inHelp = flags(help.stdout);
     const inReadme = flags(section);
     expect(inHelp.size).toBeGreaterThan(25);
-    expect([...inHelp].filter((f) => !inReadme.has(f)), 'in --help, not in the README').toEqual([]);
-    expect([...inReadme].filter((f) => !inHelp.has(f)), 'in the README, not in --help').toEqual([]);
+    expect(
+      [...inHelp].filter((f) => !inReadme.has(f)),
+      'in --help, not in the README',
+    ).toEqual([]);
+    expect(
+      [...inReadme].filter((f) => !inHelp.has(f)),
+      'in the README, not in --help',
+    ).toEqual([]);
   });
 });
 
@@ -205,12 +248,16 @@ describe('--list: fast, with the reason for each storyboard and a count', () => 
     expect(why.capability_discovery).toBe('capabilities: universal');
     expect(why.media_buy_seller).toBe('capabilities: protocol media-buy');
     expect(why.creative_lifecycle).toBe('capabilities: protocol creative');
-    expect(why['media_buy_seller/refine_products']).toBe('capabilities: protocol media-buy; required scenario of media_buy_seller');
+    expect(why['media_buy_seller/refine_products']).toBe(
+      'capabilities: protocol media-buy; required scenario of media_buy_seller',
+    );
     const universal = listed.filter((r) => r.why === 'capabilities: universal').length;
     const mediaBuy = listed.filter((r) => r.why.startsWith('capabilities: protocol media-buy')).length;
     const creative = listed.filter((r) => r.why.startsWith('capabilities: protocol creative')).length;
     expect(universal + mediaBuy + creative).toBe(listed.length);
-    expect(run.stdout.trim().split('\n').at(-1)).toBe(`${listed.length} storyboards (from the agent's capabilities: ${creative} protocol creative, ${mediaBuy} protocol media-buy, ${universal} universal)`);
+    expect(run.stdout.trim().split('\n').at(-1)).toBe(
+      `${listed.length} storyboards (from the agent's capabilities: ${creative} protocol creative, ${mediaBuy} protocol media-buy, ${universal} universal)`,
+    );
   });
 
   it('--storyboards media_buy_seller: the storyboard, its required scenarios, and why capability selection runs more', async () => {
@@ -220,22 +267,35 @@ describe('--list: fast, with the reason for each storyboard and a count', () => 
     expect(listed[0]).toMatchObject({ id: 'media_buy_seller', why: '--storyboards media_buy_seller' });
     expect(listed.slice(1).every((r) => r.why === 'required scenario of media_buy_seller')).toBe(true);
     const bundle = rows(await cli([inject('agentUrl'), '--list', '--storyboards', 'media-buy']));
-    const fromCapabilities = rows(await cli([inject('agentUrl'), '--list'])).filter((r) => r.why.startsWith('capabilities: protocol media-buy'));
+    const fromCapabilities = rows(await cli([inject('agentUrl'), '--list'])).filter((r) =>
+      r.why.startsWith('capabilities: protocol media-buy'),
+    );
     expect(bundle.map((r) => r.id)).toEqual(fromCapabilities.map((r) => r.id));
     expect(bundle.length).toBeGreaterThan(listed.length);
     expect(named.stdout).toContain(
       `note: --storyboards media_buy_seller runs that storyboard and the ${listed.length - 1} scenarios it requires; capability selection, for an agent that declares protocol media-buy, runs the whole bundle media-buy (${bundle.length} storyboards, also `,
     );
     expect(named.stdout).toContain('--storyboards media-buy runs that.');
-    expect(named.stdout.trim().split('\n').at(-1)).toBe(`${listed.length} storyboards (1 named in --storyboards, ${listed.length - 1} required scenarios)`);
+    expect(named.stdout.trim().split('\n').at(-1)).toBe(
+      `${listed.length} storyboards (1 named in --storyboards, ${listed.length - 1} required scenarios)`,
+    );
     // The run says it too, at its start.
     const run = await cli([`http://127.0.0.1:${await closedPort()}/mcp`, '--storyboards', 'media_buy_seller']);
-    expect(run.stderr).toContain(`vitest-adcp: ${listed.length} storyboards (1 named in --storyboards, ${listed.length - 1} required scenarios); --list shows each and why`);
+    expect(run.stderr).toContain(
+      `vitest-adcp: ${listed.length} storyboards (1 named in --storyboards, ${listed.length - 1} required scenarios); --list shows each and why`,
+    );
     expect(run.stderr).toContain('vitest-adcp: note: --storyboards media_buy_seller runs that storyboard');
   });
 
   it('a named file, a bundle and a track each say so', async () => {
-    const run = await cli([inject('agentUrl'), '--list', '--storyboards', `idempotency,${discovery}`, '--tracks', 'security']);
+    const run = await cli([
+      inject('agentUrl'),
+      '--list',
+      '--storyboards',
+      `idempotency,${discovery}`,
+      '--tracks',
+      'security',
+    ]);
     expect(run.exitCode, run.stderr).toBe(0);
     const why = Object.fromEntries(rows(run).map((r) => [r.id, r.why]));
     expect(why.fixture_discovery).toBe(`--storyboards ${discovery}`);
@@ -265,11 +325,15 @@ describe('--list: fast, with the reason for each storyboard and a count', () => 
     expect(rows(list).map((r) => r.id)).toEqual(expect.arrayContaining(['capability_discovery', 'media_buy_seller']));
     const version = await cli(['--version'], { cwd: project, bin });
     expect(version.exitCode, version.stderr).toBe(0);
-    expect(version.stdout).toMatch(/^vitest-adcp \S+ \(vitest not installed, @adcp\/sdk \d+\.\d+\.\d+, compliance corpus \d/);
+    expect(version.stdout).toMatch(
+      /^vitest-adcp \S+ \(vitest not installed, @adcp\/sdk \d+\.\d+\.\d+, compliance corpus \d/,
+    );
     // The same bin does need Vitest to run: this project really has none.
     const run = await cli([inject('agentUrl'), '--storyboards', 'capability_discovery'], { cwd: project, bin });
     expect(run.exitCode).toBe(2);
-    expect(run.stderr).toContain('vitest-adcp: Vitest is not installed where vitest-adcp is, and the storyboards run as Vitest tests: install it beside vitest-adcp (npm install -D vitest)');
+    expect(run.stderr).toContain(
+      'vitest-adcp: Vitest is not installed where vitest-adcp is, and the storyboards run as Vitest tests: install it beside vitest-adcp (npm install -D vitest)',
+    );
     expect(run.stderr).not.toMatch(/^\s+at /m);
   });
 });
@@ -284,7 +348,7 @@ describe('npx vitest-adcp init', () => {
     expect(readFileSync(written, 'utf8')).toBe(readFileSync(example, 'utf8'));
     expect(first.stdout).toContain('vitest-adcp: wrote ./agent.storyboard.yaml');
     expect(first.stdout).toContain('npx vitest-adcp <agent-url> --storyboards ./agent.storyboard.yaml');
-    expect(first.stdout).toContain("plugins: [adcpStoryboards()]");
+    expect(first.stdout).toContain('plugins: [adcpStoryboards()]');
 
     writeFileSync(written, '# mine\n');
     const again = await cli(['init'], { cwd: project });
@@ -295,7 +359,9 @@ describe('npx vitest-adcp init', () => {
     writeFileSync(join(project, 'notes.txt'), 'a file, not a directory\n');
     const blocked = await cli(['init', 'notes.txt/seller.storyboard.yaml'], { cwd: project });
     expect(blocked.exitCode).toBe(2);
-    expect(blocked.stderr).toMatch(/^vitest-adcp: init: cannot write \.\/notes\.txt\/seller\.storyboard\.yaml \(E[A-Z]+\)$/m);
+    expect(blocked.stderr).toMatch(
+      /^vitest-adcp: init: cannot write \.\/notes\.txt\/seller\.storyboard\.yaml \(E[A-Z]+\)$/m,
+    );
     const badName = await cli(['init', 'seller.yaml'], { cwd: project });
     expect(badName.exitCode).toBe(2);
     expect(badName.stderr).toContain('init seller.yaml: name it *.storyboard.yaml, e.g. seller.storyboard.yaml');
@@ -304,7 +370,10 @@ describe('npx vitest-adcp init', () => {
     const other = await cli(['init', 'storyboards/seller.storyboard.yaml'], { cwd: project });
     expect(other.exitCode, other.stderr).toBe(0);
     expect(other.stdout).toContain('npx vitest-adcp <agent-url> --storyboards ./storyboards/seller.storyboard.yaml');
-    const run = await cli([inject('agentUrl'), '--storyboards', './storyboards/seller.storyboard.yaml', '--auth', 'demo-init'], { cwd: project });
+    const run = await cli(
+      [inject('agentUrl'), '--storyboards', './storyboards/seller.storyboard.yaml', '--auth', 'demo-init'],
+      { cwd: project },
+    );
     expect(run.exitCode, run.stdout + run.stderr).toBe(0);
     expect(testsLine(run)).toMatch(/^\d+ passed \(\d+\)/);
   });

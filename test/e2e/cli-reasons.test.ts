@@ -22,7 +22,12 @@ import { buildBin, repoRoot, runNode, type NodeRun } from '../helpers/run-vitest
 const scratch = join(repoRoot, '.vitest-adcp', `cli-reasons-${process.pid}`);
 const cliJs = join(scratch, 'dist', 'cli.js');
 const discovery = 'fixtures/storyboards/discovery.storyboard.yaml';
-const CLEAN_ENV = { ADCP_AGENT_URL: undefined, ADCP_AUTH_TOKEN: undefined, ADCP_PROTOCOL: undefined, ADCP_COMPLIANCE: undefined };
+const CLEAN_ENV = {
+  ADCP_AGENT_URL: undefined,
+  ADCP_AUTH_TOKEN: undefined,
+  ADCP_PROTOCOL: undefined,
+  ADCP_COMPLIANCE: undefined,
+};
 
 let agent: FixtureAgent;
 let rpc32000: { url: string; close: () => Promise<void> };
@@ -43,7 +48,13 @@ function cli(...args: string[]): Promise<NodeRun> {
 
 /** The bin as a child process we can signal and feed on stdin. */
 function startCli(args: string[], stdin?: string) {
-  const env: NodeJS.ProcessEnv = { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1', GITHUB_STEP_SUMMARY: undefined, ...CLEAN_ENV };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    FORCE_COLOR: '0',
+    NO_COLOR: '1',
+    GITHUB_STEP_SUMMARY: undefined,
+    ...CLEAN_ENV,
+  };
   for (const key of Object.keys(env)) if (env[key] === undefined || key.startsWith('VITEST')) delete env[key];
   delete env.TEST;
   delete env.NODE_ENV;
@@ -82,8 +93,19 @@ async function capabilityErrorAgent() {
       res.writeHead(200, { 'content-type': 'application/json', ...headers });
       res.end(JSON.stringify({ jsonrpc: '2.0', id: body.id, ...answer }));
     };
-    if (body.method === 'initialize') return send({ result: { protocolVersion: body.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'rpc32000', version: '1.0.0' } } }, { 'mcp-session-id': 's-1' });
-    if (body.method === 'tools/list') return send({ result: { tools: [{ name: 'get_adcp_capabilities', inputSchema: { type: 'object' } }] } });
+    if (body.method === 'initialize')
+      return send(
+        {
+          result: {
+            protocolVersion: body.params.protocolVersion,
+            capabilities: { tools: {} },
+            serverInfo: { name: 'rpc32000', version: '1.0.0' },
+          },
+        },
+        { 'mcp-session-id': 's-1' },
+      );
+    if (body.method === 'tools/list')
+      return send({ result: { tools: [{ name: 'get_adcp_capabilities', inputSchema: { type: 'object' } }] } });
     return send({ error: { code: -32000, message: 'Internal error: the capabilities store is down' } });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -114,7 +136,15 @@ describe('d. SIGTERM / SIGINT to the bin', () => {
     it(`${signal}: the run is cancelled, the contract report written with what ran (the rest not_run), exit ${signal === 'SIGTERM' ? 143 : 130}`, async () => {
       const report = join(scratch, `interrupted-${signal}.json`);
       const before = agent.calls.length;
-      const run = startCli([agent.urlFor(['slow_ms_1500']), '--storyboards', discovery, '--auth', 'demo-cli-signals', '--report', report]);
+      const run = startCli([
+        agent.urlFor(['slow_ms_1500']),
+        '--storyboards',
+        discovery,
+        '--auth',
+        'demo-cli-signals',
+        '--report',
+        report,
+      ]);
       // The first step's call has reached the agent: the run is under way.
       await until(() => agent.calls.length > before, 'the first call');
       const sent = performance.now();
@@ -123,7 +153,9 @@ describe('d. SIGTERM / SIGINT to the bin', () => {
       expect(exit.code, run.out.stdout + run.out.stderr).toBe(signal === 'SIGTERM' ? 143 : 130);
       // The step under way finishes (1.5 s answers), the rest are not run: well under the run's own length.
       expect(exit.at - sent).toBeLessThan(15_000);
-      expect(run.out.stderr).toContain(`vitest-adcp: ${signal}: cancelling the run (the steps under way finish, the rest are not run); the report is still written. Send it again to exit at once.`);
+      expect(run.out.stderr).toContain(
+        `vitest-adcp: ${signal}: cancelling the run (the steps under way finish, the rest are not run); the report is still written. Send it again to exit at once.`,
+      );
       const written = JSON.parse(readFileSync(report, 'utf8'));
       const steps = written.storyboards.flatMap((s: any) => s.steps);
       expect(steps.length).toBeGreaterThan(2);
@@ -136,7 +168,15 @@ describe('d. SIGTERM / SIGINT to the bin', () => {
   it('a second signal exits at once', async () => {
     const report = join(scratch, 'interrupted-twice.json');
     const before = agent.calls.length;
-    const run = startCli([agent.urlFor(['slow_ms_8000']), '--storyboards', discovery, '--auth', 'demo-cli-signals', '--report', report]);
+    const run = startCli([
+      agent.urlFor(['slow_ms_8000']),
+      '--storyboards',
+      discovery,
+      '--auth',
+      'demo-cli-signals',
+      '--report',
+      report,
+    ]);
     await until(() => agent.calls.length > before, 'the first call');
     run.child.kill('SIGTERM');
     await until(() => run.out.stderr.includes('cancelling the run'), 'the first signal to be taken');
@@ -176,8 +216,16 @@ describe('e. the token off the process list: --auth-file', () => {
   });
 
   it.each([
-    ['--auth and --auth-file together', ['--auth', 'x', '--auth-file', 'token.txt'], /--auth and --auth-file both give the bearer token: give one/],
-    ['a missing file', ['--auth-file', 'no-such-token.txt'], /--auth-file no-such-token\.txt: cannot read it \(ENOENT\)/],
+    [
+      '--auth and --auth-file together',
+      ['--auth', 'x', '--auth-file', 'token.txt'],
+      /--auth and --auth-file both give the bearer token: give one/,
+    ],
+    [
+      'a missing file',
+      ['--auth-file', 'no-such-token.txt'],
+      /--auth-file no-such-token\.txt: cannot read it \(ENOENT\)/,
+    ],
     ['an empty file', ['--auth-file', 'EMPTY'], /--auth-file .* is empty: it must hold the bearer token, on one line/],
   ])('%s: a usage error (exit 2)', async (_, args, message) => {
     const empty = join(scratch, 'empty.txt');
@@ -190,7 +238,11 @@ describe('e. the token off the process list: --auth-file', () => {
   it('--help says --auth is visible in the process list and --auth-file / the env are not', async () => {
     const run = await cli('--help');
     expect(run.exitCode).toBe(0);
-    expect(run.stdout).toMatch(/--auth <token>[^\n]*\n[^\n]*Visible to other local users in the process list\n[^\n]*\(ps\) for the whole run: prefer --auth-file or the env/);
-    expect(run.stdout).toMatch(/--auth-file <path>\s+read the bearer token from this file, or from stdin\n\s+with `--auth-file -` \(one line; neither it nor env\n\s+ADCP_AUTH_TOKEN shows in the process list\)/);
+    expect(run.stdout).toMatch(
+      /--auth <token>[^\n]*\n[^\n]*Visible to other local users in the process list\n[^\n]*\(ps\) for the whole run: prefer --auth-file or the env/,
+    );
+    expect(run.stdout).toMatch(
+      /--auth-file <path>\s+read the bearer token from this file, or from stdin\n\s+with `--auth-file -` \(one line; neither it nor env\n\s+ADCP_AUTH_TOKEN shows in the process list\)/,
+    );
   });
 });

@@ -26,7 +26,14 @@ beforeAll(async () => {
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 function cli(...args: string[]): Promise<NodeRun> {
-  return runNode([cliJs, ...args], { env: { ADCP_AGENT_URL: undefined, ADCP_AUTH_TOKEN: undefined, ADCP_PROTOCOL: undefined, ADCP_COMPLIANCE: undefined } });
+  return runNode([cliJs, ...args], {
+    env: {
+      ADCP_AGENT_URL: undefined,
+      ADCP_AUTH_TOKEN: undefined,
+      ADCP_PROTOCOL: undefined,
+      ADCP_COMPLIANCE: undefined,
+    },
+  });
 }
 
 /** Storyboard ids printed by `--list` (one `id<TAB>path` per line). */
@@ -48,15 +55,28 @@ function referenceSelection(capabilities: { supported_protocols?: string[]; spec
 function referenceRunOrder(capabilities: { supported_protocols?: string[]; specialisms?: string[] }): string[] {
   const { storyboards } = resolveStoryboardsForCapabilities(capabilities, { complianceDir: corpusRoot });
   const seen = new Set(storyboards.map((s) => s.id));
-  return storyboards.flatMap((s) => [...(s.requires_scenarios ?? []).filter((id) => !seen.has(id) && seen.add(id)), s.id]);
+  return storyboards.flatMap((s) => [
+    ...(s.requires_scenarios ?? []).filter((id) => !seen.has(id) && seen.add(id)),
+    s.id,
+  ]);
 }
 
 describe('running storyboards', () => {
-  it('exits 0 on a conformant agent, with Vitest\'s report and the contract JSON (--report), HTML and markdown', async () => {
+  it("exits 0 on a conformant agent, with Vitest's report and the contract JSON (--report), HTML and markdown", async () => {
     const out = join(scratch, 'reports', 'contract.json');
     const html = join(scratch, 'reports', 'report.html');
     const markdown = join(scratch, 'reports', 'summary.md');
-    const run = await cli(inject('agentUrl'), '--storyboards', `capability_discovery,${discovery}`, '--report', out, '--report-html', html, '--report-markdown', markdown);
+    const run = await cli(
+      inject('agentUrl'),
+      '--storyboards',
+      `capability_discovery,${discovery}`,
+      '--report',
+      out,
+      '--report-html',
+      html,
+      '--report-markdown',
+      markdown,
+    );
     expect(run.exitCode, run.stdout + run.stderr).toBe(0);
     expect(run.stdout).toMatch(/Test Files\s+2 passed \(2\)/);
     const report = JSON.parse(readFileSync(out, 'utf8'));
@@ -65,10 +85,18 @@ describe('running storyboards', () => {
       ['capability_discovery', 'passed'],
       ['fixture_discovery', 'passed'],
     ]);
-    expect(report.summary).toMatchObject({ steps_failed: 0, total_steps: report.storyboards.flatMap((s: any) => s.steps).length });
+    expect(report.summary).toMatchObject({
+      steps_failed: 0,
+      total_steps: report.storyboards.flatMap((s: any) => s.steps).length,
+    });
     assertValidContractReport(report);
     // The CLI runs its storyboards in the plugin's own project, against the one agent it was given.
-    expect(report.run).toMatchObject({ agent_url: inject('agentUrl'), protocol: 'mcp', project: 'vitest-adcp', complete: true });
+    expect(report.run).toMatchObject({
+      agent_url: inject('agentUrl'),
+      protocol: 'mcp',
+      project: 'vitest-adcp',
+      complete: true,
+    });
     // The same report as HTML and markdown, each path said.
     expect(readFileSync(html, 'utf8')).toContain('<details class="sb" data-status="passed" data-track="core">');
     expect(readFileSync(markdown, 'utf8')).toMatch(/^## ✅ AdCP storyboards: \d+ passed, 0 failed/);
@@ -76,10 +104,18 @@ describe('running storyboards', () => {
     expect(run.stdout).toMatch(/vitest-adcp: markdown summary written to .*summary\.md/);
   });
 
-  it('--protocol a2a: the same storyboards over the agent\'s A2A endpoint, chosen from its capabilities as over MCP', async () => {
+  it("--protocol a2a: the same storyboards over the agent's A2A endpoint, chosen from its capabilities as over MCP", async () => {
     const a2a = `${inject('agentOrigin')}/a2a`;
     const out = join(scratch, 'reports', 'contract-a2a.json');
-    const run = await cli(a2a, '--protocol', 'a2a', '--storyboards', `capability_discovery,${discovery}`, '--report', out);
+    const run = await cli(
+      a2a,
+      '--protocol',
+      'a2a',
+      '--storyboards',
+      `capability_discovery,${discovery}`,
+      '--report',
+      out,
+    );
     expect(run.exitCode, run.stdout + run.stderr).toBe(0);
     const report = JSON.parse(readFileSync(out, 'utf8'));
     expect(report.storyboards.map((s: any) => [s.storyboard_id, s.status]).sort()).toEqual([
@@ -87,7 +123,12 @@ describe('running storyboards', () => {
       ['fixture_discovery', 'passed'],
     ]);
     const steps = report.storyboards.flatMap((s: any) => s.steps);
-    expect(steps.every((s: any) => s.request.transport === 'a2a' && s.response.transport === 'a2a' && s.response.task_state === 'completed')).toBe(true);
+    expect(
+      steps.every(
+        (s: any) =>
+          s.request.transport === 'a2a' && s.response.transport === 'a2a' && s.response.task_state === 'completed',
+      ),
+    ).toBe(true);
     assertValidContractReport(report);
     expect(report.run).toMatchObject({ agent_url: a2a, protocol: 'a2a' });
     const listedOverA2a = await cli(a2a, '--protocol', 'a2a', '--list');
@@ -102,22 +143,31 @@ describe('running storyboards', () => {
   });
 });
 
-describe('choosing the storyboards from the agent\'s capabilities (the default)', () => {
+describe("choosing the storyboards from the agent's capabilities (the default)", () => {
   it('selects what the reference selects for the declared capabilities', async () => {
     const declared = (await callTool(inject('agentUrl'), 'get_adcp_capabilities')).structuredContent!;
     const run = await cli(inject('agentUrl'), '--list');
     expect(run.exitCode, run.stderr).toBe(0);
-    expect(listed(run)).toEqual(referenceSelection({ supported_protocols: declared.supported_protocols, specialisms: declared.specialisms }));
-    expect(listed(run)).toEqual(expect.arrayContaining(['capability_discovery', 'media_buy_seller', 'creative_lifecycle']));
+    expect(listed(run)).toEqual(
+      referenceSelection({ supported_protocols: declared.supported_protocols, specialisms: declared.specialisms }),
+    );
+    expect(listed(run)).toEqual(
+      expect.arrayContaining(['capability_discovery', 'media_buy_seller', 'creative_lifecycle']),
+    );
     expect(run.stderr).toBe('');
   });
 
-  it('--sequential --list: in the order --sequential runs them, the reference\'s (comply()\'s) order', async () => {
+  it("--sequential --list: in the order --sequential runs them, the reference's (comply()'s) order", async () => {
     const declared = (await callTool(inject('agentUrl'), 'get_adcp_capabilities')).structuredContent!;
     const run = await cli(inject('agentUrl'), '--list', '--sequential');
     expect(run.exitCode, run.stderr).toBe(0);
-    const inOrder = run.stdout.split('\n').filter((line) => line.includes('\t')).map((line) => line.split('\t')[0]!);
-    expect(inOrder).toEqual(referenceRunOrder({ supported_protocols: declared.supported_protocols, specialisms: declared.specialisms }));
+    const inOrder = run.stdout
+      .split('\n')
+      .filter((line) => line.includes('\t'))
+      .map((line) => line.split('\t')[0]!);
+    expect(inOrder).toEqual(
+      referenceRunOrder({ supported_protocols: declared.supported_protocols, specialisms: declared.specialisms }),
+    );
     expect(inOrder).not.toEqual([...inOrder].sort());
   });
 
@@ -126,7 +176,9 @@ describe('choosing the storyboards from the agent\'s capabilities (the default)'
     expect(run.exitCode, run.stderr).toBe(0);
     expect(run.stderr.match(/specialism "holographic-ads"/g)).toHaveLength(1);
     expect(run.stderr.match(/"telepathy"/g)).toHaveLength(1);
-    expect(listed(run)).toEqual(referenceSelection({ supported_protocols: ['media_buy', 'creative'], specialisms: ['sales-guaranteed'] }));
+    expect(listed(run)).toEqual(
+      referenceSelection({ supported_protocols: ['media_buy', 'creative'], specialisms: ['sales-guaranteed'] }),
+    );
     expect(listed(run)).toContain('sales_guaranteed');
   });
 
@@ -144,15 +196,27 @@ describe('usage and configuration errors exit 2 before anything runs', () => {
   it.each([
     ['a missing URL', [], /missing the agent URL/],
     ['an unknown flag', ['http://127.0.0.1:1/mcp', '--bogus'], /Unknown option '--bogus'/],
-    ['plain http to a host that is not loopback', ['http://agent.invalid/mcp'], /plain http to a host that is not loopback: .*--allow-http/],
+    [
+      'plain http to a host that is not loopback',
+      ['http://agent.invalid/mcp'],
+      /plain http to a host that is not loopback: .*--allow-http/,
+    ],
     [
       'an unknown storyboard id or bundle',
       ['http://127.0.0.1:1/mcp', '--storyboards', 'capability_discovry,sales-guarnteed'],
       /no storyboard "capability_discovry" \(did you mean "capability_discovery"\?\); storyboard "sales-guarnteed" \(did you mean bundle "sales-guaranteed"\?\)/,
     ],
-    ['a storyboard file that does not exist', ['http://127.0.0.1:1/mcp', '--storyboards', 'nope.storyboard.yaml'], /--storyboards nope\.storyboard\.yaml: no such file/],
+    [
+      'a storyboard file that does not exist',
+      ['http://127.0.0.1:1/mcp', '--storyboards', 'nope.storyboard.yaml'],
+      /--storyboards nope\.storyboard\.yaml: no such file/,
+    ],
     ['an unknown protocol', ['http://127.0.0.1:1/mcp', '--protocol', 'grpc'], /--protocol is "grpc": use mcp or a2a/],
-    ['two positionals (Vitest\'s options go after --)', ['http://127.0.0.1:1/mcp', 'x'], /one agent URL, got 2: http:\/\/127\.0\.0\.1:1\/mcp x \(storyboards go in --storyboards a,b; Vitest's options after --, e\.g\. -- -t pattern\)/],
+    [
+      "two positionals (Vitest's options go after --)",
+      ['http://127.0.0.1:1/mcp', 'x'],
+      /one agent URL, got 2: http:\/\/127\.0\.0\.1:1\/mcp x \(storyboards go in --storyboards a,b; Vitest's options after --, e\.g\. -- -t pattern\)/,
+    ],
   ])('%s', async (_, args, message) => {
     const run = await cli(...args);
     expect(run.exitCode, run.stdout + run.stderr).toBe(2);
@@ -177,10 +241,25 @@ describe('usage and configuration errors exit 2 before anything runs', () => {
   });
 
   it('--webhook-receiver hosts a loopback receiver: webhook_emission passes; a bad webhook setting is a usage error', async () => {
-    const run = await cli(inject('agentUrl'), '--storyboards', 'webhook_emission', '--webhook-receiver', '--auth', 'demo-cli-webhooks');
+    const run = await cli(
+      inject('agentUrl'),
+      '--storyboards',
+      'webhook_emission',
+      '--webhook-receiver',
+      '--auth',
+      'demo-cli-webhooks',
+    );
     expect(run.exitCode, run.stdout + run.stderr).toBe(0);
     expect(run.stdout).toMatch(/Tests\s+7 passed \(7\)/);
-    const http = await cli(inject('agentUrl'), '--storyboards', 'webhook_emission', '--webhook-base-url', 'http://hooks.example.com', '--webhook-port', '4100');
+    const http = await cli(
+      inject('agentUrl'),
+      '--storyboards',
+      'webhook_emission',
+      '--webhook-base-url',
+      'http://hooks.example.com',
+      '--webhook-port',
+      '4100',
+    );
     expect(http.exitCode).toBe(2);
     expect(http.stderr).toMatch(/plain http: proxy_url mode requires https/);
   });
@@ -189,6 +268,18 @@ describe('usage and configuration errors exit 2 before anything runs', () => {
     const run = await cli('--help');
     expect(run.exitCode).toBe(0);
     expect(run.stdout).toMatch(/^Usage: npx vitest-adcp <agent-url> \[options\]/);
-    for (const flag of ['--auth', '--protocol', '--storyboards', '--tracks', '--report', '--allow-http', '--compliance-version', '--list', '--lenient-keys', '--sequential']) expect(run.stdout).toContain(flag);
+    for (const flag of [
+      '--auth',
+      '--protocol',
+      '--storyboards',
+      '--tracks',
+      '--report',
+      '--allow-http',
+      '--compliance-version',
+      '--list',
+      '--lenient-keys',
+      '--sequential',
+    ])
+      expect(run.stdout).toContain(flag);
   });
 });

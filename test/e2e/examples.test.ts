@@ -34,9 +34,19 @@ async function runExample(file: string, agentUrl: string, authToken: string) {
   try {
     const outcomes = await run.runAll();
     const verdicts = Object.fromEntries(
-      outcomes.map((o) => [o.result.step_id, o.status === 'skipped' ? `skipped:${o.result.skip?.reason}:${/tool "([^"]+)"/.exec(o.result.skip?.detail ?? '')?.[1] ?? ''}` : o.status]),
+      outcomes.map((o) => [
+        o.result.step_id,
+        o.status === 'skipped'
+          ? `skipped:${o.result.skip?.reason}:${/tool "([^"]+)"/.exec(o.result.skip?.detail ?? '')?.[1] ?? ''}`
+          : o.status,
+      ]),
     );
-    const failures = outcomes.filter((o) => o.status === 'failed').map((o) => `${o.result.step_id}: ${o.result.error ?? JSON.stringify(o.result.validations.filter((v) => !v.passed))}`);
+    const failures = outcomes
+      .filter((o) => o.status === 'failed')
+      .map(
+        (o) =>
+          `${o.result.step_id}: ${o.result.error ?? JSON.stringify(o.result.validations.filter((v) => !v.passed))}`,
+      );
     return { verdicts, failures, warnings: outcomes.flatMap((o) => o.result.warnings ?? []) };
   } finally {
     await run.close();
@@ -44,16 +54,19 @@ async function runExample(file: string, agentUrl: string, authToken: string) {
 }
 
 describe('examples/', () => {
-  it.each(Object.entries(EXAMPLES))('%s loads with strict keys and no warning, and validates against the shipped JSON Schema', (_, file) => {
-    const loaded = loadStoryboardFile(file, { strictKeys: true });
-    expect(loaded.ok && loaded.diagnostics, JSON.stringify(loaded.diagnostics)).toEqual([]);
-    const schema = JSON.parse(readFileSync(join(repoRoot, 'schema', 'storyboard.schema.json'), 'utf8'));
-    const validate = new Ajv({ strict: true, allErrors: true }).compile(schema);
-    const text = readFileSync(file, 'utf8');
-    expect(validate(parse(text)), JSON.stringify(validate.errors)).toBe(true);
-    // The editor modeline the README gives, so a copy anywhere gets completion.
-    expect(text.split('\n')[0]).toBe(`# yaml-language-server: $schema=${schema.$id}`);
-  });
+  it.each(Object.entries(EXAMPLES))(
+    '%s loads with strict keys and no warning, and validates against the shipped JSON Schema',
+    (_, file) => {
+      const loaded = loadStoryboardFile(file, { strictKeys: true });
+      expect(loaded.ok && loaded.diagnostics, JSON.stringify(loaded.diagnostics)).toEqual([]);
+      const schema = JSON.parse(readFileSync(join(repoRoot, 'schema', 'storyboard.schema.json'), 'utf8'));
+      const validate = new Ajv({ strict: true, allErrors: true }).compile(schema);
+      const text = readFileSync(file, 'utf8');
+      expect(validate(parse(text)), JSON.stringify(validate.errors)).toBe(true);
+      // The editor modeline the README gives, so a copy anywhere gets completion.
+      expect(text.split('\n')[0]).toBe(`# yaml-language-server: $schema=${schema.$id}`);
+    },
+  );
 
   it('the discovery example passes every step against the fixture agent', async () => {
     const { verdicts, failures, warnings } = await runExample(EXAMPLES.discovery, inject('agentUrl'), 'demo-examples');
@@ -65,7 +78,13 @@ describe('examples/', () => {
   it('the media-buy example passes every step against the fixture agent: create, read back, update, pause', async () => {
     const { verdicts, failures, warnings } = await runExample(EXAMPLES.mediaBuy, inject('agentUrl'), 'demo-examples');
     expect(failures).toEqual([]);
-    expect(verdicts).toEqual({ find_product: 'passed', create_buy: 'passed', read_back: 'passed', update_budget: 'passed', pause_buy: 'passed' });
+    expect(verdicts).toEqual({
+      find_product: 'passed',
+      create_buy: 'passed',
+      read_back: 'passed',
+      update_budget: 'passed',
+      pause_buy: 'passed',
+    });
     expect(warnings).toEqual([]);
   });
 });
@@ -96,7 +115,13 @@ describe('against an @adcp/sdk example seller (hello_seller_adapter_guaranteed.t
     const deadline = Date.now() + 90_000;
     while (Date.now() < deadline) {
       if (child.exitCode !== null) break;
-      if (await probe().then(() => true, () => false)) return;
+      if (
+        await probe().then(
+          () => true,
+          () => false,
+        )
+      )
+        return;
       await delay(200);
     }
     throw new Error(`${name} did not start:\n${readFileSync(join(logDir, `${name}.log`), 'utf8').slice(-3000)}`);
@@ -107,21 +132,39 @@ describe('against an @adcp/sdk example seller (hello_seller_adapter_guaranteed.t
     const sdk = join(repoRoot, 'node_modules', '@adcp', 'sdk');
     const preload = join(repoRoot, 'bench', 'compare', 'listen-local.mjs'); // every listen on 127.0.0.1
     const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'development' };
-    for (const key of Object.keys(env)) if (key.startsWith('VITEST') || key === 'NODE_OPTIONS' || key === 'PORT' || key.startsWith('ADCP_')) delete env[key];
+    for (const key of Object.keys(env))
+      if (key.startsWith('VITEST') || key === 'NODE_OPTIONS' || key === 'PORT' || key.startsWith('ADCP_'))
+        delete env[key];
     const mockPort = await freePort();
-    const mock = start('mock', process.execPath, ['--import', preload, join(sdk, 'bin', 'adcp.js'), 'mock-server', 'sales-guaranteed', '--port', String(mockPort)], env);
-    await until('mock', mock, () => fetch(`http://127.0.0.1:${mockPort}/_debug/traffic`, { signal: AbortSignal.timeout(2000) }));
+    const mock = start(
+      'mock',
+      process.execPath,
+      ['--import', preload, join(sdk, 'bin', 'adcp.js'), 'mock-server', 'sales-guaranteed', '--port', String(mockPort)],
+      env,
+    );
+    await until('mock', mock, () =>
+      fetch(`http://127.0.0.1:${mockPort}/_debug/traffic`, { signal: AbortSignal.timeout(2000) }),
+    );
     const agentPort = await freePort();
-    const seller = start('seller', join(repoRoot, 'node_modules', '.bin', 'tsx'), ['--import', preload, join(sdk, 'examples', 'hello_seller_adapter_guaranteed.ts')], {
-      ...env,
-      PORT: String(agentPort),
-      UPSTREAM_URL: `http://127.0.0.1:${mockPort}`,
-    });
+    const seller = start(
+      'seller',
+      join(repoRoot, 'node_modules', '.bin', 'tsx'),
+      ['--import', preload, join(sdk, 'examples', 'hello_seller_adapter_guaranteed.ts')],
+      {
+        ...env,
+        PORT: String(agentPort),
+        UPSTREAM_URL: `http://127.0.0.1:${mockPort}`,
+      },
+    );
     agentUrl = `http://127.0.0.1:${agentPort}/mcp`;
     await until('seller', seller, () =>
       fetch(agentUrl, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${HARNESS_TOKEN}` },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: `Bearer ${HARNESS_TOKEN}`,
+        },
         body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'tools/list', params: {} }),
         signal: AbortSignal.timeout(2000),
       }).then((res) => res.arrayBuffer()),
@@ -156,7 +199,13 @@ describe('against an @adcp/sdk example seller (hello_seller_adapter_guaranteed.t
   it('the media-buy example passes every step: create, read back, update, pause', async () => {
     const { verdicts, failures, warnings } = await runExample(EXAMPLES.mediaBuy, agentUrl, HARNESS_TOKEN);
     expect(failures).toEqual([]);
-    expect(verdicts).toEqual({ find_product: 'passed', create_buy: 'passed', read_back: 'passed', update_budget: 'passed', pause_buy: 'passed' });
+    expect(verdicts).toEqual({
+      find_product: 'passed',
+      create_buy: 'passed',
+      read_back: 'passed',
+      update_budget: 'passed',
+      pause_buy: 'passed',
+    });
     expect(warnings).toEqual([]);
   }, 60_000);
 });

@@ -45,7 +45,12 @@ describe('a hostile cache directory', () => {
     expect(first.exitCode, first.stderr).toBe(1);
     const failing = failedChecks(first);
     expect(failing.length).toBeGreaterThan(0);
-    expect(first.tests.filter((t) => t.state === 'failed').every((t) => t.errors.some((e) => /response_schema/.test(e.message))), first.stdout).toBe(true);
+    expect(
+      first.tests
+        .filter((t) => t.state === 'failed')
+        .every((t) => t.errors.some((e) => /response_schema/.test(e.message))),
+      first.stdout,
+    ).toBe(true);
     const validators = list(join(cacheDir, 'validators'));
     const storyboards = list(join(cacheDir, 'storyboards'));
     expect(validators.length).toBeGreaterThan(0);
@@ -59,7 +64,10 @@ describe('a hostile cache directory', () => {
     const compiled = JSON.parse(readFileSync(entry, 'utf8').replace(/^vitest-adcp-mac[^\n]*\n/, ''));
     writeFileSync(
       entry,
-      JSON.stringify({ ...compiled, code: `import { writeFileSync } from 'node:fs'; writeFileSync(${JSON.stringify(marker)}, 'storyboard');\n${String(compiled.code).replace(/describe\("([^"]+)"/, 'describe("planted $1"')}` }),
+      JSON.stringify({
+        ...compiled,
+        code: `import { writeFileSync } from 'node:fs'; writeFileSync(${JSON.stringify(marker)}, 'storyboard');\n${String(compiled.code).replace(/describe\("([^"]+)"/, 'describe("planted $1"')}`,
+      }),
     );
 
     const planted = await run();
@@ -71,7 +79,7 @@ describe('a hostile cache directory', () => {
     expect(readFileSync(join(cacheDir, 'validators', validators[0]!), 'utf8')).not.toBe(accept);
   });
 
-  it('an edited, added or removed request-signing vector changes the next run\'s plan', async () => {
+  it("an edited, added or removed request-signing vector changes the next run's plan", async () => {
     const corpus = join(scratch, 'corpus');
     cpSync(resolveCorpus(undefined, repoRoot).root, corpus, { recursive: true });
     const cacheDir = join(scratch, 'vectors');
@@ -80,9 +88,19 @@ describe('a hostile cache directory', () => {
         config,
         // Planned, not run: the test names are the plan.
         args: ['--testNamePattern', '^nothing matches this$'],
-        env: { XDG_CACHE_HOME: xdg, ADCP_AGENT_URL: inject('agentUrl'), ADCP_COMPLIANCE: corpus, E2E_CORPUS: 'signed_requests', E2E_CACHE_DIR: cacheDir },
+        env: {
+          XDG_CACHE_HOME: xdg,
+          ADCP_AGENT_URL: inject('agentUrl'),
+          ADCP_COMPLIANCE: corpus,
+          E2E_CORPUS: 'signed_requests',
+          E2E_CACHE_DIR: cacheDir,
+        },
       });
-    const plan = (r: VitestRun) => r.tests.filter((t) => /^(positive|negative)-/.test(t.meta?.adcp?.id ?? '') || /^\d{3}-/.test(t.name)).map((t) => t.name).sort();
+    const plan = (r: VitestRun) =>
+      r.tests
+        .filter((t) => /^(positive|negative)-/.test(t.meta?.adcp?.id ?? '') || /^\d{3}-/.test(t.name))
+        .map((t) => t.name)
+        .sort();
     const positive = join(corpus, 'test-vectors', 'request-signing', 'positive');
     const before = plan(await run());
     expect(before.length).toBeGreaterThan(2);
@@ -95,7 +113,10 @@ describe('a hostile cache directory', () => {
     edited.name = 'renamed by this test';
     writeFileSync(join(positive, first!), JSON.stringify(edited));
     // Added: a copy of it under a new id. Removed: the second.
-    writeFileSync(join(positive, '999-added-by-this-test.json'), JSON.stringify({ ...edited, name: 'added by this test' }));
+    writeFileSync(
+      join(positive, '999-added-by-this-test.json'),
+      JSON.stringify({ ...edited, name: 'added by this test' }),
+    );
     rmSync(join(positive, second!));
 
     const after = plan(await run());
@@ -106,19 +127,27 @@ describe('a hostile cache directory', () => {
     expect(after).toHaveLength(before.length);
   });
 
-  it.skipIf(packageRoot(tmpdir()) !== undefined)('outside any package, the run keeps its cache in the OS per-user cache directory, not <cwd>/node_modules/.vite', async () => {
-    const project = join(scratch, 'no-package');
-    mkdirSync(project, { recursive: true });
-    const home = join(scratch, 'xdg-outside');
-    writeFileSync(
-      join(project, 'vitest.config.mjs'),
-      `import { adcpStoryboards } from ${JSON.stringify(join(repoRoot, 'src', 'index.ts'))};\nexport default { plugins: [adcpStoryboards({ compliance: { storyboards: ['capability_discovery'] } })], test: { include: [], passWithNoTests: true } };\n`,
-    );
-    const corpus = resolveCorpus(undefined, repoRoot).root;
-    const r = await runVitest({ config: join(project, 'vitest.config.mjs'), cwd: project, args: ['--root', project], env: { XDG_CACHE_HOME: home, ADCP_AGENT_URL: inject('agentUrl'), ADCP_COMPLIANCE: corpus } });
-    // The run itself (its verdicts depend on schemas a directory without @adcp/sdk does not have) is not the point.
-    expect(r.tests.length, r.stdout + r.stderr).toBeGreaterThan(0);
-    expect(existsSync(join(project, 'node_modules', '.vite', 'vitest-adcp'))).toBe(false);
-    expect(list(join(home, 'vitest-adcp', 'cache', 'storyboards')).length).toBeGreaterThan(0);
-  });
+  it.skipIf(packageRoot(tmpdir()) !== undefined)(
+    'outside any package, the run keeps its cache in the OS per-user cache directory, not <cwd>/node_modules/.vite',
+    async () => {
+      const project = join(scratch, 'no-package');
+      mkdirSync(project, { recursive: true });
+      const home = join(scratch, 'xdg-outside');
+      writeFileSync(
+        join(project, 'vitest.config.mjs'),
+        `import { adcpStoryboards } from ${JSON.stringify(join(repoRoot, 'src', 'index.ts'))};\nexport default { plugins: [adcpStoryboards({ compliance: { storyboards: ['capability_discovery'] } })], test: { include: [], passWithNoTests: true } };\n`,
+      );
+      const corpus = resolveCorpus(undefined, repoRoot).root;
+      const r = await runVitest({
+        config: join(project, 'vitest.config.mjs'),
+        cwd: project,
+        args: ['--root', project],
+        env: { XDG_CACHE_HOME: home, ADCP_AGENT_URL: inject('agentUrl'), ADCP_COMPLIANCE: corpus },
+      });
+      // The run itself (its verdicts depend on schemas a directory without @adcp/sdk does not have) is not the point.
+      expect(r.tests.length, r.stdout + r.stderr).toBeGreaterThan(0);
+      expect(existsSync(join(project, 'node_modules', '.vite', 'vitest-adcp'))).toBe(false);
+      expect(list(join(home, 'vitest-adcp', 'cache', 'storyboards')).length).toBeGreaterThan(0);
+    },
+  );
 });

@@ -54,7 +54,11 @@ function startAgent(mode: Mode): Promise<HostileAgent> {
     }
     const auth = String(req.headers.authorization ?? '');
     if (auth) received.push(auth);
-    const message = JSON.parse(await body(req)) as { id?: number; method: string; params?: { name?: string; protocolVersion?: string } };
+    const message = JSON.parse(await body(req)) as {
+      id?: number;
+      method: string;
+      params?: { name?: string; protocolVersion?: string };
+    };
     if (message.id === undefined) {
       res.writeHead(202).end();
       return;
@@ -66,17 +70,29 @@ function startAgent(mode: Mode): Promise<HostileAgent> {
     const hostile = `${auth}\n${FORGED}\n  ${MASK}\n\u001b[2J\u009b31m\u202eevil`;
     switch (message.method) {
       case 'initialize':
-        return answer({ protocolVersion: message.params?.protocolVersion ?? '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'hostile-output', version: '1.0.0' } });
+        return answer({
+          protocolVersion: message.params?.protocolVersion ?? '2025-06-18',
+          capabilities: { tools: {} },
+          serverInfo: { name: 'hostile-output', version: '1.0.0' },
+        });
       case 'tools/list':
-        return answer({ tools: ['get_adcp_capabilities', 'get_products'].map((name) => ({ name, inputSchema: { type: 'object' } })) });
+        return answer({
+          tools: ['get_adcp_capabilities', 'get_products'].map((name) => ({ name, inputSchema: { type: 'object' } })),
+        });
       case 'tools/call': {
         if (mode === 'fail') {
           res.writeHead(200, { 'content-type': 'application/json' });
-          res.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, error: { code: -32000, message: `denied: ${hostile}` } }));
+          res.end(
+            JSON.stringify({ jsonrpc: '2.0', id: message.id, error: { code: -32000, message: `denied: ${hostile}` } }),
+          );
           return;
         }
         if (mode === 'declare') {
-          const data = { adcp: { major_versions: [3] }, supported_protocols: ['media_buy'], specialisms: [auth, '\u001b[2J', `x\n${FORGED}`, `\u009b2J${MASK}`] };
+          const data = {
+            adcp: { major_versions: [3] },
+            supported_protocols: ['media_buy'],
+            specialisms: [auth, '\u001b[2J', `x\n${FORGED}`, `\u009b2J${MASK}`],
+          };
           return answer({ structuredContent: data, content: [{ type: 'text', text: JSON.stringify(data) }] });
         }
         // echo: an adcp_error for get_products (the Basic header), a field value for get_adcp_capabilities (the bearer).
@@ -85,7 +101,11 @@ function startAgent(mode: Mode): Promise<HostileAgent> {
           const text = JSON.stringify({ adcp_error: { ...error, echoed: 'AUTH' } }).replace('AUTH', uEscaped(auth));
           return answer({ isError: true, structuredContent: { adcp_error: error }, content: [{ type: 'text', text }] });
         }
-        const data = { adcp: { major_versions: [3] }, supported_protocols: ['media_buy'], note: `x\n${FORGED}\n${auth}` };
+        const data = {
+          adcp: { major_versions: [3] },
+          supported_protocols: ['media_buy'],
+          note: `x\n${FORGED}\n${auth}`,
+        };
         const text = JSON.stringify({ ...data, note: 'NOTE' }).replace('"NOTE"', `"${uEscaped(data.note)}"`);
         return answer({ structuredContent: data, content: [{ type: 'text', text }] });
       }
@@ -96,7 +116,11 @@ function startAgent(mode: Mode): Promise<HostileAgent> {
   return new Promise((resolve) =>
     server.listen(0, '127.0.0.1', () => {
       const { port } = server.address() as AddressInfo;
-      resolve({ url: `http://127.0.0.1:${port}/mcp`, received, close: () => new Promise<void>((done) => server.close(() => done())) });
+      resolve({
+        url: `http://127.0.0.1:${port}/mcp`,
+        received,
+        close: () => new Promise<void>((done) => server.close(() => done())),
+      });
     }),
   );
 }
@@ -105,7 +129,18 @@ function startAgent(mode: Mode): Promise<HostileAgent> {
 async function a2a(req: IncomingMessage, res: import('node:http').ServerResponse, received: string[]): Promise<void> {
   const { port } = req.socket.address() as AddressInfo;
   if (req.method === 'GET' && req.url === '/a2a/.well-known/agent-card.json') {
-    const card = { protocolVersion: '0.3.0', name: 'hostile-output', description: 'x', url: `http://127.0.0.1:${port}/a2a`, preferredTransport: 'JSONRPC', version: '1.0.0', capabilities: {}, defaultInputModes: ['application/json'], defaultOutputModes: ['application/json'], skills: ['get_adcp_capabilities', 'get_products'].map((id) => ({ id, name: id, description: id, tags: [] })) };
+    const card = {
+      protocolVersion: '0.3.0',
+      name: 'hostile-output',
+      description: 'x',
+      url: `http://127.0.0.1:${port}/a2a`,
+      preferredTransport: 'JSONRPC',
+      version: '1.0.0',
+      capabilities: {},
+      defaultInputModes: ['application/json'],
+      defaultOutputModes: ['application/json'],
+      skills: ['get_adcp_capabilities', 'get_products'].map((id) => ({ id, name: id, description: id, tags: [] })),
+    };
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(card));
     return;
   }
@@ -115,16 +150,45 @@ async function a2a(req: IncomingMessage, res: import('node:http').ServerResponse
   }
   const auth = String(req.headers.authorization ?? '');
   if (auth) received.push(auth);
-  const message = JSON.parse(await body(req)) as { id: number; params?: { message?: { parts?: { data?: { skill?: string } }[] } } };
+  const message = JSON.parse(await body(req)) as {
+    id: number;
+    params?: { message?: { parts?: { data?: { skill?: string } }[] } };
+  };
   const skill = message.params?.message?.parts?.find((p) => p.data)?.data?.skill;
   const hostile = `${auth}\n${FORGED}\n  ${MASK}\n\u001b[2J\u009b31m\u202eevil`;
-  const task = (state: string, extra: Record<string, unknown>) => ({ kind: 'task', id: `t-${randomBytes(4).toString('hex')}`, contextId: 'c1', status: { state, timestamp: new Date().toISOString() }, ...extra });
+  const task = (state: string, extra: Record<string, unknown>) => ({
+    kind: 'task',
+    id: `t-${randomBytes(4).toString('hex')}`,
+    contextId: 'c1',
+    status: { state, timestamp: new Date().toISOString() },
+    ...extra,
+  });
   const result =
     skill === 'get_products'
       ? // A failed Task whose only words are text: the agent's message, forged commands and the echoed Basic header.
-        task('failed', { artifacts: [{ artifactId: 'a1', parts: [{ kind: 'text', text: `denied\n${MASK}\n${FORGED} ${hostile}` }] }] })
-      : task('completed', { artifacts: [{ artifactId: 'a1', parts: [{ kind: 'data', data: { adcp: { major_versions: [3] }, supported_protocols: ['media_buy'], note: `x\n${FORGED}\n${auth}` } }] }] });
-  res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
+        task('failed', {
+          artifacts: [{ artifactId: 'a1', parts: [{ kind: 'text', text: `denied\n${MASK}\n${FORGED} ${hostile}` }] }],
+        })
+      : task('completed', {
+          artifacts: [
+            {
+              artifactId: 'a1',
+              parts: [
+                {
+                  kind: 'data',
+                  data: {
+                    adcp: { major_versions: [3] },
+                    supported_protocols: ['media_buy'],
+                    note: `x\n${FORGED}\n${auth}`,
+                  },
+                },
+              ],
+            },
+          ],
+        });
+  res
+    .writeHead(200, { 'content-type': 'application/json' })
+    .end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
 }
 
 function body(req: IncomingMessage): Promise<string> {
@@ -168,11 +232,20 @@ const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066
 /** Every spelling of a secret an output could carry it in. */
 function spellings(secret: string): string[] {
   const once = JSON.stringify(secret).slice(1, -1);
-  return [secret, once, JSON.stringify(once).slice(1, -1), encodeURIComponent(secret), uEscaped(secret), JSON.stringify(uEscaped(secret)).slice(1, -1)];
+  return [
+    secret,
+    once,
+    JSON.stringify(once).slice(1, -1),
+    encodeURIComponent(secret),
+    uEscaped(secret),
+    JSON.stringify(uEscaped(secret)).slice(1, -1),
+  ];
 }
 
 function expectClean(name: string, text: string, secrets: string[]): void {
-  for (const secret of secrets) for (const form of spellings(secret)) expect(text.includes(form), `${name} holds a spelling of a secret: ${form}`).toBe(false);
+  for (const secret of secrets)
+    for (const form of spellings(secret))
+      expect(text.includes(form), `${name} holds a spelling of a secret: ${form}`).toBe(false);
   expect(commandLines(text), `${name} has lines a CI log parser reads as commands`).toEqual([]);
   expect(RAW_CONTROL.exec(text)?.[0], `${name} holds a raw control character`).toBeUndefined();
 }
@@ -189,7 +262,14 @@ describe('case 1: the capability check of the bin', () => {
     writeFileSync(join(project, 'package.json'), '{ "name": "hostile-output-project", "private": true }\n');
     return runNode([cliJs, url, '--auth', TOKEN, '--list'], {
       cwd: project,
-      env: { ADCP_AGENT_URL: undefined, ADCP_AUTH_TOKEN: undefined, ADCP_PROTOCOL: undefined, ADCP_COMPLIANCE: undefined, XDG_CACHE_HOME: join(project, 'xdg'), HOME: join(project, 'home') },
+      env: {
+        ADCP_AGENT_URL: undefined,
+        ADCP_AUTH_TOKEN: undefined,
+        ADCP_PROTOCOL: undefined,
+        ADCP_COMPLIANCE: undefined,
+        XDG_CACHE_HOME: join(project, 'xdg'),
+        HOME: join(project, 'home'),
+      },
       timeoutMs: 60_000,
     });
   }
@@ -211,7 +291,10 @@ describe('case 1: the capability check of the bin', () => {
         expectClean(`run ${i + 1} stdout`, run.stdout, [TOKEN]);
       }
       const cached = filesUnder(project).filter((f) => !f.file.endsWith('package.json'));
-      expect(cached.some((f) => f.file.includes('selections')), cached.map((f) => f.file).join('\n')).toBe(true);
+      expect(
+        cached.some((f) => f.file.includes('selections')),
+        cached.map((f) => f.file).join('\n'),
+      ).toBe(true);
       for (const { file, text } of cached) expectClean(file, text, [TOKEN]);
     } finally {
       await agent.close();
@@ -234,103 +317,130 @@ describe('case 1: the capability check of the bin', () => {
   }, 90_000);
 });
 
-describe.each(['mcp', 'a2a'] as const)('cases 2 and 3 over %s: a run whose agent forges workflow commands and echoes every credential it got', (protocol) => {
-  let agent: HostileAgent;
-  let run: VitestRun;
-  const runDir = join(scratch, `run-${protocol}`);
-  const files = { junit: join(runDir, 'junit.xml'), report: join(runDir, 'report.json'), markdown: join(runDir, 'summary.md'), html: join(runDir, 'report.html'), ndjson: join(runDir, 'report.ndjson'), jobSummary: join(runDir, 'job-summary.md') };
-  let outputs: Record<string, string>;
+describe.each(['mcp', 'a2a'] as const)(
+  'cases 2 and 3 over %s: a run whose agent forges workflow commands and echoes every credential it got',
+  (protocol) => {
+    let agent: HostileAgent;
+    let run: VitestRun;
+    const runDir = join(scratch, `run-${protocol}`);
+    const files = {
+      junit: join(runDir, 'junit.xml'),
+      report: join(runDir, 'report.json'),
+      markdown: join(runDir, 'summary.md'),
+      html: join(runDir, 'report.html'),
+      ndjson: join(runDir, 'report.ndjson'),
+      jobSummary: join(runDir, 'job-summary.md'),
+    };
+    let outputs: Record<string, string>;
 
-  beforeAll(async () => {
-    agent = await startAgent('echo');
-    const dir = runDir;
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'kit.yaml'), `auth:\n  basic:\n    username: "${BASIC.username}"\n    password: "${BASIC.password}"\n`);
-    writeFileSync(
-      join(dir, 'forged.storyboard.yaml'),
-      [
-        'id: hostile_output',
-        'version: "1.0.0"',
-        // A raw ESC and a forged command in the title, which becomes the test name.
-        `title: "Forged \\e[2J title\\n${FORGED}"`,
-        'track: core',
-        'prerequisites:',
-        '  test_kit: "./kit.yaml"',
-        'phases:',
-        '  - id: calls',
-        `    title: "Calls\\n${MASK}"`,
-        '    steps:',
-        '      - id: basic_echo',
-        '        title: "The agent echoes the Basic header in an adcp_error"',
-        '        task: get_products',
-        '        stateful: false',
-        '        auth: { type: basic, from_test_kit: true }',
-        '        sample_request: { buying_mode: brief, brief: "coffee" }',
-        '        validations:',
-        '          - check: field_present',
-        '            path: products',
-        '      - id: field_echo',
-        '        title: "The agent echoes the bearer in a compared field"',
-        '        task: get_adcp_capabilities',
-        '        stateful: false',
-        '        validations:',
-        '          - check: field_value',
-        '            path: note',
-        '            value: "fine"',
-        '',
-      ].join('\n'),
-    );
-    run = await runVitest({
-      config: join(repoRoot, 'test', 'e2e', 'hostile.config.ts'),
-      env: { ADCP_AGENT_URL: protocol === 'a2a' ? agent.url.replace(/\/mcp$/, '/a2a') : agent.url, ADCP_PROTOCOL: protocol, ADCP_AUTH_TOKEN: TOKEN, HOSTILE_STORYBOARDS: join(dir, '*.storyboard.yaml'), GITHUB_STEP_SUMMARY: files.jobSummary },
-      reporters: ['junit', join(repoRoot, 'src', 'report', 'reporter.ts')],
-      args: [`--outputFile.junit=${files.junit}`, `--outputFile.vitest-adcp=${files.report}`, `--outputFile.vitest-adcp-markdown=${files.markdown}`, `--outputFile.vitest-adcp-html=${files.html}`, `--outputFile.vitest-adcp-ndjson=${files.ndjson}`],
-      timeoutMs: 90_000,
-    });
-    outputs = { stdout: run.stdout, stderr: run.stderr, meta: JSON.stringify(run.tests) };
-    for (const [name, file] of Object.entries(files)) {
-      try {
-        outputs[name] = readFileSync(file, 'utf8');
-      } catch {
-        outputs[name] = '';
+    beforeAll(async () => {
+      agent = await startAgent('echo');
+      const dir = runDir;
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(
+        join(dir, 'kit.yaml'),
+        `auth:\n  basic:\n    username: "${BASIC.username}"\n    password: "${BASIC.password}"\n`,
+      );
+      writeFileSync(
+        join(dir, 'forged.storyboard.yaml'),
+        [
+          'id: hostile_output',
+          'version: "1.0.0"',
+          // A raw ESC and a forged command in the title, which becomes the test name.
+          `title: "Forged \\e[2J title\\n${FORGED}"`,
+          'track: core',
+          'prerequisites:',
+          '  test_kit: "./kit.yaml"',
+          'phases:',
+          '  - id: calls',
+          `    title: "Calls\\n${MASK}"`,
+          '    steps:',
+          '      - id: basic_echo',
+          '        title: "The agent echoes the Basic header in an adcp_error"',
+          '        task: get_products',
+          '        stateful: false',
+          '        auth: { type: basic, from_test_kit: true }',
+          '        sample_request: { buying_mode: brief, brief: "coffee" }',
+          '        validations:',
+          '          - check: field_present',
+          '            path: products',
+          '      - id: field_echo',
+          '        title: "The agent echoes the bearer in a compared field"',
+          '        task: get_adcp_capabilities',
+          '        stateful: false',
+          '        validations:',
+          '          - check: field_value',
+          '            path: note',
+          '            value: "fine"',
+          '',
+        ].join('\n'),
+      );
+      run = await runVitest({
+        config: join(repoRoot, 'test', 'e2e', 'hostile.config.ts'),
+        env: {
+          ADCP_AGENT_URL: protocol === 'a2a' ? agent.url.replace(/\/mcp$/, '/a2a') : agent.url,
+          ADCP_PROTOCOL: protocol,
+          ADCP_AUTH_TOKEN: TOKEN,
+          HOSTILE_STORYBOARDS: join(dir, '*.storyboard.yaml'),
+          GITHUB_STEP_SUMMARY: files.jobSummary,
+        },
+        reporters: ['junit', join(repoRoot, 'src', 'report', 'reporter.ts')],
+        args: [
+          `--outputFile.junit=${files.junit}`,
+          `--outputFile.vitest-adcp=${files.report}`,
+          `--outputFile.vitest-adcp-markdown=${files.markdown}`,
+          `--outputFile.vitest-adcp-html=${files.html}`,
+          `--outputFile.vitest-adcp-ndjson=${files.ndjson}`,
+        ],
+        timeoutMs: 90_000,
+      });
+      outputs = { stdout: run.stdout, stderr: run.stderr, meta: JSON.stringify(run.tests) };
+      for (const [name, file] of Object.entries(files)) {
+        try {
+          outputs[name] = readFileSync(file, 'utf8');
+        } catch {
+          outputs[name] = '';
+        }
       }
-    }
-  }, 120_000);
-  afterAll(() => agent?.close());
+    }, 120_000);
+    afterAll(() => agent?.close());
 
-  it('the agent got the credentials, and exactly the hostile steps fail', () => {
-    expect(agent.received).toContain(`Basic ${BASIC_B64}`);
-    expect(agent.received).toContain(`Bearer ${TOKEN}`);
-    expect(run.tests.map((t) => [t.name.replace(/^.*\(/, '('), t.state]).sort()).toEqual([
-      ['(basic_echo)', 'failed'],
-      ['(field_echo)', 'failed'],
-    ]);
-    expect(outputs.junit).toContain('<failure');
-    // Every output was written, so the checks below read something.
-    for (const name of ['stdout', 'junit', 'report', 'markdown', 'html', 'ndjson', 'jobSummary']) expect(outputs[name]!.length, name).toBeGreaterThan(0);
-    expect(JSON.parse(outputs.report).summary).toMatchObject({ steps_failed: 2 });
-  });
+    it('the agent got the credentials, and exactly the hostile steps fail', () => {
+      expect(agent.received).toContain(`Basic ${BASIC_B64}`);
+      expect(agent.received).toContain(`Bearer ${TOKEN}`);
+      expect(run.tests.map((t) => [t.name.replace(/^.*\(/, '('), t.state]).sort()).toEqual([
+        ['(basic_echo)', 'failed'],
+        ['(field_echo)', 'failed'],
+      ]);
+      expect(outputs.junit).toContain('<failure');
+      // Every output was written, so the checks below read something.
+      for (const name of ['stdout', 'junit', 'report', 'markdown', 'html', 'ndjson', 'jobSummary'])
+        expect(outputs[name]!.length, name).toBeGreaterThan(0);
+      expect(JSON.parse(outputs.report).summary).toMatchObject({ steps_failed: 2 });
+    });
 
-  it('case 2: no output has a line a CI log parser reads as a command, nor a raw control character', () => {
-    for (const [name, text] of Object.entries(outputs)) {
-      if (name === 'meta') continue; // JSON of Vitest's task objects: checked for secrets only (below)
-      expectClean(name, text, []);
-    }
-    // The forged commands are shown, as text.
-    expect(outputs.stdout + outputs.stderr).toContain('\\u{3a}:add-mask::x');
-    expect(outputs.stdout + outputs.stderr).toContain('\\u{3a}:error title=forged::pwned');
-  });
+    it('case 2: no output has a line a CI log parser reads as a command, nor a raw control character', () => {
+      for (const [name, text] of Object.entries(outputs)) {
+        if (name === 'meta') continue; // JSON of Vitest's task objects: checked for secrets only (below)
+        expectClean(name, text, []);
+      }
+      // The forged commands are shown, as text.
+      expect(outputs.stdout + outputs.stderr).toContain('\\u{3a}:add-mask::x');
+      expect(outputs.stdout + outputs.stderr).toContain('\\u{3a}:error title=forged::pwned');
+    });
 
-  it('case 3: no output holds any spelling of a credential the run sent (bearer, Basic base64, the Basic header)', () => {
-    for (const [name, text] of Object.entries(outputs)) {
-      for (const form of [TOKEN, BASIC.password, BASIC_B64, `Basic ${BASIC_B64}`].flatMap(spellings)) expect(text.includes(form), `${name} holds a spelling of a secret: ${form}`).toBe(false);
-    }
-  });
+    it('case 3: no output holds any spelling of a credential the run sent (bearer, Basic base64, the Basic header)', () => {
+      for (const [name, text] of Object.entries(outputs)) {
+        for (const form of [TOKEN, BASIC.password, BASIC_B64, `Basic ${BASIC_B64}`].flatMap(spellings))
+          expect(text.includes(form), `${name} holds a spelling of a secret: ${form}`).toBe(false);
+      }
+    });
 
-  it('the no-secret-echo invariant sees the echoed Basic header', () => {
-    const steps = JSON.parse(outputs.report).storyboards.flatMap((s: any) => s.steps);
-    const basic = steps.find((s: any) => s.step_id === 'basic_echo');
-    const invariant = basic.validations.find((v: any) => JSON.stringify(v).includes('context.no_secret_echo'));
-    expect(invariant, JSON.stringify(basic.validations)).toMatchObject({ passed: false });
-  });
-});
+    it('the no-secret-echo invariant sees the echoed Basic header', () => {
+      const steps = JSON.parse(outputs.report).storyboards.flatMap((s: any) => s.steps);
+      const basic = steps.find((s: any) => s.step_id === 'basic_echo');
+      const invariant = basic.validations.find((v: any) => JSON.stringify(v).includes('context.no_secret_echo'));
+      expect(invariant, JSON.stringify(basic.validations)).toMatchObject({ passed: false });
+    });
+  },
+);

@@ -13,21 +13,48 @@ import { repoRoot, runVitest, type VitestRun } from '../helpers/run-vitest.js';
 const MiB = 1024 * 1024;
 const scratch = join(repoRoot, '.vitest-adcp', `hostile-yaml-${process.pid}`);
 const probes = join(scratch, 'rss');
-const HEAD = 'id: ID\nversion: "1.0.0"\ntitle: T\ncategory: x\nsummary: s\nnarrative: n\nagent:\n  interaction_model: media_buy_seller\ncaller:\n  role: buyer_agent\n';
+const HEAD =
+  'id: ID\nversion: "1.0.0"\ntitle: T\ncategory: x\nsummary: s\nnarrative: n\nagent:\n  interaction_model: media_buy_seller\ncaller:\n  role: buyer_agent\n';
 const ONE_STEP = 'phases:\n  - id: p\n    title: P\n    steps:\n      - { id: s, title: S, task: get_products }\n';
 
 const files: Record<string, string> = {
-  'fifty-mb.storyboard.yaml': HEAD.replace('ID', 'fifty') + ONE_STEP + 'x-filler:\n' + '  - "0123456789012345678901234567890123456789012345678901234567890123456789"\n'.repeat(680_000),
-  'amplified.storyboard.yaml': `x-big: &big "${'x'.repeat(500_000)}"\n` + HEAD.replace('ID', 'amplified') + ONE_STEP + `x-r: [${Array(90).fill('*big').join(', ')}]\n`,
-  'anchors.storyboard.yaml': HEAD.replace('ID', 'anchors') + ONE_STEP + `x-many: [${Array.from({ length: 1000 }, (_, i) => `&a${i} ${i}`).join(', ')}]\n`,
-  'steps.storyboard.yaml': HEAD.replace('ID', 'steps') + 'phases:\n  - id: p\n    title: P\n    steps:\n' + Array.from({ length: 10_000 }, (_, i) => `      - { id: s${i}, title: S, task: get_products }\n`).join(''),
+  'fifty-mb.storyboard.yaml':
+    HEAD.replace('ID', 'fifty') +
+    ONE_STEP +
+    'x-filler:\n' +
+    '  - "0123456789012345678901234567890123456789012345678901234567890123456789"\n'.repeat(680_000),
+  'amplified.storyboard.yaml':
+    `x-big: &big "${'x'.repeat(500_000)}"\n` +
+    HEAD.replace('ID', 'amplified') +
+    ONE_STEP +
+    `x-r: [${Array(90).fill('*big').join(', ')}]\n`,
+  'anchors.storyboard.yaml':
+    HEAD.replace('ID', 'anchors') +
+    ONE_STEP +
+    `x-many: [${Array.from({ length: 1000 }, (_, i) => `&a${i} ${i}`).join(', ')}]\n`,
+  'steps.storyboard.yaml':
+    HEAD.replace('ID', 'steps') +
+    'phases:\n  - id: p\n    title: P\n    steps:\n' +
+    Array.from({ length: 10_000 }, (_, i) => `      - { id: s${i}, title: S, task: get_products }\n`).join(''),
 };
 /** Where each one's failing test sits, and what it says. */
 const expected: Record<string, { line: number; says: RegExp }> = {
-  'fifty-mb.storyboard.yaml': { line: 1, says: /:1:1: \[storyboard_bound\] the storyboard file is 5\d{7} bytes, over the bound maxBytes = 524288 bytes$/ },
-  'amplified.storyboard.yaml': { line: 17, says: /:17:7: \[storyboard_bound\] the storyboard's data with its aliases written out is more than 2097152 bytes, over the bound maxExpandedBytes/ },
-  'anchors.storyboard.yaml': { line: 16, says: /:16:\d+: \[storyboard_bound\] the storyboard has more than 100 YAML anchors \(&name\): anchor 101 is here, over the bound maxAnchors = 100/ },
-  'steps.storyboard.yaml': { line: 515, says: /:515:11: \[storyboard_bound\] the storyboard has 10000 steps, over the bound maxSteps = 500/ },
+  'fifty-mb.storyboard.yaml': {
+    line: 1,
+    says: /:1:1: \[storyboard_bound\] the storyboard file is 5\d{7} bytes, over the bound maxBytes = 524288 bytes$/,
+  },
+  'amplified.storyboard.yaml': {
+    line: 17,
+    says: /:17:7: \[storyboard_bound\] the storyboard's data with its aliases written out is more than 2097152 bytes, over the bound maxExpandedBytes/,
+  },
+  'anchors.storyboard.yaml': {
+    line: 16,
+    says: /:16:\d+: \[storyboard_bound\] the storyboard has more than 100 YAML anchors \(&name\): anchor 101 is here, over the bound maxAnchors = 100/,
+  },
+  'steps.storyboard.yaml': {
+    line: 515,
+    says: /:515:11: \[storyboard_bound\] the storyboard has 10000 steps, over the bound maxSteps = 500/,
+  },
 };
 
 let agent: FixtureAgent;
@@ -47,12 +74,15 @@ beforeAll(async () => {
       ADCP_AGENT_URL: agent.url,
       HOSTILE_STORYBOARDS: join(scratch, '*.storyboard.yaml'),
       RSS_PROBE_DIR: probes,
-      NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import=${join(repoRoot, 'test', 'helpers', 'rss-probe.mjs')}`.trim(),
+      NODE_OPTIONS:
+        `${process.env.NODE_OPTIONS ?? ''} --import=${join(repoRoot, 'test', 'helpers', 'rss-probe.mjs')}`.trim(),
     },
     reporters: [join(repoRoot, 'test', 'helpers', 'rss-reporter.ts')],
   });
   elapsedMs = performance.now() - started;
-  peaks = readdirSync(probes).filter((f) => /^\d+\.json$/.test(f)).map((f) => JSON.parse(readFileSync(join(probes, f), 'utf8')));
+  peaks = readdirSync(probes)
+    .filter((f) => /^\d+\.json$/.test(f))
+    .map((f) => JSON.parse(readFileSync(join(probes, f), 'utf8')));
   main = JSON.parse(readFileSync(join(probes, 'main.json'), 'utf8'));
 }, 120_000);
 
@@ -65,7 +95,11 @@ it('fails each file alone, with one located storyboard_bound error naming the bo
   expect(run.moduleErrors).toEqual([]);
   const byFile = Object.keys(files).map((name) => {
     const tests = run.tests.filter((t) => t.module === join(scratch, name));
-    return { name, tests: tests.map((t) => [t.name, t.state, t.location?.line]), message: tests[0]?.errors[0]?.message ?? '' };
+    return {
+      name,
+      tests: tests.map((t) => [t.name, t.state, t.location?.line]),
+      message: tests[0]?.errors[0]?.message ?? '',
+    };
   });
   for (const { name, tests, message } of byFile) {
     expect(tests, name).toEqual([['loads without errors (storyboard_bound)', 'failed', expected[name]!.line]]);

@@ -14,7 +14,9 @@ export default defineConfig({
     adcpStoryboards({
       include: (process.env.HOSTILE_STORYBOARDS ?? '').split(',').filter(Boolean),
       timeoutMs: HOSTILE_TIMEOUT_MS,
-      maxResponseBytes: process.env.HOSTILE_MAX_RESPONSE_BYTES ? Number(process.env.HOSTILE_MAX_RESPONSE_BYTES) : HOSTILE_MAX_RESPONSE_BYTES,
+      maxResponseBytes: process.env.HOSTILE_MAX_RESPONSE_BYTES
+        ? Number(process.env.HOSTILE_MAX_RESPONSE_BYTES)
+        : HOSTILE_MAX_RESPONSE_BYTES,
     }),
   ],
   test: { include: [], passWithNoTests: true },

@@ -16,7 +16,12 @@ import { HOSTILE_MAX_RESPONSE_BYTES, HOSTILE_TIMEOUT_MS } from './hostile-bounds
 
 const hostileDir = join(repoRoot, 'fixtures', 'hostile');
 const scratch = join(repoRoot, '.vitest-adcp', `hostile-${process.pid}`);
-const files = { report: join(scratch, 'report.json'), junit: join(scratch, 'junit.xml'), markdown: join(scratch, 'summary.md'), html: join(scratch, 'report.html') };
+const files = {
+  report: join(scratch, 'report.json'),
+  junit: join(scratch, 'junit.xml'),
+  markdown: join(scratch, 'summary.md'),
+  html: join(scratch, 'report.html'),
+};
 
 /** The operator's token: `"` and `\` in it, so it travels escaped once in JSON and twice inside `content[].text`. */
 const TOKEN = 'demo-hostile"tok\\en-5e1f';
@@ -30,9 +35,17 @@ const OUTSIDE_VALUES = ['demo-outside-planted-key-1234', 'outside-planted-note-5
 
 /** Per storyboard: the steps that must fail and the one-line reason each must give; every other step must pass. */
 const CASES: { file: string; id: string; faulty: Record<string, RegExp> }[] = [
-  { file: 'hang', id: 'hostile_hang', faulty: { hostile_hang: new RegExp(`no answer within ${HOSTILE_TIMEOUT_MS} ms`) } },
+  {
+    file: 'hang',
+    id: 'hostile_hang',
+    faulty: { hostile_hang: new RegExp(`no answer within ${HOSTILE_TIMEOUT_MS} ms`) },
+  },
   { file: 'slow', id: 'hostile_slow', faulty: {} },
-  { file: 'trickle', id: 'hostile_trickle', faulty: { hostile_trickle: new RegExp(`no answer within ${HOSTILE_TIMEOUT_MS} ms`) } },
+  {
+    file: 'trickle',
+    id: 'hostile_trickle',
+    faulty: { hostile_trickle: new RegExp(`no answer within ${HOSTILE_TIMEOUT_MS} ms`) },
+  },
   {
     file: 'flood',
     id: 'hostile_flood',
@@ -42,13 +55,28 @@ const CASES: { file: string; id: string; faulty: Record<string, RegExp> }[] = [
       hostile_gzip_bomb: /the agent's response exceeded 2097152 bytes/,
     },
   },
-  { file: 'resets', id: 'hostile_resets', faulty: { hostile_reset_before: /other side closed|socket hang up|ECONNRESET/, hostile_reset_mid: /other side closed|terminated/ } },
-  { file: 'deep', id: 'hostile_deep', faulty: { hostile_deep_2000: /^field_present at \/adcp: not present/, hostile_deep_3500: /^field_present at \/adcp: not present/ } },
+  {
+    file: 'resets',
+    id: 'hostile_resets',
+    faulty: {
+      hostile_reset_before: /other side closed|socket hang up|ECONNRESET/,
+      hostile_reset_mid: /other side closed|terminated/,
+    },
+  },
+  {
+    file: 'deep',
+    id: 'hostile_deep',
+    faulty: {
+      hostile_deep_2000: /^field_present at \/adcp: not present/,
+      hostile_deep_3500: /^field_present at \/adcp: not present/,
+    },
+  },
   {
     file: 'escapes',
     id: 'hostile_escapes',
     faulty: {
-      hostile_escape_adcp_error: /^error_code at \/adcp_error\/code: expected \["INVALID_REQUEST"\], got a different string/,
+      hostile_escape_adcp_error:
+        /^error_code at \/adcp_error\/code: expected \["INVALID_REQUEST"\], got a different string/,
       hostile_escape_text: /^field_present at \/adcp: not present/,
       hostile_escape_http500: /HTTP 500 from the agent: .*Internal error \\u\{1b\}\[2J/,
       hostile_escape_field: /^field_value at \/note: expected "a plain note", got a different string/,
@@ -60,15 +88,18 @@ const CASES: { file: string; id: string; faulty: Record<string, RegExp> }[] = [
     faulty: {
       hostile_echo_token: /^field_present at \/adcp: not present/,
       hostile_echo_principal: /^field_present at \/adcp: not present/,
-      hostile_echo_token_500: /HTTP 500 from the agent: .*credential Bearer \[redacted\] not accepted at \/x\/hostile\/mcp\?api_key=\[redac/,
+      hostile_echo_token_500:
+        /HTTP 500 from the agent: .*credential Bearer \[redacted\] not accepted at \/x\/hostile\/mcp\?api_key=\[redac/,
     },
   },
   {
     file: 'malformed',
     id: 'hostile_malformed',
     faulty: {
-      hostile_result_null: /the agent's answer does not have the shape the protocol requires \(result: expected object, received null\)/,
-      hostile_structured_array: /the agent's answer does not have the shape the protocol requires \(structuredContent: expected record, received array\)/,
+      hostile_result_null:
+        /the agent's answer does not have the shape the protocol requires \(result: expected object, received null\)/,
+      hostile_structured_array:
+        /the agent's answer does not have the shape the protocol requires \(structuredContent: expected record, received array\)/,
     },
   },
   { file: 'proto-keys', id: 'hostile_proto_keys', faulty: {} },
@@ -80,13 +111,24 @@ const CASES: { file: string; id: string; faulty: Record<string, RegExp> }[] = [
       hostile_redirect_offsite: /the agent redirected .* to http:\/\/169\.254\.169\.254, another origin/,
     },
   },
-  { file: 'outside-kit', id: 'hostile_outside_kit', faulty: { send_kit_values: /cannot load test kit .* is outside the project/, send_kit_key: /cannot load test kit .* is outside the project/ } },
+  {
+    file: 'outside-kit',
+    id: 'hostile_outside_kit',
+    faulty: {
+      send_kit_values: /cannot load test kit .* is outside the project/,
+      send_kit_key: /cannot load test kit .* is outside the project/,
+    },
+  },
 ];
 /** Hostile storyboards that must not load: one failing test each, named after the rule, listed in the report. */
 const LOAD_ERRORS = [
   { file: 'alias-bomb', rule: 'yaml_syntax', says: /Excessive alias count/ },
   { file: 'broken-yaml', rule: 'yaml_syntax', says: /Missing closing "quote/ },
-  { file: 'proto-inject', rule: 'context_input_path', says: /"constructor\.prototype\.polluted" .* reaches "constructor"/ },
+  {
+    file: 'proto-inject',
+    rule: 'context_input_path',
+    says: /"constructor\.prototype\.polluted" .* reaches "constructor"/,
+  },
 ];
 
 /** Every character a terminal acts on that is not a newline or a tab: C0, DEL, C1, bidi overrides and isolates. */
@@ -107,10 +149,20 @@ beforeAll(async () => {
   const started = performance.now();
   run = await runVitest({
     config: join(repoRoot, 'test', 'e2e', 'hostile.config.ts'),
-    env: { ADCP_AGENT_URL: `${agent.origin}/x/hostile/mcp?api_key=${URL_SECRET}`, ADCP_AUTH_TOKEN: TOKEN, HOSTILE_STORYBOARDS: join(hostileDir, '*.storyboard.yaml') },
+    env: {
+      ADCP_AGENT_URL: `${agent.origin}/x/hostile/mcp?api_key=${URL_SECRET}`,
+      ADCP_AUTH_TOKEN: TOKEN,
+      HOSTILE_STORYBOARDS: join(hostileDir, '*.storyboard.yaml'),
+    },
     reporters: ['junit', join(repoRoot, 'src', 'report', 'reporter.ts')],
     // The waits (hang, trickle, slow) are in three files: three workers overlap them.
-    args: ['--maxWorkers=3', `--outputFile.junit=${files.junit}`, `--outputFile.vitest-adcp=${files.report}`, `--outputFile.vitest-adcp-markdown=${files.markdown}`, `--outputFile.vitest-adcp-html=${files.html}`],
+    args: [
+      '--maxWorkers=3',
+      `--outputFile.junit=${files.junit}`,
+      `--outputFile.vitest-adcp=${files.report}`,
+      `--outputFile.vitest-adcp-markdown=${files.markdown}`,
+      `--outputFile.vitest-adcp-html=${files.html}`,
+    ],
     timeoutMs: 90_000,
   });
   wallMs = performance.now() - started;
@@ -130,10 +182,16 @@ afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-const testsOf = (file: string): CapturedTest[] => run.tests.filter((t) => t.module === join(hostileDir, `${file}.storyboard.yaml`));
+const testsOf = (file: string): CapturedTest[] =>
+  run.tests.filter((t) => t.module === join(hostileDir, `${file}.storyboard.yaml`));
 const stepId = (t: CapturedTest) => /\(([^()]+)\)$/.exec(t.name)![1]!;
 const reportSteps = (id: string): any[] => report.storyboards.find((s: any) => s.storyboard_id === id)?.steps ?? [];
-const unescapeXml = (text: string) => text.replace(/&(lt|gt|quot|apos|amp|#\d+);/g, (_, e: string) => ({ lt: '<', gt: '>', quot: '"', apos: "'", amp: '&' })[e] ?? String.fromCodePoint(Number(e.slice(1))));
+const unescapeXml = (text: string) =>
+  text.replace(
+    /&(lt|gt|quot|apos|amp|#\d+);/g,
+    (_, e: string) =>
+      ({ lt: '<', gt: '>', quot: '"', apos: "'", amp: '&' })[e] ?? String.fromCodePoint(Number(e.slice(1))),
+  );
 /** JUnit: `classname > name` (the test's module-relative full name) → whether it has a <failure>. */
 function junitVerdicts(): Map<string, boolean> {
   const out = new Map<string, boolean>();
@@ -150,18 +208,45 @@ describe('the run', () => {
     // Three storyboards wait a step timeout each (hang, trickle, slow), in parallel; the rest answer at once.
     expect(wallMs).toBeLessThan(75_000);
     for (const storyboard of report.storyboards) {
-      for (const step of storyboard.steps) expect(step.duration_ms, `${storyboard.storyboard_id}/${step.step_id}`).toBeLessThan(HOSTILE_TIMEOUT_MS + 3_000);
+      for (const step of storyboard.steps)
+        expect(step.duration_ms, `${storyboard.storyboard_id}/${step.step_id}`).toBeLessThan(
+          HOSTILE_TIMEOUT_MS + 3_000,
+        );
     }
     expect(run.exitCode).toBe(1);
     expect(run.moduleErrors).toEqual([]);
     // Every output the checks below read was written.
     for (const [name, text] of Object.entries(outputs)) expect(text.length, name).toBeGreaterThan(1_000);
-    expect(`${run.stdout}\n${run.stderr}`).not.toMatch(/Unhandled (error|rejection)|RangeError|Maximum call stack|Invalid string length|heap out of memory|Test timed out|Hook timed out/i);
+    expect(`${run.stdout}\n${run.stderr}`).not.toMatch(
+      /Unhandled (error|rejection)|RangeError|Maximum call stack|Invalid string length|heap out of memory|Test timed out|Hook timed out/i,
+    );
   });
 
   it('has the hostile endpoint really misbehave (the cases below test something)', () => {
     const asked = new Set(agent.calls.map((c) => (c.arguments as any)?.context?.hostile).filter(Boolean));
-    for (const name of ['hang', 'slow_5500', 'trickle', 'flood', 'oversize_declared', 'gzip_bomb', 'reset_before', 'reset_mid', 'deep_2000', 'deep_3500', 'escape_adcp_error', 'escape_text', 'escape_http500', 'escape_field', 'echo_auth', 'echo_auth_500', 'result_null', 'structured_array', 'proto_keys', 'huge_500', 'redirect_offsite']) {
+    for (const name of [
+      'hang',
+      'slow_5500',
+      'trickle',
+      'flood',
+      'oversize_declared',
+      'gzip_bomb',
+      'reset_before',
+      'reset_mid',
+      'deep_2000',
+      'deep_3500',
+      'escape_adcp_error',
+      'escape_text',
+      'escape_http500',
+      'escape_field',
+      'echo_auth',
+      'echo_auth_500',
+      'result_null',
+      'structured_array',
+      'proto_keys',
+      'huge_500',
+      'redirect_offsite',
+    ]) {
       expect(asked, name).toContain(name);
     }
   });
@@ -194,7 +279,9 @@ describe.each(CASES)('storyboard $id', ({ file, id, faulty }) => {
     for (const test of tests) {
       const step = steps.find((s) => s.step_id === stepId(test))!;
       expect(step.passed, step.step_id).toBe(test.state === 'passed');
-      expect(junit.get(`fixtures/hostile/${file}.storyboard.yaml > ${test.fullName}`), test.fullName).toBe(test.state === 'failed');
+      expect(junit.get(`fixtures/hostile/${file}.storyboard.yaml > ${test.fullName}`), test.fullName).toBe(
+        test.state === 'failed',
+      );
     }
   });
 });
@@ -214,7 +301,8 @@ describe('hostile storyboards', () => {
       for (const value of OUTSIDE_VALUES) expect(seen).not.toContain(value);
     }
     expect(agent.calls.some((c) => c.principal.includes('outside'))).toBe(false);
-    for (const [name, text] of Object.entries(outputs)) for (const value of OUTSIDE_VALUES) expect(text, name).not.toContain(value);
+    for (const [name, text] of Object.entries(outputs))
+      for (const value of OUTSIDE_VALUES) expect(text, name).not.toContain(value);
   });
 });
 
@@ -248,7 +336,7 @@ describe('the report', () => {
     expect(structured.constructor).toEqual({ prototype: { polluted: 'yes' } });
   });
 
-  it('bounds what an agent\'s error page puts in the record and on the terminal', () => {
+  it("bounds what an agent's error page puts in the record and on the terminal", () => {
     const step = reportSteps('hostile_http_errors').find((s) => s.step_id === 'hostile_huge_500');
     expect(step.error.length).toBeLessThan(17 * 1024);
     const shown = testsOf('http-errors').find((t) => stepId(t) === 'hostile_huge_500')!;
@@ -265,7 +353,7 @@ describe('the report', () => {
 });
 
 describe('the terminal and every file written', () => {
-  it('show no raw control character: the agent\'s escape sequences arrive, visibly escaped', () => {
+  it("show no raw control character: the agent's escape sequences arrive, visibly escaped", () => {
     for (const [name, text] of Object.entries(outputs)) expect(RAW_CONTROL.exec(text)?.[0], name).toBeUndefined();
     // What was sent is shown, as text: `\u{1b}[2J`, not a cleared screen.
     expect(run.stderr).toContain('\\u{1b}[2J\\u{1b}[3J\\u{1b}[H');
@@ -275,16 +363,29 @@ describe('the terminal and every file written', () => {
 
   it('show no planted secret, in any spelling (raw, JSON-escaped once or twice, XML-escaped, URL-encoded)', () => {
     // The agent did receive them: the operator's token and the principal's key as Bearer credentials, the URL's.
-    expect(agent.calls.map((c) => c.principal)).toEqual(expect.arrayContaining([`key:${TOKEN}`, `key:${PRINCIPAL_KEY}`]));
+    expect(agent.calls.map((c) => c.principal)).toEqual(
+      expect.arrayContaining([`key:${TOKEN}`, `key:${PRINCIPAL_KEY}`]),
+    );
     const spellings = (secret: string) => {
       const once = JSON.stringify(secret).slice(1, -1);
-      return [secret, once, JSON.stringify(once).slice(1, -1), secret.replaceAll('"', '&quot;'), secret.replaceAll('"', '&#34;'), encodeURIComponent(secret)];
+      return [
+        secret,
+        once,
+        JSON.stringify(once).slice(1, -1),
+        secret.replaceAll('"', '&quot;'),
+        secret.replaceAll('"', '&#34;'),
+        encodeURIComponent(secret),
+      ];
     };
     for (const secret of [TOKEN, PRINCIPAL_KEY, URL_SECRET]) {
       for (const spelling of spellings(secret)) {
-        for (const [name, text] of Object.entries(outputs)) expect(text.includes(spelling), `${name} shows ${spelling}`).toBe(false);
+        for (const [name, text] of Object.entries(outputs))
+          expect(text.includes(spelling), `${name} shows ${spelling}`).toBe(false);
         // What every other Vitest reporter (IDE, JSON, blob) is handed: errors and test meta.
-        expect(JSON.stringify(run.tests).includes(JSON.stringify(spelling).slice(1, -1)), `test results show ${spelling}`).toBe(false);
+        expect(
+          JSON.stringify(run.tests).includes(JSON.stringify(spelling).slice(1, -1)),
+          `test results show ${spelling}`,
+        ).toBe(false);
       }
     }
     expect(outputs.stderr).toContain('[redacted]');

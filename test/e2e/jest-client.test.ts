@@ -68,14 +68,33 @@ beforeAll(async () => {
   project = join(dir, 'jest-agent');
   mkdirSync(project);
   // What `npm init -y` writes today.
-  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'jest-agent', version: '1.0.0', private: true, type: 'commonjs' }, null, 2));
+  writeFileSync(
+    join(project, 'package.json'),
+    JSON.stringify({ name: 'jest-agent', version: '1.0.0', private: true, type: 'commonjs' }, null, 2),
+  );
   // From the npm cache our own `npm ci` filled; the registry only for what it lacks.
-  execFileSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--save-dev', tarball, `jest@${pkg.devDependencies.jest}`, `@adcp/sdk@${pkg.devDependencies['@adcp/sdk']}`], {
-    cwd: project,
-    stdio: 'pipe',
-  });
+  execFileSync(
+    'npm',
+    [
+      'install',
+      '--prefer-offline',
+      '--no-audit',
+      '--no-fund',
+      '--save-dev',
+      tarball,
+      `jest@${pkg.devDependencies.jest}`,
+      `@adcp/sdk@${pkg.devDependencies['@adcp/sdk']}`,
+    ],
+    {
+      cwd: project,
+      stdio: 'pipe',
+    },
+  );
   writeFileSync(join(project, 'jest.config.js'), `module.exports = ${readmeJest![2]};\n`);
-  writeFileSync(join(project, 'jest.preset.config.js'), "module.exports = { preset: 'vitest-adcp/jest', setupFilesAfterEnv: ['vitest-adcp/matchers/jest'] };\n");
+  writeFileSync(
+    join(project, 'jest.preset.config.js'),
+    "module.exports = { preset: 'vitest-adcp/jest', setupFilesAfterEnv: ['vitest-adcp/matchers/jest'] };\n",
+  );
   writeFileSync(join(project, 'client.test.js'), CLIENT_TEST);
   writeFileSync(join(project, 'readme.test.js'), readmeJest![1]);
 }, 300_000);
@@ -86,42 +105,83 @@ afterAll(() => {
 });
 
 function jest(config: string) {
-  const env: NodeJS.ProcessEnv = { ...process.env, ADCP_AGENT_URL: inject('agentUrl'), ADCP_AUTH_TOKEN: 'demo-jest-cjs', NO_COLOR: '1', FORCE_COLOR: '0' };
-  for (const key of Object.keys(env)) if (key.startsWith('VITEST') || key === 'NODE_OPTIONS' || key === 'ADCP_STORYBOARDS') delete env[key];
-  const result = spawnSync(process.execPath, [join(project, 'node_modules', 'jest', 'bin', 'jest.js'), '--ci', '-c', config, '--json', '--outputFile=results.json'], {
-    cwd: project,
-    env,
-    encoding: 'utf8',
-    timeout: 120_000,
-  });
-  return { status: result.status, output: result.stdout + result.stderr, results: () => readJestJson(join(project, 'results.json')) };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    ADCP_AGENT_URL: inject('agentUrl'),
+    ADCP_AUTH_TOKEN: 'demo-jest-cjs',
+    NO_COLOR: '1',
+    FORCE_COLOR: '0',
+  };
+  for (const key of Object.keys(env))
+    if (key.startsWith('VITEST') || key === 'NODE_OPTIONS' || key === 'ADCP_STORYBOARDS') delete env[key];
+  const result = spawnSync(
+    process.execPath,
+    [
+      join(project, 'node_modules', 'jest', 'bin', 'jest.js'),
+      '--ci',
+      '-c',
+      config,
+      '--json',
+      '--outputFile=results.json',
+    ],
+    {
+      cwd: project,
+      env,
+      encoding: 'utf8',
+      timeout: 120_000,
+    },
+  );
+  return {
+    status: result.status,
+    output: result.stdout + result.stderr,
+    results: () => readJestJson(join(project, 'results.json')),
+  };
 }
 
 describe(`Jest ${pkg.devDependencies.jest} on Node ${process.versions.node}, a CommonJS project`, () => {
   it('require("vitest-adcp/client") is the CommonJS build, with the client and the matchers', () => {
-    const out = execFileSync(process.execPath, ['-e', "const c = require('vitest-adcp/client'); console.log(JSON.stringify([require.resolve('vitest-adcp/client'), require.resolve('vitest-adcp/matchers/jest'), typeof c.createAdcpClient, Object.keys(c.adcpMatchers)]))"], { cwd: project, encoding: 'utf8' });
+    const out = execFileSync(
+      process.execPath,
+      [
+        '-e',
+        "const c = require('vitest-adcp/client'); console.log(JSON.stringify([require.resolve('vitest-adcp/client'), require.resolve('vitest-adcp/matchers/jest'), typeof c.createAdcpClient, Object.keys(c.adcpMatchers)]))",
+      ],
+      { cwd: project, encoding: 'utf8' },
+    );
     const [client, matchers, createType, names] = JSON.parse(out);
     expect(client).toMatch(/node_modules\/vitest-adcp\/dist\/cjs\/client\/index\.js$/);
     expect(matchers).toMatch(/node_modules\/vitest-adcp\/dist\/cjs\/matchers\/jest\.js$/);
     expect(createType).toBe('function');
-    expect(names).toEqual(['toRejectUnauthenticated', 'toExposeWwwAuthenticate', 'toMatchAdcpSchema', 'toHaveAdcpErrorCode', 'toEchoContext', 'toPassStoryboardStep']);
+    expect(names).toEqual([
+      'toRejectUnauthenticated',
+      'toExposeWwwAuthenticate',
+      'toMatchAdcpSchema',
+      'toHaveAdcpErrorCode',
+      'toEchoContext',
+      'toPassStoryboardStep',
+    ]);
   });
 
   it.each([
     ['without the preset', 'jest.config.js'],
     ['with the preset', 'jest.preset.config.js'],
-  ])('a hand-written test requires createAdcpClient and uses the matchers against the agent (%s)', (_, config) => {
-    const run = jest(config);
-    expect(run.status, run.output).toBe(0);
-    const results = run.results();
-    const byFile = (name: string) => results.testResults.find((r) => r.name.endsWith(`/${name}`))?.assertionResults.map((a) => [a.title, a.status]);
-    expect(byFile('client.test.js')).toEqual([
-      ['guards list_creatives', 'passed'],
-      ['answers capabilities to the spec', 'passed'],
-      ['a failing matcher says what it wanted, an asymmetric param with its argument', 'passed'],
-    ]);
-    // The README's example, as written.
-    expect(byFile('readme.test.js')).toEqual([['guards list_creatives', 'passed']]);
-    expect(run.output).not.toMatch(/Must use import|ERR_REQUIRE_ESM|experimental-vm-modules|is not in cache/);
-  }, 180_000);
+  ])(
+    'a hand-written test requires createAdcpClient and uses the matchers against the agent (%s)',
+    (_, config) => {
+      const run = jest(config);
+      expect(run.status, run.output).toBe(0);
+      const results = run.results();
+      const byFile = (name: string) =>
+        results.testResults.find((r) => r.name.endsWith(`/${name}`))?.assertionResults.map((a) => [a.title, a.status]);
+      expect(byFile('client.test.js')).toEqual([
+        ['guards list_creatives', 'passed'],
+        ['answers capabilities to the spec', 'passed'],
+        ['a failing matcher says what it wanted, an asymmetric param with its argument', 'passed'],
+      ]);
+      // The README's example, as written.
+      expect(byFile('readme.test.js')).toEqual([['guards list_creatives', 'passed']]);
+      expect(run.output).not.toMatch(/Must use import|ERR_REQUIRE_ESM|experimental-vm-modules|is not in cache/);
+    },
+    180_000,
+  );
 });

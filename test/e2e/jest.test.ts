@@ -5,13 +5,30 @@
  * on Jest 29 and 30.5 are in the version matrix (`npm run test:matrix`).
  */
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { resolveCorpus } from '../../src/corpus.js';
-import { comparableReport, FAILING_CHECK, readJestJson, stepIdOf, stepLocations, writeJestProjectFiles } from '../helpers/jest-project.js';
+import {
+  comparableReport,
+  FAILING_CHECK,
+  readJestJson,
+  stepIdOf,
+  stepLocations,
+  writeJestProjectFiles,
+} from '../helpers/jest-project.js';
 import { copyBuiltDist } from '../helpers/built.js';
 import { assertValidContractReport } from '../helpers/contract-schema.js';
 import { repoRoot, runNode, runVitest } from '../helpers/run-vitest.js';
@@ -49,7 +66,13 @@ afterAll(() => {
 function jest(args: string[], env: Record<string, string | undefined> = {}) {
   return runNode([jestBin, '--ci', '--testLocationInResults', '--json', '--outputFile=results.json', ...args], {
     cwd: project,
-    env: { ADCP_AGENT_URL: inject('agentUrl'), ADCP_AUTH_TOKEN: undefined, ADCP_STORYBOARDS: undefined, ADCP_COMPLIANCE: undefined, ...env },
+    env: {
+      ADCP_AGENT_URL: inject('agentUrl'),
+      ADCP_AUTH_TOKEN: undefined,
+      ADCP_STORYBOARDS: undefined,
+      ADCP_COMPLIANCE: undefined,
+      ...env,
+    },
   });
 }
 
@@ -66,14 +89,25 @@ describe('Jest 30.5 with the preset', () => {
     const user = byFile('smoke.storyboard.yaml');
     expect(user.assertionResults.map((a) => [a.fullName, a.status, a.location])).toEqual([
       ['My smoke test (my_smoke) Discovery (discovery) Capabilities (caps)', 'passed', { line: 7, column: 9 }],
-      ['My smoke test (my_smoke) Discovery (discovery) Capabilities, expecting another correlation id (caps_wrong)', 'failed', { line: 17, column: 9 }],
+      [
+        'My smoke test (my_smoke) Discovery (discovery) Capabilities, expecting another correlation id (caps_wrong)',
+        'failed',
+        { line: 17, column: 9 },
+      ],
     ]);
     const failure = user.assertionResults[1]!.failureMessages.join('\n');
-    expect(failure).toMatch(/^StoryboardStepError: field_value at \/context\/correlation_id: expected "not-smoke", got "smoke" — storyboards\/smoke\.storyboard\.yaml:23:13\n/);
+    expect(failure).toMatch(
+      /^StoryboardStepError: field_value at \/context\/correlation_id: expected "not-smoke", got "smoke" — storyboards\/smoke\.storyboard\.yaml:23:13\n/,
+    );
     // The details under the headline (Jest has no `diff` field) and, first frame, the failing check's YAML line.
     expect(failure).toMatch(/\n\d+ of \d+ validations failed in step "caps_wrong"/);
-    const frames = failure.slice(failure.indexOf('\n    at field_value (')).split('\n').filter((l) => /^\s+at .*:\d+:\d+\)?$/.test(l));
-    expect(frames[0]).toMatch(new RegExp(`at field_value \\(.*smoke\\.storyboard\\.yaml:${FAILING_CHECK.line}:${FAILING_CHECK.column}\\)$`));
+    const frames = failure
+      .slice(failure.indexOf('\n    at field_value ('))
+      .split('\n')
+      .filter((l) => /^\s+at .*:\d+:\d+\)?$/.test(l));
+    expect(frames[0]).toMatch(
+      new RegExp(`at field_value \\(.*smoke\\.storyboard\\.yaml:${FAILING_CHECK.line}:${FAILING_CHECK.column}\\)$`),
+    );
     expect(frames[1]).toMatch(/smoke\.storyboard\.yaml:17:9\)$/); // then the step's own line
     expect(output).not.toMatch(/done\(\)|Exceeded timeout/); // a one-parameter callback would be Jest's `done`
 
@@ -81,7 +115,11 @@ describe('Jest 30.5 with the preset', () => {
     const corpus = byFile('capability-discovery.storyboard.yaml');
     expect(corpus.name).toBe(join(project, STUB_DIR, 'universal', 'capability-discovery.storyboard.yaml'));
     // Labelled by its corpus path below the project, as Jest labels the user's own files: no temp directory in it.
-    expect(labels(output).sort()).toEqual(['.adcp-corpus/universal/capability-discovery.storyboard.yaml', 'storyboards/auth.test.js', 'storyboards/smoke.storyboard.yaml']);
+    expect(labels(output).sort()).toEqual([
+      '.adcp-corpus/universal/capability-discovery.storyboard.yaml',
+      'storyboards/auth.test.js',
+      'storyboards/smoke.storyboard.yaml',
+    ]);
     // Not the stub folder the preset used to write in the system temp directory (the repository itself may be under /tmp).
     expect(output).not.toMatch(/vitest-adcp-jest-[0-9a-f]{12}/);
     expect(output).not.toMatch(/(PASS|FAIL)\s+\.\.\//);
@@ -104,7 +142,9 @@ describe('Jest 30.5 with the preset', () => {
       ['capability_discovery', 'passed', corpus.assertionResults.length],
       ['my_smoke', 'failed', 2],
     ]);
-    expect(output).toMatch(/vitest-adcp: runner output contract report \(\d+ steps: \d+ passed, 1 failed, 0 skipped\) written to /);
+    expect(output).toMatch(
+      /vitest-adcp: runner output contract report \(\d+ steps: \d+ passed, 1 failed, 0 skipped\) written to /,
+    );
     writeFileSync(
       join(project, 'vitest.config.mjs'),
       `import { defineConfig } from 'vitest/config';\nimport { adcpStoryboards } from ${JSON.stringify(join(scratch, 'dist', 'index.js'))};\nexport default defineConfig({ plugins: [adcpStoryboards({ include: ['storyboards/*.storyboard.yaml'], compliance: { storyboards: ['capability_discovery'] } })], test: { include: [] } });\n`,
@@ -112,13 +152,22 @@ describe('Jest 30.5 with the preset', () => {
     const vitest = await runVitest({
       config: join(project, 'vitest.config.mjs'),
       cwd: project,
-      args: ['--root', project, '--configLoader', 'native', '--outputFile.vitest-adcp=reports/vitest-adcp.json', '--outputFile.vitest-adcp-markdown=reports/vitest-adcp.md'],
+      args: [
+        '--root',
+        project,
+        '--configLoader',
+        'native',
+        '--outputFile.vitest-adcp=reports/vitest-adcp.json',
+        '--outputFile.vitest-adcp-markdown=reports/vitest-adcp.md',
+      ],
       reporters: [join(scratch, 'dist', 'report', 'reporter.js')],
       env: { ADCP_AGENT_URL: inject('agentUrl'), GITHUB_STEP_SUMMARY: undefined },
     });
     const vitestReport = JSON.parse(readFileSync(join(project, 'reports', 'vitest-adcp.json'), 'utf8'));
     expect(vitestReport.summary.total_steps).toBe(jestReport.summary.total_steps);
-    expect(comparableReport(join(project, 'reports', 'jest-adcp.json')), vitest.stdout + vitest.stderr).toEqual(comparableReport(join(project, 'reports', 'vitest-adcp.json')));
+    expect(comparableReport(join(project, 'reports', 'jest-adcp.json')), vitest.stdout + vitest.stderr).toEqual(
+      comparableReport(join(project, 'reports', 'vitest-adcp.json')),
+    );
 
     // The views of the same report: the markdown summary (its headline as Vitest's), appended to the job summary too,
     // and the self-contained HTML report.
@@ -135,11 +184,19 @@ describe('Jest 30.5 with the preset', () => {
     expect(output).toContain('vitest-adcp: HTML report written to ');
 
     // The NDJSON stream beside the JSON: the run's start, every step record of the JSON, its end with the same summary.
-    const ndjson = readFileSync(join(project, 'reports', 'jest-adcp.ndjson'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const ndjson = readFileSync(join(project, 'reports', 'jest-adcp.ndjson'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(ndjson[0]).toMatchObject({ type: 'run_start', contract: { id: 'runner_output_contract' } });
     expect(ndjson.at(-1)).toMatchObject({ type: 'run_end', summary: jestReport.summary });
-    const streamed = ndjson.filter((l) => l.type === 'step').map((l) => `${l.storyboard_id}/${l.step.step_id} ${l.step.passed}`).sort();
-    const reported = jestReport.storyboards.flatMap((sb: any) => sb.steps.map((st: any) => `${sb.storyboard_id}/${st.step_id} ${st.passed}`)).sort();
+    const streamed = ndjson
+      .filter((l) => l.type === 'step')
+      .map((l) => `${l.storyboard_id}/${l.step.step_id} ${l.step.passed}`)
+      .sort();
+    const reported = jestReport.storyboards
+      .flatMap((sb: any) => sb.steps.map((st: any) => `${sb.storyboard_id}/${st.step_id} ${st.passed}`))
+      .sort();
     expect(streamed).toEqual(reported);
   }, 120_000);
 
@@ -148,7 +205,9 @@ describe('Jest 30.5 with the preset', () => {
     const output = run.stdout + run.stderr;
     expect(run.exitCode, output).toBe(0);
     expect(labels(output)).toEqual(['.adcp-corpus/universal/capability-discovery.storyboard.yaml']);
-    expect(readJestJson(join(project, 'results.json')).testResults.map((r) => r.name)).toEqual([join(project, STUB_DIR, 'universal', 'capability-discovery.storyboard.yaml')]);
+    expect(readJestJson(join(project, 'results.json')).testResults.map((r) => r.name)).toEqual([
+      join(project, STUB_DIR, 'universal', 'capability-discovery.storyboard.yaml'),
+    ]);
   }, 120_000);
 
   it('runs one step with -t, replaying the steps before it silently', async () => {
@@ -166,13 +225,19 @@ describe('Jest 30.5 with the preset', () => {
   }, 120_000);
 
   it("passes a step the contract skips (Jest cannot skip a started test) and prints the contract's reason with it", async () => {
-    const run = await jest(['storyboards/smoke'], { ADCP_AGENT_URL: `${inject('agentOrigin')}/x/without@get_adcp_capabilities/mcp` });
+    const run = await jest(['storyboards/smoke'], {
+      ADCP_AGENT_URL: `${inject('agentOrigin')}/x/without@get_adcp_capabilities/mcp`,
+    });
     const output = run.stdout + run.stderr;
     expect(run.exitCode, output).toBe(0);
-    const statuses = readJestJson(join(project, 'results.json')).testResults.flatMap((r) => r.assertionResults.map((a) => a.status));
+    const statuses = readJestJson(join(project, 'results.json')).testResults.flatMap((r) =>
+      r.assertionResults.map((a) => a.status),
+    );
     expect(statuses).toEqual(['passed', 'passed']);
     expect(output).toMatch(/vitest-adcp: skipped my_smoke\/discovery\/caps — missing_tool: /);
-    expect(output).toMatch(/vitest-adcp: skipped my_smoke\/discovery\/caps_wrong — (missing_tool|prerequisite_failed): /);
+    expect(output).toMatch(
+      /vitest-adcp: skipped my_smoke\/discovery\/caps_wrong — (missing_tool|prerequisite_failed): /,
+    );
     // Passed in Jest, skipped in the contract report: the record's status wins.
     const report = JSON.parse(readFileSync(join(project, 'reports', 'jest-adcp.json'), 'utf8'));
     expect(report.summary).toMatchObject({ total_steps: 2, steps_passed: 0, steps_skipped: 2 });
@@ -181,18 +246,26 @@ describe('Jest 30.5 with the preset', () => {
 
   it('does not retry a step under jest.retryTimes: the retry fails, naming the first verdict', async () => {
     writeFileSync(join(project, 'retry.setup.js'), 'jest.retryTimes(1);\n');
-    const config = readFileSync(join(project, 'jest.config.js'), 'utf8').replace('setupFilesAfterEnv: [', 'setupFilesAfterEnv: ["<rootDir>/retry.setup.js", ');
+    const config = readFileSync(join(project, 'jest.config.js'), 'utf8').replace(
+      'setupFilesAfterEnv: [',
+      'setupFilesAfterEnv: ["<rootDir>/retry.setup.js", ',
+    );
     writeFileSync(join(project, 'jest.retry.config.js'), config);
     const run = await jest(['--config', 'jest.retry.config.js', '-t', '\\(caps_wrong\\)', 'storyboards/smoke']);
-    const failed = readJestJson(join(project, 'results.json')).testResults.flatMap((r) => r.assertionResults).filter((a) => a.status === 'failed');
+    const failed = readJestJson(join(project, 'results.json'))
+      .testResults.flatMap((r) => r.assertionResults)
+      .filter((a) => a.status === 'failed');
     expect(failed.length, run.stdout + run.stderr).toBe(1);
-    expect(failed[0]!.failureMessages.join('\n')).toMatch(/does not retry storyboard steps \(retry 1\).*first attempt's verdict stands — field_value at \/context\/correlation_id: expected "not-smoke"/);
+    expect(failed[0]!.failureMessages.join('\n')).toMatch(
+      /does not retry storyboard steps \(retry 1\).*first attempt's verdict stands — field_value at \/context\/correlation_id: expected "not-smoke"/,
+    );
   }, 120_000);
 });
 
 describe('the corpus stub folder (createJestPreset)', () => {
   type Preset = { roots?: string[] };
-  const createJestPreset = (options: object): Preset => createRequire(import.meta.url)(join(scratch, 'dist', 'jest', 'preset.cjs')).createJestPreset(options);
+  const createJestPreset = (options: object): Preset =>
+    createRequire(import.meta.url)(join(scratch, 'dist', 'jest', 'preset.cjs')).createJestPreset(options);
   const selection = { compliance: { storyboards: ['capability_discovery'] } };
   let root: string;
   beforeAll(() => {
@@ -212,11 +285,23 @@ describe('the corpus stub folder (createJestPreset)', () => {
     const dir = join(root, STUB_DIR);
     expect(preset.roots).toEqual(['<rootDir>', dir]);
     expect(readdirSync(join(dir, 'universal'))).toEqual(['capability-discovery.storyboard.yaml']);
-    expect(readFileSync(join(dir, 'universal', 'capability-discovery.storyboard.yaml'), 'utf8')).toBe(`# vitest-adcp corpus storyboard: ${corpusFile}\n`);
+    expect(readFileSync(join(dir, 'universal', 'capability-discovery.storyboard.yaml'), 'utf8')).toBe(
+      `# vitest-adcp corpus storyboard: ${corpusFile}\n`,
+    );
     // git sees nothing to commit: the folder's own .gitignore says `*`.
     execFileSync('git', ['init', '-q'], { cwd: root });
-    expect(execFileSync('git', ['status', '--porcelain', '--untracked-files=all', '--', STUB_DIR], { cwd: root, encoding: 'utf8' })).toBe('');
-    expect(execFileSync('git', ['check-ignore', '-q', `${STUB_DIR}/universal/capability-discovery.storyboard.yaml`], { cwd: root, encoding: 'utf8' })).toBe('');
+    expect(
+      execFileSync('git', ['status', '--porcelain', '--untracked-files=all', '--', STUB_DIR], {
+        cwd: root,
+        encoding: 'utf8',
+      }),
+    ).toBe('');
+    expect(
+      execFileSync('git', ['check-ignore', '-q', `${STUB_DIR}/universal/capability-discovery.storyboard.yaml`], {
+        cwd: root,
+        encoding: 'utf8',
+      }),
+    ).toBe('');
 
     expect(createJestPreset({ rootDir: root }).roots).toBeUndefined();
     expect(existsSync(dir)).toBe(false);
@@ -225,9 +310,11 @@ describe('the corpus stub folder (createJestPreset)', () => {
   it('leaves a folder of that name it did not write alone, and says so when it needs the folder', () => {
     const dir = join(root, STUB_DIR);
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'mine.txt'), 'the user\'s');
+    writeFileSync(join(dir, 'mine.txt'), "the user's");
     expect(createJestPreset({ rootDir: root }).roots).toBeUndefined();
-    expect(() => createJestPreset({ ...selection, rootDir: root })).toThrow(`vitest-adcp: ${dir} exists and was not written by vitest-adcp`);
-    expect(readFileSync(join(dir, 'mine.txt'), 'utf8')).toBe('the user\'s');
+    expect(() => createJestPreset({ ...selection, rootDir: root })).toThrow(
+      `vitest-adcp: ${dir} exists and was not written by vitest-adcp`,
+    );
+    expect(readFileSync(join(dir, 'mine.txt'), 'utf8')).toBe("the user's");
   });
 });

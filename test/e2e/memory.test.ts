@@ -34,7 +34,8 @@ beforeAll(async () => {
       // The default limit (10 MiB): the 8 MB answers are read whole.
       HOSTILE_MAX_RESPONSE_BYTES: String(10 * MiB),
       RSS_PROBE_DIR: probes,
-      NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import=${join(repoRoot, 'test', 'helpers', 'rss-probe.mjs')}`.trim(),
+      NODE_OPTIONS:
+        `${process.env.NODE_OPTIONS ?? ''} --import=${join(repoRoot, 'test', 'helpers', 'rss-probe.mjs')}`.trim(),
     },
     reporters: [join(repoRoot, 'src', 'report', 'reporter.ts'), join(repoRoot, 'test', 'helpers', 'rss-reporter.ts')],
     args: [`--outputFile.vitest-adcp=${reportFile}`],
@@ -57,8 +58,12 @@ it('ran the case: two 8 MB answers, every one of their 80 checks failing, each s
   ]);
   for (const test of steps) {
     // The 80 checks, and the context echo the answer lacks.
-    expect(test.errors[0]!.message).toMatch(/^field_value at \/items\/0: expected "not this", got a value too large to keep \(100002 characters of JSON, its start below\) — .*\(\+80 more failed checks\)$/);
-    expect(test.meta.adcp.result.validations.filter((v: any) => v.check === 'field_value' && !v.passed)).toHaveLength(80);
+    expect(test.errors[0]!.message).toMatch(
+      /^field_value at \/items\/0: expected "not this", got a value too large to keep \(100002 characters of JSON, its start below\) — .*\(\+80 more failed checks\)$/,
+    );
+    expect(test.meta.adcp.result.validations.filter((v: any) => v.check === 'field_value' && !v.passed)).toHaveLength(
+      80,
+    );
   }
   expect(agent.calls.filter((c) => (c.arguments as any)?.context?.hostile === 'big_8000000')).toHaveLength(2);
 });
@@ -68,7 +73,10 @@ it('writes a report under 20 MB, complete and valid against the contract schema'
   const report = JSON.parse(readFileSync(reportFile, 'utf8'));
   assertValidContractReport(report);
   expect(report.summary).toMatchObject({ total_steps: 2, steps_failed: 2 });
-  expect(report.storyboards[0].steps.map((s: any) => s.validations.length)).toEqual([expect.any(Number), expect.any(Number)]);
+  expect(report.storyboards[0].steps.map((s: any) => s.validations.length)).toEqual([
+    expect.any(Number),
+    expect.any(Number),
+  ]);
 });
 
 it('stays under 300 MB of RSS in the worker that reads, grades and records the answers', () => {

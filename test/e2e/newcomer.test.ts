@@ -21,7 +21,10 @@ import { packedTarball } from '../helpers/packed.js';
 import { closedPort } from '../helpers/ports.js';
 import { repoRoot } from '../helpers/run-vitest.js';
 
-const pkg = (await import('../../package.json', { with: { type: 'json' } })).default as { version: string; devDependencies: Record<string, string> };
+const pkg = (await import('../../package.json', { with: { type: 'json' } })).default as {
+  version: string;
+  devDependencies: Record<string, string>;
+};
 const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
 /** The quick start's config, as a newcomer copies it. */
 const quickStartConfig = /```ts\n\/\/ vitest\.config\.ts\n([\s\S]*?)```/.exec(readme)![1]!;
@@ -39,8 +42,9 @@ function cleanEnv(extra: Record<string, string | undefined>): NodeJS.ProcessEnv 
   for (const key of Object.keys(env)) if (key.startsWith('VITEST') || key.startsWith('ADCP_')) delete env[key];
   delete env.NODE_ENV;
   delete env.TEST;
-  for (const [key, value] of Object.entries(extra)) if (value === undefined) delete env[key];
-  else env[key] = value;
+  for (const [key, value] of Object.entries(extra))
+    if (value === undefined) delete env[key];
+    else env[key] = value;
   return env;
 }
 
@@ -69,12 +73,25 @@ beforeAll(async () => {
   // The README's install line, with our tarball for vitest-adcp and the versions we test with (from the npm cache).
   execFileSync(
     'npm',
-    ['install', '--prefer-offline', '--no-audit', '--no-fund', '-D', `vitest@${pkg.devDependencies.vitest}`, `vite@${pkg.devDependencies.vite}`, tarball, `@adcp/sdk@${pkg.devDependencies['@adcp/sdk']}`],
+    [
+      'install',
+      '--prefer-offline',
+      '--no-audit',
+      '--no-fund',
+      '-D',
+      `vitest@${pkg.devDependencies.vitest}`,
+      `vite@${pkg.devDependencies.vite}`,
+      tarball,
+      `@adcp/sdk@${pkg.devDependencies['@adcp/sdk']}`,
+    ],
     { cwd: project, stdio: 'pipe' },
   );
   writeFileSync(join(project, cjsConfigName), quickStartConfig);
   mkdirSync(join(project, 'test'));
-  writeFileSync(join(project, 'test', 'unit.test.mjs'), "import { expect, it } from 'vitest';\nit('adds', () => expect(1 + 1).toBe(2));\n");
+  writeFileSync(
+    join(project, 'test', 'unit.test.mjs'),
+    "import { expect, it } from 'vitest';\nit('adds', () => expect(1 + 1).toBe(2));\n",
+  );
 }, 300_000);
 
 afterAll(() => {
@@ -133,7 +150,9 @@ describe('a newcomer repository', () => {
     expect(run.output).not.toContain(wrong);
     expect(run.output).not.toMatch(/Tests\s+\d+ failed/);
 
-    const bin = npx(['vitest-adcp', inject('agentUrl'), '--storyboards', 'capability_discovery'], { ADCP_AUTH_TOKEN: wrong });
+    const bin = npx(['vitest-adcp', inject('agentUrl'), '--storyboards', 'capability_discovery'], {
+      ADCP_AUTH_TOKEN: wrong,
+    });
     expect(bin.status, bin.output).toBe(2);
     expect(bin.output.match(new RegExp(TOKEN_FIX.replace(/[`/]/g, '.'), 'g')), bin.output).toHaveLength(1);
     expect(bin.output).not.toContain(wrong);
@@ -190,7 +209,20 @@ describe('a newcomer repository', () => {
     expect(version.status, version.output).toBe(0);
     expect(version.output).toContain(pkg.version);
 
-    const one = npx(['vitest-adcp', inject('agentUrl'), '--storyboards', 'capability_discovery', '--report-html', 'report.html', '--', '-t', '\\(get_capabilities\\)'], { ADCP_AUTH_TOKEN: TOKEN });
+    const one = npx(
+      [
+        'vitest-adcp',
+        inject('agentUrl'),
+        '--storyboards',
+        'capability_discovery',
+        '--report-html',
+        'report.html',
+        '--',
+        '-t',
+        '\\(get_capabilities\\)',
+      ],
+      { ADCP_AUTH_TOKEN: TOKEN },
+    );
     expect(one.status, one.output).toBe(0);
     expect(one.output).toMatch(/Tests\s+1 passed \| \d+ skipped/);
     expect(readFileSync(join(project, 'report.html'), 'utf8')).toMatch(/<html/i);

@@ -43,12 +43,28 @@ afterAll(() => {
 function createProject(name: string, devDependencies: string[]): string {
   const project = join(dir, name);
   mkdirSync(join(project, 'storyboards'), { recursive: true });
-  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'my-agent', private: true, type: 'module' }, null, 2));
+  writeFileSync(
+    join(project, 'package.json'),
+    JSON.stringify({ name: 'my-agent', private: true, type: 'module' }, null, 2),
+  );
   // From the npm cache our own `npm ci` filled; the registry only for what it lacks.
-  execFileSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--save-dev', tarball, ...devDependencies, `@adcp/sdk@${pkg.devDependencies['@adcp/sdk']}`], {
-    cwd: project,
-    stdio: 'pipe',
-  });
+  execFileSync(
+    'npm',
+    [
+      'install',
+      '--prefer-offline',
+      '--no-audit',
+      '--no-fund',
+      '--save-dev',
+      tarball,
+      ...devDependencies,
+      `@adcp/sdk@${pkg.devDependencies['@adcp/sdk']}`,
+    ],
+    {
+      cwd: project,
+      stdio: 'pipe',
+    },
+  );
   writeFileSync(join(project, 'vitest.config.ts'), configText(quickStart.plugins, 'reports/adcp.json'));
   writeFileSync(
     join(project, 'storyboards', 'smoke.storyboard.yaml'),
@@ -57,7 +73,20 @@ function createProject(name: string, devDependencies: string[]): string {
   // A misspelt key (`validation:`): not a *.storyboard.yaml, so only the runs that name it load it.
   writeFileSync(
     join(project, 'storyboards', 'typo.sb.yaml'),
-    ['id: my_typo', 'title: My typo', 'phases:', '  - id: discovery', '    steps:', '      - id: caps', '        title: Capabilities', '        task: get_adcp_capabilities', '        validation:', '          - check: field_present', '            path: adcp', ''].join('\n'),
+    [
+      'id: my_typo',
+      'title: My typo',
+      'phases:',
+      '  - id: discovery',
+      '    steps:',
+      '      - id: caps',
+      '        title: Capabilities',
+      '        task: get_adcp_capabilities',
+      '        validation:',
+      '          - check: field_present',
+      '            path: adcp',
+      '',
+    ].join('\n'),
   );
   writeFileSync(
     join(project, 'storyboards', 'typed.test.ts'),
@@ -92,14 +121,30 @@ function createProject(name: string, devDependencies: string[]): string {
 
 /** The project's Vitest config: the given plugin line (the README's), the contract reporter, and JUnit when asked. */
 function configText(plugins: string, report: string, junit?: string): string {
-  const reporters = [`'default'`, `['vitest-adcp/reporter', { outputFile: '${report}' }]`, ...(junit ? [`['junit', { outputFile: '${junit}' }]`] : [])];
+  const reporters = [
+    `'default'`,
+    `['vitest-adcp/reporter', { outputFile: '${report}' }]`,
+    ...(junit ? [`['junit', { outputFile: '${junit}' }]`] : []),
+  ];
   return `import { defineConfig } from 'vitest/config';\nimport { adcpStoryboards } from 'vitest-adcp';\n\nexport default defineConfig({\n  ${plugins}\n  test: { reporters: [${reporters.join(', ')}] },\n});\n`;
 }
 
 function vitestRun(project: string, args: string[] = [], extraEnv: NodeJS.ProcessEnv = {}) {
-  const env: NodeJS.ProcessEnv = { ...process.env, ADCP_AGENT_URL: inject('agentUrl'), ADCP_AUTH_TOKEN: 'demo-packed-v1', NO_COLOR: '1', FORCE_COLOR: '0', ...extraEnv };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    ADCP_AGENT_URL: inject('agentUrl'),
+    ADCP_AUTH_TOKEN: 'demo-packed-v1',
+    NO_COLOR: '1',
+    FORCE_COLOR: '0',
+    ...extraEnv,
+  };
   for (const key of Object.keys(env)) if (key.startsWith('VITEST')) delete env[key];
-  const result = spawnSync('npx', ['vitest', 'run', ...args], { cwd: project, env, encoding: 'utf8', timeout: 120_000 });
+  const result = spawnSync('npx', ['vitest', 'run', ...args], {
+    cwd: project,
+    env,
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
   return { status: result.status, output: result.stdout + result.stderr };
 }
 
@@ -124,84 +169,130 @@ describe.each([
     expect(JSON.stringify(report)).not.toContain('demo-packed-v1');
   }, 180_000);
 
-  it.runIf(primary)('loads from a CommonJS config too (Vite bundles a .cts config, or any config of a package without "type": "module", with require); strictKeys: false loads a misspelt key with its warning in the report and JUnit', () => {
-    const lenient = quickStart.plugins.replace('adcpStoryboards({', "adcpStoryboards({ strictKeys: false, files: ['storyboards/typo.sb.yaml'], ");
-    writeFileSync(join(project, 'vitest.cjs.config.cts'), configText(lenient, 'reports/adcp-cjs.json', 'reports/junit-cjs.xml'));
-    const { status, output } = vitestRun(project, ['--config', 'vitest.cjs.config.cts']);
-    expect(output).not.toMatch(/ESM only/);
-    expect(status, output).toBe(0);
-    expect(output).toMatch(/Tests\s+7 passed \(7\)/);
-    // The warning is not only in the terminal: on the storyboard's first step in the contract report, and in JUnit.
-    const warning = /typo\.sb\.yaml:9:9: warning: \[unknown_key\] unknown key "validation" in step "caps" \(did you mean "validations"\?\)/;
-    const report = JSON.parse(readFileSync(join(project, 'reports', 'adcp-cjs.json'), 'utf8'));
-    const typo = report.storyboards.find((s: any) => s.storyboard_id === 'my_typo');
-    expect(typo.steps[0].warnings).toEqual([expect.stringMatching(warning)]);
-    const junit = readFileSync(join(project, 'reports', 'junit-cjs.xml'), 'utf8').replace(/&quot;/g, '"');
-    expect(junit).toMatch(new RegExp(`<property name="warning" value="[^"]*${warning.source}`));
-    rmSync(join(project, 'vitest.cjs.config.cts'));
-  }, 180_000);
-
-  it.runIf(primary)("a CommonJS project (what `npm init -y` writes) runs with the config named as the README says, without Vite's warning", () => {
-    const configName = /name the\s+file `(vitest\.config\.[cm]?ts)`/.exec(readme)?.[1];
-    expect(configName).toBe('vitest.config.mts');
-    const packageJson = readFileSync(join(project, 'package.json'), 'utf8');
-    const config = readFileSync(join(project, 'vitest.config.ts'), 'utf8');
-    const warning = /ESM syntax in a file loaded as CommonJS/;
-    try {
-      writeFileSync(join(project, 'package.json'), JSON.stringify({ ...JSON.parse(packageJson), type: 'commonjs' }, null, 2));
-      // As vitest.config.ts, the README's config warns on every run: what the README tells the user to avoid.
-      const asTs = vitestRun(project);
-      expect(asTs.status, asTs.output).toBe(0);
-      expect(asTs.output).toMatch(warning);
-      rmSync(join(project, 'vitest.config.ts'));
-      writeFileSync(join(project, configName!), config);
-      const { status, output } = vitestRun(project);
+  it.runIf(primary)(
+    'loads from a CommonJS config too (Vite bundles a .cts config, or any config of a package without "type": "module", with require); strictKeys: false loads a misspelt key with its warning in the report and JUnit',
+    () => {
+      const lenient = quickStart.plugins.replace(
+        'adcpStoryboards({',
+        "adcpStoryboards({ strictKeys: false, files: ['storyboards/typo.sb.yaml'], ",
+      );
+      writeFileSync(
+        join(project, 'vitest.cjs.config.cts'),
+        configText(lenient, 'reports/adcp-cjs.json', 'reports/junit-cjs.xml'),
+      );
+      const { status, output } = vitestRun(project, ['--config', 'vitest.cjs.config.cts']);
+      expect(output).not.toMatch(/ESM only/);
       expect(status, output).toBe(0);
-      expect(output).not.toMatch(warning);
-      expect(output).not.toMatch(/^\(!\)/m);
-      expect(output).toMatch(/Tests\s+6 passed \(6\)/);
-    } finally {
-      rmSync(join(project, configName ?? 'vitest.config.mts'), { force: true });
-      writeFileSync(join(project, 'vitest.config.ts'), config);
-      writeFileSync(join(project, 'package.json'), packageJson);
-    }
-  }, 240_000);
+      expect(output).toMatch(/Tests\s+7 passed \(7\)/);
+      // The warning is not only in the terminal: on the storyboard's first step in the contract report, and in JUnit.
+      const warning =
+        /typo\.sb\.yaml:9:9: warning: \[unknown_key\] unknown key "validation" in step "caps" \(did you mean "validations"\?\)/;
+      const report = JSON.parse(readFileSync(join(project, 'reports', 'adcp-cjs.json'), 'utf8'));
+      const typo = report.storyboards.find((s: any) => s.storyboard_id === 'my_typo');
+      expect(typo.steps[0].warnings).toEqual([expect.stringMatching(warning)]);
+      const junit = readFileSync(join(project, 'reports', 'junit-cjs.xml'), 'utf8').replace(/&quot;/g, '"');
+      expect(junit).toMatch(new RegExp(`<property name="warning" value="[^"]*${warning.source}`));
+      rmSync(join(project, 'vitest.cjs.config.cts'));
+    },
+    180_000,
+  );
 
-  it.runIf(primary)("runs the README's one-step command: one test, the step named, not the steps whose id it is a prefix of", () => {
-    const [pattern, comment] = quickStart.oneStep;
-    expect(comment).toMatch(/^one step/);
-    const { status, output } = vitestRun(project, ['-t', pattern]);
-    expect(status, output).toBe(0);
-    expect(output).toMatch(/Tests\s+1 passed \| 5 skipped \(6\)/);
-  }, 180_000);
+  it.runIf(primary)(
+    "a CommonJS project (what `npm init -y` writes) runs with the config named as the README says, without Vite's warning",
+    () => {
+      const configName = /name the\s+file `(vitest\.config\.[cm]?ts)`/.exec(readme)?.[1];
+      expect(configName).toBe('vitest.config.mts');
+      const packageJson = readFileSync(join(project, 'package.json'), 'utf8');
+      const config = readFileSync(join(project, 'vitest.config.ts'), 'utf8');
+      const warning = /ESM syntax in a file loaded as CommonJS/;
+      try {
+        writeFileSync(
+          join(project, 'package.json'),
+          JSON.stringify({ ...JSON.parse(packageJson), type: 'commonjs' }, null, 2),
+        );
+        // As vitest.config.ts, the README's config warns on every run: what the README tells the user to avoid.
+        const asTs = vitestRun(project);
+        expect(asTs.status, asTs.output).toBe(0);
+        expect(asTs.output).toMatch(warning);
+        rmSync(join(project, 'vitest.config.ts'));
+        writeFileSync(join(project, configName!), config);
+        const { status, output } = vitestRun(project);
+        expect(status, output).toBe(0);
+        expect(output).not.toMatch(warning);
+        expect(output).not.toMatch(/^\(!\)/m);
+        expect(output).toMatch(/Tests\s+6 passed \(6\)/);
+      } finally {
+        rmSync(join(project, configName ?? 'vitest.config.mts'), { force: true });
+        writeFileSync(join(project, 'vitest.config.ts'), config);
+        writeFileSync(join(project, 'package.json'), packageJson);
+      }
+    },
+    240_000,
+  );
 
-  it.runIf(primary)("stays under 300 MB in every process of a user's run on 8 MB answers with 80 failing checks each, and writes a report under 20 MB", () => {
-    // Issue 13's bound, measured where users pay it: the package from node_modules, Vite's default config loader (our own
-    // repo's TS config, which Vite bundles with src/, starts its main process at ~300 MB; test/e2e/memory.test.ts holds the
-    // worker bound there). Each process writes its own high-water mark (VmHWM) through test/helpers/rss-probe.mjs.
-    mkdirSync(join(project, 'memory'), { recursive: true });
-    writeFileSync(join(project, 'memory', 'eight-megabytes.storyboard.yaml'), readFileSync(join(repoRoot, 'fixtures', 'hostile', 'memory', 'eight-megabytes.storyboard.yaml')));
-    writeFileSync(join(project, 'vitest.memory.config.ts'), configText("plugins: [adcpStoryboards({ include: ['memory/*.storyboard.yaml'] })],", 'reports/memory.json'));
-    const probes = mkdtempSync(join(dir, 'rss-'));
-    const { status, output } = vitestRun(project, ['--config', 'vitest.memory.config.ts'], {
-      ADCP_AGENT_URL: `${inject('agentOrigin')}/x/hostile/mcp`,
-      RSS_PROBE_DIR: probes,
-      NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import=${join(repoRoot, 'test', 'helpers', 'rss-probe.mjs')}`.trim(),
-    });
-    expect(status, output).toBe(1);
-    expect(output).toMatch(/Tests\s+2 failed \| 3 passed/); // the two 8 MB steps; the user's own three tests pass
-    const peaks = readdirSync(probes).filter((f) => /^\d+\.json$/.test(f)).map((f) => JSON.parse(readFileSync(join(probes, f), 'utf8')) as { argv: string[]; peakKiB: number });
-    expect(peaks.length, output).toBeGreaterThanOrEqual(2); // the main process and at least one worker
-    for (const peak of peaks) expect(peak.peakKiB / 1024, JSON.stringify(peak)).toBeLessThan(300);
-    expect(readFileSync(join(project, 'reports', 'memory.json')).length).toBeLessThan(20 * 1024 * 1024);
-    rmSync(join(project, 'vitest.memory.config.ts'));
-    rmSync(join(project, 'memory'), { recursive: true });
-  }, 180_000);
+  it.runIf(primary)(
+    "runs the README's one-step command: one test, the step named, not the steps whose id it is a prefix of",
+    () => {
+      const [pattern, comment] = quickStart.oneStep;
+      expect(comment).toMatch(/^one step/);
+      const { status, output } = vitestRun(project, ['-t', pattern]);
+      expect(status, output).toBe(0);
+      expect(output).toMatch(/Tests\s+1 passed \| 5 skipped \(6\)/);
+    },
+    180_000,
+  );
+
+  it.runIf(primary)(
+    "stays under 300 MB in every process of a user's run on 8 MB answers with 80 failing checks each, and writes a report under 20 MB",
+    () => {
+      // Issue 13's bound, measured where users pay it: the package from node_modules, Vite's default config loader (our own
+      // repo's TS config, which Vite bundles with src/, starts its main process at ~300 MB; test/e2e/memory.test.ts holds the
+      // worker bound there). Each process writes its own high-water mark (VmHWM) through test/helpers/rss-probe.mjs.
+      mkdirSync(join(project, 'memory'), { recursive: true });
+      writeFileSync(
+        join(project, 'memory', 'eight-megabytes.storyboard.yaml'),
+        readFileSync(join(repoRoot, 'fixtures', 'hostile', 'memory', 'eight-megabytes.storyboard.yaml')),
+      );
+      writeFileSync(
+        join(project, 'vitest.memory.config.ts'),
+        configText("plugins: [adcpStoryboards({ include: ['memory/*.storyboard.yaml'] })],", 'reports/memory.json'),
+      );
+      const probes = mkdtempSync(join(dir, 'rss-'));
+      const { status, output } = vitestRun(project, ['--config', 'vitest.memory.config.ts'], {
+        ADCP_AGENT_URL: `${inject('agentOrigin')}/x/hostile/mcp`,
+        RSS_PROBE_DIR: probes,
+        NODE_OPTIONS:
+          `${process.env.NODE_OPTIONS ?? ''} --import=${join(repoRoot, 'test', 'helpers', 'rss-probe.mjs')}`.trim(),
+      });
+      expect(status, output).toBe(1);
+      expect(output).toMatch(/Tests\s+2 failed \| 3 passed/); // the two 8 MB steps; the user's own three tests pass
+      const peaks = readdirSync(probes)
+        .filter((f) => /^\d+\.json$/.test(f))
+        .map((f) => JSON.parse(readFileSync(join(probes, f), 'utf8')) as { argv: string[]; peakKiB: number });
+      expect(peaks.length, output).toBeGreaterThanOrEqual(2); // the main process and at least one worker
+      for (const peak of peaks) expect(peak.peakKiB / 1024, JSON.stringify(peak)).toBeLessThan(300);
+      expect(readFileSync(join(project, 'reports', 'memory.json')).length).toBeLessThan(20 * 1024 * 1024);
+      rmSync(join(project, 'vitest.memory.config.ts'));
+      rmSync(join(project, 'memory'), { recursive: true });
+    },
+    180_000,
+  );
 
   it.runIf(primary)('typechecks a user test importing a storyboard and a config using the plugin options', () => {
     writeFileSync(
       join(project, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: true, types: [] }, include: ['storyboards/*.ts', 'vitest.config.ts'] }),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          noEmit: true,
+          skipLibCheck: true,
+          types: [],
+        },
+        include: ['storyboards/*.ts', 'vitest.config.ts'],
+      }),
     );
     writeFileSync(
       join(project, 'storyboards', 'typed-strict.test.ts'),
@@ -213,22 +304,41 @@ describe.each([
     rmSync(join(project, 'storyboards', 'typed-strict.test.ts'));
   });
 
-  it.runIf(primary)('runs `npx vitest-adcp <url>` without a config: the bin, and only the storyboards it was given; a misspelt key is a located load error', () => {
-    const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' };
-    for (const key of Object.keys(env)) if (key.startsWith('VITEST') || key.startsWith('ADCP_')) delete env[key];
-    const result = spawnSync('npx', ['vitest-adcp', inject('agentUrl'), '--storyboards', 'capability_discovery,./storyboards/typo.sb.yaml', '--report', 'reports/cli.json'], { cwd: project, env, encoding: 'utf8', timeout: 120_000 });
-    const output = result.stdout + result.stderr;
-    // The repository's vitest.config.ts (with its own storyboard and tests) is not this command's.
-    expect(output).toMatch(/Tests\s+1 failed \| 2 passed \(3\)/);
-    // Strict by default: the step with `validation:` does not pass with nothing checked; the file fails to load, at the key.
-    expect(result.status, output).toBe(1);
-    expect(output).toMatch(/loads without errors \(unknown_key\)/);
-    const report = JSON.parse(readFileSync(join(project, 'reports', 'cli.json'), 'utf8'));
-    expect(report.storyboards.map((s: any) => s.storyboard_id)).toEqual(['capability_discovery']);
-    expect(report.load_errors).toEqual([
-      expect.objectContaining({ file: 'storyboards/typo.sb.yaml', message: expect.stringMatching(/typo\.sb\.yaml:9:9: \[unknown_key\] unknown key "validation" in step "caps"\n\s+fix: did you mean "validations"\? \(.*strictKeys: false/) }),
-    ]);
-  });
+  it.runIf(primary)(
+    'runs `npx vitest-adcp <url>` without a config: the bin, and only the storyboards it was given; a misspelt key is a located load error',
+    () => {
+      const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' };
+      for (const key of Object.keys(env)) if (key.startsWith('VITEST') || key.startsWith('ADCP_')) delete env[key];
+      const result = spawnSync(
+        'npx',
+        [
+          'vitest-adcp',
+          inject('agentUrl'),
+          '--storyboards',
+          'capability_discovery,./storyboards/typo.sb.yaml',
+          '--report',
+          'reports/cli.json',
+        ],
+        { cwd: project, env, encoding: 'utf8', timeout: 120_000 },
+      );
+      const output = result.stdout + result.stderr;
+      // The repository's vitest.config.ts (with its own storyboard and tests) is not this command's.
+      expect(output).toMatch(/Tests\s+1 failed \| 2 passed \(3\)/);
+      // Strict by default: the step with `validation:` does not pass with nothing checked; the file fails to load, at the key.
+      expect(result.status, output).toBe(1);
+      expect(output).toMatch(/loads without errors \(unknown_key\)/);
+      const report = JSON.parse(readFileSync(join(project, 'reports', 'cli.json'), 'utf8'));
+      expect(report.storyboards.map((s: any) => s.storyboard_id)).toEqual(['capability_discovery']);
+      expect(report.load_errors).toEqual([
+        expect.objectContaining({
+          file: 'storyboards/typo.sb.yaml',
+          message: expect.stringMatching(
+            /typo\.sb\.yaml:9:9: \[unknown_key\] unknown key "validation" in step "caps"\n\s+fix: did you mean "validations"\? \(.*strictKeys: false/,
+          ),
+        }),
+      ]);
+    },
+  );
 
   it.runIf(primary)('ships types, the storyboard JSON Schema and the client module declaration', () => {
     const installed = join(project, 'node_modules', 'vitest-adcp');
@@ -241,18 +351,30 @@ describe.each([
     // The CommonJS build of the client and the Jest matchers (test/e2e/jest-client.test.ts runs it in Jest), and the
     // annotated example storyboards the README links.
     expect(files('dist/cjs')).toEqual(expect.arrayContaining(['package.json', 'client', 'matchers']));
-    expect(files('examples')).toEqual(expect.arrayContaining(['discovery.storyboard.yaml', 'media-buy.storyboard.yaml']));
+    expect(files('examples')).toEqual(
+      expect.arrayContaining(['discovery.storyboard.yaml', 'media-buy.storyboard.yaml']),
+    );
     // The editor settings the README shows: a modeline that works in any folder (the published copy, the schema's $id), or
     // the installed copy mapped to the storyboard globs from the workspace root.
     const schemaPath = createRequire(join(project, 'noop.js')).resolve('vitest-adcp/schema/storyboard.schema.json');
     const schema = JSON.parse(readFileSync(schemaPath, 'utf8'));
     expect(quickStart.modeline).toBe(schema.$id);
-    expect(Object.entries(quickStart.yamlSchemas).map(([path, globs]) => [existsSync(join(project, path)), globs])).toEqual([[true, ['**/*.storyboard.yaml', '**/*.storyboard.yml']]]);
+    expect(
+      Object.entries(quickStart.yamlSchemas).map(([path, globs]) => [existsSync(join(project, path)), globs]),
+    ).toEqual([[true, ['**/*.storyboard.yaml', '**/*.storyboard.yml']]]);
     // The installed schema compiles under ajv's strict mode and flags a misspelt check and an unknown key.
     const validate = new Ajv({ strict: true, allErrors: true }).compile(schema);
-    const step = { id: 's', task: 'get_products', sample_requst: {}, validations: [{ check: 'field_presnet', path: 'products' }] };
+    const step = {
+      id: 's',
+      task: 'get_products',
+      sample_requst: {},
+      validations: [{ check: 'field_presnet', path: 'products' }],
+    };
     expect(validate({ id: 'a', title: 'A', phases: [{ id: 'p', steps: [step] }] })).toBe(false);
-    expect(validate.errors!.map((e) => `${e.instancePath} ${e.keyword}`)).toEqual(['/phases/0/steps/0 additionalProperties', '/phases/0/steps/0/validations/0/check enum']);
+    expect(validate.errors!.map((e) => `${e.instancePath} ${e.keyword}`)).toEqual([
+      '/phases/0/steps/0 additionalProperties',
+      '/phases/0/steps/0/validations/0/check enum',
+    ]);
     // Every source a shipped source map names is shipped too, so stack frames and "go to source" land on real files.
     const missing: string[] = [];
     const walk = (dir: string) => {
@@ -260,7 +382,8 @@ describe.each([
         const path = join(dir, entry.name);
         if (entry.isDirectory()) walk(path);
         else if (entry.name.endsWith('.js.map')) {
-          for (const source of JSON.parse(readFileSync(path, 'utf8')).sources as string[]) if (!existsSync(join(dir, source))) missing.push(`${path} → ${source}`);
+          for (const source of JSON.parse(readFileSync(path, 'utf8')).sources as string[])
+            if (!existsSync(join(dir, source))) missing.push(`${path} → ${source}`);
         }
       }
     };

@@ -38,9 +38,15 @@ function orderAtAgent(): string[] {
 describe('sequential: true', () => {
   it('runs the storyboards one at a time, in the selection order, in one worker of the non-isolated project', async () => {
     agent.resetCalls();
-    const run = await runVitest({ config, env: { ADCP_AGENT_URL: agent.url, E2E_CORPUS: storyboards.map(([id]) => id).join(',') } });
+    const run = await runVitest({
+      config,
+      env: { ADCP_AGENT_URL: agent.url, E2E_CORPUS: storyboards.map(([id]) => id).join(',') },
+    });
     expect(run.moduleErrors, run.stdout + run.stderr).toEqual([]);
-    expect(new Set(run.tests.map((t) => t.meta?.adcp?.id ?? t.module)).size, run.stdout + run.stderr).toBeGreaterThanOrEqual(3);
+    expect(
+      new Set(run.tests.map((t) => t.meta?.adcp?.id ?? t.module)).size,
+      run.stdout + run.stderr,
+    ).toBeGreaterThanOrEqual(3);
     expect(orderAtAgent(), `calls: ${agent.calls.map((c) => c.tool).join(' ')}`).toEqual(storyboards.map(([id]) => id));
     const projects = [...new Set(run.tests.map((t) => JSON.stringify(t.project)))].map((p) => JSON.parse(p));
     expect(projects).toEqual([expect.objectContaining({ name: 'vitest-adcp', isolate: false, maxWorkers: 1 })]);

@@ -67,7 +67,16 @@ describe('storyboards sharing a worker', () => {
     for (const name of ['c', 'd']) {
       writeFileSync(
         join(scratch, `${name}-again.storyboard.yaml`),
-        [`id: again_${name}`, 'title: Again', 'phases:', '  - id: p', '    steps:', `      - id: capabilities_${name}`, '        task: get_adcp_capabilities', ''].join('\n'),
+        [
+          `id: again_${name}`,
+          'title: Again',
+          'phases:',
+          '  - id: p',
+          '    steps:',
+          `      - id: capabilities_${name}`,
+          '        task: get_adcp_capabilities',
+          '',
+        ].join('\n'),
       );
     }
     // B reads what A captured and what A's context: sets, which the load-time pass (unknown_context_reference) refuses
@@ -83,8 +92,15 @@ describe('storyboards sharing a worker', () => {
       ].join('\n'),
     );
     const proxy = await countingProxy(inject('agentUrl'));
-    const run = await runVitest({ config: lenientConfig, env: { ADCP_AGENT_URL: proxy.url }, args: ['--maxWorkers=1'] }).finally(() => proxy.close());
-    expect(run.tests.length, JSON.stringify(run.tests.map((t) => [t.name, t.state, t.errors[0]?.message.slice(0, 300)]))).toBe(6);
+    const run = await runVitest({
+      config: lenientConfig,
+      env: { ADCP_AGENT_URL: proxy.url },
+      args: ['--maxWorkers=1'],
+    }).finally(() => proxy.close());
+    expect(
+      run.tests.length,
+      JSON.stringify(run.tests.map((t) => [t.name, t.state, t.errors[0]?.message.slice(0, 300)])),
+    ).toBe(6);
     // The storyboards take turns on the worker's MCP sessions, one per credential — not one per storyboard file (that
     // was 1 + 3): A's kit token once; no credential for B, which the agent's HTTP 401 to B's last step drops (no MCP
     // result: dropped, as after any transport-level failure), and once more for C, whose session D then takes. One more
@@ -105,11 +121,18 @@ describe('storyboards sharing a worker', () => {
     }
   });
 
-  it('get two workers, after the user\'s own tests, where Vitest\'s default gives one — unless the run names a count', async () => {
+  it("get two workers, after the user's own tests, where Vitest's default gives one — unless the run names a count", async () => {
     // With the user's own TS tests too: Vitest refuses two worker counts in one group, so this run would fail if the
     // storyboard project kept the user's group.
-    const env = { ADCP_AGENT_URL: inject('agentUrl'), E2E_FILES: 'fixtures/storyboards/discovery.storyboard.yaml', E2E_TS_TESTS: '1' };
-    const [byDefault, named] = await Promise.all([runVitest({ config, env }), runVitest({ config, env, args: ['--maxWorkers=1'] })]);
+    const env = {
+      ADCP_AGENT_URL: inject('agentUrl'),
+      E2E_FILES: 'fixtures/storyboards/discovery.storyboard.yaml',
+      E2E_TS_TESTS: '1',
+    };
+    const [byDefault, named] = await Promise.all([
+      runVitest({ config, env }),
+      runVitest({ config, env, args: ['--maxWorkers=1'] }),
+    ]);
     expect(byDefault.exitCode, byDefault.stderr).toBe(0);
     const oneByDefault = availableParallelism() <= 2;
     const storyboards = (run: typeof byDefault) => run.tests.filter((t) => t.project.name === 'vitest-adcp');
@@ -118,16 +141,22 @@ describe('storyboards sharing a worker', () => {
     }
     for (const test of storyboards(named)) expect(test.project).toMatchObject({ groupOrder: 0 });
     expect(storyboards(byDefault).length).toBeGreaterThan(0);
-    expect(byDefault.tests.filter((t) => t.project.name === '').map((t) => t.project.groupOrder)).toEqual(expect.arrayContaining([0]));
+    expect(byDefault.tests.filter((t) => t.project.name === '').map((t) => t.project.groupOrder)).toEqual(
+      expect.arrayContaining([0]),
+    );
     // The same verdicts (in whichever order the groups finished).
     const verdicts = (run: typeof byDefault) => run.tests.map((t) => `${t.name} ${t.state}`).sort();
     expect(verdicts(named)).toEqual(verdicts(byDefault));
   });
 
-  it('run isolated in the user\'s own project with isolate: true', async () => {
+  it("run isolated in the user's own project with isolate: true", async () => {
     const run = await runVitest({
       config,
-      env: { ADCP_AGENT_URL: inject('agentUrl'), E2E_FILES: 'fixtures/storyboards/discovery.storyboard.yaml', E2E_ISOLATE: '1' },
+      env: {
+        ADCP_AGENT_URL: inject('agentUrl'),
+        E2E_FILES: 'fixtures/storyboards/discovery.storyboard.yaml',
+        E2E_ISOLATE: '1',
+      },
     });
     expect(run.tests.length).toBeGreaterThan(0);
     for (const test of run.tests) expect(test.project).toMatchObject({ name: '', isolate: true });

@@ -19,7 +19,9 @@ const good = ['discovery', 'products', 'error-codes'].map((name) => join(storybo
 function stepsOf(file: string) {
   const loaded = loadStoryboardFile(file);
   if (!loaded.ok) throw new Error(`fixture ${file} does not load`);
-  return loaded.storyboard.phases.flatMap((phase) => phase.steps.map((step) => ({ storyboard: loaded.storyboard, phase, step })));
+  return loaded.storyboard.phases.flatMap((phase) =>
+    phase.steps.map((step) => ({ storyboard: loaded.storyboard, phase, step })),
+  );
 }
 
 describe('against the conformant fixture agent', () => {
@@ -27,7 +29,12 @@ describe('against the conformant fixture agent', () => {
   beforeAll(async () => {
     run = await runVitest({
       config,
-      env: { ADCP_AGENT_URL: inject('agentUrl'), E2E_STORYBOARDS: [...good, join(brokenDir, '*.storyboard.yaml')].join(','), E2E_CORPUS: 'capability_discovery', E2E_TS_TESTS: '1' },
+      env: {
+        ADCP_AGENT_URL: inject('agentUrl'),
+        E2E_STORYBOARDS: [...good, join(brokenDir, '*.storyboard.yaml')].join(','),
+        E2E_CORPUS: 'capability_discovery',
+        E2E_TS_TESTS: '1',
+      },
     });
   });
 
@@ -36,7 +43,9 @@ describe('against the conformant fixture agent', () => {
       for (const { storyboard, phase, step } of stepsOf(file)) {
         const test = byId(run, `${storyboard.id}/${phase.id}/${step.id}`);
         expect(test.state, `${test.fullName}\n${test.errors.map((e) => e.message).join('\n')}`).toBe('passed');
-        expect(test.fullName).toBe(`${storyboard.title} (${storyboard.id}) > ${phase.title} (${phase.id}) > ${step.title} (${step.id})`);
+        expect(test.fullName).toBe(
+          `${storyboard.title} (${storyboard.id}) > ${phase.title} (${phase.id}) > ${step.title} (${step.id})`,
+        );
       }
     }
   });
@@ -57,12 +66,16 @@ describe('against the conformant fixture agent', () => {
       [good[2]!, 'fixture_error_codes/rejected_requests/create_media_buy_unknown_product', 79],
       [good[2]!, 'fixture_error_codes/rejected_requests/create_media_buy_budget_too_low', 118],
     ];
-    for (const [file, id, line] of lines) expect(byId(run, id), id).toMatchObject({ module: file, location: { line, column: 9 } });
+    for (const [file, id, line] of lines)
+      expect(byId(run, id), id).toMatchObject({ module: file, location: { line, column: 9 } });
     expect(run.tests.filter((t) => good.includes(t.module))).toHaveLength(lines.length);
   });
 
   it('runs the real capability_discovery storyboard from the @adcp/sdk corpus, green', () => {
-    for (const id of ['capability_discovery/protocol_discovery/get_capabilities', 'capability_discovery/protocol_discovery/get_capabilities_filtered']) {
+    for (const id of [
+      'capability_discovery/protocol_discovery/get_capabilities',
+      'capability_discovery/protocol_discovery/get_capabilities_filtered',
+    ]) {
       expect(byId(run, id).state).toBe('passed');
     }
   });
@@ -77,10 +90,17 @@ describe('against the conformant fixture agent', () => {
       passed: true,
       duration_ms: expect.any(Number),
       extraction: { path: 'structured_content' },
-      request: { transport: 'mcp', operation: 'get_adcp_capabilities', payload: { context: { correlation_id: 'capability_discovery--get_capabilities' } } },
+      request: {
+        transport: 'mcp',
+        operation: 'get_adcp_capabilities',
+        payload: { context: { correlation_id: 'capability_discovery--get_capabilities' } },
+      },
       response: { transport: 'mcp', status: 200 },
     });
-    expect(meta.result.validations.find((v: any) => v.check === 'response_schema')).toMatchObject({ passed: true, schema_id: '/schemas/3.0.6/protocol/get-adcp-capabilities-response.json' });
+    expect(meta.result.validations.find((v: any) => v.check === 'response_schema')).toMatchObject({
+      passed: true,
+      schema_id: '/schemas/3.0.6/protocol/get-adcp-capabilities-response.json',
+    });
   });
 
   it('fails each broken file on its own, with file:line:col and the rule, at that position', () => {
@@ -117,7 +137,10 @@ describe('against a misbehaving agent', () => {
   beforeAll(async () => {
     const url = `${inject('agentOrigin')}/x/wrong_value/mcp`;
     // Given as an explicit file (option `files`), relative to the project root.
-    run = await runVitest({ config, env: { ADCP_AGENT_URL: url, E2E_FILES: 'fixtures/storyboards/discovery.storyboard.yaml' } });
+    run = await runVitest({
+      config,
+      env: { ADCP_AGENT_URL: url, E2E_FILES: 'fixtures/storyboards/discovery.storyboard.yaml' },
+    });
   });
 
   it('fails the step with what was checked, where, expected vs actual, sent and received', () => {
@@ -130,14 +153,18 @@ describe('against a misbehaving agent', () => {
       'field_value at /context/correlation_id: expected "fixture_discovery--get_capabilities", got "fixture_discovery--get_capabilities-mutated" — fixtures/storyboards/discovery.storyboard.yaml:83:13 (+1 more failed check)',
     );
     // discovery.storyboard.yaml line 83: `          - check: field_value` (column 13) on context.correlation_id.
-    expect(message).toContain('Context correlation_id returned unchanged [field_value] at fixtures/storyboards/discovery.storyboard.yaml:83:13');
+    expect(message).toContain(
+      'Context correlation_id returned unchanged [field_value] at fixtures/storyboards/discovery.storyboard.yaml:83:13',
+    );
     expect(message).toContain('pointer:  /context/correlation_id');
     expect(message).toMatch(/sent \(mcp get_adcp_capabilities/);
     expect(message).toMatch(/received \(structured_content HTTP 200, \d+ ms\), around \/context\/correlation_id:/);
     // The diff is the context.echo invariant's (two objects); the scalar mismatch needs none.
     expect(test.errors[0]!.diff).toContain('"correlation_id": "fixture_discovery--get_capabilities-mutated"');
     // Vitest's own expected/actual diff, under the details (rendered by the adapter: the details took its place in `diff`).
-    expect(test.errors[0]!.diff).toMatch(/\n\n- Expected\n\+ Received\n\n  \{\n-   "correlation_id": "fixture_discovery--get_capabilities",\n\+   "correlation_id": "fixture_discovery--get_capabilities-mutated",/);
+    expect(test.errors[0]!.diff).toMatch(
+      /\n\n- Expected\n\+ Received\n\n  \{\n-   "correlation_id": "fixture_discovery--get_capabilities",\n\+   "correlation_id": "fixture_discovery--get_capabilities-mutated",/,
+    );
     expect(test.meta.adcp.result.validations.find((v: any) => !v.passed)).toMatchObject({
       json_pointer: '/context/correlation_id',
       expected: 'fixture_discovery--get_capabilities',
@@ -171,8 +198,14 @@ describe('against a misbehaving agent', () => {
 describe('selecting one step with -t', () => {
   it('runs just that step, replaying the steps it depends on silently', async () => {
     const products = join(storyboardsDir, 'products.storyboard.yaml');
-    const consumer = stepsOf(products).find(({ step }) => JSON.stringify(step.sample_request ?? {}).includes('$context.'))!;
-    const run = await runVitest({ config, env: { ADCP_AGENT_URL: inject('agentUrl'), E2E_STORYBOARDS: products }, args: ['-t', consumer.step.id] });
+    const consumer = stepsOf(products).find(({ step }) =>
+      JSON.stringify(step.sample_request ?? {}).includes('$context.'),
+    )!;
+    const run = await runVitest({
+      config,
+      env: { ADCP_AGENT_URL: inject('agentUrl'), E2E_STORYBOARDS: products },
+      args: ['-t', consumer.step.id],
+    });
     const ran = run.tests.filter((t) => t.state !== 'skipped');
     expect(ran.map((t) => t.name)).toEqual([`${consumer.step.title} (${consumer.step.id})`]);
     expect(ran[0]!.state).toBe('passed');
@@ -184,9 +217,15 @@ describe('selecting one step by its YAML line (vitest file.yaml:LINE, what IDEs 
   it('runs the step declared at that line', async () => {
     const products = join(storyboardsDir, 'products.storyboard.yaml');
     // Line 90 of products.storyboard.yaml: `      - id: refine_to_captured_product`.
-    const run = await runVitest({ config, env: { ADCP_AGENT_URL: inject('agentUrl'), E2E_STORYBOARDS: products }, args: [`${products}:90`] });
+    const run = await runVitest({
+      config,
+      env: { ADCP_AGENT_URL: inject('agentUrl'), E2E_STORYBOARDS: products },
+      args: [`${products}:90`],
+    });
     const ran = run.tests.filter((t) => t.state !== 'skipped');
-    expect(ran.map((t) => [t.name, t.state])).toEqual([['Refine to the captured product by id (refine_to_captured_product)', 'passed']]);
+    expect(ran.map((t) => [t.name, t.state])).toEqual([
+      ['Refine to the captured product by id (refine_to_captured_product)', 'passed'],
+    ]);
   });
 });
 
@@ -194,12 +233,25 @@ describe('--retry', () => {
   it('never calls the agent again for a storyboard step, and says why with the first verdict', async () => {
     const own = await startFixtureAgent();
     try {
-      const retried = await runVitest({ config, env: { ADCP_AGENT_URL: own.urlFor(['wrong_value', 'session_retried']), E2E_FILES: 'fixtures/storyboards/discovery.storyboard.yaml' }, args: ['--retry=2'] });
+      const retried = await runVitest({
+        config,
+        env: {
+          ADCP_AGENT_URL: own.urlFor(['wrong_value', 'session_retried']),
+          E2E_FILES: 'fixtures/storyboards/discovery.storyboard.yaml',
+        },
+        args: ['--retry=2'],
+      });
       const test = byId(retried, 'fixture_discovery/capabilities/get_capabilities');
       expect(test.state).toBe('failed');
-      expect(test.errors.at(-1)!.message).toMatch(/^vitest-adcp does not retry storyboard steps \(retry 2\): .*first attempt's verdict stands — field_value at \/context\/correlation_id/);
+      expect(test.errors.at(-1)!.message).toMatch(
+        /^vitest-adcp does not retry storyboard steps \(retry 2\): .*first attempt's verdict stands — field_value at \/context\/correlation_id/,
+      );
       // The step's own call (its correlation id) went out once, not three times.
-      const stepCalls = own.calls.filter((c) => c.session === 'retried' && (c.arguments as any)?.context?.correlation_id === 'fixture_discovery--get_capabilities');
+      const stepCalls = own.calls.filter(
+        (c) =>
+          c.session === 'retried' &&
+          (c.arguments as any)?.context?.correlation_id === 'fixture_discovery--get_capabilities',
+      );
       expect(stepCalls).toHaveLength(1);
     } finally {
       await own.close();
@@ -207,8 +259,8 @@ describe('--retry', () => {
   });
 });
 
-describe('an agent slower than Vitest\'s own test timeout', () => {
-  it('waits for the engine\'s bound, not Vitest\'s timer, and the report agrees with the terminal', async () => {
+describe("an agent slower than Vitest's own test timeout", () => {
+  it("waits for the engine's bound, not Vitest's timer, and the report agrees with the terminal", async () => {
     // Each answer takes 1.2 s; the user's testTimeout is 1 s; the plugin's step bound (timeoutMs) is 5 s.
     const url = `${inject('agentOrigin')}/x/slow_ms_1200@get_adcp_capabilities/mcp`;
     const out = join(repoRoot, '.vitest-adcp', `slow-${process.pid}.json`);
@@ -219,17 +271,30 @@ describe('an agent slower than Vitest\'s own test timeout', () => {
       args: ['--testTimeout=1000', `--outputFile.vitest-adcp=${out}`],
     });
     expect(run.tests.length).toBeGreaterThan(0);
-    expect(run.tests.map((t) => [t.name, t.state, t.errors[0]?.message.split('\n')[0]]).filter(([, state]) => state !== 'passed')).toEqual([]);
+    expect(
+      run.tests
+        .map((t) => [t.name, t.state, t.errors[0]?.message.split('\n')[0]])
+        .filter(([, state]) => state !== 'passed'),
+    ).toEqual([]);
     const report = JSON.parse(readFileSync(out, 'utf8'));
-    expect(report.summary).toMatchObject({ total_steps: run.tests.length, steps_passed: run.tests.length, steps_failed: 0 });
+    expect(report.summary).toMatchObject({
+      total_steps: run.tests.length,
+      steps_passed: run.tests.length,
+      steps_failed: 0,
+    });
   });
 });
 
 describe('configuration errors', () => {
   it('a compliance version that is not installed stops the run with the versions there are, even with no corpus storyboard selected', async () => {
-    const run = await runVitest({ config, env: { ADCP_AGENT_URL: inject('agentUrl'), ADCP_COMPLIANCE: '9.9.9', E2E_STORYBOARDS: good[0]! } });
+    const run = await runVitest({
+      config,
+      env: { ADCP_AGENT_URL: inject('agentUrl'), ADCP_COMPLIANCE: '9.9.9', E2E_STORYBOARDS: good[0]! },
+    });
     expect(run.exitCode).not.toBe(0);
-    expect(run.stdout + run.stderr).toMatch(/AdCP compliance version "9\.9\.9" is not in the installed @adcp\/sdk \(it has: [\d.]+/);
+    expect(run.stdout + run.stderr).toMatch(
+      /AdCP compliance version "9\.9\.9" is not in the installed @adcp\/sdk \(it has: [\d.]+/,
+    );
   });
 
   it('a missing agent URL stops the run once, with the fix, before any step — not once per step', async () => {
@@ -237,12 +302,17 @@ describe('configuration errors', () => {
     expect(run.exitCode).toBe(1);
     const output = run.stdout + run.stderr;
     expect(output.match(/no agent to test: set ADCP_AGENT_URL/g)).toHaveLength(1);
-    expect(output).toContain('ConfigurationError: vitest-adcp cannot run the storyboards: no agent to test: set ADCP_AGENT_URL');
+    expect(output).toContain(
+      'ConfigurationError: vitest-adcp cannot run the storyboards: no agent to test: set ADCP_AGENT_URL',
+    );
     expect(run.tests.filter((t) => t.state === 'failed')).toEqual([]);
   });
 
-  it('with isolate: true the storyboards run in the user\'s project, and the run stops once all the same', async () => {
-    const run = await runVitest({ config, env: { ADCP_AGENT_URL: undefined, E2E_STORYBOARDS: good[0]!, E2E_ISOLATE: '1' } });
+  it("with isolate: true the storyboards run in the user's project, and the run stops once all the same", async () => {
+    const run = await runVitest({
+      config,
+      env: { ADCP_AGENT_URL: undefined, E2E_STORYBOARDS: good[0]!, E2E_ISOLATE: '1' },
+    });
     expect(run.exitCode).toBe(1);
     expect((run.stdout + run.stderr).match(/no agent to test: set ADCP_AGENT_URL/g)).toHaveLength(1);
     expect(run.tests).toEqual([]);
@@ -252,21 +322,37 @@ describe('configuration errors', () => {
 describe('compliance.fromCapabilities in a config', () => {
   const vitestBin = join(repoRoot, 'node_modules', 'vitest', 'vitest.mjs');
 
-  it('adds what the agent must pass to the explicit selection and the user\'s own storyboards', async () => {
+  it("adds what the agent must pass to the explicit selection and the user's own storyboards", async () => {
     const run = await runNode([vitestBin, 'list', '--filesOnly', '--config', config], {
-      env: { ADCP_AGENT_URL: inject('agentUrl'), E2E_FROM_CAPABILITIES: '1', E2E_CORPUS: 'brand_baseline', E2E_STORYBOARDS: good[0]! },
+      env: {
+        ADCP_AGENT_URL: inject('agentUrl'),
+        E2E_FROM_CAPABILITIES: '1',
+        E2E_CORPUS: 'brand_baseline',
+        E2E_STORYBOARDS: good[0]!,
+      },
     });
     expect(run.exitCode, run.stderr).toBe(0);
     const files = run.stdout.split('\n').filter((line) => line.endsWith('.yaml'));
-    for (const file of ['universal/capability-discovery.yaml', 'protocols/media-buy/index.yaml', 'protocols/creative/index.yaml', 'protocols/brand/index.yaml', 'fixtures/storyboards/discovery.storyboard.yaml']) {
-      expect(files.filter((f) => f.endsWith(file)), file).toHaveLength(1);
+    for (const file of [
+      'universal/capability-discovery.yaml',
+      'protocols/media-buy/index.yaml',
+      'protocols/creative/index.yaml',
+      'protocols/brand/index.yaml',
+      'fixtures/storyboards/discovery.storyboard.yaml',
+    ]) {
+      expect(
+        files.filter((f) => f.endsWith(file)),
+        file,
+      ).toHaveLength(1);
     }
     expect(files.some((f) => f.includes('/domains/') || f.includes('/specialisms/'))).toBe(false);
   });
 
   it('stops `vitest run` with one message naming the URL when the agent cannot be reached', async () => {
     const url = `http://127.0.0.1:${await closedPort()}/mcp`;
-    const run = await runNode([vitestBin, 'run', '--config', config], { env: { ADCP_AGENT_URL: url, E2E_FROM_CAPABILITIES: '1' } });
+    const run = await runNode([vitestBin, 'run', '--config', config], {
+      env: { ADCP_AGENT_URL: url, E2E_FROM_CAPABILITIES: '1' },
+    });
     expect(run.exitCode).toBe(1);
     expect(run.stderr).toContain(`AgentUnreachableError: cannot ask the agent at ${url} for its capabilities`);
     expect(run.stderr).not.toMatch(/^\s+at /m);

@@ -14,10 +14,15 @@ export default defineConfig({
     adcpStoryboards({
       include: storyboards,
       files: (process.env.E2E_FILES ?? '').split(',').filter(Boolean),
-      compliance: { storyboards: (process.env.E2E_CORPUS ?? '').split(',').filter(Boolean), fromCapabilities: process.env.E2E_FROM_CAPABILITIES === '1' },
+      compliance: {
+        storyboards: (process.env.E2E_CORPUS ?? '').split(',').filter(Boolean),
+        fromCapabilities: process.env.E2E_FROM_CAPABILITIES === '1',
+      },
       timeoutMs: 5_000,
       isolate: process.env.E2E_ISOLATE === '1',
-      ...(process.env.E2E_CACHE_DIR ? { cacheDir: process.env.E2E_CACHE_DIR === 'off' ? false : process.env.E2E_CACHE_DIR } : {}),
+      ...(process.env.E2E_CACHE_DIR
+        ? { cacheDir: process.env.E2E_CACHE_DIR === 'off' ? false : process.env.E2E_CACHE_DIR }
+        : {}),
     }),
   ],
   test: {

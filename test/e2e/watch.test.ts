@@ -40,7 +40,9 @@ afterAll(() => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-async function nextCapture(timeoutMs = 60_000): Promise<{ tests: { module: string; fullName: string; state: string }[] }> {
+async function nextCapture(
+  timeoutMs = 60_000,
+): Promise<{ tests: { module: string; fullName: string; state: string }[] }> {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
     if (existsSync(capture)) {
@@ -65,13 +67,29 @@ it('re-runs only the storyboard file that was saved, and the storyboards of a sa
   writeFileSync(kit, testKit('{}'));
   writeFileSync(a, storyboard('watch_a', 'Watch A'));
   writeFileSync(b, storyboard('watch_b', 'Watch B', './kit.yaml'));
-  const env: Record<string, string | undefined> = { ...process.env, VITEST_ADCP_CAPTURE: capture, ADCP_AGENT_URL: inject('agentUrl'), E2E_STORYBOARDS: `${scratch}/*.storyboard.yaml`, NO_COLOR: '1' };
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    VITEST_ADCP_CAPTURE: capture,
+    ADCP_AGENT_URL: inject('agentUrl'),
+    E2E_STORYBOARDS: `${scratch}/*.storyboard.yaml`,
+    NO_COLOR: '1',
+  };
   for (const key of Object.keys(env)) if (key.startsWith('VITEST') && key !== 'VITEST_ADCP_CAPTURE') delete env[key];
-  child = spawn(process.execPath, [join(repoRoot, 'node_modules', 'vitest', 'vitest.mjs'), '--watch', '--config', join(repoRoot, 'test', 'e2e', 'vitest.e2e.config.ts'), `--reporter=${join(repoRoot, 'test', 'helpers', 'capture-reporter.ts')}`], {
-    cwd: repoRoot,
-    env: env as NodeJS.ProcessEnv,
-    stdio: ['pipe', 'ignore', 'ignore'],
-  });
+  child = spawn(
+    process.execPath,
+    [
+      join(repoRoot, 'node_modules', 'vitest', 'vitest.mjs'),
+      '--watch',
+      '--config',
+      join(repoRoot, 'test', 'e2e', 'vitest.e2e.config.ts'),
+      `--reporter=${join(repoRoot, 'test', 'helpers', 'capture-reporter.ts')}`,
+    ],
+    {
+      cwd: repoRoot,
+      env: env as NodeJS.ProcessEnv,
+      stdio: ['pipe', 'ignore', 'ignore'],
+    },
+  );
 
   const first = await nextCapture();
   expect(first.tests.map((t) => [t.module, t.state]).sort()).toEqual([
@@ -81,10 +99,14 @@ it('re-runs only the storyboard file that was saved, and the storyboards of a sa
 
   writeFileSync(a, storyboard('watch_a', 'Watch A, edited'));
   const second = await nextCapture();
-  expect(second.tests.map((t) => [t.module, t.fullName, t.state])).toEqual([[a, 'Watch A, edited (watch_a) > Phase (p) > Capabilities (caps)', 'passed']]);
+  expect(second.tests.map((t) => [t.module, t.fullName, t.state])).toEqual([
+    [a, 'Watch A, edited (watch_a) > Phase (p) > Capabilities (caps)', 'passed'],
+  ]);
 
   // The kit now has an api_key: b re-runs with it (the phase is no longer skipped); a does not re-run.
   writeFileSync(kit, testKit('{ api_key: "demo-watch-kit-v1" }'));
   const third = await nextCapture();
-  expect(third.tests.map((t) => [t.module, t.fullName, t.state])).toEqual([[b, 'Watch B (watch_b) > Phase (p) > Capabilities (caps)', 'passed']]);
+  expect(third.tests.map((t) => [t.module, t.fullName, t.state])).toEqual([
+    [b, 'Watch B (watch_b) > Phase (p) > Capabilities (caps)', 'passed'],
+  ]);
 });

@@ -23,13 +23,25 @@ const steps = [
 
 describe('webhook_emission through the plugin', () => {
   it('passes against the conformant agent with webhooks: { receiver: "loopback" }, deliveries in the test meta', async () => {
-    const run = await runVitest({ config, env: { ADCP_AGENT_URL: inject('agentUrl'), ADCP_AUTH_TOKEN: 'demo-webhooks-plugin', E2E_CORPUS: 'webhook_emission' } });
+    const run = await runVitest({
+      config,
+      env: {
+        ADCP_AGENT_URL: inject('agentUrl'),
+        ADCP_AUTH_TOKEN: 'demo-webhooks-plugin',
+        E2E_CORPUS: 'webhook_emission',
+      },
+    });
     for (const step of steps) {
       const test = byId(run, `webhook_emission/${step}`);
-      expect(test.state, `${test.fullName}\n${test.errors.map((e) => e.message).join('\n')}\n${run.stderr}`).toBe('passed');
+      expect(test.state, `${test.fullName}\n${test.errors.map((e) => e.message).join('\n')}\n${run.stderr}`).toBe(
+        'passed',
+      );
     }
-    const retry = byId(run, 'webhook_emission/idempotency_key_stability/expect_key_stable_across_retries').meta.adcp.result;
-    expect(retry.webhook_deliveries.map((d: { answered_status: number }) => d.answered_status)).toEqual([503, 503, 503, 200]);
+    const retry = byId(run, 'webhook_emission/idempotency_key_stability/expect_key_stable_across_retries').meta.adcp
+      .result;
+    expect(retry.webhook_deliveries.map((d: { answered_status: number }) => d.answered_status)).toEqual([
+      503, 503, 503, 200,
+    ]);
     // Through the record's header allowlist: no signature headers in the meta.
     expect(Object.keys(retry.webhook_deliveries[0].headers).sort()).toEqual(['content-length', 'content-type']);
     expect(run.exitCode).toBe(0);
@@ -40,11 +52,20 @@ describe('webhook_emission through the plugin', () => {
     const junit = join(dir, 'junit.xml');
     try {
       const strict = inject('agentUrl').replace(/\/mcp$/, '/x/strict/mcp');
-      const run = await runVitest({ config, env: { ADCP_AGENT_URL: strict, ADCP_AUTH_TOKEN: 'demo-webhooks-strict', E2E_CORPUS: 'webhook_emission' }, reporters: ['junit', 'verbose'], args: [`--outputFile.junit=${junit}`] });
-      for (const step of steps) expect(byId(run, `webhook_emission/${step}`).state, `${step}\n${run.stderr}`).toBe('passed');
-      const warnings: string[] = byId(run, 'webhook_emission/idempotency_key_presence/trigger_webhook_operation').meta.adcp.result.warnings;
+      const run = await runVitest({
+        config,
+        env: { ADCP_AGENT_URL: strict, ADCP_AUTH_TOKEN: 'demo-webhooks-strict', E2E_CORPUS: 'webhook_emission' },
+        reporters: ['junit', 'verbose'],
+        args: [`--outputFile.junit=${junit}`],
+      });
+      for (const step of steps)
+        expect(byId(run, `webhook_emission/${step}`).state, `${step}\n${run.stderr}`).toBe('passed');
+      const warnings: string[] = byId(run, 'webhook_emission/idempotency_key_presence/trigger_webhook_operation').meta
+        .adcp.result.warnings;
       const bidless = warnings.find((w) => w.startsWith('packages[0].product_id = '));
-      expect(bidless).toMatch(/^packages\[0\]\.product_id = "prod_display_ros" added: the storyboard authored no packages; the storyboard discovers no products, so the runner asked get_products itself/);
+      expect(bidless).toMatch(
+        /^packages\[0\]\.product_id = "prod_display_ros" added: the storyboard authored no packages; the storyboard discovers no products, so the runner asked get_products itself/,
+      );
       // Vitest's verbose reporter prints a passing test's annotations (the default one, a failing test's, and the failure
       // text carries them too: report/format.ts); JUnit has them (escaped as XML).
       expect(run.stdout + run.stderr).toContain('packages[0].product_id = "prod_display_ros" added');
@@ -55,11 +76,22 @@ describe('webhook_emission through the plugin', () => {
   });
 
   it('without a receiver every step is skipped not_applicable (unresolved_substitution)', async () => {
-    const run = await runVitest({ config, env: { ADCP_AGENT_URL: inject('agentUrl'), ADCP_AUTH_TOKEN: 'demo-webhooks-plugin', E2E_CORPUS: 'webhook_emission', E2E_WEBHOOKS: 'off' } });
+    const run = await runVitest({
+      config,
+      env: {
+        ADCP_AGENT_URL: inject('agentUrl'),
+        ADCP_AUTH_TOKEN: 'demo-webhooks-plugin',
+        E2E_CORPUS: 'webhook_emission',
+        E2E_WEBHOOKS: 'off',
+      },
+    });
     for (const step of steps) {
       const test = byId(run, `webhook_emission/${step}`);
       expect(test.state).toBe('skipped');
-      expect(test.meta.adcp.result.skip).toMatchObject({ reason: 'not_applicable', detail: expect.stringMatching(/^unresolved_substitution: /) });
+      expect(test.meta.adcp.result.skip).toMatchObject({
+        reason: 'not_applicable',
+        detail: expect.stringMatching(/^unresolved_substitution: /),
+      });
     }
     expect(run.exitCode).toBe(0);
   });

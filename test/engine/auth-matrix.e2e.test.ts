@@ -28,12 +28,20 @@ type Protocol = (typeof PROTOCOLS)[number];
 
 const SECURITY = {
   '3.0.6': readFileSync(join(resolveCorpus('3.0.6').root, 'universal/security.yaml'), 'utf8'),
-  '3.1.0-rc.2': readFileSync(fileURLToPath(new URL('../../fixtures/spec/security-3.1.0-rc.2.yaml', import.meta.url)), 'utf8'),
+  '3.1.0-rc.2': readFileSync(
+    fileURLToPath(new URL('../../fixtures/spec/security-3.1.0-rc.2.yaml', import.meta.url)),
+    'utf8',
+  ),
 };
 type Version = keyof typeof SECURITY;
-const AUTH_STORYBOARD = readFileSync(fileURLToPath(new URL('../../fixtures/storyboards/auth.storyboard.yaml', import.meta.url)), 'utf8');
+const AUTH_STORYBOARD = readFileSync(
+  fileURLToPath(new URL('../../fixtures/storyboards/auth.storyboard.yaml', import.meta.url)),
+  'utf8',
+);
 
-const fixtureKit = parseYaml(readFileSync(FIXTURE_TEST_KIT_PATH, 'utf8')) as TestKit & { auth: { basic: { username: string; password: string } } };
+const fixtureKit = parseYaml(readFileSync(FIXTURE_TEST_KIT_PATH, 'utf8')) as TestKit & {
+  auth: { basic: { username: string; password: string } };
+};
 const BASIC = fixtureKit.auth.basic;
 
 let agent: FixtureAgent;
@@ -50,17 +58,24 @@ function endpoint(protocol: Protocol, behaviours: string[]) {
   const tokens = [...behaviours, `session_${session}`];
   return {
     url: protocol === 'a2a' ? agent.a2aUrlFor(tokens) : agent.urlFor(tokens),
-    calls: (tool?: string) => agent.calls.filter((c) => c.session === session && (tool === undefined || c.tool === tool)),
+    calls: (tool?: string) =>
+      agent.calls.filter((c) => c.session === session && (tool === undefined || c.tool === tool)),
   };
 }
 
 /** step id → passed | failed | skipped:<reason>. */
 function verdicts(outcomes: Record<string, StepOutcome>): Record<string, string> {
-  return Object.fromEntries(Object.entries(outcomes).map(([id, o]) => [id, o.status === 'skipped' ? `skipped:${o.result.skip?.reason}` : o.status]));
+  return Object.fromEntries(
+    Object.entries(outcomes).map(([id, o]) => [
+      id,
+      o.status === 'skipped' ? `skipped:${o.result.skip?.reason}` : o.status,
+    ]),
+  );
 }
 
 /** The checks that failed on a step. */
-const failedChecks = (o: StepOutcome | undefined) => (o?.result.validations ?? []).filter((v) => !v.passed).map((v) => v.check);
+const failedChecks = (o: StepOutcome | undefined) =>
+  (o?.result.validations ?? []).filter((v) => !v.passed).map((v) => v.check);
 
 describe.each(PROTOCOLS)('auth on every step, over %s', (protocol) => {
   const kit: TestKit = {
@@ -71,7 +86,15 @@ describe.each(PROTOCOLS)('auth on every step, over %s', (protocol) => {
       principals: { alice: { api_key: 'demo-alice' }, bob: { api_key: 'demo-bob' } },
     },
   } as TestKit;
-  const step = (id: string, auth: unknown) => ({ id, title: id, task: 'list_creatives', sample_request: { context: { correlation_id: id } }, auth, expect_error: true, validations: [] });
+  const step = (id: string, auth: unknown) => ({
+    id,
+    title: id,
+    task: 'list_creatives',
+    sample_request: { context: { correlation_id: id } },
+    auth,
+    expect_error: true,
+    validations: [],
+  });
 
   it('none, the kit key, a named principal, Basic, the operator token and each random invalid credential reach the agent as such', async () => {
     const { url, calls } = endpoint(protocol, []);
@@ -90,7 +113,11 @@ describe.each(PROTOCOLS)('auth on every step, over %s', (protocol) => {
     const yaml = storyboard(...steps.map((s) => JSON.stringify(s)).map((json) => `- ${json}`));
     const outcomes = await runInline(yaml, url, { protocol, testKit: kit, authToken: 'demo-operator-token' });
     expect(Object.keys(outcomes)).toHaveLength(steps.length);
-    const seen = calls('list_creatives').map((c) => [(c.arguments as { context: { correlation_id: string } }).context.correlation_id, c.auth, c.principal]);
+    const seen = calls('list_creatives').map((c) => [
+      (c.arguments as { context: { correlation_id: string } }).context.correlation_id,
+      c.auth,
+      c.principal,
+    ]);
     expect(seen).toEqual([
       ['default_credentials', 'api_key', 'key:demo-operator-token'],
       ['no_credentials', 'none', 'anonymous'],
@@ -104,14 +131,28 @@ describe.each(PROTOCOLS)('auth on every step, over %s', (protocol) => {
       ['random_jwt', 'invalid', 'anonymous'],
     ]);
     // The rejected ones are the agent's 401 answers, recorded on the step.
-    for (const id of ['no_credentials', 'random_key', 'random_basic', 'random_jwt']) expect(outcomes[id]!.result.response?.status, id).toBe(401);
-    for (const id of ['kit_api_key', 'principal_alice', 'kit_basic']) expect(outcomes[id]!.result.response?.status, id).toBe(200);
+    for (const id of ['no_credentials', 'random_key', 'random_basic', 'random_jwt'])
+      expect(outcomes[id]!.result.response?.status, id).toBe(401);
+    for (const id of ['kit_api_key', 'principal_alice', 'kit_basic'])
+      expect(outcomes[id]!.result.response?.status, id).toBe(200);
   });
 
   it('a principal the kit does not have fails its step without calling the agent', async () => {
     const { url, calls } = endpoint(protocol, []);
-    const outcomes = await runInline(storyboard(`- ${JSON.stringify(step('carol', { type: 'api_key', from_test_kit: 'auth.principals.carol.api_key' }))}`), url, { protocol, testKit: kit });
-    expect(outcomes.carol).toMatchObject({ status: 'failed', result: { error: 'the step asks for credentials at "auth.principals.carol.api_key" in the test kit, but the test kit has none there' } });
+    const outcomes = await runInline(
+      storyboard(
+        `- ${JSON.stringify(step('carol', { type: 'api_key', from_test_kit: 'auth.principals.carol.api_key' }))}`,
+      ),
+      url,
+      { protocol, testKit: kit },
+    );
+    expect(outcomes.carol).toMatchObject({
+      status: 'failed',
+      result: {
+        error:
+          'the step asks for credentials at "auth.principals.carol.api_key" in the test kit, but the test kit has none there',
+      },
+    });
     expect(calls('list_creatives')).toEqual([]);
   });
 });
@@ -125,8 +166,26 @@ const KITS = {
   all: { auth: { api_key: 'demo-security-matrix', basic: BASIC, probe_task: 'list_creatives' } },
 } as Record<string, TestKit>;
 
-const STEPS_3_0 = ['probe_unauth', 'probe_api_key', 'probe_invalid_api_key', 'probe_protected_resource', 'probe_auth_server_metadata', 'probe_invalid_oauth_token', 'assert_mechanism'];
-const STEPS_3_1 = ['probe_unauth', 'probe_api_key', 'probe_invalid_api_key', 'probe_basic', 'probe_invalid_basic', 'probe_protected_resource', 'probe_auth_server_metadata', 'probe_invalid_oauth_token', 'assert_mechanism'];
+const STEPS_3_0 = [
+  'probe_unauth',
+  'probe_api_key',
+  'probe_invalid_api_key',
+  'probe_protected_resource',
+  'probe_auth_server_metadata',
+  'probe_invalid_oauth_token',
+  'assert_mechanism',
+];
+const STEPS_3_1 = [
+  'probe_unauth',
+  'probe_api_key',
+  'probe_invalid_api_key',
+  'probe_basic',
+  'probe_invalid_basic',
+  'probe_protected_resource',
+  'probe_auth_server_metadata',
+  'probe_invalid_oauth_token',
+  'assert_mechanism',
+];
 const NA = 'skipped:not_applicable';
 
 /** The expected verdict of every step: `passed` unless named otherwise. */
@@ -134,8 +193,20 @@ function expected(version: Version, others: Record<string, string>): Record<stri
   return Object.fromEntries((version === '3.0.6' ? STEPS_3_0 : STEPS_3_1).map((id) => [id, others[id] ?? 'passed']));
 }
 
-const apiKeyPhase = { probe_basic: NA, probe_invalid_basic: NA, probe_protected_resource: NA, probe_auth_server_metadata: NA, probe_invalid_oauth_token: NA };
-const basicPhase = { probe_api_key: NA, probe_invalid_api_key: NA, probe_protected_resource: NA, probe_auth_server_metadata: NA, probe_invalid_oauth_token: NA };
+const apiKeyPhase = {
+  probe_basic: NA,
+  probe_invalid_basic: NA,
+  probe_protected_resource: NA,
+  probe_auth_server_metadata: NA,
+  probe_invalid_oauth_token: NA,
+};
+const basicPhase = {
+  probe_api_key: NA,
+  probe_invalid_api_key: NA,
+  probe_protected_resource: NA,
+  probe_auth_server_metadata: NA,
+  probe_invalid_oauth_token: NA,
+};
 const oauthPhase = { probe_api_key: NA, probe_invalid_api_key: NA, probe_basic: NA, probe_invalid_basic: NA };
 
 interface Case {
@@ -150,9 +221,21 @@ interface Case {
 }
 
 const WELL_CONFIGURED: Case[] = [
-  { name: 'API key only', behaviours: ['auth_api_key_only'], kit: 'api_key', '3.0.6': apiKeyPhase, '3.1.0-rc.2': apiKeyPhase },
+  {
+    name: 'API key only',
+    behaviours: ['auth_api_key_only'],
+    kit: 'api_key',
+    '3.0.6': apiKeyPhase,
+    '3.1.0-rc.2': apiKeyPhase,
+  },
   // 3.0.6 knows no Basic mechanism: a Basic-only agent verifies none of its mechanisms (the reason 3.1 adds basic_path).
-  { name: 'Basic only', behaviours: ['auth_basic_only'], kit: 'basic', '3.0.6': { ...basicPhase, assert_mechanism: 'failed' }, '3.1.0-rc.2': basicPhase },
+  {
+    name: 'Basic only',
+    behaviours: ['auth_basic_only'],
+    kit: 'basic',
+    '3.0.6': { ...basicPhase, assert_mechanism: 'failed' },
+    '3.1.0-rc.2': basicPhase,
+  },
   { name: 'OAuth only', behaviours: ['auth_oauth_only'], kit: 'oauth', '3.0.6': oauthPhase, '3.1.0-rc.2': oauthPhase },
   { name: 'all three (the default endpoint)', behaviours: [], kit: 'all', '3.0.6': {}, '3.1.0-rc.2': {} },
 ];
@@ -163,15 +246,28 @@ const FAULTY: Case[] = [
     behaviours: ['auth_api_key_only', 'missing_auth_check'],
     kit: 'api_key',
     '3.0.6': { ...apiKeyPhase, probe_unauth: 'failed', probe_invalid_api_key: 'failed', assert_mechanism: 'failed' },
-    '3.1.0-rc.2': { ...apiKeyPhase, probe_unauth: 'failed', probe_invalid_api_key: 'failed', assert_mechanism: 'failed' },
-    caughtAt: { probe_unauth: ['http_status_in', 'expect_error'], probe_invalid_api_key: ['http_status_in', 'expect_error'] },
+    '3.1.0-rc.2': {
+      ...apiKeyPhase,
+      probe_unauth: 'failed',
+      probe_invalid_api_key: 'failed',
+      assert_mechanism: 'failed',
+    },
+    caughtAt: {
+      probe_unauth: ['http_status_in', 'expect_error'],
+      probe_invalid_api_key: ['http_status_in', 'expect_error'],
+    },
   },
   {
     name: 'API key only, 401 without WWW-Authenticate',
     behaviours: ['auth_api_key_only', 'no_www_authenticate'],
     kit: 'api_key',
     '3.0.6': { ...apiKeyPhase, probe_unauth: 'failed', probe_invalid_api_key: 'failed', assert_mechanism: 'failed' },
-    '3.1.0-rc.2': { ...apiKeyPhase, probe_unauth: 'failed', probe_invalid_api_key: 'failed', assert_mechanism: 'failed' },
+    '3.1.0-rc.2': {
+      ...apiKeyPhase,
+      probe_unauth: 'failed',
+      probe_invalid_api_key: 'failed',
+      assert_mechanism: 'failed',
+    },
     caughtAt: { probe_unauth: ['on_401_require_header'], probe_invalid_api_key: ['on_401_require_header'] },
   },
   {
@@ -195,15 +291,28 @@ const FAULTY: Case[] = [
     behaviours: ['auth_oauth_only', 'missing_auth_check'],
     kit: 'oauth',
     '3.0.6': { ...oauthPhase, probe_unauth: 'failed', probe_invalid_oauth_token: 'failed', assert_mechanism: 'failed' },
-    '3.1.0-rc.2': { ...oauthPhase, probe_unauth: 'failed', probe_invalid_oauth_token: 'failed', assert_mechanism: 'failed' },
-    caughtAt: { probe_unauth: ['http_status_in', 'expect_error'], probe_invalid_oauth_token: ['http_status_in', 'expect_error'] },
+    '3.1.0-rc.2': {
+      ...oauthPhase,
+      probe_unauth: 'failed',
+      probe_invalid_oauth_token: 'failed',
+      assert_mechanism: 'failed',
+    },
+    caughtAt: {
+      probe_unauth: ['http_status_in', 'expect_error'],
+      probe_invalid_oauth_token: ['http_status_in', 'expect_error'],
+    },
   },
   {
     name: 'OAuth only, 401 without WWW-Authenticate',
     behaviours: ['auth_oauth_only', 'no_www_authenticate'],
     kit: 'oauth',
     '3.0.6': { ...oauthPhase, probe_unauth: 'failed', probe_invalid_oauth_token: 'failed', assert_mechanism: 'failed' },
-    '3.1.0-rc.2': { ...oauthPhase, probe_unauth: 'failed', probe_invalid_oauth_token: 'failed', assert_mechanism: 'failed' },
+    '3.1.0-rc.2': {
+      ...oauthPhase,
+      probe_unauth: 'failed',
+      probe_invalid_oauth_token: 'failed',
+      assert_mechanism: 'failed',
+    },
     caughtAt: { probe_unauth: ['on_401_require_header'], probe_invalid_oauth_token: ['on_401_require_header'] },
   },
   {
@@ -225,34 +334,48 @@ const FAULTY: Case[] = [
   },
 ];
 
-describe.each(PROTOCOLS.flatMap((protocol) => (Object.keys(SECURITY) as Version[]).map((version) => ({ protocol, version }))))('security_baseline $version over $protocol', ({ protocol, version }) => {
+describe.each(
+  PROTOCOLS.flatMap((protocol) => (Object.keys(SECURITY) as Version[]).map((version) => ({ protocol, version }))),
+)('security_baseline $version over $protocol', ({ protocol, version }) => {
   const grade = async (c: Case) => {
     const { url, calls } = endpoint(protocol, c.behaviours);
     const outcomes = await runInline(SECURITY[version], url, { protocol, testKit: KITS[c.kit], authToken: null });
-    for (const o of Object.values(outcomes)) if (o.result.request && o.result.request.transport !== 'http') expect(o.result.request.transport).toBe(protocol);
+    for (const o of Object.values(outcomes))
+      if (o.result.request && o.result.request.transport !== 'http') expect(o.result.request.transport).toBe(protocol);
     return { outcomes, calls };
   };
 
-  it.each(WELL_CONFIGURED)('$name: passes (3.0.6 + Basic only: fails assert_mechanism, it has no Basic phase)', async (c) => {
-    const { outcomes, calls } = await grade(c);
-    expect(verdicts(outcomes)).toEqual(expected(version, c[version]));
-    if (c.kit === 'basic' && version !== '3.0.6') {
-      // Basic went out as Basic on this transport, and was accepted.
-      expect(calls('list_creatives').map((call) => call.auth)).toEqual(['none', 'basic', 'invalid']);
-    }
-  });
+  it.each(WELL_CONFIGURED)(
+    '$name: passes (3.0.6 + Basic only: fails assert_mechanism, it has no Basic phase)',
+    async (c) => {
+      const { outcomes, calls } = await grade(c);
+      expect(verdicts(outcomes)).toEqual(expected(version, c[version]));
+      if (c.kit === 'basic' && version !== '3.0.6') {
+        // Basic went out as Basic on this transport, and was accepted.
+        expect(calls('list_creatives').map((call) => call.auth)).toEqual(['none', 'basic', 'invalid']);
+      }
+    },
+  );
 
   it.each(FAULTY)('$name: fails at the step that catches it', async (c) => {
     const { outcomes } = await grade(c);
     expect(verdicts(outcomes)).toEqual(expected(version, c[version]));
-    for (const [stepId, checks] of Object.entries(c.caughtAt ?? {})) expect(failedChecks(outcomes[stepId]), stepId).toEqual(checks);
+    for (const [stepId, checks] of Object.entries(c.caughtAt ?? {}))
+      expect(failedChecks(outcomes[stepId]), stepId).toEqual(checks);
   });
 });
 
 // ─── fixtures/storyboards/auth.storyboard.yaml ──────────────────────────────
 
 describe.each(PROTOCOLS)('the fixture auth storyboard over %s', (protocol) => {
-  const run = async (behaviours: string[]) => verdicts(await runInline(AUTH_STORYBOARD, endpoint(protocol, behaviours).url, { protocol, testKit: fixtureKit, authToken: null }));
+  const run = async (behaviours: string[]) =>
+    verdicts(
+      await runInline(AUTH_STORYBOARD, endpoint(protocol, behaviours).url, {
+        protocol,
+        testKit: fixtureKit,
+        authToken: null,
+      }),
+    );
   const all = (others: Record<string, string> = {}) =>
     Object.fromEntries(
       [
@@ -267,7 +390,11 @@ describe.each(PROTOCOLS)('the fixture auth storyboard over %s', (protocol) => {
         'probe_with_forged_jwt',
       ].map((id) => [id, others[id] ?? 'passed']),
     );
-  const invalidProbes = { probe_with_invalid_api_key: 'failed', probe_with_invalid_basic_credential: 'failed', probe_with_forged_jwt: 'failed' };
+  const invalidProbes = {
+    probe_with_invalid_api_key: 'failed',
+    probe_with_invalid_basic_credential: 'failed',
+    probe_with_forged_jwt: 'failed',
+  };
 
   it('passes every step on the conformant endpoint', async () => {
     expect(await run([])).toEqual(all());
@@ -275,11 +402,28 @@ describe.each(PROTOCOLS)('the fixture auth storyboard over %s', (protocol) => {
 
   it.each<[string, string[], Record<string, string>]>([
     ['ignores credentials', ['missing_auth_check'], { probe_without_credentials: 'failed', ...invalidProbes }],
-    ['401 without WWW-Authenticate', ['no_www_authenticate'], { probe_without_credentials: 'failed', ...invalidProbes }],
+    [
+      '401 without WWW-Authenticate',
+      ['no_www_authenticate'],
+      { probe_without_credentials: 'failed', ...invalidProbes },
+    ],
     ['metadata names another resource', ['wrong_resource'], { get_protected_resource_metadata: 'failed' }],
     ['advertises an issuer it does not serve', ['oauth_issuer_unserved'], { get_auth_server_metadata: 'failed' }],
-    ['no OAuth metadata at all', ['no_oauth'], { get_protected_resource_metadata: NA, get_auth_server_metadata: NA, probe_with_forged_jwt: NA }],
-    ['API key only', ['auth_api_key_only'], { probe_with_kit_basic_credential: 'failed', get_protected_resource_metadata: NA, get_auth_server_metadata: NA, probe_with_forged_jwt: NA }],
+    [
+      'no OAuth metadata at all',
+      ['no_oauth'],
+      { get_protected_resource_metadata: NA, get_auth_server_metadata: NA, probe_with_forged_jwt: NA },
+    ],
+    [
+      'API key only',
+      ['auth_api_key_only'],
+      {
+        probe_with_kit_basic_credential: 'failed',
+        get_protected_resource_metadata: NA,
+        get_auth_server_metadata: NA,
+        probe_with_forged_jwt: NA,
+      },
+    ],
   ])('%s: fails the step that catches it', async (_, behaviours, others) => {
     expect(await run(behaviours)).toEqual(all(others));
   });

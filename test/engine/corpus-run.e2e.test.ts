@@ -24,12 +24,17 @@ it('runs all corpus storyboards to the end, with no internal error and no litera
   for (const entry of listCorpus(corpus.root)) {
     const loaded = loadStoryboardFile(entry.file, { corpusRoot: corpus.root });
     if (!loaded.ok) throw new Error(`${entry.path} does not load`);
-    const run = openStoryboardRun(loaded.storyboard, { agentUrl: agent.url, corpusRoot: corpus.root, timeoutMs: 5_000 }, { env: {} });
+    const run = openStoryboardRun(
+      loaded.storyboard,
+      { agentUrl: agent.url, corpusRoot: corpus.root, timeoutMs: 5_000 },
+      { env: {} },
+    );
     for (const { result } of await run.runAll()) {
       steps++;
       if (result.error?.includes('internal error')) internal.push(`${entry.path} ${result.step_id}: ${result.error}`);
       // A request that reached the agent never carries an unresolved token.
-      if (result.response && /\$context\.|\{\{/.test(JSON.stringify(result.request?.payload ?? null))) leakedPlaceholders.push(`${entry.path} ${result.step_id}`);
+      if (result.response && /\$context\.|\{\{/.test(JSON.stringify(result.request?.payload ?? null)))
+        leakedPlaceholders.push(`${entry.path} ${result.step_id}`);
     }
     await run.close();
   }

@@ -12,10 +12,39 @@ const NOW = Date.parse('2026-12-01T10:00:00Z');
 const ANCHOR = flightAnchor(NOW);
 const products = {
   products: [
-    { product_id: 'auction_only', pricing_options: [{ pricing_option_id: 'cpm_auction', pricing_model: 'cpm', currency: 'USD', floor_price: 5 }] },
-    { product_id: 'guided', pricing_options: [{ pricing_option_id: 'guided_auction', pricing_model: 'cpm', currency: 'USD', floor_price: 2, price_guidance: { p50: 3.5 } }] },
-    { product_id: 'mixed', pricing_options: [{ pricing_option_id: 'mixed_auction', pricing_model: 'cpm', currency: 'USD' }, { pricing_option_id: 'mixed_fixed', pricing_model: 'cpm', currency: 'USD', fixed_price: 12, min_spend_per_package: 2500 }] },
-    { product_id: 'blind_auction', pricing_options: [{ pricing_option_id: 'no_floor', pricing_model: 'cpm', currency: 'USD' }] },
+    {
+      product_id: 'auction_only',
+      pricing_options: [{ pricing_option_id: 'cpm_auction', pricing_model: 'cpm', currency: 'USD', floor_price: 5 }],
+    },
+    {
+      product_id: 'guided',
+      pricing_options: [
+        {
+          pricing_option_id: 'guided_auction',
+          pricing_model: 'cpm',
+          currency: 'USD',
+          floor_price: 2,
+          price_guidance: { p50: 3.5 },
+        },
+      ],
+    },
+    {
+      product_id: 'mixed',
+      pricing_options: [
+        { pricing_option_id: 'mixed_auction', pricing_model: 'cpm', currency: 'USD' },
+        {
+          pricing_option_id: 'mixed_fixed',
+          pricing_model: 'cpm',
+          currency: 'USD',
+          fixed_price: 12,
+          min_spend_per_package: 2500,
+        },
+      ],
+    },
+    {
+      product_id: 'blind_auction',
+      pricing_options: [{ pricing_option_id: 'no_floor', pricing_model: 'cpm', currency: 'USD' }],
+    },
   ],
 };
 
@@ -25,9 +54,20 @@ function discovered(): Discovery {
   return discovery;
 }
 
-async function build(sample: Record<string, unknown>, extra: Omit<Partial<EnrichInput>, "step"> & { step?: Partial<Step> } = {}) {
+async function build(
+  sample: Record<string, unknown>,
+  extra: Omit<Partial<EnrichInput>, 'step'> & { step?: Partial<Step> } = {},
+) {
   const { step: stepExtra, ...rest } = extra;
-  const step = { id: 's', title: 's', task: 'create_media_buy', sample_request: sample, validations: [], loc: { line: 1, column: 1 }, ...stepExtra } as Step;
+  const step = {
+    id: 's',
+    title: 's',
+    task: 'create_media_buy',
+    sample_request: sample,
+    validations: [],
+    loc: { line: 1, column: 1 },
+    ...stepExtra,
+  } as Step;
   const payload = structuredClone(sample);
   let asked = 0;
   const notes = await enrichRequest({
@@ -58,7 +98,13 @@ const complete = {
 
 describe('create_media_buy request builder', () => {
   it('adds bid_price to a package on an auction option: the floor, or the guidance median when it is above the floor', async () => {
-    const { payload, notes } = await build({ ...complete, packages: [{ product_id: 'auction_only', pricing_option_id: 'cpm_auction', budget: 5000 }, { product_id: 'guided', pricing_option_id: 'guided_auction', budget: 5000 }] });
+    const { payload, notes } = await build({
+      ...complete,
+      packages: [
+        { product_id: 'auction_only', pricing_option_id: 'cpm_auction', budget: 5000 },
+        { product_id: 'guided', pricing_option_id: 'guided_auction', budget: 5000 },
+      ],
+    });
     expect(payload.packages).toEqual([
       { product_id: 'auction_only', pricing_option_id: 'cpm_auction', budget: 5000, bid_price: 5 },
       { product_id: 'guided', pricing_option_id: 'guided_auction', budget: 5000, bid_price: 3.5 },
@@ -70,37 +116,79 @@ describe('create_media_buy request builder', () => {
   });
 
   it('keeps an authored bid, a fixed-price option, and says so when an auction gives nothing to bid from', async () => {
-    const { payload, notes } = await build({ ...complete, packages: [{ product_id: 'auction_only', pricing_option_id: 'cpm_auction', budget: 10, bid_price: 0.5 }, { product_id: 'mixed', pricing_option_id: 'mixed_fixed', budget: 10 }, { product_id: 'blind_auction', pricing_option_id: 'no_floor', budget: 10 }] });
+    const { payload, notes } = await build({
+      ...complete,
+      packages: [
+        { product_id: 'auction_only', pricing_option_id: 'cpm_auction', budget: 10, bid_price: 0.5 },
+        { product_id: 'mixed', pricing_option_id: 'mixed_fixed', budget: 10 },
+        { product_id: 'blind_auction', pricing_option_id: 'no_floor', budget: 10 },
+      ],
+    });
     expect(payload.packages).toEqual([
       { product_id: 'auction_only', pricing_option_id: 'cpm_auction', budget: 10, bid_price: 0.5 },
       { product_id: 'mixed', pricing_option_id: 'mixed_fixed', budget: 10 },
       { product_id: 'blind_auction', pricing_option_id: 'no_floor', budget: 10 },
     ]);
-    expect(notes).toEqual(['packages[2].bid_price not added: pricing option "no_floor" is an auction but gives neither floor_price nor price_guidance to bid from']);
+    expect(notes).toEqual([
+      'packages[2].bid_price not added: pricing option "no_floor" is an auction but gives neither floor_price nor price_guidance to bid from',
+    ]);
   });
 
   it('moves a past flight to the next UTC day keeping its length, and leaves a future one', async () => {
-    const past = await build({ ...complete, start_time: '2026-04-01T00:00:00Z', end_time: '2026-06-30T23:59:59Z', packages: [{ product_id: 'mixed', pricing_option_id: 'mixed_fixed', budget: 3000 }] });
+    const past = await build({
+      ...complete,
+      start_time: '2026-04-01T00:00:00Z',
+      end_time: '2026-06-30T23:59:59Z',
+      packages: [{ product_id: 'mixed', pricing_option_id: 'mixed_fixed', budget: 3000 }],
+    });
     expect(past.payload.start_time).toBe('2026-12-02T00:00:00Z');
-    expect(past.payload.end_time).toBe(new Date(ANCHOR + Date.parse('2026-06-30T23:59:59Z') - Date.parse('2026-04-01T00:00:00Z')).toISOString().replace('.000Z', 'Z'));
-    expect(past.notes[0]).toBe('start_time = "2026-12-02T00:00:00Z" replaced "2026-04-01T00:00:00Z": the authored flight starts in the past (the corpus dates were future when written) and a seller may refuse a past flight; moved to the start of the next UTC day');
-    expect(past.notes[1]).toMatch(/^end_time = "2027-03-02T23:59:59Z" replaced "2026-06-30T23:59:59Z": moved with start_time/);
-    const future = await build({ ...complete, packages: [{ product_id: 'mixed', pricing_option_id: 'mixed_fixed', budget: 3000 }] });
-    expect(future).toMatchObject({ payload: { start_time: complete.start_time, end_time: complete.end_time }, notes: [] });
-    const asap = await build({ ...complete, start_time: 'asap', packages: [{ product_id: 'mixed', pricing_option_id: 'mixed_fixed', budget: 3000 }] });
+    expect(past.payload.end_time).toBe(
+      new Date(ANCHOR + Date.parse('2026-06-30T23:59:59Z') - Date.parse('2026-04-01T00:00:00Z'))
+        .toISOString()
+        .replace('.000Z', 'Z'),
+    );
+    expect(past.notes[0]).toBe(
+      'start_time = "2026-12-02T00:00:00Z" replaced "2026-04-01T00:00:00Z": the authored flight starts in the past (the corpus dates were future when written) and a seller may refuse a past flight; moved to the start of the next UTC day',
+    );
+    expect(past.notes[1]).toMatch(
+      /^end_time = "2027-03-02T23:59:59Z" replaced "2026-06-30T23:59:59Z": moved with start_time/,
+    );
+    const future = await build({
+      ...complete,
+      packages: [{ product_id: 'mixed', pricing_option_id: 'mixed_fixed', budget: 3000 }],
+    });
+    expect(future).toMatchObject({
+      payload: { start_time: complete.start_time, end_time: complete.end_time },
+      notes: [],
+    });
+    const asap = await build({
+      ...complete,
+      start_time: 'asap',
+      packages: [{ product_id: 'mixed', pricing_option_id: 'mixed_fixed', budget: 3000 }],
+    });
     expect(asap.notes).toEqual([]);
   });
 
   it('sends the dates of a temporal_validation step and of a negative test as written', async () => {
-    const sample = { ...complete, start_time: '2020-01-01T00:00:00Z', packages: [{ product_id: 'mixed', pricing_option_id: 'mixed_fixed', budget: 3000 }] };
-    expect((await build(sample, { step: { comply_scenario: 'temporal_validation' } })).payload.start_time).toBe('2020-01-01T00:00:00Z');
+    const sample = {
+      ...complete,
+      start_time: '2020-01-01T00:00:00Z',
+      packages: [{ product_id: 'mixed', pricing_option_id: 'mixed_fixed', budget: 3000 }],
+    };
+    expect((await build(sample, { step: { comply_scenario: 'temporal_validation' } })).payload.start_time).toBe(
+      '2020-01-01T00:00:00Z',
+    );
     const negative = await build({ start_time: '2020-01-01T00:00:00Z' }, { step: { expect_error: true } });
     expect(negative).toMatchObject({ payload: { start_time: '2020-01-01T00:00:00Z' }, notes: [] });
     expect(negative.payload).not.toHaveProperty('packages');
   });
 
   it('completes a webhook trigger (push_notification_config only): identity, flight, one package on the first listed product', async () => {
-    const trigger = { push_notification_config: { url: 'https://r.example/step/t/op' }, idempotency_key: 'k-0123456789abcdef', context: { correlation_id: 'c' } };
+    const trigger = {
+      push_notification_config: { url: 'https://r.example/step/t/op' },
+      idempotency_key: 'k-0123456789abcdef',
+      context: { correlation_id: 'c' },
+    };
     const { payload, notes } = await build(trigger, { kitBrandDomain: 'kit-brand.example' });
     expect(payload).toEqual({
       ...trigger,
@@ -110,17 +198,32 @@ describe('create_media_buy request builder', () => {
       end_time: '2026-12-09T00:00:00Z',
       packages: [{ product_id: 'auction_only', pricing_option_id: 'cpm_auction', budget: 1000, bid_price: 5 }],
     });
-    expect(notes.map((n) => n.split(' ')[0])).toEqual(['brand', 'account', 'start_time', 'end_time', 'packages[0].product_id', 'packages[0].pricing_option_id', 'packages[0].budget', 'packages[0].bid_price']);
+    expect(notes.map((n) => n.split(' ')[0])).toEqual([
+      'brand',
+      'account',
+      'start_time',
+      'end_time',
+      'packages[0].product_id',
+      'packages[0].pricing_option_id',
+      'packages[0].budget',
+      'packages[0].bid_price',
+    ]);
     expect(notes[4]).toContain('the storyboard authored no packages; the first product the agent listed in this run');
   });
 
   it('prefers the brand and account the storyboard sent earlier, and the corpus buyer when nothing names one', async () => {
     const discovery = discovered();
     discovery.observeRequest({ brand: { domain: 'sent.example' }, account: { account_id: 'acc_1' } });
-    const sent = await build({ packages: [{ product_id: 'mixed', pricing_option_id: 'mixed_fixed', budget: 3000 }] }, { discovery });
+    const sent = await build(
+      { packages: [{ product_id: 'mixed', pricing_option_id: 'mixed_fixed', budget: 3000 }] },
+      { discovery },
+    );
     expect(sent.payload).toMatchObject({ brand: { domain: 'sent.example' }, account: { account_id: 'acc_1' } });
     const none = await build({ packages: [{ product_id: 'mixed', pricing_option_id: 'mixed_fixed', budget: 3000 }] });
-    expect(none.payload).toMatchObject({ brand: { domain: 'acmeoutdoor.example' }, account: { brand: { domain: 'acmeoutdoor.example' }, operator: 'pinnacle-agency.example' } });
+    expect(none.payload).toMatchObject({
+      brand: { domain: 'acmeoutdoor.example' },
+      account: { brand: { domain: 'acmeoutdoor.example' }, operator: 'pinnacle-agency.example' },
+    });
     expect(none.notes[0]).toContain("the corpus's fictional buyer");
   });
 
@@ -130,11 +233,23 @@ describe('create_media_buy request builder', () => {
     const built = await build(trigger, { discovery: empty });
     expect(built.asked()).toBe(1);
     expect(built.payload).not.toHaveProperty('packages');
-    expect(built.notes).toEqual(['packages not added: the storyboard authored no packages and the agent listed no product with a pricing option (asked)']);
+    expect(built.notes).toEqual([
+      'packages not added: the storyboard authored no packages and the agent listed no product with a pricing option (asked)',
+    ]);
   });
 
   it('replaces a placeholder product the agent never listed, keeps a seeded one and one it listed; picks a fixed-price option', async () => {
-    const { payload, notes } = await build({ ...complete, packages: [{ product_id: 'test-product', pricing_option_id: 'test-pricing', budget: 3000 }, { product_id: 'seeded', pricing_option_id: 'p', budget: 1 }, { product_id: 'mixed', pricing_option_id: 'gone', budget: 3000 }] }, { declared: new Set(['seeded']) });
+    const { payload, notes } = await build(
+      {
+        ...complete,
+        packages: [
+          { product_id: 'test-product', pricing_option_id: 'test-pricing', budget: 3000 },
+          { product_id: 'seeded', pricing_option_id: 'p', budget: 1 },
+          { product_id: 'mixed', pricing_option_id: 'gone', budget: 3000 },
+        ],
+      },
+      { declared: new Set(['seeded']) },
+    );
     expect(payload.packages).toEqual([
       { product_id: 'auction_only', pricing_option_id: 'cpm_auction', budget: 3000, bid_price: 5 },
       { product_id: 'seeded', pricing_option_id: 'p', budget: 1 },
@@ -149,13 +264,26 @@ describe('create_media_buy request builder', () => {
   });
 
   it('a budget from the option minimum spend where the package has none', async () => {
-    const { payload } = await build({ ...complete, packages: [{ product_id: 'mixed', pricing_option_id: 'mixed_fixed' }] });
+    const { payload } = await build({
+      ...complete,
+      packages: [{ product_id: 'mixed', pricing_option_id: 'mixed_fixed' }],
+    });
     expect(payload.packages).toEqual([{ product_id: 'mixed', pricing_option_id: 'mixed_fixed', budget: 2500 }]);
   });
 
   it('other tasks get no create_media_buy enrichment', async () => {
     const payload = { start_time: '2020-01-01T00:00:00Z' };
-    const notes = await enrichRequest({ task: 'update_media_buy', step: { id: 's', task: 'update_media_buy', sample_request: payload } as Step, payload, discovery: discovered(), declared: new Set(), captured: new Map(), anchorMs: ANCHOR, nowMs: NOW, discover: async () => undefined });
+    const notes = await enrichRequest({
+      task: 'update_media_buy',
+      step: { id: 's', task: 'update_media_buy', sample_request: payload } as Step,
+      payload,
+      discovery: discovered(),
+      declared: new Set(),
+      captured: new Map(),
+      anchorMs: ANCHOR,
+      nowMs: NOW,
+      discover: async () => undefined,
+    });
     expect(notes).toEqual([]);
   });
 });
@@ -163,7 +291,11 @@ describe('create_media_buy request builder', () => {
 describe('enrichment warnings', () => {
   it('quote values through the record redaction: a secret under a redacted key never reaches the warning', async () => {
     const { describeEnrichment } = await import('../../src/engine/enrich/note.js');
-    const line = describeEnrichment({ path: 'account', value: { account_id: 'a', authorization: 'Bearer s3cr3t-token' }, reason: 'r' });
+    const line = describeEnrichment({
+      path: 'account',
+      value: { account_id: 'a', authorization: 'Bearer s3cr3t-token' },
+      reason: 'r',
+    });
     expect(line).not.toContain('s3cr3t');
     expect(line).toMatch(/^account = \{"account_id":"a","authorization":"\[redacted\]"\} added: r$/);
   });

@@ -9,7 +9,8 @@ import { Discovery, enrichRequest } from '../../src/engine/enrich/index.js';
 import { describeEnrichment } from '../../src/engine/enrich/note.js';
 import type { Step, Storyboard } from '../../src/storyboard/types.js';
 
-const step = (extra: Partial<Step> = {}) => ({ id: 's', title: 's', task: 'create_media_buy', validations: [], loc: { line: 1, column: 1 }, ...extra }) as Step;
+const step = (extra: Partial<Step> = {}) =>
+  ({ id: 's', title: 's', task: 'create_media_buy', validations: [], loc: { line: 1, column: 1 }, ...extra }) as Step;
 const captured = new Map<string, CapturedValue>([
   ['product_id', { value: 'real-prod', by: 'discover' }],
   ['media_buy_id', { value: 'real-mb', by: 'book' }],
@@ -27,13 +28,26 @@ function apply(written: unknown, declared: Iterable<string> = []) {
 async function enriched(written: Record<string, unknown>, s: Step) {
   const payload = structuredClone(written);
   const noDiscovery = async () => undefined;
-  const notes = await enrichRequest({ task: 'get_media_buys', step: { ...s, sample_request: written }, payload, discovery: new Discovery(), declared: new Set(), captured, anchorMs: 0, nowMs: 0, discover: noDiscovery });
+  const notes = await enrichRequest({
+    task: 'get_media_buys',
+    step: { ...s, sample_request: written },
+    payload,
+    discovery: new Discovery(),
+    declared: new Set(),
+    captured,
+    anchorMs: 0,
+    nowMs: 0,
+    discover: noDiscovery,
+  });
   return { payload, notes };
 }
 
 describe('unseeded literal fixture ids', () => {
   it('replaces an unseeded literal under a fixture id key, at any depth, and says so', () => {
-    const { payload, notes } = apply({ packages: [{ product_id: 'test-product', budget: 1 }], media_buy_id: 'mb-literal' });
+    const { payload, notes } = apply({
+      packages: [{ product_id: 'test-product', budget: 1 }],
+      media_buy_id: 'mb-literal',
+    });
     expect(payload).toEqual({ packages: [{ product_id: 'real-prod', budget: 1 }], media_buy_id: 'real-mb' });
     expect(notes).toEqual([
       'packages[0].product_id = "real-prod" replaced "test-product": the storyboard hard-codes product_id "test-product", which no fixtures: entry seeds; step "discover" captured the agent\'s own',
@@ -58,7 +72,10 @@ describe('unseeded literal fixture ids', () => {
   });
 
   it('through the request builder: negative tests keep their literals', async () => {
-    expect(await enriched({ product_id: 'test-product' }, step({ expect_error: true }))).toEqual({ payload: { product_id: 'test-product' }, notes: [] });
+    expect(await enriched({ product_id: 'test-product' }, step({ expect_error: true }))).toEqual({
+      payload: { product_id: 'test-product' },
+      notes: [],
+    });
     const positive = await enriched({ product_id: 'test-product' }, step({ expect_error: false }));
     expect(positive.payload).toEqual({ product_id: 'real-prod' });
     expect(positive.notes).toHaveLength(1);

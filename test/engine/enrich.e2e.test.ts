@@ -41,7 +41,11 @@ async function run(storyboard: Storyboard, requests: Mode, withReceiver = false)
   const url = agent.urlFor(['strict', `session_enrich${++sessions}`]);
   let webhooks: WebhookReceiver | undefined;
   if (withReceiver) receivers.push((webhooks = await WebhookReceiver.start({})));
-  const engine = openStoryboardRun(storyboard, { agentUrl: url, authToken: TOKEN, corpusRoot: corpus.root, timeoutMs: 10_000, requests }, { env: {}, ...(webhooks ? { webhooks } : {}) });
+  const engine = openStoryboardRun(
+    storyboard,
+    { agentUrl: url, authToken: TOKEN, corpusRoot: corpus.root, timeoutMs: 10_000, requests },
+    { env: {}, ...(webhooks ? { webhooks } : {}) },
+  );
   try {
     return Object.fromEntries((await engine.runAll()).map((o) => [o.result.step_id, o.result]));
   } finally {
@@ -50,13 +54,22 @@ async function run(storyboard: Storyboard, requests: Mode, withReceiver = false)
 }
 
 const verdict = (r: StepResult) => (r.skip ? `skipped:${r.skip.reason}` : r.passed ? 'passed' : 'failed');
-const verdicts = (results: Record<string, StepResult>) => Object.fromEntries(Object.entries(results).map(([id, r]) => [id, verdict(r)]));
+const verdicts = (results: Record<string, StepResult>) =>
+  Object.fromEntries(Object.entries(results).map(([id, r]) => [id, verdict(r)]));
 const agentError = (r: StepResult) => r.error ?? '';
 /** The step's enrichment warnings (`<path> = <value> added|replaced …`), not its other warnings (a skip_if the runner cannot evaluate). */
 const enrichments = (r: StepResult) => (r.warnings ?? []).filter((w) => /^\S+ = .+ (added|replaced .+?): /.test(w));
 
 describe('universal/webhook-emission.yaml on a strict seller', () => {
-  const steps = ['get_capabilities', 'trigger_webhook_operation', 'expect_webhook_presence', 'trigger_retry_scenario', 'expect_key_stable_across_retries', 'trigger_signed_webhook', 'expect_signature_valid'];
+  const steps = [
+    'get_capabilities',
+    'trigger_webhook_operation',
+    'expect_webhook_presence',
+    'trigger_retry_scenario',
+    'expect_key_stable_across_retries',
+    'trigger_signed_webhook',
+    'expect_signature_valid',
+  ];
 
   it('enriched: every step passes; each trigger says what was added, and the record is what was sent', async () => {
     const results = await run(corpusStoryboard('universal/webhook-emission.yaml'), 'enriched', true);
@@ -64,15 +77,39 @@ describe('universal/webhook-emission.yaml on a strict seller', () => {
     const trigger = results.trigger_webhook_operation!;
     const sent = trigger.request!.payload as Record<string, any>;
     // The first listed product's fixed-price option: no bid to invent where the seller offers a fixed price.
-    expect(sent.packages).toEqual([{ product_id: 'prod_display_ros', pricing_option_id: 'po_display_ros_cpm', budget: 1000 }]);
-    expect(Object.keys(sent).sort()).toEqual(['account', 'brand', 'context', 'end_time', 'idempotency_key', 'packages', 'push_notification_config', 'start_time']);
+    expect(sent.packages).toEqual([
+      { product_id: 'prod_display_ros', pricing_option_id: 'po_display_ros_cpm', budget: 1000 },
+    ]);
+    expect(Object.keys(sent).sort()).toEqual([
+      'account',
+      'brand',
+      'context',
+      'end_time',
+      'idempotency_key',
+      'packages',
+      'push_notification_config',
+      'start_time',
+    ]);
     const added = enrichments(trigger).map((w) => w.split(' ')[0]);
-    expect(added).toEqual(['brand', 'account', 'start_time', 'end_time', 'packages[0].product_id', 'packages[0].pricing_option_id', 'packages[0].budget']);
-    expect(trigger.warnings!.find((w) => w.startsWith('packages[0].product_id'))).toContain('the runner asked get_products itself');
+    expect(added).toEqual([
+      'brand',
+      'account',
+      'start_time',
+      'end_time',
+      'packages[0].product_id',
+      'packages[0].pricing_option_id',
+      'packages[0].budget',
+    ]);
+    expect(trigger.warnings!.find((w) => w.startsWith('packages[0].product_id'))).toContain(
+      'the runner asked get_products itself',
+    );
     // Every value a warning names is the value on the wire.
     for (const warning of enrichments(trigger)) {
       const [, path, value] = /^(\S+) = (.+?) added: /.exec(warning)!;
-      const at = path.replace(/\[(\d+)\]/g, '.$1').split('.').reduce<any>((o, k) => o?.[k], sent);
+      const at = path
+        .replace(/\[(\d+)\]/g, '.$1')
+        .split('.')
+        .reduce<any>((o, k) => o?.[k], sent);
       expect(JSON.stringify(at), warning).toBe(value);
     }
   });
@@ -83,9 +120,14 @@ describe('universal/webhook-emission.yaml on a strict seller', () => {
       expect(verdict(results[id]!), id).toBe('failed');
       expect(agentError(results[id]!)).toContain('packages array is required');
       expect(enrichments(results[id]!)).toEqual([]);
-      expect(Object.keys(results[id]!.request!.payload as object).sort()).toEqual(['context', 'idempotency_key', 'push_notification_config']);
+      expect(Object.keys(results[id]!.request!.payload as object).sort()).toEqual([
+        'context',
+        'idempotency_key',
+        'push_notification_config',
+      ]);
     }
-    for (const id of ['expect_webhook_presence', 'expect_key_stable_across_retries', 'expect_signature_valid']) expect(verdict(results[id]!), id).not.toBe('passed');
+    for (const id of ['expect_webhook_presence', 'expect_key_stable_across_retries', 'expect_signature_valid'])
+      expect(verdict(results[id]!), id).not.toBe('passed');
   });
 });
 
@@ -104,7 +146,15 @@ describe('past flights and auction bids', () => {
     {
       id: 'buy',
       steps: [
-        { id: 'discover', task: 'get_products', sample_request: { buying_mode: 'brief', brief: 'display', brand: { domain: 'acmeoutdoor.example' } }, context_outputs: [{ key: 'product_id', path: 'products[0].product_id' }, { key: 'pricing_option_id', path: 'products[0].pricing_options[0].pricing_option_id' }] },
+        {
+          id: 'discover',
+          task: 'get_products',
+          sample_request: { buying_mode: 'brief', brief: 'display', brand: { domain: 'acmeoutdoor.example' } },
+          context_outputs: [
+            { key: 'product_id', path: 'products[0].product_id' },
+            { key: 'pricing_option_id', path: 'products[0].pricing_options[0].pricing_option_id' },
+          ],
+        },
         {
           id: 'book',
           task: 'create_media_buy',
@@ -113,7 +163,9 @@ describe('past flights and auction bids', () => {
             account: { brand: { domain: 'acmeoutdoor.example' }, operator: 'pinnacle-agency.example' },
             start_time: '2099-01-01T00:00:00Z',
             end_time: '2099-02-01T00:00:00Z',
-            packages: [{ product_id: '$context.product_id', pricing_option_id: '$context.pricing_option_id', budget: 5000 }],
+            packages: [
+              { product_id: '$context.product_id', pricing_option_id: '$context.pricing_option_id', budget: 5000 },
+            ],
             idempotency_key: '$generate:uuid_v4#book',
           },
         },

@@ -22,7 +22,16 @@ describe('an expected value whose capture failed, on a real run', () => {
             },
           ],
         },
-        { id: 'use', steps: [{ id: 'compare', task: 'get_adcp_capabilities', validations: [{ check: 'field_value', path: 'supported_protocols[0]', value: '$context.first_protocol' }] }] },
+        {
+          id: 'use',
+          steps: [
+            {
+              id: 'compare',
+              task: 'get_adcp_capabilities',
+              validations: [{ check: 'field_value', path: 'supported_protocols[0]', value: '$context.first_protocol' }],
+            },
+          ],
+        },
       ]),
       `${inject('agentOrigin')}/x/wrong_value/mcp`,
     );
@@ -32,8 +41,11 @@ describe('an expected value whose capture failed, on a real run', () => {
       passed: false,
       expected: ['$context.first_protocol'],
       actual: null,
-      error: '$context.first_protocol in the expected value did not resolve: step "caps" (phase setup) failed (field_value at /context/correlation_id — field_value)',
+      error:
+        '$context.first_protocol in the expected value did not resolve: step "caps" (phase setup) failed (field_value at /context/correlation_id — field_value)',
     });
-    expect(failureHeadline(compare, { cwd: '/' })).toContain('placeholder $context.first_protocol in the expected value did not resolve: step "caps" (phase setup) failed');
+    expect(failureHeadline(compare, { cwd: '/' })).toContain(
+      'placeholder $context.first_protocol in the expected value did not resolve: step "caps" (phase setup) failed',
+    );
   });
 });

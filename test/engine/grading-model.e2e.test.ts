@@ -15,7 +15,14 @@ import { startFixtureAgent, type FixtureAgent, type FixtureCall } from '../../fi
 import type { StepOutcome, StepResult, ValidationResult } from '../../src/engine/records.js';
 import { buildContractReport } from '../../src/report/reporter.js';
 import type { AdcpStepMeta } from '../../src/vitest/meta.js';
-import { openInline, phasedStoryboard, runInline, type InlinePhase, type InlineRunOptions, type InlineStep } from '../helpers/inline-run.js';
+import {
+  openInline,
+  phasedStoryboard,
+  runInline,
+  type InlinePhase,
+  type InlineRunOptions,
+  type InlineStep,
+} from '../helpers/inline-run.js';
 
 let agent: FixtureAgent;
 beforeAll(async () => {
@@ -28,9 +35,21 @@ afterAll(() => agent?.close());
 // ---------------------------------------------------------------------------
 
 /** The fixture agent's tools/list, in the sorted form a missing_tool detail cites it. */
-const FIXTURE_TOOLS = ['comply_test_controller', 'create_media_buy', 'get_adcp_capabilities', 'get_media_buys', 'get_products', 'list_creative_formats', 'list_creatives', 'tasks/get', 'tasks_get', 'update_media_buy'];
+const FIXTURE_TOOLS = [
+  'comply_test_controller',
+  'create_media_buy',
+  'get_adcp_capabilities',
+  'get_media_buys',
+  'get_products',
+  'list_creative_formats',
+  'list_creatives',
+  'tasks/get',
+  'tasks_get',
+  'update_media_buy',
+];
 const toolList = (...without: string[]) => `[${FIXTURE_TOOLS.filter((t) => !without.includes(t)).join(', ')}]`;
-const missingToolDetail = (tool: string, ...without: string[]) => `the agent does not advertise the tool "${tool}"; agent tools: ${toolList(...without)}`;
+const missingToolDetail = (tool: string, ...without: string[]) =>
+  `the agent does not advertise the tool "${tool}"; agent tools: ${toolList(...without)}`;
 const prerequisiteDetail = (step: string, phase: string, how = 'failed') =>
   `prerequisite step "${step}" (phase ${phase}) ${how}, so the state this stateful step needs never materialised`;
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -55,11 +74,19 @@ function endpoint(behaviours: string[] = []): Pick<Ran, 'calls'> & { url: string
 }
 
 /** Runs a storyboard (phases, or the steps of one phase `main`) on a fresh endpoint. */
-async function run(body: InlinePhase[] | InlineStep[], options: InlineRunOptions & { behaviours?: string[]; root?: Record<string, unknown> } = {}): Promise<Ran> {
+async function run(
+  body: InlinePhase[] | InlineStep[],
+  options: InlineRunOptions & { behaviours?: string[]; root?: Record<string, unknown> } = {},
+): Promise<Ran> {
   const { url, calls } = endpoint(options.behaviours);
   const phases = isPhases(body) ? body : [{ id: 'main', steps: body }];
   const steps = await runInline(phasedStoryboard(phases, options.root), url, options);
-  const verdicts = Object.fromEntries(Object.entries(steps).map(([id, o]) => [id, o.status === 'skipped' ? `skipped:${o.result.skip!.reason}` : o.status]));
+  const verdicts = Object.fromEntries(
+    Object.entries(steps).map(([id, o]) => [
+      id,
+      o.status === 'skipped' ? `skipped:${o.result.skip!.reason}` : o.status,
+    ]),
+  );
   return { steps, verdicts, calls };
 }
 
@@ -72,7 +99,8 @@ const result = (r: Ran, id: string): StepResult => {
   if (!outcome) throw new Error(`no step ${id}; steps: ${Object.keys(r.steps).join(', ')}`);
   return outcome.result;
 };
-const validation = (r: Ran, id: string, check: string): ValidationResult | undefined => result(r, id).validations.find((v) => v.check === check);
+const validation = (r: Ran, id: string, check: string): ValidationResult | undefined =>
+  result(r, id).validations.find((v) => v.check === check);
 const invariant = (r: Ran, id: string, name: string): ValidationResult | undefined =>
   result(r, id).validations.find((v) => v.check === 'invariant' && v.description.startsWith(`${name}:`));
 /** The arguments the agent received for one tool, in order. */
@@ -101,9 +129,11 @@ const MEDIA_BUY = {
   end_time: '2027-06-30T23:59:59Z',
   packages: [{ product_id: 'prod_video_preroll', pricing_option_id: 'po_video_preroll_cpm', budget: 5000 }],
 };
-const createBuy = (id: string, extra: Partial<InlineStep> = {}, request: Record<string, unknown> = {}) => stepOf('create_media_buy', { ...MEDIA_BUY, ...request }, 'media_buy_id')(id, extra);
+const createBuy = (id: string, extra: Partial<InlineStep> = {}, request: Record<string, unknown> = {}) =>
+  stepOf('create_media_buy', { ...MEDIA_BUY, ...request }, 'media_buy_id')(id, extra);
 /** A step that echoes a value back through `context`, so later tests can read what the engine substituted. */
-const echo = (id: string, correlationId: string, extra: Partial<InlineStep> = {}) => capabilities(id, { sample_request: { context: { correlation_id: correlationId } }, ...extra });
+const echo = (id: string, correlationId: string, extra: Partial<InlineStep> = {}) =>
+  capabilities(id, { sample_request: { context: { correlation_id: correlationId } }, ...extra });
 
 // ---------------------------------------------------------------------------
 // 1. missing_tool
@@ -115,7 +145,10 @@ describe('missing_tool', () => {
   it('a task absent from tools/list is skipped missing_tool, citing the tool and the agent tool list, and never sent', async () => {
     const r = await run(body, { behaviours: ['without@list_creatives'] });
     expect(r.verdicts).toEqual({ creatives: 'skipped:missing_tool', discover: 'passed' });
-    expect(result(r, 'creatives').skip).toEqual({ reason: 'missing_tool', detail: missingToolDetail('list_creatives', 'list_creatives') });
+    expect(result(r, 'creatives').skip).toEqual({
+      reason: 'missing_tool',
+      detail: missingToolDetail('list_creatives', 'list_creatives'),
+    });
     expect(result(r, 'creatives').request).toBeUndefined();
     expect(r.calls('list_creatives')).toEqual([]);
     expect(r.calls('get_products')).toHaveLength(1);
@@ -131,7 +164,9 @@ describe('missing_tool', () => {
     const r = await run(body, { root: { required_tools: ['sync_accounts', 'list_accounts'] } });
     expect(r.verdicts).toEqual({ creatives: 'skipped:missing_tool', discover: 'skipped:missing_tool' });
     for (const id of ['creatives', 'discover']) {
-      expect(result(r, id).skip!.detail).toBe(`the storyboard's required_tools [sync_accounts, list_accounts]: the agent advertises none of them; agent tools: ${toolList()}`);
+      expect(result(r, id).skip!.detail).toBe(
+        `the storyboard's required_tools [sync_accounts, list_accounts]: the agent advertises none of them; agent tools: ${toolList()}`,
+      );
     }
     expect(r.calls()).toEqual([]);
   });
@@ -155,13 +190,22 @@ describe('missing_tool', () => {
 
 describe('missing_test_controller', () => {
   const body = [
-    { id: 'scenarios', task: 'comply_test_controller', requires_tool: 'comply_test_controller', sample_request: { scenario: 'list_scenarios' }, validations: [{ check: 'field_value', path: 'success', value: true }] },
+    {
+      id: 'scenarios',
+      task: 'comply_test_controller',
+      requires_tool: 'comply_test_controller',
+      sample_request: { scenario: 'list_scenarios' },
+      validations: [{ check: 'field_value', path: 'success', value: true }],
+    },
     products('needs_controller', { requires_tool: 'comply_test_controller' }),
   ];
 
   it('requires_tool: comply_test_controller on an agent without it: missing_test_controller, nothing sent', async () => {
     const r = await run(body, { behaviours: ['without@comply_test_controller'] });
-    expect(r.verdicts).toEqual({ scenarios: 'skipped:missing_test_controller', needs_controller: 'skipped:missing_test_controller' });
+    expect(r.verdicts).toEqual({
+      scenarios: 'skipped:missing_test_controller',
+      needs_controller: 'skipped:missing_test_controller',
+    });
     for (const id of ['scenarios', 'needs_controller']) {
       expect(result(r, id).skip!.detail).toBe(
         `this step needs comply_test_controller (deterministic testing), which the agent does not advertise; agent tools: ${toolList('comply_test_controller')}`,
@@ -196,7 +240,10 @@ describe('a controller scenario the agent does not implement (UNKNOWN_SCENARIO)'
   });
 
   it('a step that expects the error is graded on it, and the storyboard goes on', async () => {
-    const r = await run([force({ expect_error: true, validations: [{ check: 'error_code', value: 'UNKNOWN_SCENARIO' }] }), products('after')]);
+    const r = await run([
+      force({ expect_error: true, validations: [{ check: 'error_code', value: 'UNKNOWN_SCENARIO' }] }),
+      products('after'),
+    ]);
     expect(r.verdicts).toEqual({ force: 'passed', after: 'passed' });
   });
 });
@@ -225,7 +272,13 @@ describe('prerequisite_failed cascade', () => {
   it('on a conformant agent every step runs once and passes', async () => {
     const r = await run(cascade);
     expect(Object.values(r.verdicts)).toEqual(['passed', 'passed', 'passed', 'passed', 'passed']);
-    expect(r.calls().map((c) => c.tool)).toEqual(['get_products', 'list_creatives', 'get_adcp_capabilities', 'list_creative_formats', 'get_adcp_capabilities']);
+    expect(r.calls().map((c) => c.tool)).toEqual([
+      'get_products',
+      'list_creatives',
+      'get_adcp_capabilities',
+      'list_creative_formats',
+      'get_adcp_capabilities',
+    ]);
   });
 
   it.each(['wrong_value@get_products', 'error_response@get_products'])(
@@ -240,7 +293,10 @@ describe('prerequisite_failed cascade', () => {
         later_stateless: 'passed',
       });
       for (const id of ['same_phase_stateful', 'later_stateful']) {
-        expect(result(r, id).skip).toEqual({ reason: 'prerequisite_failed', detail: prerequisiteDetail('create', 'setup') });
+        expect(result(r, id).skip).toEqual({
+          reason: 'prerequisite_failed',
+          detail: prerequisiteDetail('create', 'setup'),
+        });
         expect(result(r, id).request).toBeUndefined();
       }
       expect(r.calls('list_creatives')).toEqual([]);
@@ -256,13 +312,18 @@ describe('prerequisite_failed cascade', () => {
 
   it('a stateful step skipped missing_tool in a phase with other stateful steps trips the cascade', async () => {
     const r = await run(missingFirst([products('list', stateful)]), { behaviours: ['without@list_creatives'] });
-    expect(r.verdicts).toEqual({ sync: 'skipped:missing_tool', list: 'skipped:prerequisite_failed', after: 'skipped:prerequisite_failed' });
+    expect(r.verdicts).toEqual({
+      sync: 'skipped:missing_tool',
+      list: 'skipped:prerequisite_failed',
+      after: 'skipped:prerequisite_failed',
+    });
     expect(result(r, 'sync').skip!.detail).toBe(missingToolDetail('list_creatives', 'list_creatives'));
-    for (const id of ['list', 'after']) expect(result(r, id).skip!.detail).toBe(prerequisiteDetail('sync', 'accounts', 'was skipped (missing_tool)'));
+    for (const id of ['list', 'after'])
+      expect(result(r, id).skip!.detail).toBe(prerequisiteDetail('sync', 'accounts', 'was skipped (missing_tool)'));
     expect(r.calls()).toEqual([]);
   });
 
-  it("the only stateful step of its phase skipped missing_tool does not cascade, and its detail says so", async () => {
+  it('the only stateful step of its phase skipped missing_tool does not cascade, and its detail says so', async () => {
     const r = await run(missingFirst([capabilities('caps')]), { behaviours: ['without@list_creatives'] });
     expect(r.verdicts).toEqual({ sync: 'skipped:missing_tool', caps: 'passed', after: 'passed' });
     expect(result(r, 'sync').skip!.detail).toBe(
@@ -278,7 +339,10 @@ describe('prerequisite_failed cascade', () => {
 
 describe('peer_substituted (provides_state_for)', () => {
   const substitution: InlinePhase[] = [
-    { id: 'accounts', steps: [creatives('sync', stateful), products('list', { ...stateful, provides_state_for: 'sync' })] },
+    {
+      id: 'accounts',
+      steps: [creatives('sync', stateful), products('list', { ...stateful, provides_state_for: 'sync' })],
+    },
     { id: 'use', steps: [formats('after', stateful)] },
   ];
 
@@ -286,7 +350,10 @@ describe('peer_substituted (provides_state_for)', () => {
     const r = await run(substitution, { behaviours: ['without@list_creatives'] });
     expect(r.verdicts).toEqual({ sync: 'skipped:peer_substituted', list: 'passed', after: 'passed' });
     // runner-output-contract.yaml > peer_substituted: "<this_step_id> state provided by <peer_phase_id>.<peer_step_id>"
-    expect(result(r, 'sync').skip).toEqual({ reason: 'peer_substituted', detail: 'sync state provided by accounts.list' });
+    expect(result(r, 'sync').skip).toEqual({
+      reason: 'peer_substituted',
+      detail: 'sync state provided by accounts.list',
+    });
     expect(r.calls('list_creatives')).toEqual([]);
     expect(r.calls('list_creative_formats')).toHaveLength(1);
   });
@@ -294,14 +361,20 @@ describe('peer_substituted (provides_state_for)', () => {
   it('the substitute fails: the target stays missing_tool and later stateful steps cascade', async () => {
     const r = await run(substitution, { behaviours: ['without@list_creatives', 'error_response@get_products'] });
     expect(r.verdicts).toEqual({ sync: 'skipped:missing_tool', list: 'failed', after: 'skipped:prerequisite_failed' });
-    expect(result(r, 'sync').skip!.detail).toBe(`${missingToolDetail('list_creatives', 'list_creatives')} (declared substitute list did not pass)`);
+    expect(result(r, 'sync').skip!.detail).toBe(
+      `${missingToolDetail('list_creatives', 'list_creatives')} (declared substitute list did not pass)`,
+    );
     expect(result(r, 'after').skip!.detail).toBe(prerequisiteDetail('list', 'accounts'));
     expect(r.calls('list_creative_formats')).toEqual([]);
   });
 
   it('the substitute is itself missing: the cascade proceeds as if provides_state_for were absent', async () => {
     const r = await run(substitution, { behaviours: ['without@list_creatives', 'without@get_products'] });
-    expect(r.verdicts).toEqual({ sync: 'skipped:missing_tool', list: 'skipped:missing_tool', after: 'skipped:prerequisite_failed' });
+    expect(r.verdicts).toEqual({
+      sync: 'skipped:missing_tool',
+      list: 'skipped:missing_tool',
+      after: 'skipped:prerequisite_failed',
+    });
     expect(r.calls()).toEqual([]);
   });
 
@@ -331,12 +404,23 @@ describe('peer_substituted (provides_state_for)', () => {
 
 /** Written against FK order on purpose: the runner must seed products first, media buys last. */
 const SEEDED_FIXTURES = {
-  media_buys: [{ media_buy_id: 'gm_mb', status: 'active', packages: [{ product_id: 'gm_prod', pricing_option_id: 'gm_po', budget: 1000 }] }],
+  media_buys: [
+    {
+      media_buy_id: 'gm_mb',
+      status: 'active',
+      packages: [{ product_id: 'gm_prod', pricing_option_id: 'gm_po', budget: 1000 }],
+    },
+  ],
   creatives: [{ creative_id: 'gm_cr', status: 'approved' }],
   pricing_options: [{ product_id: 'gm_prod', pricing_option_id: 'gm_po', pricing_model: 'cpm' }],
   products: [{ product_id: 'gm_prod', name: 'Grading-model seeded product', delivery_type: 'non_guaranteed' }],
 };
-const SEED_STEPS = ['seed_product.gm_prod', 'seed_pricing_option.gm_prod.gm_po', 'seed_creative.gm_cr', 'seed_media_buy.gm_mb'];
+const SEED_STEPS = [
+  'seed_product.gm_prod',
+  'seed_pricing_option.gm_prod.gm_po',
+  'seed_creative.gm_cr',
+  'seed_media_buy.gm_mb',
+];
 
 describe('controller seeding', () => {
   const seeded = [
@@ -349,16 +433,33 @@ describe('controller seeding', () => {
       validations: [{ check: 'field_value', path: 'creatives[0].creative_id', value: 'gm_cr' }],
     }),
   ];
-  const seeding = (fixtures: Record<string, unknown> = SEEDED_FIXTURES) => ({ prerequisites: { controller_seeding: true }, fixtures });
+  const seeding = (fixtures: Record<string, unknown> = SEEDED_FIXTURES) => ({
+    prerequisites: { controller_seeding: true },
+    fixtures,
+  });
 
   it('runs an injected __controller_seeding__ phase first, seeding in FK order, and later steps see the seeded state', async () => {
     const r = await run(seeded, { root: seeding() });
     expect(Object.keys(r.steps)).toEqual([...SEED_STEPS, 'find', 'creative']);
     expect(Object.values(r.verdicts)).toEqual(['passed', 'passed', 'passed', 'passed', 'passed', 'passed']);
-    for (const id of SEED_STEPS) expect(result(r, id)).toMatchObject({ phase_id: '__controller_seeding__', task: 'comply_test_controller', passed: true });
+    for (const id of SEED_STEPS)
+      expect(result(r, id)).toMatchObject({
+        phase_id: '__controller_seeding__',
+        task: 'comply_test_controller',
+        passed: true,
+      });
     const seeds = r.calls('comply_test_controller');
-    expect(seeds.map((c) => c.arguments.scenario)).toEqual(['seed_product', 'seed_pricing_option', 'seed_creative', 'seed_media_buy']);
-    expect(seeds[1]!.arguments.params).toEqual({ product_id: 'gm_prod', pricing_option_id: 'gm_po', fixture: { pricing_model: 'cpm' } });
+    expect(seeds.map((c) => c.arguments.scenario)).toEqual([
+      'seed_product',
+      'seed_pricing_option',
+      'seed_creative',
+      'seed_media_buy',
+    ]);
+    expect(seeds[1]!.arguments.params).toEqual({
+      product_id: 'gm_prod',
+      pricing_option_id: 'gm_po',
+      fixture: { pricing_model: 'cpm' },
+    });
     // Every seed precedes the storyboard's own first call.
     expect(Math.max(...seeds.map((c) => c.seq))).toBeLessThan(r.calls('get_products')[0]!.seq);
   });
@@ -372,7 +473,8 @@ describe('controller seeding', () => {
   it('no_seed: every step is skipped not_applicable, fixture_seed_unsupported, and the storyboard sends nothing of its own', async () => {
     const r = await run(seeded, { root: seeding(), behaviours: ['no_seed'] });
     expect(Object.values(r.verdicts)).toEqual(Array(6).fill('skipped:not_applicable'));
-    for (const outcome of Object.values(r.steps)) expect(outcome.result.skip!.detail).toMatch(/^fixture_seed_unsupported/);
+    for (const outcome of Object.values(r.steps))
+      expect(outcome.result.skip!.detail).toMatch(/^fixture_seed_unsupported/);
     expect(r.calls('get_products')).toEqual([]);
     expect(r.calls('list_creatives')).toEqual([]);
   });
@@ -384,7 +486,10 @@ describe('controller seeding', () => {
   });
 
   it('a failing seed fails its step and every later step skips prerequisite_failed, citing the seed step', async () => {
-    const fixtures = { products: [{ product_id: 'gm_prod' }], pricing_options: [{ product_id: 'gm_unknown', pricing_option_id: 'gm_po' }] };
+    const fixtures = {
+      products: [{ product_id: 'gm_prod' }],
+      pricing_options: [{ product_id: 'gm_unknown', pricing_option_id: 'gm_po' }],
+    };
     const r = await run(seeded, { root: seeding(fixtures) });
     expect(r.verdicts).toEqual({
       'seed_product.gm_prod': 'passed',
@@ -393,7 +498,9 @@ describe('controller seeding', () => {
       creative: 'skipped:prerequisite_failed',
     });
     for (const id of ['find', 'creative']) {
-      expect(result(r, id).skip!.detail).toMatch(/^controller seeding failed at seed_pricing_option\.gm_unknown\.gm_po: .*NOT_FOUND.*gm_unknown is not seeded/);
+      expect(result(r, id).skip!.detail).toMatch(
+        /^controller seeding failed at seed_pricing_option\.gm_unknown\.gm_po: .*NOT_FOUND.*gm_unknown is not seeded/,
+      );
     }
     expect(r.calls('get_products')).toEqual([]);
     expect(r.calls('list_creatives')).toEqual([]);
@@ -408,11 +515,23 @@ describe('$generate', () => {
   it('one alias is one value on the wire across steps; alias-less uses differ; nothing literal is sent', async () => {
     const replayKey = '$generate:uuid_v4#replay';
     const r = await run([
-      createBuy('book', { context_outputs: [{ name: 'media_buy_id', path: 'media_buy_id' }] }, { idempotency_key: replayKey, context: { correlation_id: '$generate:uuid_v4' } }),
+      createBuy(
+        'book',
+        { context_outputs: [{ name: 'media_buy_id', path: 'media_buy_id' }] },
+        { idempotency_key: replayKey, context: { correlation_id: '$generate:uuid_v4' } },
+      ),
       createBuy(
         'replay',
-        { validations: [{ check: 'field_value', path: 'media_buy_id', value: '$context.media_buy_id' }, { check: 'field_value', path: 'replayed', value: true }] },
-        { idempotency_key: replayKey, context: { correlation_id: '$generate:uuid_v4', note: `replay of ${replayKey}` } },
+        {
+          validations: [
+            { check: 'field_value', path: 'media_buy_id', value: '$context.media_buy_id' },
+            { check: 'field_value', path: 'replayed', value: true },
+          ],
+        },
+        {
+          idempotency_key: replayKey,
+          context: { correlation_id: '$generate:uuid_v4', note: `replay of ${replayKey}` },
+        },
       ),
     ]);
     expect(r.verdicts).toEqual({ book: 'passed', replay: 'passed' });
@@ -436,11 +555,21 @@ describe('idempotency_key on mutating tasks', () => {
     const r = await run([
       createBuy('auto'),
       createBuy('auto_again'),
-      createBuy('omitted', { omit_idempotency_key: true, expect_error: true, validations: [{ check: 'error_code', value: 'INVALID_REQUEST' }] }),
+      createBuy('omitted', {
+        omit_idempotency_key: true,
+        expect_error: true,
+        validations: [{ check: 'error_code', value: 'INVALID_REQUEST' }],
+      }),
       createBuy('written', {}, { idempotency_key: 'gm-written-key-000001' }),
       products('read'),
     ]);
-    expect(r.verdicts).toEqual({ auto: 'passed', auto_again: 'passed', omitted: 'passed', written: 'passed', read: 'passed' });
+    expect(r.verdicts).toEqual({
+      auto: 'passed',
+      auto_again: 'passed',
+      omitted: 'passed',
+      written: 'passed',
+      read: 'passed',
+    });
     const [auto, autoAgain, omitted, written] = sent(r, 'create_media_buy');
     expect(auto!.idempotency_key).toMatch(UUID_V4);
     expect(autoAgain!.idempotency_key).toMatch(UUID_V4);
@@ -459,7 +588,11 @@ describe('$context in a validation value or allowed_values', () => {
   const refine = (id: string, validations: unknown[]): InlineStep => ({
     id,
     task: 'get_products',
-    sample_request: { buying_mode: 'wholesale', filters: { product_ids: ['$context.first'] }, context: { correlation_id: '$context.corr' } },
+    sample_request: {
+      buying_mode: 'wholesale',
+      filters: { product_ids: ['$context.first'] },
+      context: { correlation_id: '$context.corr' },
+    },
     validations,
   });
   const body = [
@@ -486,9 +619,16 @@ describe('$context in a validation value or allowed_values', () => {
   it('compares against the captured value: passes when equal, fails naming the captured value when not', async () => {
     const r = await run(body, { ...lenient, root });
     expect(r.verdicts).toEqual({ discover: 'passed', matches: 'passed', mismatch: 'failed', unresolved: 'failed' });
-    const discovered = (result(r, 'discover').response!.payload as any).structuredContent.products.map((p: any) => p.product_id);
+    const discovered = (result(r, 'discover').response!.payload as any).structuredContent.products.map(
+      (p: any) => p.product_id,
+    );
     expect(sent(r, 'get_products')[1]!.filters.product_ids).toEqual([discovered[0]]);
-    expect(result(r, 'mismatch').validations[0]).toMatchObject({ passed: false, json_pointer: '/products/0/product_id', expected: discovered[1], actual: discovered[0] });
+    expect(result(r, 'mismatch').validations[0]).toMatchObject({
+      passed: false,
+      json_pointer: '/products/0/product_id',
+      expected: discovered[1],
+      actual: discovered[0],
+    });
   });
 
   it('an agent that alters the echoed context fails the $context comparison', async () => {
@@ -515,7 +655,10 @@ describe('$context in a validation value or allowed_values', () => {
 
 describe('task_completion captures', () => {
   const asyncBody = () => [
-    createBuy('book', { validations: [], context_outputs: [{ name: 'media_buy_id', path: 'task_completion.media_buy_id' }] }),
+    createBuy('book', {
+      validations: [],
+      context_outputs: [{ name: 'media_buy_id', path: 'task_completion.media_buy_id' }],
+    }),
     echo('use', '$context.media_buy_id'),
   ];
   const asyncAgent = (...behaviours: string[]) => ['async_submitted@create_media_buy', ...behaviours];
@@ -532,15 +675,20 @@ describe('task_completion captures', () => {
     expect(sent(r, 'get_adcp_capabilities')[0]!.context.correlation_id).toMatch(/^mb_[0-9a-f]{12}$/);
   });
 
-  it('an answer that is only the async envelope is graded on the task\'s completion, polled to its end', async () => {
+  it("an answer that is only the async envelope is graded on the task's completion, polled to its end", async () => {
     const r = await run([createBuy('book')], { ...fast, behaviours: asyncAgent('async_polls_3') });
     expect(r.verdicts).toEqual({ book: 'passed' });
     expect(r.calls('tasks/get')).toHaveLength(3);
-    expect(result(r, 'book').extraction.note).toMatch(/^the agent answered submitted \(task [^)]+\); graded on the task's completion after 3 tasks\/get poll\(s\)$/);
+    expect(result(r, 'book').extraction.note).toMatch(
+      /^the agent answered submitted \(task [^)]+\); graded on the task's completion after 3 tasks\/get poll\(s\)$/,
+    );
   });
 
   it('a completion without the context echo keeps the one the immediate envelope carried', async () => {
-    const withContext = { sample_request: { ...MEDIA_BUY, context: { correlation_id: 'gm-async-echo' } }, validations: [{ check: 'field_value', path: 'context.correlation_id', value: 'gm-async-echo' }] };
+    const withContext = {
+      sample_request: { ...MEDIA_BUY, context: { correlation_id: 'gm-async-echo' } },
+      validations: [{ check: 'field_value', path: 'context.correlation_id', value: 'gm-async-echo' }],
+    };
     const r = await run([createBuy('book', withContext)], { ...fast, behaviours: asyncAgent('async_bare_result') });
     expect(r.verdicts).toEqual({ book: 'passed' });
     expect(invariant(r, 'book', 'context.echo')).toMatchObject({ passed: true });
@@ -548,25 +696,44 @@ describe('task_completion captures', () => {
   });
 
   it('a step that validates the envelope itself (status) is graded on the immediate answer, without polling', async () => {
-    const r = await run([createBuy('book', { validations: [{ check: 'field_value', path: 'status', value: 'submitted' }] })], { ...fast, behaviours: asyncAgent() });
+    const r = await run(
+      [createBuy('book', { validations: [{ check: 'field_value', path: 'status', value: 'submitted' }] })],
+      { ...fast, behaviours: asyncAgent() },
+    );
     expect(r.verdicts).toEqual({ book: 'passed' });
     expect(r.calls('tasks/get')).toEqual([]);
   });
 
   it('a status check on the result (not an async status) still follows the task to its end', async () => {
     const resultStatus = { check: 'field_present', path: 'status' };
-    const r = await run([createBuy('book', { validations: [resultStatus, { check: 'field_value', path: 'status', allowed_values: ['active', 'pending_creatives', 'pending_start'] }] })], {
-      ...fast,
-      behaviours: asyncAgent(),
-    });
+    const r = await run(
+      [
+        createBuy('book', {
+          validations: [
+            resultStatus,
+            { check: 'field_value', path: 'status', allowed_values: ['active', 'pending_creatives', 'pending_start'] },
+          ],
+        }),
+      ],
+      {
+        ...fast,
+        behaviours: asyncAgent(),
+      },
+    );
     expect(r.calls('tasks/get')).toHaveLength(1);
     expect(r.verdicts).toEqual({ book: 'passed' });
   });
 
   it('an envelope whose task never completes is graded on the interim answer, with a warning', async () => {
-    const r = await run([createBuy('book')], { timeoutMs: 500, pollIntervalMs: 20, behaviours: asyncAgent('async_never') });
+    const r = await run([createBuy('book')], {
+      timeoutMs: 500,
+      pollIntervalMs: 20,
+      behaviours: asyncAgent('async_never'),
+    });
     expect(r.verdicts).toEqual({ book: 'failed' });
-    expect(result(r, 'book').warnings?.[0]).toMatch(/^the agent answered submitted \(task [^)]+\); the task was still working when the step timeout ran out/);
+    expect(result(r, 'book').warnings?.[0]).toMatch(
+      /^the agent answered submitted \(task [^)]+\); the task was still working when the step timeout ran out/,
+    );
   });
 
   it('a synchronous answer is captured directly, without polling', async () => {
@@ -579,7 +746,12 @@ describe('task_completion captures', () => {
     const r = await run(asyncBody(), { timeoutMs: 1000, pollIntervalMs: 20, behaviours: asyncAgent('async_never') });
     expect(r.verdicts).toEqual({ book: 'failed', use: 'failed' });
     const timeout = validation(r, 'book', 'capture_poll_timeout')!;
-    expect(timeout).toMatchObject({ passed: false, json_pointer: null, expected: 'task_completion.media_buy_id', actual: 'working' });
+    expect(timeout).toMatchObject({
+      passed: false,
+      json_pointer: null,
+      expected: 'task_completion.media_buy_id',
+      actual: 'working',
+    });
     // Polled again and again, then gave up. (The last poll may be cut short by the deadline before it reaches the agent.)
     const polls = Number(/after (\d+) poll\(s\)/.exec(timeout.error!)?.[1]);
     const logged = r.calls('tasks/get').length;
@@ -590,31 +762,58 @@ describe('task_completion captures', () => {
   });
 
   it('a tasks/get that answers with an error ends the polling at once: capture_task_failed, the consumer not sent', async () => {
-    const r = await run(asyncBody(), { ...fast, behaviours: ['async_working@create_media_buy', 'async_never', 'error_response@tasks/get'] });
+    const r = await run(asyncBody(), {
+      ...fast,
+      behaviours: ['async_working@create_media_buy', 'async_never', 'error_response@tasks/get'],
+    });
     expect(r.verdicts).toEqual({ book: 'failed', use: 'failed' });
-    expect(validation(r, 'book', 'capture_task_failed')).toMatchObject({ passed: false, actual: null, error: expect.stringMatching(/^context_outputs "media_buy_id": polling the task failed: tasks\/get answered with an error: /) });
+    expect(validation(r, 'book', 'capture_task_failed')).toMatchObject({
+      passed: false,
+      actual: null,
+      error: expect.stringMatching(
+        /^context_outputs "media_buy_id": polling the task failed: tasks\/get answered with an error: /,
+      ),
+    });
     expect(r.calls('tasks/get')).toHaveLength(1);
     expect(r.calls('get_adcp_capabilities')).toEqual([]);
   });
 
   it('an envelope whose task cannot be polled (garbage tasks/get answer) is graded on the interim answer after one poll, with a warning', async () => {
-    const r = await run([createBuy('book')], { ...fast, behaviours: ['async_working@create_media_buy', 'garbage@tasks/get'] });
+    const r = await run([createBuy('book')], {
+      ...fast,
+      behaviours: ['async_working@create_media_buy', 'garbage@tasks/get'],
+    });
     expect(r.verdicts).toEqual({ book: 'failed' });
     expect(r.calls('tasks/get')).toHaveLength(1);
-    expect(result(r, 'book').warnings?.[0]).toMatch(/^the agent answered working \(task [^)]+\); the task could not be polled \(.+\), so the step is graded on that interim answer$/);
+    expect(result(r, 'book').warnings?.[0]).toMatch(
+      /^the agent answered working \(task [^)]+\); the task could not be polled \(.+\), so the step is graded on that interim answer$/,
+    );
   });
 
   it('a working envelope is followed like a submitted one; the note names the status it answered', async () => {
-    const r = await run([createBuy('book')], { ...fast, behaviours: ['async_working@create_media_buy', 'async_polls_2'] });
+    const r = await run([createBuy('book')], {
+      ...fast,
+      behaviours: ['async_working@create_media_buy', 'async_polls_2'],
+    });
     expect(r.verdicts).toEqual({ book: 'passed' });
     expect(r.calls('tasks/get')).toHaveLength(2);
-    expect(result(r, 'book').extraction).toEqual({ path: 'structured_content', note: expect.stringMatching(/^the agent answered working \(task [^)]+\); graded on the task's completion after 2 tasks\/get poll\(s\)$/) });
+    expect(result(r, 'book').extraction).toEqual({
+      path: 'structured_content',
+      note: expect.stringMatching(
+        /^the agent answered working \(task [^)]+\); graded on the task's completion after 2 tasks\/get poll\(s\)$/,
+      ),
+    });
   });
 
   it('an envelope-only answer whose task fails is graded on the failure, as an error answer', async () => {
     const r = await run([createBuy('book')], { ...fast, behaviours: asyncAgent('async_failed') });
     expect(r.verdicts).toEqual({ book: 'failed' });
-    expect(result(r, 'book').extraction).toEqual({ path: 'error', note: expect.stringMatching(/^the agent answered submitted \(task [^)]+\); graded on the task's end \(failed\) after 1 tasks\/get poll\(s\)$/) });
+    expect(result(r, 'book').extraction).toEqual({
+      path: 'error',
+      note: expect.stringMatching(
+        /^the agent answered submitted \(task [^)]+\); graded on the task's end \(failed\) after 1 tasks\/get poll\(s\)$/,
+      ),
+    });
   });
 
   it('steps that validate the envelope (task_id, envelope_field_present, a2a_submitted_artifact, an async status among allowed_values) are not polled', async () => {
@@ -623,7 +822,10 @@ describe('task_completion captures', () => {
       [{ check: 'envelope_field_present', path: 'message' }],
       [{ check: 'a2a_submitted_artifact' }],
       [{ check: 'field_value', path: 'status', allowed_values: ['active', 'submitted'] }],
-      [{ check: 'field_present', path: 'message' }, { check: 'field_present', path: 'task_id' }],
+      [
+        { check: 'field_present', path: 'message' },
+        { check: 'field_present', path: 'task_id' },
+      ],
     ]) {
       const r = await run([createBuy('book', { validations })], { ...fast, behaviours: asyncAgent() });
       expect(r.calls('tasks/get'), JSON.stringify(validations)).toEqual([]);
@@ -631,18 +833,30 @@ describe('task_completion captures', () => {
   });
 
   it('a tasks/get cut short by the step deadline is a timeout, not a polling error', async () => {
-    const r = await run([createBuy('book')], { timeoutMs: 500, pollIntervalMs: 20, behaviours: [...asyncAgent(), 'hang@tasks/get'] });
+    const r = await run([createBuy('book')], {
+      timeoutMs: 500,
+      pollIntervalMs: 20,
+      behaviours: [...asyncAgent(), 'hang@tasks/get'],
+    });
     expect(r.verdicts).toEqual({ book: 'failed' });
-    expect(result(r, 'book').warnings?.[0]).toMatch(/^the agent answered submitted \(task [^)]+\); the task was still submitted when the step timeout ran out, so the step is graded on that interim answer$/);
+    expect(result(r, 'book').warnings?.[0]).toMatch(
+      /^the agent answered submitted \(task [^)]+\); the task was still submitted when the step timeout ran out, so the step is graded on that interim answer$/,
+    );
   });
 
   it('a failed task without a result is graded on its status answer', async () => {
-    const r = await run([createBuy('book', { validations: [{ check: 'field_value', path: 'status', value: 'failed' }] })], { ...fast, behaviours: asyncAgent('async_failed') });
+    const r = await run(
+      [createBuy('book', { validations: [{ check: 'field_value', path: 'status', value: 'failed' }] })],
+      { ...fast, behaviours: asyncAgent('async_failed') },
+    );
     expect(validation(r, 'book', 'field_value')).toMatchObject({ passed: true });
   });
 
   it('the completion keeps the context echo of the envelope', async () => {
-    const r = await run([createBuy('book', {}, { context: { correlation_id: 'gm-async-ctx' } })], { ...fast, behaviours: asyncAgent() });
+    const r = await run([createBuy('book', {}, { context: { correlation_id: 'gm-async-ctx' } })], {
+      ...fast,
+      behaviours: asyncAgent(),
+    });
     expect(r.calls('tasks/get')).toHaveLength(1);
     expect(invariant(r, 'book', 'context.echo')).toMatchObject({ passed: true });
     expect(r.verdicts).toEqual({ book: 'passed' });
@@ -651,7 +865,11 @@ describe('task_completion captures', () => {
   it('async_failed: the task ends failed, graded capture_task_failed', async () => {
     const r = await run(asyncBody(), { ...fast, behaviours: asyncAgent('async_failed') });
     expect(r.verdicts).toEqual({ book: 'failed', use: 'failed' });
-    expect(validation(r, 'book', 'capture_task_failed')).toMatchObject({ passed: false, expected: 'task_completion.media_buy_id', actual: 'failed' });
+    expect(validation(r, 'book', 'capture_task_failed')).toMatchObject({
+      passed: false,
+      expected: 'task_completion.media_buy_id',
+      actual: 'failed',
+    });
     expect(r.calls('tasks/get')).toHaveLength(1);
   });
 });
@@ -667,18 +885,31 @@ describe('runner-only tasks and {{runner.*}} substitutions', () => {
       { id: 'declared', task: 'expect_webhook', requires_contract: 'webhook_receiver_runner', validations: [] },
     ]);
     expect(r.verdicts).toEqual({ webhook: 'skipped:unsatisfied_contract', declared: 'skipped:not_applicable' });
-    expect(result(r, 'webhook').skip!.detail).toBe(`expect_webhook needs the runner's webhook receiver (contract "webhook_receiver_runner"), and this run hosts none (plugin option webhooks: { receiver: 'loopback' }, or --webhook-receiver)`);
-    expect(result(r, 'declared').skip!.detail).toBe(`expect_webhook requires the test-kit contract "webhook_receiver_runner" (a webhook receiver), which is not in scope for this run`);
+    expect(result(r, 'webhook').skip!.detail).toBe(
+      `expect_webhook needs the runner's webhook receiver (contract "webhook_receiver_runner"), and this run hosts none (plugin option webhooks: { receiver: 'loopback' }, or --webhook-receiver)`,
+    );
+    expect(result(r, 'declared').skip!.detail).toBe(
+      `expect_webhook requires the test-kit contract "webhook_receiver_runner" (a webhook receiver), which is not in scope for this run`,
+    );
     expect(r.calls()).toEqual([]);
   });
 
   it('{{runner.webhook_url:<step>}} is skipped not_applicable (unresolved_substitution) and never sent; a missing capture beside it fails', async () => {
     const webhook = { push_notification_config: { url: '{{runner.webhook_url:book}}' } };
     // strictKeys: false — never_captured is a load error otherwise (unknown_context_reference); the run-time path is graded.
-    const r = await run([createBuy('book', {}, webhook), createBuy('with_capture', {}, { ...webhook, po_number: '$context.never_captured' })], { strictKeys: false });
+    const r = await run(
+      [
+        createBuy('book', {}, webhook),
+        createBuy('with_capture', {}, { ...webhook, po_number: '$context.never_captured' }),
+      ],
+      { strictKeys: false },
+    );
     expect(r.verdicts).toEqual({ book: 'skipped:not_applicable', with_capture: 'failed' });
     expect(result(r, 'book').skip!.detail).toMatch(/^unresolved_substitution: \{\{runner\.webhook_url:book\}\}/);
-    expect(validation(r, 'with_capture', 'unresolved_substitution')).toMatchObject({ passed: false, expected: ['{{runner.webhook_url:book}}', '$context.never_captured'] });
+    expect(validation(r, 'with_capture', 'unresolved_substitution')).toMatchObject({
+      passed: false,
+      expected: ['{{runner.webhook_url:book}}', '$context.never_captured'],
+    });
     expect(r.calls()).toEqual([]);
   });
 });
@@ -699,7 +930,9 @@ describe('skip_if', () => {
     expect(ran.calls('list_creatives')).toHaveLength(1);
     const skipped = await run(gated('!test_kit.auth.api_key'), { testKit: { auth: {} } });
     expect(skipped.verdicts).toEqual({ probe: 'skipped:not_applicable', after: 'passed' });
-    expect(result(skipped, 'probe').skip!.detail).toBe('phase "gated" skipped: skip_if "!test_kit.auth.api_key" is true for this test kit');
+    expect(result(skipped, 'probe').skip!.detail).toBe(
+      'phase "gated" skipped: skip_if "!test_kit.auth.api_key" is true for this test kit',
+    );
     expect(skipped.calls('list_creatives')).toEqual([]);
   });
 
@@ -719,11 +952,27 @@ describe('skip_if', () => {
 
 describe('unknown check kinds', () => {
   it('fail the validation with a message (never a silent pass)', async () => {
-    const r = await run([capabilities('unknown', { validations: [{ check: 'field_present', path: 'adcp' }, { check: 'holographic_projection', path: 'adcp' }] })], { strictKeys: false });
+    const r = await run(
+      [
+        capabilities('unknown', {
+          validations: [
+            { check: 'field_present', path: 'adcp' },
+            { check: 'holographic_projection', path: 'adcp' },
+          ],
+        }),
+      ],
+      { strictKeys: false },
+    );
     expect(r.verdicts).toEqual({ unknown: 'failed' });
     expect(result(r, 'unknown').validations.slice(0, 2)).toMatchObject([
       { check: 'field_present', passed: true },
-      { check: 'holographic_projection', passed: false, json_pointer: null, error: 'check "holographic_projection" is not a check vitest-adcp knows (storyboard-schema.yaml > Validation lists the kinds)' },
+      {
+        check: 'holographic_projection',
+        passed: false,
+        json_pointer: null,
+        error:
+          'check "holographic_projection" is not a check vitest-adcp knows (storyboard-schema.yaml > Validation lists the kinds)',
+      },
     ]);
   });
 });
@@ -746,17 +995,34 @@ describe('run-wide invariants', () => {
   it('context.echo fails when the agent drops the context', async () => {
     const r = await run(plain, { behaviours: ['drop_context'] });
     expect(r.verdicts).toEqual({ caps: 'failed' });
-    expect(invariant(r, 'caps', 'context.echo')).toMatchObject({ passed: false, json_pointer: '/context', expected: context, actual: null, error: 'the answer does not echo the request context' });
+    expect(invariant(r, 'caps', 'context.echo')).toMatchObject({
+      passed: false,
+      json_pointer: '/context',
+      expected: context,
+      actual: null,
+      error: 'the answer does not echo the request context',
+    });
   });
 
   it('context.echo fails when the agent alters the context', async () => {
     const r = await run(plain, { behaviours: ['wrong_value'] });
     expect(r.verdicts).toEqual({ caps: 'failed' });
-    expect(invariant(r, 'caps', 'context.echo')).toMatchObject({ passed: false, expected: context, actual: { correlation_id: 'gm-invariants-mutated' }, error: 'the echoed context differs from the one sent' });
+    expect(invariant(r, 'caps', 'context.echo')).toMatchObject({
+      passed: false,
+      expected: context,
+      actual: { correlation_id: 'gm-invariants-mutated' },
+      error: 'the echoed context differs from the one sent',
+    });
   });
 
   it('an error answer that echoes the context passes context.echo; one that drops it fails', async () => {
-    const rejected = [products('rejected', { expect_error: true, sample_request: { buying_mode: 'brief', brief: 'display', context }, validations: [{ check: 'error_code', value: 'INVALID_REQUEST' }] })];
+    const rejected = [
+      products('rejected', {
+        expect_error: true,
+        sample_request: { buying_mode: 'brief', brief: 'display', context },
+        validations: [{ check: 'error_code', value: 'INVALID_REQUEST' }],
+      }),
+    ];
     const echoed = await run(rejected, { behaviours: ['error_response@get_products'] });
     expect(echoed.verdicts).toEqual({ rejected: 'passed' });
     expect(invariant(echoed, 'rejected', 'context.echo')).toMatchObject({ passed: true });
@@ -769,7 +1035,11 @@ describe('run-wide invariants', () => {
     // wrong_value rewrites the echoed context, so the token comes back outside a verbatim echo.
     const r = await run([echo('caps', 'demo-e2e-token-v1', { validations: [] })], { behaviours: ['wrong_value'] });
     expect(r.verdicts).toEqual({ caps: 'failed' });
-    expect(invariant(r, 'caps', 'context.no_secret_echo')).toMatchObject({ passed: false, json_pointer: '/context/correlation_id', actual: '[redacted]' });
+    expect(invariant(r, 'caps', 'context.no_secret_echo')).toMatchObject({
+      passed: false,
+      json_pointer: '/context/correlation_id',
+      actual: '[redacted]',
+    });
   });
 
   it('a verbatim echo of a context the storyboard itself filled is not a leak', async () => {
@@ -778,9 +1048,13 @@ describe('run-wide invariants', () => {
   });
 
   it('invariants it does not implement are a warning on the first step only', async () => {
-    const r = await run([echo('first', 'gm-a'), echo('second', 'gm-b')], { root: { invariants: ['context.echo', 'status.monotonic', 'governance.approval_binding'] } });
+    const r = await run([echo('first', 'gm-a'), echo('second', 'gm-b')], {
+      root: { invariants: ['context.echo', 'status.monotonic', 'governance.approval_binding'] },
+    });
     expect(r.verdicts).toEqual({ first: 'passed', second: 'passed' });
-    expect(result(r, 'first').warnings).toEqual(['invariants status.monotonic, governance.approval_binding are not checked by this version of vitest-adcp']);
+    expect(result(r, 'first').warnings).toEqual([
+      'invariants status.monotonic, governance.approval_binding are not checked by this version of vitest-adcp',
+    ]);
     expect(result(r, 'second').warnings).toBeUndefined();
   });
 });
@@ -793,7 +1067,12 @@ describe('run-wide invariants', () => {
 function reportOf(r: Ran) {
   const storyboard = { id: 'inline', title: 'Inline', track: 'core', file: '/virtual/inline.storyboard.yaml' };
   const tests = Object.values(r.steps).map((o) => {
-    const meta: AdcpStepMeta = { id: `inline/${o.result.phase_id}/${o.result.step_id}`, status: o.status, result: o.result, storyboard };
+    const meta: AdcpStepMeta = {
+      id: `inline/${o.result.phase_id}/${o.result.step_id}`,
+      status: o.status,
+      result: o.result,
+      storyboard,
+    };
     return { name: o.result.step_id, meta: () => ({ adcp: meta }), result: () => ({ state: o.status, errors: [] }) };
   });
   const module = { moduleId: storyboard.file, children: { allTests: () => tests } } as unknown as TestModule;
@@ -806,7 +1085,11 @@ describe('optional phases', () => {
     {
       id: 'extra',
       optional,
-      steps: [echo('optional_step', 'gm-optional', { validations: [{ check: 'field_value', path: 'context.correlation_id', value: 'gm-optional' }] })],
+      steps: [
+        echo('optional_step', 'gm-optional', {
+          validations: [{ check: 'field_value', path: 'context.correlation_id', value: 'gm-optional' }],
+        }),
+      ],
     },
   ];
 
@@ -818,7 +1101,9 @@ describe('optional phases', () => {
     const report = reportOf(r);
     expect(report.storyboards[0]).toMatchObject({ storyboard_id: 'inline', status: 'passed' });
     expect(report.summary).toMatchObject({ total_steps: 2, steps_passed: 1, steps_failed: 1, steps_skipped: 0 });
-    expect(report.summary.tracks).toMatchObject([{ track: 'core', status: 'passed', storyboards: [{ storyboard_id: 'inline', status: 'passed' }] }]);
+    expect(report.summary.tracks).toMatchObject([
+      { track: 'core', status: 'passed', storyboards: [{ storyboard_id: 'inline', status: 'passed' }] },
+    ]);
   });
 
   it('the same failure outside an optional phase fails the storyboard', async () => {
@@ -897,13 +1182,21 @@ describe('HTTP-level checks and a2a_submitted_artifact over MCP', () => {
       ['http_status_in', true],
       ['on_401_require_header', false],
     ]);
-    expect(validation(r, 'unauth', 'on_401_require_header')).toMatchObject({ json_pointer: null, expected: 'www-authenticate', actual: null });
+    expect(validation(r, 'unauth', 'on_401_require_header')).toMatchObject({
+      json_pointer: null,
+      expected: 'www-authenticate',
+      actual: null,
+    });
   });
 
   it('missing_auth_check fails http_status and http_status_in with the status observed', async () => {
     const r = await run(unauthenticated, { behaviours: ['missing_auth_check'] });
     expect(r.verdicts).toEqual({ unauth: 'failed' });
-    expect(validation(r, 'unauth', 'http_status_in')).toMatchObject({ passed: false, expected: [401, 403], actual: 200 });
+    expect(validation(r, 'unauth', 'http_status_in')).toMatchObject({
+      passed: false,
+      expected: [401, 403],
+      actual: 200,
+    });
     expect(validation(r, 'unauth', 'http_status')).toMatchObject({ passed: false, expected: 401, actual: 200 });
     expect(validation(r, 'unauth', 'on_401_require_header')).toMatchObject({ passed: true });
   });
@@ -911,7 +1204,11 @@ describe('HTTP-level checks and a2a_submitted_artifact over MCP', () => {
   it('a2a_submitted_artifact over MCP passes with not_applicable set', async () => {
     const r = await run([capabilities('caps', { validations: [{ check: 'a2a_submitted_artifact' }] })]);
     expect(r.verdicts).toEqual({ caps: 'passed' });
-    expect(result(r, 'caps').validations[0]).toMatchObject({ check: 'a2a_submitted_artifact', passed: true, not_applicable: 'the agent was reached over mcp, not A2A' });
+    expect(result(r, 'caps').validations[0]).toMatchObject({
+      check: 'a2a_submitted_artifact',
+      passed: true,
+      not_applicable: 'the agent was reached over mcp, not A2A',
+    });
   });
 
   it('refs_resolve with scope $agent_url against the agent the run reached', async () => {
@@ -931,7 +1228,11 @@ describe('HTTP-level checks and a2a_submitted_artifact over MCP', () => {
       }),
     ]);
     expect(r.verdicts).toEqual({ discover: 'passed', formats: 'passed' });
-    expect(result(r, 'formats').validations[0]).toMatchObject({ check: 'refs_resolve', passed: true, json_pointer: '/products' });
+    expect(result(r, 'formats').validations[0]).toMatchObject({
+      check: 'refs_resolve',
+      passed: true,
+      json_pointer: '/products',
+    });
   });
 });
 
@@ -944,9 +1245,20 @@ describe('OAuth discovery probes', () => {
     {
       id: 'prm',
       task: 'protected_resource_metadata',
-      validations: [{ check: 'http_status', value: 200 }, { check: 'field_present', path: 'authorization_servers' }, { check: 'resource_equals_agent_url' }],
+      validations: [
+        { check: 'http_status', value: 200 },
+        { check: 'field_present', path: 'authorization_servers' },
+        { check: 'resource_equals_agent_url' },
+      ],
     },
-    { id: 'as', task: 'oauth_auth_server_metadata', validations: [{ check: 'http_status', value: 200 }, { check: 'field_present', path: 'issuer' }] },
+    {
+      id: 'as',
+      task: 'oauth_auth_server_metadata',
+      validations: [
+        { check: 'http_status', value: 200 },
+        { check: 'field_present', path: 'issuer' },
+      ],
+    },
     products('after_probes'),
   ];
 
@@ -954,35 +1266,66 @@ describe('OAuth discovery probes', () => {
     const r = await run(body);
     expect(r.verdicts).toEqual({ prm: 'passed', as: 'passed', after_probes: 'passed' });
     const origin = new URL(agent.url).origin;
-    expect(result(r, 'prm').request).toMatchObject({ transport: 'http', operation: 'protected_resource_metadata', url: expect.stringMatching(new RegExp(`^${origin}/\\.well-known/oauth-protected-resource/x/`)) });
+    expect(result(r, 'prm').request).toMatchObject({
+      transport: 'http',
+      operation: 'protected_resource_metadata',
+      url: expect.stringMatching(new RegExp(`^${origin}/\\.well-known/oauth-protected-resource/x/`)),
+    });
     expect(result(r, 'as').request!.url).toBe(`${origin}/.well-known/oauth-authorization-server`);
     expect(r.calls().map((c) => c.tool)).toEqual(['get_products']);
   });
 
   it('no_oauth (404 metadata): the probe and the rest of its phase are not_applicable, oauth_not_advertised', async () => {
-    const r = await run([{ id: 'oauth', steps: body.slice(0, 2) }, { id: 'later', steps: [body[2]!] }], { behaviours: ['no_oauth'] });
+    const r = await run(
+      [
+        { id: 'oauth', steps: body.slice(0, 2) },
+        { id: 'later', steps: [body[2]!] },
+      ],
+      { behaviours: ['no_oauth'] },
+    );
     expect(r.verdicts).toEqual({ prm: 'skipped:not_applicable', as: 'skipped:not_applicable', after_probes: 'passed' });
-    expect(result(r, 'as').skip!.detail).toMatch(/^oauth_not_advertised: the agent serves no protected-resource metadata \(HTTP 404 at http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/x\//);
+    expect(result(r, 'as').skip!.detail).toMatch(
+      /^oauth_not_advertised: the agent serves no protected-resource metadata \(HTTP 404 at http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/x\//,
+    );
   });
 
   it('the authorization-server probe without a protected-resource probe before it fails without fetching anything', async () => {
     const r = await run([body[1]!, body[0]!]);
     expect(r.verdicts).toEqual({ as: 'failed', prm: 'passed' });
-    expect(result(r, 'as').error).toBe('no authorization server to probe: the protected_resource_metadata step did not run, failed, or named no authorization_servers');
+    expect(result(r, 'as').error).toBe(
+      'no authorization server to probe: the protected_resource_metadata step did not run, failed, or named no authorization_servers',
+    );
     expect(result(r, 'as').request).toBeUndefined();
   });
 
   it('no_oauth skips only the phase whose probe found nothing: a later phase probes again', async () => {
-    const r = await run([{ id: 'first', steps: [body[0]!] }, { id: 'second', steps: [{ ...body[0]!, id: 'prm_again' }, products('after')] }], { behaviours: ['no_oauth'] });
-    expect(r.verdicts).toEqual({ prm: 'skipped:not_applicable', prm_again: 'skipped:not_applicable', after: 'skipped:not_applicable' });
-    expect(result(r, 'prm_again').request).toMatchObject({ transport: 'http', operation: 'protected_resource_metadata' });
+    const r = await run(
+      [
+        { id: 'first', steps: [body[0]!] },
+        { id: 'second', steps: [{ ...body[0]!, id: 'prm_again' }, products('after')] },
+      ],
+      { behaviours: ['no_oauth'] },
+    );
+    expect(r.verdicts).toEqual({
+      prm: 'skipped:not_applicable',
+      prm_again: 'skipped:not_applicable',
+      after: 'skipped:not_applicable',
+    });
+    expect(result(r, 'prm_again').request).toMatchObject({
+      transport: 'http',
+      operation: 'protected_resource_metadata',
+    });
     expect(result(r, 'after').request).toBeUndefined();
   });
 
   it('wrong_resource fails resource_equals_agent_url, naming both URLs', async () => {
     const r = await run(body, { behaviours: ['wrong_resource'] });
     expect(r.verdicts.prm).toBe('failed');
-    expect(validation(r, 'prm', 'resource_equals_agent_url')).toMatchObject({ passed: false, json_pointer: '/resource', expected: expect.stringContaining('/mcp') });
+    expect(validation(r, 'prm', 'resource_equals_agent_url')).toMatchObject({
+      passed: false,
+      json_pointer: '/resource',
+      expected: expect.stringContaining('/mcp'),
+    });
   });
 });
 
@@ -1004,7 +1347,10 @@ describe('unseeded literal fixture ids', () => {
     expect(r.verdicts).toEqual({ discover: 'passed', create: 'passed' });
     const [packageSent] = sent(r, 'create_media_buy')[0]!.packages;
     const captured = (result(r, 'discover').response!.payload as any).structuredContent.products[0];
-    expect(packageSent).toMatchObject({ product_id: captured.product_id, pricing_option_id: captured.pricing_options[0].pricing_option_id });
+    expect(packageSent).toMatchObject({
+      product_id: captured.product_id,
+      pricing_option_id: captured.pricing_options[0].pricing_option_id,
+    });
     expect(result(r, 'create').warnings).toEqual([
       `packages[0].product_id = ${JSON.stringify(captured.product_id)} replaced "test-product": the storyboard hard-codes product_id "test-product", which no fixtures: entry seeds; step "discover" captured the agent's own`,
       `packages[0].pricing_option_id = ${JSON.stringify(captured.pricing_options[0].pricing_option_id)} replaced "test-pricing": the storyboard hard-codes pricing_option_id "test-pricing", which no fixtures: entry seeds; step "discover" captured the agent's own`,
@@ -1012,11 +1358,23 @@ describe('unseeded literal fixture ids', () => {
   });
 
   it('a negative test (expect_error) keeps its literal, and so does an id the fixtures declare', async () => {
-    const negative = await run([discover, createBuy('create', { expect_error: true, validations: [{ check: 'error_code', value: 'PRODUCT_NOT_FOUND' }] }, literal)]);
+    const negative = await run([
+      discover,
+      createBuy(
+        'create',
+        { expect_error: true, validations: [{ check: 'error_code', value: 'PRODUCT_NOT_FOUND' }] },
+        literal,
+      ),
+    ]);
     expect(sent(negative, 'create_media_buy')[0]!.packages[0].product_id).toBe('test-product');
     expect(negative.verdicts.create).toBe('passed');
     const declared = await run([discover, createBuy('create', {}, literal)], {
-      root: { fixtures: { products: [{ product_id: 'test-product' }], pricing_options: [{ product_id: 'test-product', pricing_option_id: 'test-pricing' }] } },
+      root: {
+        fixtures: {
+          products: [{ product_id: 'test-product' }],
+          pricing_options: [{ product_id: 'test-product', pricing_option_id: 'test-pricing' }],
+        },
+      },
     });
     expect(sent(declared, 'create_media_buy')[0]!.packages[0].product_id).toBe('test-product');
     expect(result(declared, 'create').warnings).toBeUndefined();

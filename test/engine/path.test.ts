@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_WILDCARD_VALUES, parsePath, PathSyntaxError, resolvePath, setPath, toJsonPointer } from '../../src/engine/path.js';
+import {
+  MAX_WILDCARD_VALUES,
+  parsePath,
+  PathSyntaxError,
+  resolvePath,
+  setPath,
+  toJsonPointer,
+} from '../../src/engine/path.js';
 
 describe('storyboard paths', () => {
   it('parses dotted keys, indexes and wildcards', () => {
@@ -11,7 +18,11 @@ describe('storyboard paths', () => {
 
   it('resolves to a value and an RFC 6901 pointer', () => {
     const doc = { adcp: { major_versions: [3] }, 'a/b': { '~k': 1 } };
-    expect(resolvePath(doc, 'adcp.major_versions[0]')).toEqual({ found: true, value: 3, pointer: '/adcp/major_versions/0' });
+    expect(resolvePath(doc, 'adcp.major_versions[0]')).toEqual({
+      found: true,
+      value: 3,
+      pointer: '/adcp/major_versions/0',
+    });
     expect(resolvePath(doc, 'adcp.missing.deeper')).toMatchObject({ found: false, pointer: '/adcp/missing' });
     expect(toJsonPointer(['a/b', '~k'])).toBe('/a~1b/~0k');
   });

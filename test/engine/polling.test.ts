@@ -20,12 +20,17 @@ describe('pendingTask', () => {
     for (const status of ['submitted', 'working', 'input-required']) {
       expect(pendingTask(answer({ status, task_id: 't-1' }), true)).toEqual({ taskId: 't-1', status });
     }
-    expect(pendingTask(answer({ status: 'working', task_id: 'x'.repeat(256) }), true)).toEqual({ taskId: 'x'.repeat(256), status: 'working' });
+    expect(pendingTask(answer({ status: 'working', task_id: 'x'.repeat(256) }), true)).toEqual({
+      taskId: 'x'.repeat(256),
+      status: 'working',
+    });
   });
 
   it('not when unwanted, on a transport error, a terminal or missing status, or a task id that is not a bounded printable token', () => {
     expect(pendingTask(answer({ status: 'working', task_id: 't-1' }), false)).toBeUndefined();
-    expect(pendingTask(answer({ status: 'working', task_id: 't-1' }, { transportError: 'timeout' }), true)).toBeUndefined();
+    expect(
+      pendingTask(answer({ status: 'working', task_id: 't-1' }, { transportError: 'timeout' }), true),
+    ).toBeUndefined();
     for (const data of [
       null,
       'working',

@@ -65,7 +65,9 @@ describe('context and substitution', () => {
     expect(r.discover!.status).toBe('failed');
     for (const id of ['by_context', 'by_prior_step']) {
       expect(r[id]!.status).toBe('failed');
-      expect(r[id]!.result.validations).toEqual([expect.objectContaining({ check: 'unresolved_substitution', passed: false, json_pointer: null, actual: null })]);
+      expect(r[id]!.result.validations).toEqual([
+        expect.objectContaining({ check: 'unresolved_substitution', passed: false, json_pointer: null, actual: null }),
+      ]);
       expect(r[id]!.result.response).toBeUndefined();
     }
     expect(r.by_context!.result.validations[0]!.expected).toEqual(['$context.product_id']);
@@ -75,7 +77,12 @@ describe('context and substitution', () => {
     const yaml = captureThenUse.replace('path: "products[0].product_id"\n', 'path: "products[0].no_such_field"\n');
     const r = await runInline(yaml, agent.url);
     expect(r.discover!.status).toBe('failed');
-    expect(r.discover!.result.validations.at(-1)).toMatchObject({ check: 'capture_path_not_resolvable', passed: false, expected: 'products[0].no_such_field', json_pointer: '/products/0/no_such_field' });
+    expect(r.discover!.result.validations.at(-1)).toMatchObject({
+      check: 'capture_path_not_resolvable',
+      passed: false,
+      expected: 'products[0].no_such_field',
+      json_pointer: '/products/0/no_such_field',
+    });
   });
 });
 
@@ -94,7 +101,10 @@ describe('credentials', () => {
   it('without credentials the protected task fails with the 401 recorded', async () => {
     const r = (await runInline(probe, agent.url, { authToken: null })).probe!;
     expect(r.status).toBe('failed');
-    expect(r.result.response).toMatchObject({ status: 401, headers: expect.objectContaining({ 'www-authenticate': expect.stringMatching(/Bearer/) }) });
+    expect(r.result.response).toMatchObject({
+      status: 401,
+      headers: expect.objectContaining({ 'www-authenticate': expect.stringMatching(/Bearer/) }),
+    });
     expect(r.result.extraction.path).toBe('error');
   });
 
@@ -113,7 +123,10 @@ describe('credentials', () => {
   validations:
     - check: field_present
       path: creatives`);
-    expect((await runInline(kit, agent.url, { authToken: 'wrong', testKit: { auth: { api_key: 'demo-kit-v1' } } })).probe!.status).toBe('passed');
+    expect(
+      (await runInline(kit, agent.url, { authToken: 'wrong', testKit: { auth: { api_key: 'demo-kit-v1' } } })).probe!
+        .status,
+    ).toBe('passed');
   });
 
   it('never puts the token in the record', async () => {
@@ -147,7 +160,9 @@ describe('hostile agents fail only their own step, bounded in time and size', ()
   });
 
   it('an oversized answer: reading stops at maxResponseBytes', async () => {
-    const r = await runInline(twoSteps('get_products'), agent.urlFor(['huge@get_products']), { maxResponseBytes: 1024 * 1024 });
+    const r = await runInline(twoSteps('get_products'), agent.urlFor(['huge@get_products']), {
+      maxResponseBytes: 1024 * 1024,
+    });
     expect(r.hostile!.status).toBe('failed');
     expect(r.hostile!.result.error).toMatch(/exceeded 1048576 bytes/);
     expect(r.after!.status).toBe('passed');
@@ -190,7 +205,13 @@ describe('grading rules of the runner itself', () => {
     expect((await runInline(yaml, agent.urlFor(['error_response']))).must_fail!.status).toBe('passed');
     const success = (await runInline(yaml, agent.url)).must_fail!;
     expect(success.status).toBe('failed');
-    expect(success.result.validations.find((v) => v.check === 'expect_error')).toMatchObject({ check: 'expect_error', passed: false, expected: 'error', actual: 'success', json_pointer: null });
+    expect(success.result.validations.find((v) => v.check === 'expect_error')).toMatchObject({
+      check: 'expect_error',
+      passed: false,
+      expected: 'error',
+      actual: 'success',
+      json_pointer: null,
+    });
   });
 
   it('skip_if on a phase skips it as not_applicable when the test kit lacks the field', async () => {
@@ -213,7 +234,10 @@ describe('grading rules of the runner itself', () => {
     ].join('\n');
     const skipped = (await runInline(yaml, agent.url, { testKit: { auth: {} } })).probe!;
     expect(skipped.status).toBe('skipped');
-    expect(skipped.result.skip).toEqual({ reason: 'not_applicable', detail: 'phase "api_key_path" skipped: skip_if "!test_kit.auth.api_key" is true for this test kit' });
+    expect(skipped.result.skip).toEqual({
+      reason: 'not_applicable',
+      detail: 'phase "api_key_path" skipped: skip_if "!test_kit.auth.api_key" is true for this test kit',
+    });
     expect(skipped.result.request).toBeUndefined();
     const ran = (await runInline(yaml, agent.url, { testKit: { auth: { api_key: 'demo-kit-v1' } } })).probe!;
     expect(ran.status).toBe('passed');

@@ -9,7 +9,8 @@ import type { Step, Storyboard } from '../../src/storyboard/types.js';
 
 const loc = { line: 1, column: 1 };
 const own = [{ id: 'main', title: 'Main', steps: [], loc }];
-const storyboard = (root: Record<string, unknown>) => ({ id: 'sb', title: 'sb', phases: own, loc, ...root }) as unknown as Storyboard;
+const storyboard = (root: Record<string, unknown>) =>
+  ({ id: 'sb', title: 'sb', phases: own, loc, ...root }) as unknown as Storyboard;
 const ACCOUNT = { brand: { domain: 'test.example' }, operator: 'test.example', sandbox: true };
 
 describe('planSeeding', () => {
@@ -31,14 +32,24 @@ describe('planSeeding', () => {
     expect(plan.phase!.id).toBe(SEEDING_PHASE_ID);
     expect(plan.phase!.title).toBe('Controller seeding');
     const steps = plan.phase!.steps;
-    expect(steps.map((s) => s.id)).toEqual(['seed_product.p1', 'seed_pricing_option.p1.po1', 'seed_creative.c1', 'seed_plan.pl1', 'seed_media_buy.mb1']);
+    expect(steps.map((s) => s.id)).toEqual([
+      'seed_product.p1',
+      'seed_pricing_option.p1.po1',
+      'seed_creative.c1',
+      'seed_plan.pl1',
+      'seed_media_buy.mb1',
+    ]);
     expect(steps[1]).toEqual({
       id: 'seed_pricing_option.p1.po1',
       title: 'seed_pricing_option p1.po1',
       task: 'comply_test_controller',
       stateful: false,
       requires_tool: 'comply_test_controller',
-      sample_request: { account: ACCOUNT, scenario: 'seed_pricing_option', params: { product_id: 'p1', pricing_option_id: 'po1', fixture: { rate: 5 } } },
+      sample_request: {
+        account: ACCOUNT,
+        scenario: 'seed_pricing_option',
+        params: { product_id: 'p1', pricing_option_id: 'po1', fixture: { rate: 5 } },
+      },
       validations: [],
       seed: { scenario: 'seed_pricing_option', key: 'pricing_options' },
       loc,
@@ -55,23 +66,44 @@ describe('planSeeding', () => {
 
   it('labels an entry without all its ids by position', () => {
     const steps = planSeeding(
-      storyboard({ prerequisites: { controller_seeding: true }, fixtures: { products: [{ name: 'no id' }, { product_id: '' }, null, { product_id: 5 }], pricing_options: [{ product_id: 'p1' }] } }),
+      storyboard({
+        prerequisites: { controller_seeding: true },
+        fixtures: {
+          products: [{ name: 'no id' }, { product_id: '' }, null, { product_id: 5 }],
+          pricing_options: [{ product_id: 'p1' }],
+        },
+      }),
     ).phase!.steps;
-    expect(steps.map((s) => s.id)).toEqual(['seed_product.#1', 'seed_product.#2', 'seed_product.#3', 'seed_product.#4', 'seed_pricing_option.#1']);
+    expect(steps.map((s) => s.id)).toEqual([
+      'seed_product.#1',
+      'seed_product.#2',
+      'seed_product.#3',
+      'seed_product.#4',
+      'seed_pricing_option.#1',
+    ]);
     expect((steps[2]!.sample_request as { params: unknown }).params).toEqual({ fixture: {} });
   });
 
   it('plans nothing without controller_seeding: true, without fixtures, or with nothing seedable', () => {
     const fixtures = { products: [{ product_id: 'p1' }] };
     expect(planSeeding(storyboard({ fixtures }))).toEqual({ unknownKeys: [] });
-    expect(planSeeding(storyboard({ prerequisites: { controller_seeding: 'yes' }, fixtures }))).toEqual({ unknownKeys: [] });
+    expect(planSeeding(storyboard({ prerequisites: { controller_seeding: 'yes' }, fixtures }))).toEqual({
+      unknownKeys: [],
+    });
     expect(planSeeding(storyboard({ prerequisites: { controller_seeding: true } }))).toEqual({ unknownKeys: [] });
-    expect(planSeeding(storyboard({ prerequisites: { controller_seeding: true }, fixtures: 'none' }))).toEqual({ unknownKeys: [] });
-    expect(planSeeding(storyboard({ prerequisites: { controller_seeding: true }, fixtures: { products: 'p1', odd: [] } }))).toEqual({ unknownKeys: ['odd'] });
+    expect(planSeeding(storyboard({ prerequisites: { controller_seeding: true }, fixtures: 'none' }))).toEqual({
+      unknownKeys: [],
+    });
+    expect(
+      planSeeding(storyboard({ prerequisites: { controller_seeding: true }, fixtures: { products: 'p1', odd: [] } })),
+    ).toEqual({ unknownKeys: ['odd'] });
   });
 
   it('executionPhases puts the seeding phase first, only when there is one', () => {
-    const seeded = storyboard({ prerequisites: { controller_seeding: true }, fixtures: { products: [{ product_id: 'p1' }] } });
+    const seeded = storyboard({
+      prerequisites: { controller_seeding: true },
+      fixtures: { products: [{ product_id: 'p1' }] },
+    });
     expect(executionPhases(seeded).map((p) => p.id)).toEqual([SEEDING_PHASE_ID, 'main']);
     expect(executionPhases(storyboard({}))).toBe(own);
   });

@@ -43,7 +43,12 @@ const branches = (rejectFirst: boolean) => {
         validations:
           - check: field_present
             path: adcp`;
-  return ['id: branchy', 'title: Branchy', 'phases:', ...(rejectFirst ? [reject, accept] : [accept, reject]), `  - id: enforcement
+  return [
+    'id: branchy',
+    'title: Branchy',
+    'phases:',
+    ...(rejectFirst ? [reject, accept] : [accept, reject]),
+    `  - id: enforcement
     title: Enforcement
     steps:
       - id: assert_handled
@@ -51,7 +56,9 @@ const branches = (rejectFirst: boolean) => {
         validations:
           - check: any_of
             allowed_values: [handled]
-            description: one branch handled it`, ''].join('\n');
+            description: one branch handled it`,
+    '',
+  ].join('\n');
 };
 
 function runFor(yaml: string, url: string) {
@@ -71,7 +78,10 @@ describe('branch sets settle before they are reported', () => {
     // Asked first, before the peer has run: the answer must already account for it.
     const first = await run.settle('reject_path', 'try_reject');
     expect(first.status).toBe('skipped');
-    expect(first.result.skip).toEqual({ reason: 'peer_branch_taken', detail: 'handled contributed by accept_path.try_accept — reject_path is moot' });
+    expect(first.result.skip).toEqual({
+      reason: 'peer_branch_taken',
+      detail: 'handled contributed by accept_path.try_accept — reject_path is moot',
+    });
     expect(first.result.passed).toBe(false);
     expect((await run.settle('accept_path', 'try_accept')).status).toBe('passed');
     expect((await run.settle('enforcement', 'assert_handled')).status).toBe('passed');
@@ -97,14 +107,22 @@ describe('branch sets settle before they are reported', () => {
       ['try_accept', 'failed'],
       ['assert_handled', 'failed'],
     ]);
-    expect(outcomes[2]!.result.validations[0]).toMatchObject({ check: 'any_of', passed: false, expected: ['handled'], actual: [] });
+    expect(outcomes[2]!.result.validations[0]).toMatchObject({
+      check: 'any_of',
+      passed: false,
+      expected: ['handled'],
+      actual: [],
+    });
     await run.close();
   });
 
   it('each step runs once, whatever order the verdicts are asked in', async () => {
     const own = await startFixtureAgent();
     const run = runFor(branches(true), own.url);
-    const [late, early] = await Promise.all([run.settle('enforcement', 'assert_handled'), run.settle('reject_path', 'try_reject')]);
+    const [late, early] = await Promise.all([
+      run.settle('enforcement', 'assert_handled'),
+      run.settle('reject_path', 'try_reject'),
+    ]);
     expect(late.status).toBe('passed');
     expect(early.status).toBe('skipped');
     const again = await run.settle('reject_path', 'try_reject');
@@ -129,7 +147,9 @@ describe('isolation', () => {
     });
     const outcomes = await run.runAll();
     expect(outcomes.map((o) => o.status)).toEqual(['failed', 'failed', 'failed']);
-    expect(outcomes[0]!.result.error).toMatch(/^vitest-adcp internal error \(please report it\): Error: transport factory exploded/);
+    expect(outcomes[0]!.result.error).toMatch(
+      /^vitest-adcp internal error \(please report it\): Error: transport factory exploded/,
+    );
     await run.close();
   });
 });

@@ -36,7 +36,9 @@ const vectorIds = (polarity: 'positive' | 'negative') =>
     .filter((f) => f.endsWith('.json'))
     .sort()
     .map((f) => `${polarity}-${f.replace(/\.json$/, '')}`);
-const PRIVATE_SCALARS = (JSON.parse(readFileSync(join(VECTORS, 'keys.json'), 'utf8')).keys as { _private_d_for_test_only: string }[]).map((k) => k._private_d_for_test_only);
+const PRIVATE_SCALARS = (
+  JSON.parse(readFileSync(join(VECTORS, 'keys.json'), 'utf8')).keys as { _private_d_for_test_only: string }[]
+).map((k) => k._private_d_for_test_only);
 
 function signedRequestsStoryboard(): Storyboard {
   const loaded = loadStoryboard(readFileSync(STORYBOARD_FILE, 'utf8'), STORYBOARD_FILE);
@@ -59,10 +61,17 @@ interface Ran {
 
 let sessions = 0;
 
-async function runSigned(behaviours: string[], options: { testKit?: TestKit | null; skipRateAbuse?: boolean } = {}): Promise<Ran> {
+async function runSigned(
+  behaviours: string[],
+  options: { testKit?: TestKit | null; skipRateAbuse?: boolean } = {},
+): Promise<Ran> {
   const session = `sr${++sessions}`;
   const run = new StoryboardRun(signedRequestsStoryboard(), {
-    transport: () => new McpTransport({ url: agent.urlFor([...behaviours, `session_${session}`]), maxResponseBytes: 10 * 1024 * 1024 }),
+    transport: () =>
+      new McpTransport({
+        url: agent.urlFor([...behaviours, `session_${session}`]),
+        maxResponseBytes: 10 * 1024 * 1024,
+      }),
     testKit: options.testKit === null ? undefined : (options.testKit ?? loadTestKit(KIT_FILE)),
     authToken: TOKEN,
     timeoutMs: 10_000,
@@ -71,7 +80,9 @@ async function runSigned(behaviours: string[], options: { testKit?: TestKit | nu
   try {
     const outcomes = await run.runAll();
     const steps = Object.fromEntries(outcomes.map((o) => [o.result.step_id, o]));
-    const verdicts = Object.fromEntries(outcomes.map((o) => [o.result.step_id, o.status === 'skipped' ? `skipped:${o.result.skip!.reason}` : o.status]));
+    const verdicts = Object.fromEntries(
+      outcomes.map((o) => [o.result.step_id, o.status === 'skipped' ? `skipped:${o.result.skip!.reason}` : o.status]),
+    );
     return { steps, verdicts, session };
   } finally {
     await run.close();
@@ -112,14 +123,21 @@ const UNREPRODUCIBLE = [
  * Not applicable on `request_signing` (covers_content_digest "either"). Vector 027 (an unsigned update_media_buy that
  * registers a webhook) applies: the agent serves update_media_buy, and a correct verifier answers it 401.
  */
-const NOT_APPLICABLE_EITHER = [...UNREPRODUCIBLE, 'negative-007-missing-content-digest', 'negative-018-digest-covered-when-forbidden'].sort();
+const NOT_APPLICABLE_EITHER = [
+  ...UNREPRODUCIBLE,
+  'negative-007-missing-content-digest',
+  'negative-018-digest-covered-when-forbidden',
+].sort();
 const APPLICABLE_NEGATIVES = vectorIds('negative').filter((id) => !NOT_APPLICABLE_EITHER.includes(id));
 
 describe('synthesized vector steps', () => {
-  it('one step per vector file, with the reference runner\'s ids, titled with the vector id and name, at the phase line', () => {
+  it("one step per vector file, with the reference runner's ids, titled with the vector id and name, at the phase line", () => {
     const storyboard = signedRequestsStoryboard();
     const phases = withVectorSteps(storyboard);
-    for (const [phaseId, polarity] of [['positive_vectors', 'positive'], ['negative_vectors', 'negative']] as const) {
+    for (const [phaseId, polarity] of [
+      ['positive_vectors', 'positive'],
+      ['negative_vectors', 'negative'],
+    ] as const) {
       const phase = phases.find((p) => p.id === phaseId)!;
       expect(phase.steps.map((s) => s.id)).toEqual(vectorIds(polarity));
       for (const step of phase.steps) {
@@ -130,10 +148,17 @@ describe('synthesized vector steps', () => {
     const first = phases.find((p) => p.id === 'positive_vectors')!.steps[0]!;
     expect(first.title).toBe('001-basic-post: Basic POST, Ed25519, no content-digest coverage');
     // The YAML line of `- id: positive_vectors`.
-    const line = readFileSync(STORYBOARD_FILE, 'utf8').split('\n').findIndex((l) => /^\s*- id: positive_vectors\s*$/.test(l)) + 1;
+    const line =
+      readFileSync(STORYBOARD_FILE, 'utf8')
+        .split('\n')
+        .findIndex((l) => /^\s*- id: positive_vectors\s*$/.test(l)) + 1;
     expect(first.loc.line).toBe(line);
     // The engine plans the same steps; the storyboard's own data is untouched.
-    expect(executionPhases(storyboard).flatMap((p) => p.steps.map((s) => s.id))).toEqual(['get_capabilities', ...vectorIds('positive'), ...vectorIds('negative')]);
+    expect(executionPhases(storyboard).flatMap((p) => p.steps.map((s) => s.id))).toEqual([
+      'get_capabilities',
+      ...vectorIds('positive'),
+      ...vectorIds('negative'),
+    ]);
     expect(storyboard.phases.find((p) => p.id === 'negative_vectors')!.steps).toEqual([]);
   });
 
@@ -142,14 +167,17 @@ describe('synthesized vector steps', () => {
     const phase = withVectorSteps(storyboard).find((p) => p.id === 'positive_vectors')!;
     expect(phase.steps.map((s) => s.id)).toEqual(['vectors_unavailable']);
     const run = new StoryboardRun(storyboard, {
-      transport: () => new McpTransport({ url: agent.urlFor(['request_signing', 'session_missing_vectors']), maxResponseBytes: 1e6 }),
+      transport: () =>
+        new McpTransport({ url: agent.urlFor(['request_signing', 'session_missing_vectors']), maxResponseBytes: 1e6 }),
       authToken: TOKEN,
       timeoutMs: 10_000,
     });
     try {
       const outcome = await run.settle('positive_vectors', 'vectors_unavailable');
       expect(outcome.status).toBe('failed');
-      expect(outcome.result.error).toContain('no test-vectors/request-signing folder beside /nowhere/signed-requests.yaml');
+      expect(outcome.result.error).toContain(
+        'no test-vectors/request-signing folder beside /nowhere/signed-requests.yaml',
+      );
     } finally {
       await run.close();
     }
@@ -162,32 +190,53 @@ describe('a correct verifier (@adcp/sdk/signing/server)', () => {
     expect(ids(r, 'failed')).toEqual([]);
     expect(ids(r, 'skipped:not_applicable')).toEqual(NOT_APPLICABLE_EITHER);
     expect(ids(r, 'passed')).toEqual(
-      ['get_capabilities', ...vectorIds('positive'), ...vectorIds('negative')].filter((id) => !NOT_APPLICABLE_EITHER.includes(id)).sort(),
+      ['get_capabilities', ...vectorIds('positive'), ...vectorIds('negative')]
+        .filter((id) => !NOT_APPLICABLE_EITHER.includes(id))
+        .sort(),
     );
-    expect(result(r, 'positive-005-default-port-stripped').skip!.detail).toMatch(/^vector 005-default-port-stripped: the vector's edge is the explicit port/);
+    expect(result(r, 'positive-005-default-port-stripped').skip!.detail).toMatch(
+      /^vector 005-default-port-stripped: the vector's edge is the explicit port/,
+    );
     expect(result(r, 'negative-025-jwk-alg-crv-mismatch').skip!.detail).toContain('jwks_override');
-    expect(result(r, 'negative-007-missing-content-digest').skip!.detail).toContain('covers_content_digest: required; the agent declares "either"');
-    expect(result(r, 'negative-027-webhook-registration-authentication-unsigned').response).toMatchObject({ status: 401 });
+    expect(result(r, 'negative-007-missing-content-digest').skip!.detail).toContain(
+      'covers_content_digest: required; the agent declares "either"',
+    );
+    expect(result(r, 'negative-027-webhook-registration-authentication-unsigned').response).toMatchObject({
+      status: 401,
+    });
   });
 
   it('records what was sent and what came back: the operation, the signature fields, 401 + the challenge', async () => {
     const r = await ran('request_signing');
     const wrongTag = result(r, 'negative-002-wrong-tag');
     expect(wrongTag.task).toBe(REQUEST_SIGNING_PROBE_TASK);
-    expect(wrongTag.request).toMatchObject({ transport: 'http', operation: 'create_media_buy', payload: { method: 'tools/call', params: { name: 'create_media_buy', arguments: { plan_id: 'plan_001' } } } });
-    expect(wrongTag.response).toMatchObject({ transport: 'http', status: 401, headers: { 'www-authenticate': 'Signature error="request_signature_tag_invalid"' } });
+    expect(wrongTag.request).toMatchObject({
+      transport: 'http',
+      operation: 'create_media_buy',
+      payload: { method: 'tools/call', params: { name: 'create_media_buy', arguments: { plan_id: 'plan_001' } } },
+    });
+    expect(wrongTag.response).toMatchObject({
+      transport: 'http',
+      status: 401,
+      headers: { 'www-authenticate': 'Signature error="request_signature_tag_invalid"' },
+    });
     expect(wrongTag.signed_request!.signature_input).toContain('tag="example-org/signing/v1"');
     expect(wrongTag.validations.map((v) => [v.check, v.passed, v.actual])).toEqual([
       ['http_status', true, 401],
       ['signature_error_code', true, 'request_signature_tag_invalid'],
     ]);
     const positive = result(r, 'positive-003-es256-post');
-    expect(positive.validations).toMatchObject([{ check: 'request_signature_accepted', passed: true, actual: { status: 200 } }]);
+    expect(positive.validations).toMatchObject([
+      { check: 'request_signature_accepted', passed: true, actual: { status: 200 } },
+    ]);
     expect(positive.signed_request!.signature_input).toContain('keyid="test-es256-2026";alg="ecdsa-p256-sha256"');
     expect(result(r, 'positive-007-query-byte-preserved').request!.url).toMatch(/\/mcp\?b=2&a=1&c=3$/);
     expect(result(r, 'negative-026-non-ascii-host').signed_request!.host).toBe('bücher.example.com');
     // The agent served the accepted ones as the signer (a verified signature authenticates).
-    expect(agent.calls.filter((c) => c.session === r.session && c.tool === 'create_media_buy' && c.auth === 'signature').length).toBeGreaterThan(50);
+    expect(
+      agent.calls.filter((c) => c.session === r.session && c.tool === 'create_media_buy' && c.auth === 'signature')
+        .length,
+    ).toBeGreaterThan(50);
   });
 
   it('never records key material', async () => {
@@ -204,8 +253,12 @@ describe('a correct verifier (@adcp/sdk/signing/server)', () => {
       ['http_status', true],
       ['signature_error_code', true],
     ]);
-    expect(result(r, 'negative-020-rate-abuse').signed_request!.notes.join('\n')).toMatch(/contract rate_abuse: 100 distinct-nonce requests first \(answers: .*401 request_signature_rate_abuse/);
-    expect(result(r, 'negative-017-key-revoked').signed_request!.signature_input).toContain('keyid="test-revoked-2026"');
+    expect(result(r, 'negative-020-rate-abuse').signed_request!.notes.join('\n')).toMatch(
+      /contract rate_abuse: 100 distinct-nonce requests first \(answers: .*401 request_signature_rate_abuse/,
+    );
+    expect(result(r, 'negative-017-key-revoked').signed_request!.signature_input).toContain(
+      'keyid="test-revoked-2026"',
+    );
   });
 
   it('grades the profile-specific vectors on agents with that profile (required / forbidden digest, nothing required)', async () => {
@@ -235,7 +288,9 @@ describe('faulty verifiers fail exactly the vectors they get wrong', () => {
       ['http_status', false, 200],
       ['signature_error_code', false, null],
     ]);
-    expect(result(r, 'negative-003-expired-signature').validations[0]!.error).toBe('the agent accepted a request it must reject: Signature expired more than 60 s ago');
+    expect(result(r, 'negative-003-expired-signature').validations[0]!.error).toBe(
+      'the agent accepted a request it must reject: Signature expired more than 60 s ago',
+    );
   });
 
   it('answers the wrong code: every applicable negative vector but 015 fails on the code, byte for byte', async () => {
@@ -259,13 +314,21 @@ describe('faulty verifiers fail exactly the vectors they get wrong', () => {
 });
 
 describe('gating and contracts', () => {
-  it('a storyboard without the capability step: the vectors come from the run\'s corpus root, and the runner asks for the capability itself', async () => {
-    const yaml = ['id: signed_requests', 'title: Signed requests, vectors only', 'phases:', '  - id: positive_vectors', '    title: Positive', ''].join('\n');
+  it("a storyboard without the capability step: the vectors come from the run's corpus root, and the runner asks for the capability itself", async () => {
+    const yaml = [
+      'id: signed_requests',
+      'title: Signed requests, vectors only',
+      'phases:',
+      '  - id: positive_vectors',
+      '    title: Positive',
+      '',
+    ].join('\n');
     const loaded = loadStoryboard(yaml, '/virtual/signed-requests.yaml');
     if (!loaded.ok) throw new Error(loaded.diagnostics.map((d) => d.message).join('\n'));
     const verdictOn = async (behaviours: string[]) => {
       const run = new StoryboardRun(loaded.storyboard, {
-        transport: () => new McpTransport({ url: agent.urlFor([...behaviours, `session_sr${++sessions}`]), maxResponseBytes: 1e6 }),
+        transport: () =>
+          new McpTransport({ url: agent.urlFor([...behaviours, `session_sr${++sessions}`]), maxResponseBytes: 1e6 }),
         authToken: TOKEN,
         timeoutMs: 10_000,
         corpusRoot: corpus.root,
@@ -277,7 +340,10 @@ describe('gating and contracts', () => {
       }
     };
     expect((await verdictOn(['request_signing'])).passed).toBe(true);
-    expect((await verdictOn([])).skip).toMatchObject({ reason: 'not_applicable', detail: expect.stringMatching(/^request_signing_not_advertised: /) });
+    expect((await verdictOn([])).skip).toMatchObject({
+      reason: 'not_applicable',
+      detail: expect.stringMatching(/^request_signing_not_advertised: /),
+    });
   });
 
   it('an agent that does not advertise request_signing: the capability step and every vector are not_applicable, nothing signed is sent', async () => {
@@ -297,16 +363,22 @@ describe('gating and contracts', () => {
 
   it('without the signed_requests_runner test kit the stateful vectors FAIL, never skip', async () => {
     const r = await runSigned(['request_signing'], { testKit: null });
-    expect(ids(r, 'failed')).toEqual(['negative-016-replayed-nonce', 'negative-017-key-revoked', 'negative-020-rate-abuse']);
+    expect(ids(r, 'failed')).toEqual([
+      'negative-016-replayed-nonce',
+      'negative-017-key-revoked',
+      'negative-020-rate-abuse',
+    ]);
     expect(result(r, 'negative-017-key-revoked').error).toBe(
       'vector 017-key-revoked requires the test-kit contract "revocation", and this run has no signed_requests_runner test kit declaring it (prerequisites.test_kit: test-kits/signed-requests-runner.yaml > stateful_vector_contract), so the runner cannot satisfy it: signed-requests.yaml grades such vectors FAIL, never SKIP',
     );
   });
 
-  it('the operator\'s rate-abuse opt-out: 020 is unsatisfied_contract (rate_abuse_opt_out), and no flood is sent', async () => {
+  it("the operator's rate-abuse opt-out: 020 is unsatisfied_contract (rate_abuse_opt_out), and no flood is sent", async () => {
     const r = await runSigned(['request_signing'], { skipRateAbuse: true });
     expect(r.verdicts['negative-020-rate-abuse']).toBe('skipped:unsatisfied_contract');
-    expect(result(r, 'negative-020-rate-abuse').skip!.detail).toMatch(/^rate_abuse_opt_out: the operator opted out of vector 020-rate-abuse \(contract "rate_abuse" of signed_requests_runner/);
+    expect(result(r, 'negative-020-rate-abuse').skip!.detail).toMatch(
+      /^rate_abuse_opt_out: the operator opted out of vector 020-rate-abuse \(contract "rate_abuse" of signed_requests_runner/,
+    );
     expect(ids(r, 'failed')).toEqual([]);
     expect(agent.calls.filter((c) => c.session === r.session && c.tool === 'create_media_buy').length).toBeLessThan(40);
   });
@@ -314,7 +386,9 @@ describe('gating and contracts', () => {
   it('a vector whose operation the agent does not implement is skipped missing_tool, citing the tools', async () => {
     const r = await runSigned(['request_signing', 'without@create_media_buy', 'without@update_media_buy']);
     expect(r.verdicts['positive-001-basic-post']).toBe('skipped:missing_tool');
-    expect(result(r, 'positive-001-basic-post').skip!.detail).toMatch(/^vector 001-basic-post is sent as one of \[create_media_buy, update_media_buy, sync_creatives, activate_signal\], none of which the agent advertises .*; agent tools: \[comply_test_controller, get_adcp_capabilities, /);
+    expect(result(r, 'positive-001-basic-post').skip!.detail).toMatch(
+      /^vector 001-basic-post is sent as one of \[create_media_buy, update_media_buy, sync_creatives, activate_signal\], none of which the agent advertises .*; agent tools: \[comply_test_controller, get_adcp_capabilities, /,
+    );
     expect(ids(r, 'failed')).toEqual([]);
   });
 });

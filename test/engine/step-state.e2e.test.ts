@@ -24,13 +24,18 @@ afterAll(() => agent?.close());
 let sessions = 0;
 
 /** Runs `yaml` on a fresh sandbox of the agent; `calls(tool)` is what that sandbox received. */
-async function run(yaml: string, behaviours: string[] = [], options: InlineRunOptions = {}): Promise<{ steps: Record<string, StepOutcome>; calls: (tool: string) => FixtureCall[] }> {
+async function run(
+  yaml: string,
+  behaviours: string[] = [],
+  options: InlineRunOptions = {},
+): Promise<{ steps: Record<string, StepOutcome>; calls: (tool: string) => FixtureCall[] }> {
   const session = `state${++sessions}`;
   const steps = await runInline(yaml, agent.urlFor([...behaviours, `session_${session}`]), options);
   return { steps, calls: (tool) => agent.callsFor(tool).filter((c) => c.session === session) };
 }
 
-const verdicts = (steps: Record<string, StepOutcome>) => Object.fromEntries(Object.entries(steps).map(([id, o]) => [id, o.status]));
+const verdicts = (steps: Record<string, StepOutcome>) =>
+  Object.fromEntries(Object.entries(steps).map(([id, o]) => [id, o.status]));
 
 /** A wholesale get_products that captures the first product id; `check` decides whether the step passes. */
 const discover = (check: string) => `- id: discover
@@ -80,12 +85,24 @@ describe('captures are kept only when the step passes', () => {
     - { check: field_present, path: products }`;
 
   it('a step whose capture resolved but whose validation failed captures nothing: the consumer is unresolved and not sent', async () => {
-    const r = await run(storyboard(discover('{ check: field_value, path: "products[0].product_id", value: "not-the-first-product" }'), consumer));
+    const r = await run(
+      storyboard(
+        discover('{ check: field_value, path: "products[0].product_id", value: "not-the-first-product" }'),
+        consumer,
+      ),
+    );
     expect(verdicts(r.steps)).toEqual({ discover: 'failed', consume: 'failed' });
     // The producer did answer with a product id: only its verdict stops the capture.
-    expect((r.steps.discover!.result.response!.payload as any).structuredContent.products[0].product_id).toMatch(/^prod_/);
+    expect((r.steps.discover!.result.response!.payload as any).structuredContent.products[0].product_id).toMatch(
+      /^prod_/,
+    );
     expect(r.steps.consume!.result.validations).toEqual([
-      expect.objectContaining({ check: 'unresolved_substitution', passed: false, expected: ['$context.product_id'], error: expect.stringMatching(/^\$context\.product_id did not resolve/) }),
+      expect.objectContaining({
+        check: 'unresolved_substitution',
+        passed: false,
+        expected: ['$context.product_id'],
+        error: expect.stringMatching(/^\$context\.product_id did not resolve/),
+      }),
     ]);
     expect(r.calls('get_products')).toHaveLength(1);
   });
@@ -128,10 +145,17 @@ describe('a capture must read a value', () => {
         // The runner's own validation sits at the step: line 7 of the inline storyboard, `      - id: produce`.
         source: { file: '/virtual/inline.storyboard.yaml', line: 7, column: 9 },
       }),
-      expect.objectContaining({ check: 'capture_path_not_resolvable', json_pointer: '/context/empty', expected: 'context.empty', actual: '' }),
+      expect.objectContaining({
+        check: 'capture_path_not_resolvable',
+        json_pointer: '/context/empty',
+        expected: 'context.empty',
+        actual: '',
+      }),
     ]);
     // The step failed, so even the value that did resolve is not kept.
-    expect(r.steps.consume!.result.validations).toEqual([expect.objectContaining({ check: 'unresolved_substitution', expected: ['$context.kept'] })]);
+    expect(r.steps.consume!.result.validations).toEqual([
+      expect.objectContaining({ check: 'unresolved_substitution', expected: ['$context.kept'] }),
+    ]);
     expect(r.calls('get_adcp_capabilities')).toHaveLength(1);
   });
 });
@@ -150,10 +174,26 @@ describe('contributes_if', () => {
           sample_request: { context: { correlation_id: 'gate' } },
           validations: [{ check: 'field_value', path: 'context.correlation_id', value: 'gate' }],
         },
-        { id: 'contribute', task: 'list_creatives', sample_request: {}, contributes: true, contributes_if: 'prior_step.gate.passed', validations: [{ check: 'field_present', path: 'creatives' }] },
+        {
+          id: 'contribute',
+          task: 'list_creatives',
+          sample_request: {},
+          contributes: true,
+          contributes_if: 'prior_step.gate.passed',
+          validations: [{ check: 'field_present', path: 'creatives' }],
+        },
       ],
     },
-    { id: 'enforce', steps: [{ id: 'assert_handled', task: 'assert_contribution', validations: [{ check: 'any_of', allowed_values: ['handled'] }] }] },
+    {
+      id: 'enforce',
+      steps: [
+        {
+          id: 'assert_handled',
+          task: 'assert_contribution',
+          validations: [{ check: 'any_of', allowed_values: ['handled'] }],
+        },
+      ],
+    },
   ]);
 
   it('the gate step passed: the contribution counts', async () => {
@@ -165,7 +205,13 @@ describe('contributes_if', () => {
     const r = await run(yaml, ['wrong_value@get_adcp_capabilities']);
     expect(verdicts(r.steps)).toEqual({ gate: 'failed', contribute: 'passed', assert_handled: 'failed' });
     expect(r.steps.assert_handled!.result.validations).toEqual([
-      expect.objectContaining({ check: 'any_of', passed: false, expected: ['handled'], actual: [], error: 'no branch contributed any of the allowed flags' }),
+      expect.objectContaining({
+        check: 'any_of',
+        passed: false,
+        expected: ['handled'],
+        actual: [],
+        error: 'no branch contributed any of the allowed flags',
+      }),
     ]);
   });
 });
@@ -173,30 +219,71 @@ describe('contributes_if', () => {
 describe('a stateful step that is not applicable', () => {
   /** `expect_substitution_safe` needs a runner contract this run lacks: skipped not_applicable, never sent. */
   const observe = (id: string) => ({ id, task: 'expect_substitution_safe', stateful: true });
-  const caps = (id: string, stateful = true) => ({ id, task: 'get_adcp_capabilities', stateful, validations: [{ check: 'field_present', path: 'adcp' }] });
+  const caps = (id: string, stateful = true) => ({
+    id,
+    task: 'get_adcp_capabilities',
+    stateful,
+    validations: [{ check: 'field_present', path: 'adcp' }],
+  });
   const later = { id: 'use', steps: [caps('later')] };
 
   it('cascades at the end of its phase when no stateful peer passed: later stateful steps skip, citing it, unsent', async () => {
     // Passes that do not count: a stateless step of the phase, a stateful step of an earlier phase.
-    const r = await run(phasedStoryboard([{ id: 'before', steps: [caps('earlier')] }, { id: 'setup', steps: [observe('observe'), observe('observe_again'), caps('plain', false)] }, later]));
-    expect(verdicts(r.steps)).toEqual({ earlier: 'passed', observe: 'skipped', observe_again: 'skipped', plain: 'passed', later: 'skipped' });
+    const r = await run(
+      phasedStoryboard([
+        { id: 'before', steps: [caps('earlier')] },
+        { id: 'setup', steps: [observe('observe'), observe('observe_again'), caps('plain', false)] },
+        later,
+      ]),
+    );
+    expect(verdicts(r.steps)).toEqual({
+      earlier: 'passed',
+      observe: 'skipped',
+      observe_again: 'skipped',
+      plain: 'passed',
+      later: 'skipped',
+    });
     expect(r.steps.observe!.result.skip!.reason).toBe('not_applicable');
     expect(r.steps.later!.result).toMatchObject({
       passed: false,
-      skip: { reason: 'prerequisite_failed', detail: 'prerequisite step "observe" (phase setup) was skipped (not_applicable), so the state this stateful step needs never materialised' },
+      skip: {
+        reason: 'prerequisite_failed',
+        detail:
+          'prerequisite step "observe" (phase setup) was skipped (not_applicable), so the state this stateful step needs never materialised',
+      },
     });
     expect(r.calls('get_adcp_capabilities')).toHaveLength(2);
   });
 
   it('a stateful peer that passed carries the phase: nothing cascades, within the phase or after it', async () => {
-    const r = await run(phasedStoryboard([{ id: 'setup', steps: [caps('establish'), observe('observe'), observe('observe_again')] }, later]));
-    expect(verdicts(r.steps)).toEqual({ establish: 'passed', observe: 'skipped', observe_again: 'skipped', later: 'passed' });
+    const r = await run(
+      phasedStoryboard([
+        { id: 'setup', steps: [caps('establish'), observe('observe'), observe('observe_again')] },
+        later,
+      ]),
+    );
+    expect(verdicts(r.steps)).toEqual({
+      establish: 'passed',
+      observe: 'skipped',
+      observe_again: 'skipped',
+      later: 'passed',
+    });
     expect(r.calls('get_adcp_capabilities')).toHaveLength(2);
   });
 
   it('once the cascade has tripped, a later stateful step whose tool the agent lacks is missing_tool, not prerequisite_failed', async () => {
-    const failing = { ...caps('fails'), sample_request: { context: { correlation_id: 'x' } }, validations: [{ check: 'field_value', path: 'context.correlation_id', value: 'x' }] };
-    const r = await run(phasedStoryboard([{ id: 'setup', steps: [failing] }, { id: 'use', steps: [{ id: 'absent', task: 'list_creatives', stateful: true }, caps('later')] }]), ['wrong_value', 'without@list_creatives']);
+    const failing = {
+      ...caps('fails'),
+      sample_request: { context: { correlation_id: 'x' } },
+      validations: [{ check: 'field_value', path: 'context.correlation_id', value: 'x' }],
+    };
+    const r = await run(
+      phasedStoryboard([
+        { id: 'setup', steps: [failing] },
+        { id: 'use', steps: [{ id: 'absent', task: 'list_creatives', stateful: true }, caps('later')] },
+      ]),
+      ['wrong_value', 'without@list_creatives'],
+    );
     expect(verdicts(r.steps)).toEqual({ fails: 'failed', absent: 'skipped', later: 'skipped' });
     expect(r.steps.absent!.result.skip!.reason).toBe('missing_tool');
     expect(r.steps.later!.result.skip!.reason).toBe('prerequisite_failed');
@@ -225,7 +312,9 @@ describe('error answers', () => {
     expect(r.steps.adcp_error!.result.error).toBe(`the agent returned an error ${adcp.code}: ${adcp.message}`);
     const controller = answer('controller_error');
     expect(controller).toMatchObject({ success: false, error: 'NOT_FOUND', error_detail: expect.any(String) });
-    expect(r.steps.controller_error!.result.error).toBe(`the agent returned an error NOT_FOUND: ${controller.error_detail}`);
+    expect(r.steps.controller_error!.result.error).toBe(
+      `the agent returned an error NOT_FOUND: ${controller.error_detail}`,
+    );
   });
 
   it('expect_error with an error_code check: a success answer fails that check, with no extra expect_error verdict', async () => {
@@ -237,7 +326,9 @@ describe('error answers', () => {
     - { check: field_present, path: adcp }`);
     const r = await run(yaml);
     expect(verdicts(r.steps)).toEqual({ must_reject: 'failed' });
-    const checks = r.steps.must_reject!.result.validations.filter((v) => v.check !== 'invariant').map((v) => [v.check, v.passed]);
+    const checks = r.steps
+      .must_reject!.result.validations.filter((v) => v.check !== 'invariant')
+      .map((v) => [v.check, v.passed]);
     expect(checks).toEqual([
       ['error_code', false],
       ['field_present', true],
@@ -256,8 +347,17 @@ describe('checks the runner cannot grade fail, never pass', () => {
     const r = await run(yaml, [], { strictKeys: false });
     expect(verdicts(r.steps)).toEqual({ ungradable: 'failed' });
     const [unknown, anyOf, ...rest] = r.steps.ungradable!.result.validations;
-    for (const [v, kind] of [[unknown, 'teleport_receipt'], [anyOf, 'any_of']] as const) {
-      expect(v).toMatchObject({ check: kind, passed: false, expected: null, actual: null, error: `check "${kind}" is not a check vitest-adcp knows (storyboard-schema.yaml > Validation lists the kinds)` });
+    for (const [v, kind] of [
+      [unknown, 'teleport_receipt'],
+      [anyOf, 'any_of'],
+    ] as const) {
+      expect(v).toMatchObject({
+        check: kind,
+        passed: false,
+        expected: null,
+        actual: null,
+        error: `check "${kind}" is not a check vitest-adcp knows (storyboard-schema.yaml > Validation lists the kinds)`,
+      });
     }
     // The agent answered correctly: the run-wide invariants pass; only the ungradable checks fail the step.
     expect(rest.length).toBeGreaterThan(0);

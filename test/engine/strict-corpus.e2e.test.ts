@@ -87,9 +87,11 @@ const EXPECTED_SKIPS: Record<string, RegExp> = {
   // get_media_buys, update_media_buy, comply_test_controller and tasks/get only (sync_accounts, sync_creatives, … skip).
   missing_tool: /^the agent does not advertise the tool "/,
   // A stateful step whose prerequisite was itself skipped for one of these reasons — never one that failed.
-  prerequisite_failed: /^prerequisite step "[^"]+" \(phase [^)]+\) was skipped \((missing_tool|not_applicable|peer_branch_taken)\)/,
+  prerequisite_failed:
+    /^prerequisite step "[^"]+" \(phase [^)]+\) was skipped \((missing_tool|not_applicable|peer_branch_taken)\)/,
   // Runner contracts this run does not host: the substitution observer; the webhook receiver for WITHOUT_RECEIVER.
-  not_applicable: /requires the test-kit contract "(substitution_observer_runner|webhook_receiver_runner)"|needs the runner's webhook receiver/,
+  not_applicable:
+    /requires the test-kit contract "(substitution_observer_runner|webhook_receiver_runner)"|needs the runner's webhook receiver/,
   // schema_validation: create_buy_past_start_adjust is moot once its peer (the reject branch) passed.
   peer_branch_taken: /contributed by /,
 };
@@ -122,7 +124,11 @@ async function run(id: string, requests: 'enriched' | 'as-written' = 'enriched')
   const n = ++sessions;
   const url = agent.urlFor(['strict', `session_strict_corpus_${n}`]);
   const webhooks = WITHOUT_RECEIVER.has(id) ? {} : { webhooks: receiver };
-  const engine = openStoryboardRun(storyboard, { agentUrl: url, authToken: `${TOKEN_PREFIX}-${n}`, corpusRoot: corpus.root, timeoutMs: 10_000, requests }, { env: {}, ...webhooks });
+  const engine = openStoryboardRun(
+    storyboard,
+    { agentUrl: url, authToken: `${TOKEN_PREFIX}-${n}`, corpusRoot: corpus.root, timeoutMs: 10_000, requests },
+    { env: {}, ...webhooks },
+  );
   try {
     return (await engine.runAll()).map((o) => o.result);
   } finally {
@@ -135,10 +141,14 @@ function problems(results: StepResult[], id: string): string[] {
   return results.flatMap((r) => {
     if (r.skip) {
       const expected = EXPECTED_SKIPS[r.skip.reason];
-      return expected?.test(r.skip.detail ?? '') ? [] : [`${r.step_id}: unexpected skip ${r.skip.reason} (${r.skip.detail ?? ''})`];
+      return expected?.test(r.skip.detail ?? '')
+        ? []
+        : [`${r.step_id}: unexpected skip ${r.skip.reason} (${r.skip.detail ?? ''})`];
     }
     if (r.passed) return [];
-    const failed = (r.validations ?? []).filter((v) => !v.passed).map((v) => `${v.check}${v.json_pointer ? ` at ${v.json_pointer}` : ''}: ${v.error ?? v.description ?? ''}`);
+    const failed = (r.validations ?? [])
+      .filter((v) => !v.passed)
+      .map((v) => `${v.check}${v.json_pointer ? ` at ${v.json_pointer}` : ''}: ${v.error ?? v.description ?? ''}`);
     const problem = `${r.step_id}: failed — ${r.error ?? failed.join('; ')}`;
     return EXPECTED_FAILURES[id]?.[r.step_id]?.test(problem) ? [] : [problem];
   });
@@ -150,7 +160,8 @@ describe.concurrent('the strict seller passes the storyboards it claims', () => 
     expect(problems(results, id)).toEqual([]);
     expect(results.filter((r) => r.passed && !r.skip).length, 'at least one step passes').toBeGreaterThan(0);
     // An expected failure that no longer fails is news: drop it from EXPECTED_FAILURES (and the README).
-    for (const step of Object.keys(EXPECTED_FAILURES[id] ?? {})) expect(results.find((r) => r.step_id === step)?.passed, `${id} › ${step}`).toBe(false);
+    for (const step of Object.keys(EXPECTED_FAILURES[id] ?? {}))
+      expect(results.find((r) => r.step_id === step)?.passed, `${id} › ${step}`).toBe(false);
   });
 });
 
@@ -176,7 +187,9 @@ describe.concurrent('as written (requests: as-written), the same claimed storybo
     } else {
       // As written none of them passes: each fails, or is skipped behind one that failed (or, in a branch set such as
       // schema_validation's past-start pair, loses to the peer branch either way).
-      const passedAsWritten = written.filter((r) => completed.includes(r.step_id) && verdict(r) === 'passed').map((r) => r.step_id);
+      const passedAsWritten = written
+        .filter((r) => completed.includes(r.step_id) && verdict(r) === 'passed')
+        .map((r) => r.step_id);
       expect(passedAsWritten, `${id}: steps the builder completed pass as written too`).toEqual([]);
     }
   });
@@ -184,7 +197,10 @@ describe.concurrent('as written (requests: as-written), the same claimed storybo
 
 it('fixtures/agent/README.md > Strict seller lists exactly the claimed storyboards', () => {
   const readme = readFileSync(new URL('../../fixtures/agent/README.md', import.meta.url), 'utf8');
-  const section = readme.slice(readme.indexOf('## Strict seller'), readme.indexOf('\n## ', readme.indexOf('## Strict seller') + 1));
+  const section = readme.slice(
+    readme.indexOf('## Strict seller'),
+    readme.indexOf('\n## ', readme.indexOf('## Strict seller') + 1),
+  );
   const listed = (heading: string) => {
     const start = section.indexOf(heading);
     expect(start, heading).toBeGreaterThan(-1);

@@ -13,17 +13,33 @@ const scope = {
 
 describe('substitution', () => {
   it('keeps types for whole-token placeholders', () => {
-    const r = substitute({ id: '$context.product_id', budget: '$context.budget', n: '$context.count', ids: ['$context.product_id'] }, scope);
-    expect(r).toEqual({ value: { id: 'prod_1', budget: { total: 5000, currency: 'USD' }, n: 3, ids: ['prod_1'] }, unresolved: [] });
+    const r = substitute(
+      { id: '$context.product_id', budget: '$context.budget', n: '$context.count', ids: ['$context.product_id'] },
+      scope,
+    );
+    expect(r).toEqual({
+      value: { id: 'prod_1', budget: { total: 5000, currency: 'USD' }, n: 3, ids: ['prod_1'] },
+      unresolved: [],
+    });
   });
 
   it('resolves prior_step and test kit references', () => {
-    const r = substitute({ p: '{{prior_step.get_products.products[0].product_id}}', brand: '$test_kit.brand.name', text: 'for {{prior_step.get_products.products[0].product_id}} of $context.product_id' }, scope);
+    const r = substitute(
+      {
+        p: '{{prior_step.get_products.products[0].product_id}}',
+        brand: '$test_kit.brand.name',
+        text: 'for {{prior_step.get_products.products[0].product_id}} of $context.product_id',
+      },
+      scope,
+    );
     expect(r.value).toEqual({ p: 'prod_9', brand: 'Acme', text: 'for prod_9 of prod_1' });
   });
 
   it('reports unresolved placeholders and never invents a value', () => {
-    const r = substitute({ a: '$context.nope', b: '{{prior_step.failed_step.id}}', c: '{{runner.webhook_url:x}}' }, scope);
+    const r = substitute(
+      { a: '$context.nope', b: '{{prior_step.failed_step.id}}', c: '{{runner.webhook_url:x}}' },
+      scope,
+    );
     expect(r.unresolved).toEqual(['$context.nope', '{{prior_step.failed_step.id}}', '{{runner.webhook_url:x}}']);
   });
 
@@ -63,13 +79,32 @@ describe('substitution: placeholder forms', () => {
   };
 
   it('a placeholder inside a longer string is text, at either end', () => {
-    const r = substitute({ a: 'n=$context.count', b: '$context.count items', c: '$test_kit.auth.port/x', d: 'k=$test_kit.auth.port', e: 'b=$context.budget' }, rich);
-    expect(r).toEqual({ value: { a: 'n=3', b: '3 items', c: '8080/x', d: 'k=8080', e: 'b={"total":5000,"currency":"USD"}' }, unresolved: [] });
+    const r = substitute(
+      {
+        a: 'n=$context.count',
+        b: '$context.count items',
+        c: '$test_kit.auth.port/x',
+        d: 'k=$test_kit.auth.port',
+        e: 'b=$context.budget',
+      },
+      rich,
+    );
+    expect(r).toEqual({
+      value: { a: 'n=3', b: '3 items', c: '8080/x', d: 'k=8080', e: 'b={"total":5000,"currency":"USD"}' },
+      unresolved: [],
+    });
   });
 
   it('context names with digits and hyphens, nested keys and indexes', () => {
     const r = substitute(
-      { a: '$context.media-buy_2', b: '$context.list[1].id', c: '$context.budget.total', d: 'x $context.list[0].id y', e: '$context.nothing', f: 'at $context.media-buy_2.' },
+      {
+        a: '$context.media-buy_2',
+        b: '$context.list[1].id',
+        c: '$context.budget.total',
+        d: 'x $context.list[0].id y',
+        e: '$context.nothing',
+        f: 'at $context.media-buy_2.',
+      },
       rich,
     );
     expect(r).toEqual({ value: { a: 'mb_2', b: 'l1', c: 5000, d: 'x l0 y', e: null, f: 'at mb_2.' }, unresolved: [] });
@@ -105,20 +140,49 @@ describe('substitution: placeholder forms', () => {
   });
 
   it('a test kit value that is null or absent, or no test kit at all, does not resolve', () => {
-    expect(substitute({ a: '$test_kit.auth.off', b: 'x $test_kit.auth.nope' }, rich).unresolved).toEqual(['$test_kit.auth.off', '$test_kit.auth.nope']);
-    expect(substitute({ a: '$test_kit.brand.name' }, { ...rich, testKit: undefined }).unresolved).toEqual(['$test_kit.brand.name']);
+    expect(substitute({ a: '$test_kit.auth.off', b: 'x $test_kit.auth.nope' }, rich).unresolved).toEqual([
+      '$test_kit.auth.off',
+      '$test_kit.auth.nope',
+    ]);
+    expect(substitute({ a: '$test_kit.brand.name' }, { ...rich, testKit: undefined }).unresolved).toEqual([
+      '$test_kit.brand.name',
+    ]);
   });
 
   it('reports each unresolved placeholder once, and passes non-string values through', () => {
-    const r = substitute({ a: '$context.nope', b: ['$context.nope', 'x $context.nope'], n: 1, t: true, z: null, nested: [[2, { k: '$context.count' }]] }, rich);
+    const r = substitute(
+      {
+        a: '$context.nope',
+        b: ['$context.nope', 'x $context.nope'],
+        n: 1,
+        t: true,
+        z: null,
+        nested: [[2, { k: '$context.count' }]],
+      },
+      rich,
+    );
     expect(r.unresolved).toEqual(['$context.nope']);
-    expect(r.value).toEqual({ a: '$context.nope', b: ['$context.nope', 'x $context.nope'], n: 1, t: true, z: null, nested: [[2, { k: 3 }]] });
+    expect(r.value).toEqual({
+      a: '$context.nope',
+      b: ['$context.nope', 'x $context.nope'],
+      n: 1,
+      t: true,
+      z: null,
+      nested: [[2, { k: 3 }]],
+    });
   });
 
   it('$generate: one value per alias (aliases with dots, angle brackets, hyphens), a fresh one per alias-less use', () => {
     const generated = new Map<string, string>();
     const r = substitute(
-      { a: '$generate:uuid_v4#k.<1>-x', b: 'key $generate:uuid_v4#k.<1>-x', c: '$generate:uuid_v4', d: '$generate:uuid_v4', e: 'two $generate:uuid_v4 $generate:uuid_v4', f: '$generate:uuid_v4#other' },
+      {
+        a: '$generate:uuid_v4#k.<1>-x',
+        b: 'key $generate:uuid_v4#k.<1>-x',
+        c: '$generate:uuid_v4',
+        d: '$generate:uuid_v4',
+        e: 'two $generate:uuid_v4 $generate:uuid_v4',
+        f: '$generate:uuid_v4#other',
+      },
       { ...rich, generated },
     );
     const v = r.value;
@@ -136,7 +200,10 @@ describe('substitution: placeholder forms', () => {
 
   it('$generate does not resolve without a run scope, nor for an unknown generator', () => {
     const none = substitute({ a: '$generate:uuid_v4#k', b: 'x $generate:uuid_v4' }, rich);
-    expect(none).toEqual({ value: { a: '$generate:uuid_v4#k', b: 'x $generate:uuid_v4' }, unresolved: ['$generate:uuid_v4#k', '$generate:uuid_v4'] });
+    expect(none).toEqual({
+      value: { a: '$generate:uuid_v4#k', b: 'x $generate:uuid_v4' },
+      unresolved: ['$generate:uuid_v4#k', '$generate:uuid_v4'],
+    });
     const unknown = substitute({ a: '$generate:ulid', b: 'x $generate:ulid#k' }, { ...rich, generated: new Map() });
     expect(unknown.unresolved).toEqual(['$generate:ulid', '$generate:ulid#k']);
   });
@@ -149,20 +216,52 @@ describe('substitution: placeholder forms', () => {
 
   it('a whole-token placeholder keeps the type of what it reads, however deep the path or wide the index', () => {
     const r = substitute(
-      { a: '$test_kit.auth.port', b: '$test_kit.geo-1.max-rate', c: '$test_kit.geo-1.max-rate.cpm', d: '$test_kit.list[11]', e: '$context.big[10]', f: '$context.big[11].id' },
+      {
+        a: '$test_kit.auth.port',
+        b: '$test_kit.geo-1.max-rate',
+        c: '$test_kit.geo-1.max-rate.cpm',
+        d: '$test_kit.list[11]',
+        e: '$context.big[10]',
+        f: '$context.big[11].id',
+      },
       rich,
     );
-    expect(r).toEqual({ value: { a: 8080, b: { cpm: 2 }, c: 2, d: { n: 11 }, e: { id: 'b10' }, f: 'b11' }, unresolved: [] });
+    expect(r).toEqual({
+      value: { a: 8080, b: { cpm: 2 }, c: 2, d: { n: 11 }, e: { id: 'b10' }, f: 'b11' },
+      unresolved: [],
+    });
   });
 
   it('inside text, deep paths and wide indexes are read whole', () => {
-    const r = substitute({ a: 'x $test_kit.geo-1.max-rate.cpm y', b: 'x $test_kit.list[11].n y', c: 'x $context.big[10].id y', d: '{{context.count}} items', e: '$generate:uuid_v4#k tail' }, { ...rich, generated: new Map() });
-    expect(r.value).toMatchObject({ a: 'x 2 y', b: 'x 11 y', c: 'x b10 y', d: '3 items', e: expect.stringMatching(/^[0-9a-f-]{36} tail$/) });
+    const r = substitute(
+      {
+        a: 'x $test_kit.geo-1.max-rate.cpm y',
+        b: 'x $test_kit.list[11].n y',
+        c: 'x $context.big[10].id y',
+        d: '{{context.count}} items',
+        e: '$generate:uuid_v4#k tail',
+      },
+      { ...rich, generated: new Map() },
+    );
+    expect(r.value).toMatchObject({
+      a: 'x 2 y',
+      b: 'x 11 y',
+      c: 'x b10 y',
+      d: '3 items',
+      e: expect.stringMatching(/^[0-9a-f-]{36} tail$/),
+    });
     expect(r.unresolved).toEqual([]);
   });
 
   it('mustache expressions are prior_step.<id>.<path> or context.<path> exactly', () => {
-    const r = substitute({ a: '{{xprior_step.get-products_1.products}}', b: '{{xcontext.count}}', c: '{{prior_step.get-products_1}}' }, rich);
-    expect(r.unresolved).toEqual(['{{xprior_step.get-products_1.products}}', '{{xcontext.count}}', '{{prior_step.get-products_1}}']);
+    const r = substitute(
+      { a: '{{xprior_step.get-products_1.products}}', b: '{{xcontext.count}}', c: '{{prior_step.get-products_1}}' },
+      rich,
+    );
+    expect(r.unresolved).toEqual([
+      '{{xprior_step.get-products_1.products}}',
+      '{{xcontext.count}}',
+      '{{prior_step.get-products_1}}',
+    ]);
   });
 });

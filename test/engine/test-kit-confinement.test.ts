@@ -28,7 +28,11 @@ async function firstStepError(kit: string, extra: { testKitDirs?: string[] } = {
   const loaded = loadStoryboard(yaml, join(project, 'k.storyboard.yaml'));
   if (!loaded.ok) throw new Error(loaded.diagnostics.map((d) => d.message).join('\n'));
   // An unreachable agent: a refused kit must fail the step before any call (no connection error in the message).
-  const run = openStoryboardRun(loaded.storyboard, { agentUrl: 'http://127.0.0.1:9/mcp', projectRoot: project, timeoutMs: 2_000, ...extra }, { env: {} });
+  const run = openStoryboardRun(
+    loaded.storyboard,
+    { agentUrl: 'http://127.0.0.1:9/mcp', projectRoot: project, timeoutMs: 2_000, ...extra },
+    { env: {} },
+  );
   try {
     const [outcome] = await run.runAll();
     return outcome!.result.error;

@@ -13,33 +13,80 @@ import { phasedStoryboard, runInline } from '../helpers/inline-run.js';
 
 const loc = { line: 1, column: 1 };
 const phase = { id: 'setup', title: 'Setup', steps: [], loc } as unknown as Phase;
-const step = (id: string, captures: string[] = []): Step => ({ id, task: 'get_products', validations: [], loc, context_outputs: captures.map((name) => ({ name, path: 'x' })) }) as unknown as Step;
-const result = (over: Partial<StepResult>): StepResult => ({ storyboard_id: 's', phase_id: 'setup', step_id: 'x', task: 't', passed: true, duration_ms: 1, validations: [], extraction: { path: 'none' }, ...over });
+const step = (id: string, captures: string[] = []): Step =>
+  ({
+    id,
+    task: 'get_products',
+    validations: [],
+    loc,
+    context_outputs: captures.map((name) => ({ name, path: 'x' })),
+  }) as unknown as Step;
+const result = (over: Partial<StepResult>): StepResult => ({
+  storyboard_id: 's',
+  phase_id: 'setup',
+  step_id: 'x',
+  task: 't',
+  passed: true,
+  duration_ms: 1,
+  validations: [],
+  extraction: { path: 'none' },
+  ...over,
+});
 
 describe('explainUnresolved', () => {
-  const earlier = (r?: Partial<StepResult>): EarlierStep[] => [{ phase, step: step('discover', ['product_id']), ...(r ? { result: result(r) } : {}) }];
+  const earlier = (r?: Partial<StepResult>): EarlierStep[] => [
+    { phase, step: step('discover', ['product_id']), ...(r ? { result: result(r) } : {}) },
+  ];
 
   it('names the capturing step and its failed check', () => {
-    expect(explainUnresolved(['$context.product_id'], earlier({ passed: false, validations: [{ check: 'field_present', passed: false, description: 'products are listed', json_pointer: '/products' }] }))).toBe(
+    expect(
+      explainUnresolved(
+        ['$context.product_id'],
+        earlier({
+          passed: false,
+          validations: [
+            { check: 'field_present', passed: false, description: 'products are listed', json_pointer: '/products' },
+          ],
+        }),
+      ),
+    ).toBe(
       '$context.product_id did not resolve: step "discover" (phase setup) failed (field_present at /products — products are listed)',
     );
-    expect(explainUnresolved(['$context.product_id.x'], earlier({ passed: false, error: 'connect ECONNREFUSED\nstack' }))).toBe(
-      '$context.product_id.x did not resolve: step "discover" (phase setup) failed (connect ECONNREFUSED)',
+    expect(
+      explainUnresolved(['$context.product_id.x'], earlier({ passed: false, error: 'connect ECONNREFUSED\nstack' })),
+    ).toBe('$context.product_id.x did not resolve: step "discover" (phase setup) failed (connect ECONNREFUSED)');
+    expect(explainUnresolved(['$context.product_id'], earlier({ passed: false }))).toContain(
+      'failed (no reason recorded)',
     );
-    expect(explainUnresolved(['$context.product_id'], earlier({ passed: false }))).toContain('failed (no reason recorded)');
   });
 
   it('says when the capturing step was skipped, has not run, or passed without the value', () => {
-    expect(explainUnresolved(['$context.product_id'], earlier({ skip: { reason: 'missing_tool', detail: 'no get_products' } }))).toBe(
+    expect(
+      explainUnresolved(
+        ['$context.product_id'],
+        earlier({ skip: { reason: 'missing_tool', detail: 'no get_products' } }),
+      ),
+    ).toBe(
       '$context.product_id did not resolve: step "discover" (phase setup) was skipped (missing_tool: no get_products)',
     );
-    expect(explainUnresolved(['$context.product_id'], earlier())).toBe('$context.product_id did not resolve: step "discover" (phase setup) has not run');
-    expect(explainUnresolved(['$context.product_id'], earlier({}))).toBe('$context.product_id did not resolve: step "discover" (phase setup) passed, but what it captures was not in its answer');
+    expect(explainUnresolved(['$context.product_id'], earlier())).toBe(
+      '$context.product_id did not resolve: step "discover" (phase setup) has not run',
+    );
+    expect(explainUnresolved(['$context.product_id'], earlier({}))).toBe(
+      '$context.product_id did not resolve: step "discover" (phase setup) passed, but what it captures was not in its answer',
+    );
   });
 
   it('says when nothing captures the name, and reads prior_step references and several tokens', () => {
-    expect(explainUnresolved(['$context.other'], earlier())).toBe('$context.other did not resolve: no earlier step captures "other" (context_outputs), and the storyboard\'s context does not set it');
-    expect(explainUnresolved(['{{prior_step.discover.products}}', '{{prior_step.nope.x}}', '$test_kit.a'], earlier({ passed: false, error: 'boom' })).split('\n')).toEqual([
+    expect(explainUnresolved(['$context.other'], earlier())).toBe(
+      '$context.other did not resolve: no earlier step captures "other" (context_outputs), and the storyboard\'s context does not set it',
+    );
+    expect(
+      explainUnresolved(
+        ['{{prior_step.discover.products}}', '{{prior_step.nope.x}}', '$test_kit.a'],
+        earlier({ passed: false, error: 'boom' }),
+      ).split('\n'),
+    ).toEqual([
       '{{prior_step.discover.products}} did not resolve: step "discover" (phase setup) failed (boom)',
       '{{prior_step.nope.x}} did not resolve: no earlier step has the id "nope"',
       '$test_kit.a did not resolve',
@@ -60,17 +107,36 @@ describe('on a real run', () => {
         {
           id: 'setup',
           steps: [
-            { id: 'caps', task: 'get_adcp_capabilities', sample_request: { context: { correlation_id: 'c' } }, context_outputs: [{ name: 'first_protocol', path: 'supported_protocols[0]' }], validations: [{ check: 'field_value', path: 'context.correlation_id', value: 'c' }] },
+            {
+              id: 'caps',
+              task: 'get_adcp_capabilities',
+              sample_request: { context: { correlation_id: 'c' } },
+              context_outputs: [{ name: 'first_protocol', path: 'supported_protocols[0]' }],
+              validations: [{ check: 'field_value', path: 'context.correlation_id', value: 'c' }],
+            },
           ],
         },
-        { id: 'use', steps: [{ id: 'caps_filtered', task: 'get_adcp_capabilities', sample_request: { protocols: ['$context.first_protocol'] } }] },
+        {
+          id: 'use',
+          steps: [
+            {
+              id: 'caps_filtered',
+              task: 'get_adcp_capabilities',
+              sample_request: { protocols: ['$context.first_protocol'] },
+            },
+          ],
+        },
       ]),
       agent.urlFor(['wrong_value']),
     );
     const consumer = steps.caps_filtered!.result;
-    expect(consumer.validations[0]!.error).toBe('$context.first_protocol did not resolve: step "caps" (phase setup) failed (field_value at /context/correlation_id — field_value)');
+    expect(consumer.validations[0]!.error).toBe(
+      '$context.first_protocol did not resolve: step "caps" (phase setup) failed (field_value at /context/correlation_id — field_value)',
+    );
     const message = formatStepFailure(consumer, { cwd: '/' }).message;
-    expect(message).toContain('  not sent (a placeholder did not resolve); it would have been mcp get_adcp_capabilities: {"protocols":["$context.first_protocol"]}');
+    expect(message).toContain(
+      '  not sent (a placeholder did not resolve); it would have been mcp get_adcp_capabilities: {"protocols":["$context.first_protocol"]}',
+    );
     expect(message).not.toMatch(/\n {2}sent \(/);
     expect(message).not.toContain('received: nothing');
   });

@@ -16,7 +16,12 @@ afterAll(() => agent?.close());
 let ids = 0;
 
 /** One JSON-RPC POST to an A2A endpoint; the HTTP status and parsed body. */
-async function rpc(url: string, method: string, params: unknown, authorization = bearer(DEMO_KEY)): Promise<{ status: number; body: any }> {
+async function rpc(
+  url: string,
+  method: string,
+  params: unknown,
+  authorization = bearer(DEMO_KEY),
+): Promise<{ status: number; body: any }> {
   const response = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(authorization ? { authorization } : {}) },
@@ -26,40 +31,87 @@ async function rpc(url: string, method: string, params: unknown, authorization =
 }
 
 const send = (skill: string, args: Record<string, unknown>, key: 'parameters' | 'input' = 'parameters') => ({
-  message: { kind: 'message', messageId: `m${++ids}`, role: 'user', parts: [{ kind: 'data', data: { skill, [key]: args } }] },
+  message: {
+    kind: 'message',
+    messageId: `m${++ids}`,
+    role: 'user',
+    parts: [{ kind: 'data', data: { skill, [key]: args } }],
+  },
 });
 
 describe('the agent card', () => {
   it('is served under each A2A endpoint (agent-card.json and agent.json) and, for /a2a, at the origin root', async () => {
-    for (const path of ['/a2a/.well-known/agent-card.json', '/a2a/.well-known/agent.json', '/.well-known/agent-card.json', '/.well-known/agent.json']) {
+    for (const path of [
+      '/a2a/.well-known/agent-card.json',
+      '/a2a/.well-known/agent.json',
+      '/.well-known/agent-card.json',
+      '/.well-known/agent.json',
+    ]) {
       const card: any = await (await fetch(agent.origin + path)).json();
-      expect(card, path).toMatchObject({ protocolVersion: '0.3.0', url: agent.a2aUrl, preferredTransport: 'JSONRPC', capabilities: { streaming: false } });
+      expect(card, path).toMatchObject({
+        protocolVersion: '0.3.0',
+        url: agent.a2aUrl,
+        preferredTransport: 'JSONRPC',
+        capabilities: { streaming: false },
+      });
     }
-    const card: any = await (await fetch(`${agent.a2aUrlFor(['without@tasks_get'])}/.well-known/agent-card.json`)).json();
+    const card: any = await (
+      await fetch(`${agent.a2aUrlFor(['without@tasks_get'])}/.well-known/agent-card.json`)
+    ).json();
     expect(card.url).toBe(agent.a2aUrlFor(['without@tasks_get']));
-    expect(card.skills.map((s: any) => s.id)).toEqual(['get_adcp_capabilities', 'get_products', 'list_creative_formats', 'list_creatives', 'create_media_buy', 'get_media_buys', 'update_media_buy', 'comply_test_controller', 'tasks/get']);
+    expect(card.skills.map((s: any) => s.id)).toEqual([
+      'get_adcp_capabilities',
+      'get_products',
+      'list_creative_formats',
+      'list_creatives',
+      'create_media_buy',
+      'get_media_buys',
+      'update_media_buy',
+      'comply_test_controller',
+      'tasks/get',
+    ]);
     expect((await fetch(`${agent.url}/.well-known/agent-card.json`)).status).toBe(404);
   });
 });
 
 describe('message/send', () => {
-  it('runs the skill with `parameters` (AdCP 3.0 a2a-guide) or `input`: a completed Task, the result in the artifact\'s DataPart', async () => {
+  it("runs the skill with `parameters` (AdCP 3.0 a2a-guide) or `input`: a completed Task, the result in the artifact's DataPart", async () => {
     for (const key of ['parameters', 'input'] as const) {
-      const { status, body } = await rpc(agent.a2aUrl, 'message/send', send('get_products', { buying_mode: 'wholesale', context: { k: key } }, key));
+      const { status, body } = await rpc(
+        agent.a2aUrl,
+        'message/send',
+        send('get_products', { buying_mode: 'wholesale', context: { k: key } }, key),
+      );
       expect(status).toBe(200);
-      expect(body.result).toMatchObject({ kind: 'task', id: expect.any(String), contextId: expect.any(String), status: { state: 'completed' } });
-      expect(body.result.artifacts[0].parts).toEqual([{ kind: 'text', text: 'get_products completed' }, { kind: 'data', data: expect.objectContaining({ products: expect.any(Array), context: { k: key } }) }]);
+      expect(body.result).toMatchObject({
+        kind: 'task',
+        id: expect.any(String),
+        contextId: expect.any(String),
+        status: { state: 'completed' },
+      });
+      expect(body.result.artifacts[0].parts).toEqual([
+        { kind: 'text', text: 'get_products completed' },
+        { kind: 'data', data: expect.objectContaining({ products: expect.any(Array), context: { k: key } }) },
+      ]);
     }
   });
 
   it('an AdCP error fails the Task with the adcp_error DataPart', async () => {
     const { body } = await rpc(agent.a2aUrl, 'message/send', send('get_products', { brief: 'no buying_mode' }));
     expect(body.result.status.state).toBe('failed');
-    expect(body.result.artifacts[0]).toMatchObject({ name: 'error', parts: [{ kind: 'text' }, { kind: 'data', data: { adcp_error: { code: 'INVALID_REQUEST' } } }] });
+    expect(body.result.artifacts[0]).toMatchObject({
+      name: 'error',
+      parts: [{ kind: 'text' }, { kind: 'data', data: { adcp_error: { code: 'INVALID_REQUEST' } } }],
+    });
   });
 
   it('a submitted arm completes the Task, with adcp_task_id on the artifact metadata', async () => {
-    const { body } = await rpc(agent.a2aUrlFor(['async_submitted@create_media_buy']), 'message/send', send('create_media_buy', mediaBuyRequest()), freshCredential());
+    const { body } = await rpc(
+      agent.a2aUrlFor(['async_submitted@create_media_buy']),
+      'message/send',
+      send('create_media_buy', mediaBuyRequest()),
+      freshCredential(),
+    );
     const data = body.result.artifacts[0].parts[1].data;
     expect(body.result.status.state).toBe('completed');
     expect(data).toMatchObject({ status: 'submitted', task_id: expect.any(String) });
@@ -67,7 +119,16 @@ describe('message/send', () => {
   });
 
   it('rejects what is not one { skill, parameters } DataPart, and unknown skills, with JSON-RPC -32602', async () => {
-    const two = { message: { messageId: 'x', role: 'user', parts: [{ kind: 'data', data: { skill: 'get_products' } }, { kind: 'data', data: { skill: 'list_creatives' } }] } };
+    const two = {
+      message: {
+        messageId: 'x',
+        role: 'user',
+        parts: [
+          { kind: 'data', data: { skill: 'get_products' } },
+          { kind: 'data', data: { skill: 'list_creatives' } },
+        ],
+      },
+    };
     const text = { message: { messageId: 'y', role: 'user', parts: [{ kind: 'text', text: 'find me video' }] } };
     // On an endpoint without list_creatives: a removed skill is answered like one that never existed.
     for (const params of [two, text, send('no_such_skill', {}), send('list_creatives', {})]) {
@@ -81,18 +142,30 @@ describe('A2A tasks/get and the other methods', () => {
   it('a2a_working: message/send answers `working`; the first tasks/get answers the final Task — to its caller only', async () => {
     const url = agent.a2aUrlFor(['a2a_working']);
     const { body } = await rpc(url, 'message/send', send('get_products', { buying_mode: 'wholesale' }));
-    expect(body.result.status).toMatchObject({ state: 'working', message: { role: 'agent', parts: [{ kind: 'text' }, { kind: 'data', data: { status: 'working' } }] } });
+    expect(body.result.status).toMatchObject({
+      state: 'working',
+      message: { role: 'agent', parts: [{ kind: 'text' }, { kind: 'data', data: { status: 'working' } }] },
+    });
     expect(body.result.artifacts).toBeUndefined();
-    expect((await rpc(url, 'tasks/get', { id: body.result.id }, freshCredential())).body.error).toMatchObject({ code: -32001 });
+    expect((await rpc(url, 'tasks/get', { id: body.result.id }, freshCredential())).body.error).toMatchObject({
+      code: -32001,
+    });
     const polled = await rpc(url, 'tasks/get', { id: body.result.id });
-    expect(polled.body.result).toMatchObject({ id: body.result.id, status: { state: 'completed' }, artifacts: [{ name: 'result' }] });
+    expect(polled.body.result).toMatchObject({
+      id: body.result.id,
+      status: { state: 'completed' },
+      artifacts: [{ name: 'result' }],
+    });
   });
 
   it('a2a_stuck never completes; unknown methods and streaming are JSON-RPC errors', async () => {
     const url = agent.a2aUrlFor(['a2a_stuck']);
     const { body } = await rpc(url, 'message/send', send('get_products', { buying_mode: 'wholesale' }));
-    for (let i = 0; i < 3; i++) expect((await rpc(url, 'tasks/get', { id: body.result.id })).body.result.status.state).toBe('working');
-    expect((await rpc(agent.a2aUrl, 'message/stream', send('get_products', {}))).body.error).toMatchObject({ code: -32004 });
+    for (let i = 0; i < 3; i++)
+      expect((await rpc(url, 'tasks/get', { id: body.result.id })).body.result.status.state).toBe('working');
+    expect((await rpc(agent.a2aUrl, 'message/stream', send('get_products', {}))).body.error).toMatchObject({
+      code: -32004,
+    });
     expect((await rpc(agent.a2aUrl, 'tasks/list', {})).body.error).toMatchObject({ code: -32601 });
   });
 

@@ -10,7 +10,20 @@ import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamable
 import { startFixtureAgent, type FixtureAgent } from '../../fixtures/agent/server.mjs';
 import { BEHAVIOURS } from '../../fixtures/agent/behaviours.mjs';
 import { errorCodes, schemaErrors } from './adcp-schemas.js';
-import { BASIC, DEMO_KEY, NO_CREDENTIALS, basic, bearer, callTool, connect, countBytes, mediaBuyRequest, rawToolCall, textJson, type ToolResult } from './helpers.js';
+import {
+  BASIC,
+  DEMO_KEY,
+  NO_CREDENTIALS,
+  basic,
+  bearer,
+  callTool,
+  connect,
+  countBytes,
+  mediaBuyRequest,
+  rawToolCall,
+  textJson,
+  type ToolResult,
+} from './helpers.js';
 
 let agent: FixtureAgent;
 beforeAll(async () => {
@@ -33,15 +46,30 @@ interface ToolCase {
 }
 
 const TOOL_CASES: ToolCase[] = [
-  { label: 'get_adcp_capabilities', tool: 'get_adcp_capabilities', args: () => ({}), schemas: ['protocol/get-adcp-capabilities-response.json'] },
+  {
+    label: 'get_adcp_capabilities',
+    tool: 'get_adcp_capabilities',
+    args: () => ({}),
+    schemas: ['protocol/get-adcp-capabilities-response.json'],
+  },
   {
     label: 'get_adcp_capabilities (protocols filter)',
     tool: 'get_adcp_capabilities',
     args: () => ({ protocols: ['media_buy'] }),
     schemas: ['protocol/get-adcp-capabilities-response.json'],
   },
-  { label: 'get_products (brief)', tool: 'get_products', args: () => ({ buying_mode: 'brief', brief: 'video for hikers' }), schemas: ['media-buy/get-products-response.json'] },
-  { label: 'get_products (wholesale)', tool: 'get_products', args: () => ({ buying_mode: 'wholesale' }), schemas: ['media-buy/get-products-response.json'] },
+  {
+    label: 'get_products (brief)',
+    tool: 'get_products',
+    args: () => ({ buying_mode: 'brief', brief: 'video for hikers' }),
+    schemas: ['media-buy/get-products-response.json'],
+  },
+  {
+    label: 'get_products (wholesale)',
+    tool: 'get_products',
+    args: () => ({ buying_mode: 'wholesale' }),
+    schemas: ['media-buy/get-products-response.json'],
+  },
   {
     label: 'get_products (refine)',
     tool: 'get_products',
@@ -63,9 +91,24 @@ const TOOL_CASES: ToolCase[] = [
     // The manifest maps the tool to the media-buy schema; the creative protocol publishes its own copy.
     schemas: ['media-buy/list-creative-formats-response.json', 'creative/list-creative-formats-response.json'],
   },
-  { label: 'list_creatives', tool: 'list_creatives', args: () => ({}), schemas: ['creative/list-creatives-response.json'] },
-  { label: 'create_media_buy', tool: 'create_media_buy', args: () => mediaBuy({}), schemas: ['media-buy/create-media-buy-response.json'] },
-  { label: 'get_media_buys', tool: 'get_media_buys', args: () => ({ status_filter: ['active', 'pending_creatives'] }), schemas: ['media-buy/get-media-buys-response.json'] },
+  {
+    label: 'list_creatives',
+    tool: 'list_creatives',
+    args: () => ({}),
+    schemas: ['creative/list-creatives-response.json'],
+  },
+  {
+    label: 'create_media_buy',
+    tool: 'create_media_buy',
+    args: () => mediaBuy({}),
+    schemas: ['media-buy/create-media-buy-response.json'],
+  },
+  {
+    label: 'get_media_buys',
+    tool: 'get_media_buys',
+    args: () => ({ status_filter: ['active', 'pending_creatives'] }),
+    schemas: ['media-buy/get-media-buys-response.json'],
+  },
 ];
 
 function expectValid(schemas: string[], payload: unknown) {
@@ -92,12 +135,15 @@ describe('conformant endpoint', () => {
     expect(tools.every((t) => t.outputSchema === undefined)).toBe(true);
   });
 
-  it.each(TOOL_CASES)('$label validates against its AdCP schema and mirrors it in content text', async ({ tool, args, schemas }) => {
-    const result = await callTool(agent.url, tool, { ...args(), context: CONTEXT });
-    expect(result.isError).toBeFalsy();
-    expectValid(schemas, result.structuredContent);
-    expect(textJson(result)).toEqual(result.structuredContent);
-  });
+  it.each(TOOL_CASES)(
+    '$label validates against its AdCP schema and mirrors it in content text',
+    async ({ tool, args, schemas }) => {
+      const result = await callTool(agent.url, tool, { ...args(), context: CONTEXT });
+      expect(result.isError).toBeFalsy();
+      expectValid(schemas, result.structuredContent);
+      expect(textJson(result)).toEqual(result.structuredContent);
+    },
+  );
 
   it.each(TOOL_CASES)('$label echoes context verbatim, key order included', async ({ tool, args }) => {
     const result = await callTool(agent.url, tool, { ...args(), context: CONTEXT });
@@ -113,7 +159,12 @@ describe('conformant endpoint', () => {
     const result = await callTool(agent.url, 'get_products', { brief: 'anything', context: CONTEXT });
     expect(result.isError).toBe(true);
     expect(result.structuredContent).toEqual({
-      adcp_error: expect.objectContaining({ code: 'INVALID_REQUEST', field: 'buying_mode', recovery: 'correctable', message: expect.any(String) }),
+      adcp_error: expect.objectContaining({
+        code: 'INVALID_REQUEST',
+        field: 'buying_mode',
+        recovery: 'correctable',
+        message: expect.any(String),
+      }),
       context: CONTEXT,
     });
     expect(errorCodes()).toContain(result.structuredContent!.adcp_error.code);
@@ -124,9 +175,11 @@ describe('conformant endpoint', () => {
   it('uses only codes from the AdCP error-code enum', async () => {
     const codes = [
       (await callTool(agent.url, 'get_products', { brief: 'no buying_mode' })).structuredContent!.adcp_error.code,
-      (await callTool(agent.url, 'create_media_buy', mediaBuy({ product_id: 'prod_nope' }))).structuredContent!.adcp_error.code,
+      (await callTool(agent.url, 'create_media_buy', mediaBuy({ product_id: 'prod_nope' }))).structuredContent!
+        .adcp_error.code,
       (await callTool(agent.url, 'create_media_buy', mediaBuy({ budget: 1 }))).structuredContent!.adcp_error.code,
-      (await callTool(agent.url, 'list_creatives', { pagination: { cursor: 'not-a-cursor' } })).structuredContent!.adcp_error.code,
+      (await callTool(agent.url, 'list_creatives', { pagination: { cursor: 'not-a-cursor' } })).structuredContent!
+        .adcp_error.code,
     ];
     expect(codes).toEqual(['INVALID_REQUEST', 'PRODUCT_NOT_FOUND', 'BUDGET_TOO_LOW', 'INVALID_REQUEST']);
     for (const code of codes) expect(errorCodes()).toContain(code);
@@ -141,7 +194,10 @@ describe('conformant endpoint', () => {
 
 describe('get_products and create_media_buy answer from the request', () => {
   it('ranks products by brief keywords', async () => {
-    const video = await callTool(agent.url, 'get_products', { buying_mode: 'brief', brief: 'Video inventory for outdoor enthusiasts this summer' });
+    const video = await callTool(agent.url, 'get_products', {
+      buying_mode: 'brief',
+      brief: 'Video inventory for outdoor enthusiasts this summer',
+    });
     expect(video.structuredContent!.products[0].product_id).toBe('prod_video_preroll');
     const podcast = await callTool(agent.url, 'get_products', { buying_mode: 'brief', brief: 'podcast audio' });
     expect(podcast.structuredContent!.products.map((p: any) => p.product_id)).toEqual(['prod_podcast_midroll']);
@@ -154,7 +210,9 @@ describe('get_products and create_media_buy answer from the request', () => {
     });
     expect(structuredContent!.products.map((p: any) => p.product_id)).toEqual(['prod_ctv_premium']);
     expect(structuredContent!.pagination.total_count).toBe(1);
-    expect(structuredContent!.refinement_applied).toEqual([{ scope: 'product', product_id: 'prod_ctv_premium', status: 'applied' }]);
+    expect(structuredContent!.refinement_applied).toEqual([
+      { scope: 'product', product_id: 'prod_ctv_premium', status: 'applied' },
+    ]);
   });
 
   it('honours channel and delivery-type filters', async () => {
@@ -162,17 +220,30 @@ describe('get_products and create_media_buy answer from the request', () => {
       buying_mode: 'wholesale',
       filters: { channels: ['olv', 'ctv'], delivery_type: 'guaranteed' },
     });
-    expect(structuredContent!.products.map((p: any) => p.product_id)).toEqual(['prod_video_preroll', 'prod_ctv_premium']);
+    expect(structuredContent!.products.map((p: any) => p.product_id)).toEqual([
+      'prod_video_preroll',
+      'prod_ctv_premium',
+    ]);
   });
 
   it('honours filters.product_ids (an extension the 3.0 filters schema permits)', async () => {
-    const { structuredContent } = await callTool(agent.url, 'get_products', { buying_mode: 'wholesale', filters: { product_ids: ['prod_podcast_midroll'] } });
+    const { structuredContent } = await callTool(agent.url, 'get_products', {
+      buying_mode: 'wholesale',
+      filters: { product_ids: ['prod_podcast_midroll'] },
+    });
     expect(structuredContent!.products.map((p: any) => p.product_id)).toEqual(['prod_podcast_midroll']);
-    expectValid(['media-buy/get-products-request.json'], { buying_mode: 'wholesale', filters: { product_ids: ['prod_podcast_midroll'] } });
+    expectValid(['media-buy/get-products-request.json'], {
+      buying_mode: 'wholesale',
+      filters: { product_ids: ['prod_podcast_midroll'] },
+    });
   });
 
   it('books the product and pricing option it was sent', async () => {
-    const { structuredContent } = await callTool(agent.url, 'create_media_buy', mediaBuy({ product_id: 'prod_display_ros', pricing_option_id: 'po_display_ros_cpm', budget: 800 }));
+    const { structuredContent } = await callTool(
+      agent.url,
+      'create_media_buy',
+      mediaBuy({ product_id: 'prod_display_ros', pricing_option_id: 'po_display_ros_cpm', budget: 800 }),
+    );
     expect(structuredContent).toMatchObject({
       media_buy_id: expect.stringMatching(/^mb_[0-9a-f]{12}$/),
       status: 'pending_creatives',
@@ -185,11 +256,22 @@ describe('get_products and create_media_buy answer from the request', () => {
     const first = await callTool(agent.url, 'create_media_buy', { ...request, context: { correlation_id: 'first' } });
     const replay = await callTool(agent.url, 'create_media_buy', { ...request, context: { correlation_id: 'second' } });
     expect(first.structuredContent).not.toHaveProperty('replayed');
-    expect(replay.structuredContent).toMatchObject({ media_buy_id: first.structuredContent!.media_buy_id, replayed: true, context: { correlation_id: 'second' } });
+    expect(replay.structuredContent).toMatchObject({
+      media_buy_id: first.structuredContent!.media_buy_id,
+      replayed: true,
+      context: { correlation_id: 'second' },
+    });
     expectValid(['media-buy/create-media-buy-response.json'], replay.structuredContent);
 
-    const conflict = await callTool(agent.url, 'create_media_buy', mediaBuy({ budget: 9999 }, 'fixture-test-idempotent-0001'));
-    expect(conflict.structuredContent!.adcp_error).toEqual({ code: 'IDEMPOTENCY_CONFLICT', message: expect.any(String) });
+    const conflict = await callTool(
+      agent.url,
+      'create_media_buy',
+      mediaBuy({ budget: 9999 }, 'fixture-test-idempotent-0001'),
+    );
+    expect(conflict.structuredContent!.adcp_error).toEqual({
+      code: 'IDEMPOTENCY_CONFLICT',
+      message: expect.any(String),
+    });
 
     // Keys are scoped to the caller: another credential gets its own buy.
     const other = await callTool(agent.url, 'create_media_buy', request, bearer('demo-another-principal'));
@@ -198,12 +280,21 @@ describe('get_products and create_media_buy answer from the request', () => {
   });
 
   it('pages through formats with a stable cursor', async () => {
-    const first = (await callTool(agent.url, 'list_creative_formats', { pagination: { max_results: 2 } })).structuredContent!;
+    const first = (await callTool(agent.url, 'list_creative_formats', { pagination: { max_results: 2 } }))
+      .structuredContent!;
     expect(first.formats.map((f: any) => f.format_id.id)).toEqual(['display_300x250', 'display_728x90']);
     expect(first.pagination).toMatchObject({ has_more: true, cursor: expect.any(String), total_count: 5 });
-    const second = (await callTool(agent.url, 'list_creative_formats', { pagination: { max_results: 2, cursor: first.pagination.cursor } })).structuredContent!;
+    const second = (
+      await callTool(agent.url, 'list_creative_formats', {
+        pagination: { max_results: 2, cursor: first.pagination.cursor },
+      })
+    ).structuredContent!;
     expect(second.formats.map((f: any) => f.format_id.id)).toEqual(['video_15s', 'video_30s']);
-    const last = (await callTool(agent.url, 'list_creative_formats', { pagination: { max_results: 2, cursor: second.pagination.cursor } })).structuredContent!;
+    const last = (
+      await callTool(agent.url, 'list_creative_formats', {
+        pagination: { max_results: 2, cursor: second.pagination.cursor },
+      })
+    ).structuredContent!;
     expect(last.formats.map((f: any) => f.format_id.id)).toEqual(['audio_30s']);
     expect(last.pagination).toEqual({ has_more: false, total_count: 5 });
   });
@@ -225,9 +316,16 @@ describe('auth', () => {
   });
 
   it('rejects a random bearer token with error="invalid_token"', async () => {
-    const response = await rawToolCall(agent.url, 'list_creatives', {}, { authorization: bearer('invalid-0123456789abcdef') });
+    const response = await rawToolCall(
+      agent.url,
+      'list_creatives',
+      {},
+      { authorization: bearer('invalid-0123456789abcdef') },
+    );
     expect(response.status).toBe(401);
-    expect(response.headers.get('www-authenticate')).toMatch(/Bearer [^,]*realm="[^"]+", resource_metadata="[^"]+", error="invalid_token"/);
+    expect(response.headers.get('www-authenticate')).toMatch(
+      /Bearer [^,]*realm="[^"]+", resource_metadata="[^"]+", error="invalid_token"/,
+    );
   });
 
   it.each([
@@ -261,7 +359,11 @@ describe('auth', () => {
       const path = new URL(url).pathname;
       const prm = await fetch(`${agent.origin}/.well-known/oauth-protected-resource${path}`);
       expect(prm.status).toBe(200);
-      expect(await prm.json()).toMatchObject({ resource: url, authorization_servers: [agent.origin], bearer_methods_supported: ['header'] });
+      expect(await prm.json()).toMatchObject({
+        resource: url,
+        authorization_servers: [agent.origin],
+        bearer_methods_supported: ['header'],
+      });
     }
     const as = await fetch(`${agent.origin}/.well-known/oauth-authorization-server`);
     expect(await as.json()).toMatchObject({
@@ -274,15 +376,23 @@ describe('auth', () => {
   it('issues client_credentials tokens bound to the requested resource', async () => {
     const token = await fetch(`${agent.origin}/oauth/token`, {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(BASIC.username, BASIC.password) },
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: basic(BASIC.username, BASIC.password),
+      },
       body: new URLSearchParams({ grant_type: 'client_credentials', resource: agent.url }),
     });
     expect(token.status).toBe(200);
     const { access_token: accessToken, token_type: tokenType } = (await token.json()) as any;
     expect(tokenType).toBe('Bearer');
-    expect((await rawToolCall(agent.url, 'list_creatives', {}, { authorization: bearer(accessToken) })).status).toBe(200);
+    expect((await rawToolCall(agent.url, 'list_creatives', {}, { authorization: bearer(accessToken) })).status).toBe(
+      200,
+    );
     // Same token, another resource (audience): rejected.
-    expect((await rawToolCall(agent.urlFor(['text_only']), 'list_creatives', {}, { authorization: bearer(accessToken) })).status).toBe(401);
+    expect(
+      (await rawToolCall(agent.urlFor(['text_only']), 'list_creatives', {}, { authorization: bearer(accessToken) }))
+        .status,
+    ).toBe(401);
   });
 
   it('refuses tokens to unknown clients and unsupported grants', async () => {
@@ -313,7 +423,10 @@ describe('behaviours', () => {
 
   it('wrong_value alters every leaf of the context echo, and only that', async () => {
     const result = await callWith(['wrong_value'], 'list_creatives', {});
-    expect(result.structuredContent!.context).toEqual({ correlation_id: 'fixture-agent-test-mutated', trace: { span: 8, tags: ['a-mutated', 'b-mutated'], sampled: false } });
+    expect(result.structuredContent!.context).toEqual({
+      correlation_id: 'fixture-agent-test-mutated',
+      trace: { span: 8, tags: ['a-mutated', 'b-mutated'], sampled: false },
+    });
     expectValid(['creative/list-creatives-response.json'], result.structuredContent);
   });
 
@@ -327,10 +440,20 @@ describe('behaviours', () => {
 
   it.each([
     ['get_adcp_capabilities', {}, 'protocol/get-adcp-capabilities-response.json', /major_versions must be array/],
-    ['get_products', { buying_mode: 'wholesale' }, 'media-buy/get-products-response.json', /required property 'reporting_capabilities'/],
+    [
+      'get_products',
+      { buying_mode: 'wholesale' },
+      'media-buy/get-products-response.json',
+      /required property 'reporting_capabilities'/,
+    ],
     ['list_creative_formats', {}, 'media-buy/list-creative-formats-response.json', /required property 'name'/],
     ['list_creatives', {}, 'creative/list-creatives-response.json', /returned must be integer/],
-    ['create_media_buy', mediaBuy({}), 'media-buy/create-media-buy-response.json', /status must be equal to one of the allowed values/],
+    [
+      'create_media_buy',
+      mediaBuy({}),
+      'media-buy/create-media-buy-response.json',
+      /status must be equal to one of the allowed values/,
+    ],
   ])('schema_invalid breaks the %s response schema (and nothing else)', async (tool, args, schema, violation) => {
     const result = await callWith(['schema_invalid'], tool, args as Record<string, unknown>);
     expect(result.isError).toBeFalsy();
@@ -340,21 +463,34 @@ describe('behaviours', () => {
 
   it('unknown_declarations adds a real specialism and names no corpus knows to the capabilities, and breaks only their schema', async () => {
     const result = await callWith(['unknown_declarations'], 'get_adcp_capabilities', {});
-    expect(result.structuredContent).toMatchObject({ supported_protocols: ['media_buy', 'creative', 'telepathy'], specialisms: ['sales-guaranteed', 'holographic-ads'], context: CONTEXT });
-    expect(schemaErrors('protocol/get-adcp-capabilities-response.json', result.structuredContent).join('\n')).toMatch(/must be equal to one of the allowed values/);
-    expect((await callWith(['unknown_declarations'], 'list_creatives', {})).structuredContent).not.toHaveProperty('specialisms');
+    expect(result.structuredContent).toMatchObject({
+      supported_protocols: ['media_buy', 'creative', 'telepathy'],
+      specialisms: ['sales-guaranteed', 'holographic-ads'],
+      context: CONTEXT,
+    });
+    expect(schemaErrors('protocol/get-adcp-capabilities-response.json', result.structuredContent).join('\n')).toMatch(
+      /must be equal to one of the allowed values/,
+    );
+    expect((await callWith(['unknown_declarations'], 'list_creatives', {})).structuredContent).not.toHaveProperty(
+      'specialisms',
+    );
   });
 
   it('schema_invalid still breaks the schema when a page is empty', async () => {
     const result = await callWith(['schema_invalid'], 'list_creative_formats', { type: 'dooh' });
     expect(result.structuredContent!.formats).toEqual([]);
-    expect(schemaErrors('media-buy/list-creative-formats-response.json', result.structuredContent).join('\n')).toMatch(/has_more must be boolean/);
+    expect(schemaErrors('media-buy/list-creative-formats-response.json', result.structuredContent).join('\n')).toMatch(
+      /has_more must be boolean/,
+    );
   });
 
   it('error_response fails calls that would succeed with INVALID_REQUEST in structuredContent.adcp_error', async () => {
     const result = await callWith(['error_response'], 'list_creatives', {});
     expect(result.isError).toBe(true);
-    expect(result.structuredContent).toEqual({ adcp_error: expect.objectContaining({ code: 'INVALID_REQUEST' }), context: CONTEXT });
+    expect(result.structuredContent).toEqual({
+      adcp_error: expect.objectContaining({ code: 'INVALID_REQUEST' }),
+      context: CONTEXT,
+    });
     expect(textJson(result)).toEqual(result.structuredContent);
   });
 
@@ -374,7 +510,10 @@ describe('behaviours', () => {
     const result = await callWith(['error_text_only'], 'get_products', { buying_mode: 'wholesale' });
     expect(result.isError).toBe(true);
     expect(result.structuredContent).toBeUndefined();
-    expect(textJson(result)).toEqual({ adcp_error: expect.objectContaining({ code: 'INVALID_REQUEST' }), context: CONTEXT });
+    expect(textJson(result)).toEqual({
+      adcp_error: expect.objectContaining({ code: 'INVALID_REQUEST' }),
+      context: CONTEXT,
+    });
   });
 
   it.each([
@@ -385,7 +524,9 @@ describe('behaviours', () => {
   ])('error_errors_array reports %s errors only in a schema-valid payload errors[]', async (tool, args, schema) => {
     const result = await callWith(['error_errors_array'], tool, args as Record<string, unknown>);
     expect(result.isError).toBeFalsy();
-    expect(result.structuredContent!.errors).toEqual([expect.objectContaining({ code: 'INVALID_REQUEST', message: expect.any(String) })]);
+    expect(result.structuredContent!.errors).toEqual([
+      expect.objectContaining({ code: 'INVALID_REQUEST', message: expect.any(String) }),
+    ]);
     expect(result.structuredContent).not.toHaveProperty('adcp_error');
     expect(result.structuredContent!.context).toEqual(CONTEXT);
     expectValid([schema], result.structuredContent);
@@ -397,9 +538,17 @@ describe('behaviours', () => {
     expect(error.code).toBe(-32602);
     expect(error.data).toEqual({ adcp_error: expect.objectContaining({ code: 'INVALID_REQUEST' }), context: CONTEXT });
     // On the wire, too (no MCP client in between).
-    const raw = await rawToolCall(agent.urlFor(['error_jsonrpc']), 'list_creatives', {}, { authorization: bearer(DEMO_KEY) });
+    const raw = await rawToolCall(
+      agent.urlFor(['error_jsonrpc']),
+      'list_creatives',
+      {},
+      { authorization: bearer(DEMO_KEY) },
+    );
     expect(raw.status).toBe(200);
-    expect(((await raw.json()) as any).error).toMatchObject({ code: -32602, data: { adcp_error: { code: 'INVALID_REQUEST' } } });
+    expect(((await raw.json()) as any).error).toMatchObject({
+      code: -32602,
+      data: { adcp_error: { code: 'INVALID_REQUEST' } },
+    });
   });
 
   it('text_only omits structuredContent but keeps a schema-valid payload in content text', async () => {
@@ -414,8 +563,17 @@ describe('behaviours', () => {
     const url = agent.urlFor(['json_response']);
     const raw = await fetch(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: bearer(DEMO_KEY) },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_creatives', arguments: {} } }),
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: bearer(DEMO_KEY),
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'list_creatives', arguments: {} },
+      }),
     });
     expect(raw.headers.get('content-type')).toMatch(/^application\/json/);
     expect(((await raw.json()) as any).result.structuredContent.creatives).toHaveLength(3);
@@ -426,7 +584,12 @@ describe('behaviours', () => {
     const raw = await fetch(agent.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_adcp_capabilities', arguments: {} } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'get_adcp_capabilities', arguments: {} },
+      }),
     });
     expect(raw.headers.get('content-type')).toBe('text/event-stream');
     expect(await raw.text()).toMatch(/^event: message\ndata: \{"result":/m);
@@ -458,7 +621,11 @@ describe('behaviours', () => {
   it('hang accepts tools/call and never answers, after a normal handshake', async () => {
     const client = await connect(agent.urlFor(['hang']), bearer(DEMO_KEY));
     expect((await client.listTools()).tools.length).toBeGreaterThan(0);
-    await expect(client.callTool({ name: 'get_adcp_capabilities', arguments: {} }, undefined, { signal: AbortSignal.timeout(200) })).rejects.toThrow(/abort|timeout/i);
+    await expect(
+      client.callTool({ name: 'get_adcp_capabilities', arguments: {} }, undefined, {
+        signal: AbortSignal.timeout(200),
+      }),
+    ).rejects.toThrow(/abort|timeout/i);
     await client.close();
   });
 
@@ -491,7 +658,11 @@ describe('behaviours', () => {
   it('slow_ms_<n> answers correctly, but only after n ms', async () => {
     // Slow: a client that gives up well before n ms gets no answer…
     const client = await connect(agent.urlFor(['slow_ms_5000']), bearer(DEMO_KEY));
-    await expect(client.callTool({ name: 'get_adcp_capabilities', arguments: {} }, undefined, { signal: AbortSignal.timeout(100) })).rejects.toThrow(/abort|timeout/i);
+    await expect(
+      client.callTool({ name: 'get_adcp_capabilities', arguments: {} }, undefined, {
+        signal: AbortSignal.timeout(100),
+      }),
+    ).rejects.toThrow(/abort|timeout/i);
     await client.close();
     // …and a patient one gets the right answer.
     const result = await callWith(['slow_ms_50'], 'get_adcp_capabilities', {});
@@ -500,9 +671,13 @@ describe('behaviours', () => {
 
   it('@<tool> scopes a behaviour to one tool', async () => {
     const url = agent.urlFor(['error_response@get_products', 'wrong_value@list_creatives']);
-    expect((await callTool(url, 'get_adcp_capabilities', { context: CONTEXT })).structuredContent!.context).toEqual(CONTEXT);
+    expect((await callTool(url, 'get_adcp_capabilities', { context: CONTEXT })).structuredContent!.context).toEqual(
+      CONTEXT,
+    );
     expect((await callTool(url, 'get_products', { buying_mode: 'wholesale' })).isError).toBe(true);
-    expect((await callTool(url, 'list_creatives', { context: CONTEXT })).structuredContent!.context.correlation_id).toBe('fixture-agent-test-mutated');
+    expect(
+      (await callTool(url, 'list_creatives', { context: CONTEXT })).structuredContent!.context.correlation_id,
+    ).toBe('fixture-agent-test-mutated');
   });
 
   it('combines behaviours', async () => {
@@ -538,9 +713,20 @@ describe('lifecycle', () => {
   });
 
   it('serves concurrent clients on different behaviour URLs', async () => {
-    const urls = [agent.url, agent.urlFor(['text_only']), agent.urlFor(['wrong_value']), agent.urlFor(['json_response']), agent.urlFor(['slow_ms_50'])];
+    const urls = [
+      agent.url,
+      agent.urlFor(['text_only']),
+      agent.urlFor(['wrong_value']),
+      agent.urlFor(['json_response']),
+      agent.urlFor(['slow_ms_50']),
+    ];
     const results = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => callTool(urls[i % urls.length]!, 'get_products', { buying_mode: 'wholesale', context: { correlation_id: `c${i}` } })),
+      Array.from({ length: 20 }, (_, i) =>
+        callTool(urls[i % urls.length]!, 'get_products', {
+          buying_mode: 'wholesale',
+          context: { correlation_id: `c${i}` },
+        }),
+      ),
     );
     results.forEach((result, i) => {
       const payload = result.structuredContent ?? textJson(result);
@@ -566,8 +752,17 @@ describe('lifecycle', () => {
     const own = await startFixtureAgent();
     const response = await fetch(own.urlFor(['slow_ms_600000']), {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: bearer(DEMO_KEY) },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_creatives', arguments: {} } }),
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: bearer(DEMO_KEY),
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'list_creatives', arguments: {} },
+      }),
     });
     // SSE headers are flushed at once; the body waits for the tool.
     expect(response.headers.get('content-type')).toBe('text/event-stream');

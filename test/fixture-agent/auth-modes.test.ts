@@ -9,7 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { FIXTURE_TEST_KIT_PATH, startFixtureAgent, type FixtureAgent } from '../../fixtures/agent/server.mjs';
 
-const { username, password } = parseYaml(readFileSync(FIXTURE_TEST_KIT_PATH, 'utf8')).auth.basic as { username: string; password: string };
+const { username, password } = parseYaml(readFileSync(FIXTURE_TEST_KIT_PATH, 'utf8')).auth.basic as {
+  username: string;
+  password: string;
+};
 const BASIC = `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
 const KEY = 'Bearer demo-auth-modes';
 
@@ -20,17 +23,34 @@ beforeAll(async () => {
 afterAll(() => agent?.close());
 
 type Front = 'mcp' | 'a2a';
-const urlOf = (front: Front, behaviours: string[]) => (front === 'a2a' ? agent.a2aUrlFor(behaviours) : agent.urlFor(behaviours));
+const urlOf = (front: Front, behaviours: string[]) =>
+  front === 'a2a' ? agent.a2aUrlFor(behaviours) : agent.urlFor(behaviours);
 
 /** One protected call (list_creatives) as raw JSON-RPC; status and WWW-Authenticate. */
 async function call(front: Front, url: string, authorization?: string) {
   const body =
     front === 'a2a'
-      ? { jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: { kind: 'message', messageId: 'm1', role: 'user', parts: [{ kind: 'data', data: { skill: 'list_creatives', parameters: {} } }] } } }
+      ? {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'message/send',
+          params: {
+            message: {
+              kind: 'message',
+              messageId: 'm1',
+              role: 'user',
+              parts: [{ kind: 'data', data: { skill: 'list_creatives', parameters: {} } }],
+            },
+          },
+        }
       : { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_creatives', arguments: {} } };
   const response = await fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(authorization ? { authorization } : {}) },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...(authorization ? { authorization } : {}),
+    },
     body: JSON.stringify(body),
   });
   await response.arrayBuffer();
@@ -47,7 +67,8 @@ async function token(resource: string): Promise<string> {
   return `Bearer ${((await response.json()) as { access_token: string }).access_token}`;
 }
 
-const prmStatus = async (url: string) => (await fetch(`${agent.origin}/.well-known/oauth-protected-resource${new URL(url).pathname}`)).status;
+const prmStatus = async (url: string) =>
+  (await fetch(`${agent.origin}/.well-known/oauth-protected-resource${new URL(url).pathname}`)).status;
 
 describe.each<Front>(['mcp', 'a2a'])('auth modes on the %s front', (front) => {
   it('the default endpoint accepts an API key, Basic and an OAuth token; challenges Bearer (with resource_metadata) and Basic', async () => {
@@ -57,7 +78,9 @@ describe.each<Front>(['mcp', 'a2a'])('auth modes on the %s front', (front) => {
     expect((await call(front, url, await token(url))).status).toBe(200);
     const { status, challenge } = await call(front, url);
     expect(status).toBe(401);
-    expect(challenge).toMatch(/^Bearer realm="[^"]+", resource_metadata="[^"]+\/\.well-known\/oauth-protected-resource\/(mcp|a2a)", Basic realm=/);
+    expect(challenge).toMatch(
+      /^Bearer realm="[^"]+", resource_metadata="[^"]+\/\.well-known\/oauth-protected-resource\/(mcp|a2a)", Basic realm=/,
+    );
     expect(await prmStatus(url)).toBe(200);
   });
 
@@ -66,7 +89,9 @@ describe.each<Front>(['mcp', 'a2a'])('auth modes on the %s front', (front) => {
     expect((await call(front, url, KEY)).status).toBe(200);
     const basic = await call(front, url, BASIC);
     expect(basic.status).toBe(401);
-    expect(basic.challenge).toBe(`Bearer realm="${url}", error="invalid_token", error_description="This agent accepts only an API key (Authorization: Bearer demo-<key>)."`);
+    expect(basic.challenge).toBe(
+      `Bearer realm="${url}", error="invalid_token", error_description="This agent accepts only an API key (Authorization: Bearer demo-<key>)."`,
+    );
     expect((await call(front, url)).challenge).toBe(`Bearer realm="${url}"`);
     expect(await prmStatus(url)).toBe(404);
   });
@@ -87,7 +112,9 @@ describe.each<Front>(['mcp', 'a2a'])('auth modes on the %s front', (front) => {
     for (const credential of [KEY, BASIC]) {
       const refused = await call(front, url, credential);
       expect(refused.status).toBe(401);
-      expect(refused.challenge).toMatch(/^Bearer realm="[^"]+", resource_metadata="[^"]+", error="invalid_token", error_description="This agent accepts only an OAuth access token from POST \/oauth\/token\."$/);
+      expect(refused.challenge).toMatch(
+        /^Bearer realm="[^"]+", resource_metadata="[^"]+", error="invalid_token", error_description="This agent accepts only an OAuth access token from POST \/oauth\/token\."$/,
+      );
     }
     expect(await prmStatus(url)).toBe(200);
     const as = await fetch(`${agent.origin}/.well-known/oauth-authorization-server`);
@@ -96,7 +123,9 @@ describe.each<Front>(['mcp', 'a2a'])('auth modes on the %s front', (front) => {
 
   it('oauth_issuer_unserved: the metadata names an issuer whose RFC 8414 document is a 404', async () => {
     const url = urlOf(front, ['auth_oauth_only', 'oauth_issuer_unserved']);
-    const prm = (await (await fetch(`${agent.origin}/.well-known/oauth-protected-resource${new URL(url).pathname}`)).json()) as { authorization_servers: string[]; resource: string };
+    const prm = (await (
+      await fetch(`${agent.origin}/.well-known/oauth-protected-resource${new URL(url).pathname}`)
+    ).json()) as { authorization_servers: string[]; resource: string };
     expect(prm).toMatchObject({ resource: url, authorization_servers: [`${agent.origin}/issuers/unserved`] });
     expect((await fetch(`${agent.origin}/.well-known/oauth-authorization-server/issuers/unserved`)).status).toBe(404);
   });

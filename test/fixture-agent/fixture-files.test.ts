@@ -21,14 +21,33 @@ const PROJECT_SCHEMA = fileURLToPath(new URL('../../schema/storyboard.schema.jso
 /** Runner-side pseudo-tasks (HTTP probes and flag assertions), storyboard-schema.yaml + security.yaml. */
 const PROBE_TASKS = ['protected_resource_metadata', 'oauth_auth_server_metadata', 'assert_contribution'];
 const CHECKS = [
-  'response_schema', 'field_present', 'envelope_field_present', 'field_value', 'field_value_or_absent', 'status_code',
-  'http_status', 'http_status_in', 'error_code', 'on_401_require_header', 'resource_equals_agent_url', 'any_of',
-  'refs_resolve', 'a2a_submitted_artifact',
+  'response_schema',
+  'field_present',
+  'envelope_field_present',
+  'field_value',
+  'field_value_or_absent',
+  'status_code',
+  'http_status',
+  'http_status_in',
+  'error_code',
+  'on_401_require_header',
+  'resource_equals_agent_url',
+  'any_of',
+  'refs_resolve',
+  'a2a_submitted_artifact',
 ];
 /** @adcp/sdk > testing/storyboard/test-kit.js > PROBE_TASK_ALLOWLIST. */
-const PROBE_TASK_ALLOWLIST = ['list_creatives', 'get_media_buy_delivery', 'list_authorized_properties', 'get_signals', 'list_si_sessions'];
+const PROBE_TASK_ALLOWLIST = [
+  'list_creatives',
+  'get_media_buy_delivery',
+  'list_authorized_properties',
+  'get_signals',
+  'list_si_sessions',
+];
 
-const files = readdirSync(STORYBOARD_DIR).filter((f) => f.endsWith('.storyboard.yaml')).sort();
+const files = readdirSync(STORYBOARD_DIR)
+  .filter((f) => f.endsWith('.storyboard.yaml'))
+  .sort();
 const storyboards = files.map((file) => {
   const path = join(STORYBOARD_DIR, file);
   const text = readFileSync(path, 'utf8');
@@ -55,7 +74,8 @@ describe('fixture storyboards', () => {
     it('has the top-level fields of storyboard-schema.yaml', () => {
       expect(doc.id).toMatch(/^[a-z][a-z0-9_]*$/);
       expect(doc.version).toMatch(/^\d+\.\d+\.\d+$/);
-      for (const field of ['title', 'category', 'summary', 'narrative']) expect(typeof doc[field], field).toBe('string');
+      for (const field of ['title', 'category', 'summary', 'narrative'])
+        expect(typeof doc[field], field).toBe('string');
       expect(doc.phases.length).toBeGreaterThan(0);
     });
 
@@ -102,7 +122,8 @@ describe('fixture storyboards', () => {
           expect(typeof v.description).toBe('string');
           if (v.check === 'field_value') expect(v).toHaveProperty('value');
           if (v.check === 'field_value_or_absent') expect('value' in v || 'allowed_values' in v).toBe(true);
-          if (['field_present', 'field_value', 'field_value_or_absent'].includes(v.check)) expect(typeof v.path).toBe('string');
+          if (['field_present', 'field_value', 'field_value_or_absent'].includes(v.check))
+            expect(typeof v.path).toBe('string');
           if (v.check === 'error_code') {
             expect(step.expect_error).toBe(true);
             for (const code of v.allowed_values ?? [v.value]) expect(codes).toContain(code);
@@ -125,8 +146,10 @@ describe('fixture storyboards', () => {
       const seen = new Set<string>();
       for (const step of steps(doc)) {
         const request = JSON.stringify(step.sample_request ?? {});
-        for (const [, name] of request.matchAll(/\$context\.([A-Za-z_][\w-]*)/g)) expect(captured, `$context.${name} in ${step.id}`).toContain(name);
-        for (const [, id] of request.matchAll(/\{\{prior_step\.([\w-]+)\./g)) expect(seen, `prior_step.${id} in ${step.id}`).toContain(id);
+        for (const [, name] of request.matchAll(/\$context\.([A-Za-z_][\w-]*)/g))
+          expect(captured, `$context.${name} in ${step.id}`).toContain(name);
+        for (const [, id] of request.matchAll(/\{\{prior_step\.([\w-]+)\./g))
+          expect(seen, `prior_step.${id} in ${step.id}`).toContain(id);
         for (const output of step.context_outputs ?? []) captured.add(output.name);
         seen.add(step.id);
       }
@@ -176,6 +199,10 @@ describe('fixture test kit', () => {
   });
 
   it('carries a brand block with house, brand_id and names', () => {
-    expect(kit.brand).toMatchObject({ house: { domain: 'fixture-brand.example' }, brand_id: 'fixture_brand', names: [{ en: 'Fixture Brand' }] });
+    expect(kit.brand).toMatchObject({
+      house: { domain: 'fixture-brand.example' },
+      brand_id: 'fixture_brand',
+      names: [{ en: 'Fixture Brand' }],
+    });
   });
 });

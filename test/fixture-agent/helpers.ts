@@ -23,7 +23,10 @@ export function freshCredential(): string {
 
 let keySeq = 0;
 /** A create_media_buy request for one package (prod_video_preroll unless overridden); a fresh idempotency key unless given. */
-export function mediaBuyRequest(pkg: Record<string, unknown> = {}, key = `fixture-test-key-${String(++keySeq).padStart(6, '0')}`) {
+export function mediaBuyRequest(
+  pkg: Record<string, unknown> = {},
+  key = `fixture-test-key-${String(++keySeq).padStart(6, '0')}`,
+) {
   return {
     idempotency_key: key,
     account: { brand: { domain: 'fixture-brand.example' }, operator: 'pinnacle-agency.example' },
@@ -51,7 +54,12 @@ export async function connect(url: string, authorization?: string): Promise<Clie
 }
 
 /** One tools/call on a fresh client, closed afterwards. */
-export async function callTool(url: string, name: string, args: Record<string, unknown> = {}, authorization: string | undefined = bearer(DEMO_KEY)): Promise<ToolResult> {
+export async function callTool(
+  url: string,
+  name: string,
+  args: Record<string, unknown> = {},
+  authorization: string | undefined = bearer(DEMO_KEY),
+): Promise<ToolResult> {
   const client = await connect(url, authorization);
   try {
     return (await client.callTool({ name, arguments: args })) as ToolResult;
@@ -73,7 +81,13 @@ let rpcId = 0;
  * A bare JSON-RPC tools/call over HTTP, accepting only JSON (as raw probes do),
  * so status, headers and body are all observable.
  */
-export async function rawToolCall(url: string, name: string, args: Record<string, unknown> = {}, headers: Record<string, string> = {}, signal?: AbortSignal) {
+export async function rawToolCall(
+  url: string,
+  name: string,
+  args: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+  signal?: AbortSignal,
+) {
   return fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },

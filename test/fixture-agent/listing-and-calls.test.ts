@@ -33,12 +33,22 @@ async function toolNames(url: string): Promise<string[]> {
 describe('without@<tool>', () => {
   it('removes the tool from tools/list', async () => {
     expect(await toolNames(agent.url)).toEqual(ALL_TOOLS);
-    expect(await toolNames(agent.urlFor(['without@comply_test_controller']))).toEqual(ALL_TOOLS.filter((t) => t !== 'comply_test_controller'));
+    expect(await toolNames(agent.urlFor(['without@comply_test_controller']))).toEqual(
+      ALL_TOOLS.filter((t) => t !== 'comply_test_controller'),
+    );
   });
 
   it('combines: several tokens remove several tools, the rest still work', async () => {
     const url = agent.urlFor(['without@tasks/get', 'without@tasks_get', 'without@create_media_buy']);
-    expect(await toolNames(url)).toEqual(['get_adcp_capabilities', 'get_products', 'list_creative_formats', 'list_creatives', 'get_media_buys', 'update_media_buy', 'comply_test_controller']);
+    expect(await toolNames(url)).toEqual([
+      'get_adcp_capabilities',
+      'get_products',
+      'list_creative_formats',
+      'list_creatives',
+      'get_media_buys',
+      'update_media_buy',
+      'comply_test_controller',
+    ]);
     expect((await callTool(url, 'list_creatives')).structuredContent!.creatives).toHaveLength(3);
   });
 
@@ -56,7 +66,9 @@ describe('without@<tool>', () => {
     const rawUnknown = (await (await rawToolCall(url, 'no_such_tool', {}, headers)).json()) as any;
     expect(Object.keys(raw).sort()).toEqual(['error', 'id', 'jsonrpc']);
     expect(raw.error.code).toBe(rawUnknown.error.code);
-    expect(raw.error.message.replace('create_media_buy', 'X')).toBe(rawUnknown.error.message.replace('no_such_tool', 'X'));
+    expect(raw.error.message.replace('create_media_buy', 'X')).toBe(
+      rawUnknown.error.message.replace('no_such_tool', 'X'),
+    );
   });
 
   it('removes the public discovery tool too, without asking for credentials first', async () => {
@@ -87,7 +99,12 @@ describe('capabilities', () => {
   it('keep compliance_testing under a protocols filter, and drop it with without@comply_test_controller', async () => {
     const filtered = await callTool(agent.url, 'get_adcp_capabilities', { protocols: ['creative'] }, NO_CREDENTIALS);
     expect(filtered.structuredContent).toHaveProperty('compliance_testing');
-    const without = await callTool(agent.urlFor(['without@comply_test_controller']), 'get_adcp_capabilities', {}, NO_CREDENTIALS);
+    const without = await callTool(
+      agent.urlFor(['without@comply_test_controller']),
+      'get_adcp_capabilities',
+      {},
+      NO_CREDENTIALS,
+    );
     expect(without.structuredContent).not.toHaveProperty('compliance_testing');
     expect(schemaErrors('protocol/get-adcp-capabilities-response.json', without.structuredContent)).toEqual([]);
   });
@@ -113,7 +130,13 @@ describe('call log', () => {
         served: true,
         rejected: false,
       },
-      expect.objectContaining({ tool: 'get_adcp_capabilities', behaviours: [], auth: 'none', principal: 'anonymous', rejected: false }),
+      expect.objectContaining({
+        tool: 'get_adcp_capabilities',
+        behaviours: [],
+        auth: 'none',
+        principal: 'anonymous',
+        rejected: false,
+      }),
       expect.objectContaining({ tool: 'list_creatives', auth: 'basic', principal: `basic:${BASIC.username}` }),
     ]);
     const seqs = agent.calls.map((c) => c.seq);

@@ -134,11 +134,17 @@ phases:
 type Result = Awaited<ReturnType<typeof runStoryboard>>;
 
 async function run(storyboard: typeof SEEDED, url: string): Promise<Result> {
-  return runStoryboard(url, storyboard, { allow_http: true, test_kit: kit, auth: { type: 'bearer', token: kit.auth.api_key } });
+  return runStoryboard(url, storyboard, {
+    allow_http: true,
+    test_kit: kit,
+    auth: { type: 'bearer', token: kit.auth.api_key },
+  });
 }
 
 function steps(result: Result) {
-  return Object.fromEntries(result.phases.flatMap((phase) => phase.steps.map((step) => [`${phase.phase_id}.${step.step_id}`, step])));
+  return Object.fromEntries(
+    result.phases.flatMap((phase) => phase.steps.map((step) => [`${phase.phase_id}.${step.step_id}`, step])),
+  );
 }
 
 const sessionCalls = (tool: string, session: string) => agent.callsFor(tool).filter((call) => call.session === session);
@@ -158,22 +164,33 @@ describe('controller seeding (the reference runner)', () => {
 
     const seeds = sessionCalls('comply_test_controller', 'ref-seed').map((call) => call.arguments);
     expect(seeds).toEqual([
-      expect.objectContaining({ scenario: 'seed_product', params: { product_id: 'seeded_video_q3', fixture: expect.objectContaining({ delivery_type: 'guaranteed' }) } }),
-      expect.objectContaining({ scenario: 'seed_pricing_option', params: expect.objectContaining({ product_id: 'seeded_video_q3', pricing_option_id: 'cpm_seeded' }) }),
+      expect.objectContaining({
+        scenario: 'seed_product',
+        params: { product_id: 'seeded_video_q3', fixture: expect.objectContaining({ delivery_type: 'guaranteed' }) },
+      }),
+      expect.objectContaining({
+        scenario: 'seed_pricing_option',
+        params: expect.objectContaining({ product_id: 'seeded_video_q3', pricing_option_id: 'cpm_seeded' }),
+      }),
     ]);
   });
 
   it('skips seeding as missing_test_controller when the agent does not list comply_test_controller, and calls it never', async () => {
     const result = await run(SEEDED, agent.urlFor(['without@comply_test_controller', 'session_ref-missing']));
     // Seeding and the stateful steps that depend on it: skipped, not failed.
-    expect(Object.values(steps(result)).map((s) => [s.passed, s.skipped, s.skip_reason])).toEqual(Array(4).fill([true, true, 'missing_test_controller']));
+    expect(Object.values(steps(result)).map((s) => [s.passed, s.skipped, s.skip_reason])).toEqual(
+      Array(4).fill([true, true, 'missing_test_controller']),
+    );
     expect(sessionCalls('comply_test_controller', 'ref-missing')).toEqual([]);
   });
 
   it('fails seeding with UNKNOWN_SCENARIO under no_seed and does not run the buyer flow', async () => {
     const result = await run(SEEDED, agent.urlFor(['no_seed', 'session_ref-noseed']));
     const byId = steps(result);
-    expect(byId['__controller_seeding__.seed_product.seeded_video_q3']).toMatchObject({ passed: false, error: expect.stringMatching(/UNKNOWN_SCENARIO/) });
+    expect(byId['__controller_seeding__.seed_product.seeded_video_q3']).toMatchObject({
+      passed: false,
+      error: expect.stringMatching(/UNKNOWN_SCENARIO/),
+    });
     expect(byId['buy.find_seeded']).toMatchObject({ skipped: true });
     expect(sessionCalls('get_products', 'ref-noseed')).toEqual([]);
   });
@@ -182,32 +199,55 @@ describe('controller seeding (the reference runner)', () => {
 describe('task_completion captures (the reference runner)', () => {
   it('polls tasks/get until completed, captures media_buy_id from the artifact, and the next step uses it', async () => {
     Object.assign(process.env, POLL_ENV);
-    const result = await run(ASYNC, agent.urlFor(['async_submitted@create_media_buy', 'async_polls_3', 'session_ref-async']));
+    const result = await run(
+      ASYNC,
+      agent.urlFor(['async_submitted@create_media_buy', 'async_polls_3', 'session_ref-async']),
+    );
     const byId = steps(result);
     expect(byId['buy.create_submitted']!.passed).toBe(true);
-    expect(byId['buy.create_submitted']!.validations.find((v) => v.check === 'response_schema')).toMatchObject({ passed: true });
+    expect(byId['buy.create_submitted']!.validations.find((v) => v.check === 'response_schema')).toMatchObject({
+      passed: true,
+    });
     expect(byId['buy.activate']!.passed).toBe(true);
 
     const polls = sessionCalls('tasks/get', 'ref-async');
     expect(polls).toHaveLength(3);
-    expect(polls[0]!.arguments).toEqual({ task_id: expect.stringMatching(/^task_/), include_result: true, adcp_major_version: 3 });
+    expect(polls[0]!.arguments).toEqual({
+      task_id: expect.stringMatching(/^task_/),
+      include_result: true,
+      adcp_major_version: 3,
+    });
     expect(sessionCalls('create_media_buy', 'ref-async')).toHaveLength(1);
-    expect(sessionCalls('comply_test_controller', 'ref-async')[0]!.arguments).toMatchObject({ params: { media_buy_id: expect.stringMatching(/^mb_/) } });
+    expect(sessionCalls('comply_test_controller', 'ref-async')[0]!.arguments).toMatchObject({
+      params: { media_buy_id: expect.stringMatching(/^mb_/) },
+    });
   });
 
   it('fails the capture when the task ends failed', async () => {
     Object.assign(process.env, POLL_ENV);
-    const result = await run(ASYNC, agent.urlFor(['async_submitted@create_media_buy', 'async_failed', 'session_ref-failed']));
+    const result = await run(
+      ASYNC,
+      agent.urlFor(['async_submitted@create_media_buy', 'async_failed', 'session_ref-failed']),
+    );
     const byId = steps(result);
     expect(byId['buy.create_submitted']!.passed).toBe(false);
-    expect(byId['buy.create_submitted']!.validations.filter((v) => !v.passed).map((v) => v.check)).toEqual(['capture_task_failed']);
+    expect(byId['buy.create_submitted']!.validations.filter((v) => !v.passed).map((v) => v.check)).toEqual([
+      'capture_task_failed',
+    ]);
     expect(byId['buy.activate']!.passed).toBe(false);
     expect(sessionCalls('tasks/get', 'ref-failed')).toHaveLength(1);
   });
 
   it('times out a bounded poll on a task that never completes', async () => {
-    Object.assign(process.env, { ...POLL_ENV, STORYBOARD_TASK_POLL_INTERVAL_MS: '20', STORYBOARD_TASK_POLL_TIMEOUT_MS: '300' });
-    const result = await run(ASYNC, agent.urlFor(['async_submitted@create_media_buy', 'async_never', 'session_ref-never']));
+    Object.assign(process.env, {
+      ...POLL_ENV,
+      STORYBOARD_TASK_POLL_INTERVAL_MS: '20',
+      STORYBOARD_TASK_POLL_TIMEOUT_MS: '300',
+    });
+    const result = await run(
+      ASYNC,
+      agent.urlFor(['async_submitted@create_media_buy', 'async_never', 'session_ref-never']),
+    );
     const create = steps(result)['buy.create_submitted']!;
     expect(create.passed).toBe(false);
     expect(create.validations.filter((v) => !v.passed).map((v) => v.check)).toEqual(['capture_poll_timeout']);
@@ -216,9 +256,26 @@ describe('task_completion captures (the reference runner)', () => {
 
     // The SDK keeps polling in the background after its timeout; completing the task stops it.
     const taskId = polls[0]!.arguments.task_id;
-    const auth = { authorization: `Bearer ${kit.auth.api_key}`, 'content-type': 'application/json', accept: 'application/json' };
-    const body = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'comply_test_controller', arguments: { scenario: 'force_task_completion', params: { task_id: taskId, result: { media_buy_id: 'mb_x', packages: [] } } } } };
-    const done = (await (await fetch(agent.urlFor(['session_ref-never']), { method: 'POST', headers: auth, body: JSON.stringify(body) })).json()) as any;
+    const auth = {
+      authorization: `Bearer ${kit.auth.api_key}`,
+      'content-type': 'application/json',
+      accept: 'application/json',
+    };
+    const body = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: {
+        name: 'comply_test_controller',
+        arguments: {
+          scenario: 'force_task_completion',
+          params: { task_id: taskId, result: { media_buy_id: 'mb_x', packages: [] } },
+        },
+      },
+    };
+    const done = (await (
+      await fetch(agent.urlFor(['session_ref-never']), { method: 'POST', headers: auth, body: JSON.stringify(body) })
+    ).json()) as any;
     expect(done.result.structuredContent).toMatchObject({ success: true, current_state: 'completed' });
   });
 });

@@ -48,7 +48,8 @@ async function grade(storyboard: keyof typeof STORYBOARDS, url: string, kit = fi
     auth: { type: 'bearer', token: kit.auth.api_key },
   });
   const steps: Record<string, boolean> = {};
-  for (const phase of result.phases) for (const step of phase.steps) steps[`${phase.phase_id}.${step.step_id}`] = step.passed;
+  for (const phase of result.phases)
+    for (const step of phase.steps) steps[`${phase.phase_id}.${step.step_id}`] = step.passed;
   return { passed: result.overall_passed, steps };
 }
 
@@ -62,7 +63,7 @@ describe('the @adcp/sdk reference runner', () => {
     expect(passed).toBe(true);
   });
 
-  it('passes security_baseline with the storyboard\'s own kit (acme-outdoor): any demo- key is accepted', async () => {
+  it("passes security_baseline with the storyboard's own kit (acme-outdoor): any demo- key is accepted", async () => {
     const { passed } = await grade('security_3_0_6', agent.url, acmeKit);
     expect(passed).toBe(true);
   });
@@ -95,7 +96,10 @@ describe('the @adcp/sdk reference runner', () => {
 
   it.each(['drop_context', 'wrong_value'])('sees %s fail both capability_discovery steps', async (behaviour) => {
     const { steps } = await grade('capability_discovery', agent.urlFor([behaviour]));
-    expect(failing(steps)).toEqual(['protocol_discovery.get_capabilities', 'protocol_discovery.get_capabilities_filtered']);
+    expect(failing(steps)).toEqual([
+      'protocol_discovery.get_capabilities',
+      'protocol_discovery.get_capabilities_filtered',
+    ]);
   });
 
   it.each(['text_only', 'json_response', 'slow_ms_50'])('sees %s as a valid variation', async (behaviour) => {

@@ -6,7 +6,12 @@
  * core/mcp-webhook-payload.json. Deliveries land on a real receiver on
  * 127.0.0.1; tests wait for them, never on the clock.
  */
-import { InMemoryReplayStore, InMemoryRevocationStore, StaticJwksResolver, verifyWebhookSignature } from '@adcp/sdk/signing';
+import {
+  InMemoryReplayStore,
+  InMemoryRevocationStore,
+  StaticJwksResolver,
+  verifyWebhookSignature,
+} from '@adcp/sdk/signing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startFixtureAgent, type FixtureAgent } from '../../fixtures/agent/server.mjs';
 import { WebhookReceiver, type WebhookDelivery } from '../../src/webhooks/receiver.js';
@@ -35,7 +40,10 @@ async function hookUrl(policy?: { count: number; httpStatus: number }) {
 }
 
 /** Waits until `count` deliveries have arrived at the URL. */
-async function deliveries(next: (after?: number) => Promise<WebhookDelivery[]>, count: number): Promise<WebhookDelivery[]> {
+async function deliveries(
+  next: (after?: number) => Promise<WebhookDelivery[]>,
+  count: number,
+): Promise<WebhookDelivery[]> {
   const all: WebhookDelivery[] = [];
   while (all.length < count) {
     const batch = await next(all.at(-1)?.seq ?? 0);
@@ -47,13 +55,20 @@ async function deliveries(next: (after?: number) => Promise<WebhookDelivery[]>, 
 
 async function verifyWithSdk(d: WebhookDelivery, store = new InMemoryReplayStore()) {
   const { agent } = await setup();
-  const brand = (await (await fetch(`${agent.origin}/.well-known/brand.json`)).json()) as { agents: { url: string; jwks_uri: string }[] };
+  const brand = (await (await fetch(`${agent.origin}/.well-known/brand.json`)).json()) as {
+    agents: { url: string; jwks_uri: string }[];
+  };
   const jwks = (await (await fetch(brand.agents[0]!.jwks_uri)).json()) as { keys: any[] };
   const headers: Record<string, string> = {};
   for (const [name, value] of d.headers) headers[name] = value;
   return verifyWebhookSignature(
     { method: d.method, url: d.url, headers, body: d.body.toString('utf8') },
-    { jwks: new StaticJwksResolver(jwks.keys), replayStore: store, revocationStore: new InMemoryRevocationStore(), now: () => Math.floor(d.receivedAt / 1000) },
+    {
+      jwks: new StaticJwksResolver(jwks.keys),
+      replayStore: store,
+      revocationStore: new InMemoryRevocationStore(),
+      now: () => Math.floor(d.receivedAt / 1000),
+    },
   );
 }
 
@@ -61,11 +76,21 @@ describe('fixture agent webhooks', () => {
   it('a create_media_buy with push_notification_config sends one signed webhook that @adcp/sdk verifies and the payload schema accepts', async () => {
     const { agent } = await setup();
     const hook = await hookUrl();
-    const answer = await callTool(agent.url, 'create_media_buy', { ...mediaBuyRequest(), push_notification_config: { url: hook.url } }, freshCredential());
+    const answer = await callTool(
+      agent.url,
+      'create_media_buy',
+      { ...mediaBuyRequest(), push_notification_config: { url: hook.url } },
+      freshCredential(),
+    );
     const [d] = await deliveries(hook.next, 1);
     const body = JSON.parse(d!.body.toString('utf8'));
     expect(schemaErrors('core/mcp-webhook-payload.json', body)).toEqual([]);
-    expect(body).toMatchObject({ idempotency_key: expect.stringMatching(/^whk_[0-9a-f]{32}$/), operation_id: hook.url.split('/').pop(), task_type: 'create_media_buy', status: 'completed' });
+    expect(body).toMatchObject({
+      idempotency_key: expect.stringMatching(/^whk_[0-9a-f]{32}$/),
+      operation_id: hook.url.split('/').pop(),
+      task_type: 'create_media_buy',
+      status: 'completed',
+    });
     expect(body.result.media_buy_id).toBe(answer.structuredContent!.media_buy_id);
     expect(await verifyWithSdk(d!)).toMatchObject({ status: 'verified', keyid: 'fixture-webhook-ed25519' });
   });
@@ -73,7 +98,12 @@ describe('fixture agent webhooks', () => {
   it('retries a 5xx with the same body and key, a fresh nonce each time (each attempt verifies against one shared replay store)', async () => {
     const { agent } = await setup();
     const hook = await hookUrl({ count: 2, httpStatus: 503 });
-    await callTool(agent.url, 'create_media_buy', { ...mediaBuyRequest(), push_notification_config: { url: hook.url } }, freshCredential());
+    await callTool(
+      agent.url,
+      'create_media_buy',
+      { ...mediaBuyRequest(), push_notification_config: { url: hook.url } },
+      freshCredential(),
+    );
     const all = await deliveries(hook.next, 3);
     expect(all.map((d) => d.answered)).toEqual([503, 503, 200]);
     expect(new Set(all.map((d) => d.body.toString('utf8'))).size).toBe(1);
@@ -101,11 +131,28 @@ describe('fixture agent webhooks', () => {
   it('brand.json lists each endpoint the agent answered on, and the JWKS declares the key for webhook signing only', async () => {
     const { agent } = await setup();
     const endpoint = agent.urlFor(['webhook_never@create_media_buy']);
-    await callTool(endpoint, 'create_media_buy', { ...mediaBuyRequest(), push_notification_config: { url: 'http://127.0.0.1:9/none' } }, freshCredential());
-    const brand = (await (await fetch(`${agent.origin}/.well-known/brand.json`)).json()) as { agents: { url: string }[] };
+    await callTool(
+      endpoint,
+      'create_media_buy',
+      { ...mediaBuyRequest(), push_notification_config: { url: 'http://127.0.0.1:9/none' } },
+      freshCredential(),
+    );
+    const brand = (await (await fetch(`${agent.origin}/.well-known/brand.json`)).json()) as {
+      agents: { url: string }[];
+    };
     expect(brand.agents.map((a) => a.url)).toEqual(expect.arrayContaining([agent.url, endpoint]));
     const jwks = (await (await fetch(`${agent.origin}/.well-known/jwks.json`)).json()) as { keys: any[] };
-    expect(jwks.keys).toEqual([expect.objectContaining({ kid: 'fixture-webhook-ed25519', kty: 'OKP', crv: 'Ed25519', alg: 'EdDSA', use: 'sig', key_ops: ['verify'], adcp_use: 'webhook-signing' })]);
+    expect(jwks.keys).toEqual([
+      expect.objectContaining({
+        kid: 'fixture-webhook-ed25519',
+        kty: 'OKP',
+        crv: 'Ed25519',
+        alg: 'EdDSA',
+        use: 'sig',
+        key_ops: ['verify'],
+        adcp_use: 'webhook-signing',
+      }),
+    ]);
     expect(jwks.keys[0]).not.toHaveProperty('d');
     expect(agent.webhookAttempts.filter((a) => a.url === 'http://127.0.0.1:9/none')).toEqual([]);
   });

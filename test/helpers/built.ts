@@ -20,7 +20,11 @@ export function builtDist(): Promise<string> {
 async function build(dir: string): Promise<string> {
   const dist = join(dir, 'dist');
   const tsc = join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
-  await exec(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--outDir', dist, '--noCheck', '--declaration', 'false'], { cwd: repoRoot });
+  await exec(
+    process.execPath,
+    [tsc, '-p', 'tsconfig.build.json', '--outDir', dist, '--noCheck', '--declaration', 'false'],
+    { cwd: repoRoot },
+  );
   return dist;
 }
 
@@ -43,7 +47,8 @@ function copyTree(from: string, to: string, sourceMaps: boolean): void {
     if (entry.isDirectory()) copyTree(source, target, sourceMaps);
     else if (sourceMaps) copyFileSync(source, target);
     else if (entry.name.endsWith('.map')) continue;
-    else if (/\.[cm]?js$/.test(entry.name)) writeFileSync(target, readFileSync(source, 'utf8').replace(MAP_COMMENT, '\n'));
+    else if (/\.[cm]?js$/.test(entry.name))
+      writeFileSync(target, readFileSync(source, 'utf8').replace(MAP_COMMENT, '\n'));
     else copyFileSync(source, target);
   }
 }

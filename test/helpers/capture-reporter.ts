@@ -14,7 +14,8 @@ export default class CaptureReporter implements Reporter {
     const tests = [];
     const moduleErrors = [];
     for (const module of modules) {
-      for (const error of module.errors()) moduleErrors.push({ module: module.moduleId, message: error.message, stack: error.stack });
+      for (const error of module.errors())
+        moduleErrors.push({ module: module.moduleId, message: error.message, stack: error.stack });
       for (const test of module.children.allTests()) {
         const result = test.result();
         tests.push({
@@ -24,12 +25,30 @@ export default class CaptureReporter implements Reporter {
           location: test.location,
           state: result.state,
           note: (result as any).note,
-          errors: (result.errors ?? []).map((e: any) => ({ message: e.message, stack: e.stack, stacks: e.stacks, diff: e.diff })),
+          errors: (result.errors ?? []).map((e: any) => ({
+            message: e.message,
+            stack: e.stack,
+            stacks: e.stacks,
+            diff: e.diff,
+          })),
           meta: test.meta(),
-          project: { name: test.project.name, isolate: test.project.config.isolate, pool: test.project.config.pool, maxWorkers: test.project.config.maxWorkers, groupOrder: test.project.config.sequence.groupOrder },
+          project: {
+            name: test.project.name,
+            isolate: test.project.config.isolate,
+            pool: test.project.config.pool,
+            maxWorkers: test.project.config.maxWorkers,
+            groupOrder: test.project.config.sequence.groupOrder,
+          },
         });
       }
     }
-    writeFileSync(out, JSON.stringify({ tests, moduleErrors, unhandledErrors: unhandledErrors.map((e: any) => e?.message ?? String(e)) }, null, 2));
+    writeFileSync(
+      out,
+      JSON.stringify(
+        { tests, moduleErrors, unhandledErrors: unhandledErrors.map((e: any) => e?.message ?? String(e)) },
+        null,
+        2,
+      ),
+    );
   }
 }

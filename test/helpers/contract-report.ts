@@ -16,11 +16,20 @@ import { phasedStoryboard, runInline, type InlinePhase, type InlineStep } from '
 export const REPORT_ROOT = '/virtual';
 
 /** One storyboard's test module: a test per step outcome, carrying the adapter's meta. */
-export function storyboardModule(storyboard: Omit<StoryboardInfo, 'file'>, outcomes: readonly StepOutcome[], secrets: readonly string[] = []): TestModule {
+export function storyboardModule(
+  storyboard: Omit<StoryboardInfo, 'file'>,
+  outcomes: readonly StepOutcome[],
+  secrets: readonly string[] = [],
+): TestModule {
   const info: StoryboardInfo = { ...storyboard, file: `${REPORT_ROOT}/${storyboard.id}.storyboard.yaml` };
   const tests = outcomes.map((o) => {
     const result = redactStepResult(o.result, secrets);
-    const meta: AdcpStepMeta = { id: `${info.id}/${result.phase_id}/${result.step_id}`, status: o.status, result, storyboard: info };
+    const meta: AdcpStepMeta = {
+      id: `${info.id}/${result.phase_id}/${result.step_id}`,
+      status: o.status,
+      result,
+      storyboard: info,
+    };
     return { name: result.step_id, meta: () => ({ adcp: meta }), result: () => ({ state: o.status, errors: [] }) };
   });
   return { moduleId: info.file, children: { allTests: () => tests } } as unknown as TestModule;
@@ -28,7 +37,11 @@ export function storyboardModule(storyboard: Omit<StoryboardInfo, 'file'>, outco
 
 /** A storyboard file that did not load: one failing test named after the rule, no meta. */
 export function loadFailureModule(file: string, rule: string, message: string): TestModule {
-  const test = { name: `loads without errors (${rule})`, meta: () => ({}), result: () => ({ state: 'failed', errors: [{ message }] }) };
+  const test = {
+    name: `loads without errors (${rule})`,
+    meta: () => ({}),
+    result: () => ({ state: 'failed', errors: [{ message }] }),
+  };
   return { moduleId: `${REPORT_ROOT}/${file}`, children: { allTests: () => [test] } } as unknown as TestModule;
 }
 
@@ -37,9 +50,18 @@ export function contractReport(modules: TestModule[]): ContractReport {
 }
 
 /** A get_adcp_capabilities step that passes on the fixture agent. */
-export const capsStep = (id: string, extra: Partial<InlineStep> = {}): InlineStep => ({ id, task: 'get_adcp_capabilities', validations: [{ check: 'field_present', path: 'adcp' }], ...extra });
+export const capsStep = (id: string, extra: Partial<InlineStep> = {}): InlineStep => ({
+  id,
+  task: 'get_adcp_capabilities',
+  validations: [{ check: 'field_present', path: 'adcp' }],
+  ...extra,
+});
 /** A phase skipped not_applicable: the test kit of `outcomesOf` runs has no api_key. */
-export const gatedPhase = (...steps: InlineStep[]): InlinePhase => ({ id: 'gated', skip_if: '!test_kit.auth.api_key', steps });
+export const gatedPhase = (...steps: InlineStep[]): InlinePhase => ({
+  id: 'gated',
+  skip_if: '!test_kit.auth.api_key',
+  steps,
+});
 
 /** The step outcomes of an inline storyboard run against `agentUrl`, with a test kit that has no api_key. */
 export async function outcomesOf(agentUrl: string, phases: InlinePhase[]): Promise<StepOutcome[]> {

@@ -23,7 +23,10 @@ function validator(): ValidateFunction {
 }
 
 function describeError(e: ErrorObject): string {
-  const params = e.keyword === 'const' || e.keyword === 'enum' || e.keyword === 'propertyNames' ? ` ${JSON.stringify(e.params)}` : '';
+  const params =
+    e.keyword === 'const' || e.keyword === 'enum' || e.keyword === 'propertyNames'
+      ? ` ${JSON.stringify(e.params)}`
+      : '';
   return `${e.instancePath || '/'} ${e.message ?? e.keyword}${params}`;
 }
 
@@ -43,10 +46,15 @@ function consistencyErrors(report: any): string[] {
     steps_skipped: ran.filter((s) => s.skip).length,
     steps_not_run: steps.length - ran.length,
   };
-  for (const [key, count] of Object.entries(counts)) if (report.summary[key] !== count) errors.push(`/summary/${key} is ${report.summary[key]}, but the steps count ${count}`);
+  for (const [key, count] of Object.entries(counts))
+    if (report.summary[key] !== count)
+      errors.push(`/summary/${key} is ${report.summary[key]}, but the steps count ${count}`);
   storyboards.forEach((sb, i) => {
     sb.steps.forEach((step: any, j: number) => {
-      if (step.storyboard_id !== sb.storyboard_id) errors.push(`/storyboards/${i}/steps/${j}/storyboard_id is "${step.storyboard_id}" in the entry of "${sb.storyboard_id}"`);
+      if (step.storyboard_id !== sb.storyboard_id)
+        errors.push(
+          `/storyboards/${i}/steps/${j}/storyboard_id is "${step.storyboard_id}" in the entry of "${sb.storyboard_id}"`,
+        );
     });
     const own = sb.steps.filter((s: any) => !s.not_run);
     const expected = sb.skip
@@ -60,9 +68,11 @@ function consistencyErrors(report: any): string[] {
             : sb.steps.length > 0 && sb.steps.every((s: any) => s.skip)
               ? 'skipped'
               : 'passed';
-    if (sb.status !== expected) errors.push(`/storyboards/${i}/status is "${sb.status}", but its steps make it "${expected}"`);
+    if (sb.status !== expected)
+      errors.push(`/storyboards/${i}/status is "${sb.status}", but its steps make it "${expected}"`);
   });
-  if (report.run.complete !== (counts.steps_not_run === 0)) errors.push(`/run/complete is ${report.run.complete} with ${counts.steps_not_run} steps not run`);
+  if (report.run.complete !== (counts.steps_not_run === 0))
+    errors.push(`/run/complete is ${report.run.complete} with ${counts.steps_not_run} steps not run`);
   return errors;
 }
 
@@ -70,12 +80,19 @@ export function validateContractReport(report: unknown): { valid: boolean; error
   const validate = validator();
   const valid = validate(report) as boolean;
   // `if`/`then` failures repeat as "must match "then" schema" after the error that says why: keep the why.
-  if (!valid) return { valid, errors: [...new Set((validate.errors ?? []).filter((e) => e.keyword !== 'if').map(describeError))] };
+  if (!valid)
+    return {
+      valid,
+      errors: [...new Set((validate.errors ?? []).filter((e) => e.keyword !== 'if').map(describeError))],
+    };
   const errors = consistencyErrors(report);
   return { valid: errors.length === 0, errors };
 }
 
 export function assertValidContractReport(report: unknown): void {
   const { valid, errors } = validateContractReport(report);
-  if (!valid) throw new Error(`the contract report is not valid (schema/runner-output.schema.json, then counts and statuses) — ${errors.length} error${errors.length === 1 ? '' : 's'}:\n  ${errors.join('\n  ')}`);
+  if (!valid)
+    throw new Error(
+      `the contract report is not valid (schema/runner-output.schema.json, then counts and statuses) — ${errors.length} error${errors.length === 1 ? '' : 's'}:\n  ${errors.join('\n  ')}`,
+    );
 }

@@ -33,10 +33,13 @@ export async function countingProxy(target: string): Promise<CountingProxy> {
       } catch {
         // Not JSON (a GET, a DELETE): forwarded uncounted.
       }
-      const forwarded = request({ host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      });
+      const forwarded = request(
+        { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
       forwarded.on('error', () => res.destroy());
       forwarded.end(body);
     });

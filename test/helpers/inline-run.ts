@@ -32,7 +32,11 @@ export interface InlineRunOptions {
   loadWarnings?: string[];
 }
 
-export async function runInline(yaml: string, url: string, options: InlineRunOptions = {}): Promise<Record<string, StepOutcome>> {
+export async function runInline(
+  yaml: string,
+  url: string,
+  options: InlineRunOptions = {},
+): Promise<Record<string, StepOutcome>> {
   const run = openInline(yaml, url, options);
   try {
     const outcomes = await run.runAll();
@@ -45,9 +49,14 @@ export async function runInline(yaml: string, url: string, options: InlineRunOpt
 /** The engine's run of an inline storyboard, for driving it step by step (`settle`) as the Vitest adapter does. Close it. */
 export function openInline(yaml: string, url: string, options: InlineRunOptions = {}): StoryboardRun {
   const loaded = loadStoryboard(yaml, '/virtual/inline.storyboard.yaml', { strictKeys: options.strictKeys !== false });
-  if (!loaded.ok) throw new Error(loaded.diagnostics.map((d) => `${d.line}:${d.column} [${d.rule}] ${d.message}`).join('\n'));
+  if (!loaded.ok)
+    throw new Error(loaded.diagnostics.map((d) => `${d.line}:${d.column} [${d.rule}] ${d.message}`).join('\n'));
   return new StoryboardRun(loaded.storyboard, {
-    transport: () => createTransport(options.protocol ?? 'mcp', { url, maxResponseBytes: options.maxResponseBytes ?? 10 * 1024 * 1024 }),
+    transport: () =>
+      createTransport(options.protocol ?? 'mcp', {
+        url,
+        maxResponseBytes: options.maxResponseBytes ?? 10 * 1024 * 1024,
+      }),
     schemas: schemaRegistryFor(defaultSchemasDir()!),
     authToken: options.authToken === null ? undefined : (options.authToken ?? TOKEN),
     testKit: options.testKit,
@@ -79,10 +88,24 @@ export interface InlinePhase {
  * keys (`required_tools`, `prerequisites`, `fixtures`, `invariants`, …).
  */
 export function phasedStoryboard(phases: InlinePhase[], root: Record<string, unknown> = {}): string {
-  return stringify({ id: 'inline', title: 'Inline', ...root, phases: phases.map(({ id, title, ...rest }) => ({ id, title: title ?? id, ...rest })) });
+  return stringify({
+    id: 'inline',
+    title: 'Inline',
+    ...root,
+    phases: phases.map(({ id, title, ...rest }) => ({ id, title: title ?? id, ...rest })),
+  });
 }
 
 /** A one-phase storyboard from step snippets (YAML strings indented for a step list). */
 export function storyboard(...steps: string[]): string {
-  return ['id: inline', 'title: Inline', 'phases:', '  - id: main', '    title: Main', '    steps:', ...steps.map((s) => s.replace(/^/gm, '      ')), ''].join('\n');
+  return [
+    'id: inline',
+    'title: Inline',
+    'phases:',
+    '  - id: main',
+    '    title: Main',
+    '    steps:',
+    ...steps.map((s) => s.replace(/^/gm, '      ')),
+    '',
+  ].join('\n');
 }

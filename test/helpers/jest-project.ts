@@ -56,7 +56,7 @@ export function writeJestProjectFiles(project: string): void {
     [
       "test('refuses unauthenticated calls (vitest-adcp matchers in Jest)', async () => {",
       '  await expect(process.env.ADCP_AGENT_URL).toRejectUnauthenticated();',
-      "  expect({ status: 200, headers: {} }).not.toRejectUnauthenticated();",
+      '  expect({ status: 200, headers: {} }).not.toRejectUnauthenticated();',
       '});',
       '',
     ].join('\n'),
@@ -93,7 +93,8 @@ export function stepLocations(file: string): Map<string, { line: number; column:
   const loaded = loadStoryboard(readFileSync(file, 'utf8'), file, {});
   if (!loaded.ok) throw new Error(`${file} does not load`);
   const out = new Map<string, { line: number; column: number }>();
-  for (const phase of loaded.storyboard.phases) for (const step of phase.steps) out.set(step.id, { line: step.loc.line, column: step.loc.column });
+  for (const phase of loaded.storyboard.phases)
+    for (const step of phase.steps) out.set(step.id, { line: step.loc.line, column: step.loc.column });
   return out;
 }
 
@@ -106,10 +107,19 @@ export function stepIdOf(title: string): string {
  * A run's storyboard tests as `[fullName, status, line:column]`, sorted — from Jest's `--json` or Vitest's `json`
  * reporter (the same format): what must be equal between the two, and across versions.
  */
-export function storyboardVerdicts(results: JestJson, files: RegExp = /storyboard\.yaml$|capability-discovery\.yaml$/): [string, string, string][] {
+export function storyboardVerdicts(
+  results: JestJson,
+  files: RegExp = /storyboard\.yaml$|capability-discovery\.yaml$/,
+): [string, string, string][] {
   return results.testResults
     .filter((r) => files.test(r.name))
-    .flatMap((r) => r.assertionResults.map((a): [string, string, string] => [a.fullName, a.status, a.location ? `${a.location.line}:${a.location.column}` : '?']))
+    .flatMap((r) =>
+      r.assertionResults.map((a): [string, string, string] => [
+        a.fullName,
+        a.status,
+        a.location ? `${a.location.line}:${a.location.column}` : '?',
+      ]),
+    )
     .sort((a, b) => a[0].localeCompare(b[0]));
 }
 

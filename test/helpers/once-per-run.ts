@@ -27,7 +27,11 @@ let privateDir: string | undefined;
  * The result of `make(dir)` for `name`, made once per test run (see above). `make` writes only under `dir` (shared by
  * every name: use paths of your own in it) and resolves to a path; callers must not write where it points.
  */
-export function oncePerRun(name: string, make: (dir: string) => Promise<string>, options: { timeoutMs?: number } = {}): Promise<string> {
+export function oncePerRun(
+  name: string,
+  make: (dir: string) => Promise<string>,
+  options: { timeoutMs?: number } = {},
+): Promise<string> {
   let result = made.get(name);
   if (!result) {
     result = acquire(name, make, options.timeoutMs ?? 300_000);
@@ -80,13 +84,20 @@ async function acquire(name: string, make: (dir: string) => Promise<string>, tim
   const started = Date.now();
   for (;;) {
     if (existsSync(done)) return readFileSync(done, 'utf8');
-    if (existsSync(failed)) throw new Error(`${name}: made once per test run, by another worker, which failed:\n${readFileSync(failed, 'utf8')}`);
+    if (existsSync(failed))
+      throw new Error(
+        `${name}: made once per test run, by another worker, which failed:\n${readFileSync(failed, 'utf8')}`,
+      );
     const owner = Number(readText(join(lock, 'pid')));
     if (owner && !alive(owner) && !existsSync(done) && !existsSync(failed)) {
-      throw new Error(`${name}: the worker making it (pid ${owner}) exited before it finished (no ${done}, no ${failed})`);
+      throw new Error(
+        `${name}: the worker making it (pid ${owner}) exited before it finished (no ${done}, no ${failed})`,
+      );
     }
     if (Date.now() - started > timeoutMs) {
-      throw new Error(`${name}: waited ${Math.round(timeoutMs / 1000)} s for another worker${owner ? ` (pid ${owner})` : ''} to make it; neither ${done} nor ${failed} appeared`);
+      throw new Error(
+        `${name}: waited ${Math.round(timeoutMs / 1000)} s for another worker${owner ? ` (pid ${owner})` : ''} to make it; neither ${done} nor ${failed} appeared`,
+      );
     }
     await new Promise((r) => setTimeout(r, 250));
   }
@@ -101,8 +112,16 @@ function readText(path: string): string {
 }
 
 /** Runs a command to completion; rejects with its output if it exits non-zero. */
-export async function exec(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<string> {
-  const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function exec(
+  command: string,
+  args: string[],
+  options: { cwd: string; env?: NodeJS.ProcessEnv },
+): Promise<string> {
+  const child = spawn(command, args, {
+    cwd: options.cwd,
+    env: options.env ?? process.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout.on('data', (d) => (output += d));
   child.stderr.on('data', (d) => (output += d));

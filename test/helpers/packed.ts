@@ -26,7 +26,8 @@ async function pack(dir: string): Promise<string> {
   const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { files?: string[] };
   const names = new Set(['package.json', 'scripts', ...(pkg.files ?? []).filter((f) => f !== 'dist')]);
   for (const name of readdirSync(repoRoot)) {
-    if (/^(README|LICEN[CS]E|NOTICE)(\.|$)/i.test(name) || /^tsconfig.*\.json$/.test(name) || name === '.npmignore') names.add(name);
+    if (/^(README|LICEN[CS]E|NOTICE)(\.|$)/i.test(name) || /^tsconfig.*\.json$/.test(name) || name === '.npmignore')
+      names.add(name);
   }
   for (const name of names) {
     if (existsSync(join(repoRoot, name))) cpSync(join(repoRoot, name), join(stage, name), { recursive: true });

@@ -27,7 +27,10 @@ if (dir) {
     try {
       // Written aside, then renamed: a reader never sees a half-written file while this process still runs.
       const file = join(dir, `${process.pid}.json`);
-      writeFileSync(`${file}.tmp`, JSON.stringify({ pid: process.pid, ppid: process.ppid, argv: process.argv.slice(1, 3), peakKiB: peakRssKiB() }));
+      writeFileSync(
+        `${file}.tmp`,
+        JSON.stringify({ pid: process.pid, ppid: process.ppid, argv: process.argv.slice(1, 3), peakKiB: peakRssKiB() }),
+      );
       renameSync(`${file}.tmp`, file);
     } catch {
       // the directory is gone: the parent has finished reading

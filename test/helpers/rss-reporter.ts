@@ -27,6 +27,10 @@ export default class RssReporter implements Reporter {
 
   onTestRunEnd(): void {
     const dir = process.env.RSS_PROBE_DIR;
-    if (dir) writeFileSync(join(dir, 'main.json'), JSON.stringify({ pid: process.pid, atStartKiB: this.atStart, atEndKiB: peakRssKiB() }));
+    if (dir)
+      writeFileSync(
+        join(dir, 'main.json'),
+        JSON.stringify({ pid: process.pid, atStartKiB: this.atStart, atEndKiB: peakRssKiB() }),
+      );
   }
 }

@@ -17,7 +17,12 @@ export interface CapturedTest {
   location?: { line: number; column: number };
   state: 'passed' | 'failed' | 'skipped' | 'pending';
   note?: string;
-  errors: { message: string; stack?: string; stacks?: { file: string; line: number; column: number; method: string }[]; diff?: string }[];
+  errors: {
+    message: string;
+    stack?: string;
+    stacks?: { file: string; line: number; column: number; method: string }[];
+    diff?: string;
+  }[];
   meta: Record<string, any>;
   /** The Vitest project the test ran in, and how. */
   project: { name: string; isolate: boolean; pool: string; maxWorkers?: number; groupOrder: number };
@@ -38,9 +43,18 @@ export interface NodeRun {
  * Runs `node <args>` in a child process, the way a user's shell would: no
  * colours, and none of this (parent) run's Vitest worker variables.
  */
-export async function runNode(args: string[], options: { env?: Record<string, string | undefined>; cwd?: string; timeoutMs?: number } = {}): Promise<NodeRun> {
+export async function runNode(
+  args: string[],
+  options: { env?: Record<string, string | undefined>; cwd?: string; timeoutMs?: number } = {},
+): Promise<NodeRun> {
   // GITHUB_STEP_SUMMARY: a child run's reporter must not append to the job summary of the CI job running these tests.
-  const env: NodeJS.ProcessEnv = { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1', GITHUB_STEP_SUMMARY: undefined, ...options.env };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    FORCE_COLOR: '0',
+    NO_COLOR: '1',
+    GITHUB_STEP_SUMMARY: undefined,
+    ...options.env,
+  };
   for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
   // The parent run's own worker variables must not leak into the child.
   for (const key of Object.keys(env)) if (key.startsWith('VITEST') && key !== 'VITEST_ADCP_CAPTURE') delete env[key];
@@ -57,11 +71,31 @@ export async function runNode(args: string[], options: { env?: Record<string, st
   return { exitCode, stdout, stderr };
 }
 
-export async function runVitest(options: { config: string; env?: Record<string, string | undefined>; args?: string[]; reporters?: string[]; cwd?: string; timeoutMs?: number }): Promise<VitestRun> {
+export async function runVitest(options: {
+  config: string;
+  env?: Record<string, string | undefined>;
+  args?: string[];
+  reporters?: string[];
+  cwd?: string;
+  timeoutMs?: number;
+}): Promise<VitestRun> {
   const dir = mkdtempSync(join(tmpdir(), 'vitest-adcp-e2e-'));
   const capture = join(dir, 'capture.json');
-  const args = [join(repoRoot, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--config', options.config, '--reporter=default', `--reporter=${join(repoRoot, 'test', 'helpers', 'capture-reporter.ts')}`, ...(options.reporters ?? []).map((r) => `--reporter=${r}`), ...(options.args ?? [])];
-  const { exitCode, stdout, stderr } = await runNode(args, { cwd: options.cwd, timeoutMs: options.timeoutMs, env: { VITEST_ADCP_CAPTURE: capture, ...options.env } });
+  const args = [
+    join(repoRoot, 'node_modules', 'vitest', 'vitest.mjs'),
+    'run',
+    '--config',
+    options.config,
+    '--reporter=default',
+    `--reporter=${join(repoRoot, 'test', 'helpers', 'capture-reporter.ts')}`,
+    ...(options.reporters ?? []).map((r) => `--reporter=${r}`),
+    ...(options.args ?? []),
+  ];
+  const { exitCode, stdout, stderr } = await runNode(args, {
+    cwd: options.cwd,
+    timeoutMs: options.timeoutMs,
+    env: { VITEST_ADCP_CAPTURE: capture, ...options.env },
+  });
   let captured: any = { tests: [], moduleErrors: [] };
   try {
     captured = JSON.parse(readFileSync(capture, 'utf8'));
@@ -74,7 +108,10 @@ export async function runVitest(options: { config: string; env?: Record<string, 
 
 export function byId(run: VitestRun, id: string): CapturedTest {
   const test = run.tests.find((t) => t.meta?.adcp?.id === id || t.name.endsWith(`(${id})`));
-  if (!test) throw new Error(`no test ${id} in run; tests: ${run.tests.map((t) => t.fullName).join(' | ')}\n${run.stdout}\n${run.stderr}`);
+  if (!test)
+    throw new Error(
+      `no test ${id} in run; tests: ${run.tests.map((t) => t.fullName).join(' | ')}\n${run.stdout}\n${run.stderr}`,
+    );
   return test;
 }
 

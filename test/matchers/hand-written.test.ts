@@ -24,7 +24,13 @@ afterAll(async () => {
   await Promise.all(clients.map((c) => c.close()));
 });
 /** One call through a client of the given endpoint; the client is closed after the file. */
-async function call(url: string, task: string, payload: Record<string, unknown> = {}, auth: 'none' | string = TOKEN, protocol: 'mcp' | 'a2a' = 'mcp'): Promise<AdcpResponse> {
+async function call(
+  url: string,
+  task: string,
+  payload: Record<string, unknown> = {},
+  auth: 'none' | string = TOKEN,
+  protocol: 'mcp' | 'a2a' = 'mcp',
+): Promise<AdcpResponse> {
   const adcp = createAdcpClient({ url, protocol, auth: TOKEN, timeoutMs: 5_000 });
   clients.push(adcp);
   return adcp.call(task, payload, { auth });
@@ -43,14 +49,25 @@ async function hanging(task: string): Promise<AdcpResponse> {
 const fetchCall = (url: string, args: Record<string, unknown>, authorization?: string) =>
   fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(authorization ? { authorization } : {}) },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_creatives', arguments: args } }),
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...(authorization ? { authorization } : {}),
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'list_creatives', arguments: args },
+    }),
   });
 
 /** A CallToolResult from the MCP SDK's own client (what an agent builder's MCP tests already have). */
 async function callTool(url: string, name: string, args: Record<string, unknown>) {
   const client = new Client({ name: 'hand-written-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }),
+  );
   try {
     return await client.callTool({ name, arguments: args });
   } finally {
@@ -79,16 +96,27 @@ describe('toRejectUnauthenticated', () => {
   });
 
   it('fails on a 5xx (the hostile fixture case escape_http500)', async () => {
-    const crashed = await call(mcp('missing_auth_check+hostile'), 'list_creatives', { context: { hostile: 'escape_http500' } }, 'none');
+    const crashed = await call(
+      mcp('missing_auth_check+hostile'),
+      'list_creatives',
+      { context: { hostile: 'escape_http500' } },
+      'none',
+    );
     expect(crashed.status).toBe(500);
-    expect(await failureOf(() => expect(crashed).toRejectUnauthenticated())).toMatch(/to be refused with "HTTP 401 or 403"\nReceived: "HTTP 500"$/);
+    expect(await failureOf(() => expect(crashed).toRejectUnauthenticated())).toMatch(
+      /to be refused with "HTTP 401 or 403"\nReceived: "HTTP 500"$/,
+    );
   });
 
   it('fails on a timeout (no HTTP answer) and on a CallToolResult, which has no HTTP status', async () => {
     const timedOut = await hanging('list_creatives');
-    expect(await failureOf(() => expect(timedOut).toRejectUnauthenticated())).toMatch(/Received: "no HTTP answer \(no answer within 300 ms/);
+    expect(await failureOf(() => expect(timedOut).toRejectUnauthenticated())).toMatch(
+      /Received: "no HTTP answer \(no answer within 300 ms/,
+    );
     const result = await callTool(mcp(), 'list_creatives', {});
-    expect(await failureOf(() => expect(result).toRejectUnauthenticated())).toMatch(/Expected the CallToolResult to be refused with "HTTP 401 or 403"\nReceived: "no HTTP status \(the CallToolResult carries none\)"/);
+    expect(await failureOf(() => expect(result).toRejectUnauthenticated())).toMatch(
+      /Expected the CallToolResult to be refused with "HTTP 401 or 403"\nReceived: "no HTTP status \(the CallToolResult carries none\)"/,
+    );
   });
 
   it('accepts 400 only behind allowBadRequest', () => {
@@ -113,14 +141,18 @@ describe('toExposeWwwAuthenticate', () => {
     const invalid = await call(mcp(), 'list_creatives', {}, 'not-a-demo-key');
     expect(invalid).toExposeWwwAuthenticate();
     expect(invalid).toExposeWwwAuthenticate('bearer', { error: 'invalid_token', realm: `${origin()}/mcp` });
-    expect(invalid).toExposeWwwAuthenticate('Bearer', { ERROR: expect.stringMatching(/^invalid_/), resource_metadata: /oauth-protected-resource/ });
+    expect(invalid).toExposeWwwAuthenticate('Bearer', {
+      ERROR: expect.stringMatching(/^invalid_/),
+      resource_metadata: /oauth-protected-resource/,
+    });
     expect(invalid).toExposeWwwAuthenticate('Basic', { charset: 'UTF-8' });
     await expect(await fetchCall(a2a('auth_basic_only').replace(/a2a$/, 'mcp'), {})).toExposeWwwAuthenticate('Basic');
   });
 
   it('fails when no challenge carries the params, listing the challenges offered', async () => {
     const missing = await call(mcp(), 'list_creatives', {}, 'none');
-    expect(await failureOf(() => expect(missing).toExposeWwwAuthenticate('Bearer', { error: 'invalid_token' }))).toMatchInlineSnapshot(`
+    expect(await failureOf(() => expect(missing).toExposeWwwAuthenticate('Bearer', { error: 'invalid_token' })))
+      .toMatchInlineSnapshot(`
       "expect(answer).toExposeWwwAuthenticate(scheme, params)
 
       Expected the recorded answer to list_creatives to get "401 with WWW-Authenticate offering Bearer with error="invalid_token""
@@ -150,7 +182,9 @@ describe('toExposeWwwAuthenticate', () => {
 
   it('fails on a header that breaks RFC 9110, saying where', () => {
     const answer = { status: 401, headers: { 'www-authenticate': 'Bearer realm="unterminated' } };
-    expect(() => expect(answer).toExposeWwwAuthenticate('Bearer')).toThrow(/The header does not follow RFC 9110 §11\.6\.1: unterminated quoted string for auth-param "realm" at character 14/);
+    expect(() => expect(answer).toExposeWwwAuthenticate('Bearer')).toThrow(
+      /The header does not follow RFC 9110 §11\.6\.1: unterminated quoted string for auth-param "realm" at character 14/,
+    );
   });
 
   it('.not passes without the header and fails with it', async () => {
@@ -190,30 +224,42 @@ describe('toMatchAdcpSchema', () => {
 
   it('fails on an answer without task data, and throws on a schema it does not know', async () => {
     const timedOut = await hanging('get_adcp_capabilities');
-    expect(await failureOf(() => expect(timedOut).toMatchAdcpSchema())).toMatch(/Received: no task data \(no HTTP answer \(no answer within 300 ms/);
-    expect(() => expect({ status: 200, headers: {} }).toMatchAdcpSchema('media-buy/no-such-response.json')).toThrow(/no AdCP schema "media-buy\/no-such-response\.json" in /);
+    expect(await failureOf(() => expect(timedOut).toMatchAdcpSchema())).toMatch(
+      /Received: no task data \(no HTTP answer \(no answer within 300 ms/,
+    );
+    expect(() => expect({ status: 200, headers: {} }).toMatchAdcpSchema('media-buy/no-such-response.json')).toThrow(
+      /no AdCP schema "media-buy\/no-such-response\.json" in /,
+    );
   });
 
   it('.not passes on an invalid answer and fails on a valid one', async () => {
     expect(await call(mcp('schema_invalid'), 'get_adcp_capabilities')).not.toMatchAdcpSchema();
     const caps = await call(mcp(), 'get_adcp_capabilities');
-    expect(await failureOf(() => expect(caps).not.toMatchAdcpSchema())).toMatch(/Expected the recorded answer to get_adcp_capabilities not to match "\/schemas\/[^"]+\/protocol\/get-adcp-capabilities-response\.json", but it does/);
+    expect(await failureOf(() => expect(caps).not.toMatchAdcpSchema())).toMatch(
+      /Expected the recorded answer to get_adcp_capabilities not to match "\/schemas\/[^"]+\/protocol\/get-adcp-capabilities-response\.json", but it does/,
+    );
   });
 });
 
 describe('toHaveAdcpErrorCode', () => {
   it('passes wherever the error_code check finds the code: structuredContent, JSON-RPC error.data, errors[], an A2A DataPart, a 401 body', async () => {
     expect(await call(mcp('error_response'), 'list_creatives')).toHaveAdcpErrorCode('INVALID_REQUEST');
-    expect(await call(mcp('error_jsonrpc'), 'list_creatives')).toHaveAdcpErrorCode(['VALIDATION_ERROR', 'INVALID_REQUEST']);
+    expect(await call(mcp('error_jsonrpc'), 'list_creatives')).toHaveAdcpErrorCode([
+      'VALIDATION_ERROR',
+      'INVALID_REQUEST',
+    ]);
     expect(await call(mcp('error_errors_array'), 'list_creatives')).toHaveAdcpErrorCode();
-    expect(await call(a2a('error_response'), 'list_creatives', {}, TOKEN, 'a2a')).toHaveAdcpErrorCode('INVALID_REQUEST');
+    expect(await call(a2a('error_response'), 'list_creatives', {}, TOKEN, 'a2a')).toHaveAdcpErrorCode(
+      'INVALID_REQUEST',
+    );
     expect(await call(mcp(), 'list_creatives', {}, 'none')).toHaveAdcpErrorCode('AUTH_REQUIRED');
     expect(await callTool(mcp('error_text_only'), 'list_creatives', {})).toHaveAdcpErrorCode('INVALID_REQUEST');
   });
 
   it('fails on another code, naming where it was found', async () => {
     const refused = await call(mcp('forbid_unauthenticated'), 'list_creatives', {}, 'none');
-    expect(await failureOf(() => expect(refused).toHaveAdcpErrorCode(['PERMISSION_DENIED', 'ACCOUNT_SUSPENDED']))).toMatchInlineSnapshot(`
+    expect(await failureOf(() => expect(refused).toHaveAdcpErrorCode(['PERMISSION_DENIED', 'ACCOUNT_SUSPENDED'])))
+      .toMatchInlineSnapshot(`
       "expect(answer).toHaveAdcpErrorCode(code)
 
       Expected the recorded answer to list_creatives to carry AdCP error code one of "PERMISSION_DENIED", "ACCOUNT_SUSPENDED"
@@ -342,13 +388,23 @@ describe('toPassStoryboardStep', () => {
     const unfenced = (text: string) => text.replace(/(<<(?:agent [a-z]+|end)) [0-9a-f]{12}>>/g, '$1>>');
     const message = unfenced(await failureOf(() => expect(failed).toPassStoryboardStep()));
     expect(message).toContain(unfenced(formatStepFailure(failed).message.replaceAll(origin(), '<agent>')));
-    expect(message.split('\n').slice(0, 4).join('\n').replace(/(\.\.\/)+virtual/, '/virtual')).toMatchInlineSnapshot(`
+    expect(
+      message
+        .split('\n')
+        .slice(0, 4)
+        .join('\n')
+        .replace(/(\.\.\/)+virtual/, '/virtual'),
+    ).toMatchInlineSnapshot(`
       "expect(stepResult).toPassStoryboardStep()
 
       Expected step "caps" (task get_adcp_capabilities) to pass
       "
     `);
-    const skipped = { ...failed, passed: true, skip: { reason: 'not_applicable' as const, detail: 'the agent does not claim media_buy' } };
+    const skipped = {
+      ...failed,
+      passed: true,
+      skip: { reason: 'not_applicable' as const, detail: 'the agent does not claim media_buy' },
+    };
     expect(await failureOf(() => expect(skipped).toPassStoryboardStep())).toMatchInlineSnapshot(`
       "expect(stepResult).toPassStoryboardStep()
 
@@ -360,7 +416,11 @@ describe('toPassStoryboardStep', () => {
   it('.not passes on a failed or skipped step and fails on a passed one', async () => {
     const failed = (await runInline(yaml, mcp('wrong_value'))).caps!.result;
     expect(failed).not.toPassStoryboardStep();
-    expect({ ...failed, passed: true, skip: { reason: 'not_applicable', detail: 'not for this agent' } }).not.toPassStoryboardStep();
+    expect({
+      ...failed,
+      passed: true,
+      skip: { reason: 'not_applicable', detail: 'not for this agent' },
+    }).not.toPassStoryboardStep();
     const passed = (await runInline(yaml, mcp())).caps!.result;
     expect(await failureOf(() => expect(passed).not.toPassStoryboardStep())).toMatchInlineSnapshot(`
       "expect(stepResult).not.toPassStoryboardStep()
@@ -371,30 +431,36 @@ describe('toPassStoryboardStep', () => {
 
   it('refuses what is not a step result, saying what it takes', async () => {
     const res = await call(mcp(), 'list_creatives');
-    expect(() => expect(res).toPassStoryboardStep()).toThrow('expected a storyboard step result (StepResult, a StepOutcome, task.meta.adcp), received object');
+    expect(() => expect(res).toPassStoryboardStep()).toThrow(
+      'expected a storyboard step result (StepResult, a StepOutcome, task.meta.adcp), received object',
+    );
   });
 });
 
 describe('every received form, normalised in one place (matchers/answer.ts)', () => {
   const context = { correlation_id: 'forms-1' };
   const yaml = storyboard(
-    "- { id: ok, title: ok, task: list_creatives, sample_request: { context: { correlation_id: forms-1 } } }",
-    "- { id: unauth, title: unauth, task: list_creatives, auth: none, expect_error: true, sample_request: { context: { correlation_id: forms-1 } } }",
+    '- { id: ok, title: ok, task: list_creatives, sample_request: { context: { correlation_id: forms-1 } } }',
+    '- { id: unauth, title: unauth, task: list_creatives, auth: none, expect_error: true, sample_request: { context: { correlation_id: forms-1 } } }',
   );
 
-  it.each(['mcp', 'a2a'] as const)('a %s step result: the task data re-extracted from the recorded response', async (protocol) => {
-    const steps = await runInline(yaml, protocol === 'mcp' ? mcp() : a2a(), { protocol });
-    const ok = steps.ok!.result;
-    expect(ok).toMatchAdcpSchema();
-    expect(ok).toEchoContext();
-    expect(ok).not.toHaveAdcpErrorCode();
-    const unauth = steps.unauth!.result;
-    expect(unauth).toRejectUnauthenticated();
-    expect(unauth).toHaveAdcpErrorCode('AUTH_REQUIRED');
-    expect(unauth).toEchoContext(context);
-    const failed = (await runInline(yaml, protocol === 'mcp' ? mcp('wrong_value') : a2a('wrong_value'), { protocol })).ok!.result;
-    expect(failed).not.toEchoContext();
-  });
+  it.each(['mcp', 'a2a'] as const)(
+    'a %s step result: the task data re-extracted from the recorded response',
+    async (protocol) => {
+      const steps = await runInline(yaml, protocol === 'mcp' ? mcp() : a2a(), { protocol });
+      const ok = steps.ok!.result;
+      expect(ok).toMatchAdcpSchema();
+      expect(ok).toEchoContext();
+      expect(ok).not.toHaveAdcpErrorCode();
+      const unauth = steps.unauth!.result;
+      expect(unauth).toRejectUnauthenticated();
+      expect(unauth).toHaveAdcpErrorCode('AUTH_REQUIRED');
+      expect(unauth).toEchoContext(context);
+      const failed = (await runInline(yaml, protocol === 'mcp' ? mcp('wrong_value') : a2a('wrong_value'), { protocol }))
+        .ok!.result;
+      expect(failed).not.toEchoContext();
+    },
+  );
 
   it('a fetch Response: status, headers and the (SSE or JSON) body, read from a clone', async () => {
     const ok = await fetchCall(mcp(), { context }, `Bearer ${TOKEN}`);

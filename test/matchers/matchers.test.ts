@@ -9,7 +9,6 @@ import { failureOf } from '../helpers/matcher-failure.js';
 const origin = () => inject('agentOrigin');
 const url = (behaviours?: string) => (behaviours ? `${origin()}/x/${behaviours}/mcp` : inject('agentUrl'));
 
-
 describe('toRejectUnauthenticated', () => {
   it('passes when the agent refuses a call without credentials', async () => {
     await expect(url()).toRejectUnauthenticated();
@@ -21,7 +20,8 @@ describe('toRejectUnauthenticated', () => {
   });
 
   it('fails when the agent serves protected tasks without checking credentials', async () => {
-    expect(await failureOf(() => expect(url('missing_auth_check')).toRejectUnauthenticated({ task: 'list_creatives' }))).toMatchInlineSnapshot(`
+    expect(await failureOf(() => expect(url('missing_auth_check')).toRejectUnauthenticated({ task: 'list_creatives' })))
+      .toMatchInlineSnapshot(`
       "expect(agentUrl).toRejectUnauthenticated(options)
 
       Expected an unauthenticated list_creatives call to be refused with "HTTP 401 or 403"
@@ -32,7 +32,11 @@ describe('toRejectUnauthenticated', () => {
   });
 
   it('says the agent has no such task, instead of blaming its auth, when the task does not exist', async () => {
-    expect(await failureOf(() => expect(url('missing_auth_check+without@list_creatives')).toRejectUnauthenticated({ task: 'list_creatives' }))).toMatchInlineSnapshot(`
+    expect(
+      await failureOf(() =>
+        expect(url('missing_auth_check+without@list_creatives')).toRejectUnauthenticated({ task: 'list_creatives' }),
+      ),
+    ).toMatchInlineSnapshot(`
       "expect(agentUrl).toRejectUnauthenticated(options)
 
       Expected an unauthenticated list_creatives call to be refused with "HTTP 401 or 403"
@@ -53,7 +57,9 @@ describe('toRejectUnauthenticated', () => {
   });
 
   it('rejects a received value that is not a URL, saying what it wants', async () => {
-    expect(() => expect(42).toRejectUnauthenticated()).toThrow(/expected the agent's URL \(a http\(s\) string\), received number/);
+    expect(() => expect(42).toRejectUnauthenticated()).toThrow(
+      /expected the agent's URL \(a http\(s\) string\), received number/,
+    );
   });
 });
 
@@ -65,7 +71,8 @@ describe('toExposeWwwAuthenticate', () => {
   });
 
   it('fails on a 401 without the header', async () => {
-    expect(await failureOf(() => expect(url('no_www_authenticate')).toExposeWwwAuthenticate({ scheme: 'Bearer' }))).toMatchInlineSnapshot(`
+    expect(await failureOf(() => expect(url('no_www_authenticate')).toExposeWwwAuthenticate({ scheme: 'Bearer' })))
+      .toMatchInlineSnapshot(`
       "expect(agentUrl).toExposeWwwAuthenticate(options)
 
       Expected the unauthenticated list_creatives call to get "401 with WWW-Authenticate offering Bearer"
@@ -76,12 +83,18 @@ describe('toExposeWwwAuthenticate', () => {
   });
 
   it('fails when the scheme is not offered, and when there is no 401 at all', async () => {
-    expect(await failureOf(() => expect(url()).toExposeWwwAuthenticate({ scheme: 'Negotiate' }))).toMatch(/to get "401 with WWW-Authenticate offering Negotiate"\nReceived: "401 with WWW-Authenticate: Bearer/);
-    expect(await failureOf(() => expect(url('missing_auth_check')).toExposeWwwAuthenticate())).toMatch(/Received: "HTTP 200"/);
+    expect(await failureOf(() => expect(url()).toExposeWwwAuthenticate({ scheme: 'Negotiate' }))).toMatch(
+      /to get "401 with WWW-Authenticate offering Negotiate"\nReceived: "401 with WWW-Authenticate: Bearer/,
+    );
+    expect(await failureOf(() => expect(url('missing_auth_check')).toExposeWwwAuthenticate())).toMatch(
+      /Received: "HTTP 200"/,
+    );
   });
 
   it('.not passes without the header and fails with it', async () => {
     await expect(url('no_www_authenticate')).not.toExposeWwwAuthenticate();
-    expect(await failureOf(() => expect(url()).not.toExposeWwwAuthenticate())).toMatch(/Expected the unauthenticated list_creatives call not to get "401 with WWW-Authenticate"\nReceived: "401 with WWW-Authenticate: Bearer realm=/);
+    expect(await failureOf(() => expect(url()).not.toExposeWwwAuthenticate())).toMatch(
+      /Expected the unauthenticated list_creatives call not to get "401 with WWW-Authenticate"\nReceived: "401 with WWW-Authenticate: Bearer realm=/,
+    );
   });
 });

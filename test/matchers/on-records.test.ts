@@ -15,7 +15,6 @@ const origin = () => inject('agentOrigin');
 const a2a = (behaviours?: string) => (behaviours ? `${origin()}/x/${behaviours}/a2a` : `${origin()}/a2a`);
 const mcp = (behaviours?: string) => (behaviours ? `${origin()}/x/${behaviours}/mcp` : `${origin()}/mcp`);
 
-
 /** An unauthenticated list_creatives over a transport, as the engine records it. */
 async function exchangeOf(protocol: 'mcp' | 'a2a', url: string) {
   const transport = createTransport(protocol, { url, maxResponseBytes: 1024 * 1024 });
@@ -29,7 +28,17 @@ async function exchangeOf(protocol: 'mcp' | 'a2a', url: string) {
 /** A raw JSON-RPC tools/call without credentials (transport/raw-http.ts). */
 const raw = (url: string) =>
   sendRaw(
-    { method: 'POST', url, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_creatives', arguments: {} } }) },
+    {
+      method: 'POST',
+      url,
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'list_creatives', arguments: {} },
+      }),
+    },
     { timeoutMs: 5_000, maxResponseBytes: 1024 * 1024 },
   );
 
@@ -43,8 +52,13 @@ describe('over A2A (option protocol)', () => {
   });
 
   it('toRejectUnauthenticated: every mode refuses; an agent ignoring credentials does not', async () => {
-    for (const mode of ['auth_api_key_only', 'auth_basic_only', 'auth_oauth_only']) await expect(a2a(mode)).toRejectUnauthenticated({ protocol: 'a2a' });
-    expect(await failureOf(() => expect(a2a('auth_oauth_only+missing_auth_check')).toRejectUnauthenticated({ protocol: 'a2a' }))).toMatchInlineSnapshot(`
+    for (const mode of ['auth_api_key_only', 'auth_basic_only', 'auth_oauth_only'])
+      await expect(a2a(mode)).toRejectUnauthenticated({ protocol: 'a2a' });
+    expect(
+      await failureOf(() =>
+        expect(a2a('auth_oauth_only+missing_auth_check')).toRejectUnauthenticated({ protocol: 'a2a' }),
+      ),
+    ).toMatchInlineSnapshot(`
       "expect(agentUrl).toRejectUnauthenticated(options)
 
       Expected an unauthenticated list_creatives call to be refused with "HTTP 401 or 403"
@@ -55,7 +69,11 @@ describe('over A2A (option protocol)', () => {
   });
 
   it('the failure names the missing header on an A2A 401', async () => {
-    expect(await failureOf(() => expect(a2a('no_www_authenticate')).toExposeWwwAuthenticate({ protocol: 'a2a' }))).toMatch(/Expected the unauthenticated list_creatives call to get "401 with WWW-Authenticate"\nReceived: "401 with no WWW-Authenticate header"/);
+    expect(
+      await failureOf(() => expect(a2a('no_www_authenticate')).toExposeWwwAuthenticate({ protocol: 'a2a' })),
+    ).toMatch(
+      /Expected the unauthenticated list_creatives call to get "401 with WWW-Authenticate"\nReceived: "401 with no WWW-Authenticate header"/,
+    );
   });
 });
 
@@ -71,7 +89,9 @@ describe('on recorded answers', () => {
   });
 
   it("a storyboard step's record (what task.meta.adcp and the contract report carry)", async () => {
-    const yaml = storyboard('- { id: unauth, title: unauth, task: list_creatives, auth: none, expect_error: true, sample_request: {} }');
+    const yaml = storyboard(
+      '- { id: unauth, title: unauth, task: list_creatives, auth: none, expect_error: true, sample_request: {} }',
+    );
     const conformant = (await runInline(yaml, mcp())).unauth!.result;
     await expect(conformant).toRejectUnauthenticated();
     await expect(conformant).toExposeWwwAuthenticate({ scheme: 'Bearer' });
@@ -98,25 +118,46 @@ describe('on recorded answers', () => {
 
       Clients learn how to authenticate from this header (RFC 6750 §3, e.g. Bearer realm="<agent url>")."
     `);
-    const response = await fetch(mcp('no_www_authenticate'), { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_creatives","arguments":{}}}' });
+    const response = await fetch(mcp('no_www_authenticate'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_creatives","arguments":{}}}',
+    });
     const answer = { status: response.status, headers: Object.fromEntries(response.headers) };
     await expect(answer).toRejectUnauthenticated();
-    expect(await failureOf(() => expect(answer).toExposeWwwAuthenticate())).toMatch(/Expected the recorded answer to get "401 with WWW-Authenticate"\nReceived: "401 with no WWW-Authenticate header"/);
-    expect(await failureOf(() => expect(answer).not.toRejectUnauthenticated())).toMatch(/Expected the recorded answer not to be a refusal, but it was: "HTTP 401"/);
+    expect(await failureOf(() => expect(answer).toExposeWwwAuthenticate())).toMatch(
+      /Expected the recorded answer to get "401 with WWW-Authenticate"\nReceived: "401 with no WWW-Authenticate header"/,
+    );
+    expect(await failureOf(() => expect(answer).not.toRejectUnauthenticated())).toMatch(
+      /Expected the recorded answer not to be a refusal, but it was: "HTTP 401"/,
+    );
   });
 
   it('prints an expected auth-param as written: a string quoted, a RegExp, an asymmetric matcher with its argument', async () => {
     const answer = { status: 401, headers: { 'www-authenticate': 'Bearer realm="https://agent.example/mcp"' } };
-    const expected = async (params: Record<string, unknown>) => /Expected the recorded answer to get "(.*)"\n/.exec(await failureOf(() => expect(answer).toExposeWwwAuthenticate('Bearer', params)))?.[1];
-    expect(await expected({ realm: expect.stringContaining('nope') })).toBe('401 with WWW-Authenticate offering Bearer with realm=StringContaining "nope"');
-    expect(await expected({ realm: expect.stringMatching(/^nope/) })).toBe('401 with WWW-Authenticate offering Bearer with realm=StringMatching /^nope/');
-    expect(await expected({ realm: expect.not.stringContaining('agent') })).toBe('401 with WWW-Authenticate offering Bearer with realm=StringNotContaining "agent"');
-    expect(await expected({ realm: /nope/i, error: 'invalid_token' })).toBe('401 with WWW-Authenticate offering Bearer with realm=/nope/i, error="invalid_token"');
+    const expected = async (params: Record<string, unknown>) =>
+      /Expected the recorded answer to get "(.*)"\n/.exec(
+        await failureOf(() => expect(answer).toExposeWwwAuthenticate('Bearer', params)),
+      )?.[1];
+    expect(await expected({ realm: expect.stringContaining('nope') })).toBe(
+      '401 with WWW-Authenticate offering Bearer with realm=StringContaining "nope"',
+    );
+    expect(await expected({ realm: expect.stringMatching(/^nope/) })).toBe(
+      '401 with WWW-Authenticate offering Bearer with realm=StringMatching /^nope/',
+    );
+    expect(await expected({ realm: expect.not.stringContaining('agent') })).toBe(
+      '401 with WWW-Authenticate offering Bearer with realm=StringNotContaining "agent"',
+    );
+    expect(await expected({ realm: /nope/i, error: 'invalid_token' })).toBe(
+      '401 with WWW-Authenticate offering Bearer with realm=/nope/i, error="invalid_token"',
+    );
   });
 
   it('a raw failure has no HTTP answer, and says so', async () => {
     const failed = await raw('http://127.0.0.1:1/mcp');
-    expect(await failureOf(() => expect(failed).toRejectUnauthenticated())).toMatch(/Received: "no HTTP answer \(POST http:\/\/127\.0\.0\.1:1\/mcp failed: /);
+    expect(await failureOf(() => expect(failed).toRejectUnauthenticated())).toMatch(
+      /Received: "no HTTP answer \(POST http:\/\/127\.0\.0\.1:1\/mcp failed: /,
+    );
   });
 
   it('anything else is refused, saying what it wants', async () => {

@@ -9,7 +9,14 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { comparableReport, corpusStubDir, readJestJson, storyboardVerdicts, writeJestProjectFiles, FAILING_CHECK } from '../helpers/jest-project.js';
+import {
+  comparableReport,
+  corpusStubDir,
+  readJestJson,
+  storyboardVerdicts,
+  writeJestProjectFiles,
+  FAILING_CHECK,
+} from '../helpers/jest-project.js';
 import { packedTarball } from '../helpers/packed.js';
 
 const pkg = (await import('../../package.json', { with: { type: 'json' } })).default as any;
@@ -20,8 +27,6 @@ let tarball: string;
 const verdicts = new Map<string, [string, string, string][]>();
 /** Every run's contract report, without times and project names, by runner: compared at the end. */
 const reports = new Map<string, unknown>();
-
-
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'vitest-adcp-matrix-'));
@@ -37,15 +42,28 @@ afterAll(() => {
 function install(name: string, packageJson: object, deps: string[]): string {
   const project = join(dir, name);
   mkdirSync(project, { recursive: true });
-  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'my-agent', private: true, ...packageJson }, null, 2));
-  execFileSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--save-dev', tarball, ...deps, sdk], { cwd: project, stdio: 'pipe' });
+  writeFileSync(
+    join(project, 'package.json'),
+    JSON.stringify({ name: 'my-agent', private: true, ...packageJson }, null, 2),
+  );
+  execFileSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--save-dev', tarball, ...deps, sdk], {
+    cwd: project,
+    stdio: 'pipe',
+  });
   writeJestProjectFiles(project);
   return project;
 }
 
 function run(project: string, command: string, args: string[]) {
-  const env: NodeJS.ProcessEnv = { ...process.env, ADCP_AGENT_URL: inject('agentUrl'), ADCP_STORYBOARDS: 'capability_discovery', NO_COLOR: '1', FORCE_COLOR: '0' };
-  for (const key of Object.keys(env)) if (key.startsWith('VITEST') || key === 'NODE_ENV' || key === 'TEST') delete env[key];
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    ADCP_AGENT_URL: inject('agentUrl'),
+    ADCP_STORYBOARDS: 'capability_discovery',
+    NO_COLOR: '1',
+    FORCE_COLOR: '0',
+  };
+  for (const key of Object.keys(env))
+    if (key.startsWith('VITEST') || key === 'NODE_ENV' || key === 'TEST') delete env[key];
   const result = spawnSync(command, args, { cwd: project, env, encoding: 'utf8', timeout: 240_000 });
   return { status: result.status, output: result.stdout + result.stderr };
 }
@@ -57,13 +75,23 @@ describe.each(['29.7.0', pkg.devDependencies.jest as string])('Jest %s, preset v
       join(project, 'jest.config.js'),
       "module.exports = { preset: 'vitest-adcp/jest', setupFilesAfterEnv: ['vitest-adcp/matchers/jest'], reporters: ['default', ['vitest-adcp/jest/reporter', { outputFile: 'reports/adcp.json' }]] };\n",
     );
-    const { status, output } = run(project, 'npx', ['jest', '--ci', '--testLocationInResults', '--json', '--outputFile=results.json']);
+    const { status, output } = run(project, 'npx', [
+      'jest',
+      '--ci',
+      '--testLocationInResults',
+      '--json',
+      '--outputFile=results.json',
+    ]);
     expect(status, output).toBe(1);
     const results = readJestJson(join(project, 'results.json'));
     const failure = results.testResults.flatMap((r) => r.assertionResults).find((a) => a.status === 'failed')!;
     expect(failure.fullName).toMatch(/\(caps_wrong\)$/);
-    expect(failure.failureMessages.join('\n')).toContain(`\n    at field_value (${join(project, 'storyboards', 'smoke.storyboard.yaml')}:${FAILING_CHECK.line}:${FAILING_CHECK.column})`);
-    expect(results.testResults.find((r) => r.name.endsWith('auth.test.js'))!.assertionResults.map((a) => a.status)).toEqual(['passed']);
+    expect(failure.failureMessages.join('\n')).toContain(
+      `\n    at field_value (${join(project, 'storyboards', 'smoke.storyboard.yaml')}:${FAILING_CHECK.line}:${FAILING_CHECK.column})`,
+    );
+    expect(
+      results.testResults.find((r) => r.name.endsWith('auth.test.js'))!.assertionResults.map((a) => a.status),
+    ).toEqual(['passed']);
     verdicts.set(`jest ${jest}`, storyboardVerdicts(results));
     reports.set(`jest ${jest}`, comparableReport(join(project, 'reports', 'adcp.json'), project));
   });
@@ -82,8 +110,16 @@ describe.each([
     );
     // The Jest-style hand-written test is Jest's; here the storyboards only.
     rmSync(join(project, 'storyboards', 'auth.test.js'));
-    const args = ['run', '--reporter=json', '--outputFile.json=results.json', '--reporter=vitest-adcp/reporter', '--outputFile.vitest-adcp=reports/adcp.json'];
-    const { status, output } = node ? run(project, join(project, node), ['node_modules/vitest/vitest.mjs', ...args]) : run(project, 'npx', ['vitest', ...args]);
+    const args = [
+      'run',
+      '--reporter=json',
+      '--outputFile.json=results.json',
+      '--reporter=vitest-adcp/reporter',
+      '--outputFile.vitest-adcp=reports/adcp.json',
+    ];
+    const { status, output } = node
+      ? run(project, join(project, node), ['node_modules/vitest/vitest.mjs', ...args])
+      : run(project, 'npx', ['vitest', ...args]);
     expect(status, output).toBe(1);
     if (node) expect(spawnSync(join(project, node), ['--version'], { encoding: 'utf8' }).stdout).toMatch(/^v22\./);
     verdicts.set(`vitest ${vitest}`, storyboardVerdicts(readJestJson(join(project, 'results.json'))));

@@ -13,7 +13,12 @@ import { readAgentCapabilities, storyboardIdsForAgent } from '../../src/plugin/c
 import { countingProxy } from '../helpers/counting-proxy.js';
 import { closedPort } from '../helpers/ports.js';
 
-const access = (url: string, authToken?: string) => ({ url, timeoutMs: 5_000, maxResponseBytes: 1024 * 1024, ...(authToken !== undefined ? { authToken } : {}) });
+const access = (url: string, authToken?: string) => ({
+  url,
+  timeoutMs: 5_000,
+  maxResponseBytes: 1024 * 1024,
+  ...(authToken !== undefined ? { authToken } : {}),
+});
 
 /** An agent behind a gateway that wants credentials on every request, MCP handshake included. */
 let door: Server;
@@ -63,7 +68,11 @@ beforeAll(async () => {
             ? { tools: [{ name: 'get_signals', inputSchema: { type: 'object' } }] }
             : req.headers.authorization === 'Bearer inband-key'
               ? { content: [{ type: 'text', text: '{}' }], structuredContent: {} }
-              : { isError: true, content: [{ type: 'text', text: 'denied' }], structuredContent: { adcp_error: { code: 'AUTH_REQUIRED', message: 'Unknown key.' } } };
+              : {
+                  isError: true,
+                  content: [{ type: 'text', text: 'denied' }],
+                  structuredContent: { adcp_error: { code: 'AUTH_REQUIRED', message: 'Unknown key.' } },
+                };
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
     });
@@ -89,11 +98,15 @@ describe('agentPreflight', () => {
   it('lets a token the agent accepts through, and a run without one when discovery is public (the storyboards then judge anonymous access)', async () => {
     await expect(agentPreflight(access(inject('agentUrl'), 'demo-preflight'))).resolves.toBeUndefined();
     await expect(agentPreflight(access(inject('agentUrl')))).resolves.toBeUndefined();
-    await expect(agentPreflight({ ...access(inject('agentUrl').replace(/\/mcp$/, '/a2a'), 'demo-preflight'), protocol: 'a2a' })).resolves.toBeUndefined();
+    await expect(
+      agentPreflight({ ...access(inject('agentUrl').replace(/\/mcp$/, '/a2a'), 'demo-preflight'), protocol: 'a2a' }),
+    ).resolves.toBeUndefined();
   });
 
   it('judges the token over A2A too', async () => {
-    await expect(agentPreflight({ ...access(inject('agentUrl').replace(/\/mcp$/, '/a2a'), 'wrong'), protocol: 'a2a' })).rejects.toThrow(/rejected the configured token \(list_creatives answered HTTP 401/);
+    await expect(
+      agentPreflight({ ...access(inject('agentUrl').replace(/\/mcp$/, '/a2a'), 'wrong'), protocol: 'a2a' }),
+    ).rejects.toThrow(/rejected the configured token \(list_creatives answered HTTP 401/);
   });
 
   it('stops a run without a token when the agent wants credentials even for discovery, naming its scheme', async () => {
@@ -102,14 +115,18 @@ describe('agentPreflight', () => {
     await expect(agentPreflight(access(doorUrl))).rejects.toThrow(
       `the agent at ${doorUrl} requires authentication and no token is configured (get_adcp_capabilities answered HTTP 401; it asks for Basic). Pass \`--auth\``,
     );
-    await expect(agentPreflight(access(doorUrl, 'not-the-key'))).rejects.toThrow(/rejected the configured token \(get_adcp_capabilities answered HTTP 401; it asks for Basic\)/);
+    await expect(agentPreflight(access(doorUrl, 'not-the-key'))).rejects.toThrow(
+      /rejected the configured token \(get_adcp_capabilities answered HTTP 401; it asks for Basic\)/,
+    );
     // What reached the door: the SDK client's `initialize` for listTools, and once more for the probe call, which
     // brings back the status and WWW-Authenticate (listTools reports its failure in words only). Nothing else.
     expect(doorMethods.splice(0)).toEqual(['POST initialize', 'POST initialize', 'POST initialize', 'POST initialize']);
   });
 
   it('reads a refusal inside a 200 JSON answer (AUTH_REQUIRED tool result) on the protected read the agent serves', async () => {
-    await expect(agentPreflight(access(inbandUrl, 'wrong'))).rejects.toThrow(`the agent at ${inbandUrl} rejected the configured token (get_signals answered AUTH_REQUIRED; it names no scheme: no WWW-Authenticate)`);
+    await expect(agentPreflight(access(inbandUrl, 'wrong'))).rejects.toThrow(
+      `the agent at ${inbandUrl} rejected the configured token (get_signals answered AUTH_REQUIRED; it names no scheme: no WWW-Authenticate)`,
+    );
     await expect(agentPreflight(access(inbandUrl, 'inband-key'))).resolves.toBeUndefined();
   });
 
@@ -120,23 +137,44 @@ describe('agentPreflight', () => {
       (e: Error) => e,
     );
     expect(error?.name).toBe('ConfigurationError');
-    expect(error?.message).toMatch(new RegExp(`^vitest-adcp cannot run the storyboards: the agent at ${url.replace(/[.]/g, '\\.')} cannot be reached \\(connect ECONNREFUSED [\\d.:]+\\)\\. Check that it is running`));
+    expect(error?.message).toMatch(
+      new RegExp(
+        `^vitest-adcp cannot run the storyboards: the agent at ${url.replace(/[.]/g, '\\.')} cannot be reached \\(connect ECONNREFUSED [\\d.:]+\\)\\. Check that it is running`,
+      ),
+    );
     // Over A2A (the agent card's fetch) too.
-    await expect(agentPreflight({ ...access(url.replace(/\/mcp$/, '/a2a')), protocol: 'a2a' })).rejects.toThrow(/cannot be reached \(.*ECONNREFUSED/);
+    await expect(agentPreflight({ ...access(url.replace(/\/mcp$/, '/a2a')), protocol: 'a2a' })).rejects.toThrow(
+      /cannot be reached \(.*ECONNREFUSED/,
+    );
   });
 
   it('leaves what a tool answers to the steps: an error answer, a misbehaving or missing probe task is no stop', async () => {
     const agent = await startFixtureAgent();
     try {
-      for (const behaviours of [['error_response'], ['garbage'], ['without@list_creatives'], ['missing_auth_check'], ['json_response']]) {
-        await expect(agentPreflight(access(agent.urlFor(behaviours as never), 'demo-preflight')), behaviours.join('+')).resolves.toBeUndefined();
+      for (const behaviours of [
+        ['error_response'],
+        ['garbage'],
+        ['without@list_creatives'],
+        ['missing_auth_check'],
+        ['json_response'],
+      ]) {
+        await expect(
+          agentPreflight(access(agent.urlFor(behaviours as never), 'demo-preflight')),
+          behaviours.join('+'),
+        ).resolves.toBeUndefined();
       }
       // A probe call that gets no answer at all once the door has opened (initialize, tools/list) is a slow or stuck
       // tool, not an agent that cannot be reached: not stopped, with a token or without.
       for (const token of ['demo-preflight', undefined]) {
-        await expect(agentPreflight({ ...access(agent.urlFor(['hang']), token), timeoutMs: 300 }), `hang, ${token}`).resolves.toBeUndefined();
+        await expect(
+          agentPreflight({ ...access(agent.urlFor(['hang']), token), timeoutMs: 300 }),
+          `hang, ${token}`,
+        ).resolves.toBeUndefined();
       }
-      await expect(agentPreflight(access(agent.urlFor(['json_response']), 'wrong')), 'a JSON (not SSE) answer').rejects.toThrow(/rejected the configured token \(list_creatives answered HTTP 401, AUTH_REQUIRED/);
+      await expect(
+        agentPreflight(access(agent.urlFor(['json_response']), 'wrong')),
+        'a JSON (not SSE) answer',
+      ).rejects.toThrow(/rejected the configured token \(list_creatives answered HTTP 401, AUTH_REQUIRED/);
       // One call with the configured token, on the protected read; none without a token but discovery.
       agent.resetCalls();
       const proxy = await countingProxy(agent.url);
@@ -146,7 +184,10 @@ describe('agentPreflight', () => {
       } finally {
         await proxy.close();
       }
-      expect(agent.calls.map((c) => `${c.tool}:${c.auth}`)).toEqual(['list_creatives:api_key', 'get_adcp_capabilities:none']);
+      expect(agent.calls.map((c) => `${c.tool}:${c.auth}`)).toEqual([
+        'list_creatives:api_key',
+        'get_adcp_capabilities:none',
+      ]);
       // What the SDK client sends for each (the transport the steps use): one session — initialize and the initialized
       // notification —, tools/list (the probe is chosen from it; without a token it only shows the door is open) and
       // that one tool call. (Its server-sent events GET is not JSON-RPC, and is not counted.)
@@ -169,7 +210,9 @@ describe('capability selection meets the same error', () => {
       (e: Error) => e,
     );
     expect(error?.name).toBe('ConfigurationError');
-    expect(error?.message).toContain(`the agent at ${doorUrl} requires authentication and no token is configured (get_adcp_capabilities answered HTTP 401; it asks for Basic)`);
+    expect(error?.message).toContain(
+      `the agent at ${doorUrl} requires authentication and no token is configured (get_adcp_capabilities answered HTTP 401; it asks for Basic)`,
+    );
     expect(warnings).toEqual([]);
     await expect(readAgentCapabilities(access(doorUrl, 'wrong'))).rejects.toThrow(/rejected the configured token/);
   });

@@ -13,7 +13,9 @@ describe('adcpStoryboards() options', () => {
   });
 
   it('lists what is known where nothing is close', () => {
-    expect(() => checkOptions({ agent: { zzzzzz: 1 } })).toThrow('unknown option "agent.zzzzzz" (known here: url, protocol, auth, allowHttp)');
+    expect(() => checkOptions({ agent: { zzzzzz: 1 } })).toThrow(
+      'unknown option "agent.zzzzzz" (known here: url, protocol, auth, allowHttp)',
+    );
   });
 
   it('takes every documented option', () => {
@@ -21,7 +23,14 @@ describe('adcpStoryboards() options', () => {
       adcpStoryboards({
         include: ['**/*.storyboard.yaml'],
         files: [],
-        compliance: { storyboards: [], bundles: [], tracks: [], fromCapabilities: false, version: '3.0.6', path: undefined },
+        compliance: {
+          storyboards: [],
+          bundles: [],
+          tracks: [],
+          fromCapabilities: false,
+          version: '3.0.6',
+          path: undefined,
+        },
         agent: { url: 'http://127.0.0.1:1/mcp', protocol: 'mcp', auth: { token: 't' }, allowHttp: false },
         timeoutMs: 1,
         maxResponseBytes: 1,

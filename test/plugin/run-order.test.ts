@@ -4,7 +4,11 @@
  * Vitest's own sequencer gave them. The end-to-end proof, at the agent, is test/e2e/sequential.test.ts.
  */
 import { join } from 'node:path';
-import { listAllComplianceStoryboards, resolveBundleOrStoryboard, resolveStoryboardsForCapabilities } from '@adcp/sdk/testing';
+import {
+  listAllComplianceStoryboards,
+  resolveBundleOrStoryboard,
+  resolveStoryboardsForCapabilities,
+} from '@adcp/sdk/testing';
 import type { TestSpecification } from 'vitest/node';
 import { describe, expect, it } from 'vitest';
 import { resolveCorpus } from '../../src/corpus.js';
@@ -28,28 +32,44 @@ function complyOrder(storyboards: { id: string; requires_scenarios?: string[] }[
   return out;
 }
 
-describe('the reference runner\'s order', () => {
-  it('lists the corpus as the reference does (index.json\'s bundle order, index.yaml first in a bundle)', () => {
+describe("the reference runner's order", () => {
+  it("lists the corpus as the reference does (index.json's bundle order, index.yaml first in a bundle)", () => {
     const reference = listAllComplianceStoryboards({ complianceDir: root }).map((s) => s.id);
-    const ours = [...new Set(listCorpus(root).sort(referenceOrder(root)).map((e) => e.id))].filter((id) => reference.includes(id));
+    const ours = [
+      ...new Set(
+        listCorpus(root)
+          .sort(referenceOrder(root))
+          .map((e) => e.id),
+      ),
+    ].filter((id) => reference.includes(id));
     expect(ours).toEqual(reference);
     // Not the path order: protocols/media-buy/creative-reception.yaml sorts before its index.yaml.
     expect(reference.indexOf('media_buy_seller')).toBeLessThan(reference.indexOf('creative_sales_agent'));
   });
 
-  it.each([{ supported_protocols: ['media_buy', 'creative'] }, { supported_protocols: ['media_buy', 'signals'], specialisms: ['sales-guaranteed', 'signal-marketplace'] }])(
-    'runs the capability selection for %j in comply()\'s order',
-    async (capabilities) => {
-      const selected = await storyboardIdsForCapabilities(root, capabilities, { fromDir: repo, warn: () => {} });
-      const expected = complyOrder(resolveStoryboardsForCapabilities(capabilities, { complianceDir: root }).storyboards);
-      expect(ids(selectCorpusInRunOrder(root, { storyboards: selected }))).toEqual(expected);
-    },
-  );
+  it.each([
+    { supported_protocols: ['media_buy', 'creative'] },
+    { supported_protocols: ['media_buy', 'signals'], specialisms: ['sales-guaranteed', 'signal-marketplace'] },
+  ])("runs the capability selection for %j in comply()'s order", async (capabilities) => {
+    const selected = await storyboardIdsForCapabilities(root, capabilities, { fromDir: repo, warn: () => {} });
+    const expected = complyOrder(resolveStoryboardsForCapabilities(capabilities, { complianceDir: root }).storyboards);
+    expect(ids(selectCorpusInRunOrder(root, { storyboards: selected }))).toEqual(expected);
+  });
 
-  it('runs named ids in the order given, then bundles expanded in the reference\'s order; a storyboard named twice keeps its first place', () => {
-    const order = ids(selectCorpusInRunOrder(root, { storyboards: ['v3_envelope_integrity', 'capability_discovery', 'media_buy_seller/refine_products'], bundles: ['sales-guaranteed', 'capability-discovery'] }));
+  it("runs named ids in the order given, then bundles expanded in the reference's order; a storyboard named twice keeps its first place", () => {
+    const order = ids(
+      selectCorpusInRunOrder(root, {
+        storyboards: ['v3_envelope_integrity', 'capability_discovery', 'media_buy_seller/refine_products'],
+        bundles: ['sales-guaranteed', 'capability-discovery'],
+      }),
+    );
     const bundle = complyOrder(resolveBundleOrStoryboard('sales-guaranteed', { complianceDir: root }));
-    expect(order).toEqual(['v3_envelope_integrity', 'capability_discovery', 'media_buy_seller/refine_products', ...bundle.filter((id) => id !== 'media_buy_seller/refine_products')]);
+    expect(order).toEqual([
+      'v3_envelope_integrity',
+      'capability_discovery',
+      'media_buy_seller/refine_products',
+      ...bundle.filter((id) => id !== 'media_buy_seller/refine_products'),
+    ]);
   });
 
   it('selectCorpus is the same set, by path', () => {
@@ -63,9 +83,28 @@ describe('inRunOrder (the sequencer step)', () => {
   const other = { name: 'user' };
   const spec = (moduleId: string, p: object = project) => ({ moduleId, project: p }) as unknown as TestSpecification;
 
-  it('reorders the storyboard project\'s files among their own slots, leaves every other file where it was, runs unlisted ones last by path', () => {
-    const specs = [spec('/u/a.test.ts', other), spec('/c/z.yaml'), spec('/c/b.yaml'), spec('/u/b.test.ts', other), spec('/mine/y.storyboard.yaml'), spec('/c/a.yaml'), spec('/mine/x.storyboard.yaml')];
-    const sorted = inRunOrder(specs, { owns: (s) => s.project === project, files: () => ['/c/b.yaml', '/c/a.yaml', '/c/z.yaml'] });
-    expect(sorted.map((s) => s.moduleId)).toEqual(['/u/a.test.ts', '/c/b.yaml', '/c/a.yaml', '/u/b.test.ts', '/c/z.yaml', '/mine/x.storyboard.yaml', '/mine/y.storyboard.yaml']);
+  it("reorders the storyboard project's files among their own slots, leaves every other file where it was, runs unlisted ones last by path", () => {
+    const specs = [
+      spec('/u/a.test.ts', other),
+      spec('/c/z.yaml'),
+      spec('/c/b.yaml'),
+      spec('/u/b.test.ts', other),
+      spec('/mine/y.storyboard.yaml'),
+      spec('/c/a.yaml'),
+      spec('/mine/x.storyboard.yaml'),
+    ];
+    const sorted = inRunOrder(specs, {
+      owns: (s) => s.project === project,
+      files: () => ['/c/b.yaml', '/c/a.yaml', '/c/z.yaml'],
+    });
+    expect(sorted.map((s) => s.moduleId)).toEqual([
+      '/u/a.test.ts',
+      '/c/b.yaml',
+      '/c/a.yaml',
+      '/u/b.test.ts',
+      '/c/z.yaml',
+      '/mine/x.storyboard.yaml',
+      '/mine/y.storyboard.yaml',
+    ]);
   });
 });

@@ -30,9 +30,23 @@ function info(id: string, overrides: Partial<StoryboardInfo> = {}): StoryboardIn
 }
 
 function stepTest(storyboard: StoryboardInfo, result: Partial<StepResult>): FakeTest {
-  const full: StepResult = { storyboard_id: storyboard.id, phase_id: 'p', step_id: 's', task: 't', passed: true, duration_ms: 1, validations: [], extraction: { path: 'structured_content' }, ...result };
+  const full: StepResult = {
+    storyboard_id: storyboard.id,
+    phase_id: 'p',
+    step_id: 's',
+    task: 't',
+    passed: true,
+    duration_ms: 1,
+    validations: [],
+    extraction: { path: 'structured_content' },
+    ...result,
+  };
   const status = full.skip ? 'skipped' : full.passed ? 'passed' : 'failed';
-  return { name: full.step_id, meta: () => ({ adcp: { id: `${storyboard.id}/p/${full.step_id}`, status, result: full, storyboard } }), result: () => ({ state: status }) };
+  return {
+    name: full.step_id,
+    meta: () => ({ adcp: { id: `${storyboard.id}/p/${full.step_id}`, status, result: full, storyboard } }),
+    result: () => ({ state: status }),
+  };
 }
 
 const skip = (reason: SkipResult['reason']): SkipResult => ({ reason, detail: `because ${reason}` });
@@ -41,7 +55,14 @@ describe('buildContractReport', () => {
   it('writes the contract header, one entry per storyboard with its metadata and counts every step once', () => {
     const a = info('a', { version: '1.0', track: 'core' });
     const report = buildContractReport(
-      [moduleOf('/repo/sb/a.yaml', [stepTest(a, { step_id: 's1' }), stepTest(a, { step_id: 's1b' }), stepTest(a, { step_id: 's2', passed: false }), stepTest(a, { step_id: 's3', passed: false, skip: skip('missing_tool') })])],
+      [
+        moduleOf('/repo/sb/a.yaml', [
+          stepTest(a, { step_id: 's1' }),
+          stepTest(a, { step_id: 's1b' }),
+          stepTest(a, { step_id: 's2', passed: false }),
+          stepTest(a, { step_id: 's3', passed: false, skip: skip('missing_tool') }),
+        ]),
+      ],
       ROOT,
     );
     expect(report.contract).toEqual({ id: 'runner_output_contract', version: '1.1.0' });
@@ -49,7 +70,14 @@ describe('buildContractReport', () => {
     expect(Date.parse(report.generated_at)).not.toBeNaN();
     expect(report.storyboards).toHaveLength(1);
     const [entry] = report.storyboards;
-    expect(entry).toMatchObject({ storyboard_id: 'a', title: 'Title a', version: '1.0', track: 'core', file: 'sb/a.yaml', status: 'failed' });
+    expect(entry).toMatchObject({
+      storyboard_id: 'a',
+      title: 'Title a',
+      version: '1.0',
+      track: 'core',
+      file: 'sb/a.yaml',
+      status: 'failed',
+    });
     expect(entry!.steps.map((s) => s.step_id)).toEqual(['s1', 's1b', 's2', 's3']);
     expect(report.summary).toMatchObject({ total_steps: 4, steps_passed: 2, steps_failed: 1, steps_skipped: 1 });
     expect(report.load_errors).toEqual([]);
@@ -59,31 +87,97 @@ describe('buildContractReport', () => {
     const report = buildContractReport([moduleOf('/repo/sb/b.yaml', [stepTest(info('b'), {})])], ROOT);
     expect(report.storyboards[0]).not.toHaveProperty('version');
     expect(report.storyboards[0]).not.toHaveProperty('track');
-    expect(report.summary.tracks).toEqual([{ track: 'untracked', project: '', agent_url: null, status: 'passed', storyboards: [{ storyboard_id: 'b', status: 'passed' }] }]);
+    expect(report.summary.tracks).toEqual([
+      {
+        track: 'untracked',
+        project: '',
+        agent_url: null,
+        status: 'passed',
+        storyboards: [{ storyboard_id: 'b', status: 'passed' }],
+      },
+    ]);
   });
 
   it('grades a storyboard: failed on a required failure, passed despite an optional one, skipped when every step skipped', () => {
-    const status = (steps: Partial<StepResult>[]) => buildContractReport([moduleOf('/repo/x.yaml', steps.map((s, i) => stepTest(info('x'), { step_id: `s${i}`, ...s })))], ROOT).storyboards[0]!.status;
+    const status = (steps: Partial<StepResult>[]) =>
+      buildContractReport(
+        [
+          moduleOf(
+            '/repo/x.yaml',
+            steps.map((s, i) => stepTest(info('x'), { step_id: `s${i}`, ...s })),
+          ),
+        ],
+        ROOT,
+      ).storyboards[0]!.status;
     expect(status([{}, { passed: false }])).toBe('failed');
     expect(status([{}, { passed: false, optional: true }])).toBe('passed');
     expect(status([{ passed: false, skip: skip('not_applicable') }])).toBe('skipped');
     expect(status([{}, { passed: false, skip: skip('not_applicable') }])).toBe('passed');
-    expect(status([{ passed: true, skip: skip('not_applicable') }, { passed: false, skip: skip('missing_tool') }])).toBe('skipped');
+    expect(
+      status([
+        { passed: true, skip: skip('not_applicable') },
+        { passed: false, skip: skip('missing_tool') },
+      ]),
+    ).toBe('skipped');
   });
 
   it('records a storyboard skipped as a whole with its reason', () => {
-    const whole: FakeTest = { name: 'no phases', meta: () => ({ adcpStoryboard: { storyboard: info('w', { track: 't' }), skip: skip('no_phases') } }), result: () => ({}) };
+    const whole: FakeTest = {
+      name: 'no phases',
+      meta: () => ({ adcpStoryboard: { storyboard: info('w', { track: 't' }), skip: skip('no_phases') } }),
+      result: () => ({}),
+    };
     const report = buildContractReport([moduleOf('/repo/sb/w.yaml', [whole])], ROOT);
-    expect(report.storyboards).toEqual([{ storyboard_id: 'w', title: 'Title w', track: 't', file: 'sb/w.yaml', project: '', agent_url: null, protocol: null, status: 'skipped', skip: skip('no_phases'), steps: [] }]);
-    expect(report.summary.tracks).toEqual([{ track: 't', project: '', agent_url: null, status: 'skipped', storyboards: [{ storyboard_id: 'w', status: 'skipped' }], skip_reasons: ['no_phases'] }]);
+    expect(report.storyboards).toEqual([
+      {
+        storyboard_id: 'w',
+        title: 'Title w',
+        track: 't',
+        file: 'sb/w.yaml',
+        project: '',
+        agent_url: null,
+        protocol: null,
+        status: 'skipped',
+        skip: skip('no_phases'),
+        steps: [],
+      },
+    ]);
+    expect(report.summary.tracks).toEqual([
+      {
+        track: 't',
+        project: '',
+        agent_url: null,
+        status: 'skipped',
+        storyboards: [{ storyboard_id: 'w', status: 'skipped' }],
+        skip_reasons: ['no_phases'],
+      },
+    ]);
   });
 
   it('groups tracks: failed if any member failed, skipped only if all skipped (with their distinct reasons), else passed', () => {
-    const t = (id: string, steps: Partial<StepResult>[]) => moduleOf(`/repo/${id}.yaml`, steps.map((s, i) => stepTest(info(id, { track: 'core' }), { step_id: `s${i}`, ...s })));
+    const t = (id: string, steps: Partial<StepResult>[]) =>
+      moduleOf(
+        `/repo/${id}.yaml`,
+        steps.map((s, i) => stepTest(info(id, { track: 'core' }), { step_id: `s${i}`, ...s })),
+      );
     const tracksOf = (...modules: TestModule[]) => buildContractReport(modules, ROOT).summary.tracks;
     expect(tracksOf(t('p', [{}]), t('f', [{ passed: false }]))[0]!.status).toBe('failed');
-    expect(tracksOf(t('p', [{}]), t('k', [{ skip: skip('missing_tool') }]))[0]).toEqual({ track: 'core', project: '', agent_url: null, status: 'passed', storyboards: [{ storyboard_id: 'p', status: 'passed' }, { storyboard_id: 'k', status: 'skipped' }] });
-    expect(tracksOf(t('k1', [{ skip: skip('missing_tool') }, { skip: skip('missing_tool') }]), t('k2', [{ skip: skip('not_applicable') }]))[0]).toEqual({
+    expect(tracksOf(t('p', [{}]), t('k', [{ skip: skip('missing_tool') }]))[0]).toEqual({
+      track: 'core',
+      project: '',
+      agent_url: null,
+      status: 'passed',
+      storyboards: [
+        { storyboard_id: 'p', status: 'passed' },
+        { storyboard_id: 'k', status: 'skipped' },
+      ],
+    });
+    expect(
+      tracksOf(
+        t('k1', [{ skip: skip('missing_tool') }, { skip: skip('missing_tool') }]),
+        t('k2', [{ skip: skip('not_applicable') }]),
+      )[0],
+    ).toEqual({
       track: 'core',
       project: '',
       agent_url: null,
@@ -99,7 +193,13 @@ describe('buildContractReport', () => {
   it('keeps two storyboards with the same id in different files apart, and one storyboard split over tests together', () => {
     const one = info('same', { file: '/repo/one.yaml' });
     const two = info('same', { file: '/repo/two.yaml' });
-    const report = buildContractReport([moduleOf('/repo/one.yaml', [stepTest(one, { step_id: 'a' }), stepTest(one, { step_id: 'b' })]), moduleOf('/repo/two.yaml', [stepTest(two, {})])], ROOT);
+    const report = buildContractReport(
+      [
+        moduleOf('/repo/one.yaml', [stepTest(one, { step_id: 'a' }), stepTest(one, { step_id: 'b' })]),
+        moduleOf('/repo/two.yaml', [stepTest(two, {})]),
+      ],
+      ROOT,
+    );
     expect(report.storyboards.map((s) => [s.file, s.steps.length])).toEqual([
       ['one.yaml', 2],
       ['two.yaml', 1],
@@ -107,11 +207,29 @@ describe('buildContractReport', () => {
   });
 
   it('lists each schema the run applied once, sorted by id — a webhook payload schema too —, not the identity presumed for one not found', () => {
-    const v = (check: string, schema_id: string | null, schema_url: string | null, actual?: unknown): ValidationResult => ({ check, passed: actual === undefined, description: 'd', schema_id, schema_url, ...(actual ? { actual } : {}) });
+    const v = (
+      check: string,
+      schema_id: string | null,
+      schema_url: string | null,
+      actual?: unknown,
+    ): ValidationResult => ({
+      check,
+      passed: actual === undefined,
+      description: 'd',
+      schema_id,
+      schema_url,
+      ...(actual ? { actual } : {}),
+    });
     const report = buildContractReport(
       [
         moduleOf('/repo/s.yaml', [
-          stepTest(info('s'), { step_id: 'a', validations: [v('response_schema', 'z.json', 'https://s/z.json'), v('response_schema', 'a.json', 'https://s/a.json')] }),
+          stepTest(info('s'), {
+            step_id: 'a',
+            validations: [
+              v('response_schema', 'z.json', 'https://s/z.json'),
+              v('response_schema', 'a.json', 'https://s/a.json'),
+            ],
+          }),
           stepTest(info('s'), {
             step_id: 'b',
             validations: [
@@ -119,8 +237,14 @@ describe('buildContractReport', () => {
               v('expect_webhook', 'w.json', 'https://s/w.json'),
               v('response_schema', 'n.json', null),
               v('response_schema', null, 'https://s/u.json'),
-              v('response_schema', 'missing.json', 'https://s/missing.json', { reason: 'schema_not_found', ref: 'missing.json' }),
-              v('expect_webhook', 'gone.json', 'https://s/gone.json', { code: 'schema_violation', observed: { reason: 'schema_not_found', ref: 'gone.json' } }),
+              v('response_schema', 'missing.json', 'https://s/missing.json', {
+                reason: 'schema_not_found',
+                ref: 'missing.json',
+              }),
+              v('expect_webhook', 'gone.json', 'https://s/gone.json', {
+                code: 'schema_violation',
+                observed: { reason: 'schema_not_found', ref: 'gone.json' },
+              }),
             ],
           }),
         ]),
@@ -135,11 +259,31 @@ describe('buildContractReport', () => {
   });
 
   it('reports a storyboard file that failed to load with the first error message, and ignores other meta-less tests', () => {
-    const loadFailure: FakeTest = { name: 'loads without errors (schema)', meta: () => ({}), result: () => ({ errors: [{ message: 'sb.yaml:3:1 bad key' }, { message: 'second' }] }) };
+    const loadFailure: FakeTest = {
+      name: 'loads without errors (schema)',
+      meta: () => ({}),
+      result: () => ({ errors: [{ message: 'sb.yaml:3:1 bad key' }, { message: 'second' }] }),
+    };
     const noErrors: FakeTest = { name: 'loads without errors', meta: () => ({}), result: () => ({}) };
-    const other: FakeTest = { name: 'loads without errors', meta: () => ({}), result: () => ({ errors: [{ message: 'x' }] }) };
-    const handWritten: FakeTest = { name: 'my own test', meta: () => ({}), result: () => ({ errors: [{ message: 'y' }] }) };
-    const report = buildContractReport([moduleOf('/repo/bad.yaml', [loadFailure]), moduleOf('/repo/bad2.yml', [noErrors]), moduleOf('/repo/own.test.ts', [other, handWritten]), moduleOf('/repo/bad.yaml.ts', [other])], ROOT);
+    const other: FakeTest = {
+      name: 'loads without errors',
+      meta: () => ({}),
+      result: () => ({ errors: [{ message: 'x' }] }),
+    };
+    const handWritten: FakeTest = {
+      name: 'my own test',
+      meta: () => ({}),
+      result: () => ({ errors: [{ message: 'y' }] }),
+    };
+    const report = buildContractReport(
+      [
+        moduleOf('/repo/bad.yaml', [loadFailure]),
+        moduleOf('/repo/bad2.yml', [noErrors]),
+        moduleOf('/repo/own.test.ts', [other, handWritten]),
+        moduleOf('/repo/bad.yaml.ts', [other]),
+      ],
+      ROOT,
+    );
     expect(report.load_errors).toEqual([
       { file: 'bad.yaml', message: 'sb.yaml:3:1 bad key', project: '' },
       { file: 'bad2.yml', message: 'loads without errors', project: '' },
@@ -154,8 +298,15 @@ describe('buildContractReport', () => {
       meta: () => ({ adcpPlanned: { storyboard: planned, phase_id: 'p', step_id: 'slow', task: 'get_products' } }),
       result: () => ({ state: 'failed', errors: [{ message: 'Test timed out in 5000ms.' }] }),
     };
-    const notRun: FakeTest = { name: 'filtered', meta: () => ({ adcpPlanned: { storyboard: planned, phase_id: 'p', step_id: 'never' } }), result: () => ({ state: 'skipped' }) };
-    const report = buildContractReport([moduleOf('/repo/sb/slow.yaml', [stepTest(planned, { step_id: 'fast' }), timedOut, notRun])], ROOT);
+    const notRun: FakeTest = {
+      name: 'filtered',
+      meta: () => ({ adcpPlanned: { storyboard: planned, phase_id: 'p', step_id: 'never' } }),
+      result: () => ({ state: 'skipped' }),
+    };
+    const report = buildContractReport(
+      [moduleOf('/repo/sb/slow.yaml', [stepTest(planned, { step_id: 'fast' }), timedOut, notRun])],
+      ROOT,
+    );
     const [entry] = report.storyboards;
     expect(entry!.status).toBe('failed');
     // A planned step whose test never ran (filtered) is listed as not run, not dropped and not failed.
@@ -170,32 +321,56 @@ describe('buildContractReport', () => {
       task: 'get_products',
       validations: [],
       extraction: { path: 'none' },
-      error: "the test ended before the step had a verdict: Test timed out in 5000ms. (if Vitest's timeout fired, raise testTimeout above the step bound timeoutMs)",
+      error:
+        "the test ended before the step had a verdict: Test timed out in 5000ms. (if Vitest's timeout fired, raise testTimeout above the step bound timeoutMs)",
     });
     expect(report.summary).toMatchObject({ total_steps: 2, steps_passed: 1, steps_failed: 1, steps_not_run: 1 });
-    const noReason: FakeTest = { ...timedOut, meta: () => ({ adcpPlanned: { storyboard: planned, phase_id: 'p', step_id: 'x' } }), result: () => ({ state: 'failed' }) };
-    expect(buildContractReport([moduleOf('/repo/sb/slow.yaml', [noReason])], ROOT).storyboards[0]!.steps[0]).toMatchObject({ task: 'unknown', error: expect.stringContaining('no reason given') });
+    const noReason: FakeTest = {
+      ...timedOut,
+      meta: () => ({ adcpPlanned: { storyboard: planned, phase_id: 'p', step_id: 'x' } }),
+      result: () => ({ state: 'failed' }),
+    };
+    expect(
+      buildContractReport([moduleOf('/repo/sb/slow.yaml', [noReason])], ROOT).storyboards[0]!.steps[0],
+    ).toMatchObject({ task: 'unknown', error: expect.stringContaining('no reason given') });
   });
 
   it('fails a step the engine passed when Vitest failed its test afterwards, so the report agrees with the terminal', () => {
     const a = info('a');
-    const passedThenFailed: FakeTest = { ...stepTest(a, { step_id: 'x' }), result: () => ({ state: 'failed', errors: [{ message: 'afterEach hook failed' }] }) };
-    const skippedButFailed: FakeTest = { ...stepTest(a, { step_id: 'y', skip: skip('not_applicable') }), result: () => ({ state: 'failed' }) };
+    const passedThenFailed: FakeTest = {
+      ...stepTest(a, { step_id: 'x' }),
+      result: () => ({ state: 'failed', errors: [{ message: 'afterEach hook failed' }] }),
+    };
+    const skippedButFailed: FakeTest = {
+      ...stepTest(a, { step_id: 'y', skip: skip('not_applicable') }),
+      result: () => ({ state: 'failed' }),
+    };
     const report = buildContractReport([moduleOf('/repo/a.yaml', [passedThenFailed, skippedButFailed])], ROOT);
-    expect(report.storyboards[0]!.steps[0]).toMatchObject({ passed: false, error: 'the test failed after the step passed: afterEach hook failed' });
+    expect(report.storyboards[0]!.steps[0]).toMatchObject({
+      passed: false,
+      error: 'the test failed after the step passed: afterEach hook failed',
+    });
     expect(report.storyboards[0]!.steps[1]).toMatchObject({ passed: true, skip: { reason: 'not_applicable' } });
     expect(report.storyboards[0]!.status).toBe('failed');
   });
 
   it('redacts step records again on the way into the report', () => {
-    const report = buildContractReport([moduleOf('/repo/r.yaml', [stepTest(info('r'), { request: { transport: 'mcp', operation: 't', payload: { token: 'leak' } } })])], ROOT);
+    const report = buildContractReport(
+      [
+        moduleOf('/repo/r.yaml', [
+          stepTest(info('r'), { request: { transport: 'mcp', operation: 't', payload: { token: 'leak' } } }),
+        ]),
+      ],
+      ROOT,
+    );
     expect(report.storyboards[0]!.steps[0]!.request!.payload).toEqual({ token: '[redacted]' });
   });
 });
 
 describe('AdcpReporter', () => {
   const logged: string[] = [];
-  const vitestAt = (root: string, outputFile?: unknown) => ({ config: { root, outputFile }, logger: { log: (m: string) => logged.push(m) } }) as unknown as Vitest;
+  const vitestAt = (root: string, outputFile?: unknown) =>
+    ({ config: { root, outputFile }, logger: { log: (m: string) => logged.push(m) } }) as unknown as Vitest;
   const modules = [moduleOf('/x/a.yaml', [stepTest(info('a', { file: '/x/a.yaml' }), {})])];
 
   it('writes adcp-results.json at the project root by default', () => {
@@ -207,7 +382,9 @@ describe('AdcpReporter', () => {
     expect(text.endsWith('}\n')).toBe(true);
     expect(JSON.parse(text).summary.total_steps).toBe(1);
     expect(text).toContain('\n  "contract": {');
-    expect(logged.at(-1)).toBe(`vitest-adcp: runner output contract report (1 step: 1 passed, 0 failed, 0 skipped) written to ${relative(process.cwd(), join(root, 'adcp-results.json'))}`);
+    expect(logged.at(-1)).toBe(
+      `vitest-adcp: runner output contract report (1 step: 1 passed, 0 failed, 0 skipped) written to ${relative(process.cwd(), join(root, 'adcp-results.json'))}`,
+    );
   });
 
   it("takes Vitest's outputFile['vitest-adcp'] and creates missing folders, ignoring a plain-string outputFile", () => {
@@ -215,7 +392,9 @@ describe('AdcpReporter', () => {
     const reporter = new AdcpReporter();
     reporter.onInit(vitestAt(root, { 'vitest-adcp': 'out/deep/r.json', junit: 'j.xml' }));
     reporter.onTestRunEnd(modules);
-    expect(JSON.parse(readFileSync(join(root, 'out/deep/r.json'), 'utf8')).storyboards[0].file).toBe(relative(root, '/x/a.yaml'));
+    expect(JSON.parse(readFileSync(join(root, 'out/deep/r.json'), 'utf8')).storyboards[0].file).toBe(
+      relative(root, '/x/a.yaml'),
+    );
 
     const plainString = new AdcpReporter();
     plainString.onInit(vitestAt(root, 'junit.xml'));
@@ -231,13 +410,21 @@ describe('AdcpReporter', () => {
     expect(JSON.parse(readFileSync(join(root, 'mine.json'), 'utf8')).storyboards).toHaveLength(1);
   });
 
-  it('streams NDJSON beside the JSON (ndjson: true) or where outputFile[\'vitest-adcp-ndjson\'] says, and counts unrun steps in its line', () => {
+  it("streams NDJSON beside the JSON (ndjson: true) or where outputFile['vitest-adcp-ndjson'] says, and counts unrun steps in its line", () => {
     const a = info('a', { file: '/x/a.yaml' });
     const ran = stepTest(a, { step_id: 'ran' });
-    const filtered: FakeTest = { name: 'filtered', meta: () => ({ adcpPlanned: { storyboard: a, phase_id: 'p', step_id: 'filtered' } }), result: () => ({ state: 'skipped' }) };
+    const filtered: FakeTest = {
+      name: 'filtered',
+      meta: () => ({ adcpPlanned: { storyboard: a, phase_id: 'p', step_id: 'filtered' } }),
+      result: () => ({ state: 'skipped' }),
+    };
     const module = moduleOf('/x/a.yaml', [ran, filtered]);
     const asCase = (t: FakeTest) => ({ ...t, module }) as unknown as Parameters<AdcpReporter['onTestCaseResult']>[0];
-    const lines = (file: string) => readFileSync(file, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
+    const lines = (file: string) =>
+      readFileSync(file, 'utf8')
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l));
 
     const root = mkdtempSync(join(tmpdir(), 'adcp-reporter-'));
     const reporter = new AdcpReporter({ outputFile: 'out/r.json', ndjson: true });
@@ -245,10 +432,15 @@ describe('AdcpReporter', () => {
     reporter.onTestRunStart();
     reporter.onTestCaseResult(asCase(ran));
     // Killed here: the step is on disk already.
-    expect(lines(join(root, 'out/r.ndjson')).map((l) => [l.type, l.step?.step_id])).toEqual([['run_start', undefined], ['step', 'ran']]);
+    expect(lines(join(root, 'out/r.ndjson')).map((l) => [l.type, l.step?.step_id])).toEqual([
+      ['run_start', undefined],
+      ['step', 'ran'],
+    ]);
     reporter.onTestCaseResult(asCase(filtered));
     reporter.onTestRunEnd([module]);
-    expect(lines(join(root, 'out/r.ndjson')).map((l) => [l.type, l.step?.step_id ?? null, l.step?.not_run?.reason ?? null])).toEqual([
+    expect(
+      lines(join(root, 'out/r.ndjson')).map((l) => [l.type, l.step?.step_id ?? null, l.step?.not_run?.reason ?? null]),
+    ).toEqual([
       ['run_start', null, null],
       ['step', 'ran', null],
       ['step', 'filtered', 'not_reached'],

@@ -28,18 +28,42 @@ beforeAll(async () => {
 afterAll(() => agent?.close());
 
 const ROOT = '/virtual';
-const info = (id: string, agentUrl: string, extra: Partial<StoryboardInfo> = {}): StoryboardInfo => ({ id, title: id, track: 'core', file: `${ROOT}/${id}.storyboard.yaml`, agent_url: agentUrl, protocol: 'mcp', corpus_version: '3.0.6', ...extra });
+const info = (id: string, agentUrl: string, extra: Partial<StoryboardInfo> = {}): StoryboardInfo => ({
+  id,
+  title: id,
+  track: 'core',
+  file: `${ROOT}/${id}.storyboard.yaml`,
+  agent_url: agentUrl,
+  protocol: 'mcp',
+  corpus_version: '3.0.6',
+  ...extra,
+});
 
 /** The tests a framework would hand over for these step outcomes (records redacted as the adapter leaves them). */
 function testsOf(storyboard: StoryboardInfo, outcomes: readonly StepOutcome[], project = 'vitest-adcp'): ReportTest[] {
   return outcomes.map((o) => {
     // The inline runs all have the id "inline": relabel them as the storyboard they stand for here.
     const result = { ...redactStepResult(o.result), storyboard_id: storyboard.id };
-    return { project, file: storyboard.file, name: result.step_id, state: o.status, errors: [], meta: { adcp: { id: `${storyboard.id}/${result.phase_id}/${result.step_id}`, status: o.status, result, storyboard } } };
+    return {
+      project,
+      file: storyboard.file,
+      name: result.step_id,
+      state: o.status,
+      errors: [],
+      meta: {
+        adcp: { id: `${storyboard.id}/${result.phase_id}/${result.step_id}`, status: o.status, result, storyboard },
+      },
+    };
   });
 }
 
-const caps = (id: string, validations: unknown[], extra: Partial<InlineStep> = {}): InlineStep => ({ id, task: 'get_adcp_capabilities', sample_request: { context: { correlation_id: id } }, validations, ...extra });
+const caps = (id: string, validations: unknown[], extra: Partial<InlineStep> = {}): InlineStep => ({
+  id,
+  task: 'get_adcp_capabilities',
+  sample_request: { context: { correlation_id: id } },
+  validations,
+  ...extra,
+});
 
 /** Every failure kind the engine makes, from a well-behaved agent, a schema-breaking one and one that answers HTML. */
 let ran: Promise<{ tests: ReportTest[]; good: string; broken: string; html: string }> | undefined;
@@ -61,11 +85,18 @@ function failingRuns() {
           // A schema ref that does not resolve: schema_id/schema_url still there (the identity asked for), json_pointer null.
           caps('unknown_schema', [{ check: 'response_schema' }], { response_schema_ref: 'core/no-such-schema.json' }),
           // Nothing to send: the $context value never resolved, so the check never reached the agent (response null).
-          { id: 'unresolved', task: 'get_products', sample_request: { brief: '$context.never_captured' }, validations: [{ check: 'field_present', path: 'products' }] },
+          {
+            id: 'unresolved',
+            task: 'get_products',
+            sample_request: { brief: '$context.never_captured' },
+            validations: [{ check: 'field_present', path: 'products' }],
+          },
         ],
       },
     ]);
-    const [onGood, onBroken, onHtml] = await Promise.all([good, broken, html].map((url) => runInline(checks, url, { strictKeys: false }))); // never_captured: a load warning, not an error, under strictKeys: false
+    const [onGood, onBroken, onHtml] = await Promise.all(
+      [good, broken, html].map((url) => runInline(checks, url, { strictKeys: false })),
+    ); // never_captured: a load warning, not an error, under strictKeys: false
     const tests = [
       ...testsOf(info('on_good', good), Object.values(onGood!)),
       ...testsOf(info('on_broken', broken), Object.values(onBroken!)),
@@ -76,10 +107,17 @@ function failingRuns() {
 }
 
 async function failingReport(): Promise<ContractReport> {
-  return buildReport((await failingRuns()).tests, { root: ROOT, started_at: '2026-11-30T10:00:00.000Z', finished_at: '2026-11-30T10:00:05.000Z' });
+  return buildReport((await failingRuns()).tests, {
+    root: ROOT,
+    started_at: '2026-11-30T10:00:00.000Z',
+    finished_at: '2026-11-30T10:00:05.000Z',
+  });
 }
 
-const allValidations = (r: ContractReport) => r.storyboards.flatMap((s) => s.steps.flatMap((step) => step.validations.map((v) => ({ storyboard: s.storyboard_id, step: step.step_id, ...v }))));
+const allValidations = (r: ContractReport) =>
+  r.storyboards.flatMap((s) =>
+    s.steps.flatMap((step) => step.validations.map((v) => ({ storyboard: s.storyboard_id, step: step.step_id, ...v }))),
+  );
 const REQUIRED_ON_FAILURE = ['request', 'response', 'json_pointer', 'expected', 'actual', 'schema_id', 'schema_url'];
 
 describe('schema/runner-output.schema.json on reports of real runs', () => {
@@ -87,22 +125,41 @@ describe('schema/runner-output.schema.json on reports of real runs', () => {
     const report = await failingReport();
     assertValidContractReport(report);
     const failed = allValidations(report).filter((v) => !v.passed);
-    expect([...new Set(failed.map((v) => v.check))]).toEqual(expect.arrayContaining(['response_schema', 'field_value', 'field_present', 'error_code', 'unresolved_substitution', 'invariant']));
-    expect(report.storyboards.find((s) => s.storyboard_id === 'on_html')!.steps[0]!.error).toMatch(/content type|text\/html/i);
+    expect([...new Set(failed.map((v) => v.check))]).toEqual(
+      expect.arrayContaining([
+        'response_schema',
+        'field_value',
+        'field_present',
+        'error_code',
+        'unresolved_substitution',
+        'invariant',
+      ]),
+    );
+    expect(report.storyboards.find((s) => s.storyboard_id === 'on_html')!.steps[0]!.error).toMatch(
+      /content type|text\/html/i,
+    );
   });
 
   it('every failed validation carries every required-on-failure field, null where there is nothing', async () => {
     const failed = allValidations(await failingReport()).filter((v) => !v.passed);
     expect(failed.length).toBeGreaterThan(8);
-    for (const v of failed) for (const key of REQUIRED_ON_FAILURE) expect(v, `${v.storyboard}/${v.step} ${v.check} lacks ${key}`).toHaveProperty(key);
+    for (const v of failed)
+      for (const key of REQUIRED_ON_FAILURE)
+        expect(v, `${v.storyboard}/${v.step} ${v.check} lacks ${key}`).toHaveProperty(key);
     // A response_schema failure whose schema ref did not resolve: the identity fields are there (the artifact asked for).
     const noSchema = failed.find((v) => v.step === 'unknown_schema' && v.check === 'response_schema')!;
-    expect(noSchema).toMatchObject({ schema_id: expect.stringMatching(/no-such-schema\.json$/), schema_url: expect.stringMatching(/^https:.*no-such-schema\.json$/), json_pointer: null, actual: { reason: 'schema_not_found' } });
+    expect(noSchema).toMatchObject({
+      schema_id: expect.stringMatching(/no-such-schema\.json$/),
+      schema_url: expect.stringMatching(/^https:.*no-such-schema\.json$/),
+      json_pointer: null,
+      actual: { reason: 'schema_not_found' },
+    });
     // A check that never reached the agent: a request maybe, no response — null, not absent.
     const unresolved = failed.find((v) => v.check === 'unresolved_substitution')!;
     expect(unresolved.response).toBeNull();
     // Other checks name no schema.
-    for (const v of failed.filter((v) => v.check !== 'response_schema')) expect([v.schema_id, v.schema_url]).toEqual([null, null]);
+    for (const v of failed.filter((v) => v.check !== 'response_schema'))
+      expect([v.schema_id, v.schema_url]).toEqual([null, null]);
   });
 
   it('an answer the transport could not read still records a response with payload null', async () => {
@@ -129,7 +186,18 @@ describe('schema/runner-output.schema.json on reports of real runs', () => {
     const before = JSON.stringify(step);
     const complete = completeStepResult(step);
     expect(JSON.stringify(step)).toBe(before);
-    expect(complete.validations[0]).toEqual({ check: 'any_of', passed: false, description: 'd', request: step.request, response: null, json_pointer: null, expected: null, actual: null, schema_id: null, schema_url: null });
+    expect(complete.validations[0]).toEqual({
+      check: 'any_of',
+      passed: false,
+      description: 'd',
+      request: step.request,
+      response: null,
+      json_pointer: null,
+      expected: null,
+      actual: null,
+      schema_id: null,
+      schema_url: null,
+    });
     expect(complete.validations[1]).toMatchObject({ json_pointer: '/a', expected: 1, actual: 2 });
     expect(complete.validations[2]).toEqual({ check: 'field_present', passed: true, description: 'd' });
   });
@@ -146,17 +214,34 @@ describe('the schema rejects a report that breaks a rule (so the tests above can
   it.each(REQUIRED_ON_FAILURE)('a failed validation without %s', async (key) => {
     const { valid, errors } = await mutate((r) => delete firstFailed(r)[key]);
     expect(valid).toBe(false);
-    expect(errors.join('\n')).toMatch(new RegExp(`^/storyboards/0/steps/\\d+/validations/\\d+ must have required property '${key}'`, 'm'));
+    expect(errors.join('\n')).toMatch(
+      new RegExp(`^/storyboards/0/steps/\\d+/validations/\\d+ must have required property '${key}'`, 'm'),
+    );
   });
 
   it('a field_value validation naming a schema, a response_schema one without schema_id', async () => {
-    expect((await mutate((r) => (r.storyboards[0].steps[0].validations.find((v: any) => v.check === 'field_value').schema_id = '/x.json'))).valid).toBe(false);
-    expect((await mutate((r) => delete r.storyboards[0].steps[0].validations.find((v: any) => v.check === 'response_schema').schema_id)).valid).toBe(false);
+    expect(
+      (
+        await mutate(
+          (r) =>
+            (r.storyboards[0].steps[0].validations.find((v: any) => v.check === 'field_value').schema_id = '/x.json'),
+        )
+      ).valid,
+    ).toBe(false);
+    expect(
+      (
+        await mutate(
+          (r) => delete r.storyboards[0].steps[0].validations.find((v: any) => v.check === 'response_schema').schema_id,
+        )
+      ).valid,
+    ).toBe(false);
   });
 
   it('a failed step with no failed validation and no error; an unknown skip reason; a header outside the allowlist', async () => {
     expect((await mutate((r) => (r.storyboards[0].steps[0].validations = []))).valid).toBe(false);
-    expect((await mutate((r) => (r.storyboards[0].steps[0].skip = { reason: 'filtered', detail: 'x' }))).valid).toBe(false);
+    expect((await mutate((r) => (r.storyboards[0].steps[0].skip = { reason: 'filtered', detail: 'x' }))).valid).toBe(
+      false,
+    );
     expect((await mutate((r) => (r.storyboards[0].steps[0].response.headers['set-cookie'] = 'a=b'))).valid).toBe(false);
   });
 
@@ -166,15 +251,27 @@ describe('the schema rejects a report that breaks a rule (so the tests above can
     expect((await mutate((r) => delete r.summary.tracks[0].project)).valid).toBe(false);
   });
 
-  it('counts that disagree with the steps, a step in another storyboard\'s entry, a status its steps contradict', async () => {
-    expect((await mutate((r) => (r.summary.steps_failed += 1))).errors).toEqual([expect.stringMatching(/^\/summary\/steps_failed is \d+, but the steps count \d+$/)]);
-    expect((await mutate((r) => (r.storyboards[1].steps[0].storyboard_id = 'elsewhere'))).errors).toEqual(['/storyboards/1/steps/0/storyboard_id is "elsewhere" in the entry of "on_broken"']);
-    expect((await mutate((r) => (r.storyboards[0].status = 'passed'))).errors).toEqual(['/storyboards/0/status is "passed", but its steps make it "failed"']);
-    expect((await mutate((r) => (r.run.complete = false))).errors).toEqual(['/run/complete is false with 0 steps not run']);
+  it("counts that disagree with the steps, a step in another storyboard's entry, a status its steps contradict", async () => {
+    expect((await mutate((r) => (r.summary.steps_failed += 1))).errors).toEqual([
+      expect.stringMatching(/^\/summary\/steps_failed is \d+, but the steps count \d+$/),
+    ]);
+    expect((await mutate((r) => (r.storyboards[1].steps[0].storyboard_id = 'elsewhere'))).errors).toEqual([
+      '/storyboards/1/steps/0/storyboard_id is "elsewhere" in the entry of "on_broken"',
+    ]);
+    expect((await mutate((r) => (r.storyboards[0].status = 'passed'))).errors).toEqual([
+      '/storyboards/0/status is "passed", but its steps make it "failed"',
+    ]);
+    expect((await mutate((r) => (r.run.complete = false))).errors).toEqual([
+      '/run/complete is false with 0 steps not run',
+    ]);
   });
 
   it('assertValidContractReport throws with each error as pointer + message', () => {
-    expect(() => assertValidContractReport({ contract: { id: 'runner_output_contract', version: '1.0.0' } })).toThrowError(/7 errors:\n  \/ must have required property 'runner'[\s\S]*\n  \/contract\/version must be equal to constant {"allowedValue":"1\.1\.0"}$/);
+    expect(() =>
+      assertValidContractReport({ contract: { id: 'runner_output_contract', version: '1.0.0' } }),
+    ).toThrowError(
+      /7 errors:\n  \/ must have required property 'runner'[\s\S]*\n  \/contract\/version must be equal to constant {"allowedValue":"1\.1\.0"}$/,
+    );
   });
 });
 
@@ -182,10 +279,19 @@ describe('the shipped schema', () => {
   it('is exported by the package and compiles under ajv strict mode', async () => {
     const resolved = import.meta.resolve('vitest-adcp/schema/runner-output.schema.json');
     const schema = JSON.parse(readFileSync(new URL(resolved), 'utf8'));
-    expect(schema).toMatchObject({ $schema: 'http://json-schema.org/draft-07/schema#', $id: 'https://unpkg.com/vitest-adcp/schema/runner-output.schema.json' });
+    expect(schema).toMatchObject({
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      $id: 'https://unpkg.com/vitest-adcp/schema/runner-output.schema.json',
+    });
     expect(JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).files).toContain('schema');
     // The contract version the schema pins is the one of the corpus installed.
-    const contract = readFileSync(new URL('../../node_modules/@adcp/sdk/compliance/cache/3.0.6/universal/runner-output-contract.yaml', import.meta.url), 'utf8');
+    const contract = readFileSync(
+      new URL(
+        '../../node_modules/@adcp/sdk/compliance/cache/3.0.6/universal/runner-output-contract.yaml',
+        import.meta.url,
+      ),
+      'utf8',
+    );
     expect(contract).toMatch(/^version: "1\.1\.0"$/m);
     expect(schema.properties.contract.properties.version.const).toBe('1.1.0');
   });
@@ -194,7 +300,13 @@ describe('the shipped schema', () => {
 describe('run envelope', () => {
   it('names the agent, protocol, project, corpus version, tool version, start and end', async () => {
     const { good } = await failingRuns();
-    const report = buildReport(testsOf(info('one', good), Object.values(await runInline(phasedStoryboard([{ id: 'p', steps: [caps('c', [])] }]), good))), { root: ROOT, started_at: '2026-11-30T10:00:00.000Z', finished_at: '2026-11-30T10:00:05.000Z' });
+    const report = buildReport(
+      testsOf(
+        info('one', good),
+        Object.values(await runInline(phasedStoryboard([{ id: 'p', steps: [caps('c', [])] }]), good)),
+      ),
+      { root: ROOT, started_at: '2026-11-30T10:00:00.000Z', finished_at: '2026-11-30T10:00:05.000Z' },
+    );
     assertValidContractReport(report);
     const version = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
     expect(report.run).toEqual({
@@ -214,9 +326,28 @@ describe('run envelope', () => {
   });
 
   it('keeps credentials in the agent URL out of the report', () => {
-    expect(publicAgentUrl('https://user:s3cret-pass@agent.example/mcp?api_key=k3y-value&x=1')).toBe('https://user:[redacted]@agent.example/mcp?api_key=[redacted]&x=1');
+    expect(publicAgentUrl('https://user:s3cret-pass@agent.example/mcp?api_key=k3y-value&x=1')).toBe(
+      'https://user:[redacted]@agent.example/mcp?api_key=[redacted]&x=1',
+    );
     expect(publicAgentUrl(undefined)).toBeNull();
-    const report = buildReport(testsOf(info('k', 'https://agent.example/mcp?token=tok-123456'), [{ status: 'passed', result: { storyboard_id: 'k', phase_id: 'p', step_id: 's', task: 't', passed: true, duration_ms: 1, validations: [], extraction: { path: 'none' } } }]), { root: ROOT });
+    const report = buildReport(
+      testsOf(info('k', 'https://agent.example/mcp?token=tok-123456'), [
+        {
+          status: 'passed',
+          result: {
+            storyboard_id: 'k',
+            phase_id: 'p',
+            step_id: 's',
+            task: 't',
+            passed: true,
+            duration_ms: 1,
+            validations: [],
+            extraction: { path: 'none' },
+          },
+        },
+      ]),
+      { root: ROOT },
+    );
     expect(JSON.stringify(report)).not.toContain('tok-123456');
   });
 });
@@ -227,7 +358,19 @@ describe('two projects testing two agents', () => {
     // The same storyboard file, run by two projects against two agents.
     const same = (url: string) => info('shared', url, { file: `${ROOT}/shared.storyboard.yaml` });
     const as = (from: string, project: string, url: string): ReportTest[] =>
-      tests.filter((t) => t.meta.adcp!.storyboard.id === from).map((t) => ({ ...t, project, meta: { adcp: { ...t.meta.adcp!, storyboard: same(url), result: { ...t.meta.adcp!.result, storyboard_id: 'shared' } } } }));
+      tests
+        .filter((t) => t.meta.adcp!.storyboard.id === from)
+        .map((t) => ({
+          ...t,
+          project,
+          meta: {
+            adcp: {
+              ...t.meta.adcp!,
+              storyboard: same(url),
+              result: { ...t.meta.adcp!.result, storyboard_id: 'shared' },
+            },
+          },
+        }));
     const onGood = as('on_good', 'a', good);
     const onBroken = as('on_broken', 'b', broken);
     const report = buildReport([...onGood, ...onBroken], { root: ROOT });
@@ -261,9 +404,17 @@ describe('a filtered run', () => {
   it('records unrun steps as not run, and never calls a storyboard passed on a subset', async () => {
     const { good } = await failingRuns();
     const sb = info('partial', good);
-    const outcomes = Object.values(await runInline(phasedStoryboard([{ id: 'p', steps: [caps('ran', [{ check: 'field_present', path: 'adcp' }])] }]), good));
+    const outcomes = Object.values(
+      await runInline(
+        phasedStoryboard([{ id: 'p', steps: [caps('ran', [{ check: 'field_present', path: 'adcp' }])] }]),
+        good,
+      ),
+    );
     const untouched = info('untouched', good, { track: 'other' });
-    const report = buildReport([planned(sb, 'before'), ...testsOf(sb, outcomes), planned(sb, 'after'), planned(untouched, 'only')], { root: ROOT, test_name_pattern: 'ran' });
+    const report = buildReport(
+      [planned(sb, 'before'), ...testsOf(sb, outcomes), planned(sb, 'after'), planned(untouched, 'only')],
+      { root: ROOT, test_name_pattern: 'ran' },
+    );
     assertValidContractReport(report);
     const partial = report.storyboards.find((s) => s.storyboard_id === 'partial')!;
     expect(partial.status).toBe('incomplete');
@@ -272,9 +423,19 @@ describe('a filtered run', () => {
       ['ran', true],
       ['after', 'not_run'],
     ]);
-    expect(partial.steps[0]).toMatchObject({ passed: false, validations: [], not_run: { reason: 'filtered', detail: expect.stringContaining('-t "ran"') } });
+    expect(partial.steps[0]).toMatchObject({
+      passed: false,
+      validations: [],
+      not_run: { reason: 'filtered', detail: expect.stringContaining('-t "ran"') },
+    });
     expect(report.storyboards.find((s) => s.storyboard_id === 'untouched')!.status).toBe('not_run');
-    expect(report.summary).toMatchObject({ total_steps: 1, steps_passed: 1, steps_failed: 0, steps_skipped: 0, steps_not_run: 3 });
+    expect(report.summary).toMatchObject({
+      total_steps: 1,
+      steps_passed: 1,
+      steps_failed: 0,
+      steps_skipped: 0,
+      steps_not_run: 3,
+    });
     expect(report.summary.tracks.map((t) => [t.track, t.status])).toEqual([
       ['core', 'incomplete'],
       ['other', 'not_run'],
@@ -294,7 +455,18 @@ describe('a filtered run', () => {
 describe('the NDJSON stream', () => {
   it('writes a line per finished test as it goes — a run killed before the end keeps them, redacted like the JSON', async () => {
     const { tests, good } = await failingRuns();
-    const secretTest: ReportTest = { ...tests[0]!, meta: { adcp: { ...tests[0]!.meta.adcp!, result: { ...tests[0]!.meta.adcp!.result, request: { transport: 'mcp', operation: 'x', payload: { api_key: 'ndjson-planted-key' } } } } } };
+    const secretTest: ReportTest = {
+      ...tests[0]!,
+      meta: {
+        adcp: {
+          ...tests[0]!.meta.adcp!,
+          result: {
+            ...tests[0]!.meta.adcp!.result,
+            request: { transport: 'mcp', operation: 'x', payload: { api_key: 'ndjson-planted-key' } },
+          },
+        },
+      },
+    };
     const file = join(mkdtempSync(join(tmpdir(), 'adcp-ndjson-')), 'deep', 'run.ndjson');
     const stream = new NdjsonStream(file);
     stream.start('2026-11-30T10:00:00.000Z', null);
@@ -302,10 +474,23 @@ describe('the NDJSON stream', () => {
     // No end(): the run was killed here. What is on disk is whole lines of JSON.
     const text = readFileSync(file, 'utf8');
     expect(text.endsWith('\n')).toBe(true);
-    const lines = text.trimEnd().split('\n').map((l) => JSON.parse(l));
+    const lines = text
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.map((l) => l.type)).toEqual(['run_start', 'step', 'step', 'step', 'step']);
-    expect(lines[0]).toMatchObject({ contract: { id: 'runner_output_contract', version: '1.1.0' }, runner: { name: 'vitest-adcp', version: toolVersion() } });
-    expect(lines[1]).toMatchObject({ project: 'vitest-adcp', agent_url: good, protocol: 'mcp', storyboard_id: 'on_good', file: 'on_good.storyboard.yaml', step: { step_id: 'caps' } });
+    expect(lines[0]).toMatchObject({
+      contract: { id: 'runner_output_contract', version: '1.1.0' },
+      runner: { name: 'vitest-adcp', version: toolVersion() },
+    });
+    expect(lines[1]).toMatchObject({
+      project: 'vitest-adcp',
+      agent_url: good,
+      protocol: 'mcp',
+      storyboard_id: 'on_good',
+      file: 'on_good.storyboard.yaml',
+      step: { step_id: 'caps' },
+    });
     expect(text).not.toContain('ndjson-planted-key');
     expect(lines[1].step.request.payload.api_key).toBe('[redacted]');
     // Each step line is the record the JSON report has for it.

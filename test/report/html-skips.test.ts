@@ -21,19 +21,29 @@ function step(id: string, phase: string, skipped: boolean): StepResult {
     duration_ms: 1,
     validations: [],
     extraction: { path: 'none' },
-    ...(skipped ? { skip: { reason: 'not_applicable', detail: 'unresolved_substitution: needs the webhook receiver' } } : {}),
+    ...(skipped
+      ? { skip: { reason: 'not_applicable', detail: 'unresolved_substitution: needs the webhook receiver' } }
+      : {}),
   } as StepResult;
 }
 
 /** Idempotency: 2 steps passed in phase `replay`, 6 skipped in phase `webhooks`; and a track `signals` that skipped nothing. */
 function report(): ContractReport {
-  const steps = [step('a', 'replay', false), step('b', 'replay', false), ...['c', 'd', 'e', 'f', 'g', 'h'].map((id) => step(id, 'webhooks', true))];
+  const steps = [
+    step('a', 'replay', false),
+    step('b', 'replay', false),
+    ...['c', 'd', 'e', 'f', 'g', 'h'].map((id) => step(id, 'webhooks', true)),
+  ];
   const clean = [{ ...step('only', 'p', false), storyboard_id: 'clean' }];
   return {
     contract: { id: 'runner_output_contract', version: '1.1.0' },
     runner: { name: 'vitest-adcp', version: '0.1.0' },
     generated_at: '2026-01-01T00:00:00.000Z',
-    run: buildEnvelope([{ ...target, corpus_version: null }], { started_at: '2026-01-01T00:00:00.000Z', finished_at: '2026-01-01T00:00:01.000Z' }, true),
+    run: buildEnvelope(
+      [{ ...target, corpus_version: null }],
+      { started_at: '2026-01-01T00:00:00.000Z', finished_at: '2026-01-01T00:00:01.000Z' },
+      true,
+    ),
     summary: {
       total_steps: 9,
       steps_passed: 3,
@@ -41,26 +51,49 @@ function report(): ContractReport {
       steps_skipped: 6,
       steps_not_run: 0,
       tracks: [
-        { track: 'core', ...target, status: 'passed', storyboards: [{ storyboard_id: 'idempotency', status: 'passed' }] },
+        {
+          track: 'core',
+          ...target,
+          status: 'passed',
+          storyboards: [{ storyboard_id: 'idempotency', status: 'passed' }],
+        },
         { track: 'signals', ...target, status: 'passed', storyboards: [{ storyboard_id: 'clean', status: 'passed' }] },
       ],
       schemas_used: [],
     },
     storyboards: [
-      { storyboard_id: 'idempotency', title: 'Idempotency', track: 'core', file: 'idempotency.storyboard.yaml', ...target, status: 'passed', steps },
-      { storyboard_id: 'clean', title: 'Clean', track: 'signals', file: 'clean.storyboard.yaml', ...target, status: 'passed', steps: clean },
+      {
+        storyboard_id: 'idempotency',
+        title: 'Idempotency',
+        track: 'core',
+        file: 'idempotency.storyboard.yaml',
+        ...target,
+        status: 'passed',
+        steps,
+      },
+      {
+        storyboard_id: 'clean',
+        title: 'Clean',
+        track: 'signals',
+        file: 'clean.storyboard.yaml',
+        ...target,
+        status: 'passed',
+        steps: clean,
+      },
     ],
     load_errors: [],
   } as ContractReport;
 }
 
-const badges = (page: string) => [...page.matchAll(/<span class="badge (\w+)">([^<]*)<\/span>/g)].map((m) => [m[1], m[2]]);
+const badges = (page: string) =>
+  [...page.matchAll(/<span class="badge (\w+)">([^<]*)<\/span>/g)].map((m) => [m[1], m[2]]);
 
 describe('HTML report: a pass with skipped steps', () => {
   const page = renderHtmlReport(report(), { root: '/r' });
 
   it("says how many steps ran on the storyboard's badge, not a plain passed", () => {
-    const summary = /<details class="sb" data-status="passed" data-track="core">\n<summary>(.*?)<b>Idempotency<\/b>/.exec(page)?.[1];
+    const summary =
+      /<details class="sb" data-status="passed" data-track="core">\n<summary>(.*?)<b>Idempotency<\/b>/.exec(page)?.[1];
     expect(summary).toBe('<span class="badge passed">✓ passed (2 run, 6 skipped)</span> ');
   });
 

@@ -5,14 +5,31 @@
 import { describe, expect, it } from 'vitest';
 import { CredentialResolver } from '../../src/engine/credentials.js';
 import { testTitle } from '../../src/adapter/test-titles.js';
-import { escapeControl, fence, neutraliseCommands, sanitizeLine, sanitizeOutput, scrubSecrets, scrubSecretsDeep, secretForms } from '../../src/report/redact.js';
+import {
+  escapeControl,
+  fence,
+  neutraliseCommands,
+  sanitizeLine,
+  sanitizeOutput,
+  scrubSecrets,
+  scrubSecretsDeep,
+  secretForms,
+} from '../../src/report/redact.js';
 
 /** Lines a CI log parser reads as a command. */
-const commandLines = (text: string) => text.split(/\r?\n/).filter((line) => /^\s*::/.test(line) || /##(\[|vso\[)/i.test(line));
+const commandLines = (text: string) =>
+  text.split(/\r?\n/).filter((line) => /^\s*::/.test(line) || /##(\[|vso\[)/i.test(line));
 
 describe('sanitizeOutput', () => {
   it('neutralises workflow commands at the start of every line, after any leading whitespace', () => {
-    const forged = ['::error title=forged::pwned', 'x\n::add-mask::secret', 'a\n  \t::stop-commands::tok', '\u00a0::warning::x', 'y\r\n::group::z', 'z\u2028::debug::x'].join('\n');
+    const forged = [
+      '::error title=forged::pwned',
+      'x\n::add-mask::secret',
+      'a\n  \t::stop-commands::tok',
+      '\u00a0::warning::x',
+      'y\r\n::group::z',
+      'z\u2028::debug::x',
+    ].join('\n');
     const out = sanitizeOutput(forged);
     expect(commandLines(out)).toEqual([]);
     expect(out).toContain('\\u{3a}:error title=forged::pwned');
@@ -36,7 +53,9 @@ describe('sanitizeOutput', () => {
   });
 
   it('keeps our colour codes where only line starts are neutralised (a coloured diff)', () => {
-    expect(neutraliseCommands('\u001b[31m- ::error::x\u001b[39m\n\u001b[2m  ::add-mask::y')).toBe('\u001b[31m- ::error::x\u001b[39m\n\u001b[2m  \\u{3a}:add-mask::y');
+    expect(neutraliseCommands('\u001b[31m- ::error::x\u001b[39m\n\u001b[2m  ::add-mask::y')).toBe(
+      '\u001b[31m- ::error::x\u001b[39m\n\u001b[2m  \\u{3a}:add-mask::y',
+    );
   });
 
   it('fenced agent text and one-line text carry no command either', () => {
@@ -57,7 +76,15 @@ describe('the secret set', () => {
   it('scrubs every spelling: raw, JSON-escaped once and twice, URL-encoded, \\u-escaped', () => {
     const u = [...token].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
     const once = JSON.stringify(token).slice(1, -1);
-    for (const form of [token, once, JSON.stringify(once).slice(1, -1), encodeURIComponent(token), new URLSearchParams({ t: token }).toString().slice(2), u, u.toUpperCase().replace(/\\U/g, '\\u')]) {
+    for (const form of [
+      token,
+      once,
+      JSON.stringify(once).slice(1, -1),
+      encodeURIComponent(token),
+      new URLSearchParams({ t: token }).toString().slice(2),
+      u,
+      u.toUpperCase().replace(/\\U/g, '\\u'),
+    ]) {
       expect(scrubSecrets(`a ${form} b`, [token]), form).toBe('a [redacted] b');
     }
     expect(secretForms(['abc'])).toEqual([]); // too short to scrub
@@ -66,7 +93,13 @@ describe('the secret set', () => {
   it('scrubs JSON text that spells the secret with some characters \\u-escaped (it is parsed), and leaves other JSON text as it was', () => {
     const partly = `{"m":"\\u0074ok\\"en\\\\with-quote", "x": 1}`;
     expect(JSON.parse(partly).m).toBe(token);
-    const record = { content: [{ type: 'text', text: partly }, { type: 'text', text: '{"kept" : "\\u0041s written"}' }], [token]: 'key' };
+    const record = {
+      content: [
+        { type: 'text', text: partly },
+        { type: 'text', text: '{"kept" : "\\u0041s written"}' },
+      ],
+      [token]: 'key',
+    };
     const out = scrubSecretsDeep(record, [token]);
     expect(JSON.stringify(out)).not.toContain('tok');
     expect(JSON.parse(out.content[0]!.text)).toEqual({ m: '[redacted]', x: 1 });
@@ -79,11 +112,14 @@ describe('the secret set', () => {
     const resolver = new CredentialResolver({ defaultToken: 'operator-token-1', testKit: kit as never });
     const b64 = Buffer.from('kit-user:kit-pass-1234').toString('base64');
     const secrets = resolver.secrets();
-    expect(secrets).toEqual(expect.arrayContaining(['operator-token-1', 'kit-api-key-1', 'kit-pass-1234', b64, `Basic ${b64}`]));
+    expect(secrets).toEqual(
+      expect.arrayContaining(['operator-token-1', 'kit-api-key-1', 'kit-pass-1234', b64, `Basic ${b64}`]),
+    );
     // A random invalid Basic credential too, as sent.
     const random = resolver.resolve({ type: 'basic', value_strategy: 'random_invalid' });
     expect(random.kind).toBe('basic');
-    if (random.kind === 'basic') expect(secrets).toContain(Buffer.from(`${random.username}:${random.password}`).toString('base64'));
+    if (random.kind === 'basic')
+      expect(secrets).toContain(Buffer.from(`${random.username}:${random.password}`).toString('base64'));
     expect(scrubSecrets(`echo: Authorization: Basic ${b64}`, secrets)).toBe('echo: Authorization: [redacted]');
   });
 });

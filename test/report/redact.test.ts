@@ -1,11 +1,41 @@
 import { describe, expect, it } from 'vitest';
-import { escapeControl, escapeControlDeep, fence, filterResponseHeaders, redactPayload, redactRequestHeaders, scrubSecrets, scrubSecretsDeep, secretsInUrl } from '../../src/report/redact.js';
+import {
+  escapeControl,
+  escapeControlDeep,
+  fence,
+  filterResponseHeaders,
+  redactPayload,
+  redactRequestHeaders,
+  scrubSecrets,
+  scrubSecretsDeep,
+  secretsInUrl,
+} from '../../src/report/redact.js';
 import { redactStepResult, stepKey } from '../../src/report/record.js';
 import { formatStepFailure } from '../../src/report/format.js';
 
 describe('contract security rules', () => {
   it('redacts every key of the contract pattern at any depth, case-insensitively', () => {
-    const keys = ['authorization', 'credential', 'credentials', 'token', 'api_key', 'api-key', 'apikey', 'password', 'secret', 'client_secret', 'refresh-token', 'access_token', 'bearer', 'session_token', 'offering_token', 'cookie', 'set-cookie', 'Authorization', 'API_KEY'];
+    const keys = [
+      'authorization',
+      'credential',
+      'credentials',
+      'token',
+      'api_key',
+      'api-key',
+      'apikey',
+      'password',
+      'secret',
+      'client_secret',
+      'refresh-token',
+      'access_token',
+      'bearer',
+      'session_token',
+      'offering_token',
+      'cookie',
+      'set-cookie',
+      'Authorization',
+      'API_KEY',
+    ];
     const payload = { nested: [{ ...Object.fromEntries(keys.map((k) => [k, 'x'])), keep: 'y' }] };
     const out = redactPayload(payload) as any;
     for (const k of keys) expect(out.nested[0][k]).toBe('[redacted]');
@@ -14,7 +44,12 @@ describe('contract security rules', () => {
   });
 
   it('redacts inside strings that hold JSON (MCP text content), leaving other strings alone', () => {
-    const payload = { content: [{ type: 'text', text: JSON.stringify({ context: { token: 't0p' }, ok: 1 }) }, { type: 'text', text: '{not json' }] };
+    const payload = {
+      content: [
+        { type: 'text', text: JSON.stringify({ context: { token: 't0p' }, ok: 1 }) },
+        { type: 'text', text: '{not json' },
+      ],
+    };
     const out = redactPayload(payload) as any;
     expect(JSON.parse(out.content[0].text)).toEqual({ context: { token: '[redacted]' }, ok: 1 });
     expect(out.content[1].text).toBe('{not json');
@@ -26,8 +61,18 @@ describe('contract security rules', () => {
   });
 
   it('drops response headers outside the allowlist', () => {
-    expect(filterResponseHeaders([['Content-Type', 'application/json'], ['WWW-Authenticate', 'Bearer'], ['X-Evil', 'plant'], ['set-cookie', 's=1']])).toEqual({ 'content-type': 'application/json', 'www-authenticate': 'Bearer' });
-    expect(redactRequestHeaders({ Authorization: 'Bearer t', 'x-request-id': '1', 'x-other': 'z' })).toEqual({ authorization: '[redacted]', 'x-request-id': '1' });
+    expect(
+      filterResponseHeaders([
+        ['Content-Type', 'application/json'],
+        ['WWW-Authenticate', 'Bearer'],
+        ['X-Evil', 'plant'],
+        ['set-cookie', 's=1'],
+      ]),
+    ).toEqual({ 'content-type': 'application/json', 'www-authenticate': 'Bearer' });
+    expect(redactRequestHeaders({ Authorization: 'Bearer t', 'x-request-id': '1', 'x-other': 'z' })).toEqual({
+      authorization: '[redacted]',
+      'x-request-id': '1',
+    });
   });
 
   it('scrubs known secrets from text and fences agent text with a nonce', () => {
@@ -41,8 +86,22 @@ describe('contract security rules', () => {
   it('redacts whole step records, including secrets the agent echoed in values', () => {
     const result = redactStepResult(
       {
-        storyboard_id: 's', phase_id: 'p', step_id: 'x', task: 't', passed: false, duration_ms: 1, extraction: { path: 'structured_content' },
-        validations: [{ check: 'field_value', passed: false, description: 'd', actual: { api_key: 'k' }, response: { transport: 'mcp', payload: { echoed: 'my-token-value' }, headers: { 'x-evil': '1' } } }],
+        storyboard_id: 's',
+        phase_id: 'p',
+        step_id: 'x',
+        task: 't',
+        passed: false,
+        duration_ms: 1,
+        extraction: { path: 'structured_content' },
+        validations: [
+          {
+            check: 'field_value',
+            passed: false,
+            description: 'd',
+            actual: { api_key: 'k' },
+            response: { transport: 'mcp', payload: { echoed: 'my-token-value' }, headers: { 'x-evil': '1' } },
+          },
+        ],
         request: { transport: 'mcp', operation: 't', payload: { password: 'p' } },
       },
       ['my-token-value'],
@@ -74,12 +133,29 @@ describe('redaction edge cases', () => {
   });
 
   it('matches whole key names only', () => {
-    expect(redactPayload({ mytoken: 1, token_count: 2, x_api_key: 3, bearer_format: 4, secret: 5 })).toEqual({ mytoken: 1, token_count: 2, x_api_key: 3, bearer_format: 4, secret: '[redacted]' });
+    expect(redactPayload({ mytoken: 1, token_count: 2, x_api_key: 3, bearer_format: 4, secret: 5 })).toEqual({
+      mytoken: 1,
+      token_count: 2,
+      x_api_key: 3,
+      bearer_format: 4,
+      secret: '[redacted]',
+    });
   });
 
   it('keeps every allowlisted response header, lower-cased', () => {
-    const allow = ['Content-Type', 'Content-Length', 'Content-Encoding', 'WWW-Authenticate', 'Location', 'Retry-After', 'X-Request-Id', 'X-Correlation-Id'];
-    expect(filterResponseHeaders(Object.fromEntries(allow.map((h) => [h, 'v'])))).toEqual(Object.fromEntries(allow.map((h) => [h.toLowerCase(), 'v'])));
+    const allow = [
+      'Content-Type',
+      'Content-Length',
+      'Content-Encoding',
+      'WWW-Authenticate',
+      'Location',
+      'Retry-After',
+      'X-Request-Id',
+      'X-Correlation-Id',
+    ];
+    expect(filterResponseHeaders(Object.fromEntries(allow.map((h) => [h, 'v'])))).toEqual(
+      Object.fromEntries(allow.map((h) => [h.toLowerCase(), 'v'])),
+    );
     expect(filterResponseHeaders(undefined)).toBeUndefined();
     expect(redactRequestHeaders(undefined)).toBeUndefined();
   });
@@ -105,13 +181,26 @@ describe('redaction edge cases', () => {
 });
 
 describe('redactStepResult', () => {
-  const base = { storyboard_id: 's', phase_id: 'p', step_id: 'x', task: 't', passed: true, duration_ms: 1, extraction: { path: 'structured_content' as const } };
+  const base = {
+    storyboard_id: 's',
+    phase_id: 'p',
+    step_id: 'x',
+    task: 't',
+    passed: true,
+    duration_ms: 1,
+    extraction: { path: 'structured_content' as const },
+  };
 
   it('redacts request headers by name and filters response headers through the allowlist', () => {
     const result = redactStepResult({
       ...base,
       validations: [],
-      request: { transport: 'mcp', operation: 't', payload: {}, headers: { Authorization: 'Bearer t', 'Content-Type': 'a', 'X-Custom': 'c' } },
+      request: {
+        transport: 'mcp',
+        operation: 't',
+        payload: {},
+        headers: { Authorization: 'Bearer t', 'Content-Type': 'a', 'X-Custom': 'c' },
+      },
       response: { transport: 'mcp', payload: {}, headers: { 'set-cookie': 's', 'content-type': 'b' } },
     });
     expect(result.request!.headers).toEqual({ authorization: '[redacted]', 'content-type': 'a' });
@@ -122,18 +211,36 @@ describe('redactStepResult', () => {
     const result = redactStepResult({ ...base, validations: [{ check: 'c', passed: true, description: 'd' }] });
     expect(result).not.toHaveProperty('request');
     expect(result).not.toHaveProperty('response');
-    for (const key of ['actual', 'expected', 'request', 'response']) expect(result.validations[0]).not.toHaveProperty(key);
-    const withHeaderless = redactStepResult({ ...base, validations: [], request: { transport: 'mcp', operation: 't', payload: { token: 'x' } } });
+    for (const key of ['actual', 'expected', 'request', 'response'])
+      expect(result.validations[0]).not.toHaveProperty(key);
+    const withHeaderless = redactStepResult({
+      ...base,
+      validations: [],
+      request: { transport: 'mcp', operation: 't', payload: { token: 'x' } },
+    });
     expect(withHeaderless.request).toEqual({ transport: 'mcp', operation: 't', payload: { token: '[redacted]' } });
   });
 
   it('redacts a validation’s own request, response and expected value', () => {
     const result = redactStepResult({
       ...base,
-      validations: [{ check: 'c', passed: false, description: 'd', expected: { token: 'e' }, request: { transport: 'mcp', operation: 't', payload: { secret: 's' }, headers: { cookie: 'c' } } }],
+      validations: [
+        {
+          check: 'c',
+          passed: false,
+          description: 'd',
+          expected: { token: 'e' },
+          request: { transport: 'mcp', operation: 't', payload: { secret: 's' }, headers: { cookie: 'c' } },
+        },
+      ],
     });
     expect(result.validations[0]!.expected).toEqual({ token: '[redacted]' });
-    expect(result.validations[0]!.request).toEqual({ transport: 'mcp', operation: 't', payload: { secret: '[redacted]' }, headers: { cookie: '[redacted]' } });
+    expect(result.validations[0]!.request).toEqual({
+      transport: 'mcp',
+      operation: 't',
+      payload: { secret: '[redacted]' },
+      headers: { cookie: '[redacted]' },
+    });
   });
 
   it('names a step by storyboard/phase/step', () => {
@@ -153,19 +260,46 @@ describe('secrets in odd places', () => {
   });
 
   it('finds credentials written into an agent URL', () => {
-    expect(secretsInUrl('https://user:p%40ss@agent.example/mcp?api_key=k-123&page=2&token=t-456')).toEqual(['p%40ss', 'p@ss', 'k-123', 't-456']);
+    expect(secretsInUrl('https://user:p%40ss@agent.example/mcp?api_key=k-123&page=2&token=t-456')).toEqual([
+      'p%40ss',
+      'p@ss',
+      'k-123',
+      't-456',
+    ]);
     expect(secretsInUrl('https://agent.example/mcp')).toEqual([]);
     expect(secretsInUrl('not a url')).toEqual([]);
     expect(secretsInUrl(undefined)).toEqual([]);
   });
 
   it('redacts the values of a validation whose path ends at a secret-named field', () => {
-    const base = { storyboard_id: 's', phase_id: 'p', step_id: 'x', task: 't', passed: false, duration_ms: 1, extraction: { path: 'structured_content' as const } };
+    const base = {
+      storyboard_id: 's',
+      phase_id: 'p',
+      step_id: 'x',
+      task: 't',
+      passed: false,
+      duration_ms: 1,
+      extraction: { path: 'structured_content' as const },
+    };
     const result = redactStepResult({
       ...base,
       validations: [
-        { check: 'field_value', passed: false, description: 'd', json_pointer: '/headers/authorization', expected: 'Bearer a', actual: 'Bearer b' },
-        { check: 'field_value', passed: false, description: 'd', json_pointer: '/a~1token', expected: 'x', actual: 'y' },
+        {
+          check: 'field_value',
+          passed: false,
+          description: 'd',
+          json_pointer: '/headers/authorization',
+          expected: 'Bearer a',
+          actual: 'Bearer b',
+        },
+        {
+          check: 'field_value',
+          passed: false,
+          description: 'd',
+          json_pointer: '/a~1token',
+          expected: 'x',
+          actual: 'y',
+        },
         { check: 'field_value', passed: false, description: 'd', json_pointer: '/token_count', expected: 1, actual: 2 },
       ],
     });
@@ -179,7 +313,9 @@ describe('secrets in odd places', () => {
 
 describe('escapeControl', () => {
   it('writes C0, DEL, C1 and bidi overrides as visible escapes, keeping newline, tab and ordinary text', () => {
-    expect(escapeControl('a\u001b[31mb\u0000c\u007fd\u009be\u202ef\u2066g\n\th é ✓')).toBe('a\\u{1b}[31mb\\u{0}c\\u{7f}d\\u{9b}e\\u{202e}f\\u{2066}g\n\th é ✓');
+    expect(escapeControl('a\u001b[31mb\u0000c\u007fd\u009be\u202ef\u2066g\n\th é ✓')).toBe(
+      'a\\u{1b}[31mb\\u{0}c\\u{7f}d\\u{9b}e\\u{202e}f\\u{2066}g\n\th é ✓',
+    );
     expect(escapeControlDeep({ 'k\u001b': ['v\u0007', 1, null] })).toEqual({ 'k\\u{1b}': ['v\\u{7}', 1, null] });
     expect(fence('\u001b[2J')).toMatch(/^<<agent output [0-9a-f]{12}>> \\u\{1b\}\[2J <<end [0-9a-f]{12}>>$/);
   });
@@ -212,7 +348,20 @@ describe('deeply nested agent data', () => {
   it('a whole step record with such an answer can be redacted, scrubbed and rendered', () => {
     const deep = nested(10_000);
     const result = redactStepResult(
-      { storyboard_id: 's', phase_id: 'p', step_id: 'x', task: 't', passed: false, duration_ms: 1, extraction: { path: 'structured_content' }, validations: [{ check: 'field_value', passed: false, description: 'd', actual: deep }], response: { transport: 'mcp', payload: { structuredContent: deep, content: [{ type: 'text', text: JSON.stringify(nested(3_000)) }] } } },
+      {
+        storyboard_id: 's',
+        phase_id: 'p',
+        step_id: 'x',
+        task: 't',
+        passed: false,
+        duration_ms: 1,
+        extraction: { path: 'structured_content' },
+        validations: [{ check: 'field_value', passed: false, description: 'd', actual: deep }],
+        response: {
+          transport: 'mcp',
+          payload: { structuredContent: deep, content: [{ type: 'text', text: JSON.stringify(nested(3_000)) }] },
+        },
+      },
       ['some-secret'],
     );
     expect(JSON.stringify(result).length).toBeLessThan(10_000);
@@ -224,14 +373,42 @@ describe('bounded records and messages', () => {
     const big = { items: Array.from({ length: 80_000 }, (_, i) => ({ id: `item-${i}`, text: 'x'.repeat(90) })) };
     const response = { transport: 'mcp' as const, payload: { structuredContent: big } };
     const request = { transport: 'mcp' as const, operation: 't', payload: { q: 1 } };
-    const validations = Array.from({ length: 80 }, (_, i) => ({ check: 'field_value', passed: false, description: `check ${i}`, json_pointer: `/items/${i}`, expected: 'y', actual: big.items, request, response }));
-    const record = redactStepResult({ storyboard_id: 's', phase_id: 'p', step_id: 'x', task: 't', passed: false, duration_ms: 1, extraction: { path: 'structured_content' }, validations, request, response, error: 'E'.repeat(5_000_000) });
+    const validations = Array.from({ length: 80 }, (_, i) => ({
+      check: 'field_value',
+      passed: false,
+      description: `check ${i}`,
+      json_pointer: `/items/${i}`,
+      expected: 'y',
+      actual: big.items,
+      request,
+      response,
+    }));
+    const record = redactStepResult({
+      storyboard_id: 's',
+      phase_id: 'p',
+      step_id: 'x',
+      task: 't',
+      passed: false,
+      duration_ms: 1,
+      extraction: { path: 'structured_content' },
+      validations,
+      request,
+      response,
+      error: 'E'.repeat(5_000_000),
+    });
     const size = JSON.stringify(record).length;
     expect(JSON.stringify(response).length).toBeGreaterThan(8_000_000);
     expect(size).toBeLessThan(20_000_000);
-    expect(record.response!.payload).toEqual({ '[cut]': expect.stringMatching(/^\d+ characters of JSON, more than the 1048576 a record keeps$/), start: expect.any(String) });
-    expect((record.validations[0]!.response!.payload as Record<string, string>)['[cut]']).toMatch(/more than the 65536 a record keeps$/);
-    expect((record.validations[0]!.actual as Record<string, string>)['[cut]']).toMatch(/more than the 65536 a record keeps$/);
+    expect(record.response!.payload).toEqual({
+      '[cut]': expect.stringMatching(/^\d+ characters of JSON, more than the 1048576 a record keeps$/),
+      start: expect.any(String),
+    });
+    expect((record.validations[0]!.response!.payload as Record<string, string>)['[cut]']).toMatch(
+      /more than the 65536 a record keeps$/,
+    );
+    expect((record.validations[0]!.actual as Record<string, string>)['[cut]']).toMatch(
+      /more than the 65536 a record keeps$/,
+    );
     // Small payloads are kept whole.
     expect(record.validations[0]!.request!.payload).toEqual({ q: 1 });
     expect(record.error!.length).toBeLessThan(17_000);

@@ -7,7 +7,14 @@
 import { describe, expect, it } from 'vitest';
 import type { TestModule } from 'vitest/node';
 import type { ContractReport } from '../../src/report/reporter.js';
-import { capsStep as caps, contractReport, gatedPhase as gated, loadFailureModule, storyboardModule, useFixtureAgent } from '../helpers/contract-report.js';
+import {
+  capsStep as caps,
+  contractReport,
+  gatedPhase as gated,
+  loadFailureModule,
+  storyboardModule,
+  useFixtureAgent,
+} from '../helpers/contract-report.js';
 
 const agent = useFixtureAgent();
 
@@ -21,12 +28,20 @@ let ran: Promise<TestModule[]> | undefined;
  */
 async function report(): Promise<ContractReport> {
   ran ??= (async () => {
-    const mixed = await outcomes([{ id: 'always', steps: [caps('caps')] }, gated(caps('gated_a'), caps('gated_b')), { id: 'runner', steps: [{ id: 'webhook', task: 'expect_webhook' }] }]);
+    const mixed = await outcomes([
+      { id: 'always', steps: [caps('caps')] },
+      gated(caps('gated_a'), caps('gated_b')),
+      { id: 'runner', steps: [{ id: 'webhook', task: 'expect_webhook' }] },
+    ]);
     const cascade = await outcomes([
       {
         id: 'buy',
         steps: [
-          caps('first', { stateful: true, sample_request: { context: { correlation_id: 'sent' } }, validations: [{ check: 'field_value', path: 'context.correlation_id', value: 'not-sent' }] }),
+          caps('first', {
+            stateful: true,
+            sample_request: { context: { correlation_id: 'sent' } },
+            validations: [{ check: 'field_value', path: 'context.correlation_id', value: 'not-sent' }],
+          }),
           caps('second', { stateful: true }),
         ],
       },
@@ -43,7 +58,8 @@ async function report(): Promise<ContractReport> {
 }
 
 const stepsOf = (r: ContractReport, id: string) => r.storyboards.find((s) => s.storyboard_id === id)!.steps;
-const verdict = (s: { passed: boolean; skip?: { reason: string } }) => (s.skip ? `skipped:${s.skip.reason}` : s.passed ? 'passed' : 'failed');
+const verdict = (s: { passed: boolean; skip?: { reason: string } }) =>
+  s.skip ? `skipped:${s.skip.reason}` : s.passed ? 'passed' : 'failed';
 
 describe('skipped steps in the contract report', () => {
   it('keeps every skipped step, in order, with its reason and detail', async () => {
@@ -54,7 +70,14 @@ describe('skipped steps in the contract report', () => {
       ['gated_b', 'skipped:not_applicable'],
       ['webhook', 'skipped:unsatisfied_contract'],
     ]);
-    expect(stepsOf(r, 'mixed')[1]).toMatchObject({ phase_id: 'gated', passed: true, skip: { reason: 'not_applicable', detail: 'phase "gated" skipped: skip_if "!test_kit.auth.api_key" is true for this test kit' } });
+    expect(stepsOf(r, 'mixed')[1]).toMatchObject({
+      phase_id: 'gated',
+      passed: true,
+      skip: {
+        reason: 'not_applicable',
+        detail: 'phase "gated" skipped: skip_if "!test_kit.auth.api_key" is true for this test kit',
+      },
+    });
     expect(stepsOf(r, 'cascade').map((s) => [s.step_id, verdict(s), s.passed])).toEqual([
       ['first', 'failed', false],
       ['second', 'skipped:prerequisite_failed', false],
@@ -62,7 +85,12 @@ describe('skipped steps in the contract report', () => {
   });
 
   it('counts skips as skipped — a cascade skip too, though it did not pass — never as passed or failed', async () => {
-    expect((await report()).summary).toMatchObject({ total_steps: 7, steps_passed: 1, steps_failed: 1, steps_skipped: 5 });
+    expect((await report()).summary).toMatchObject({
+      total_steps: 7,
+      steps_passed: 1,
+      steps_failed: 1,
+      steps_skipped: 5,
+    });
   });
 
   it('a storyboard whose steps all skipped is skipped; skips beside a pass leave it passed', async () => {
@@ -72,20 +100,45 @@ describe('skipped steps in the contract report', () => {
       ['cascade', 'failed'],
       ['all_skipped', 'skipped'],
     ]);
-    expect(r.storyboards.find((s) => s.storyboard_id === 'all_skipped')).toMatchObject({ file: 'all_skipped.storyboard.yaml', title: 'All skipped', track: 'signals' });
+    expect(r.storyboards.find((s) => s.storyboard_id === 'all_skipped')).toMatchObject({
+      file: 'all_skipped.storyboard.yaml',
+      title: 'All skipped',
+      track: 'signals',
+    });
   });
 
   it('a track whose storyboards all skipped is skipped, with the step skip reasons', async () => {
     expect((await report()).summary.tracks).toEqual([
-      { track: 'core', project: '', agent_url: null, status: 'passed', storyboards: [{ storyboard_id: 'mixed', status: 'passed' }] },
-      { track: 'media_buy', project: '', agent_url: null, status: 'failed', storyboards: [{ storyboard_id: 'cascade', status: 'failed' }] },
-      { track: 'signals', project: '', agent_url: null, status: 'skipped', storyboards: [{ storyboard_id: 'all_skipped', status: 'skipped' }], skip_reasons: ['not_applicable'] },
+      {
+        track: 'core',
+        project: '',
+        agent_url: null,
+        status: 'passed',
+        storyboards: [{ storyboard_id: 'mixed', status: 'passed' }],
+      },
+      {
+        track: 'media_buy',
+        project: '',
+        agent_url: null,
+        status: 'failed',
+        storyboards: [{ storyboard_id: 'cascade', status: 'failed' }],
+      },
+      {
+        track: 'signals',
+        project: '',
+        agent_url: null,
+        status: 'skipped',
+        storyboards: [{ storyboard_id: 'all_skipped', status: 'skipped' }],
+        skip_reasons: ['not_applicable'],
+      },
     ]);
   });
 
   it('lists a storyboard file that did not load, with its message, apart from the storyboards', async () => {
     const r = await report();
-    expect(r.load_errors).toEqual([{ file: 'broken.storyboard.yaml', message: 'storyboard does not load: broken', project: '' }]);
+    expect(r.load_errors).toEqual([
+      { file: 'broken.storyboard.yaml', message: 'storyboard does not load: broken', project: '' },
+    ]);
     expect(r.storyboards).toHaveLength(3);
   });
 });

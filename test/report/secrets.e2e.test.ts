@@ -102,8 +102,25 @@ describe('the markdown summary and the HTML report', () => {
   it('show none of them: rendered from the report built of the redacted record', async () => {
     const { result, secrets } = await echoRun();
     const storyboard = { id: 'inline', title: 'Inline', file: '/virtual/inline.storyboard.yaml' };
-    const report = buildReport([{ project: '', file: storyboard.file, name: 'echo', state: 'failed', errors: [], meta: { adcp: { id: 'inline/main/echo', status: 'failed', result: redactStepResult(result, secrets), storyboard } } }], { root: '/virtual' });
-    for (const text of [renderMarkdownSummary(report, { root: '/virtual' }), renderHtmlReport(report, { root: '/virtual' })]) {
+    const report = buildReport(
+      [
+        {
+          project: '',
+          file: storyboard.file,
+          name: 'echo',
+          state: 'failed',
+          errors: [],
+          meta: {
+            adcp: { id: 'inline/main/echo', status: 'failed', result: redactStepResult(result, secrets), storyboard },
+          },
+        },
+      ],
+      { root: '/virtual' },
+    );
+    for (const text of [
+      renderMarkdownSummary(report, { root: '/virtual' }),
+      renderHtmlReport(report, { root: '/virtual' }),
+    ]) {
       expect(text).toContain('[redacted]');
       for (const secret of [TOKEN, KIT_KEY, EXPECTED_SECRET]) expect(text).not.toContain(secret);
     }

@@ -12,11 +12,26 @@ import { claimSummary, renderTerminalSummary, statusWithSkips, toolListOf } from
 const AGENT = 'http://127.0.0.1:1/mcp';
 
 function step(id: string, over: Partial<StepResult> = {}): StepResult {
-  return { storyboard_id: 'sb', phase_id: 'p', step_id: id, task: 'get_products', passed: true, duration_ms: 1, validations: [], extraction: { path: 'structured_content' }, ...over };
+  return {
+    storyboard_id: 'sb',
+    phase_id: 'p',
+    step_id: id,
+    task: 'get_products',
+    passed: true,
+    duration_ms: 1,
+    validations: [],
+    extraction: { path: 'structured_content' },
+    ...over,
+  };
 }
-const skip = (id: string, reason: SkipResult['reason'], detail: string, passed = true) => step(id, { passed, skip: { reason, detail } });
+const skip = (id: string, reason: SkipResult['reason'], detail: string, passed = true) =>
+  step(id, { passed, skip: { reason, detail } });
 const failed = (id: string, over: Partial<StepResult> = {}) => step(id, { passed: false, ...over });
-const notRun = (id: string) => ({ ...step(id, { passed: false, duration_ms: 0 }), not_run: { reason: 'not_reached', detail: 'its test did not run' } }) as StepResult;
+const notRun = (id: string) =>
+  ({
+    ...step(id, { passed: false, duration_ms: 0 }),
+    not_run: { reason: 'not_reached', detail: 'its test did not run' },
+  }) as StepResult;
 
 interface Sb {
   id?: string;
@@ -28,7 +43,10 @@ interface Sb {
 }
 
 /** A contract report with what the summary reads: storyboards, tracks (one per track × project × agent, in order), totals, targets, load errors. */
-function contract(sbs: Sb[], options: { status?: Record<string, string>; targets?: number; load_errors?: string[] } = {}): ContractReport {
+function contract(
+  sbs: Sb[],
+  options: { status?: Record<string, string>; targets?: number; load_errors?: string[] } = {},
+): ContractReport {
   const storyboards: StoryboardReport[] = sbs.map((s, i) => ({
     storyboard_id: s.id ?? `sb${i}`,
     title: s.id ?? `sb${i}`,
@@ -41,16 +59,32 @@ function contract(sbs: Sb[], options: { status?: Record<string, string>; targets
     ...(s.skip ? { skip: s.skip } : {}),
     steps: s.steps ?? [],
   }));
-  const tracks = new Map<string, { track: string; project: string; agent_url: string | null; status: StoryboardStatus }>();
+  const tracks = new Map<
+    string,
+    { track: string; project: string; agent_url: string | null; status: StoryboardStatus }
+  >();
   for (const sb of storyboards) {
     const track = sb.track ?? 'untracked';
     const key = JSON.stringify([track, sb.project, sb.agent_url]);
-    if (!tracks.has(key)) tracks.set(key, { track, project: sb.project, agent_url: sb.agent_url, status: (options.status?.[track] ?? 'passed') as StoryboardStatus });
+    if (!tracks.has(key))
+      tracks.set(key, {
+        track,
+        project: sb.project,
+        agent_url: sb.agent_url,
+        status: (options.status?.[track] ?? 'passed') as StoryboardStatus,
+      });
   }
   const all = storyboards.flatMap((s) => s.steps);
   const ran = all.filter((s) => !('not_run' in s));
   return {
-    run: { targets: Array.from({ length: options.targets ?? 1 }, (_, i) => ({ project: '', agent_url: `http://agent${i}.test/mcp`, protocol: 'mcp', corpus_version: null })) },
+    run: {
+      targets: Array.from({ length: options.targets ?? 1 }, (_, i) => ({
+        project: '',
+        agent_url: `http://agent${i}.test/mcp`,
+        protocol: 'mcp',
+        corpus_version: null,
+      })),
+    },
     summary: {
       total_steps: ran.length,
       steps_passed: ran.filter((s) => s.passed && !s.skip).length,
@@ -65,29 +99,40 @@ function contract(sbs: Sb[], options: { status?: Record<string, string>; targets
   } as unknown as ContractReport;
 }
 
-const WEBHOOK_UNSATISFIED = "expect_webhook needs the runner's webhook receiver (contract \"webhook_receiver_runner\"), and this run hosts none (plugin option webhooks: { receiver: 'loopback' }, or --webhook-receiver)";
-const WEBHOOK_UNRESOLVED = "unresolved_substitution: {{runner.webhook_url:op}} needs the runner's webhook receiver, and this run hosts none (plugin option webhooks: { receiver: 'loopback' }, or --webhook-receiver)";
-const RATE_ABUSE = 'rate_abuse_opt_out: the operator opted out of vector 020 (contract "rate_abuse" of signed_requests_runner: N+1 signed requests to fill the per-keyid replay cache)';
-const CONTROLLER = 'this step needs comply_test_controller (deterministic testing), which the agent does not advertise; agent tools: [get_products, sync_creatives]';
-const REQUIRED_TOOLS = "the storyboard's required_tools [sync_audiences]: the agent advertises none of them; agent tools: [get_products, sync_creatives]";
-const VECTOR_TOOLS = 'vector 001 is sent as one of [create_media_buy], none of which the agent advertises (signed-requests.yaml: operations the agent does not implement are skipped, not failed); agent tools: [get_products, sync_creatives]';
-const OAUTH = 'oauth_not_advertised: the agent serves no protected-resource metadata (HTTP 404 at http://127.0.0.1:1/.well-known/oauth-protected-resource), so it does not offer OAuth';
+const WEBHOOK_UNSATISFIED =
+  "expect_webhook needs the runner's webhook receiver (contract \"webhook_receiver_runner\"), and this run hosts none (plugin option webhooks: { receiver: 'loopback' }, or --webhook-receiver)";
+const WEBHOOK_UNRESOLVED =
+  "unresolved_substitution: {{runner.webhook_url:op}} needs the runner's webhook receiver, and this run hosts none (plugin option webhooks: { receiver: 'loopback' }, or --webhook-receiver)";
+const RATE_ABUSE =
+  'rate_abuse_opt_out: the operator opted out of vector 020 (contract "rate_abuse" of signed_requests_runner: N+1 signed requests to fill the per-keyid replay cache)';
+const CONTROLLER =
+  'this step needs comply_test_controller (deterministic testing), which the agent does not advertise; agent tools: [get_products, sync_creatives]';
+const REQUIRED_TOOLS =
+  "the storyboard's required_tools [sync_audiences]: the agent advertises none of them; agent tools: [get_products, sync_creatives]";
+const VECTOR_TOOLS =
+  'vector 001 is sent as one of [create_media_buy], none of which the agent advertises (signed-requests.yaml: operations the agent does not implement are skipped, not failed); agent tools: [get_products, sync_creatives]';
+const OAUTH =
+  'oauth_not_advertised: the agent serves no protected-resource metadata (HTTP 404 at http://127.0.0.1:1/.well-known/oauth-protected-resource), so it does not offer OAuth';
 const SKIP_IF = 'phase "api_key" skipped: skip_if "!test_kit.auth.api_key" is true for this test kit';
 const SIGNING = "request_signing_not_advertised: the agent's get_adcp_capabilities declares no request_signing block";
 const SEED = 'fixture_seed_unsupported: the agent does not seed fixtures';
 
 const HINT = {
   vitest: {
-    webhook: "the runner's webhook receiver would run them: npx vitest-adcp … --webhook-receiver, or the plugin option webhooks: { receiver: 'loopback' }",
+    webhook:
+      "the runner's webhook receiver would run them: npx vitest-adcp … --webhook-receiver, or the plugin option webhooks: { receiver: 'loopback' }",
     auth: 'the agent refused the credentials (HTTP 401/403): pass --auth-file <path> or set ADCP_AUTH_TOKEN (plugin option agent.auth.token)',
     rate: 'opted out of the rate_abuse vectors: run without --skip-rate-abuse (plugin option signedRequests.skipRateAbuse)',
-    controller: 'they need comply_test_controller (deterministic testing), which the agent does not advertise: run them against a build of the agent that serves it',
+    controller:
+      'they need comply_test_controller (deterministic testing), which the agent does not advertise: run them against a build of the agent that serves it',
   },
   jest: {
-    webhook: "they need the runner's webhook receiver, which vitest-adcp hosts under Vitest only: npx vitest-adcp <agent-url> --webhook-receiver",
+    webhook:
+      "they need the runner's webhook receiver, which vitest-adcp hosts under Vitest only: npx vitest-adcp <agent-url> --webhook-receiver",
     auth: "the agent refused the credentials (HTTP 401/403): set ADCP_AUTH_TOKEN, or the preset's option adcp: { authToken }",
     rate: "opted out of the rate_abuse vectors: unset ADCP_SKIP_RATE_ABUSE (or the preset's adcp: { skipRateAbuse })",
-    controller: 'they need comply_test_controller (deterministic testing), which the agent does not advertise: run them against a build of the agent that serves it',
+    controller:
+      'they need comply_test_controller (deterministic testing), which the agent does not advertise: run them against a build of the agent that serves it',
   },
 };
 const TOOLS_LINE = '  agent tools: get_products, sync_creatives — missing_tool skips are tasks it does not advertise';
@@ -140,7 +185,9 @@ describe('renderTerminalSummary: skip groups and hints', () => {
       ].sort(),
     );
     // The two ×2 groups first.
-    expect(lines[2]).toMatch(/^ {6}skipped: not_applicable \(request_signing_not_advertised\) ×2, unsatisfied_contract \(rate_abuse vectors opted out\) ×2, /);
+    expect(lines[2]).toMatch(
+      /^ {6}skipped: not_applicable \(request_signing_not_advertised\) ×2, unsatisfied_contract \(rate_abuse vectors opted out\) ×2, /,
+    );
     expect(lines.slice(3)).toEqual([
       TOOLS_LINE,
       `  hint (2 skipped steps): ${HINT.vitest.webhook}`,
@@ -151,7 +198,12 @@ describe('renderTerminalSummary: skip groups and hints', () => {
 
   it('under Jest, each hint names what Jest users change', () => {
     const lines = renderTerminalSummary(kinds, { maxGroups: 20, runner: 'jest' }).split('\n');
-    expect(lines.slice(3)).toEqual([TOOLS_LINE, `  hint (2 skipped steps): ${HINT.jest.webhook}`, `  hint (2 skipped steps): ${HINT.jest.rate}`, `  hint (1 skipped step): ${HINT.jest.controller}`]);
+    expect(lines.slice(3)).toEqual([
+      TOOLS_LINE,
+      `  hint (2 skipped steps): ${HINT.jest.webhook}`,
+      `  hint (2 skipped steps): ${HINT.jest.rate}`,
+      `  hint (1 skipped step): ${HINT.jest.controller}`,
+    ]);
   });
 
   it('keeps a kind apart per reason (the label names the reason)', () => {
@@ -184,10 +236,27 @@ describe('renderTerminalSummary: skip groups and hints', () => {
   });
 
   it('shows maxGroups groups, largest first, and counts the rest', () => {
-    const sbs = [{ track: 'core', steps: [...[1, 2, 3].map((i) => skip(`a${i}`, 'missing_tool', `the agent does not advertise the tool "a"`)), skip('b1', 'missing_tool', 'the agent does not advertise the tool "b"'), skip('b2', 'missing_tool', 'the agent does not advertise the tool "b"'), skip('c', 'peer_branch_taken', 'c'), skip('d', 'peer_substituted', 'd')] }];
-    expect(renderTerminalSummary(contract(sbs), { maxGroups: 2 }).split('\n')[2]).toBe('      skipped: missing_tool a ×3, missing_tool b ×2, 2 more');
-    expect(renderTerminalSummary(contract(sbs), { maxGroups: 3 }).split('\n')[2]).toBe('      skipped: missing_tool a ×3, missing_tool b ×2, peer_branch_taken ×1, 1 more');
-    expect(renderTerminalSummary(contract(sbs)).split('\n')[2]).toBe('      skipped: missing_tool a ×3, missing_tool b ×2, peer_branch_taken ×1, peer_substituted ×1');
+    const sbs = [
+      {
+        track: 'core',
+        steps: [
+          ...[1, 2, 3].map((i) => skip(`a${i}`, 'missing_tool', `the agent does not advertise the tool "a"`)),
+          skip('b1', 'missing_tool', 'the agent does not advertise the tool "b"'),
+          skip('b2', 'missing_tool', 'the agent does not advertise the tool "b"'),
+          skip('c', 'peer_branch_taken', 'c'),
+          skip('d', 'peer_substituted', 'd'),
+        ],
+      },
+    ];
+    expect(renderTerminalSummary(contract(sbs), { maxGroups: 2 }).split('\n')[2]).toBe(
+      '      skipped: missing_tool a ×3, missing_tool b ×2, 2 more',
+    );
+    expect(renderTerminalSummary(contract(sbs), { maxGroups: 3 }).split('\n')[2]).toBe(
+      '      skipped: missing_tool a ×3, missing_tool b ×2, peer_branch_taken ×1, 1 more',
+    );
+    expect(renderTerminalSummary(contract(sbs)).split('\n')[2]).toBe(
+      '      skipped: missing_tool a ×3, missing_tool b ×2, peer_branch_taken ×1, peer_substituted ×1',
+    );
   });
 });
 
@@ -200,12 +269,21 @@ describe('renderTerminalSummary: steps the agent refused for want of credentials
         steps: [
           failed('401', { response: response(401) }),
           failed('403', { response: response(403) }),
-          failed('auth_required', { response: response(200, { structuredContent: { adcp_error: { code: 'AUTH_REQUIRED', message: 'sign in' } } }) }),
+          failed('auth_required', {
+            response: response(200, {
+              structuredContent: { adcp_error: { code: 'AUTH_REQUIRED', message: 'sign in' } },
+            }),
+          }),
           // Not a refusal: another error, no answer at all, a step that expected the 401, and a code beyond the 20 000 characters read.
           failed('500', { response: response(500, { adcp_error: { code: 'SERVICE_UNAVAILABLE' } }) }),
-          failed('unreachable', { error: 'connect ECONNREFUSED', request: { transport: 'mcp', operation: 'get_products', payload: {} } }),
+          failed('unreachable', {
+            error: 'connect ECONNREFUSED',
+            request: { transport: 'mcp', operation: 'get_products', payload: {} },
+          }),
           step('expected_401', { response: response(401) }),
-          failed('long', { response: response(200, { filler: 'x'.repeat(20_000), adcp_error: { code: 'AUTH_REQUIRED' } }) }),
+          failed('long', {
+            response: response(200, { filler: 'x'.repeat(20_000), adcp_error: { code: 'AUTH_REQUIRED' } }),
+          }),
         ],
       },
     ],
@@ -218,12 +296,21 @@ describe('renderTerminalSummary: steps the agent refused for want of credentials
       '  ✗ security  failed — 1 storyboard, 1 passed, 6 failed, 0 skipped',
       `  hint (3 failed steps): ${HINT.vitest.auth}`,
     ]);
-    expect(renderTerminalSummary(report, { runner: 'jest' }).split('\n')[2]).toBe(`  hint (3 failed steps): ${HINT.jest.auth}`);
+    expect(renderTerminalSummary(report, { runner: 'jest' }).split('\n')[2]).toBe(
+      `  hint (3 failed steps): ${HINT.jest.auth}`,
+    );
   });
 
   it('gives no auth hint when no step was refused', () => {
-    const text = renderTerminalSummary(contract([{ track: 'core', steps: [failed('f', { response: response(422) }), failed('g', { error: 'boom' })] }], { status: { core: 'failed' } }));
-    expect(text.split('\n')).toEqual(['vitest-adcp: 1 storyboard, 2 steps: 0 passed, 2 failed, 0 skipped', '  ✗ core  failed — 1 storyboard, 0 passed, 2 failed, 0 skipped']);
+    const text = renderTerminalSummary(
+      contract([{ track: 'core', steps: [failed('f', { response: response(422) }), failed('g', { error: 'boom' })] }], {
+        status: { core: 'failed' },
+      }),
+    );
+    expect(text.split('\n')).toEqual([
+      'vitest-adcp: 1 storyboard, 2 steps: 0 passed, 2 failed, 0 skipped',
+      '  ✗ core  failed — 1 storyboard, 0 passed, 2 failed, 0 skipped',
+    ]);
   });
 });
 
@@ -249,19 +336,27 @@ describe('renderTerminalSummary: steps that did not run, storyboards skipped as 
   });
 
   it('marks a status it does not know (a report of another version) with a dash', () => {
-    const text = renderTerminalSummary(contract([{ track: 'core', steps: [step('a')] }], { status: { core: 'deferred' } }));
+    const text = renderTerminalSummary(
+      contract([{ track: 'core', steps: [step('a')] }], { status: { core: 'deferred' } }),
+    );
     expect(text.split('\n')[1]).toBe('  - core  deferred — 1 storyboard, 1 passed, 0 failed, 0 skipped');
   });
 });
 
 describe('renderTerminalSummary: several agents or projects', () => {
-  const tool = (id: string, list: string) => skip(id, 'missing_tool', `the agent does not advertise the tool "sync_creatives"; agent tools: [${list}]`);
+  const tool = (id: string, list: string) =>
+    skip(id, 'missing_tool', `the agent does not advertise the tool "sync_creatives"; agent tools: [${list}]`);
 
-  it('labels each track with its project and agent, and lists each agent\'s tools', () => {
+  it("labels each track with its project and agent, and lists each agent's tools", () => {
     const text = renderTerminalSummary(
       contract(
         [
-          { track: 'core', project: 'alpha', agent_url: 'http://a.test/mcp', steps: [step('a'), tool('m', 'get_products')] },
+          {
+            track: 'core',
+            project: 'alpha',
+            agent_url: 'http://a.test/mcp',
+            steps: [step('a'), tool('m', 'get_products')],
+          },
           { track: 'core', project: 'beta', agent_url: 'http://a.test/mcp', steps: [failed('f', { error: 'x' })] },
           { track: 'core', project: 'alpha', agent_url: 'http://b.test/mcp', steps: [tool('m', '')] },
           { track: 'core', project: '', agent_url: null, steps: [tool('m', 'list_creatives')] },
@@ -294,7 +389,9 @@ describe('renderTerminalSummary: several agents or projects', () => {
         { targets: 2 },
       ),
     );
-    expect(text.split('\n').at(-1)).toBe('  agent tools (http://a.test/mcp): get_products — missing_tool skips are tasks it does not advertise');
+    expect(text.split('\n').at(-1)).toBe(
+      '  agent tools (http://a.test/mcp): get_products — missing_tool skips are tasks it does not advertise',
+    );
   });
 });
 
@@ -310,10 +407,17 @@ describe('renderTerminalSummary: one cause before the agent, files that did not 
           {
             track: 'core',
             steps: [
-              ...[1, 2].map((i) => failed(`cfg${i}`, { error: 'no agent to test: set ADCP_AGENT_URL\n(see the docs)' })),
+              ...[1, 2].map((i) =>
+                failed(`cfg${i}`, { error: 'no agent to test: set ADCP_AGENT_URL\n(see the docs)' }),
+              ),
               failed('once', { error: 'a cause of one step' }),
               ...[1, 2].map((i) => failed(`sent${i}`, { error: 'connect ECONNREFUSED', request })),
-              ...[1, 2].map((i) => failed(`graded${i}`, { error: 'assertion failed', validations: [{ check: 'field_present', passed: false, description: 'd', json_pointer: '/x' }] })),
+              ...[1, 2].map((i) =>
+                failed(`graded${i}`, {
+                  error: 'assertion failed',
+                  validations: [{ check: 'field_present', passed: false, description: 'd', json_pointer: '/x' }],
+                }),
+              ),
               ...[1, 2].map((i) => failed(`e${i}`, { error: exactly400 })),
               ...[1, 2].map((i) => failed(`o${i}`, { error: over400 })),
             ],
@@ -332,11 +436,15 @@ describe('renderTerminalSummary: one cause before the agent, files that did not 
   });
 
   it('names at most three files that did not load, even in a run without storyboards', () => {
-    expect(renderTerminalSummary(contract([], { load_errors: ['a.yaml', 'b.yaml', 'c.yaml', 'd.yaml'] })).split('\n')).toEqual([
+    expect(
+      renderTerminalSummary(contract([], { load_errors: ['a.yaml', 'b.yaml', 'c.yaml', 'd.yaml'] })).split('\n'),
+    ).toEqual([
       'vitest-adcp: 0 storyboards, 0 steps: 0 passed, 0 failed, 0 skipped',
       '  ✗ 4 storyboard files did not load: a.yaml, b.yaml, c.yaml, … (the errors are above)',
     ]);
-    expect(renderTerminalSummary(contract([], { load_errors: ['a.yaml', 'b.yaml', 'c.yaml'] })).split('\n')[1]).toBe('  ✗ 3 storyboard files did not load: a.yaml, b.yaml, c.yaml (the errors are above)');
+    expect(renderTerminalSummary(contract([], { load_errors: ['a.yaml', 'b.yaml', 'c.yaml'] })).split('\n')[1]).toBe(
+      '  ✗ 3 storyboard files did not load: a.yaml, b.yaml, c.yaml (the errors are above)',
+    );
   });
 });
 
@@ -354,7 +462,9 @@ describe('the helpers', () => {
   it('claimSummary keeps its mark under a global symbol, which every copy of the module finds', () => {
     const end = [] as object;
     expect(claimSummary(end)).toBe(true);
-    const printed = (globalThis as Record<symbol, unknown>)[Symbol.for('vitest-adcp.summary-printed')] as WeakSet<object>;
+    const printed = (globalThis as Record<symbol, unknown>)[
+      Symbol.for('vitest-adcp.summary-printed')
+    ] as WeakSet<object>;
     expect(printed.has(end)).toBe(true);
   });
 });

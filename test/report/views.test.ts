@@ -21,7 +21,15 @@ import { renderMarkdownSummary } from '../../src/report/markdown.js';
 import { buildReport, type ReportTest } from '../../src/report/build.js';
 import { buildEnvelope } from '../../src/report/envelope.js';
 import AdcpReporter, { type ContractReport } from '../../src/report/reporter.js';
-import { capsStep as caps, contractReport, gatedPhase as gated, loadFailureModule, REPORT_ROOT, storyboardModule, useFixtureAgent } from '../helpers/contract-report.js';
+import {
+  capsStep as caps,
+  contractReport,
+  gatedPhase as gated,
+  loadFailureModule,
+  REPORT_ROOT,
+  storyboardModule,
+  useFixtureAgent,
+} from '../helpers/contract-report.js';
 
 const agent = useFixtureAgent();
 
@@ -41,10 +49,17 @@ async function report(): Promise<ContractReport> {
         steps: [
           caps('ok'),
           caps('echo', {
-            sample_request: { context: { correlation_id: 'sent', note: SCRIPT_PAYLOAD, api_key: 'planted-kit-key', token_note: SECRET } },
+            sample_request: {
+              context: { correlation_id: 'sent', note: SCRIPT_PAYLOAD, api_key: 'planted-kit-key', token_note: SECRET },
+            },
             validations: [
               { check: 'field_present', path: 'adcp' },
-              { check: 'field_value', path: 'context.correlation_id', value: 'not-sent', description: 'correlation_id echoed' },
+              {
+                check: 'field_value',
+                path: 'context.correlation_id',
+                value: 'not-sent',
+                description: 'correlation_id echoed',
+              },
               { check: 'field_present', path: 'context.missing_field', description: 'a field the agent never sends' },
             ],
           }),
@@ -54,9 +69,27 @@ async function report(): Promise<ContractReport> {
     ]);
     const signals = await outcomes([gated(caps('only'))]);
     return [
-      storyboardModule({ id: 'discovery', title: 'Discovery *with* [markdown] | pipes', track: 'core', version: '1.0.0', agent_url: agent.url(), protocol: 'mcp' }, discovery, [SECRET]),
-      storyboardModule({ id: 'signals', title: 'Signals', track: 'signals', agent_url: agent.url(), protocol: 'mcp' }, signals),
-      loadFailureModule('broken.storyboard.yaml', 'schema', 'storyboard does not load:\nbroken.storyboard.yaml:3:5: [schema] phases[0] must have title'),
+      storyboardModule(
+        {
+          id: 'discovery',
+          title: 'Discovery *with* [markdown] | pipes',
+          track: 'core',
+          version: '1.0.0',
+          agent_url: agent.url(),
+          protocol: 'mcp',
+        },
+        discovery,
+        [SECRET],
+      ),
+      storyboardModule(
+        { id: 'signals', title: 'Signals', track: 'signals', agent_url: agent.url(), protocol: 'mcp' },
+        signals,
+      ),
+      loadFailureModule(
+        'broken.storyboard.yaml',
+        'schema',
+        'storyboard does not load:\nbroken.storyboard.yaml:3:5: [schema] phases[0] must have title',
+      ),
     ];
   })();
   return contractReport(await ran);
@@ -87,11 +120,17 @@ describe('markdown summary', () => {
   });
 
   it('escapes storyboard text, and no backtick run in a value can close its code block or span', () => {
-    const hostile = synthetic({ title: 'T `x` ```` <b>', stepId: 'st', error: 'boom ```` then [a](http://evil) ![i](http://evil/i.png)' });
+    const hostile = synthetic({
+      title: 'T `x` ```` <b>',
+      stepId: 'st',
+      error: 'boom ```` then [a](http://evil) ![i](http://evil/i.png)',
+    });
     const md = renderMarkdownSummary(hostile, { root: '/r' });
     expect(md).toContain('| T \\`x\\` \\`\\`\\`\\` \\<b\\> `sb` |');
     // The error's 4 backticks sit inside a 5-backtick fence.
-    expect(md).toMatch(/^`````text\nstep "st" \(task t\) failed: <<error [0-9a-f]{12}>> boom ```` then \[a\]\(http:\/\/evil\)/m);
+    expect(md).toMatch(
+      /^`````text\nstep "st" \(task t\) failed: <<error [0-9a-f]{12}>> boom ```` then \[a\]\(http:\/\/evil\)/m,
+    );
     expect(md).toMatch(/^`````$/m);
   });
 
@@ -124,15 +163,22 @@ describe('HTML report', () => {
     expect(page.match(/<script/gi)).toHaveLength(1);
     expect(page.match(/<\/script/gi)).toHaveLength(1);
     expect(page).not.toContain('<img');
-    expect(page).toContain('<span class="j-string">&#34;&#60;/script&#62;&#60;script&#62;alert(\\&#34;agent\\&#34;)&#60;/script&#62;&#60;img src=x onerror=alert(1)&#62;&#34;</span>');
+    expect(page).toContain(
+      '<span class="j-string">&#34;&#60;/script&#62;&#60;script&#62;alert(\\&#34;agent\\&#34;)&#60;/script&#62;&#60;img src=x onerror=alert(1)&#62;&#34;</span>',
+    );
     expect(page).not.toContain(SECRET);
     expect(page).not.toContain('planted-kit-key');
   });
 
   it('shows the storyboard › phase › step tree with each status, failed branches open, with track data for the filter', async () => {
     const page = renderHtmlReport(await report(), { root: REPORT_ROOT });
-    const tree = [...page.matchAll(/<details class="(sb|phase|step)" data-status="(\w+)"(?: data-track="(\w+)")?( open)?>\n<summary>[\s\S]*?<b>([^<]*)<\/b>/g)].map(
-      ([, kind, status, track, open, name]) => `${kind === 'sb' ? '' : kind === 'phase' ? '  ' : '    '}${kind} ${name} ${status}${track ? ` [${track}]` : ''}${open ? ' open' : ''}`,
+    const tree = [
+      ...page.matchAll(
+        /<details class="(sb|phase|step)" data-status="(\w+)"(?: data-track="(\w+)")?( open)?>\n<summary>[\s\S]*?<b>([^<]*)<\/b>/g,
+      ),
+    ].map(
+      ([, kind, status, track, open, name]) =>
+        `${kind === 'sb' ? '' : kind === 'phase' ? '  ' : '    '}${kind} ${name} ${status}${track ? ` [${track}]` : ''}${open ? ' open' : ''}`,
     );
     expect(tree).toEqual([
       'sb Discovery *with* [markdown] | pipes failed [core] open',
@@ -147,7 +193,9 @@ describe('HTML report', () => {
     ]);
     expect(page).toContain('<option value="core">core</option><option value="signals">signals</option>');
     expect(page).toContain('<div class="skip">not_applicable: phase &#34;gated&#34; skipped');
-    expect(page).toMatch(/<div class="loaderr"><code>broken.storyboard.yaml<\/code><pre class="reason">storyboard does not load:\nbroken.storyboard.yaml:3:5: \[schema\]/);
+    expect(page).toMatch(
+      /<div class="loaderr"><code>broken.storyboard.yaml<\/code><pre class="reason">storyboard does not load:\nbroken.storyboard.yaml:3:5: \[schema\]/,
+    );
   });
 
   it("shows a failed step's request, response with the failing pointers highlighted, validations and YAML lines", async () => {
@@ -158,9 +206,17 @@ describe('HTML report', () => {
       'field_value at /context/correlation_id: expected &#34;not-sent&#34;, got &#34;sent&#34; — inline.storyboard.yaml:17:13 (+1 more failed check)',
     );
     // The value at the failing pointer, marked; the missing field's deepest existing parent, marked as near.
-    expect(echo).toContain('<mark class="fail" title="/context/correlation_id"><span class="j-string">&#34;sent&#34;</span></mark>');
+    expect(echo).toContain(
+      '<mark class="fail" title="/context/correlation_id"><span class="j-string">&#34;sent&#34;</span></mark>',
+    );
     expect(echo).toMatch(/<span class="j-key">&#34;context&#34;<\/span>: <mark class="near" title="\/context">\{\n/);
-    const rows = [...echo.matchAll(/<tr class="(ok|ko)">([\s\S]*?)<\/tr>/g)].map(([, cls, row]) => `${cls} ${row.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').trim()}`);
+    const rows = [...echo.matchAll(/<tr class="(ok|ko)">([\s\S]*?)<\/tr>/g)].map(
+      ([, cls, row]) =>
+        `${cls} ${row
+          .replace(/<[^>]+>/g, ' ')
+          .replace(/\s+/g, ' ')
+          .trim()}`,
+    );
     expect(rows).toEqual([
       'ok ✓ field_present field_present /adcp inline.storyboard.yaml:15:13',
       'ko ✗ field_value correlation_id echoed /context/correlation_id &#34;not-sent&#34; &#34;sent&#34; inline.storyboard.yaml:17:13 &#34;context.correlation_id&#34; does not have the expected value',
@@ -168,33 +224,59 @@ describe('HTML report', () => {
       'ok ✓ invariant context.echo: the answer echoes the request context verbatim and never invents one /context inline.storyboard.yaml:12:9',
       'ok ✓ invariant context.no_secret_echo: the answer carries no credential of the run and no credential-named field inline.storyboard.yaml:12:9',
     ]);
-    expect(echo).toMatch(/<details class="request"><summary><b>Request<\/b> <span class="muted">mcp get_adcp_capabilities → http:\/\/127\.0\.0\.1:\d+\/mcp<\/span><\/summary><pre class="json">\{/);
+    expect(echo).toMatch(
+      /<details class="request"><summary><b>Request<\/b> <span class="muted">mcp get_adcp_capabilities → http:\/\/127\.0\.0\.1:\d+\/mcp<\/span><\/summary><pre class="json">\{/,
+    );
     expect(echo).toMatch(/<h4>Response <span class="muted">structured_content · HTTP 200 · \d+ ms<\/span><\/h4>/);
     // Redacted as in the JSON report.
-    expect(echo).toContain('<span class="j-key">&#34;api_key&#34;</span>: <span class="j-string">&#34;[redacted]&#34;</span>');
+    expect(echo).toContain(
+      '<span class="j-key">&#34;api_key&#34;</span>: <span class="j-string">&#34;[redacted]&#34;</span>',
+    );
   });
 
   // In a real browser: the CSP lets the page's own script run (hash), and the filters (here from the URL hash) hide what they should.
-  it.skipIf(!existsSync(CHROMIUM))('runs its filter script under its own CSP in headless Chromium (#failed&track=core)', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'vitest-adcp-html-'));
-    try {
-      const file = join(dir, 'report.html');
-      writeFileSync(file, renderHtmlReport(await report(), { root: REPORT_ROOT }));
-      const dom = await new Promise<string>((done, fail) =>
-        execFile(CHROMIUM, ['--headless', '--no-sandbox', '--disable-gpu', '--dump-dom', `${pathToFileURL(file).href}#failed&track=core`], { timeout: 30_000 }, (error, stdout) => (error ? fail(error) : done(stdout))),
-      );
-      expect(dom).toMatch(/<html lang="en" data-ready="true">/);
-      const shown = (kind: string) => [...dom.matchAll(new RegExp(`<details class="${kind}"[^>]*>`, 'g'))].filter(([tag]) => !/ hidden=/.test(tag)).map(([tag]) => tag.match(/data-status="(\w+)"/)![1]);
-      expect(shown('step')).toEqual(['failed']);
-      expect(shown('phase')).toEqual(['failed']);
-      expect(shown('sb')).toEqual(['failed']);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+  it.skipIf(!existsSync(CHROMIUM))(
+    'runs its filter script under its own CSP in headless Chromium (#failed&track=core)',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'vitest-adcp-html-'));
+      try {
+        const file = join(dir, 'report.html');
+        writeFileSync(file, renderHtmlReport(await report(), { root: REPORT_ROOT }));
+        const dom = await new Promise<string>((done, fail) =>
+          execFile(
+            CHROMIUM,
+            [
+              '--headless',
+              '--no-sandbox',
+              '--disable-gpu',
+              '--dump-dom',
+              `${pathToFileURL(file).href}#failed&track=core`,
+            ],
+            { timeout: 30_000 },
+            (error, stdout) => (error ? fail(error) : done(stdout)),
+          ),
+        );
+        expect(dom).toMatch(/<html lang="en" data-ready="true">/);
+        const shown = (kind: string) =>
+          [...dom.matchAll(new RegExp(`<details class="${kind}"[^>]*>`, 'g'))]
+            .filter(([tag]) => !/ hidden=/.test(tag))
+            .map(([tag]) => tag.match(/data-status="(\w+)"/)![1]);
+        expect(shown('step')).toEqual(['failed']);
+        expect(shown('phase')).toEqual(['failed']);
+        expect(shown('sb')).toEqual(['failed']);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
 
   it('redacts again on its own: a record that skipped the reporter keeps no secret-named value', () => {
-    const raw = synthetic({ title: 'Raw', stepId: 'st', error: 'boom', request: { authorization: 'Bearer raw-secret-value', nested: { client_secret: 'raw-client-secret' } } });
+    const raw = synthetic({
+      title: 'Raw',
+      stepId: 'st',
+      error: 'boom',
+      request: { authorization: 'Bearer raw-secret-value', nested: { client_secret: 'raw-client-secret' } },
+    });
     const page = renderHtmlReport(raw, { root: '/r' });
     expect(page).not.toContain('raw-secret-value');
     expect(page).not.toContain('raw-client-secret');
@@ -203,7 +285,8 @@ describe('HTML report', () => {
 });
 
 describe('the reporter writes the views', () => {
-  const vitestAt = (root: string, logged: string[], outputFile?: unknown) => ({ config: { root, outputFile }, logger: { log: (m: string) => logged.push(m) } }) as unknown as Vitest;
+  const vitestAt = (root: string, logged: string[], outputFile?: unknown) =>
+    ({ config: { root, outputFile }, logger: { log: (m: string) => logged.push(m) } }) as unknown as Vitest;
 
   it('writes the markdown and the HTML where asked (options or outputFile keys), says where, and appends to the job summary', async () => {
     await report();
@@ -215,7 +298,9 @@ describe('the reporter writes the views', () => {
     try {
       const logged: string[] = [];
       const reporter = new AdcpReporter({ markdownFile: 'out/summary.md' });
-      reporter.onInit(vitestAt(root, logged, { 'vitest-adcp': 'out/r.json', 'vitest-adcp-html': 'out/deep/report.html' }));
+      reporter.onInit(
+        vitestAt(root, logged, { 'vitest-adcp': 'out/r.json', 'vitest-adcp-html': 'out/deep/report.html' }),
+      );
       reporter.onTestRunEnd(modules);
       const md = readFileSync(join(root, 'out/summary.md'), 'utf8');
       expect(md).toMatch(/^## ❌ AdCP storyboards/);
@@ -256,30 +341,80 @@ describe('a run over two agents, filtered', () => {
   /** Two projects testing two agents, each one step graded and one planned but filtered out: built by the reporter's buildReport. */
   function twoAgents(): ContractReport {
     const tests: ReportTest[] = [];
-    for (const [project, agent_url] of [['seller-a', 'https://a.example/mcp'], ['seller-b', 'https://b.example/mcp']] as const) {
-      const storyboard = { id: 'sb', title: 'Storyboard', track: 'core', file: '/r/sb.storyboard.yaml', agent_url, protocol: 'mcp' as const };
-      const result: StepResult = { storyboard_id: 'sb', phase_id: 'p', step_id: 'graded', task: 't', passed: project === 'seller-a', duration_ms: 1, validations: [], extraction: { path: 'none' }, ...(project === 'seller-b' ? { error: 'boom' } : {}) };
-      tests.push({ project, file: storyboard.file, name: 'graded', state: result.passed ? 'passed' : 'failed', errors: [], meta: { adcp: { id: 'sb/p/graded', status: result.passed ? 'passed' : 'failed', result, storyboard } } });
-      tests.push({ project, file: storyboard.file, name: 'later', state: 'skipped', errors: [], meta: { adcpPlanned: { storyboard, phase_id: 'p', step_id: 'later', task: 't' } } });
+    for (const [project, agent_url] of [
+      ['seller-a', 'https://a.example/mcp'],
+      ['seller-b', 'https://b.example/mcp'],
+    ] as const) {
+      const storyboard = {
+        id: 'sb',
+        title: 'Storyboard',
+        track: 'core',
+        file: '/r/sb.storyboard.yaml',
+        agent_url,
+        protocol: 'mcp' as const,
+      };
+      const result: StepResult = {
+        storyboard_id: 'sb',
+        phase_id: 'p',
+        step_id: 'graded',
+        task: 't',
+        passed: project === 'seller-a',
+        duration_ms: 1,
+        validations: [],
+        extraction: { path: 'none' },
+        ...(project === 'seller-b' ? { error: 'boom' } : {}),
+      };
+      tests.push({
+        project,
+        file: storyboard.file,
+        name: 'graded',
+        state: result.passed ? 'passed' : 'failed',
+        errors: [],
+        meta: { adcp: { id: 'sb/p/graded', status: result.passed ? 'passed' : 'failed', result, storyboard } },
+      });
+      tests.push({
+        project,
+        file: storyboard.file,
+        name: 'later',
+        state: 'skipped',
+        errors: [],
+        meta: { adcpPlanned: { storyboard, phase_id: 'p', step_id: 'later', task: 't' } },
+      });
     }
-    return buildReport(tests, { root: '/r', started_at: '2026-01-01T00:00:00.000Z', finished_at: '2026-01-01T00:00:02.000Z', test_name_pattern: 'graded' });
+    return buildReport(tests, {
+      root: '/r',
+      started_at: '2026-01-01T00:00:00.000Z',
+      finished_at: '2026-01-01T00:00:02.000Z',
+      test_name_pattern: 'graded',
+    });
   }
 
   it('the markdown names project and agent on each row and says the run was partial', () => {
     const md = renderMarkdownSummary(twoAgents(), { root: '/r' });
     expect(md).toContain('Against 2 agents (below); vitest-adcp');
-    expect(md).toContain('◐ Partial run: 2 planned steps did not run (test name filter `graded`); no storyboard with an unrun step is called passed.');
+    expect(md).toContain(
+      '◐ Partial run: 2 planned steps did not run (test name filter `graded`); no storyboard with an unrun step is called passed.',
+    );
     expect(md).toContain('| core | `seller-a` `https://a.example/mcp` | ◐ incomplete | 1 incomplete |');
     expect(md).toContain('| core | `seller-b` `https://b.example/mcp` | ❌ failed | 1 failed |');
-    expect(md).toContain('| Storyboard `sb` | core | `seller-a` `https://a.example/mcp` | ◐ incomplete | 1 / 0 / 0 / 1 | `sb.storyboard.yaml` |');
-    expect(md).toContain('**Storyboard** › p › graded (`t`) in `sb.storyboard.yaml` against `seller-b` `https://b.example/mcp`');
+    expect(md).toContain(
+      '| Storyboard `sb` | core | `seller-a` `https://a.example/mcp` | ◐ incomplete | 1 / 0 / 0 / 1 | `sb.storyboard.yaml` |',
+    );
+    expect(md).toContain(
+      '**Storyboard** › p › graded (`t`) in `sb.storyboard.yaml` against `seller-b` `https://b.example/mcp`',
+    );
   });
 
   it('the HTML shows each agent, the unrun steps as not run, and a partial-run warning', () => {
     const page = renderHtmlReport(twoAgents(), { root: '/r' });
     expect(page).toContain('2 agents: seller-a · https://a.example/mcp, seller-b · https://b.example/mcp');
-    expect(page).toContain('<p class="warning">Partial run: 2 planned steps did not run (test name filter graded).</p>');
-    expect(page.match(/<details class="sb" data-status="(\w+)"/g)).toEqual(['<details class="sb" data-status="incomplete"', '<details class="sb" data-status="failed"']);
+    expect(page).toContain(
+      '<p class="warning">Partial run: 2 planned steps did not run (test name filter graded).</p>',
+    );
+    expect(page.match(/<details class="sb" data-status="(\w+)"/g)).toEqual([
+      '<details class="sb" data-status="incomplete"',
+      '<details class="sb" data-status="failed"',
+    ]);
     expect(page.match(/<details class="step" data-status="not_run">/g)).toHaveLength(2);
     expect(page).toContain('<div class="skip">not run (filtered): its test did not run');
     expect(page).toContain('sb.storyboard.yaml · seller-b · https://b.example/mcp');
@@ -287,7 +422,13 @@ describe('a run over two agents, filtered', () => {
 });
 
 /** A report of one storyboard with failing steps, written by hand (what a report file from elsewhere could hold). */
-function synthetic(o: { title: string; stepId: string; error: string; copies?: number; request?: unknown }): ContractReport {
+function synthetic(o: {
+  title: string;
+  stepId: string;
+  error: string;
+  copies?: number;
+  request?: unknown;
+}): ContractReport {
   const step = (i: number): StepResult => ({
     storyboard_id: 'sb',
     phase_id: 'p',
@@ -306,17 +447,33 @@ function synthetic(o: { title: string; stepId: string; error: string; copies?: n
     contract: { id: 'runner_output_contract', version: '1.1.0' },
     runner: { name: 'vitest-adcp', version: '0.1.0' },
     generated_at: '2026-01-01T00:00:00.000Z',
-    run: buildEnvelope([{ ...target, corpus_version: null }], { started_at: '2026-01-01T00:00:00.000Z', finished_at: '2026-01-01T00:00:01.000Z' }, true),
+    run: buildEnvelope(
+      [{ ...target, corpus_version: null }],
+      { started_at: '2026-01-01T00:00:00.000Z', finished_at: '2026-01-01T00:00:01.000Z' },
+      true,
+    ),
     summary: {
       total_steps: steps.length,
       steps_passed: 0,
       steps_failed: steps.length,
       steps_skipped: 0,
       steps_not_run: 0,
-      tracks: [{ track: 'core', ...target, status: 'failed', storyboards: [{ storyboard_id: 'sb', status: 'failed' }] }],
+      tracks: [
+        { track: 'core', ...target, status: 'failed', storyboards: [{ storyboard_id: 'sb', status: 'failed' }] },
+      ],
       schemas_used: [],
     },
-    storyboards: [{ storyboard_id: 'sb', title: o.title, track: 'core', file: 'sb.storyboard.yaml', ...target, status: 'failed', steps }],
+    storyboards: [
+      {
+        storyboard_id: 'sb',
+        title: o.title,
+        track: 'core',
+        file: 'sb.storyboard.yaml',
+        ...target,
+        status: 'failed',
+        steps,
+      },
+    ],
     load_errors: [],
   };
 }

@@ -17,7 +17,9 @@ const at = { line: 1, column: 1 };
 describe('resolveRef', () => {
   it('resolves an exact path, and an $id-style ref to the same file', () => {
     expect(registry.resolveRef('media-buy/get-products-response.json')).toBe('media-buy/get-products-response.json');
-    expect(registry.resolveRef('/schemas/3.0.6/media-buy/get-products-response.json')).toBe('media-buy/get-products-response.json');
+    expect(registry.resolveRef('/schemas/3.0.6/media-buy/get-products-response.json')).toBe(
+      'media-buy/get-products-response.json',
+    );
   });
 
   it('creative/build-creative-response.json resolves to media-buy/build-creative-response.json (the one non-bundled file of that name)', () => {
@@ -26,14 +28,18 @@ describe('resolveRef', () => {
       schema_id: '/schemas/3.0.6/media-buy/build-creative-response.json',
       schema_url: 'https://adcontextprotocol.org/schemas/3.0.6/media-buy/build-creative-response.json',
     });
-    expect(registry.validate('creative/build-creative-response.json', {}).schema_id).toBe('/schemas/3.0.6/media-buy/build-creative-response.json');
+    expect(registry.validate('creative/build-creative-response.json', {}).schema_id).toBe(
+      '/schemas/3.0.6/media-buy/build-creative-response.json',
+    );
   });
 
   it('does not guess between two files of the same name, nor invent one', () => {
     // creative/ and media-buy/ both ship list-creative-formats-response.json.
     expect(registry.resolveRef('signals/list-creative-formats-response.json')).toBeUndefined();
     expect(registry.resolveRef('media-buy/no-such-response.json')).toBeUndefined();
-    expect(() => registry.identify('media-buy/no-such-response.json')).toThrow(/no AdCP schema "media-buy\/no-such-response.json"/);
+    expect(() => registry.identify('media-buy/no-such-response.json')).toThrow(
+      /no AdCP schema "media-buy\/no-such-response.json"/,
+    );
   });
 });
 
@@ -52,7 +58,14 @@ describe('response_schema with a ref that resolves to nothing', () => {
       extraction: { path: 'structured_content' },
       data: {},
     };
-    const graded = gradeStep({ file: '/virtual/x.yaml', step, task: 'build_creative', exchange, schemas: registry, scope: { context: new Map(), priorSteps: new Map() } });
+    const graded = gradeStep({
+      file: '/virtual/x.yaml',
+      step,
+      task: 'build_creative',
+      exchange,
+      schemas: registry,
+      scope: { context: new Map(), priorSteps: new Map() },
+    });
     expect(graded.passed).toBe(false);
     expect(graded.validations[0]).toMatchObject({
       check: 'response_schema',

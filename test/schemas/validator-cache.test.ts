@@ -17,7 +17,12 @@ const scratch = mkdtempSync(join(tmpdir(), 'adcp-validators-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 const REF = 'media-buy/get-products-response.json';
-const answers = [{ products: [] }, { products: [{ product_id: 'p' }] }, { nothing: true }, { errors: [{ code: 'X', message: 'm' }] }];
+const answers = [
+  { products: [] },
+  { products: [{ product_id: 'p' }] },
+  { nothing: true },
+  { errors: [{ code: 'X', message: 'm' }] },
+];
 const entries = (cacheDir: string) => readdirSync(join(cacheDir, 'validators'));
 
 describe('validators from the cache directory', () => {
@@ -30,7 +35,8 @@ describe('validators from the cache directory', () => {
     // written through the cache (signed with this user's secret) is: a registry that reads the cache now says "valid".
     const file = join(cacheDir, 'validators', entries(cacheDir)[0]!);
     const real = readFileSync(file, 'utf8');
-    const accept = '"use strict"; module.exports = function validate() { validate.errors = null; return true; }; module.exports.default = module.exports;';
+    const accept =
+      '"use strict"; module.exports = function validate() { validate.errors = null; return true; }; module.exports.default = module.exports;';
     writeFileSync(file, accept);
     expect(new SchemaRegistry(schemasDir, cacheDir).validate(REF, { nothing: true }).valid).toBe(false);
     new DiskCache(cacheDir, 'validators', '.cjs', []).write(basename(file, '.cjs'), accept);

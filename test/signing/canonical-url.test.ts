@@ -36,10 +36,19 @@ describe('canonicalization.json', () => {
       expect(() => canonicalizeUrl(inputUrl)).toThrow(UrlCanonicalizationError);
       const message = { ...positive.request, url: inputUrl };
       expect(() =>
-        signRequest(message, { key: key.privateJwk, keyid: key.kid, tag: REQUEST_SIGNING.tag, components: ['@method', '@target-uri', '@authority', 'content-type'] }),
+        signRequest(message, {
+          key: key.privateJwk,
+          keyid: key.kid,
+          tag: REQUEST_SIGNING.tag,
+          components: ['@method', '@target-uri', '@authority', 'content-type'],
+        }),
       ).toThrow(UrlCanonicalizationError);
       // The positive vector's signature headers parse, so the URL is the first thing wrong.
-      const result = await verifySignedMessage(message, { profile: REQUEST_SIGNING, jwks: positive.jwks, now: positive.referenceNow });
+      const result = await verifySignedMessage(message, {
+        profile: REQUEST_SIGNING,
+        jwks: positive.jwks,
+        now: positive.referenceNow,
+      });
       expect(result).toMatchObject({ ok: false, code: expected.errorCode });
     });
   });
@@ -47,12 +56,20 @@ describe('canonicalization.json', () => {
 
 describe('canonicalizeUrl beyond the published cases', () => {
   it.each([
-    ['%2E%2E is not a dot segment (dot segments are removed before percent-decoding, step 5 then 6)', 'https://h/a/%2E%2E/b', 'https://h/a/../b'],
+    [
+      '%2E%2E is not a dot segment (dot segments are removed before percent-decoding, step 5 then 6)',
+      'https://h/a/%2E%2E/b',
+      'https://h/a/../b',
+    ],
     ['a leading ../ is dropped', 'https://h/../a', 'https://h/a'],
     ['a trailing /.. pops the last segment and keeps the slash', 'https://h/a/b/..', 'https://h/a/'],
     ['an empty port is dropped', 'https://h:/p', 'https://h/p'],
     ['443 is not the default port of http, so it stays', 'http://h:443/p', 'http://h:443/p'],
-    ['query percent-encoding is normalized but the query is not re-encoded', 'https://h/p?q=%7e%2f+x', 'https://h/p?q=~%2F+x'],
+    [
+      'query percent-encoding is normalized but the query is not re-encoded',
+      'https://h/p?q=%7e%2f+x',
+      'https://h/p?q=~%2F+x',
+    ],
     ['the fragment goes, the empty query stays', 'https://h/p?#f', 'https://h/p?'],
     ['userinfo with an @ in it is stripped', 'https://a@b:c@h/p', 'https://h/p'],
   ])('%s', (_rule, input, targetUri) => {
@@ -75,11 +92,19 @@ describe('canonicalizeUrl beyond the published cases', () => {
 
   it('converts a U-label host for a signer and refuses it for a verifier', () => {
     expect(canonicalizeUrl('https://b\u00fccher.example/p').authority).toBe('xn--bcher-kva.example');
-    expect(() => canonicalizeUrl('https://b\u00fccher.example/p', { unicodeHost: 'reject' })).toThrow(expect.objectContaining({ reason: 'non_ascii_host' }));
+    expect(() => canonicalizeUrl('https://b\u00fccher.example/p', { unicodeHost: 'reject' })).toThrow(
+      expect.objectContaining({ reason: 'non_ascii_host' }),
+    );
   });
 
   it('exposes scheme, path and query separately', () => {
-    expect(canonicalizeUrl('HTTPS://H/a/./b?x=1#f')).toEqual({ scheme: 'https', authority: 'h', path: '/a/b', query: 'x=1', targetUri: 'https://h/a/b?x=1' });
+    expect(canonicalizeUrl('HTTPS://H/a/./b?x=1#f')).toEqual({
+      scheme: 'https',
+      authority: 'h',
+      path: '/a/b',
+      query: 'x=1',
+      targetUri: 'https://h/a/b?x=1',
+    });
     expect(canonicalizeUrl('https://h').query).toBeUndefined();
   });
 

@@ -1,6 +1,11 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { checkContentDigest, computeContentDigest, parseContentDigest, StructuredFieldError } from '../../src/signing/index.js';
+import {
+  checkContentDigest,
+  computeContentDigest,
+  parseContentDigest,
+  StructuredFieldError,
+} from '../../src/signing/index.js';
 import { VECTOR_SETS } from './harness.js';
 
 const BODY = '{"plan_id":"plan_001"}';
@@ -15,7 +20,9 @@ describe('computeContentDigest', () => {
   );
 
   it('writes sha-512 and base64url on request, and hashes bytes as given', () => {
-    expect(computeContentDigest(BODY, { algorithm: 'sha-512' })).toBe(`sha-512=:${createHash('sha512').update(BODY).digest('base64')}:`);
+    expect(computeContentDigest(BODY, { algorithm: 'sha-512' })).toBe(
+      `sha-512=:${createHash('sha512').update(BODY).digest('base64')}:`,
+    );
     expect(computeContentDigest(BODY, { encoding: 'base64url' })).toBe(`sha-256=:${sha256.toString('base64url')}:`);
     expect(computeContentDigest(Buffer.from(BODY))).toBe(computeContentDigest(BODY));
     expect(computeContentDigest(undefined)).toBe(computeContentDigest(''));
@@ -24,21 +31,41 @@ describe('computeContentDigest', () => {
 
 describe('checkContentDigest', () => {
   it('accepts the body’s digest in either base64 alphabet, and ignores algorithms it does not know', () => {
-    expect(checkContentDigest(`sha-256=:${sha256.toString('base64')}:`, BODY)).toEqual({ ok: true, algorithms: ['sha-256'] });
-    expect(checkContentDigest(`sha-256=:${sha256.toString('base64url')}:`, BODY)).toEqual({ ok: true, algorithms: ['sha-256'] });
-    expect(checkContentDigest(`md5=:AAAA:, ${computeContentDigest(BODY, { algorithm: 'sha-512' })}`, BODY)).toEqual({ ok: true, algorithms: ['sha-512'] });
+    expect(checkContentDigest(`sha-256=:${sha256.toString('base64')}:`, BODY)).toEqual({
+      ok: true,
+      algorithms: ['sha-256'],
+    });
+    expect(checkContentDigest(`sha-256=:${sha256.toString('base64url')}:`, BODY)).toEqual({
+      ok: true,
+      algorithms: ['sha-256'],
+    });
+    expect(checkContentDigest(`md5=:AAAA:, ${computeContentDigest(BODY, { algorithm: 'sha-512' })}`, BODY)).toEqual({
+      ok: true,
+      algorithms: ['sha-512'],
+    });
   });
 
   it('rejects another body, a wrong second algorithm, and a header with nothing it can check', () => {
-    expect(checkContentDigest(computeContentDigest(BODY), `${BODY} `)).toMatchObject({ ok: false, detail: expect.stringContaining('sha-256') });
-    expect(checkContentDigest(`${computeContentDigest(BODY)}, ${computeContentDigest('other', { algorithm: 'sha-512' })}`, BODY)).toMatchObject({ ok: false, detail: expect.stringContaining('sha-512') });
+    expect(checkContentDigest(computeContentDigest(BODY), `${BODY} `)).toMatchObject({
+      ok: false,
+      detail: expect.stringContaining('sha-256'),
+    });
+    expect(
+      checkContentDigest(
+        `${computeContentDigest(BODY)}, ${computeContentDigest('other', { algorithm: 'sha-512' })}`,
+        BODY,
+      ),
+    ).toMatchObject({ ok: false, detail: expect.stringContaining('sha-512') });
     expect(checkContentDigest('md5=:AAAA:', BODY)).toMatchObject({ ok: false, detail: expect.stringContaining('md5') });
   });
 });
 
 describe('parseContentDigest', () => {
   it.each([
-    ['a repeated algorithm (two values, which one was signed?)', `sha-256=:${sha256.toString('base64')}:, sha-256=:AAAA:`],
+    [
+      'a repeated algorithm (two values, which one was signed?)',
+      `sha-256=:${sha256.toString('base64')}:, sha-256=:AAAA:`,
+    ],
     ['mixed base64 alphabets in one value', 'sha-256=:A+B-AAAA:'],
     ['a value that is not a byte sequence', 'sha-256="abc"'],
     ['an unterminated byte sequence', 'sha-256=:AAAA'],

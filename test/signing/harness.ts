@@ -17,9 +17,13 @@ import {
 } from '../../src/signing/index.js';
 
 /** Both vector folders of the newest installed corpus, so a new corpus or vector file is picked up as is. */
-export const VECTOR_SETS: SigningVectorSet[] = [loadSigningVectors('request-signing'), loadSigningVectors('webhook-signing')];
+export const VECTOR_SETS: SigningVectorSet[] = [
+  loadSigningVectors('request-signing'),
+  loadSigningVectors('webhook-signing'),
+];
 
-export const profileOf = (vector: Pick<SigningVector, 'kind'>) => (vector.kind === 'request-signing' ? REQUEST_SIGNING : WEBHOOK_SIGNING);
+export const profileOf = (vector: Pick<SigningVector, 'kind'>) =>
+  vector.kind === 'request-signing' ? REQUEST_SIGNING : WEBHOOK_SIGNING;
 
 /** The AdCP operation a vector's URL invokes: its last path segment (`/adcp/create_media_buy`). */
 export function operationOf(url: string): string {
@@ -38,8 +42,10 @@ export function verifyVector(
   const state = options.withState === false ? undefined : vector.harnessState;
   // A cap of 1 filled with one placeholder entry is "the per-keyid cap is hit", per the vector README.
   const replayCache = new MemoryReplayCache({ perKeyidCap: state?.capReachedFor ? 1 : 1000 });
-  if (state?.capReachedFor) replayCache.insert(state.capReachedFor, 'placeholder-entry-at-cap', vector.referenceNow + 360);
-  for (const entry of state?.replayEntries ?? []) replayCache.insert(entry.keyid, entry.nonce, vector.referenceNow + (entry.ttlSeconds ?? 360));
+  if (state?.capReachedFor)
+    replayCache.insert(state.capReachedFor, 'placeholder-entry-at-cap', vector.referenceNow + 360);
+  for (const entry of state?.replayEntries ?? [])
+    replayCache.insert(entry.keyid, entry.nonce, vector.referenceNow + (entry.ttlSeconds ?? 360));
   const capability = vector.verifierCapability;
   return verifySignedMessage(message, {
     profile: profileOf(vector),
@@ -48,7 +54,11 @@ export function verifyVector(
     contentDigest: capability?.coversContentDigest,
     signatureRequired:
       vector.kind === 'webhook-signing' ||
-      isSignatureRequired({ operation: operationOf(message.url), requiredFor: capability?.requiredFor ?? [], body: message.body }),
+      isSignatureRequired({
+        operation: operationOf(message.url),
+        requiredFor: capability?.requiredFor ?? [],
+        body: message.body,
+      }),
     revocation: {
       isRevoked: (keyid) => state?.revokedKids.includes(keyid) ?? false,
       isStale: () => state?.revocationStaleSeconds !== undefined,

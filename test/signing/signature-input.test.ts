@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { parseSignature, parseSignatureInput, serializeSignatureParams, StructuredFieldError } from '../../src/signing/index.js';
+import {
+  parseSignature,
+  parseSignatureInput,
+  serializeSignatureParams,
+  StructuredFieldError,
+} from '../../src/signing/index.js';
 
 const COMPONENTS = '("@method" "@target-uri" "@authority")';
 const PARAMS = 'created=1;expires=2;nonce="n";keyid="k";alg="ed25519";tag="t"';
@@ -13,15 +18,22 @@ describe('parseSignatureInput', () => {
       params: { created: 1, expires: 2, nonce: 'n', keyid: 'k', alg: 'ed25519', tag: 't' },
       signatureParams: `${COMPONENTS};${PARAMS};x=tok`,
     });
-    expect(parseSignatureInput(`other=("@method");created=9, sig1=${COMPONENTS}`, 'other').params).toEqual({ created: 9 });
+    expect(parseSignatureInput(`other=("@method");created=9, sig1=${COMPONENTS}`, 'other').params).toEqual({
+      created: 9,
+    });
   });
 
   it('re-serializes per RFC 8941, so optional whitespace does not change the signature base', () => {
-    expect(parseSignatureInput(`sig1=( "@method"  "@path" );  created=1`).signatureParams).toBe('("@method" "@path");created=1');
+    expect(parseSignatureInput(`sig1=( "@method"  "@path" );  created=1`).signatureParams).toBe(
+      '("@method" "@path");created=1',
+    );
   });
 
   it('keeps a parameterized component distinct from the plain name', () => {
-    expect(parseSignatureInput('sig1=("content-digest";sf "@method")').components).toEqual(['"content-digest";sf', '@method']);
+    expect(parseSignatureInput('sig1=("content-digest";sf "@method")').components).toEqual([
+      '"content-digest";sf',
+      '@method',
+    ]);
   });
 
   it.each([
@@ -40,13 +52,18 @@ describe('parseSignatureInput', () => {
   });
 
   it('does not mistake a comma or semicolon inside a quoted string for structure', () => {
-    expect(parseSignatureInput(`sig1=${COMPONENTS};nonce="a,b;c";tag="x, sig1=y"`).params).toEqual({ nonce: 'a,b;c', tag: 'x, sig1=y' });
+    expect(parseSignatureInput(`sig1=${COMPONENTS};nonce="a,b;c";tag="x, sig1=y"`).params).toEqual({
+      nonce: 'a,b;c',
+      tag: 'x, sig1=y',
+    });
   });
 });
 
 describe('serializeSignatureParams', () => {
   it('writes parameters in the vectors’ order, whatever order they are given in, and leaves absent ones out', () => {
-    expect(serializeSignatureParams(['@method'], { tag: 't', keyid: 'k', created: 1, nonce: 'n' })).toBe('("@method");created=1;nonce="n";keyid="k";tag="t"');
+    expect(serializeSignatureParams(['@method'], { tag: 't', keyid: 'k', created: 1, nonce: 'n' })).toBe(
+      '("@method");created=1;nonce="n";keyid="k";tag="t"',
+    );
   });
 });
 

@@ -10,7 +10,11 @@ describe('isSignatureRequired', () => {
 
   it.each([
     ['at the top level', { push_notification_config: { url: 'u', authentication: { scheme: 'HMAC-SHA256' } } }, true],
-    ['nested in arrays', { packages: [{ updates: [{ push_notification_config: { authentication: { credentials: 'c' } } }] }] }, true],
+    [
+      'nested in arrays',
+      { packages: [{ updates: [{ push_notification_config: { authentication: { credentials: 'c' } } }] }] },
+      true,
+    ],
     ['an empty authentication object', { push_notification_config: { authentication: {} } }, false],
     ['a config without authentication', { push_notification_config: { url: 'u' } }, false],
   ])('looks for push_notification_config.authentication %s', (_where, body, required) => {

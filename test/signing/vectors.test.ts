@@ -16,7 +16,8 @@ import {
 } from '../../src/signing/index.js';
 import { flipByte, profileOf, VECTOR_SETS, verifyVector, withHeaders } from './harness.js';
 
-const header = (vector: SigningVector, name: string) => vector.request.headers[Object.keys(vector.request.headers).find((key) => key.toLowerCase() === name)!]!;
+const header = (vector: SigningVector, name: string) =>
+  vector.request.headers[Object.keys(vector.request.headers).find((key) => key.toLowerCase() === name)!]!;
 
 /** The vector's request as a signer holds it before signing: no signature headers. */
 function unsigned(vector: SigningVector): HttpMessage {
@@ -28,7 +29,16 @@ function resign(set: SigningVectorSet, vector: SigningVector) {
   const declared = parseSignatureInput(header(vector, 'signature-input'));
   const key = set.keys.find((candidate) => candidate.kid === declared.params.keyid)!;
   const { created, expires, nonce, alg, tag } = declared.params;
-  return signRequest(unsigned(vector), { key: key.privateJwk, keyid: key.kid, components: declared.components, created, expires, nonce, alg, tag: tag! });
+  return signRequest(unsigned(vector), {
+    key: key.privateJwk,
+    keyid: key.kid,
+    components: declared.components,
+    created,
+    expires,
+    nonce,
+    alg,
+    tag: tag!,
+  });
 }
 
 describe.each(VECTOR_SETS)('$kind vectors', (set) => {
@@ -41,14 +51,21 @@ describe.each(VECTOR_SETS)('$kind vectors', (set) => {
   describe('positive: our verifier accepts', () => {
     it.each(set.positive)('$id — $name', async (vector) => {
       const result = await verifyVector(vector);
-      expect(result).toMatchObject({ ok: true, signed: true, label: 'sig1', keyid: parseSignatureInput(header(vector, 'signature-input')).params.keyid });
+      expect(result).toMatchObject({
+        ok: true,
+        signed: true,
+        label: 'sig1',
+        keyid: parseSignatureInput(header(vector, 'signature-input')).params.keyid,
+      });
     });
   });
 
   describe('positive: our signature base is the vector’s, byte for byte', () => {
     it.each(set.positive.filter((vector) => vector.expectedSignatureBase !== undefined))('$id', (vector) => {
       const declared = parseSignatureInput(header(vector, 'signature-input'));
-      expect(buildSignatureBase(vector.request, declared.components, declared.signatureParams)).toBe(vector.expectedSignatureBase);
+      expect(buildSignatureBase(vector.request, declared.components, declared.signatureParams)).toBe(
+        vector.expectedSignatureBase,
+      );
     });
   });
 
@@ -60,7 +77,8 @@ describe.each(VECTOR_SETS)('$kind vectors', (set) => {
       expect(header(vector, 'signature-input').startsWith(signed.headers['Signature-Input'])).toBe(true);
       if (vector.expectedSignatureBase !== undefined) expect(signed.signatureBase).toBe(vector.expectedSignatureBase);
       // Ed25519 is deterministic: the very bytes. ECDSA uses a random k: our signature must verify instead.
-      if (declared.params.alg === 'ed25519') expect(parseSignature(signed.headers.Signature)).toEqual(parseSignature(header(vector, 'signature')));
+      if (declared.params.alg === 'ed25519')
+        expect(parseSignature(signed.headers.Signature)).toEqual(parseSignature(header(vector, 'signature')));
       const result = await verifyVector(vector, { message: withHeaders(vector.request, { ...signed.headers }) });
       expect(result).toMatchObject({ ok: true, signed: true });
     });
@@ -74,17 +92,37 @@ describe.each(VECTOR_SETS)('$kind vectors', (set) => {
       const pathStart = vector.request.url.indexOf('/', vector.request.url.indexOf('//') + 2) + 1;
       const cases: { id: string; what: string; message: HttpMessage; code: string }[] = [
         { id: vector.id, what: 'method', message: { ...vector.request, method: 'PUT' }, code: codes.invalid },
-        { id: vector.id, what: 'one byte of the path', message: { ...vector.request, url: flipByte(vector.request.url, pathStart) }, code: codes.invalid },
-        { id: vector.id, what: 'one byte of content-type', message: withHeaders(vector.request, { 'Content-Type': flipByte(header(vector, 'content-type'), 0) }), code: codes.invalid },
+        {
+          id: vector.id,
+          what: 'one byte of the path',
+          message: { ...vector.request, url: flipByte(vector.request.url, pathStart) },
+          code: codes.invalid,
+        },
+        {
+          id: vector.id,
+          what: 'one byte of content-type',
+          message: withHeaders(vector.request, { 'Content-Type': flipByte(header(vector, 'content-type'), 0) }),
+          code: codes.invalid,
+        },
         {
           id: vector.id,
           what: 'one byte of the signature',
-          message: withHeaders(vector.request, { Signature: header(vector, 'signature').replace(/^sig1=:(.)/, (_m, first: string) => `sig1=:${first === 'A' ? 'B' : 'A'}`) }),
+          message: withHeaders(vector.request, {
+            Signature: header(vector, 'signature').replace(
+              /^sig1=:(.)/,
+              (_m, first: string) => `sig1=:${first === 'A' ? 'B' : 'A'}`,
+            ),
+          }),
           code: codes.invalid,
         },
       ];
       if (declared.components.includes('content-digest')) {
-        cases.push({ id: vector.id, what: 'one byte of the body', message: { ...vector.request, body: flipByte(vector.request.body, 2) }, code: codes.digest_mismatch });
+        cases.push({
+          id: vector.id,
+          what: 'one byte of the body',
+          message: { ...vector.request, body: flipByte(vector.request.body, 2) },
+          code: codes.digest_mismatch,
+        });
       }
       return cases;
     });
@@ -117,7 +155,9 @@ describe.each(VECTOR_SETS)('$kind vectors', (set) => {
     it.each(comparable)('$id', (vector) => {
       const declared = parseSignatureInput(header(vector, 'signature-input'));
       const url = canonicalizeUrl(vector.request.url, { unicodeHost: 'reject' });
-      expect(buildSignatureBase(vector.request, declared.components, declared.signatureParams, url)).toBe(vector.expectedSignatureBase);
+      expect(buildSignatureBase(vector.request, declared.components, declared.signatureParams, url)).toBe(
+        vector.expectedSignatureBase,
+      );
     });
   });
 

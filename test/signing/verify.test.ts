@@ -26,7 +26,14 @@ const message: HttpMessage = {
 const COMPONENTS = ['@method', '@target-uri', '@authority', 'content-type'];
 
 function signed(overrides: Partial<SignOptions> = {}, base: HttpMessage = message): HttpMessage {
-  const { headers } = signRequest(base, { key: signing.privateJwk, keyid: signing.kid, tag: REQUEST_SIGNING.tag, components: COMPONENTS, now: NOW, ...overrides });
+  const { headers } = signRequest(base, {
+    key: signing.privateJwk,
+    keyid: signing.kid,
+    tag: REQUEST_SIGNING.tag,
+    components: COMPONENTS,
+    now: NOW,
+    ...overrides,
+  });
   return withHeaders(base, { ...headers });
 }
 
@@ -38,7 +45,10 @@ describe('verifySignedMessage', () => {
   it('lets an unsigned request through as unsigned only when signing is not required', async () => {
     expect(await verify(message, { signatureRequired: false })).toEqual({ ok: true, signed: false });
     expect(await verify(message)).toMatchObject({ ok: false, code: 'request_signature_required', step: 0 });
-    expect(await verifySignedMessage(message, { profile: WEBHOOK_SIGNING, jwks: [] })).toMatchObject({ ok: false, code: 'webhook_signature_header_malformed' });
+    expect(await verifySignedMessage(message, { profile: WEBHOOK_SIGNING, jwks: [] })).toMatchObject({
+      ok: false,
+      code: 'webhook_signature_header_malformed',
+    });
   });
 
   it('returns what it verified', async () => {
@@ -48,7 +58,14 @@ describe('verifySignedMessage', () => {
       keyid: signing.kid,
       label: 'sig1',
       components: COMPONENTS,
-      params: { created: NOW, expires: NOW + 300, nonce: 'AAAAAAAAAAAAAAAAAAAAAA', keyid: signing.kid, alg: 'ed25519', tag: REQUEST_SIGNING.tag },
+      params: {
+        created: NOW,
+        expires: NOW + 300,
+        nonce: 'AAAAAAAAAAAAAAAAAAAAAA',
+        keyid: signing.kid,
+        alg: 'ed25519',
+        tag: REQUEST_SIGNING.tag,
+      },
     });
   });
 
@@ -57,7 +74,11 @@ describe('verifySignedMessage', () => {
     ['expired more than 60 s ago', { created: NOW - 400, expires: NOW - 61 }, 'request_signature_window_invalid'],
     ['a nonce under 16 bytes', { nonce: 'AAAAAAAAAAAAAAAAAAAA' }, 'request_signature_header_malformed'],
     ['a padded nonce', { nonce: 'AAAAAAAAAAAAAAAAAAAAAA==' }, 'request_signature_header_malformed'],
-    ['a body without content-type covered', { components: ['@method', '@target-uri', '@authority'] }, 'request_signature_components_incomplete'],
+    [
+      'a body without content-type covered',
+      { components: ['@method', '@target-uri', '@authority'] },
+      'request_signature_components_incomplete',
+    ],
     ['the wrong label', { label: 'sig2' }, 'request_signature_header_malformed'],
   ])('rejects %s', async (_what, overrides, code) => {
     expect(await verify(signed(overrides as Partial<SignOptions>))).toMatchObject({ ok: false, code });
@@ -66,13 +87,28 @@ describe('verifySignedMessage', () => {
   it.each([
     ['a derived component the profile does not compute', '"@status"'],
     ['a component with parameters', '"content-type";sf'],
-  ])('rejects %s as components_unexpected (webhooks: header_malformed), before any crypto', async (_what, component) => {
-    const target = signed();
-    const input = (target.headers as Record<string, string>)['Signature-Input']!.replace('"content-type"', `"content-type" ${component}`);
-    expect(await verify(withHeaders(target, { 'Signature-Input': input }))).toMatchObject({ ok: false, code: 'request_signature_components_unexpected' });
-    const asWebhook = withHeaders(target, { 'Signature-Input': input.replace(REQUEST_SIGNING.tag, WEBHOOK_SIGNING.tag) });
-    expect(await verifySignedMessage(asWebhook, { profile: WEBHOOK_SIGNING, jwks: [], now: NOW })).toMatchObject({ ok: false, code: 'webhook_signature_header_malformed', step: 6 });
-  });
+  ])(
+    'rejects %s as components_unexpected (webhooks: header_malformed), before any crypto',
+    async (_what, component) => {
+      const target = signed();
+      const input = (target.headers as Record<string, string>)['Signature-Input']!.replace(
+        '"content-type"',
+        `"content-type" ${component}`,
+      );
+      expect(await verify(withHeaders(target, { 'Signature-Input': input }))).toMatchObject({
+        ok: false,
+        code: 'request_signature_components_unexpected',
+      });
+      const asWebhook = withHeaders(target, {
+        'Signature-Input': input.replace(REQUEST_SIGNING.tag, WEBHOOK_SIGNING.tag),
+      });
+      expect(await verifySignedMessage(asWebhook, { profile: WEBHOOK_SIGNING, jwks: [], now: NOW })).toMatchObject({
+        ok: false,
+        code: 'webhook_signature_header_malformed',
+        step: 6,
+      });
+    },
+  );
 
   it('accepts the edges of the window: created 60 s ahead, expired 60 s ago', async () => {
     expect(await verify(signed({ created: NOW + 60, expires: NOW + 100 }))).toMatchObject({ ok: true });
@@ -82,21 +118,38 @@ describe('verifySignedMessage', () => {
   it('rejects a covered header the message does not carry', async () => {
     const withExtra = { ...message, headers: { ...message.headers, 'x-extra': '1' } };
     const headers = signed({ components: [...COMPONENTS, 'x-extra'] }, withExtra).headers as Record<string, string>;
-    expect(await verify(withHeaders(withExtra, { ...headers, 'x-extra': undefined }))).toMatchObject({ ok: false, code: 'request_signature_components_incomplete' });
+    expect(await verify(withHeaders(withExtra, { ...headers, 'x-extra': undefined }))).toMatchObject({
+      ok: false,
+      code: 'request_signature_components_incomplete',
+    });
     expect(await verify(withHeaders(withExtra, headers))).toMatchObject({ ok: true });
   });
 
   it('checks a Host header against the URL authority (cross-vhost replay)', async () => {
     expect(await verify(withHeaders(signed(), { Host: 'SELLER.example.com:443' }))).toMatchObject({ ok: true });
-    expect(await verify(withHeaders(signed(), { Host: 'other.example.com' }))).toMatchObject({ ok: false, code: 'request_target_uri_malformed' });
-    expect(await verify(withHeaders(signed(), { Host: 'b\u00fccher.example' }))).toMatchObject({ ok: false, code: 'request_target_uri_malformed' });
+    expect(await verify(withHeaders(signed(), { Host: 'other.example.com' }))).toMatchObject({
+      ok: false,
+      code: 'request_target_uri_malformed',
+    });
+    expect(await verify(withHeaders(signed(), { Host: 'b\u00fccher.example' }))).toMatchObject({
+      ok: false,
+      code: 'request_target_uri_malformed',
+    });
   });
 
   it('reads keys from a JWKS object or a lookup, and refuses an ambiguous or mismatched kid', async () => {
     expect(await verify(signed(), { jwks: { keys: [signing.publicJwk] } })).toMatchObject({ ok: true });
-    expect(await verify(signed(), { jwks: async (kid) => (kid === signing.kid ? signing.publicJwk : undefined) })).toMatchObject({ ok: true });
-    expect(await verify(signed(), { jwks: () => ({ ...signing.publicJwk, kid: 'other' }) })).toMatchObject({ ok: false, code: 'request_signature_key_unknown' });
-    expect(await verify(signed(), { jwks: [signing.publicJwk, signing.publicJwk] })).toMatchObject({ ok: false, code: 'request_signature_key_unknown' });
+    expect(
+      await verify(signed(), { jwks: async (kid) => (kid === signing.kid ? signing.publicJwk : undefined) }),
+    ).toMatchObject({ ok: true });
+    expect(await verify(signed(), { jwks: () => ({ ...signing.publicJwk, kid: 'other' }) })).toMatchObject({
+      ok: false,
+      code: 'request_signature_key_unknown',
+    });
+    expect(await verify(signed(), { jwks: [signing.publicJwk, signing.publicJwk] })).toMatchObject({
+      ok: false,
+      code: 'request_signature_key_unknown',
+    });
   });
 
   it.each<[string, Partial<AdcpJwk>]>([
@@ -108,15 +161,25 @@ describe('verifySignedMessage', () => {
     // Valid P-256 material under an EdDSA declaration: importable, so only the kty/crv check stops it reaching crypto.
     ['an EC P-256 key declaring EdDSA', { kty: 'EC', crv: 'P-256', x: es256.publicJwk.x, y: es256.publicJwk.y }],
   ])('refuses a JWK with %s as key_purpose_invalid', async (_what, change) => {
-    expect(await verify(signed(), { jwks: [{ ...signing.publicJwk, ...change }] })).toMatchObject({ ok: false, code: 'request_signature_key_purpose_invalid' });
+    expect(await verify(signed(), { jwks: [{ ...signing.publicJwk, ...change }] })).toMatchObject({
+      ok: false,
+      code: 'request_signature_key_purpose_invalid',
+    });
   });
 
   it('remembers an accepted nonce until expires + 60 s, and only after the signature verified', async () => {
     const replayCache = new MemoryReplayCache();
     const once = signed();
-    expect(await verify(withHeaders(once, { 'Content-Type': 'text/plain' }), { replayCache })).toMatchObject({ ok: false, code: 'request_signature_invalid' });
+    expect(await verify(withHeaders(once, { 'Content-Type': 'text/plain' }), { replayCache })).toMatchObject({
+      ok: false,
+      code: 'request_signature_invalid',
+    });
     expect(await verify(once, { replayCache })).toMatchObject({ ok: true });
-    expect(await verify(once, { replayCache })).toMatchObject({ ok: false, code: 'request_signature_replayed', step: 12 });
+    expect(await verify(once, { replayCache })).toMatchObject({
+      ok: false,
+      code: 'request_signature_replayed',
+      step: 12,
+    });
     const nonce = 'BBBBBBBBBBBBBBBBBBBBBB';
     expect(await verify(signed({ nonce }), { replayCache })).toMatchObject({ ok: true });
     // expires is NOW + 300; the entry lives 60 s more.
@@ -129,14 +192,24 @@ describe('verifySignedMessage', () => {
     expect(await verify(signed(), { replayCache })).toMatchObject({ ok: true });
     expect(await verify(signed(), { replayCache })).toMatchObject({ ok: true });
     const broken = withHeaders(signed(), { Signature: 'sig1=:AAAA:' });
-    expect(await verify(broken, { replayCache })).toMatchObject({ ok: false, code: 'request_signature_rate_abuse', step: '9a' });
+    expect(await verify(broken, { replayCache })).toMatchObject({
+      ok: false,
+      code: 'request_signature_rate_abuse',
+      step: '9a',
+    });
   });
 
   it('checks revocation before staleness, both before crypto', async () => {
     const broken = withHeaders(signed(), { Signature: 'sig1=:AAAA:' });
-    expect(await verify(broken, { revocation: { isRevoked: () => true, isStale: () => true } })).toMatchObject({ code: 'request_signature_key_revoked' });
-    expect(await verify(broken, { revocation: { isRevoked: async () => false, isStale: async () => true } })).toMatchObject({ code: 'request_signature_revocation_stale' });
-    expect(await verify(broken, { revocation: { isRevoked: () => false } })).toMatchObject({ code: 'request_signature_invalid' });
+    expect(await verify(broken, { revocation: { isRevoked: () => true, isStale: () => true } })).toMatchObject({
+      code: 'request_signature_key_revoked',
+    });
+    expect(
+      await verify(broken, { revocation: { isRevoked: async () => false, isStale: async () => true } }),
+    ).toMatchObject({ code: 'request_signature_revocation_stale' });
+    expect(await verify(broken, { revocation: { isRevoked: () => false } })).toMatchObject({
+      code: 'request_signature_invalid',
+    });
   });
 
   it('treats a second Content-Type field line like a comma-joined one, but allows a comma inside a quoted parameter', async () => {
@@ -149,8 +222,14 @@ describe('verifySignedMessage', () => {
   it('applies the content-digest policy', async () => {
     const covering = signed({ components: [...COMPONENTS, 'content-digest'] });
     expect(await verify(covering, { contentDigest: 'required' })).toMatchObject({ ok: true });
-    expect(await verify(covering, { contentDigest: 'forbidden' })).toMatchObject({ ok: false, code: 'request_signature_components_unexpected' });
-    expect(await verify(signed(), { contentDigest: 'required' })).toMatchObject({ ok: false, code: 'request_signature_components_incomplete' });
+    expect(await verify(covering, { contentDigest: 'forbidden' })).toMatchObject({
+      ok: false,
+      code: 'request_signature_components_unexpected',
+    });
+    expect(await verify(signed(), { contentDigest: 'required' })).toMatchObject({
+      ok: false,
+      code: 'request_signature_components_incomplete',
+    });
     expect(await verify(signed(), { contentDigest: 'forbidden' })).toMatchObject({ ok: true });
   });
 });

@@ -8,8 +8,16 @@ describe('WWW-Authenticate', () => {
 
   it.each([
     ['the profile’s own form', 'Signature error="request_signature_replayed"', 'request_signature_replayed'],
-    ['another challenge first, with a comma in its quoted realm', 'Bearer realm="a, b", Signature error="request_signature_invalid"', 'request_signature_invalid'],
-    ['extra parameters around error, any case', 'signature realm="x", ERROR=request_signature_tag_invalid, foo="bar"', 'request_signature_tag_invalid'],
+    [
+      'another challenge first, with a comma in its quoted realm',
+      'Bearer realm="a, b", Signature error="request_signature_invalid"',
+      'request_signature_invalid',
+    ],
+    [
+      'extra parameters around error, any case',
+      'signature realm="x", ERROR=request_signature_tag_invalid, foo="bar"',
+      'request_signature_tag_invalid',
+    ],
     ['a token68 challenge before it', 'Basic YWxhZGRpbjpvcGVuc2VzYW1l==, Signature error="x"', 'x'],
     ['several header lines', ['Bearer', 'Signature error="y"'], 'y'],
     ['an escaped quote in the value', 'Signature error="a\\"b"', 'a"b'],

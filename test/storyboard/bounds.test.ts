@@ -13,7 +13,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { compileOversizeStoryboard, compileStoryboard } from '../../src/compile/compile.js';
 import { DEFAULT_STORYBOARD_BOUNDS, jsonSizeOver } from '../../src/storyboard/bounds.js';
 import { parseYaml } from '../../src/storyboard/source-map.js';
-import { findStoryboardFiles, formatDiagnostic, isStoryboardSource, loadStoryboard, loadStoryboardFile, type LoadResult } from '../../src/storyboard/index.js';
+import {
+  findStoryboardFiles,
+  formatDiagnostic,
+  isStoryboardSource,
+  loadStoryboard,
+  loadStoryboardFile,
+  type LoadResult,
+} from '../../src/storyboard/index.js';
 
 const repo = path.resolve(import.meta.dirname, '../..');
 const corpusRoot = path.join(repo, 'node_modules/@adcp/sdk/compliance/cache/3.0.6');
@@ -22,7 +29,8 @@ const dir = mkdtempSync(path.join(tmpdir(), 'adcp-bounds-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const MiB = 1024 * 1024;
-const HEAD = 'id: big\nversion: "1.0.0"\ntitle: Big\ncategory: x\nsummary: s\nnarrative: n\nagent:\n  interaction_model: media_buy_seller\ncaller:\n  role: buyer_agent\n';
+const HEAD =
+  'id: big\nversion: "1.0.0"\ntitle: Big\ncategory: x\nsummary: s\nnarrative: n\nagent:\n  interaction_model: media_buy_seller\ncaller:\n  role: buyer_agent\n';
 const ONE_STEP = 'phases:\n  - id: p\n    title: P\n    steps:\n      - { id: s, title: S, task: get_products }\n';
 
 /** `n` steps in one phase, one flow mapping a line (about 40 bytes a step). */
@@ -62,7 +70,10 @@ describe('the defaults', () => {
       expect(errors).toEqual([]);
       const phases = (data as { phases: { steps?: unknown[] }[] }).phases;
       max.phases = Math.max(max.phases, phases.length);
-      max.steps = Math.max(max.steps, phases.reduce((n, p) => n + (p.steps?.length ?? 0), 0));
+      max.steps = Math.max(
+        max.steps,
+        phases.reduce((n, p) => n + (p.steps?.length ?? 0), 0),
+      );
       max.expanded = Math.max(max.expanded, JSON.stringify(data).length);
     }
     const b = DEFAULT_STORYBOARD_BOUNDS;
@@ -80,11 +91,19 @@ describe('the defaults', () => {
 describe('bytes', () => {
   const big = path.join(dir, 'fifty.storyboard.yaml');
   // 50 MB of valid YAML: a storyboard with a huge x- annotation.
-  writeFileSync(big, HEAD + ONE_STEP + 'x-filler:\n' + '  - "0123456789012345678901234567890123456789012345678901234567890123456789"\n'.repeat(680_000));
+  writeFileSync(
+    big,
+    HEAD +
+      ONE_STEP +
+      'x-filler:\n' +
+      '  - "0123456789012345678901234567890123456789012345678901234567890123456789"\n'.repeat(680_000),
+  );
 
   it('a 50 MB file is one located load error, without reading it', () => {
     const { value, ms } = timed(() => loadStoryboardFile(big));
-    expect(primary(value)).toMatch(/^.*fifty\.storyboard\.yaml:1:1: \[storyboard_bound\] the storyboard file is 5\d{7} bytes, over the bound maxBytes = 524288 bytes \(raise it with the option storyboardBounds: \{ maxBytes: … \}/);
+    expect(primary(value)).toMatch(
+      /^.*fifty\.storyboard\.yaml:1:1: \[storyboard_bound\] the storyboard file is 5\d{7} bytes, over the bound maxBytes = 524288 bytes \(raise it with the option storyboardBounds: \{ maxBytes: … \}/,
+    );
     expect(ms).toBeLessThan(100);
   });
 
@@ -98,7 +117,7 @@ describe('bytes', () => {
     expect(value.code).toContain('loads without errors (storyboard_bound)');
   });
 
-  it('the plugin\'s load hook compiles the failure unread, as a test module and as an imported storyboard', () => {
+  it("the plugin's load hook compiles the failure unread, as a test module and as an imported storyboard", () => {
     const tests = compileOversizeStoryboard(big, 52_000_000, { runtime: 'r' });
     expect(tests.code).toContain('loads without errors (storyboard_bound)');
     const data = compileOversizeStoryboard(big, 52_000_000, { runtime: 'r', mode: 'data' });
@@ -117,7 +136,11 @@ describe('bytes', () => {
       const hwm = /^VmHWM:\\s+(\\d+) kB$/m.exec(readFileSync('/proc/self/status', 'utf8'));
       console.log(JSON.stringify({ rules: [a.diagnostics[0].rule, b.diagnostics[0].rule], peakKiB: hwm ? Number(hwm[1]) : process.resourceUsage().maxRSS }));
     `;
-    const child = spawnSync(process.execPath, ['--max-old-space-size=300', '--import', 'tsx', '--input-type=module', '-e', script], { cwd: repo, encoding: 'utf8', timeout: 30_000 });
+    const child = spawnSync(
+      process.execPath,
+      ['--max-old-space-size=300', '--import', 'tsx', '--input-type=module', '-e', script],
+      { cwd: repo, encoding: 'utf8', timeout: 30_000 },
+    );
     expect(child.stderr).toBe('');
     const out = JSON.parse(child.stdout.trim().split('\n').pop()!);
     expect(out.rules).toEqual(['storyboard_bound', 'storyboard_bound']);
@@ -137,10 +160,14 @@ describe('anchors and aliases, counted before parsing', () => {
     const line = text.split('\n').length - 1;
     // Anchor 101 is the 101st item: `x-many: [` is 9 characters, then 100 items before it.
     const column = 10 + Array.from({ length: 100 }, (_, i) => `&a${i} ${i}, `.length).reduce((a, b) => a + b, 0);
-    expect(primary(value)).toBe(`many.yaml:${line}:${column}: [storyboard_bound] the storyboard has more than 100 YAML anchors (&name): anchor 101 is here, over the bound maxAnchors = 100 (raise it with the option storyboardBounds: { maxAnchors: … } of adcpStoryboards() (or of the Jest transformer) if the file is meant to be this big)`);
+    expect(primary(value)).toBe(
+      `many.yaml:${line}:${column}: [storyboard_bound] the storyboard has more than 100 YAML anchors (&name): anchor 101 is here, over the bound maxAnchors = 100 (raise it with the option storyboardBounds: { maxAnchors: … } of adcpStoryboards() (or of the Jest transformer) if the file is meant to be this big)`,
+    );
     expect(ms).toBeLessThan(2000);
     // With the default byte bound the file is refused on its size first.
-    expect(primary(loadStoryboard(text, 'many.yaml'))).toMatch(/\[storyboard_bound\] the storyboard file is \d+ bytes, over the bound maxBytes/);
+    expect(primary(loadStoryboard(text, 'many.yaml'))).toMatch(
+      /\[storyboard_bound\] the storyboard file is \d+ bytes, over the bound maxBytes/,
+    );
   });
 
   it('counts anchors and aliases, not & and * in quoted or block text', () => {
@@ -151,14 +178,20 @@ describe('anchors and aliases, counted before parsing', () => {
   it('101 aliases: located at the 101st', () => {
     const text = `${HEAD}${ONE_STEP}x-a: &a 1\nx-r: [${Array(101).fill('*a').join(', ')}]\n`;
     const line = text.split('\n').length - 1;
-    expect(primary(loadStoryboard(text, 'aliases.yaml'))).toMatch(new RegExp(`^aliases\\.yaml:${line}:407: \\[storyboard_bound\\] the storyboard has more than 100 YAML aliases \\(\\*name\\): alias 101 is here, over the bound maxAliases = 100`));
+    expect(primary(loadStoryboard(text, 'aliases.yaml'))).toMatch(
+      new RegExp(
+        `^aliases\\.yaml:${line}:407: \\[storyboard_bound\\] the storyboard has more than 100 YAML aliases \\(\\*name\\): alias 101 is here, over the bound maxAliases = 100`,
+      ),
+    );
   });
 
   it('90 aliases of a 1 MB anchor (the byte bound raised to let it in): the expanded size, at the first alias, before anything is compiled', () => {
     const anchor = 'x'.repeat(MiB - 2000);
     const text = `x-big: &big "${anchor}"\n${HEAD}${ONE_STEP}x-r: [${Array(90).fill('*big').join(', ')}]\n`;
     const line = text.split('\n').length - 1;
-    const { value, ms } = timed(() => compileStoryboard(text, 'amplified.yaml', { runtime: 'r', bounds: { maxBytes: 2 * MiB } }));
+    const { value, ms } = timed(() =>
+      compileStoryboard(text, 'amplified.yaml', { runtime: 'r', bounds: { maxBytes: 2 * MiB } }),
+    );
     expect(value.diagnostics.map(formatDiagnostic)).toEqual([
       `amplified.yaml:${line}:7: [storyboard_bound] the storyboard's data with its aliases written out is more than 2097152 bytes, over the bound maxExpandedBytes = 2097152 bytes (raise it with the option storyboardBounds: { maxExpandedBytes: … } of adcpStoryboards() (or of the Jest transformer) if the file is meant to be this big)`,
     ]);
@@ -169,7 +202,9 @@ describe('anchors and aliases, counted before parsing', () => {
   it('90 aliases of a 500 KB anchor, under the default byte bound: the expanded size; one alias of it is fine', () => {
     const anchor = 'x'.repeat(500_000);
     const text = `x-big: &big "${anchor}"\n${HEAD}${ONE_STEP}x-r: [${Array(90).fill('*big').join(', ')}]\n`;
-    expect(primary(loadStoryboard(text, 'amplified.yaml'))).toMatch(/^amplified\.yaml:17:7: \[storyboard_bound\] the storyboard's data with its aliases written out is more than 2097152 bytes/);
+    expect(primary(loadStoryboard(text, 'amplified.yaml'))).toMatch(
+      /^amplified\.yaml:17:7: \[storyboard_bound\] the storyboard's data with its aliases written out is more than 2097152 bytes/,
+    );
     expect(loadStoryboard(`x-big: &big "${anchor}"\n${HEAD}${ONE_STEP}x-r: [*big]\n`, 'one.yaml').ok).toBe(true);
   });
 
@@ -204,6 +239,8 @@ describe('phases and steps', () => {
 
   it('101 phases', () => {
     const phases = Array.from({ length: 101 }, (_, i) => `  - { id: p${i}, title: P, steps: [] }`).join('\n');
-    expect(primary(loadStoryboard(`${HEAD}phases:\n${phases}\n`, 'phases.yaml'))).toMatch(/^phases\.yaml:\d+:7: \[storyboard_bound\] the storyboard has 101 phases, over the bound maxPhases = 100/);
+    expect(primary(loadStoryboard(`${HEAD}phases:\n${phases}\n`, 'phases.yaml'))).toMatch(
+      /^phases\.yaml:\d+:7: \[storyboard_bound\] the storyboard has 101 phases, over the bound maxPhases = 100/,
+    );
   });
 });

@@ -9,9 +9,14 @@ import { describe, expect, it } from 'vitest';
 import { STORYBOARD_RULES, loadStoryboard } from '../../src/storyboard/index.js';
 
 const dir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../fixtures/broken');
-const files = readdirSync(dir).filter((f) => f.endsWith('.storyboard.yaml')).sort();
+const files = readdirSync(dir)
+  .filter((f) => f.endsWith('.storyboard.yaml'))
+  .sort();
 /** Loaded as the plugin loads a user's storyboard: against the installed corpus, so task names and requests are checked. */
-const corpusRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../node_modules/@adcp/sdk/compliance/cache/3.0.6');
+const corpusRoot = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '../../node_modules/@adcp/sdk/compliance/cache/3.0.6',
+);
 
 function expectation(source: string, file: string) {
   const match = /^# expect: (\w+) @ (\d+):(\d+)$/m.exec(source);
@@ -28,7 +33,9 @@ describe('fixtures/broken', () => {
     const [primary] = result.diagnostics;
     expect({ rule: primary?.rule, line: primary?.line, column: primary?.column }).toEqual(expected);
     // Each file breaks one rule only, so each produces its own failure.
-    expect(new Set(result.diagnostics.filter((d) => d.severity === 'error').map((d) => d.rule))).toEqual(new Set([expected.rule]));
+    expect(new Set(result.diagnostics.filter((d) => d.severity === 'error').map((d) => d.rule))).toEqual(
+      new Set([expected.rule]),
+    );
   });
 
   it('covers every error rule a storyboard file can break', () => {

@@ -20,7 +20,8 @@ const rc2Security = path.join(repo, 'fixtures', 'spec', 'security-3.1.0-rc.2.yam
 function yamlFilesUnder(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) return entry.name === 'test-kits' || entry.name === 'test-vectors' ? [] : yamlFilesUnder(full);
+    if (entry.isDirectory())
+      return entry.name === 'test-kits' || entry.name === 'test-vectors' ? [] : yamlFilesUnder(full);
     return entry.name.endsWith('.yaml') ? [full] : [];
   });
 }
@@ -29,19 +30,25 @@ const allYaml = yamlFilesUnder(corpusRoot).sort();
 const storyboardFiles = [...allYaml.filter((f) => isStoryboardSource(readFileSync(f, 'utf8'), f)), rc2Security];
 const relative = (f: string) => (f.startsWith(corpusRoot) ? path.relative(corpusRoot, f) : f);
 /** The other cached versions' storyboards, each loaded against its own tree. */
-const otherVersions = versions.filter((v) => v !== '3.0.6').flatMap((version) =>
-  yamlFilesUnder(path.join(cache, version))
-    .filter((f) => isStoryboardSource(readFileSync(f, 'utf8'), f))
-    .sort()
-    .map((f) => ({ version, file: path.relative(path.join(cache, version), f) })),
-);
+const otherVersions = versions
+  .filter((v) => v !== '3.0.6')
+  .flatMap((version) =>
+    yamlFilesUnder(path.join(cache, version))
+      .filter((f) => isStoryboardSource(readFileSync(f, 'utf8'), f))
+      .sort()
+      .map((f) => ({ version, file: path.relative(path.join(cache, version), f) })),
+  );
 
 describe(`AdCP compliance corpus (${storyboardFiles.length} storyboard files)`, () => {
   it('recognises exactly the non-storyboard YAML files of universal/', () => {
     const skipped = allYaml.filter((f) => !storyboardFiles.includes(f)).map(relative);
     // The format description (comments only), the runner output contract and
     // the fictional-entity catalogue are not storyboards.
-    expect(skipped).toEqual(['universal/fictional-entities.yaml', 'universal/runner-output-contract.yaml', 'universal/storyboard-schema.yaml']);
+    expect(skipped).toEqual([
+      'universal/fictional-entities.yaml',
+      'universal/runner-output-contract.yaml',
+      'universal/storyboard-schema.yaml',
+    ]);
   });
 
   it.each(storyboardFiles.map(relative))('%s loads without diagnostics', (file) => {
@@ -55,12 +62,15 @@ describe(`AdCP compliance corpus (${storyboardFiles.length} storyboard files)`, 
     expect(otherVersions).toHaveLength(84);
   });
 
-  it.each(otherVersions.map(({ version, file }) => [version, file]))('%s: %s loads without diagnostics', (version, file) => {
-    const root = path.join(cache, version);
-    const result = loadStoryboardFile(path.join(root, file), { corpusRoot: root });
-    expect(result.diagnostics.map(formatDiagnostic)).toEqual([]);
-    expect(result.ok).toBe(true);
-  });
+  it.each(otherVersions.map(({ version, file }) => [version, file]))(
+    '%s: %s loads without diagnostics',
+    (version, file) => {
+      const root = path.join(cache, version);
+      const result = loadStoryboardFile(path.join(root, file), { corpusRoot: root });
+      expect(result.diagnostics.map(formatDiagnostic)).toEqual([]);
+      expect(result.ok).toBe(true);
+    },
+  );
 
   it('totals', () => {
     const started = performance.now();
@@ -75,7 +85,9 @@ describe(`AdCP compliance corpus (${storyboardFiles.length} storyboard files)`, 
       }
     }
     const ms = performance.now() - started;
-    console.log(`corpus: ${storyboardFiles.length} storyboard files, ${steps} steps, ${validations} validations, loaded in ${ms.toFixed(0)} ms`);
+    console.log(
+      `corpus: ${storyboardFiles.length} storyboard files, ${steps} steps, ${validations} validations, loaded in ${ms.toFixed(0)} ms`,
+    );
     expect(storyboardFiles.length).toBe(85); // 84 from 3.0.6 + security 3.1.0-rc.2
     expect(steps).toBeGreaterThan(500);
   });

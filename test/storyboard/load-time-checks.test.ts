@@ -13,7 +13,10 @@ import { adcpKnowledge, RUNNER_TASKS } from '../../src/storyboard/adcp-tasks.js'
 import { formatDiagnostic, loadStoryboard, type LoadOptions } from '../../src/storyboard/index.js';
 import { STORYBOARD_RULES } from '../../src/storyboard/rule-catalog.js';
 
-const corpusRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../node_modules/@adcp/sdk/compliance/cache/3.0.6');
+const corpusRoot = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '../../node_modules/@adcp/sdk/compliance/cache/3.0.6',
+);
 const FILE = '/project/flow.storyboard.yaml';
 
 function load(yaml: string, options: LoadOptions = {}) {
@@ -21,7 +24,9 @@ function load(yaml: string, options: LoadOptions = {}) {
 }
 /** `rule@line:col` of every diagnostic, severity first letter for warnings. */
 function where(yaml: string, options: LoadOptions = {}): string[] {
-  return load(yaml, options).diagnostics.map((d) => `${d.severity === 'warning' ? 'w:' : ''}${d.rule}@${d.line}:${d.column}`);
+  return load(yaml, options).diagnostics.map(
+    (d) => `${d.severity === 'warning' ? 'w:' : ''}${d.rule}@${d.line}:${d.column}`,
+  );
 }
 /** `line:col` of the `n`-th (0-based) appearance of `token` in the YAML text: where a diagnostic about it must point. */
 function at(yaml: string, token: string, n = 0): string {
@@ -32,7 +37,8 @@ function at(yaml: string, token: string, n = 0): string {
   return `${before.length}:${before.at(-1)!.length + 1}`;
 }
 /** One phase of the given steps (indented by 6). */
-const sb = (steps: string, header = '') => `id: s\ntitle: S\n${header}phases:\n  - id: p\n    title: P\n    steps:\n${steps.replace(/^\n/, '')}`;
+const sb = (steps: string, header = '') =>
+  `id: s\ntitle: S\n${header}phases:\n  - id: p\n    title: P\n    steps:\n${steps.replace(/^\n/, '')}`;
 
 describe('task names', () => {
   it('a near miss of an AdCP task is an error at the task, naming the task meant', () => {
@@ -54,8 +60,16 @@ describe('task names', () => {
       - { id: c, task: $test_kit.auth.probe_task, task_default: list_acounts }
       - { id: d, task: $test_kit.auth.probe_task, task_default: list_accounts }
 `);
-    expect(where(yaml)).toEqual([`misspelled_task@${at(yaml, 'expect_webhok')}`, `misspelled_task@${at(yaml, 'Get-Products')}`, `misspelled_task@${at(yaml, 'list_acounts')}`]);
-    expect(load(yaml).diagnostics.map((d) => d.hint?.match(/did you mean "([^"]+)"/)?.[1])).toEqual(['expect_webhook', 'get_products', 'list_accounts']);
+    expect(where(yaml)).toEqual([
+      `misspelled_task@${at(yaml, 'expect_webhok')}`,
+      `misspelled_task@${at(yaml, 'Get-Products')}`,
+      `misspelled_task@${at(yaml, 'list_acounts')}`,
+    ]);
+    expect(load(yaml).diagnostics.map((d) => d.hint?.match(/did you mean "([^"]+)"/)?.[1])).toEqual([
+      'expect_webhook',
+      'get_products',
+      'list_accounts',
+    ]);
   });
 
   it('a custom task far from any known one is a warning; the storyboard loads', () => {
@@ -65,22 +79,35 @@ describe('task names', () => {
 `);
     const result = load(yaml);
     expect(result.ok).toBe(true);
-    expect(where(yaml)).toEqual([`w:unknown_task@${at(yaml, 'acme_reconcile_ledger')}`, `w:unknown_task@${at(yaml, 'x }')}`]);
+    expect(where(yaml)).toEqual([
+      `w:unknown_task@${at(yaml, 'acme_reconcile_ledger')}`,
+      `w:unknown_task@${at(yaml, 'x }')}`,
+    ]);
   });
 
   it('every AdCP task of the installed schemas and every runner task is known', () => {
     const known = adcpKnowledge({ corpusRoot });
     expect(known.adcpTasks.size).toBeGreaterThan(50);
-    const steps = [...known.adcpTasks, ...known.runnerTasks].map((task, i) => `      - { id: s${i}, task: ${task} }\n`).join('');
+    const steps = [...known.adcpTasks, ...known.runnerTasks]
+      .map((task, i) => `      - { id: s${i}, task: ${task} }\n`)
+      .join('');
     expect(where(sb(steps)).filter((r) => r.includes('task'))).toEqual([]);
   });
 
   it("the runner's task list covers every task the engine handles itself (it mirrors them, to keep the loader light)", () => {
-    for (const task of [...WEBHOOK_TASKS, ...PROBE_TASKS, REQUEST_SIGNING_PROBE_TASK, 'assert_contribution', 'expect_substitution_safe']) {
+    for (const task of [
+      ...WEBHOOK_TASKS,
+      ...PROBE_TASKS,
+      REQUEST_SIGNING_PROBE_TASK,
+      'assert_contribution',
+      'expect_substitution_safe',
+    ]) {
       expect(RUNNER_TASKS.has(task), task).toBe(true);
     }
     // storyboard-schema.yaml's own task definitions are read from the corpus.
-    expect([...adcpKnowledge({ corpusRoot }).runnerTasks]).toEqual(expect.arrayContaining(['expect_webhook_signature_valid', 'expect_substitution_safe']));
+    expect([...adcpKnowledge({ corpusRoot }).runnerTasks]).toEqual(
+      expect.arrayContaining(['expect_webhook_signature_valid', 'expect_substitution_safe']),
+    );
   });
 
   it('not checked without an AdCP version to check against (no corpusRoot, no schemasDir, or schemasDir: false)', () => {
@@ -181,14 +208,21 @@ phases:
       `unknown_context_reference@${at(yaml, 'missing_key')}`,
       `unknown_context_reference@${at(yaml, '$context.own')}`,
     ]);
-    expect(result.diagnostics[0]!.message).toMatch(new RegExp(`reads "later_one", which step "self" at ${at(yaml, 'id: self')} captures only after this step has run`));
+    expect(result.diagnostics[0]!.message).toMatch(
+      new RegExp(
+        `reads "later_one", which step "self" at ${at(yaml, 'id: self')} captures only after this step has run`,
+      ),
+    );
     expect(result.diagnostics[2]!.hint).toMatch(/captured from its own answer/);
   });
 
   it('with strictKeys: false (a newer format version) a warning; in the compliance tree only near misses', () => {
-    const yaml = sb('      - { id: a, task: get_products, sample_request: { buying_mode: wholesale, brief: "$context.nope" } }\n');
+    const yaml = sb(
+      '      - { id: a, task: get_products, sample_request: { buying_mode: wholesale, brief: "$context.nope" } }\n',
+    );
     expect(where(yaml, { strictKeys: false })).toEqual([`w:unknown_context_reference@${at(yaml, '$context.nope')}`]);
-    const inCorpus = (text: string) => loadStoryboard(text, path.join(corpusRoot, 'protocols', 'x.yaml'), { corpusRoot }).diagnostics.map((d) => d.rule);
+    const inCorpus = (text: string) =>
+      loadStoryboard(text, path.join(corpusRoot, 'protocols', 'x.yaml'), { corpusRoot }).diagnostics.map((d) => d.rule);
     expect(inCorpus(yaml)).toEqual([]);
     const typo = sb(`
       - { id: a, task: get_products, sample_request: { buying_mode: wholesale }, context_outputs: [{ name: media_buy_id, path: x }] }
@@ -253,7 +287,8 @@ describe('path syntax', () => {
 });
 
 describe('sample_request against the request schema', () => {
-  const step = (request: string, extra = '') => sb(`
+  const step = (request: string, extra = '') =>
+    sb(`
       - id: gov
         task: check_governance
 ${extra}        sample_request:
@@ -281,36 +316,52 @@ ${request}`);
 `);
     expect(where(products)).toEqual([`sample_request_schema@${at(products, 'brief')}`]);
     expect(load(products).diagnostics[0]!.message).toMatch(/the request lacks the required field "buying_mode"/);
-    expect(where(sb(`
+    expect(
+      where(
+        sb(`
       - id: plan
         task: sync_plans
         sample_request:
           plans: []
-`)).filter((r) => r.includes('idempotency'))).toEqual([]);
+`),
+      ).filter((r) => r.includes('idempotency')),
+    ).toEqual([]);
   });
 
   it('placeholders match anything', () => {
-    const yaml = step(`          plan_id: "$context.plan"
+    const yaml = step(
+      `          plan_id: "$context.plan"
           caller: "{{prior_step.setup.url}}"
           purchase_type: "$test_kit.purchase"
           governance_context: "$generate:uuid_v4"
-`, '        context_outputs: []\n');
+`,
+      '        context_outputs: []\n',
+    );
     expect(where(yaml, { strictKeys: true }).filter((r) => r.startsWith('sample_request_schema'))).toEqual([]);
   });
 
   it('a failed oneOf is reported once, at its field, without the errors of each branch; not when a placeholder is below it', () => {
     const update = (account: string) =>
-      sb(`
+      sb(
+        `
       - id: u
         task: update_media_buy
         sample_request:
           media_buy_id: mb
           account: ${account}
           paused: "yes"
-`, 'context: { acct: a }\n');
+`,
+        'context: { acct: a }\n',
+      );
     const broken = update('{ brand: 1 }');
-    expect(where(broken)).toEqual([`sample_request_schema@${at(broken, 'brand: 1')}`, `sample_request_schema@${at(broken, '"yes"')}`]);
-    expect(load(broken).diagnostics.map((d) => d.message.replace(/.*json: /, ''))).toEqual(['account matches none of the shapes the schema allows here (oneOf)', 'paused must be boolean']);
+    expect(where(broken)).toEqual([
+      `sample_request_schema@${at(broken, 'brand: 1')}`,
+      `sample_request_schema@${at(broken, '"yes"')}`,
+    ]);
+    expect(load(broken).diagnostics.map((d) => d.message.replace(/.*json: /, ''))).toEqual([
+      'account matches none of the shapes the schema allows here (oneOf)',
+      'paused must be boolean',
+    ]);
     const wild = update('{ account_id: "$context.acct" }');
     expect(where(wild)).toEqual([`sample_request_schema@${at(wild, '"yes"')}`]);
   });
@@ -320,15 +371,25 @@ ${request}`);
     expect(where(step(bad, '        expect_error: true\n'))).toEqual([]);
     expect(where(step(bad, '        expect_error: true\n        negative_path: schema_invalid\n'))).toEqual([]);
     expect(where(step(bad, '        sample_request_skip_schema: true\n'))).toEqual([]);
-    expect(where(step(bad, '        expect_error: true\n        negative_path: payload_well_formed\n'))).toEqual([`sample_request_schema@${at(step(bad, '        expect_error: true\n        negative_path: payload_well_formed\n'), '42')}`]);
-    expect(load(step(bad, '        expect_error: true\n        negative_path: payload_well_formed\n')).diagnostics[0]!.hint).toMatch(/negative_path: payload_well_formed/);
+    expect(where(step(bad, '        expect_error: true\n        negative_path: payload_well_formed\n'))).toEqual([
+      `sample_request_schema@${at(step(bad, '        expect_error: true\n        negative_path: payload_well_formed\n'), '42')}`,
+    ]);
+    expect(
+      load(step(bad, '        expect_error: true\n        negative_path: payload_well_formed\n')).diagnostics[0]!.hint,
+    ).toMatch(/negative_path: payload_well_formed/);
     expect(where(step(bad), { strictKeys: false })).toEqual([`w:sample_request_schema@${at(step(bad), '42')}`]);
   });
 });
 
 describe('the catalog', () => {
   it('lists each new rule', () => {
-    for (const rule of ['misspelled_task', 'unknown_task', 'unknown_context_reference', 'path_syntax', 'sample_request_schema']) {
+    for (const rule of [
+      'misspelled_task',
+      'unknown_task',
+      'unknown_context_reference',
+      'path_syntax',
+      'sample_request_schema',
+    ]) {
       expect(Object.hasOwn(STORYBOARD_RULES, rule), rule).toBe(true);
     }
   });

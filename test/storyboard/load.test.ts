@@ -56,7 +56,8 @@ describe('positions', () => {
   });
 
   it('maps schema errors to the node they are about', () => {
-    const result = load(storyboardYaml(`
+    const result = load(
+      storyboardYaml(`
   - id: p
     steps:
       - id: s1
@@ -64,7 +65,8 @@ describe('positions', () => {
         stateful: "yes"
       - id: s2
         title: no task here
-`));
+`),
+    );
     expect(result.ok).toBe(false);
     expect(result.diagnostics.map((d) => [d.rule, d.line, d.column, d.message])).toEqual([
       ['schema', 8, 19, 'phases[0].steps[0].stateful: must be a boolean'],
@@ -74,7 +76,8 @@ describe('positions', () => {
   });
 
   it('explains anyOf failures once, with did-you-mean for literals', () => {
-    const result = load(storyboardYaml(`
+    const result = load(
+      storyboardYaml(`
   - id: p
     steps:
       - id: s1
@@ -83,20 +86,29 @@ describe('positions', () => {
       - id: s2
         task: list_creatives
         auth: { type: api_key, from_test_kit: 5 }
-`));
+`),
+    );
     expect(result.diagnostics.map((d) => `${d.line}:${d.column} ${d.message} (${d.hint})`)).toEqual([
       '8:15 phases[0].steps[0].auth: must be "none" or an object (did you mean "none"?)',
-      expect.stringMatching(/^11:47 phases\[0\]\.steps\[1\]\.auth\.from_test_kit: must be a boolean or a string \(got number 5/),
+      expect.stringMatching(
+        /^11:47 phases\[0\]\.steps\[1\]\.auth\.from_test_kit: must be a boolean or a string \(got number 5/,
+      ),
     ]);
   });
 
   it('treats an empty file as a storyboard that is not an object', () => {
-    expect(load('').diagnostics[0]).toMatchObject({ rule: 'schema', line: 1, column: 1, message: 'storyboard: must be an object' });
+    expect(load('').diagnostics[0]).toMatchObject({
+      rule: 'schema',
+      line: 1,
+      column: 1,
+      message: 'storyboard: must be an object',
+    });
   });
 });
 
 describe('normalisation', () => {
-  const result = load(storyboardYaml(`
+  const result = load(
+    storyboardYaml(`
   - id: branch
     optional: true
     branch_set: { id: flag, semantics: any_of }
@@ -121,7 +133,8 @@ describe('normalisation', () => {
           - check: any_of
             allowed_values: [flag]
   - id: synthesized
-`));
+`),
+  );
 
   it('produces plain JSON with the shorthands resolved', () => {
     expect(result.ok).toBe(true);
@@ -137,7 +150,8 @@ describe('normalisation', () => {
   });
 
   it('resolves YAML anchors and merge keys', () => {
-    const r = load(storyboardYaml(`
+    const r = load(
+      storyboardYaml(`
   - id: p
     steps:
       - &base
@@ -146,9 +160,11 @@ describe('normalisation', () => {
         stateful: false
       - <<: *base
         id: s2
-`));
+`),
+    );
     expect(r.ok).toBe(true);
-    if (r.ok) expect(r.storyboard.phases[0]!.steps[1]).toMatchObject({ id: 's2', task: 'get_products', stateful: false });
+    if (r.ok)
+      expect(r.storyboard.phases[0]!.steps[1]).toMatchObject({ id: 's2', task: 'get_products', stateful: false });
   });
 });
 
@@ -186,29 +202,45 @@ describe('unknown keys', () => {
         column: 9,
       },
     ]);
-    expect(() => unwrapLoadResult(result)).toThrow(/^sample\.yaml:8:9: \[unknown_key\] unknown key "sample_requst" in step "x" \(did you mean "sample_request"\?/);
+    expect(() => unwrapLoadResult(result)).toThrow(
+      /^sample\.yaml:8:9: \[unknown_key\] unknown key "sample_requst" in step "x" \(did you mean "sample_request"\?/,
+    );
   });
 
   it('with strictKeys: false, warn "did you mean" at the misspelled key and keep it', () => {
     const result = load(misspelt, 'sample.yaml', { strictKeys: false });
     expect(result.ok).toBe(true);
-    expect(result.diagnostics.map((d) => `${d.severity} ${d.rule} ${d.line}:${d.column} ${d.message} / ${d.hint}`)).toEqual([
+    expect(
+      result.diagnostics.map((d) => `${d.severity} ${d.rule} ${d.line}:${d.column} ${d.message} / ${d.hint}`),
+    ).toEqual([
       'warning unknown_key 8:9 unknown key "sample_requst" in step "x" / did you mean "sample_request"?',
       'warning unknown_key 9:9 unknown key "validation" in step "x" / did you mean "validations"?',
     ]);
-    if (result.ok) expect((result.storyboard.phases[0]!.steps[0]! as unknown as Record<string, unknown>).validation).toEqual([{ check: 'response_schema' }]);
+    if (result.ok)
+      expect((result.storyboard.phases[0]!.steps[0]! as unknown as Record<string, unknown>).validation).toEqual([
+        { check: 'response_schema' },
+      ]);
   });
 
   it('recognises case, underscore and hyphen variants and nested levels', () => {
-    const result = load(storyboardYaml(`
+    const result = load(
+      storyboardYaml(
+        `
   - id: p
     Branch-Set: { id: f, semantics: any_of }
     steps:
       - id: x
         task: list_creatives
         auth: { type: api_key, from_testkit: true }
-`, 'Prerequisites:\n  test_kit: test-kits/acme-outdoor.yaml\n'));
-    expect(result.diagnostics.map((d) => `${d.rule} ${d.line}:${d.column} ${d.message} / ${d.hint?.replace(/ \(prefix .*$/, '')}`)).toEqual([
+`,
+        'Prerequisites:\n  test_kit: test-kits/acme-outdoor.yaml\n',
+      ),
+    );
+    expect(
+      result.diagnostics.map(
+        (d) => `${d.rule} ${d.line}:${d.column} ${d.message} / ${d.hint?.replace(/ \(prefix .*$/, '')}`,
+      ),
+    ).toEqual([
       'unknown_key 3:1 unknown key "Prerequisites" in storyboard "sample" / did you mean "prerequisites"?',
       'unknown_key 7:5 unknown key "Branch-Set" in phase "p" / did you mean "branch_set"?',
       'unknown_key 11:32 unknown key "from_testkit" in auth of step "x" / did you mean "from_test_kit"?',
@@ -216,7 +248,8 @@ describe('unknown keys', () => {
   });
 
   it('an unrelated unknown key is an error too, unless strictKeys: false; annotations and open objects never are', () => {
-    const source = storyboardYaml(`
+    const source = storyboardYaml(
+      `
   - id: p
     $comment: synthesized by the runner
     x-owner: team-a
@@ -225,17 +258,22 @@ describe('unknown keys', () => {
         task: get_products
         sample_request: { anything: true }
         vendor_extension: { anything: true }
-`, 'context: { mine: 1 }\n');
-    expect(load(source).diagnostics.map((d) => `${d.severity} ${d.line}:${d.column} ${d.message} / ${d.hint}`)).toEqual([
-      `error 12:9 unknown key "vendor_extension" in step "x" / the storyboard format has no such key here; ${STRICT_KEYS_ESCAPE}`,
-    ]);
+`,
+      'context: { mine: 1 }\n',
+    );
+    expect(load(source).diagnostics.map((d) => `${d.severity} ${d.line}:${d.column} ${d.message} / ${d.hint}`)).toEqual(
+      [
+        `error 12:9 unknown key "vendor_extension" in step "x" / the storyboard format has no such key here; ${STRICT_KEYS_ESCAPE}`,
+      ],
+    );
     expect(load(source, 'sample.yaml', { strictKeys: false })).toMatchObject({ ok: true, diagnostics: [] });
   });
 });
 
 describe('StoryboardLoadError', () => {
   it('formats file:line:col: [rule] message (hint), with the count of further errors', () => {
-    const result = load(storyboardYaml(`
+    const result = load(
+      storyboardYaml(`
   - id: p
     steps:
       - id: s
@@ -243,7 +281,8 @@ describe('StoryboardLoadError', () => {
       - id: s
         task: b
   - id: p
-`));
+`),
+    );
     expect(rulesOf(result)).toEqual(['duplicate_step_id', 'duplicate_phase_id']);
     const error = (() => {
       try {
@@ -269,14 +308,16 @@ describe('StoryboardLoadError', () => {
 
 describe('schema messages', () => {
   it('names the alternatives when neither of two required properties is present', () => {
-    const result = load(storyboardYaml(`
+    const result = load(
+      storyboardYaml(`
   - id: p
     steps:
       - id: s
         task: get_products
         context_outputs:
           - path: products[0].product_id
-`));
+`),
+    );
     expect(result.diagnostics.map((d) => `${d.line}:${d.column} ${d.message}`)).toEqual([
       "9:13 phases[0].steps[0].context_outputs[0]: must have required property 'name' or 'key'",
     ]);

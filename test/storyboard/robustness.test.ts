@@ -49,7 +49,8 @@ phases:
 function* paths(value: unknown, prefix: (string | number)[] = []): Generator<(string | number)[]> {
   if (prefix.length > 0) yield prefix;
   if (Array.isArray(value)) for (let i = 0; i < value.length; i++) yield* paths(value[i], [...prefix, i]);
-  else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) yield* paths(v, [...prefix, k]);
+  else if (value && typeof value === 'object')
+    for (const [k, v] of Object.entries(value)) yield* paths(v, [...prefix, k]);
 }
 
 function replaced(root: unknown, path: (string | number)[], value: unknown): unknown {
@@ -89,7 +90,11 @@ describe('names that collide with Object.prototype', () => {
     const source = `id: a\ntitle: A\nphases:\n  - id: p\n    constructor: 1\n    steps:\n      - id: s\n        task: x\n        validations:\n          - check: constructor\n          - check: toString\n`;
     const result = loadStoryboard(source, 'proto.yaml');
     expect(result.ok).toBe(false);
-    expect(result.diagnostics.map((d) => `${d.rule} ${d.message.split(' in ')[0]}`)).toEqual(['unknown_key unknown key "constructor"', 'unknown_check check "constructor"', 'unknown_check check "toString"']);
+    expect(result.diagnostics.map((d) => `${d.rule} ${d.message.split(' in ')[0]}`)).toEqual([
+      'unknown_key unknown key "constructor"',
+      'unknown_check check "constructor"',
+      'unknown_check check "toString"',
+    ]);
     const lenient = loadStoryboard(source, 'proto.yaml', { strictKeys: false });
     expect(lenient.ok).toBe(true);
     expect(lenient.diagnostics.map((d) => d.rule)).toEqual(['unknown_check', 'unknown_check']);
@@ -104,7 +109,12 @@ describe('hostile storyboards', () => {
     for (const at of ['__proto__.polluted', 'a.constructor.prototype.polluted', 'constructor', 'items[*].id', 'a..b']) {
       const result = loadStoryboard(injecting(at), 'hostile.yaml');
       expect([at, result.ok]).toEqual([at, false]);
-      expect(result.diagnostics[0]).toMatchObject({ rule: 'context_input_path', severity: 'error', line: 10, file: 'hostile.yaml' });
+      expect(result.diagnostics[0]).toMatchObject({
+        rule: 'context_input_path',
+        severity: 'error',
+        line: 10,
+        file: 'hostile.yaml',
+      });
     }
     expect(loadStoryboard(injecting('filters.product_ids[0]'), 'fine.yaml').ok).toBe(true);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
@@ -112,14 +122,16 @@ describe('hostile storyboards', () => {
 
   it('caps alias expansion at the yaml default and names the first alias', () => {
     const bomb = ['id: bomb', 'title: Bomb', 'x0: &a0 [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]'];
-    for (let i = 1; i <= 8; i++) bomb.push(`x${i}: &a${i} [${Array.from({ length: 10 }, () => `*a${i - 1}`).join(', ')}]`);
+    for (let i = 1; i <= 8; i++)
+      bomb.push(`x${i}: &a${i} [${Array.from({ length: 10 }, () => `*a${i - 1}`).join(', ')}]`);
     bomb.push('phases: []');
     const result = loadStoryboard(bomb.join('\n'), 'bomb.yaml');
     expect(result.ok).toBe(false);
     expect(result.diagnostics[0]).toMatchObject({ rule: 'yaml_syntax', severity: 'error', line: 4, column: 10 });
     expect(result.diagnostics[0]!.hint).toContain('at most 100 aliases');
     // A handful of aliases (the common `<<: *defaults` idiom, anchored under an `x-` key) still loads.
-    const merge = 'id: m\ntitle: M\nx-defaults: &d { task: get_products }\nphases:\n  - id: p\n    steps:\n      - { id: s, <<: *d }\n';
+    const merge =
+      'id: m\ntitle: M\nx-defaults: &d { task: get_products }\nphases:\n  - id: p\n    steps:\n      - { id: s, <<: *d }\n';
     expect(loadStoryboard(merge, 'merge.yaml').ok).toBe(true);
   });
 });

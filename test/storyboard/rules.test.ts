@@ -25,7 +25,8 @@ const withAssert = (peers: string, flag = 'flag') =>
 
 const steps = (body: string) => storyboardYaml(`  - id: p\n    steps:\n${body.replace(/^\n/, '')}`);
 
-const validation = (v: string) => steps(`      - id: s\n        task: get_products\n        validations:\n          - ${v}\n`);
+const validation = (v: string) =>
+  steps(`      - id: s\n        task: get_products\n        validations:\n          - ${v}\n`);
 
 const stateful = (provides: string, targetStateful = true, substituteStateful = true) =>
   steps(`
@@ -86,22 +87,36 @@ const cases: Case[] = [
     bad: withAssert(
       '  - id: a\n    optional: true\n    branch_set: { id: flag, semantics: any_of }\n    steps: [{ id: s, task: x, contributes: true, contributes_to: flag }]',
     ),
-    good: withAssert('  - id: a\n    optional: true\n    branch_set: { id: flag, semantics: any_of }\n    steps: [{ id: s, task: x, contributes: true }]'),
+    good: withAssert(
+      '  - id: a\n    optional: true\n    branch_set: { id: flag, semantics: any_of }\n    steps: [{ id: s, task: x, contributes: true }]',
+    ),
   },
   {
     rule: 'contributes_to_mismatch',
-    bad: withAssert('  - id: a\n    optional: true\n    branch_set: { id: flag, semantics: any_of }\n    steps: [{ id: s, task: x, contributes_to: flgs }]'),
-    good: withAssert('  - id: a\n    optional: true\n    branch_set: { id: flag, semantics: any_of }\n    steps: [{ id: s, task: x, contributes_to: flag }]'),
+    bad: withAssert(
+      '  - id: a\n    optional: true\n    branch_set: { id: flag, semantics: any_of }\n    steps: [{ id: s, task: x, contributes_to: flgs }]',
+    ),
+    good: withAssert(
+      '  - id: a\n    optional: true\n    branch_set: { id: flag, semantics: any_of }\n    steps: [{ id: s, task: x, contributes_to: flag }]',
+    ),
   },
   {
     rule: 'branch_set_not_optional',
-    bad: withAssert('  - id: a\n    branch_set: { id: flag, semantics: any_of }\n    steps: [{ id: s, task: x, contributes: true }]'),
-    good: withAssert('  - id: a\n    optional: true\n    branch_set: { id: flag, semantics: any_of }\n    steps: [{ id: s, task: x, contributes: true }]'),
+    bad: withAssert(
+      '  - id: a\n    branch_set: { id: flag, semantics: any_of }\n    steps: [{ id: s, task: x, contributes: true }]',
+    ),
+    good: withAssert(
+      '  - id: a\n    optional: true\n    branch_set: { id: flag, semantics: any_of }\n    steps: [{ id: s, task: x, contributes: true }]',
+    ),
   },
   {
     rule: 'branch_set_unsupported_semantics',
-    bad: withAssert('  - id: a\n    optional: true\n    branch_set: { id: flag, semantics: all_of }\n    steps: [{ id: s, task: x, contributes: true }]'),
-    good: withAssert('  - id: a\n    optional: true\n    branch_set: { id: flag, semantics: any_of }\n    steps: [{ id: s, task: x, contributes: true }]'),
+    bad: withAssert(
+      '  - id: a\n    optional: true\n    branch_set: { id: flag, semantics: all_of }\n    steps: [{ id: s, task: x, contributes: true }]',
+    ),
+    good: withAssert(
+      '  - id: a\n    optional: true\n    branch_set: { id: flag, semantics: any_of }\n    steps: [{ id: s, task: x, contributes: true }]',
+    ),
   },
   {
     rule: 'branch_set_semantics_conflict',
@@ -160,9 +175,21 @@ const cases: Case[] = [
 `),
     good: stateful('sync_accounts'),
   },
-  { rule: 'provides_state_for_self', bad: stateful('[sync_accounts, list_accounts]'), good: stateful('[sync_accounts]') },
-  { rule: 'provides_state_for_substitute_not_stateful', bad: stateful('sync_accounts', true, false), good: stateful('sync_accounts') },
-  { rule: 'provides_state_for_target_not_stateful', bad: stateful('sync_accounts', false, true), good: stateful('sync_accounts') },
+  {
+    rule: 'provides_state_for_self',
+    bad: stateful('[sync_accounts, list_accounts]'),
+    good: stateful('[sync_accounts]'),
+  },
+  {
+    rule: 'provides_state_for_substitute_not_stateful',
+    bad: stateful('sync_accounts', true, false),
+    good: stateful('sync_accounts'),
+  },
+  {
+    rule: 'provides_state_for_target_not_stateful',
+    bad: stateful('sync_accounts', false, true),
+    good: stateful('sync_accounts'),
+  },
   {
     rule: 'provides_state_for_cycle',
     bad: steps(`
@@ -183,7 +210,9 @@ const cases: Case[] = [
   },
   {
     rule: 'contributes_if_invalid',
-    bad: withAssert('  - id: a\n    optional: true\n    steps:\n      - { id: s0, task: x }\n      - { id: s, task: x, contributes_to: flag, contributes_if: "s0 passed" }'),
+    bad: withAssert(
+      '  - id: a\n    optional: true\n    steps:\n      - { id: s0, task: x }\n      - { id: s, task: x, contributes_to: flag, contributes_if: "s0 passed" }',
+    ),
     good: withAssert(
       '  - id: a\n    optional: true\n    steps:\n      - { id: s0, task: x }\n      - { id: s, task: x, contributes_to: flag, contributes_if: "prior_step.s0.passed" }',
     ),
@@ -238,7 +267,15 @@ describe('warnings', () => {
     const source = validation('{ check: field_absent, path: errors }');
     const strict = load(source);
     expect(strict.ok).toBe(false);
-    expect(strict.diagnostics).toMatchObject([{ severity: 'error', rule: 'unknown_check', line: 9, column: 22, hint: expect.stringContaining('strictKeys: false') }]);
+    expect(strict.diagnostics).toMatchObject([
+      {
+        severity: 'error',
+        rule: 'unknown_check',
+        line: 9,
+        column: 22,
+        hint: expect.stringContaining('strictKeys: false'),
+      },
+    ]);
     const lenient = load(source, 'sample.yaml', { strictKeys: false });
     expect(lenient.ok).toBe(true);
     expect(lenient.diagnostics).toMatchObject([{ severity: 'warning', rule: 'unknown_check', line: 9, column: 22 }]);
@@ -253,7 +290,10 @@ describe('warnings', () => {
       '  - id: a\n    optional: true\n    steps: [{ id: s, task: x, contributes_to: flag }]\n',
       'requires_scenarios: [media_buy_seller/grades_flag]\n',
     );
-    expect(load(source)).toMatchObject({ ok: true, diagnostics: [{ severity: 'warning', rule: 'orphan_contribution' }] });
+    expect(load(source)).toMatchObject({
+      ok: true,
+      diagnostics: [{ severity: 'warning', rule: 'orphan_contribution' }],
+    });
   });
 
   it('deprecated_key: old spellings warn and are honoured', () => {
@@ -268,12 +308,17 @@ describe('warnings', () => {
   });
 
   it('test_kit_not_found: checked when corpusRoot is given', () => {
-    const corpusRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../node_modules/@adcp/sdk/compliance/cache/3.0.6');
+    const corpusRoot = path.resolve(
+      path.dirname(fileURLToPath(import.meta.url)),
+      '../../node_modules/@adcp/sdk/compliance/cache/3.0.6',
+    );
     const source = (kit: string) => storyboardYaml('  - id: a\n', `prerequisites:\n  test_kit: ${kit}\n`);
-    expect(loadStoryboard(source('test-kits/acme-outdoor.yaml'), '/tmp/x.yaml', { corpusRoot }).diagnostics).toEqual([]);
-    expect(loadStoryboard(source('test-kits/acme-outdoors.yaml'), '/tmp/x.yaml', { corpusRoot }).diagnostics).toMatchObject([
-      { severity: 'warning', rule: 'test_kit_not_found', line: 4, column: 13 },
-    ]);
+    expect(loadStoryboard(source('test-kits/acme-outdoor.yaml'), '/tmp/x.yaml', { corpusRoot }).diagnostics).toEqual(
+      [],
+    );
+    expect(
+      loadStoryboard(source('test-kits/acme-outdoors.yaml'), '/tmp/x.yaml', { corpusRoot }).diagnostics,
+    ).toMatchObject([{ severity: 'warning', rule: 'test_kit_not_found', line: 4, column: 13 }]);
     expect(loadStoryboard(source('test-kits/acme-outdoors.yaml'), '/tmp/x.yaml').diagnostics).toEqual([]);
   });
 });

@@ -26,9 +26,19 @@ describe('schema/storyboard.schema.json', () => {
       if (typeof node !== 'object' || node === null) return;
       const n = node as Record<string, unknown>;
       if (n.type === 'object' && n.additionalProperties !== false) open.push(where);
-      if (n.additionalProperties === false && JSON.stringify(n.patternProperties) !== JSON.stringify({ '^(x-|\\$)': {} })) problems.push(`${where}: closed without the annotation pattern`);
+      if (
+        n.additionalProperties === false &&
+        JSON.stringify(n.patternProperties) !== JSON.stringify({ '^(x-|\\$)': {} })
+      )
+        problems.push(`${where}: closed without the annotation pattern`);
       for (const [name, prop] of Object.entries((n.properties as Record<string, Record<string, unknown>>) ?? {})) {
-        if (typeof prop === 'object' && !prop.description && !prop.$ref && !(where.includes('/anyOf') && Object.keys(prop).length === 0)) problems.push(`${where}.${name}: no description`);
+        if (
+          typeof prop === 'object' &&
+          !prop.description &&
+          !prop.$ref &&
+          !(where.includes('/anyOf') && Object.keys(prop).length === 0)
+        )
+          problems.push(`${where}.${name}: no description`);
       }
       for (const [key, child] of Object.entries(n)) visit(child, `${where}/${key}`);
     };
@@ -40,11 +50,24 @@ describe('schema/storyboard.schema.json', () => {
 
   describe('in an editor (validated with the shipped file itself, as yaml-language-server does)', () => {
     const validate = new Ajv({ strict: true, allErrors: true }).compile(schema);
-    const storyboard = (step: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ id: 'a', title: 'A', ...extra, phases: [{ id: 'p', steps: [{ id: 's', task: 'get_products', ...step }] }] });
-    const errors = (data: unknown) => (validate(data) ? [] : validate.errors!.map((e) => `${e.instancePath} ${e.message}${e.params.additionalProperty ? ` ${e.params.additionalProperty}` : ''}`));
+    const storyboard = (step: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+      id: 'a',
+      title: 'A',
+      ...extra,
+      phases: [{ id: 'p', steps: [{ id: 's', task: 'get_products', ...step }] }],
+    });
+    const errors = (data: unknown) =>
+      validate(data)
+        ? []
+        : validate.errors!.map(
+            (e) =>
+              `${e.instancePath} ${e.message}${e.params.additionalProperty ? ` ${e.params.additionalProperty}` : ''}`,
+          );
 
     it('flags a check kind the format does not define', () => {
-      expect(errors(storyboard({ validations: [{ check: 'field_presnet', path: 'products' }] }))).toEqual(['/phases/0/steps/0/validations/0/check must be equal to one of the allowed values']);
+      expect(errors(storyboard({ validations: [{ check: 'field_presnet', path: 'products' }] }))).toEqual([
+        '/phases/0/steps/0/validations/0/check must be equal to one of the allowed values',
+      ]);
     });
 
     it('flags unknown keys (validation:, sample_requst:) at every level, but not annotations or free-form payloads', () => {
@@ -52,13 +75,25 @@ describe('schema/storyboard.schema.json', () => {
         '/phases/0/steps/0 must NOT have additional properties validation',
         '/phases/0/steps/0 must NOT have additional properties sample_requst',
       ]);
-      expect(errors(storyboard({ auth: { type: 'api_key', from_testkit: true } }))).toContain('/phases/0/steps/0/auth must NOT have additional properties from_testkit');
-      expect(errors(storyboard({ 'x-owner': 'me', sample_request: { anything: { at: 'all' } } }, { $comment: 'c', context: { mine: 1 } }))).toEqual([]);
+      expect(errors(storyboard({ auth: { type: 'api_key', from_testkit: true } }))).toContain(
+        '/phases/0/steps/0/auth must NOT have additional properties from_testkit',
+      );
+      expect(
+        errors(
+          storyboard(
+            { 'x-owner': 'me', sample_request: { anything: { at: 'all' } } },
+            { $comment: 'c', context: { mine: 1 } },
+          ),
+        ),
+      ).toEqual([]);
     });
 
     it('accepts every storyboard of the bundled corpus (both cached versions) and the 3.1.0-rc.2 security_baseline', () => {
       const cache = path.join(repo, 'node_modules/@adcp/sdk/compliance/cache');
-      const files = [...readdirSync(cache).flatMap((version) => yamlUnder(path.join(cache, version))), path.join(repo, 'fixtures/spec/security-3.1.0-rc.2.yaml')];
+      const files = [
+        ...readdirSync(cache).flatMap((version) => yamlUnder(path.join(cache, version))),
+        path.join(repo, 'fixtures/spec/security-3.1.0-rc.2.yaml'),
+      ];
       const rejected: string[] = [];
       let storyboards = 0;
       for (const file of files) {

@@ -11,7 +11,10 @@ import {
   resolveTestKitPath,
 } from '../../src/storyboard/index.js';
 
-const corpusRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../node_modules/@adcp/sdk/compliance/cache/3.0.6');
+const corpusRoot = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '../../node_modules/@adcp/sdk/compliance/cache/3.0.6',
+);
 
 function tree(files: Record<string, string>): string {
   const root = mkdtempSync(path.join(tmpdir(), 'vitest-adcp-kit-'));
@@ -33,24 +36,36 @@ describe('resolveTestKitPath', () => {
   const storyboardFile = path.join(root, 'universal/security.yaml');
 
   it('resolves ./ and ../ relative to the storyboard file', () => {
-    expect(resolveTestKitPath('./own.yaml', { storyboardFile, corpusRoot: '/elsewhere' })).toBe(path.join(root, 'universal/own.yaml'));
-    expect(resolveTestKitPath('../test-kits/acme.yaml', { storyboardFile })).toBe(path.join(root, 'test-kits/acme.yaml'));
+    expect(resolveTestKitPath('./own.yaml', { storyboardFile, corpusRoot: '/elsewhere' })).toBe(
+      path.join(root, 'universal/own.yaml'),
+    );
+    expect(resolveTestKitPath('../test-kits/acme.yaml', { storyboardFile })).toBe(
+      path.join(root, 'test-kits/acme.yaml'),
+    );
   });
 
   it('prefers the corpus root when the kit exists there', () => {
-    expect(resolveTestKitPath('test-kits/acme.yaml', { storyboardFile, corpusRoot: root })).toBe(path.join(root, 'test-kits/acme.yaml'));
+    expect(resolveTestKitPath('test-kits/acme.yaml', { storyboardFile, corpusRoot: root })).toBe(
+      path.join(root, 'test-kits/acme.yaml'),
+    );
   });
 
   it('falls back to the storyboard directory, then to its ancestors', () => {
-    expect(resolveTestKitPath('test-kits/local.yaml', { storyboardFile, corpusRoot: root })).toBe(path.join(root, 'universal/test-kits/local.yaml'));
+    expect(resolveTestKitPath('test-kits/local.yaml', { storyboardFile, corpusRoot: root })).toBe(
+      path.join(root, 'universal/test-kits/local.yaml'),
+    );
     expect(resolveTestKitPath('test-kits/acme.yaml', { storyboardFile })).toBe(path.join(root, 'test-kits/acme.yaml'));
-    expect(resolveTestKitPath('test-kits/missing.yaml', { storyboardFile, corpusRoot: root })).toBe(path.join(root, 'universal/test-kits/missing.yaml'));
+    expect(resolveTestKitPath('test-kits/missing.yaml', { storyboardFile, corpusRoot: root })).toBe(
+      path.join(root, 'universal/test-kits/missing.yaml'),
+    );
   });
 });
 
 describe('loadTestKit', () => {
   it('loads every test kit of the corpus as frozen plain data', () => {
-    const kits = readdirSync(path.join(corpusRoot, 'test-kits')).map((f) => loadTestKit(path.join(corpusRoot, 'test-kits', f)));
+    const kits = readdirSync(path.join(corpusRoot, 'test-kits')).map((f) =>
+      loadTestKit(path.join(corpusRoot, 'test-kits', f)),
+    );
     expect(kits).toHaveLength(8);
     const acme = loadTestKit(path.join(corpusRoot, 'test-kits/acme-outdoor.yaml'));
     expect(acme.auth).toMatchObject({ api_key: 'demo-acme-outdoor-v1', probe_task: 'list_creatives' });
@@ -68,16 +83,27 @@ describe('loadTestKit', () => {
   });
 
   it('accepts HTTP Basic credentials (AdCP 3.1)', () => {
-    const result = parseTestKit('id: k\nauth:\n  probe_task: list_creatives\n  basic: { username: demo, password: demo-secret }\n', 'k.yaml');
-    expect(result).toMatchObject({ ok: true, testKit: { auth: { basic: { username: 'demo', password: 'demo-secret' } } } });
+    const result = parseTestKit(
+      'id: k\nauth:\n  probe_task: list_creatives\n  basic: { username: demo, password: demo-secret }\n',
+      'k.yaml',
+    );
+    expect(result).toMatchObject({
+      ok: true,
+      testKit: { auth: { basic: { username: 'demo', password: 'demo-secret' } } },
+    });
   });
 
   it('reports malformed kits with file:line:col', () => {
     const root = tree({ 'bad.yaml': 'id: k\nauth:\n  basic:\n    username: 42\n' });
     const file = path.join(root, 'bad.yaml');
     expect(() => loadTestKit(file)).toThrowError(StoryboardLoadError);
-    expect(() => loadTestKit(file)).toThrowError(`${file}:4:15: [test_kit_shape] test kit auth.basic.username must be a string`);
-    expect(parseTestKit('auth: [\n', 'k.yaml')).toMatchObject({ ok: false, diagnostics: [{ rule: 'yaml_syntax', file: 'k.yaml' }] });
+    expect(() => loadTestKit(file)).toThrowError(
+      `${file}:4:15: [test_kit_shape] test kit auth.basic.username must be a string`,
+    );
+    expect(parseTestKit('auth: [\n', 'k.yaml')).toMatchObject({
+      ok: false,
+      diagnostics: [{ rule: 'yaml_syntax', file: 'k.yaml' }],
+    });
   });
 
   it('reports a missing kit where it is referenced', () => {

@@ -13,7 +13,15 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadStoryboard } from '../../src/storyboard/index.js';
-import type { BranchSet, ContextOutput, Phase, Prerequisites, Step, Storyboard, Validation } from '../../src/storyboard/index.js';
+import type {
+  BranchSet,
+  ContextOutput,
+  Phase,
+  Prerequisites,
+  Step,
+  Storyboard,
+  Validation,
+} from '../../src/storyboard/index.js';
 
 const schemaFile = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../schema/storyboard.schema.json');
 const schema = JSON.parse(readFileSync(schemaFile, 'utf8'));
@@ -23,25 +31,103 @@ type Named<T> = Exclude<keyof T, `x-${string}` | `$${string}` | 'loc' | 'file'>;
 type Keys<T> = { readonly [K in Named<T>]-?: true };
 
 const storyboardKeys = {
-  id: true, version: true, title: true, category: true, summary: true, track: true, protocol: true, required_tools: true, narrative: true,
-  requires_scenarios: true, default_agent: true, agent: true, caller: true, prerequisites: true, fixtures: true, context: true, invariants: true,
-  platform_types: true, grading: true, phases: true,
+  id: true,
+  version: true,
+  title: true,
+  category: true,
+  summary: true,
+  track: true,
+  protocol: true,
+  required_tools: true,
+  narrative: true,
+  requires_scenarios: true,
+  default_agent: true,
+  agent: true,
+  caller: true,
+  prerequisites: true,
+  fixtures: true,
+  context: true,
+  invariants: true,
+  platform_types: true,
+  grading: true,
+  phases: true,
 } as const satisfies Keys<Storyboard>;
-const phaseKeys = { id: true, title: true, narrative: true, optional: true, skip_if: true, branch_set: true, depends_on: true, steps: true } as const satisfies Keys<Phase>;
+const phaseKeys = {
+  id: true,
+  title: true,
+  narrative: true,
+  optional: true,
+  skip_if: true,
+  branch_set: true,
+  depends_on: true,
+  steps: true,
+} as const satisfies Keys<Phase>;
 const stepKeys = {
-  id: true, title: true, narrative: true, task: true, task_default: true, schema_ref: true, response_schema_ref: true, doc_ref: true, comply_scenario: true,
-  expected: true, stateful: true, requires_tool: true, agent: true, sample_request: true, sample_response: true, auth: true, omit_idempotency_key: true,
-  expect_error: true, negative_path: true, sample_request_skip_schema: true, contributes: true, contributes_to: true, contributes_if: true,
-  provides_state_for: true, peer_substitutes_for: true, context_outputs: true, context_inputs: true, validations: true, requires_contract: true,
-  triggered_by: true, filter: true, timeout_seconds: true, expect_idempotency_key: true, webhook_payload_schema_ref: true,
-  expect_max_deliveries_per_logical_event: true, retry_trigger: true, expect_min_deliveries: true, verify_signature_on_every_delivery: true,
-  require_tag: true, shared_receiver: true, source: true, source_path: true, macro_template: true, catalog_bindings: true,
-  require_every_binding_observed: true, require_all_bindings_observed: true, reviewer_checks: true,
+  id: true,
+  title: true,
+  narrative: true,
+  task: true,
+  task_default: true,
+  schema_ref: true,
+  response_schema_ref: true,
+  doc_ref: true,
+  comply_scenario: true,
+  expected: true,
+  stateful: true,
+  requires_tool: true,
+  agent: true,
+  sample_request: true,
+  sample_response: true,
+  auth: true,
+  omit_idempotency_key: true,
+  expect_error: true,
+  negative_path: true,
+  sample_request_skip_schema: true,
+  contributes: true,
+  contributes_to: true,
+  contributes_if: true,
+  provides_state_for: true,
+  peer_substitutes_for: true,
+  context_outputs: true,
+  context_inputs: true,
+  validations: true,
+  requires_contract: true,
+  triggered_by: true,
+  filter: true,
+  timeout_seconds: true,
+  expect_idempotency_key: true,
+  webhook_payload_schema_ref: true,
+  expect_max_deliveries_per_logical_event: true,
+  retry_trigger: true,
+  expect_min_deliveries: true,
+  verify_signature_on_every_delivery: true,
+  require_tag: true,
+  shared_receiver: true,
+  source: true,
+  source_path: true,
+  macro_template: true,
+  catalog_bindings: true,
+  require_every_binding_observed: true,
+  require_all_bindings_observed: true,
+  reviewer_checks: true,
 } as const satisfies Keys<Step>;
 const validationKeys = {
-  check: true, path: true, value: true, allowed_values: true, description: true, source: true, target: true, match_keys: true, scope: true, on_out_of_scope: true,
+  check: true,
+  path: true,
+  value: true,
+  allowed_values: true,
+  description: true,
+  source: true,
+  target: true,
+  match_keys: true,
+  scope: true,
+  on_out_of_scope: true,
 } as const satisfies Keys<Validation>;
-const prerequisitesKeys = { description: true, test_kit: true, controller_seeding: true } as const satisfies Keys<Prerequisites>;
+const prerequisitesKeys = {
+  description: true,
+  test_kit: true,
+  controller_seeding: true,
+} as const satisfies Keys<Prerequisites>;
 const branchSetKeys = { id: true, semantics: true } as const satisfies Keys<BranchSet>;
 const contextOutputKeys = { name: true, key: true, path: true } as const satisfies Keys<ContextOutput>;
 
@@ -59,7 +145,10 @@ describe('storyboard types', () => {
   });
 
   it('type what the loader produces, and nothing else', () => {
-    const result = loadStoryboard('id: t\ntitle: T\nx-owner: me\nphases:\n  - id: p\n    title: P\n    steps:\n      - { id: s, task: get_products }\n', 't.yaml');
+    const result = loadStoryboard(
+      'id: t\ntitle: T\nx-owner: me\nphases:\n  - id: p\n    title: P\n    steps:\n      - { id: s, task: get_products }\n',
+      't.yaml',
+    );
     if (!result.ok) throw new Error('did not load');
     const sb: Storyboard = result.storyboard;
     expect(sb.phases[0]!.title).toBe('P');

@@ -26,7 +26,13 @@ const FIXTURE_FILES = readdirSync(fixtureDir)
   .filter((f) => f.endsWith('.storyboard.yaml'))
   .map((f) => join(fixtureDir, f));
 /** Corpus storyboards the fixture agent implements end to end: green over MCP, so over A2A too. */
-const GREEN_CORPUS = ['capability_discovery', 'security_baseline', 'media_buy_seller/create_media_buy_async', 'media_buy_seller/inventory_list_no_match', 'governance_aware_seller'];
+const GREEN_CORPUS = [
+  'capability_discovery',
+  'security_baseline',
+  'media_buy_seller/create_media_buy_async',
+  'media_buy_seller/inventory_list_no_match',
+  'governance_aware_seller',
+];
 /** Corpus files that exercise the fixture's tasks, for the behaviour-by-behaviour comparison. */
 const SUBSET = [
   'universal/capability-discovery.yaml',
@@ -55,7 +61,18 @@ async function runFile(file: string, protocol: Protocol, behaviours: string[] = 
   if (!loaded.ok) throw new Error(`${file} does not load`);
   const agentUrl = protocol === 'a2a' ? agent.a2aUrlFor(behaviours) : agent.urlFor(behaviours);
   // A principal of its own: sandboxes and idempotency keys never cross runs.
-  const run = openStoryboardRun(loaded.storyboard, { agentUrl, protocol, authToken: `demo-parity-${++principals}`, corpusRoot: corpus.root, timeoutMs: 3_000, maxResponseBytes: 1024 * 1024 }, { env: {} });
+  const run = openStoryboardRun(
+    loaded.storyboard,
+    {
+      agentUrl,
+      protocol,
+      authToken: `demo-parity-${++principals}`,
+      corpusRoot: corpus.root,
+      timeoutMs: 3_000,
+      maxResponseBytes: 1024 * 1024,
+    },
+    { env: {} },
+  );
   try {
     return new Map((await run.runAll()).map((o) => [`${o.result.phase_id}/${o.result.step_id}`, o]));
   } finally {
@@ -67,7 +84,12 @@ async function runFile(file: string, protocol: Protocol, behaviours: string[] = 
 function grading(o: StepOutcome): string {
   const r = o.result;
   const verdict = o.status === 'skipped' ? `skipped:${r.skip?.reason}` : o.status;
-  return [verdict, r.extraction.path, r.validations.map((v) => `${v.check}${v.passed ? '✓' : '✗'}`).join(','), r.error ? 'error' : ''].join(' | ');
+  return [
+    verdict,
+    r.extraction.path,
+    r.validations.map((v) => `${v.check}${v.passed ? '✓' : '✗'}`).join(','),
+    r.error ? 'error' : '',
+  ].join(' | ');
 }
 
 /** The steps whose grading differs between the two runs. */
@@ -76,13 +98,19 @@ function differences(mcp: Map<string, StepOutcome>, a2a: Map<string, StepOutcome
   for (const key of new Set([...mcp.keys(), ...a2a.keys()])) {
     const m = mcp.get(key);
     const a = a2a.get(key);
-    if (!m || !a || grading(m) !== grading(a)) out.push(`${key}: mcp ${m ? grading(m) : '-'} / a2a ${a ? grading(a) : '-'}${a?.result.error ? ` (${a.result.error})` : ''}`);
+    if (!m || !a || grading(m) !== grading(a))
+      out.push(
+        `${key}: mcp ${m ? grading(m) : '-'} / a2a ${a ? grading(a) : '-'}${a?.result.error ? ` (${a.result.error})` : ''}`,
+      );
   }
   return out;
 }
 
 /** Both runs of each file; `graded` is the MCP run's grading of every step (to tell behaviours apart). */
-async function compare(files: string[], behaviours: string[] = []): Promise<{ steps: number; differ: string[]; graded: Map<string, string> }> {
+async function compare(
+  files: string[],
+  behaviours: string[] = [],
+): Promise<{ steps: number; differ: string[]; graded: Map<string, string> }> {
   let steps = 0;
   const differ: string[] = [];
   const graded = new Map<string, string>();
@@ -97,19 +125,30 @@ async function compare(files: string[], behaviours: string[] = []): Promise<{ st
 }
 
 describe.each(PROTOCOLS)('over %s', (protocol) => {
-  it.each(FIXTURE_FILES.map((f) => [f.slice(fixtureDir.length + 1), f]))('the fixture storyboard %s passes every step', async (_, file) => {
-    const outcomes = await runFile(file, protocol);
-    expect(outcomes.size).toBeGreaterThan(0);
-    for (const [key, o] of outcomes) expect(o.status, `${key}: ${o.result.error ?? JSON.stringify(o.result.validations.filter((v) => !v.passed))}`).toBe('passed');
-    // Every call to the agent goes over the protocol; the runner's own OAuth discovery probes are plain HTTP GETs.
-    for (const o of outcomes.values()) expect(o.result.request?.transport).toBe(['protected_resource_metadata', 'oauth_auth_server_metadata'].includes(o.result.task) ? 'http' : protocol);
-  });
+  it.each(FIXTURE_FILES.map((f) => [f.slice(fixtureDir.length + 1), f]))(
+    'the fixture storyboard %s passes every step',
+    async (_, file) => {
+      const outcomes = await runFile(file, protocol);
+      expect(outcomes.size).toBeGreaterThan(0);
+      for (const [key, o] of outcomes)
+        expect(
+          o.status,
+          `${key}: ${o.result.error ?? JSON.stringify(o.result.validations.filter((v) => !v.passed))}`,
+        ).toBe('passed');
+      // Every call to the agent goes over the protocol; the runner's own OAuth discovery probes are plain HTTP GETs.
+      for (const o of outcomes.values())
+        expect(o.result.request?.transport).toBe(
+          ['protected_resource_metadata', 'oauth_auth_server_metadata'].includes(o.result.task) ? 'http' : protocol,
+        );
+    },
+  );
 
   it('the corpus storyboards the fixture implements pass every step', async () => {
     const files = listCorpus(corpus.root).filter((e) => GREEN_CORPUS.some((id) => e.id === id));
     expect(new Set(files.map((e) => e.id))).toEqual(new Set(GREEN_CORPUS));
     for (const entry of files) {
-      for (const [key, o] of await runFile(entry.file, protocol)) expect(o.status, `${entry.path} ${key}: ${o.result.error ?? o.result.skip?.detail ?? ''}`).not.toBe('failed');
+      for (const [key, o] of await runFile(entry.file, protocol))
+        expect(o.status, `${entry.path} ${key}: ${o.result.error ?? o.result.skip?.detail ?? ''}`).not.toBe('failed');
     }
   });
 });
@@ -169,8 +208,13 @@ describe('misbehaviour by misbehaviour, the A2A twin is graded as the MCP endpoi
       const file = join(fixtureDir, 'products.storyboard.yaml');
       const [mcp, a2a] = [await runFile(file, 'mcp', [behaviour]), await runFile(file, 'a2a', [behaviour])];
       const step = 'product_discovery/get_products_by_brief';
-      expect(mcp.get(step)!.result.extraction.path, behaviour).toBe(behaviour === 'text_only' ? 'text_fallback' : 'error');
-      expect(a2a.get(step)!.result.extraction, behaviour).toMatchObject({ path: behaviour === 'text_only' ? 'none' : 'error', note: expect.stringMatching(/without a DataPart/) });
+      expect(mcp.get(step)!.result.extraction.path, behaviour).toBe(
+        behaviour === 'text_only' ? 'text_fallback' : 'error',
+      );
+      expect(a2a.get(step)!.result.extraction, behaviour).toMatchObject({
+        path: behaviour === 'text_only' ? 'none' : 'error',
+        note: expect.stringMatching(/without a DataPart/),
+      });
       expect(a2a.get(step)!.status).toBe('failed');
     }
   });

@@ -43,10 +43,26 @@ describe('discovery: the agent card', () => {
   it('finds the card under the endpoint; its skills are the tools and its url the JSON-RPC endpoint', async () => {
     const t = transport(agent.a2aUrl);
     expect(await t.listTools(opts())).toEqual({
-      tools: ['get_adcp_capabilities', 'get_products', 'list_creative_formats', 'list_creatives', 'create_media_buy', 'get_media_buys', 'update_media_buy', 'comply_test_controller', 'tasks/get', 'tasks_get'],
+      tools: [
+        'get_adcp_capabilities',
+        'get_products',
+        'list_creative_formats',
+        'list_creatives',
+        'create_media_buy',
+        'get_media_buys',
+        'update_media_buy',
+        'comply_test_controller',
+        'tasks/get',
+        'tasks_get',
+      ],
     });
     const answer = await t.call('get_adcp_capabilities', {}, opts());
-    expect(answer.request).toEqual({ transport: 'a2a', operation: 'get_adcp_capabilities', payload: {}, url: agent.a2aUrl });
+    expect(answer.request).toEqual({
+      transport: 'a2a',
+      operation: 'get_adcp_capabilities',
+      payload: {},
+      url: agent.a2aUrl,
+    });
   });
 
   it('a skill the endpoint does not serve is not listed (missing_tool is graded from the card)', async () => {
@@ -62,7 +78,9 @@ describe('discovery: the agent card', () => {
       'https://a.example/.well-known/agent-card.json',
       'https://a.example/.well-known/agent.json',
     ]);
-    expect(agentCardUrls('https://a.example/.well-known/agent.json')).toEqual(['https://a.example/.well-known/agent.json']);
+    expect(agentCardUrls('https://a.example/.well-known/agent.json')).toEqual([
+      'https://a.example/.well-known/agent.json',
+    ]);
     // The origin alone: the root card names /a2a.
     const fromOrigin = await transport(agent.origin).call('get_products', BRIEF, opts());
     expect(fromOrigin.request.url).toBe(agent.a2aUrl);
@@ -72,7 +90,7 @@ describe('discovery: the agent card', () => {
     expect(fromCard.extraction.path).toBe('structured_content');
   });
 
-  it('does not send credentials where a card points off the agent\'s origin to a private address', async () => {
+  it("does not send credentials where a card points off the agent's origin to a private address", async () => {
     const server = http.createServer((req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ name: 'elsewhere', url: 'http://10.1.2.3/a2a', skills: [{ id: 'get_products' }] }));
@@ -82,7 +100,9 @@ describe('discovery: the agent card', () => {
     try {
       const answer = await transport(url).call('get_products', BRIEF, opts());
       expect(answer.response).toBeUndefined();
-      expect(answer.transportError).toMatch(/names its JSON-RPC endpoint http:\/\/10\.1\.2\.3\/a2a, which the runner does not call/);
+      expect(answer.transportError).toMatch(
+        /names its JSON-RPC endpoint http:\/\/10\.1\.2\.3\/a2a, which the runner does not call/,
+      );
     } finally {
       await new Promise((r) => server.close(r));
     }
@@ -92,8 +112,16 @@ describe('discovery: the agent card', () => {
 describe('extraction: where the task data is', () => {
   it('a completed Task: the last DataPart of artifacts[0]; the state recorded beside the Task', async () => {
     const answer = await transport(agent.a2aUrl).call('get_products', BRIEF, opts());
-    expect(answer.extraction).toEqual({ path: 'structured_content', note: 'A2A task completed: artifacts[0].parts[] last DataPart' });
-    expect(answer.response).toMatchObject({ transport: 'a2a', status: 200, task_state: 'completed', payload: { kind: 'task', status: { state: 'completed' } } });
+    expect(answer.extraction).toEqual({
+      path: 'structured_content',
+      note: 'A2A task completed: artifacts[0].parts[] last DataPart',
+    });
+    expect(answer.response).toMatchObject({
+      transport: 'a2a',
+      status: 200,
+      task_state: 'completed',
+      payload: { kind: 'task', status: { state: 'completed' } },
+    });
     const parts = (answer.response!.payload as any).artifacts[0].parts;
     expect(parts.map((p: any) => p.kind)).toEqual(['text', 'data']);
     expect(answer.data).toBe(parts[1].data);
@@ -102,31 +130,51 @@ describe('extraction: where the task data is', () => {
 
   it('an interim state (input-required): the first DataPart of status.message.parts', async () => {
     const answer = await transport(agent.a2aUrlFor(['a2a_input_required'])).call('get_products', BRIEF, opts());
-    expect(answer.extraction).toEqual({ path: 'structured_content', note: 'interim A2A state input-required: status.message.parts[] first DataPart' });
+    expect(answer.extraction).toEqual({
+      path: 'structured_content',
+      note: 'interim A2A state input-required: status.message.parts[] first DataPart',
+    });
     expect(answer.response!.task_state).toBe('input-required');
-    expect(answer.data).toEqual({ status: 'input-required', message: expect.stringMatching(/needs a human decision/), context: BRIEF.context });
+    expect(answer.data).toEqual({
+      status: 'input-required',
+      message: expect.stringMatching(/needs a human decision/),
+      context: BRIEF.context,
+    });
   });
 
   it('a Task still working is polled with A2A tasks/get until it is final', async () => {
     const answer = await transport(agent.a2aUrlFor(['a2a_working'])).call('get_products', BRIEF, opts());
-    expect(answer.extraction).toEqual({ path: 'structured_content', note: 'A2A task completed: artifacts[0].parts[] last DataPart after 1 A2A tasks/get poll(s)' });
+    expect(answer.extraction).toEqual({
+      path: 'structured_content',
+      note: 'A2A task completed: artifacts[0].parts[] last DataPart after 1 A2A tasks/get poll(s)',
+    });
     expect(answer.response!.task_state).toBe('completed');
     expect(answer.data).toMatchObject({ products: expect.any(Array) });
   });
 
-  it('a Task that never ends: bounded by the call\'s timeout, then graded on the interim status message', async () => {
+  it("a Task that never ends: bounded by the call's timeout, then graded on the interim status message", async () => {
     const started = performance.now();
     // Long enough for discovery and the first answer on a loaded machine; the stuck task then runs the clock out.
-    const answer = await transport(agent.a2aUrlFor(['a2a_stuck'])).call('get_products', BRIEF, opts({ timeoutMs: 2_000 }));
+    const answer = await transport(agent.a2aUrlFor(['a2a_stuck'])).call(
+      'get_products',
+      BRIEF,
+      opts({ timeoutMs: 2_000 }),
+    );
     expect(performance.now() - started).toBeLessThan(5_000);
     expect(answer.transportError).toBeUndefined();
     expect(answer.response!.task_state).toBe('working');
-    expect(answer.extraction.note).toMatch(/^the A2A task was still working when the step timeout ran out \(\d+ A2A tasks\/get poll\(s\)\); interim A2A state working: status\.message\.parts\[\] first DataPart$/);
+    expect(answer.extraction.note).toMatch(
+      /^the A2A task was still working when the step timeout ran out \(\d+ A2A tasks\/get poll\(s\)\); interim A2A state working: status\.message\.parts\[\] first DataPart$/,
+    );
     expect(answer.data).toEqual({ status: 'working', message: 'Working on get_products.' });
   });
 
   it('a failed Task is an error answer: its adcp_error DataPart is the data', async () => {
-    const answer = await transport(agent.a2aUrlFor(['error_response@get_products'])).call('get_products', BRIEF, opts());
+    const answer = await transport(agent.a2aUrlFor(['error_response@get_products'])).call(
+      'get_products',
+      BRIEF,
+      opts(),
+    );
     expect(answer.extraction).toEqual({ path: 'error', note: 'A2A task failed: artifacts[0].parts[] last DataPart' });
     expect(answer.response!.task_state).toBe('failed');
     expect(answer.data).toMatchObject({ adcp_error: { code: 'INVALID_REQUEST' }, context: BRIEF.context });
@@ -134,7 +182,11 @@ describe('extraction: where the task data is', () => {
   });
 
   it('a natural task error fails the Task with its own code', async () => {
-    const answer = await transport(agent.a2aUrl).call('create_media_buy', { ...MEDIA_BUY, packages: [{ ...MEDIA_BUY.packages[0], product_id: 'prod_nope' }] }, opts());
+    const answer = await transport(agent.a2aUrl).call(
+      'create_media_buy',
+      { ...MEDIA_BUY, packages: [{ ...MEDIA_BUY.packages[0], product_id: 'prod_nope' }] },
+      opts(),
+    );
     expect(answer.extraction.path).toBe('error');
     expect(answer.data).toMatchObject({ adcp_error: { code: 'PRODUCT_NOT_FOUND' } });
   });
@@ -142,7 +194,10 @@ describe('extraction: where the task data is', () => {
   it('a JSON-RPC error is an error answer: error.data is the data, the error is kept', async () => {
     const answer = await transport(agent.a2aUrlFor(['error_jsonrpc'])).call('get_products', BRIEF, opts());
     expect(answer.extraction).toEqual({ path: 'error', note: 'JSON-RPC error response' });
-    expect(answer.rpcError).toMatchObject({ code: -32602, data: { adcp_error: { code: 'INVALID_REQUEST' }, context: BRIEF.context } });
+    expect(answer.rpcError).toMatchObject({
+      code: -32602,
+      data: { adcp_error: { code: 'INVALID_REQUEST' }, context: BRIEF.context },
+    });
     expect(answer.data).toEqual(answer.rpcError!.data);
     expect(answer.response).toMatchObject({ status: 200, payload: { error: { code: -32602 } } });
     expect(answer.response!.task_state).toBeUndefined();
@@ -150,22 +205,30 @@ describe('extraction: where the task data is', () => {
 
   it('an unknown skill is a JSON-RPC error, like an unknown MCP tool', async () => {
     const answer = await transport(agent.a2aUrl).call('no_such_task', {}, opts());
-    expect(answer.rpcError).toMatchObject({ code: -32602, message: expect.stringMatching(/Unknown skill "no_such_task"/) });
+    expect(answer.rpcError).toMatchObject({
+      code: -32602,
+      message: expect.stringMatching(/Unknown skill "no_such_task"/),
+    });
     expect(answer.extraction.path).toBe('error');
   });
 
-  it('an HTTP 401 with a JSON-RPC error body is the agent\'s answer, with its status and WWW-Authenticate', async () => {
+  it("an HTTP 401 with a JSON-RPC error body is the agent's answer, with its status and WWW-Authenticate", async () => {
     const answer = await transport(agent.a2aUrl).call('get_products', BRIEF, opts({ credentials: { kind: 'none' } }));
     expect(answer.extraction).toEqual({ path: 'error', note: 'HTTP 401 with a JSON-RPC error body' });
     expect(answer.response!.status).toBe(401);
-    expect(answer.response!.headers!['www-authenticate']).toMatch(/^Bearer realm="[^"]+\/a2a", resource_metadata="[^"]+\/\.well-known\/oauth-protected-resource\/a2a"/);
+    expect(answer.response!.headers!['www-authenticate']).toMatch(
+      /^Bearer realm="[^"]+\/a2a", resource_metadata="[^"]+\/\.well-known\/oauth-protected-resource\/a2a"/,
+    );
     expect(answer.rpcError).toMatchObject({ code: -32028 });
     expect(answer.data).toMatchObject({ adcp_error: { code: 'AUTH_REQUIRED' }, context: BRIEF.context });
   });
 
   it('a Task without a DataPart (text_only) has nothing to extract: A2A reads DataParts only', async () => {
     const answer = await transport(agent.a2aUrlFor(['text_only'])).call('get_products', BRIEF, opts());
-    expect(answer.extraction).toEqual({ path: 'none', note: 'A2A task completed without a DataPart in artifacts[0] or status.message' });
+    expect(answer.extraction).toEqual({
+      path: 'none',
+      note: 'A2A task completed without a DataPart in artifacts[0] or status.message',
+    });
     expect(answer.data).toBeUndefined();
   });
 });
@@ -188,7 +251,9 @@ describe('bounds and credentials', () => {
   it('a body that is not JSON, or truncated JSON, is a transport error', async () => {
     for (const behaviour of ['garbage', 'garbage_json']) {
       const answer = await transport(agent.a2aUrlFor([behaviour])).call('get_products', BRIEF, opts());
-      expect(answer.transportError, behaviour).toMatch(/the agent's answer is not JSON \(HTTP 200, content-type (text\/html|application\/json)/);
+      expect(answer.transportError, behaviour).toMatch(
+        /the agent's answer is not JSON \(HTTP 200, content-type (text\/html|application\/json)/,
+      );
       expect(answer.response!.status).toBe(200);
     }
   });
@@ -201,11 +266,22 @@ describe('bounds and credentials', () => {
   it('credentials are per call on one transport: Basic, none, a wrong Basic, a bearer key', async () => {
     const { username, password } = parse(readFileSync(FIXTURE_TEST_KIT_PATH, 'utf8')).auth.basic;
     const t = transport(agent.a2aUrlFor(['session_a2a_credentials']));
-    const sent: Credentials[] = [{ kind: 'basic', username, password }, { kind: 'none' }, { kind: 'basic', username, password: `${password}-wrong` }, KEY];
+    const sent: Credentials[] = [
+      { kind: 'basic', username, password },
+      { kind: 'none' },
+      { kind: 'basic', username, password: `${password}-wrong` },
+      KEY,
+    ];
     const statuses = [];
-    for (const credentials of sent) statuses.push((await t.call('list_creatives', {}, opts({ credentials }))).response!.status);
+    for (const credentials of sent)
+      statuses.push((await t.call('list_creatives', {}, opts({ credentials }))).response!.status);
     expect(statuses).toEqual([200, 401, 401, 200]);
-    expect(agent.callsFor('list_creatives').filter((c) => c.session === 'a2a_credentials').map((c) => c.auth)).toEqual(['basic', 'none', 'invalid', 'api_key']);
+    expect(
+      agent
+        .callsFor('list_creatives')
+        .filter((c) => c.session === 'a2a_credentials')
+        .map((c) => c.auth),
+    ).toEqual(['basic', 'none', 'invalid', 'api_key']);
   });
 });
 
@@ -219,42 +295,79 @@ describe('the AdCP async envelope over A2A', () => {
     expect((answer.response!.payload as any).artifacts[0].metadata).toEqual({ adcp_task_id: taskId });
     const polled = await t.call('tasks/get', { task_id: taskId, include_result: true }, opts());
     expect(polled.extraction.path).toBe('structured_content');
-    expect(polled.data).toMatchObject({ task_id: taskId, status: 'completed', result: { media_buy_id: expect.any(String) } });
+    expect(polled.data).toMatchObject({
+      task_id: taskId,
+      status: 'completed',
+      result: { media_buy_id: expect.any(String) },
+    });
   });
 });
 
 describe('the extraction algorithm on A2A 1.0 shapes (a2a-response-extraction.mdx)', () => {
-  const done = (parts: unknown[], state = 'TASK_STATE_COMPLETED') => ({ id: 't', contextId: 'c', status: { state }, artifacts: [{ artifactId: 'a', parts }] });
+  const done = (parts: unknown[], state = 'TASK_STATE_COMPLETED') => ({
+    id: 't',
+    contextId: 'c',
+    status: { state },
+    artifacts: [{ artifactId: 'a', parts }],
+  });
 
   it('normalises TASK_STATE_* and reads parts without kind; the last DataPart wins', () => {
-    expect(extractA2aResult(done([{ text: 'Found' }, { data: { progress: 25 } }, { data: { products: [] } }]))).toEqual({
-      extraction: { path: 'structured_content', note: 'A2A task completed: artifacts[0].parts[] last DataPart' },
-      data: { products: [] },
-      state: 'completed',
-    });
+    expect(extractA2aResult(done([{ text: 'Found' }, { data: { progress: 25 } }, { data: { products: [] } }]))).toEqual(
+      {
+        extraction: { path: 'structured_content', note: 'A2A task completed: artifacts[0].parts[] last DataPart' },
+        data: { products: [] },
+        state: 'completed',
+      },
+    );
   });
 
   it('unwraps a StreamResponse once, and refuses a nested one', () => {
     expect(extractA2aResult({ task: done([{ data: { ok: true } }]) }).data).toEqual({ ok: true });
-    expect(extractA2aResult({ task: { task: done([{ data: { ok: true } }]) } })).toMatchObject({ extraction: { path: 'none', note: 'nested A2A stream envelope (malformed)' } });
+    expect(extractA2aResult({ task: { task: done([{ data: { ok: true } }]) } })).toMatchObject({
+      extraction: { path: 'none', note: 'nested A2A stream envelope (malformed)' },
+    });
   });
 
   it('rejects a { response: … } framework wrapper', () => {
-    expect(extractA2aResult(done([{ data: { response: { products: [] } } }]))).toMatchObject({ extraction: { path: 'none', note: expect.stringMatching(/framework wrapper/) }, data: undefined });
-    expect(extractA2aResult(done([{ data: { response: {}, status: 'completed' } }])).extraction.path).toBe('structured_content');
+    expect(extractA2aResult(done([{ data: { response: { products: [] } } }]))).toMatchObject({
+      extraction: { path: 'none', note: expect.stringMatching(/framework wrapper/) },
+      data: undefined,
+    });
+    expect(extractA2aResult(done([{ data: { response: {}, status: 'completed' } }])).extraction.path).toBe(
+      'structured_content',
+    );
   });
 
   it('a final Task without artifacts falls back to its status message; a rejected one is an error', () => {
-    const task = { id: 't', contextId: 'c', status: { state: 'TASK_STATE_REJECTED', message: { parts: [{ data: { adcp_error: { code: 'POLICY_VIOLATION' } } }] } } };
-    expect(extractA2aResult(task)).toMatchObject({ extraction: { path: 'error' }, data: { adcp_error: { code: 'POLICY_VIOLATION' } }, state: 'rejected' });
+    const task = {
+      id: 't',
+      contextId: 'c',
+      status: {
+        state: 'TASK_STATE_REJECTED',
+        message: { parts: [{ data: { adcp_error: { code: 'POLICY_VIOLATION' } } }] },
+      },
+    };
+    expect(extractA2aResult(task)).toMatchObject({
+      extraction: { path: 'error' },
+      data: { adcp_error: { code: 'POLICY_VIOLATION' } },
+      state: 'rejected',
+    });
   });
 
   it('an error-only DataPart on a completed Task takes the error path; an unknown state extracts nothing', () => {
-    expect(extractA2aResult(done([{ data: { adcp_error: { code: 'X' }, context: {} } }])).extraction.path).toBe('error');
-    expect(extractA2aResult(done([{ data: { a: 1 } }], 'TASK_STATE_PAUSED'))).toMatchObject({ extraction: { path: 'none' }, data: undefined, state: 'paused' });
+    expect(extractA2aResult(done([{ data: { adcp_error: { code: 'X' }, context: {} } }])).extraction.path).toBe(
+      'error',
+    );
+    expect(extractA2aResult(done([{ data: { a: 1 } }], 'TASK_STATE_PAUSED'))).toMatchObject({
+      extraction: { path: 'none' },
+      data: undefined,
+      state: 'paused',
+    });
   });
 
   it('a Message answered instead of a Task: its last DataPart', () => {
-    expect(extractA2aResult({ kind: 'message', role: 'agent', parts: [{ kind: 'data', data: { a: 1 } }] })).toMatchObject({ extraction: { path: 'structured_content' }, data: { a: 1 } });
+    expect(
+      extractA2aResult({ kind: 'message', role: 'agent', parts: [{ kind: 'data', data: { a: 1 } }] }),
+    ).toMatchObject({ extraction: { path: 'structured_content' }, data: { a: 1 } });
   });
 });

@@ -38,7 +38,10 @@ describe('jsonRpcAnswerIn', () => {
 
   it('reads events as the SSE format defines them: data over several lines, CRLF, no closing blank line', () => {
     const json = JSON.stringify(response, null, 2);
-    const multiLine = `event: message\n${json.split('\n').map((line) => `data: ${line}`).join('\n')}\n\n`;
+    const multiLine = `event: message\n${json
+      .split('\n')
+      .map((line) => `data: ${line}`)
+      .join('\n')}\n\n`;
     expect(jsonRpcAnswerIn(multiLine, { contentType: SSE })).toEqual(response);
     expect(jsonRpcAnswerIn(event(response).replace(/\n/g, '\r\n'), { contentType: SSE })).toEqual(response);
     expect(jsonRpcAnswerIn(`data: ${JSON.stringify(response)}`, { contentType: SSE })).toEqual(response);

@@ -19,7 +19,11 @@ import type { CallOptions } from '../../src/transport/types.js';
 import { sameOrigin, vetUrl } from '../../src/transport/url-guard.js';
 
 const TOKEN = 'hostile-transport-secret-token';
-const opts = (more: Partial<CallOptions> = {}): CallOptions => ({ credentials: { kind: 'bearer', token: TOKEN }, timeoutMs: 8_000, ...more });
+const opts = (more: Partial<CallOptions> = {}): CallOptions => ({
+  credentials: { kind: 'bearer', token: TOKEN },
+  timeoutMs: 8_000,
+  ...more,
+});
 
 async function listen(server: http.Server, host = '127.0.0.1', port = 0): Promise<number> {
   await new Promise<void>((resolve, reject) => {
@@ -75,31 +79,67 @@ async function mcpFloodAgent() {
       if (flood.initialize > 0) {
         const pings = flood.initialize;
         flood.initialize = 0;
-        const result = { jsonrpc: '2.0', id: body.id, result: { protocolVersion: body.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'ping-flood', version: '1.0.0' } } };
-        return writeSse(res, Array.from({ length: pings }, (_, i) => ({ jsonrpc: '2.0', id: `init-ping-${i}`, method: 'ping' })), result, { 'mcp-session-id': `s-${seen.initialize}` });
+        const result = {
+          jsonrpc: '2.0',
+          id: body.id,
+          result: {
+            protocolVersion: body.params.protocolVersion,
+            capabilities: { tools: {} },
+            serverInfo: { name: 'ping-flood', version: '1.0.0' },
+          },
+        };
+        return writeSse(
+          res,
+          Array.from({ length: pings }, (_, i) => ({ jsonrpc: '2.0', id: `init-ping-${i}`, method: 'ping' })),
+          result,
+          { 'mcp-session-id': `s-${seen.initialize}` },
+        );
       }
       return sendJson(
         res,
-        { jsonrpc: '2.0', id: body.id, result: { protocolVersion: body.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'ping-flood', version: '1.0.0' } } },
+        {
+          jsonrpc: '2.0',
+          id: body.id,
+          result: {
+            protocolVersion: body.params.protocolVersion,
+            capabilities: { tools: {} },
+            serverInfo: { name: 'ping-flood', version: '1.0.0' },
+          },
+        },
         200,
         { 'mcp-session-id': `s-${seen.initialize}` },
       );
     }
-    if (body.method === 'tools/list') return sendJson(res, { jsonrpc: '2.0', id: body.id, result: { tools: [{ name: 'get_products', inputSchema: { type: 'object' } }] } });
-    if (body.method !== 'tools/call') return sendJson(res, { jsonrpc: '2.0', id: body.id, error: { code: -32601, message: 'no' } });
+    if (body.method === 'tools/list')
+      return sendJson(res, {
+        jsonrpc: '2.0',
+        id: body.id,
+        result: { tools: [{ name: 'get_products', inputSchema: { type: 'object' } }] },
+      });
+    if (body.method !== 'tools/call')
+      return sendJson(res, { jsonrpc: '2.0', id: body.id, error: { code: -32601, message: 'no' } });
     seen.calls++;
     const { pings = 0, batch = false } = body.params.arguments ?? {};
     const result = { jsonrpc: '2.0', id: body.id, result: { content: [], structuredContent: { products: [], pings } } };
     const ping = (i: number) => ({ jsonrpc: '2.0', id: `ping-${seen.calls}-${i}`, method: 'ping' });
     if (batch) return sendJson(res, [...Array.from({ length: pings }, (_, i) => ping(i)), result]);
-    return writeSse(res, Array.from({ length: pings }, (_, i) => ping(i)), result);
+    return writeSse(
+      res,
+      Array.from({ length: pings }, (_, i) => ping(i)),
+      result,
+    );
   });
   const port = await listen(server);
   return { url: `http://127.0.0.1:${port}/mcp`, seen, flood, close: () => close(server) };
 }
 
 /** An SSE answer: each message an event, with backpressure, until the client goes away. */
-async function writeSse(res: http.ServerResponse, before: unknown[], last: unknown, headers: Record<string, string> = {}): Promise<void> {
+async function writeSse(
+  res: http.ServerResponse,
+  before: unknown[],
+  last: unknown,
+  headers: Record<string, string> = {},
+): Promise<void> {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...headers });
   res.on('error', () => {});
   for (const message of before) {
@@ -138,7 +178,11 @@ describe('6. MCP: server→client requests in one answer are bounded', () => {
       }
       // The answers are POSTed as the pings arrive, not awaited by the call: wait for them to land (a loaded machine).
       const expected = 3 * (MAX_SERVER_REQUESTS_PER_CALL - 2);
-      for (const deadline = performance.now() + 10_000; agent.seen.answers - before < expected && performance.now() < deadline; ) await settle();
+      for (
+        const deadline = performance.now() + 10_000;
+        agent.seen.answers - before < expected && performance.now() < deadline;
+      )
+        await settle();
       expect(agent.seen.answers - before).toBe(expected);
     } finally {
       await transport.close();
@@ -156,7 +200,9 @@ describe('6. MCP: server→client requests in one answer are bounded', () => {
         const took = performance.now() - started;
         await settle();
         const answered = agent.seen.answers - before;
-        expect(answered, `${answered} server→client requests answered`).toBeLessThanOrEqual(MAX_SERVER_REQUESTS_PER_CALL);
+        expect(answered, `${answered} server→client requests answered`).toBeLessThanOrEqual(
+          MAX_SERVER_REQUESTS_PER_CALL,
+        );
         expect(answer.transportError).toBe(
           `the agent sent more than ${MAX_SERVER_REQUESTS_PER_CALL} server-to-client JSON-RPC requests during one call (the last one: ping); the runner answers at most ${MAX_SERVER_REQUESTS_PER_CALL} per call (MAX_SERVER_REQUESTS_PER_CALL), so the call was stopped and the session dropped`,
         );
@@ -182,7 +228,11 @@ describe('6. MCP: server→client requests in one answer are bounded', () => {
       const answer = await transport.call('get_products', { pings: 0 }, opts());
       await settle();
       expect(agent.seen.answers - before).toBeLessThanOrEqual(MAX_SERVER_REQUESTS_PER_CALL);
-      expect(answer.transportError).toMatch(new RegExp(`^the agent sent more than ${MAX_SERVER_REQUESTS_PER_CALL} server-to-client JSON-RPC requests during one call \\(the last one: ping\\); `));
+      expect(answer.transportError).toMatch(
+        new RegExp(
+          `^the agent sent more than ${MAX_SERVER_REQUESTS_PER_CALL} server-to-client JSON-RPC requests during one call \\(the last one: ping\\); `,
+        ),
+      );
       const next = await transport.call('get_products', { pings: 0 }, opts());
       expect(next.transportError).toBeUndefined();
       expect(next.data).toEqual({ products: [], pings: 0 });
@@ -206,7 +256,11 @@ async function a2aPollAgent() {
     const url = new URL(req.url ?? '/', 'http://x');
     const [, mode] = url.pathname.split('/') as [string, PollMode];
     if (req.method === 'GET' && url.pathname.endsWith('/.well-known/agent-card.json')) {
-      return sendJson(res, { name: 'poll', url: `http://${req.headers.host}/${mode}/a2a`, skills: [{ id: 'get_products' }] });
+      return sendJson(res, {
+        name: 'poll',
+        url: `http://${req.headers.host}/${mode}/a2a`,
+        skills: [{ id: 'get_products' }],
+      });
     }
     if (req.method !== 'POST') return sendJson(res, { error: 'not_found' }, 404);
     const body = await readJson(req);
@@ -217,22 +271,32 @@ async function a2aPollAgent() {
       status: { state: 'completed' },
       artifacts: [{ artifactId: 'a1', parts: [{ kind: 'data', data: { products: [] } }] }],
     });
-    if (body.method === 'message/send') return sendJson(res, { jsonrpc: '2.0', id: body.id, result: { kind: 'task', id: 'task-mine', contextId: 'ctx-mine', status: { state: 'working' } } });
-    if (body.method !== 'tasks/get') return sendJson(res, { jsonrpc: '2.0', id: body.id, error: { code: -32601, message: 'no' } });
+    if (body.method === 'message/send')
+      return sendJson(res, {
+        jsonrpc: '2.0',
+        id: body.id,
+        result: { kind: 'task', id: 'task-mine', contextId: 'ctx-mine', status: { state: 'working' } },
+      });
+    if (body.method !== 'tasks/get')
+      return sendJson(res, { jsonrpc: '2.0', id: body.id, error: { code: -32601, message: 'no' } });
     polled.push(body.params);
     const result =
-      mode === 'same' ? done('task-mine', 'ctx-mine')
-      : mode === 'other-id' ? done('task-other', 'ctx-mine')
-      : mode === 'other-context' ? done('task-mine', 'ctx-other')
-      : mode === 'no-id' ? done(undefined, 'ctx-mine')
-      : { kind: 'message', messageId: 'm1', role: 'agent', parts: [{ kind: 'data', data: { products: [] } }] };
+      mode === 'same'
+        ? done('task-mine', 'ctx-mine')
+        : mode === 'other-id'
+          ? done('task-other', 'ctx-mine')
+          : mode === 'other-context'
+            ? done('task-mine', 'ctx-other')
+            : mode === 'no-id'
+              ? done(undefined, 'ctx-mine')
+              : { kind: 'message', messageId: 'm1', role: 'agent', parts: [{ kind: 'data', data: { products: [] } }] };
     return sendJson(res, { jsonrpc: '2.0', id: body.id, result });
   });
   const port = await listen(server);
   return { urlFor: (mode: PollMode) => `http://127.0.0.1:${port}/${mode}/a2a`, polled, close: () => close(server) };
 }
 
-describe("7. A2A: a tasks/get answer must be the task asked for", () => {
+describe('7. A2A: a tasks/get answer must be the task asked for', () => {
   let agent: Awaited<ReturnType<typeof a2aPollAgent>>;
   beforeAll(async () => {
     agent = await a2aPollAgent();
@@ -240,26 +304,49 @@ describe("7. A2A: a tasks/get answer must be the task asked for", () => {
   afterAll(() => agent?.close());
 
   it('the task asked for (same id, same context) is the answer', async () => {
-    const answer = await new A2aTransport({ url: agent.urlFor('same'), maxResponseBytes: 1 << 20 }).call('get_products', {}, opts());
+    const answer = await new A2aTransport({ url: agent.urlFor('same'), maxResponseBytes: 1 << 20 }).call(
+      'get_products',
+      {},
+      opts(),
+    );
     expect(answer.transportError).toBeUndefined();
     expect(answer.extraction.path).toBe('structured_content');
     expect(answer.data).toEqual({ products: [] });
   });
 
   const cases: [PollMode, string][] = [
-    ['other-id', 'the agent answered A2A tasks/get for task "task-mine" with another task (id "task-other"); an answer about another task is not this call\'s'],
-    ['other-context', 'the agent answered A2A tasks/get for task "task-mine" with the task in another context (contextId "ctx-other", the task\'s is "ctx-mine"); an answer about another task is not this call\'s'],
-    ['no-id', 'the agent answered A2A tasks/get for task "task-mine" with no task id (a tasks/get answer is the Task asked for)'],
-    ['message', 'the agent answered A2A tasks/get for task "task-mine" with no task id (a tasks/get answer is the Task asked for)'],
+    [
+      'other-id',
+      'the agent answered A2A tasks/get for task "task-mine" with another task (id "task-other"); an answer about another task is not this call\'s',
+    ],
+    [
+      'other-context',
+      'the agent answered A2A tasks/get for task "task-mine" with the task in another context (contextId "ctx-other", the task\'s is "ctx-mine"); an answer about another task is not this call\'s',
+    ],
+    [
+      'no-id',
+      'the agent answered A2A tasks/get for task "task-mine" with no task id (a tasks/get answer is the Task asked for)',
+    ],
+    [
+      'message',
+      'the agent answered A2A tasks/get for task "task-mine" with no task id (a tasks/get answer is the Task asked for)',
+    ],
   ];
   for (const [mode, reason] of cases) {
     it(`${mode}: a transport error on the call, in one line, instead of a pass`, async () => {
       const before = agent.polled.length;
-      const answer = await new A2aTransport({ url: agent.urlFor(mode), maxResponseBytes: 1 << 20 }).call('get_products', {}, opts());
+      const answer = await new A2aTransport({ url: agent.urlFor(mode), maxResponseBytes: 1 << 20 }).call(
+        'get_products',
+        {},
+        opts(),
+      );
       expect(agent.polled.slice(before)).toEqual([{ id: 'task-mine' }]);
       expect(answer.transportError).toBe(reason);
       expect(answer.transportError).not.toMatch(/[\r\n]/);
-      expect(answer.extraction).toEqual({ path: 'none', note: 'no A2A answer: A2A tasks/get answered another task after 1 A2A tasks/get poll(s)' });
+      expect(answer.extraction).toEqual({
+        path: 'none',
+        note: 'no A2A answer: A2A tasks/get answered another task after 1 A2A tasks/get poll(s)',
+      });
       expect(answer.data).toBeUndefined();
     });
   }
@@ -272,7 +359,16 @@ async function aliasListener(host: string, port: number) {
   const seen = { connections: 0, authorizations: [] as string[] };
   const server = http.createServer((req, res) => {
     if (req.headers.authorization) seen.authorizations.push(req.headers.authorization);
-    sendJson(res, { jsonrpc: '2.0', id: null, result: { kind: 'task', id: 't', status: { state: 'completed' }, artifacts: [{ parts: [{ kind: 'data', data: { stolen: true } }] }] } });
+    sendJson(res, {
+      jsonrpc: '2.0',
+      id: null,
+      result: {
+        kind: 'task',
+        id: 't',
+        status: { state: 'completed' },
+        artifacts: [{ parts: [{ kind: 'data', data: { stolen: true } }] }],
+      },
+    });
   });
   server.on('connection', () => seen.connections++);
   try {
@@ -289,7 +385,14 @@ describe('8. the "same agent" is the configured host exactly: loopback aliases a
     expect(sameOrigin('http://127.1:8080/', 'http://127.0.0.1:8080/')).toBe(true); // one host, spelt two ways
     expect(sameOrigin('http://0x7f.0.0.1:80/', 'http://127.0.0.1/')).toBe(true);
     expect(sameOrigin('HTTP://LOCALHOST:3000/', 'http://localhost:3000/x')).toBe(true);
-    for (const other of ['http://127.0.0.2:8080/', 'http://[::1]:8080/', 'http://localhost:8080/', 'https://127.0.0.1:8080/', 'http://127.0.0.1:8081/', 'http://localhost.:8080/']) {
+    for (const other of [
+      'http://127.0.0.2:8080/',
+      'http://[::1]:8080/',
+      'http://localhost:8080/',
+      'https://127.0.0.1:8080/',
+      'http://127.0.0.1:8081/',
+      'http://localhost.:8080/',
+    ]) {
       expect(sameOrigin(other, 'http://127.0.0.1:8080/'), other).toBe(false);
     }
     expect(sameOrigin('file:///etc/passwd', 'file:///etc/shadow')).toBe(false);
@@ -297,8 +400,12 @@ describe('8. the "same agent" is the configured host exactly: loopback aliases a
   });
 
   it('vetUrl refuses a loopback alias of the agent on its port', async () => {
-    await expect(vetUrl('http://127.0.0.2:8080/a2a', { agentUrl: 'http://127.0.0.1:8080/a2a' }, 1_000)).rejects.toThrow(/is not https/);
-    await expect(vetUrl('https://[::1]:8080/a2a', { agentUrl: 'https://127.0.0.1:8080/a2a' }, 1_000)).rejects.toThrow(/IPv6 loopback/);
+    await expect(vetUrl('http://127.0.0.2:8080/a2a', { agentUrl: 'http://127.0.0.1:8080/a2a' }, 1_000)).rejects.toThrow(
+      /is not https/,
+    );
+    await expect(vetUrl('https://[::1]:8080/a2a', { agentUrl: 'https://127.0.0.1:8080/a2a' }, 1_000)).rejects.toThrow(
+      /IPv6 loopback/,
+    );
   });
 
   for (const alias of ['127.0.0.2', '[::1]', 'localhost']) {
@@ -306,10 +413,20 @@ describe('8. the "same agent" is the configured host exactly: loopback aliases a
       let port = 0;
       const agentSeen = { calls: 0 };
       const agent = http.createServer(async (req, res) => {
-        if (req.method === 'GET') return sendJson(res, { name: 'alias', url: `http://${alias}:${port}/a2a`, skills: [{ id: 'get_products' }] });
+        if (req.method === 'GET')
+          return sendJson(res, { name: 'alias', url: `http://${alias}:${port}/a2a`, skills: [{ id: 'get_products' }] });
         agentSeen.calls++;
         const body = await readJson(req);
-        sendJson(res, { jsonrpc: '2.0', id: body.id, result: { kind: 'task', id: 't', status: { state: 'completed' }, artifacts: [{ parts: [{ kind: 'data', data: { products: [] } }] }] } });
+        sendJson(res, {
+          jsonrpc: '2.0',
+          id: body.id,
+          result: {
+            kind: 'task',
+            id: 't',
+            status: { state: 'completed' },
+            artifacts: [{ parts: [{ kind: 'data', data: { products: [] } }] }],
+          },
+        });
       });
       port = await listen(agent);
       // `localhost` may resolve to 127.0.0.1 (the agent itself) or ::1: listen on ::1 too, and count the agent's calls.
@@ -351,7 +468,9 @@ describe('8. the "same agent" is the configured host exactly: loopback aliases a
       const answer = await transport.call('get_products', {}, opts());
       await transport.close();
       expect(other!.seen.connections).toBe(0);
-      expect(answer.transportError).toContain(`the agent redirected http://127.0.0.1:${port}/mcp to http://127.0.0.2:${port}, another origin`);
+      expect(answer.transportError).toContain(
+        `the agent redirected http://127.0.0.1:${port}/mcp to http://127.0.0.2:${port}, another origin`,
+      );
     } finally {
       await other?.close();
       await close(agent);

@@ -35,9 +35,29 @@ describe('boundedFetch', () => {
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
     const fetch = boundedFetch({ timeoutMs: 5_000, maxResponseBytes: 1024 });
-    await (await fetch(`${origin}/echo`, { method: 'POST', headers: new Headers({ 'content-type': 'application/json', authorization: 'Bearer t' }), body: '{"a":1}' })).text();
-    expect(seen).toMatchObject({ method: 'POST', body: '{"a":1}', headers: { 'content-type': 'application/json', authorization: 'Bearer t', 'accept-encoding': 'gzip, deflate, br' } });
-    await (await fetch(`${origin}/echo`, { method: 'POST', headers: [['x-one', '1']], body: new TextEncoder().encode('bytes') })).text();
+    await (
+      await fetch(`${origin}/echo`, {
+        method: 'POST',
+        headers: new Headers({ 'content-type': 'application/json', authorization: 'Bearer t' }),
+        body: '{"a":1}',
+      })
+    ).text();
+    expect(seen).toMatchObject({
+      method: 'POST',
+      body: '{"a":1}',
+      headers: {
+        'content-type': 'application/json',
+        authorization: 'Bearer t',
+        'accept-encoding': 'gzip, deflate, br',
+      },
+    });
+    await (
+      await fetch(`${origin}/echo`, {
+        method: 'POST',
+        headers: [['x-one', '1']],
+        body: new TextEncoder().encode('bytes'),
+      })
+    ).text();
     expect(seen).toMatchObject({ body: 'bytes', headers: { 'x-one': '1' } });
     await (await fetch(`${origin}/echo`, { headers: { 'accept-encoding': 'identity' } })).text();
     expect(seen).toMatchObject({ method: 'GET', headers: { 'accept-encoding': 'identity' } });
@@ -45,29 +65,56 @@ describe('boundedFetch', () => {
 
   it('decodes gzip and br answers, and reports the status and headers as they arrived', async () => {
     const json = JSON.stringify(answer);
-    routes.set('/gzip', (_, __, res) => res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip', 'x-seen': 'a' }).end(gzipSync(json)));
-    routes.set('/br', (_, __, res) => res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'br' }).end(brotliCompressSync(json)));
+    routes.set('/gzip', (_, __, res) =>
+      res
+        .writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip', 'x-seen': 'a' })
+        .end(gzipSync(json)),
+    );
+    routes.set('/br', (_, __, res) =>
+      res
+        .writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'br' })
+        .end(brotliCompressSync(json)),
+    );
     let observed: ObservedHttp | undefined;
     const fetch = boundedFetch({ timeoutMs: 5_000, maxResponseBytes: 1024 * 1024, onResponse: (o) => (observed = o) });
     const gz = await fetch(`${origin}/gzip`);
     expect(await gz.json()).toEqual(answer);
     expect(observed).toMatchObject({ status: 200, method: 'GET', url: `${origin}/gzip` });
-    expect(observed!.headers).toEqual(expect.arrayContaining([['x-seen', 'a'], ['content-type', 'application/json']]));
+    expect(observed!.headers).toEqual(
+      expect.arrayContaining([
+        ['x-seen', 'a'],
+        ['content-type', 'application/json'],
+      ]),
+    );
     expect(await (await fetch(`${origin}/br`)).json()).toEqual(answer);
-    routes.set('/unknown', (_, __, res) => res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'x-made-up' }).end('??'));
-    await expect(fetch(`${origin}/unknown`)).rejects.toThrow(/content-encoding "x-made-up", which the runner does not decode/);
+    routes.set('/unknown', (_, __, res) =>
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'x-made-up' }).end('??'),
+    );
+    await expect(fetch(`${origin}/unknown`)).rejects.toThrow(
+      /content-encoding "x-made-up", which the runner does not decode/,
+    );
   });
 
   it('counts the decoded bytes against the limit, and refuses a declared length over it before reading', async () => {
-    routes.set('/inflates', (_, __, res) => res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' }).end(gzipSync('x'.repeat(200_000))));
-    routes.set('/declared', (_, __, res) => res.writeHead(200, { 'content-type': 'application/json', 'content-length': '5000' }).end('y'.repeat(5000)));
+    routes.set('/inflates', (_, __, res) =>
+      res
+        .writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' })
+        .end(gzipSync('x'.repeat(200_000))),
+    );
+    routes.set('/declared', (_, __, res) =>
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '5000' }).end('y'.repeat(5000)),
+    );
     const fetch = boundedFetch({ timeoutMs: 5_000, maxResponseBytes: 4096 });
     await expect((await fetch(`${origin}/inflates`)).text()).rejects.toThrow(ResponseTooLargeError);
     await expect(fetch(`${origin}/declared`)).rejects.toThrow(/exceeded 4096 bytes/);
   });
 
   it("keeps an error answer's body for the record, and gives null-body statuses a null body", async () => {
-    routes.set('/401', (_, __, res) => res.writeHead(401, { 'www-authenticate': 'Bearer error="invalid_token"', 'content-type': 'application/json' }).end('{"error":"invalid_token"}'));
+    routes.set('/401', (_, __, res) =>
+      res
+        .writeHead(401, { 'www-authenticate': 'Bearer error="invalid_token"', 'content-type': 'application/json' })
+        .end('{"error":"invalid_token"}'),
+    );
     routes.set('/204', (_, __, res) => res.writeHead(204).end());
     let observed: ObservedHttp | undefined;
     const fetch = boundedFetch({ timeoutMs: 5_000, maxResponseBytes: 4096, onResponse: (o) => (observed = o) });
@@ -90,7 +137,9 @@ describe('boundedFetch', () => {
     const trickling = await fetch(`${origin}/trickle`);
     await expect(trickling.text()).rejects.toThrow();
     const caller = new AbortController();
-    const pending = boundedFetch({ timeoutMs: 5_000, maxResponseBytes: 4096 })(`${origin}/hang`, { signal: caller.signal });
+    const pending = boundedFetch({ timeoutMs: 5_000, maxResponseBytes: 4096 })(`${origin}/hang`, {
+      signal: caller.signal,
+    });
     caller.abort();
     await expect(pending).rejects.toThrow();
   });

@@ -40,14 +40,28 @@ beforeAll(async () => {
     let transport = typeof id === 'string' ? sessions.get(id) : undefined;
     if (!transport) {
       if (typeof id === 'string' || !isInitializeRequest(body)) {
-        res.writeHead(unknownSessionStatus, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Bad Request: No valid session ID provided' }, id: null }));
+        res
+          .writeHead(unknownSessionStatus, { 'content-type': 'application/json' })
+          .end(
+            JSON.stringify({
+              jsonrpc: '2.0',
+              error: { code: -32000, message: 'Bad Request: No valid session ID provided' },
+              id: null,
+            }),
+          );
         return;
       }
-      const created = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (sid) => void sessions.set(sid, created) });
+      const created = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (sid) => void sessions.set(sid, created),
+      });
       const mcp = new McpServer({ name: 'stateful-test-agent', version: '1.0.0' });
       mcp.registerTool('get_adcp_capabilities', {}, async () => {
         seen.calls++;
-        return { content: [], structuredContent: { adcp: { major_versions: [3] }, supported_protocols: ['media_buy'] } };
+        return {
+          content: [],
+          structuredContent: { adcp: { major_versions: [3] }, supported_protocols: ['media_buy'] },
+        };
       });
       await mcp.connect(created);
       transport = created;
@@ -73,15 +87,19 @@ beforeEach(async () => {
 });
 
 const bearer = (token: string): Credentials => ({ kind: 'bearer', token });
-const transport = (pool?: McpSessionPool) => new McpTransport({ url, maxResponseBytes: 1 << 20, ...(pool ? { sessions: pool } : {}) });
-const call = (t: McpTransport, credentials: Credentials = bearer('a')) => t.call('get_adcp_capabilities', {}, { credentials, timeoutMs: 5_000 });
+const transport = (pool?: McpSessionPool) =>
+  new McpTransport({ url, maxResponseBytes: 1 << 20, ...(pool ? { sessions: pool } : {}) });
+const call = (t: McpTransport, credentials: Credentials = bearer('a')) =>
+  t.call('get_adcp_capabilities', {}, { credentials, timeoutMs: 5_000 });
 
 describe('MCP sessions shared by the runs of one worker', () => {
   it('runs one after another use one session and list the tools once', async () => {
     const pool = new McpSessionPool();
     for (let run = 0; run < 3; run++) {
       const t = transport(pool);
-      expect(await t.listTools({ credentials: bearer('a'), timeoutMs: 5_000 })).toEqual({ tools: ['get_adcp_capabilities'] });
+      expect(await t.listTools({ credentials: bearer('a'), timeoutMs: 5_000 })).toEqual({
+        tools: ['get_adcp_capabilities'],
+      });
       expect((await call(t)).extraction.path).toBe('structured_content');
       await t.close();
     }
@@ -124,24 +142,27 @@ describe('MCP sessions shared by the runs of one worker', () => {
     await Promise.all([c.close(), d.close(), pool.close()]);
   });
 
-  it.each([404, 400])('a session the agent ended (HTTP %i for it) is replaced: the step gets the answer, not the error', async (status) => {
-    unknownSessionStatus = status;
-    const pool = new McpSessionPool();
-    const first = transport(pool);
-    await call(first);
-    await first.close();
-    await endAllSessions();
-    const second = transport(pool);
-    const exchange = await call(second);
-    expect(exchange.transportError).toBeUndefined();
-    expect(exchange.response?.status).toBe(200);
-    expect(exchange.data).toMatchObject({ supported_protocols: ['media_buy'] });
-    expect(seen).toMatchObject({ initialize: 2, calls: 2 });
-    await second.close();
-    await pool.close();
-  });
+  it.each([404, 400])(
+    'a session the agent ended (HTTP %i for it) is replaced: the step gets the answer, not the error',
+    async (status) => {
+      unknownSessionStatus = status;
+      const pool = new McpSessionPool();
+      const first = transport(pool);
+      await call(first);
+      await first.close();
+      await endAllSessions();
+      const second = transport(pool);
+      const exchange = await call(second);
+      expect(exchange.transportError).toBeUndefined();
+      expect(exchange.response?.status).toBe(200);
+      expect(exchange.data).toMatchObject({ supported_protocols: ['media_buy'] });
+      expect(seen).toMatchObject({ initialize: 2, calls: 2 });
+      await second.close();
+      await pool.close();
+    },
+  );
 
-  it('a 404 on a session this run already used is the agent\'s answer, not retried', async () => {
+  it("a 404 on a session this run already used is the agent's answer, not retried", async () => {
     const pool = new McpSessionPool();
     const t = transport(pool);
     await call(t);

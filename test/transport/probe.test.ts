@@ -1,12 +1,24 @@
 import { describe, expect, it } from 'vitest';
-import { authorizationServerMetadataUrl, protectedResourceMetadataUrl, refuseAgentSuppliedUrl } from '../../src/transport/probe.js';
+import {
+  authorizationServerMetadataUrl,
+  protectedResourceMetadataUrl,
+  refuseAgentSuppliedUrl,
+} from '../../src/transport/probe.js';
 
 describe('well-known URLs', () => {
   it('insert the well-known segment between origin and path (RFC 9728 §3.1, RFC 8414 §3.1)', () => {
-    expect(protectedResourceMetadataUrl('https://agent.example/api/mcp/')).toBe('https://agent.example/.well-known/oauth-protected-resource/api/mcp');
-    expect(protectedResourceMetadataUrl('https://agent.example/')).toBe('https://agent.example/.well-known/oauth-protected-resource');
-    expect(authorizationServerMetadataUrl('https://auth.example/tenant1')).toBe('https://auth.example/.well-known/oauth-authorization-server/tenant1');
-    expect(authorizationServerMetadataUrl('https://auth.example')).toBe('https://auth.example/.well-known/oauth-authorization-server');
+    expect(protectedResourceMetadataUrl('https://agent.example/api/mcp/')).toBe(
+      'https://agent.example/.well-known/oauth-protected-resource/api/mcp',
+    );
+    expect(protectedResourceMetadataUrl('https://agent.example/')).toBe(
+      'https://agent.example/.well-known/oauth-protected-resource',
+    );
+    expect(authorizationServerMetadataUrl('https://auth.example/tenant1')).toBe(
+      'https://auth.example/.well-known/oauth-authorization-server/tenant1',
+    );
+    expect(authorizationServerMetadataUrl('https://auth.example')).toBe(
+      'https://auth.example/.well-known/oauth-authorization-server',
+    );
   });
 });
 

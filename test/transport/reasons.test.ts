@@ -21,7 +21,11 @@ import type { CallOptions } from '../../src/transport/types.js';
 import { closedPort } from '../helpers/ports.js';
 
 const TIMEOUT_MS = 20_000;
-const opts = (more: Partial<CallOptions> = {}): CallOptions => ({ credentials: { kind: 'bearer', token: 'reasons-token' }, timeoutMs: TIMEOUT_MS, ...more });
+const opts = (more: Partial<CallOptions> = {}): CallOptions => ({
+  credentials: { kind: 'bearer', token: 'reasons-token' },
+  timeoutMs: TIMEOUT_MS,
+  ...more,
+});
 const STRAY_ID = `not-your-request-${'x'.repeat(500)}\u001b[2J`;
 
 async function readJson(req: http.IncomingMessage): Promise<any> {
@@ -54,7 +58,10 @@ async function notificationFlood(res: http.ServerResponse, id: unknown, seen: { 
       });
     }
   }
-  if (!res.destroyed) res.end(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id, result: { content: [], structuredContent: { ok: true } } })}\n\n`);
+  if (!res.destroyed)
+    res.end(
+      `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id, result: { content: [], structuredContent: { ok: true } } })}\n\n`,
+    );
 }
 
 /**
@@ -68,14 +75,45 @@ async function hostileMcpAgent() {
     const body = await readJson(req);
     if (body?.id === undefined) return void res.writeHead(202).end();
     if (body.method === 'initialize') {
-      return sendJson(res, { jsonrpc: '2.0', id: body.id, result: { protocolVersion: body.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'reasons', version: '1.0.0' } } }, { 'mcp-session-id': 's-1' });
+      return sendJson(
+        res,
+        {
+          jsonrpc: '2.0',
+          id: body.id,
+          result: {
+            protocolVersion: body.params.protocolVersion,
+            capabilities: { tools: {} },
+            serverInfo: { name: 'reasons', version: '1.0.0' },
+          },
+        },
+        { 'mcp-session-id': 's-1' },
+      );
     }
-    if (body.method === 'tools/list') return sendJson(res, { jsonrpc: '2.0', id: body.id, result: { tools: [{ name: 'get_adcp_capabilities', inputSchema: { type: 'object' } }] } });
+    if (body.method === 'tools/list')
+      return sendJson(res, {
+        jsonrpc: '2.0',
+        id: body.id,
+        result: { tools: [{ name: 'get_adcp_capabilities', inputSchema: { type: 'object' } }] },
+      });
     const mode = (req.url ?? '').split('/')[1];
     if (mode === 'notifications') return notificationFlood(res, body.id, seen);
-    if (mode === 'stray') return sendJson(res, { jsonrpc: '2.0', id: STRAY_ID, result: { content: [], structuredContent: { supported_protocols: ['media_buy'] } } });
-    if (mode === 'rpc32000') return sendJson(res, { jsonrpc: '2.0', id: body.id, error: { code: -32000, message: 'Internal failure: capabilities backend down' } });
-    return sendJson(res, { jsonrpc: '2.0', id: body.id, result: { content: [], structuredContent: { supported_protocols: ['media_buy'] } } });
+    if (mode === 'stray')
+      return sendJson(res, {
+        jsonrpc: '2.0',
+        id: STRAY_ID,
+        result: { content: [], structuredContent: { supported_protocols: ['media_buy'] } },
+      });
+    if (mode === 'rpc32000')
+      return sendJson(res, {
+        jsonrpc: '2.0',
+        id: body.id,
+        error: { code: -32000, message: 'Internal failure: capabilities backend down' },
+      });
+    return sendJson(res, {
+      jsonrpc: '2.0',
+      id: body.id,
+      result: { content: [], structuredContent: { supported_protocols: ['media_buy'] } },
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -96,13 +134,15 @@ beforeAll(async () => {
 afterAll(() => agent.close());
 
 describe('a. notifications over the size bound in one answer', () => {
-  it('10^6 notifications in the SSE answer: the bound\'s one-line reason, at once, not a timeout', async () => {
+  it("10^6 notifications in the SSE answer: the bound's one-line reason, at once, not a timeout", async () => {
     const transport = new McpTransport({ url: agent.url('notifications'), maxResponseBytes: 2 * 1024 * 1024 });
     try {
       const started = performance.now();
       const answer = await transport.call('get_products', {}, opts());
       const elapsed = performance.now() - started;
-      expect(answer.transportError).toBe(`the agent's response exceeded ${2 * 1024 * 1024} bytes; the runner stopped reading it (limit: option maxResponseBytes)`);
+      expect(answer.transportError).toBe(
+        `the agent's response exceeded ${2 * 1024 * 1024} bytes; the runner stopped reading it (limit: option maxResponseBytes)`,
+      );
       expect(answer.transportError).not.toMatch(/timeout|no answer within/);
       expect(elapsed).toBeLessThan(TIMEOUT_MS / 2);
       // It stopped reading: the agent did not get to write its million.
@@ -120,7 +160,9 @@ describe('b. an answer to another JSON-RPC id', () => {
       const started = performance.now();
       const answer = await transport.call('get_products', {}, opts());
       expect(performance.now() - started).toBeLessThan(TIMEOUT_MS / 2);
-      expect(answer.transportError).toMatch(/^the agent answered another request id: its JSON-RPC response has id "not-your-request-x+…, which is not the id of any request the runner sent \(the runner was waiting for id \d+\); the answer to this call never came/);
+      expect(answer.transportError).toMatch(
+        /^the agent answered another request id: its JSON-RPC response has id "not-your-request-x+…, which is not the id of any request the runner sent \(the runner was waiting for id \d+\); the answer to this call never came/,
+      );
       expect(answer.transportError).not.toMatch(/timeout|no answer within/);
       expect(answer.transportError!.length).toBeLessThan(400);
       expect(answer.transportError).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
@@ -131,7 +173,7 @@ describe('b. an answer to another JSON-RPC id', () => {
 });
 
 describe('c. a JSON-RPC -32000 answered to get_adcp_capabilities', () => {
-  it('is the agent\'s answer on the error path, not a closed connection', async () => {
+  it("is the agent's answer on the error path, not a closed connection", async () => {
     const transport = new McpTransport({ url: agent.url('rpc32000'), maxResponseBytes: 1 << 20 });
     try {
       const answer = await transport.call('get_adcp_capabilities', {}, opts());
@@ -144,13 +186,21 @@ describe('c. a JSON-RPC -32000 answered to get_adcp_capabilities', () => {
   });
 
   it('capability selection: an answer without capabilities (the universal storyboards), with the error in one line', async () => {
-    const read = await readAgentCapabilities({ url: agent.url('rpc32000'), timeoutMs: TIMEOUT_MS, maxResponseBytes: 1 << 20 });
+    const read = await readAgentCapabilities({
+      url: agent.url('rpc32000'),
+      timeoutMs: TIMEOUT_MS,
+      maxResponseBytes: 1 << 20,
+    });
     expect(read.capabilities).toEqual({});
-    expect(read.problem).toBe(`get_adcp_capabilities at ${agent.url('rpc32000')} answered without capabilities ("MCP error -32000: Internal failure: capabilities backend down")`);
+    expect(read.problem).toBe(
+      `get_adcp_capabilities at ${agent.url('rpc32000')} answered without capabilities ("MCP error -32000: Internal failure: capabilities backend down")`,
+    );
   });
 
   it('an agent that cannot be reached is still AgentUnreachableError', async () => {
     const url = `http://127.0.0.1:${await closedPort()}/mcp`;
-    await expect(readAgentCapabilities({ url, timeoutMs: TIMEOUT_MS, maxResponseBytes: 1 << 20 })).rejects.toBeInstanceOf(AgentUnreachableError);
+    await expect(
+      readAgentCapabilities({ url, timeoutMs: TIMEOUT_MS, maxResponseBytes: 1 << 20 }),
+    ).rejects.toBeInstanceOf(AgentUnreachableError);
   });
 });

@@ -16,7 +16,16 @@ import { OAuthProbes } from '../../src/engine/oauth-probes.js';
 import { A2aTransport } from '../../src/transport/a2a.js';
 import { McpTransport } from '../../src/transport/mcp.js';
 import { probe } from '../../src/transport/probe.js';
-import { agentOriginRedirects, guardedFetch, guardedGet, isLoopbackHost, nonPublicAddress, UrlRefusedError, type Resolver, type UrlGuardOptions } from '../../src/transport/url-guard.js';
+import {
+  agentOriginRedirects,
+  guardedFetch,
+  guardedGet,
+  isLoopbackHost,
+  nonPublicAddress,
+  UrlRefusedError,
+  type Resolver,
+  type UrlGuardOptions,
+} from '../../src/transport/url-guard.js';
 
 /** A listener that counts connections and answers every request 200 {"ok":true}. */
 async function listener() {
@@ -49,10 +58,12 @@ async function agentServer(routes: Record<string, (res: http.ServerResponse) => 
   return { origin, close: () => new Promise<void>((r) => server.close(() => r())) };
 }
 
-const json = (body: unknown, status = 200, headers: Record<string, string> = {}) => (res: http.ServerResponse) => {
-  res.writeHead(status, { 'content-type': 'application/json', ...headers });
-  res.end(JSON.stringify(body));
-};
+const json =
+  (body: unknown, status = 200, headers: Record<string, string> = {}) =>
+  (res: http.ServerResponse) => {
+    res.writeHead(status, { 'content-type': 'application/json', ...headers });
+    res.end(JSON.stringify(body));
+  };
 
 let sink: Awaited<ReturnType<typeof listener>>;
 beforeAll(async () => {
@@ -144,13 +155,28 @@ describe('address classes', () => {
     expect(nonPublicAddress(address)).toContain(what);
   });
 
-  it.each(['8.8.8.8', '93.184.216.34', '100.63.255.255', '100.128.0.1', '172.15.255.255', '172.32.0.1', '192.169.0.1', '169.255.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808', '2002:808:808::1'])('%s is public', (address) => {
+  it.each([
+    '8.8.8.8',
+    '93.184.216.34',
+    '100.63.255.255',
+    '100.128.0.1',
+    '172.15.255.255',
+    '172.32.0.1',
+    '192.169.0.1',
+    '169.255.0.1',
+    '2606:4700:4700::1111',
+    '::ffff:8.8.8.8',
+    '64:ff9b::808:808',
+    '2002:808:808::1',
+  ])('%s is public', (address) => {
     expect(nonPublicAddress(address)).toBeUndefined();
   });
 
   it('loopback hosts: localhost names, 127/8, ::1', () => {
-    for (const host of ['localhost', 'api.localhost', 'LOCALHOST.', '127.0.0.1', '127.9.9.9', '[::1]']) expect(isLoopbackHost(host), host).toBe(true);
-    for (const host of ['10.0.0.1', 'localhost.example', 'example.com', '[::2]']) expect(isLoopbackHost(host), host).toBe(false);
+    for (const host of ['localhost', 'api.localhost', 'LOCALHOST.', '127.0.0.1', '127.9.9.9', '[::1]'])
+      expect(isLoopbackHost(host), host).toBe(true);
+    for (const host of ['10.0.0.1', 'localhost.example', 'example.com', '[::2]'])
+      expect(isLoopbackHost(host), host).toBe(false);
   });
 });
 
@@ -168,7 +194,11 @@ describe('each refused target class: refused before any connection is opened', (
   it.each([
     ['loopback', 'https://127.0.0.1:PORT/', 'a loopback address'],
     ['loopback (127/8)', 'https://127.1.2.3:PORT/', 'a loopback address'],
-    ['loopback (a numeric host URL parsers turn into 127.0.0.1)', 'https://2130706433:PORT/', '127.0.0.1 is a loopback address'],
+    [
+      'loopback (a numeric host URL parsers turn into 127.0.0.1)',
+      'https://2130706433:PORT/',
+      '127.0.0.1 is a loopback address',
+    ],
     ['loopback (hex)', 'https://0x7f.1:PORT/', '127.0.0.1 is a loopback address'],
     ['RFC 1918 10/8', 'https://10.1.2.3:PORT/', 'RFC 1918'],
     ['RFC 1918 172.16/12', 'https://172.20.0.1:PORT/', 'RFC 1918'],
@@ -181,7 +211,11 @@ describe('each refused target class: refused before any connection is opened', (
     ['IPv6 ULA', 'https://[fd00::1]:PORT/', 'unique local'],
     ['IPv6 link-local', 'https://[fe80::1]:PORT/', 'IPv6 link-local'],
     ['IPv4-mapped IPv6 loopback', 'https://[::ffff:127.0.0.1]:PORT/', 'IPv4-mapped IPv6 address of 127.0.0.1'],
-    ['IPv4-mapped IPv6 metadata endpoint', 'https://[::ffff:169.254.169.254]:PORT/', 'IPv4-mapped IPv6 address of 169.254.169.254'],
+    [
+      'IPv4-mapped IPv6 metadata endpoint',
+      'https://[::ffff:169.254.169.254]:PORT/',
+      'IPv4-mapped IPv6 address of 169.254.169.254',
+    ],
     ['IPv4-compatible IPv6', 'https://[::127.0.0.1]:PORT/', 'IPv4-compatible'],
     ['the name localhost', 'https://localhost:PORT/', 'localhost is a loopback name'],
     ['a *.localhost name', 'https://auth.localhost:PORT/', 'auth.localhost is a loopback name'],
@@ -201,10 +235,16 @@ describe('each refused target class: refused before any connection is opened', (
     ['link-local (metadata)', 'metadata.test', 'metadata.test resolves to 169.254.169.254, a link-local address'],
     ['CGNAT', 'cgnat.test', 'cgnat.test resolves to 100.64.1.1, a carrier-grade NAT address'],
     ['IPv6 ULA', 'ula.test', 'ula.test resolves to fd00::5, an IPv6 unique local address'],
-    ['IPv4-mapped loopback', 'mapped.test', 'mapped.test resolves to ::ffff:127.0.0.1, an IPv4-mapped IPv6 address of 127.0.0.1'],
+    [
+      'IPv4-mapped loopback',
+      'mapped.test',
+      'mapped.test resolves to ::ffff:127.0.0.1, an IPv4-mapped IPv6 address of 127.0.0.1',
+    ],
     ['one bad address among public ones', 'mixed.test', 'mixed.test resolves to 127.0.0.1, a loopback address'],
   ])('a DNS name resolving to %s', async (_, name, why) => {
-    const { error, connections, lookups, dials } = await refusal(`https://${name}:${sink.port}/.well-known/oauth-authorization-server`);
+    const { error, connections, lookups, dials } = await refusal(
+      `https://${name}:${sink.port}/.well-known/oauth-authorization-server`,
+    );
     expect(error).toBeInstanceOf(UrlRefusedError);
     expect(error!.message).toContain(why);
     expect(lookups).toEqual([name]);
@@ -217,7 +257,9 @@ describe('each refused target class: refused before any connection is opened', (
     const addresses = await lookup(name, { all: true }).catch(() => []);
     if (addresses.length === 0 || addresses.every((a) => nonPublicAddress(a.address) === undefined)) return ctx.skip();
     const before = sink.connections;
-    const error = await guardedGet(`https://${name}:${sink.port}/`, { agentUrl: AGENT }, bounds).catch((e: unknown) => e);
+    const error = await guardedGet(`https://${name}:${sink.port}/`, { agentUrl: AGENT }, bounds).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(UrlRefusedError);
     expect((error as Error).message).toMatch(new RegExp(`^${name.toLowerCase()} resolves to `));
     expect(sink.connections - before).toBe(0);
@@ -243,9 +285,15 @@ describe('each refused target class: refused before any connection is opened', (
         expect(g.lookups).toEqual([]);
       }
       const followed = await guardedGet(`${agent.origin}/same-host`, { agentUrl: `${agent.origin}/mcp` }, bounds);
-      expect(followed).toMatchObject({ status: 200, url: `${agent.origin}/final`, redirects: [`${agent.origin}/final`] });
+      expect(followed).toMatchObject({
+        status: 200,
+        url: `${agent.origin}/final`,
+        redirects: [`${agent.origin}/final`],
+      });
       expect(JSON.parse(followed.text)).toEqual({ ok: 'final' });
-      await expect(guardedGet(`${agent.origin}/loop`, { agentUrl: `${agent.origin}/mcp` }, bounds)).rejects.toThrow(/more than 3 redirects/);
+      await expect(guardedGet(`${agent.origin}/loop`, { agentUrl: `${agent.origin}/mcp` }, bounds)).rejects.toThrow(
+        /more than 3 redirects/,
+      );
     } finally {
       await agent.close();
     }
@@ -255,9 +303,14 @@ describe('each refused target class: refused before any connection is opened', (
 describe('pinning, bounds and allowHttp', () => {
   it('the name is resolved once and the connection goes to the vetted address (a rebinding DNS answer is never asked for)', async () => {
     let answers = 0;
-    const flip: Resolver = async () => (answers++ === 0 ? [{ address: '203.0.113.7', family: 4 }] : [{ address: '127.0.0.1', family: 4 }]);
+    const flip: Resolver = async () =>
+      answers++ === 0 ? [{ address: '203.0.113.7', family: 4 }] : [{ address: '127.0.0.1', family: 4 }];
     const dials: string[] = [];
-    await guardedGet(`https://flip.test:${sink.port}/`, { agentUrl: AGENT, lookup: flip, dial: (a) => (dials.push(a), '127.0.0.1') }, bounds).catch(() => {});
+    await guardedGet(
+      `https://flip.test:${sink.port}/`,
+      { agentUrl: AGENT, lookup: flip, dial: (a) => (dials.push(a), '127.0.0.1') },
+      bounds,
+    ).catch(() => {});
     expect(answers).toBe(1);
     expect(dials).toEqual(['203.0.113.7']);
   });
@@ -265,14 +318,22 @@ describe('pinning, bounds and allowHttp', () => {
   it('resolution is bounded by the timeout', async () => {
     const never: Resolver = () => new Promise(() => {});
     const started = performance.now();
-    await expect(guardedGet('https://slow.test/', { agentUrl: AGENT, lookup: never }, { ...bounds, timeoutMs: 200 })).rejects.toThrow(/timed out after 200 ms resolving slow.test/);
+    await expect(
+      guardedGet('https://slow.test/', { agentUrl: AGENT, lookup: never }, { ...bounds, timeoutMs: 200 }),
+    ).rejects.toThrow(/timed out after 200 ms resolving slow.test/);
     expect(performance.now() - started).toBeLessThan(1_500);
   });
 
   it('the body is bounded in size', async () => {
     const agent = await agentServer({ '/big': json({ pad: 'x'.repeat(5_000) }) });
     try {
-      await expect(guardedGet(`${agent.origin}/big`, { agentUrl: `${agent.origin}/mcp` }, { timeoutMs: 3_000, maxResponseBytes: 1_000 })).rejects.toThrow(/exceeded 1000 bytes/);
+      await expect(
+        guardedGet(
+          `${agent.origin}/big`,
+          { agentUrl: `${agent.origin}/mcp` },
+          { timeoutMs: 3_000, maxResponseBytes: 1_000 },
+        ),
+      ).rejects.toThrow(/exceeded 1000 bytes/);
     } finally {
       await agent.close();
     }
@@ -291,17 +352,28 @@ describe('pinning, bounds and allowHttp', () => {
     const g = guard();
     const fetch = guardedFetch(g.options, bounds);
     const before = sink.connections;
-    await expect(fetch(`https://metadata.test:${sink.port}/jwks.json`)).rejects.toThrow(/metadata\.test resolves to 169\.254\.169\.254/);
-    await expect(fetch(`https://public.test:${sink.port}/`, { method: 'POST' })).rejects.toThrow('the guarded fetch sends GET only, not POST');
+    await expect(fetch(`https://metadata.test:${sink.port}/jwks.json`)).rejects.toThrow(
+      /metadata\.test resolves to 169\.254\.169\.254/,
+    );
+    await expect(fetch(`https://public.test:${sink.port}/`, { method: 'POST' })).rejects.toThrow(
+      'the guarded fetch sends GET only, not POST',
+    );
     expect(sink.connections - before).toBe(0);
-    const allowed = await guardedFetch({ agentUrl: AGENT, allowHttp: true }, bounds)(`http://127.0.0.1:${sink.port}/jwks.json`, { headers: { accept: 'application/json' } });
+    const allowed = await guardedFetch({ agentUrl: AGENT, allowHttp: true }, bounds)(
+      `http://127.0.0.1:${sink.port}/jwks.json`,
+      { headers: { accept: 'application/json' } },
+    );
     expect(allowed.status).toBe(200);
     expect(await allowed.json()).toEqual({ ok: true });
   });
 
   it("the agent's own origin is the user's choice: never vetted, never resolved by the guard", async () => {
     const g = guard({ agentUrl: `http://127.0.0.1:${sink.port}/mcp` });
-    const answer = await guardedGet(`http://127.0.0.1:${sink.port}/.well-known/oauth-protected-resource/mcp`, g.options, bounds);
+    const answer = await guardedGet(
+      `http://127.0.0.1:${sink.port}/.well-known/oauth-protected-resource/mcp`,
+      g.options,
+      bounds,
+    );
     expect(answer.status).toBe(200);
     expect(g.lookups).toEqual([]);
     expect(g.dials).toEqual([]);
@@ -311,11 +383,19 @@ describe('pinning, bounds and allowHttp', () => {
 describe('where the runner applies it', () => {
   it('the RFC 8414 probe: an issuer named in the metadata that resolves to a private address is not fetched', async () => {
     const agent = await agentServer({
-      '/.well-known/oauth-protected-resource/mcp': json({ resource: 'x', authorization_servers: [`https://internal.test:${sink.port}`] }),
+      '/.well-known/oauth-protected-resource/mcp': json({
+        resource: 'x',
+        authorization_servers: [`https://internal.test:${sink.port}`],
+      }),
     });
     try {
       const g = guard({ agentUrl: `${agent.origin}/mcp` });
-      const probes = new OAuthProbes({ agentUrl: `${agent.origin}/mcp`, timeoutMs: 3_000, maxResponseBytes: 1024 * 1024, guard: { lookup: g.options.lookup, dial: g.options.dial } });
+      const probes = new OAuthProbes({
+        agentUrl: `${agent.origin}/mcp`,
+        timeoutMs: 3_000,
+        maxResponseBytes: 1024 * 1024,
+        guard: { lookup: g.options.lookup, dial: g.options.dial },
+      });
       const phase = { id: 'oauth', title: 'oauth', steps: [] } as never;
       const before = sink.connections;
       const prm = await probes.run('protected_resource_metadata', phase);
@@ -332,13 +412,20 @@ describe('where the runner applies it', () => {
   });
 
   it('the RFC 8414 probe: a literal private issuer is refused without a lookup', async () => {
-    const agent = await agentServer({ '/.well-known/oauth-protected-resource/mcp': json({ authorization_servers: ['https://169.254.169.254'] }) });
+    const agent = await agentServer({
+      '/.well-known/oauth-protected-resource/mcp': json({ authorization_servers: ['https://169.254.169.254'] }),
+    });
     try {
-      const probes = new OAuthProbes({ agentUrl: `${agent.origin}/mcp`, timeoutMs: 3_000, maxResponseBytes: 1024 * 1024 });
+      const probes = new OAuthProbes({
+        agentUrl: `${agent.origin}/mcp`,
+        timeoutMs: 3_000,
+        maxResponseBytes: 1024 * 1024,
+      });
       const phase = { id: 'oauth', title: 'oauth', steps: [] } as never;
       await probes.run('protected_resource_metadata', phase);
       expect(await probes.run('oauth_auth_server_metadata', phase)).toEqual({
-        error: 'the runner will not fetch the authorization server the agent named: 169.254.169.254 is a link-local address (169.254.0.0/16, cloud metadata endpoints included)',
+        error:
+          'the runner will not fetch the authorization server the agent named: 169.254.169.254 is a link-local address (169.254.0.0/16, cloud metadata endpoints included)',
       });
     } finally {
       await agent.close();
@@ -346,7 +433,12 @@ describe('where the runner applies it', () => {
   });
 
   it('a probe that is refused is a transport error naming the guard, with nothing recorded as an answer', async () => {
-    const exchange = await probe('oauth_auth_server_metadata', `https://metadata.test:${sink.port}/`, { agentUrl: AGENT, timeoutMs: 3_000, maxResponseBytes: 1024, guard: { lookup: guard().options.lookup } });
+    const exchange = await probe('oauth_auth_server_metadata', `https://metadata.test:${sink.port}/`, {
+      agentUrl: AGENT,
+      timeoutMs: 3_000,
+      maxResponseBytes: 1024,
+      guard: { lookup: guard().options.lookup },
+    });
     expect(exchange.response).toBeUndefined();
     expect(exchange.extraction).toEqual({ path: 'none', note: 'not sent: refused by the SSRF guard' });
     expect(exchange.transportError).toMatch(/metadata\.test resolves to 169\.254\.169\.254/);
@@ -354,15 +446,29 @@ describe('where the runner applies it', () => {
 
   it("an A2A card's endpoint on another host that resolves to a private address: no call, no connection, no credentials sent", async () => {
     const agent = await agentServer({
-      '/a2a/.well-known/agent-card.json': json({ name: 'x', url: `https://ula.test:${sink.port}/a2a`, skills: [{ id: 'get_products' }] }),
+      '/a2a/.well-known/agent-card.json': json({
+        name: 'x',
+        url: `https://ula.test:${sink.port}/a2a`,
+        skills: [{ id: 'get_products' }],
+      }),
     });
     try {
       const g = guard({ agentUrl: `${agent.origin}/a2a` });
-      const transport = new A2aTransport({ url: `${agent.origin}/a2a`, maxResponseBytes: 1024 * 1024, urlGuard: { lookup: g.options.lookup, dial: g.options.dial } });
+      const transport = new A2aTransport({
+        url: `${agent.origin}/a2a`,
+        maxResponseBytes: 1024 * 1024,
+        urlGuard: { lookup: g.options.lookup, dial: g.options.dial },
+      });
       const before = sink.connections;
-      const answer = await transport.call('get_products', {}, { credentials: { kind: 'bearer', token: 'demo-secret' }, timeoutMs: 3_000 });
+      const answer = await transport.call(
+        'get_products',
+        {},
+        { credentials: { kind: 'bearer', token: 'demo-secret' }, timeoutMs: 3_000 },
+      );
       await transport.close();
-      expect(answer.transportError).toMatch(/names its JSON-RPC endpoint https:\/\/ula\.test:\d+\/a2a, which the runner does not call \(ula\.test resolves to fd00::5, an IPv6 unique local address/);
+      expect(answer.transportError).toMatch(
+        /names its JSON-RPC endpoint https:\/\/ula\.test:\d+\/a2a, which the runner does not call \(ula\.test resolves to fd00::5, an IPv6 unique local address/,
+      );
       expect(sink.connections - before).toBe(0);
       expect(g.dials).toEqual([]);
     } finally {
@@ -372,11 +478,19 @@ describe('where the runner applies it', () => {
 
   it("an A2A card's endpoint on a public host: calls are pinned to the vetted address", async () => {
     const agent = await agentServer({
-      '/a2a/.well-known/agent-card.json': json({ name: 'x', url: `https://public.test:${sink.port}/a2a`, skills: [{ id: 'get_products' }] }),
+      '/a2a/.well-known/agent-card.json': json({
+        name: 'x',
+        url: `https://public.test:${sink.port}/a2a`,
+        skills: [{ id: 'get_products' }],
+      }),
     });
     try {
       const g = guard({ agentUrl: `${agent.origin}/a2a` });
-      const transport = new A2aTransport({ url: `${agent.origin}/a2a`, maxResponseBytes: 1024 * 1024, urlGuard: { lookup: g.options.lookup, dial: g.options.dial } });
+      const transport = new A2aTransport({
+        url: `${agent.origin}/a2a`,
+        maxResponseBytes: 1024 * 1024,
+        urlGuard: { lookup: g.options.lookup, dial: g.options.dial },
+      });
       const before = sink.connections;
       const answer = await transport.call('get_products', {}, { credentials: { kind: 'none' }, timeoutMs: 3_000 });
       await transport.close();
@@ -397,9 +511,15 @@ describe("redirects of the agent's own endpoint (MCP)", () => {
     try {
       const transport = new McpTransport({ url: `${agent.origin}/mcp`, maxResponseBytes: 1024 * 1024 });
       const before = sink.connections;
-      const answer = await transport.call('list_creatives', {}, { credentials: { kind: 'bearer', token: 'demo-secret' }, timeoutMs: 3_000 });
+      const answer = await transport.call(
+        'list_creatives',
+        {},
+        { credentials: { kind: 'bearer', token: 'demo-secret' }, timeoutMs: 3_000 },
+      );
       await transport.close();
-      expect(answer.transportError).toContain(`the agent redirected ${agent.origin}/mcp to http://localhost:${sink.port}, another origin (the runner follows redirects on the agent's own origin only)`);
+      expect(answer.transportError).toContain(
+        `the agent redirected ${agent.origin}/mcp to http://localhost:${sink.port}, another origin (the runner follows redirects on the agent's own origin only)`,
+      );
       expect(sink.connections - before).toBe(0);
     } finally {
       await agent.close();
@@ -408,7 +528,13 @@ describe("redirects of the agent's own endpoint (MCP)", () => {
 
   it('307 / 308 on the same origin are followed with the same method and body; 301-303 are the answer', async () => {
     const seen: string[] = [];
-    const routes: Record<string, [number, string?]> = { '/mcp': [307, '/mcp/'], '/mcp/': [308, '/v2/mcp'], '/v2/mcp': [200], '/moved': [301, '/mcp'], '/loop': [307, '/loop'] };
+    const routes: Record<string, [number, string?]> = {
+      '/mcp': [307, '/mcp/'],
+      '/mcp/': [308, '/v2/mcp'],
+      '/v2/mcp': [200],
+      '/moved': [301, '/mcp'],
+      '/loop': [307, '/loop'],
+    };
     const fake = (async (url: string | URL, init?: RequestInit) => {
       const path = new URL(String(url)).pathname;
       seen.push(`${init?.method} ${path} ${init?.body} ${init?.redirect}`);
@@ -419,7 +545,9 @@ describe("redirects of the agent's own endpoint (MCP)", () => {
     expect((await fetch('http://127.0.0.1:9/mcp', { method: 'POST', body: '{"a":1}' })).status).toBe(200);
     expect(seen).toEqual(['POST /mcp {"a":1} manual', 'POST /mcp/ {"a":1} manual', 'POST /v2/mcp {"a":1} manual']);
     expect((await fetch('http://127.0.0.1:9/moved', { method: 'POST', body: '{}' })).status).toBe(301);
-    await expect(fetch('http://127.0.0.1:9/loop', { method: 'POST', body: '{}' })).rejects.toThrow(/more than 3 redirects/);
+    await expect(fetch('http://127.0.0.1:9/loop', { method: 'POST', body: '{}' })).rejects.toThrow(
+      /more than 3 redirects/,
+    );
   });
 });
 
@@ -434,7 +562,12 @@ describe('the agent URL itself (configuration)', () => {
     const fromEnv = resolveRuntimeConfig({ agentUrl: 'http://agent.example/mcp' }, { ADCP_ALLOW_HTTP: '1' });
     expect(fromEnv.allowHttp).toBe(true);
     expect(fromEnv.error).toBeUndefined();
-    for (const ok of ['https://agent.example/mcp', 'http://127.0.0.1:3000/mcp', 'http://localhost:3000/mcp', 'http://[::1]:3000/mcp']) {
+    for (const ok of [
+      'https://agent.example/mcp',
+      'http://127.0.0.1:3000/mcp',
+      'http://localhost:3000/mcp',
+      'http://[::1]:3000/mcp',
+    ]) {
       expect(resolveRuntimeConfig({ agentUrl: ok }, {}).error, ok).toBeUndefined();
     }
   });

@@ -9,7 +9,11 @@ import { formatChallenge, parseWwwAuthenticate } from '../../src/transport/www-a
 
 describe('parseWwwAuthenticate', () => {
   it('reads several challenges with auth-params, quoted strings holding commas and escaped quotes', () => {
-    expect(parseWwwAuthenticate('Bearer realm="a, b", error="invalid_token", error_description="say \\"hi\\"", Basic realm="x", charset="UTF-8"')).toEqual({
+    expect(
+      parseWwwAuthenticate(
+        'Bearer realm="a, b", error="invalid_token", error_description="say \\"hi\\"", Basic realm="x", charset="UTF-8"',
+      ),
+    ).toEqual({
       challenges: [
         { scheme: 'Bearer', params: { realm: 'a, b', error: 'invalid_token', error_description: 'say "hi"' } },
         { scheme: 'Basic', params: { realm: 'x', charset: 'UTF-8' } },
@@ -18,7 +22,9 @@ describe('parseWwwAuthenticate', () => {
   });
 
   it('reads token68 (with = padding), bare schemes, token values, BWS around "=" and lower-cases param names', () => {
-    expect(parseWwwAuthenticate('Negotiate YWxhZGRpbjpvcGVuc2VzYW1l==, Newauth, Custom REALM = tok , Other abc=')).toEqual({
+    expect(
+      parseWwwAuthenticate('Negotiate YWxhZGRpbjpvcGVuc2VzYW1l==, Newauth, Custom REALM = tok , Other abc='),
+    ).toEqual({
       challenges: [
         { scheme: 'Negotiate', params: {}, token68: 'YWxhZGRpbjpvcGVuc2VzYW1l==' },
         { scheme: 'Newauth', params: {} },
@@ -29,12 +35,23 @@ describe('parseWwwAuthenticate', () => {
   });
 
   it('treats several header lines and empty list elements as one list', () => {
-    expect(parseWwwAuthenticate([', Bearer realm="r",, ', 'Basic']).challenges.map((c) => c.scheme)).toEqual(['Bearer', 'Basic']);
+    expect(parseWwwAuthenticate([', Bearer realm="r",, ', 'Basic']).challenges.map((c) => c.scheme)).toEqual([
+      'Bearer',
+      'Basic',
+    ]);
   });
 
   it.each([
-    ['an unterminated quoted string', 'Bearer realm="abc', /unterminated quoted string for auth-param "realm" at character 14/],
-    ['a missing comma between params', 'Bearer realm="a" error="x"', /expected "," after an auth-param at character 18/],
+    [
+      'an unterminated quoted string',
+      'Bearer realm="abc',
+      /unterminated quoted string for auth-param "realm" at character 14/,
+    ],
+    [
+      'a missing comma between params',
+      'Bearer realm="a" error="x"',
+      /expected "," after an auth-param at character 18/,
+    ],
     ['a repeated param', 'Bearer realm="a", Realm="b"', /auth-param "Realm" repeated in the Bearer challenge/],
     ['a scheme glued to a quote', 'Bearer"x"', /expected a space after the auth scheme "Bearer"/],
   ])('says where %s breaks the grammar, keeping the challenges before it', (_what, header, error) => {

@@ -18,7 +18,10 @@ const tsc = join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
 const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
 
 /** The README's hand-written test: the ```ts block that creates the client. */
-const readmeClientTest = /```ts\n(import \{ afterAll, expect, it \} from 'vitest';\nimport \{ createAdcpClient[^\n]*\n[\s\S]*?)```/.exec(readme)?.[1];
+const readmeClientTest =
+  /```ts\n(import \{ afterAll, expect, it \} from 'vitest';\nimport \{ createAdcpClient[^\n]*\n[\s\S]*?)```/.exec(
+    readme,
+  )?.[1];
 /** The line the README gives for a test file importing nothing from the package. */
 const referenceLine = /^\/\/\/ <reference types="vitest-adcp\/matchers" \/>$/m.exec(readme)?.[0];
 /** A user's test of the agent URL only: the matchers, and no import from vitest-adcp. */
@@ -46,7 +49,18 @@ const README_CONFIG = [
 beforeAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
   mkdirSync(join(user, 'node_modules'), { recursive: true });
-  const build = await runNode([tsc, '-p', 'tsconfig.build.json', '--outDir', join(pkgDir, 'dist'), '--emitDeclarationOnly', '--declarationMap', 'false', '--sourceMap', 'false']);
+  const build = await runNode([
+    tsc,
+    '-p',
+    'tsconfig.build.json',
+    '--outDir',
+    join(pkgDir, 'dist'),
+    '--emitDeclarationOnly',
+    '--declarationMap',
+    'false',
+    '--sourceMap',
+    'false',
+  ]);
   expect(build.exitCode, build.stdout + build.stderr).toBe(0);
   copyFileSync(join(repoRoot, 'package.json'), join(pkgDir, 'package.json'));
   copyFileSync(join(repoRoot, 'client.d.ts'), join(pkgDir, 'client.d.ts'));
@@ -63,7 +77,18 @@ async function typecheck(name: string, text: string, types: string[] = [], along
   const config = `tsconfig.${name}.json`;
   writeFileSync(
     join(user, config),
-    JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: true, types: ['node', ...types] }, files: [name, ...alongside] }),
+    JSON.stringify({
+      compilerOptions: {
+        target: 'ES2022',
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        strict: true,
+        noEmit: true,
+        skipLibCheck: true,
+        types: ['node', ...types],
+      },
+      files: [name, ...alongside],
+    }),
   );
   const run = await runNode([tsc, '-p', config], { cwd: user });
   return { exitCode: run.exitCode, output: (run.stdout + run.stderr).trim() };
@@ -81,7 +106,9 @@ describe("the matchers' types with setupFiles: ['vitest-adcp/matchers']", () => 
   it('a test importing nothing from vitest-adcp needs the README\'s one line, or "types" in tsconfig.json', async () => {
     const without = await typecheck('url-only.test.ts', URL_ONLY_TEST);
     expect(without.exitCode).toBe(2);
-    expect(without.output).toMatch(/error TS2339: Property 'toRejectUnauthenticated' does not exist on type 'Assertion<string \| undefined>'/);
+    expect(without.output).toMatch(
+      /error TS2339: Property 'toRejectUnauthenticated' does not exist on type 'Assertion<string \| undefined>'/,
+    );
     expect(referenceLine).toBeDefined();
     const withLine = await typecheck('url-only-referenced.test.ts', `${referenceLine}\n${URL_ONLY_TEST}`);
     expect(withLine.output).toBe('');
@@ -99,7 +126,10 @@ describe("the matchers' types with setupFiles: ['vitest-adcp/matchers']", () => 
   }, 60_000);
 
   it("the types refuse what the matchers refuse, through the package's own entry", async () => {
-    const result = await typecheck('wrong.test.ts', `/// <reference types="vitest-adcp/matchers" />\nimport { expect } from 'vitest';\nexpect({}).toHaveAdcpErrorCode(42);\n`);
+    const result = await typecheck(
+      'wrong.test.ts',
+      `/// <reference types="vitest-adcp/matchers" />\nimport { expect } from 'vitest';\nexpect({}).toHaveAdcpErrorCode(42);\n`,
+    );
     expect(result.exitCode).toBe(2);
     expect(result.output).toMatch(/wrong\.test\.ts\(3,32\): error TS2345/);
   }, 60_000);

@@ -28,7 +28,11 @@ export async function userTest(): Promise<void> {
   // On a record, each matcher returns nothing (sync); `.not` too.
   const none: void = expect(res).toRejectUnauthenticated();
   expect(res).toRejectUnauthenticated({ allowBadRequest: true });
-  expect(res).toExposeWwwAuthenticate('Bearer', { error: 'invalid_token', realm: expect.stringContaining('agent'), scope: /read/ });
+  expect(res).toExposeWwwAuthenticate('Bearer', {
+    error: 'invalid_token',
+    realm: expect.stringContaining('agent'),
+    scope: /read/,
+  });
   expect(res).toExposeWwwAuthenticate({ scheme: 'Basic' });
   expect(res).not.toExposeWwwAuthenticate();
   expect(res).toMatchAdcpSchema('media-buy/list-creatives-response.json');
@@ -58,7 +62,9 @@ export async function userTest(): Promise<void> {
 }
 
 // Jest's matchers, as `expect(x)` returns them under Jest (declared without @types/jest installed).
-declare const jestExpect: <T>(actual: T) => jest.Matchers<void, T> & { not: jest.Matchers<void, T>; resolves: jest.Matchers<Promise<void>, T> };
+declare const jestExpect: <T>(
+  actual: T,
+) => jest.Matchers<void, T> & { not: jest.Matchers<void, T>; resolves: jest.Matchers<Promise<void>, T> };
 export async function jestUserTest(res: AdcpResponse): Promise<void> {
   jestExpect(res).toRejectUnauthenticated();
   jestExpect(res).not.toExposeWwwAuthenticate('Bearer', { error: 'invalid_token' });

@@ -49,7 +49,11 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** The operation ids of the receiver URLs the agent POSTed to (the last path segment: what it echoes as operation_id). */
 function deliveredOperationIds(a: FixtureAgent, base: string): string[] {
-  const ids = new Set(a.webhookAttempts.filter((w) => w.url.startsWith(`${base}/step/`)).map((w) => new URL(w.url).pathname.split('/').pop()!));
+  const ids = new Set(
+    a.webhookAttempts
+      .filter((w) => w.url.startsWith(`${base}/step/`))
+      .map((w) => new URL(w.url).pathname.split('/').pop()!),
+  );
   return [...ids];
 }
 
@@ -78,17 +82,38 @@ describe('a forger reading the step records (engine, real receiver, fixture agen
         {
           id: 'main',
           steps: [
-            { id: 'book', task: 'create_media_buy', sample_request: { idempotency_key: '$generate:uuid_v4#book', push_notification_config: { url: '{{runner.webhook_url:book}}' } } },
+            {
+              id: 'book',
+              task: 'create_media_buy',
+              sample_request: {
+                idempotency_key: '$generate:uuid_v4#book',
+                push_notification_config: { url: '{{runner.webhook_url:book}}' },
+              },
+            },
             // Only the forged body carries ext.forged: this step passes only if the forgery was accepted.
-            { id: 'forged_only', task: 'expect_webhook', triggered_by: 'book', stateful: true, filter: { 'ext.forged': true }, timeout_seconds: 1.5 },
-            { id: 'real', task: 'expect_webhook', triggered_by: 'book', stateful: true, filter: { operation_id: '{{prior_step.book.operation_id}}', status: 'completed' } },
+            {
+              id: 'forged_only',
+              task: 'expect_webhook',
+              triggered_by: 'book',
+              stateful: true,
+              filter: { 'ext.forged': true },
+              timeout_seconds: 1.5,
+            },
+            {
+              id: 'real',
+              task: 'expect_webhook',
+              triggered_by: 'book',
+              stateful: true,
+              filter: { operation_id: '{{prior_step.book.operation_id}}', status: 'completed' },
+            },
             { id: 'signed', task: 'expect_webhook_signature_valid', triggered_by: 'book', stateful: true },
           ],
         },
       ]),
       '/virtual/forgery.storyboard.yaml',
     );
-    if (!loaded.ok) throw new Error(loaded.diagnostics.map((d) => `${d.line}:${d.column} [${d.rule}] ${d.message}`).join('\n'));
+    if (!loaded.ok)
+      throw new Error(loaded.diagnostics.map((d) => `${d.line}:${d.column} [${d.rule}] ${d.message}`).join('\n'));
     return loaded.storyboard;
   };
 
@@ -97,13 +122,18 @@ describe('a forger reading the step records (engine, real receiver, fixture agen
     const receiver = await WebhookReceiver.start();
     receivers.push(receiver);
     const corpus = resolveCorpus(undefined);
-    const engine = openStoryboardRun(storyboard(), { agentUrl: a.urlFor(['session_forgery1']), authToken: TOKEN, corpusRoot: corpus.root, timeoutMs: 10_000 }, { env: {}, webhooks: receiver });
+    const engine = openStoryboardRun(
+      storyboard(),
+      { agentUrl: a.urlFor(['session_forgery1']), authToken: TOKEN, corpusRoot: corpus.root, timeoutMs: 10_000 },
+      { env: {}, webhooks: receiver },
+    );
     try {
       const book = await engine.settle('main', 'book');
       expect(book.status).toBe('passed');
       // What the run writes out for the step (the worker's record: meta, reports, NDJSON are built from it).
       const output = (r: StepResult) => redactStepResult(r, engine.secrets());
-      const shown = (output(book.result).request!.payload as { push_notification_config: { url: string } }).push_notification_config.url;
+      const shown = (output(book.result).request!.payload as { push_notification_config: { url: string } })
+        .push_notification_config.url;
       // Soft: on a regression every claim below reports, not only the first.
       expect.soft(shown).toBe(`${receiver.baseUrl}/step/book/[redacted]`);
 
@@ -113,28 +143,44 @@ describe('a forger reading the step records (engine, real receiver, fixture agen
 
       const forged = await engine.settle('main', 'forged_only');
       expect.soft(forged.status).toBe('failed');
-      expect.soft(forged.result.validations.filter((v) => !v.passed).map((v) => (v.actual as { code: string }).code)).toEqual(['no_webhook_received']);
+      expect
+        .soft(forged.result.validations.filter((v) => !v.passed).map((v) => (v.actual as { code: string }).code))
+        .toEqual(['no_webhook_received']);
       const real = await engine.settle('main', 'real');
       const signed = await engine.settle('main', 'signed');
       expect([real.status, signed.status]).toEqual(['passed', 'passed']);
-      expect(signed.result.validations).toEqual([expect.objectContaining({ passed: true, description: expect.stringContaining('keyid fixture-webhook-ed25519') })]);
+      expect(signed.result.validations).toEqual([
+        expect.objectContaining({
+          passed: true,
+          description: expect.stringContaining('keyid fixture-webhook-ed25519'),
+        }),
+      ]);
       // Every delivery the receiver kept is the agent's, at the URL it was sent (operation id included).
-      const sent = (book.result.request!.payload as { push_notification_config: { url: string } }).push_notification_config.url;
+      const sent = (book.result.request!.payload as { push_notification_config: { url: string } })
+        .push_notification_config.url;
       const operationId = sent.split('/').pop()!;
       expect(operationId).toMatch(UUID);
-      expect(receiver.deliveries().map((d) => [d.url, (JSON.parse(d.body.toString()) as { ext?: unknown }).ext])).toEqual(receiver.deliveries().map(() => [sent, undefined]));
+      expect(
+        receiver.deliveries().map((d) => [d.url, (JSON.parse(d.body.toString()) as { ext?: unknown }).ext]),
+      ).toEqual(receiver.deliveries().map(() => [sent, undefined]));
       expect(deliveredOperationIds(a, receiver.baseUrl)).toEqual([operationId]);
 
       // No output of any step names the operation id, in any spelling: records, and the failure text the terminal shows.
       for (const outcome of [book, forged, real, signed]) {
         const record = output(outcome.result);
-        const texts = [JSON.stringify(record), ...(outcome.status === 'failed' ? [JSON.stringify(stepFailureText(record, engine.secrets()))] : [])];
+        const texts = [
+          JSON.stringify(record),
+          ...(outcome.status === 'failed' ? [JSON.stringify(stepFailureText(record, engine.secrets()))] : []),
+        ];
         for (const text of texts) for (const spelling of spellings(operationId)) expect(text).not.toContain(spelling);
       }
       const deliveries = output(real.result).webhook_deliveries!;
       expect(deliveries.map((d) => d.url)).toEqual(deliveries.map(() => `${receiver.baseUrl}/step/book/[redacted]`));
       expect(deliveries[0]!.body).toMatchObject({ operation_id: '[redacted]', status: 'completed' });
-      expect(stepFailureText(output(forged.result), engine.secrets()).details + stepFailureText(output(forged.result), engine.secrets()).headline).toContain(`/step/book/[redacted]`);
+      expect(
+        stepFailureText(output(forged.result), engine.secrets()).details +
+          stepFailureText(output(forged.result), engine.secrets()).headline,
+      ).toContain(`/step/book/[redacted]`);
     } finally {
       await engine.close();
     }
@@ -160,32 +206,54 @@ describe('a forger reading the NDJSON stream (a real `vitest run`, the plugin’
       config: join(repoRoot, 'test', 'e2e', 'webhooks.config.ts'),
       env: { ADCP_AGENT_URL: agentUrl, ADCP_AUTH_TOKEN: TOKEN, E2E_CORPUS: 'webhook_emission' },
       reporters: [join(repoRoot, 'src', 'report', 'reporter.ts'), 'junit'],
-      args: [`--outputFile.vitest-adcp=${files.json}`, `--outputFile.vitest-adcp-ndjson=${files.ndjson}`, `--outputFile.junit=${files.junit}`, `--outputFile.vitest-adcp-html=${files.html}`, `--outputFile.vitest-adcp-markdown=${files.markdown}`],
+      args: [
+        `--outputFile.vitest-adcp=${files.json}`,
+        `--outputFile.vitest-adcp-ndjson=${files.ndjson}`,
+        `--outputFile.junit=${files.junit}`,
+        `--outputFile.vitest-adcp-html=${files.html}`,
+        `--outputFile.vitest-adcp-markdown=${files.markdown}`,
+      ],
     });
     const state = (step: string) => run.tests.find((t) => t.meta?.adcp?.id === `webhook_emission/${step}`)?.state;
     // (c) The agent's deliveries, signatures included, still pass; the rotated key fails its own step.
-    expect({
-      presence: state('idempotency_key_presence/expect_webhook_presence'),
-      retry: state('idempotency_key_stability/expect_key_stable_across_retries'),
-      signature: state('signature_validity/expect_signature_valid'),
-    }, run.stderr).toEqual({ presence: 'passed', retry: 'failed', signature: 'passed' });
+    expect(
+      {
+        presence: state('idempotency_key_presence/expect_webhook_presence'),
+        retry: state('idempotency_key_stability/expect_key_stable_across_retries'),
+        signature: state('signature_validity/expect_signature_valid'),
+      },
+      run.stderr,
+    ).toEqual({ presence: 'passed', retry: 'failed', signature: 'passed' });
 
-    const attempts = a.webhookAttempts.filter((w) => !before.has(w.url) && /\/step\/trigger_[a-z_]+\/[^/]+$/.test(new URL(w.url).pathname));
+    const attempts = a.webhookAttempts.filter(
+      (w) => !before.has(w.url) && /\/step\/trigger_[a-z_]+\/[^/]+$/.test(new URL(w.url).pathname),
+    );
     const operationIds = [...new Set(attempts.map((w) => new URL(w.url).pathname.split('/').pop()!))];
     expect(operationIds.length).toBe(3);
     for (const id of operationIds) expect(id).toMatch(UUID);
 
     // (a) Not in any spelling, in any output.
-    const outputs: Record<string, string> = { stdout: run.stdout, stderr: run.stderr, meta: JSON.stringify(run.tests.map((t) => [t.meta, t.errors])) };
+    const outputs: Record<string, string> = {
+      stdout: run.stdout,
+      stderr: run.stderr,
+      meta: JSON.stringify(run.tests.map((t) => [t.meta, t.errors])),
+    };
     for (const [name, file] of Object.entries(files)) outputs[name] = readFileSync(file, 'utf8');
     for (const name of readdirSync(dir)) outputs[name] ??= readFileSync(join(dir, name), 'utf8');
     for (const [name, text] of Object.entries(outputs)) {
-      for (const id of operationIds) for (const spelling of spellings(id)) expect(text.includes(spelling), `${name} names ${spelling}`).toBe(false);
+      for (const id of operationIds)
+        for (const spelling of spellings(id)) expect(text.includes(spelling), `${name} names ${spelling}`).toBe(false);
     }
     // The stream shows each trigger's URL with its operation id replaced, and the failure text is in the terminal.
-    const steps = outputs.ndjson!.split('\n').filter(Boolean).map((line) => JSON.parse(line)).filter((l) => l.type === 'step');
+    const steps = outputs
+      .ndjson!.split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line))
+      .filter((l) => l.type === 'step');
     const trigger = steps.find((l) => l.step.step_id === 'trigger_webhook_operation')!.step;
-    expect(trigger.request.payload.push_notification_config.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/step\/trigger_webhook_operation\/\[redacted\]$/);
+    expect(trigger.request.payload.push_notification_config.url).toMatch(
+      /^http:\/\/127\.0\.0\.1:\d+\/step\/trigger_webhook_operation\/\[redacted\]$/,
+    );
     expect(run.stdout + run.stderr).toMatch(/\/step\/trigger_retry_scenario\/\[redacted\]/);
   });
 });

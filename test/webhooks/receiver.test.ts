@@ -23,12 +23,20 @@ async function receiver(options: WebhookReceiverOptions = {}): Promise<WebhookRe
 }
 
 /** One POST (or other method), answered: the status. */
-function post(url: string, body: string | Buffer = '{}', options: { method?: string; headers?: Record<string, string> } = {}): Promise<number> {
+function post(
+  url: string,
+  body: string | Buffer = '{}',
+  options: { method?: string; headers?: Record<string, string> } = {},
+): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: options.method ?? 'POST', headers: { 'content-type': 'application/json', ...options.headers } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode!));
-    });
+    const req = request(
+      url,
+      { method: options.method ?? 'POST', headers: { 'content-type': 'application/json', ...options.headers } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode!));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -49,7 +57,14 @@ describe('WebhookReceiver', () => {
     const before = Date.now();
     expect(await post(`${r.urlFor('trigger', 'op-1')}?x=1`, body, { headers: { 'x-extra': 'one' } })).toBe(200);
     const [d] = await r.next('trigger', 'op-1', 0, 0);
-    expect(d).toMatchObject({ seq: 1, stepId: 'trigger', operationId: 'op-1', method: 'POST', url: `${r.urlFor('trigger', 'op-1')}?x=1`, answered: 200 });
+    expect(d).toMatchObject({
+      seq: 1,
+      stepId: 'trigger',
+      operationId: 'op-1',
+      method: 'POST',
+      url: `${r.urlFor('trigger', 'op-1')}?x=1`,
+      answered: 200,
+    });
     expect(d!.body.equals(body)).toBe(true);
     expect(d!.headers).toContainEqual(['x-extra', 'one']);
     expect(d!.headers).toContainEqual(['content-type', 'application/json']);
@@ -123,11 +138,17 @@ describe('WebhookReceiver', () => {
     const r = await receiver({ maxBodyBytes: 1000 });
     await r.open('big', 'op');
     const status = await new Promise<number>((resolve, reject) => {
-      const req = request(r.urlFor('big', 'op'), { method: 'POST', headers: { 'transfer-encoding': 'chunked' } }, (res) => {
-        res.resume();
-        resolve(res.statusCode!);
-      });
-      req.on('error', (error) => (String(error).includes('ECONNRESET') || String(error).includes('EPIPE') ? undefined : reject(error)));
+      const req = request(
+        r.urlFor('big', 'op'),
+        { method: 'POST', headers: { 'transfer-encoding': 'chunked' } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode!);
+        },
+      );
+      req.on('error', (error) =>
+        String(error).includes('ECONNRESET') || String(error).includes('EPIPE') ? undefined : reject(error),
+      );
       for (let i = 0; i < 10; i++) req.write(Buffer.alloc(500, 'b'));
       req.end();
     });
@@ -138,7 +159,11 @@ describe('WebhookReceiver', () => {
   it('bounds what it keeps per URL: past the cap it answers 503 + Retry-After and records nothing more', async () => {
     const r = await receiver({ maxDeliveriesPerUrl: 2 });
     await r.open('loop', 'op');
-    expect([await post(r.urlFor('loop', 'op')), await post(r.urlFor('loop', 'op')), await post(r.urlFor('loop', 'op'))]).toEqual([200, 200, 503]);
+    expect([
+      await post(r.urlFor('loop', 'op')),
+      await post(r.urlFor('loop', 'op')),
+      await post(r.urlFor('loop', 'op')),
+    ]).toEqual([200, 200, 503]);
     expect((await r.next('loop', 'op', 0, 0)).length).toBe(2);
   });
 
@@ -178,7 +203,9 @@ describe('WebhookReceiver', () => {
   });
 
   it('refuses a public base URL with credentials, a query or CR/LF', async () => {
-    await expect(WebhookReceiver.start({ publicBaseUrl: 'https://u:p@hooks.example.com' })).rejects.toThrow(/credentials/);
+    await expect(WebhookReceiver.start({ publicBaseUrl: 'https://u:p@hooks.example.com' })).rejects.toThrow(
+      /credentials/,
+    );
     await expect(WebhookReceiver.start({ publicBaseUrl: 'https://hooks.example.com/?a=1' })).rejects.toThrow(/query/);
     await expect(WebhookReceiver.start({ publicBaseUrl: 'https://hooks.example.com/\r\nx' })).rejects.toThrow(/CR/);
   });
@@ -227,25 +254,45 @@ describe('resolveWebhookReceiver (plugin / CLI options, ADCP_RUNNER_WEBHOOK_BASE
   it('is off by default, and loopback on 127.0.0.1 with an ephemeral port when asked', () => {
     expect(resolveWebhookReceiver({}, {})).toBeUndefined();
     expect(resolveWebhookReceiver({ receiver: 'loopback' }, {})).toEqual({ host: '127.0.0.1', port: 0 });
-    expect(resolveWebhookReceiver({ receiver: 'loopback', port: 4555, maxBodyBytes: 10 }, {})).toEqual({ host: '127.0.0.1', port: 4555, maxBodyBytes: 10 });
+    expect(resolveWebhookReceiver({ receiver: 'loopback', port: 4555, maxBodyBytes: 10 }, {})).toEqual({
+      host: '127.0.0.1',
+      port: 4555,
+      maxBodyBytes: 10,
+    });
   });
 
   it('ADCP_RUNNER_WEBHOOK_BASE_URL turns on proxy mode, which needs https and a fixed port', () => {
-    expect(resolveWebhookReceiver({}, { ADCP_RUNNER_WEBHOOK_BASE_URL: 'https://hooks.example.com/', ADCP_RUNNER_WEBHOOK_PORT: '4100' })).toEqual({
+    expect(
+      resolveWebhookReceiver(
+        {},
+        { ADCP_RUNNER_WEBHOOK_BASE_URL: 'https://hooks.example.com/', ADCP_RUNNER_WEBHOOK_PORT: '4100' },
+      ),
+    ).toEqual({
       host: '127.0.0.1',
       port: 4100,
       publicBaseUrl: 'https://hooks.example.com',
     });
-    expect(() => resolveWebhookReceiver({}, { ADCP_RUNNER_WEBHOOK_BASE_URL: 'https://hooks.example.com' })).toThrow(/fixed port/);
-    expect(() => resolveWebhookReceiver({ port: 4100 }, { ADCP_RUNNER_WEBHOOK_BASE_URL: 'http://hooks.example.com' })).toThrow(/requires https/);
-    expect(resolveWebhookReceiver({ port: 4100, allowHttpBaseUrl: true }, { ADCP_RUNNER_WEBHOOK_BASE_URL: 'http://127.0.0.1:4100' })).toMatchObject({ publicBaseUrl: 'http://127.0.0.1:4100' });
+    expect(() => resolveWebhookReceiver({}, { ADCP_RUNNER_WEBHOOK_BASE_URL: 'https://hooks.example.com' })).toThrow(
+      /fixed port/,
+    );
+    expect(() =>
+      resolveWebhookReceiver({ port: 4100 }, { ADCP_RUNNER_WEBHOOK_BASE_URL: 'http://hooks.example.com' }),
+    ).toThrow(/requires https/);
+    expect(
+      resolveWebhookReceiver(
+        { port: 4100, allowHttpBaseUrl: true },
+        { ADCP_RUNNER_WEBHOOK_BASE_URL: 'http://127.0.0.1:4100' },
+      ),
+    ).toMatchObject({ publicBaseUrl: 'http://127.0.0.1:4100' });
   });
 
   it('an explicit choice wins over the environment; contradictions are configuration errors', () => {
     const env = { ADCP_RUNNER_WEBHOOK_BASE_URL: 'https://hooks.example.com' };
     expect(resolveWebhookReceiver({ receiver: 'off' }, env)).toBeUndefined();
     expect(resolveWebhookReceiver({ receiver: 'loopback' }, env)).toEqual({ host: '127.0.0.1', port: 0 });
-    expect(() => resolveWebhookReceiver({ receiver: 'loopback', publicBaseUrl: 'https://x.example' }, {})).toThrow(ConfigurationError);
+    expect(() => resolveWebhookReceiver({ receiver: 'loopback', publicBaseUrl: 'https://x.example' }, {})).toThrow(
+      ConfigurationError,
+    );
     expect(() => resolveWebhookReceiver({ receiver: 'proxy', port: 1 }, {})).toThrow(/public base URL/);
     expect(() => resolveWebhookReceiver({ receiver: 'loopback', host: '0.0.0.0' }, {})).toThrow(/not loopback/);
     expect(() => resolveWebhookReceiver({ publicBaseUrl: 'ftp://x.example', port: 1 }, {})).toThrow(/http\(s\)/);

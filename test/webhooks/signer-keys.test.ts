@@ -10,7 +10,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SignerKeys } from '../../src/webhooks/signer-keys.js';
 import { parseStrictJson } from '../../src/webhooks/strict-json.js';
 
-const KEY = { kty: 'OKP', crv: 'Ed25519', x: 'MCowBQYDK2VwAyEA', kid: 'k1', alg: 'EdDSA', use: 'sig', key_ops: ['verify'], adcp_use: 'webhook-signing' };
+const KEY = {
+  kty: 'OKP',
+  crv: 'Ed25519',
+  x: 'MCowBQYDK2VwAyEA',
+  kid: 'k1',
+  alg: 'EdDSA',
+  use: 'sig',
+  key_ops: ['verify'],
+  adcp_use: 'webhook-signing',
+};
 /** path → [status, body] the server answers; tests set their routes per origin path prefix. */
 const routes = new Map<string, [number, string, Record<string, string>?]>();
 const hits: string[] = [];
@@ -29,17 +38,26 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-const serve = (path: string, body: unknown, status = 200, headers?: Record<string, string>) => routes.set(path, [status, typeof body === 'string' ? body : JSON.stringify(body), headers]);
+const serve = (path: string, body: unknown, status = 200, headers?: Record<string, string>) =>
+  routes.set(path, [status, typeof body === 'string' ? body : JSON.stringify(body), headers]);
 const keys = (agentPath = '/mcp') => new SignerKeys(`${origin}${agentPath}`, { timeoutMs: 5_000 });
 
 describe('SignerKeys', () => {
   it("resolves a keyid through brand.json agents[] (the entry whose url is the agent's) and its jwks_uri", async () => {
     routes.clear();
-    serve('/.well-known/brand.json', { agents: [{ type: 'sales', url: `${origin}/other`, jwks_uri: `${origin}/wrong.json` }, { type: 'sales', url: `${origin}/mcp`, jwks_uri: `${origin}/keys/jwks.json` }] });
+    serve('/.well-known/brand.json', {
+      agents: [
+        { type: 'sales', url: `${origin}/other`, jwks_uri: `${origin}/wrong.json` },
+        { type: 'sales', url: `${origin}/mcp`, jwks_uri: `${origin}/keys/jwks.json` },
+      ],
+    });
     serve('/keys/jwks.json', { keys: [KEY] });
     const k = keys();
     expect(await k.lookup('k1')).toEqual(KEY);
-    expect(await k.source()).toEqual({ brandJsonUrl: `${origin}/.well-known/brand.json`, jwksUri: `${origin}/keys/jwks.json` });
+    expect(await k.source()).toEqual({
+      brandJsonUrl: `${origin}/.well-known/brand.json`,
+      jwksUri: `${origin}/keys/jwks.json`,
+    });
   });
 
   it('matches the agent URL after canonicalization (case, default port) and defaults jwks_uri to /.well-known/jwks.json', async () => {
@@ -51,7 +69,10 @@ describe('SignerKeys', () => {
 
   it('finds agents of a house portfolio (house.agents, brands[].agents)', async () => {
     routes.clear();
-    serve('/.well-known/brand.json', { house: { domain: 'x.example', agents: [] }, brands: [{ id: 'b', agents: [{ type: 'sales', url: `${origin}/mcp`, jwks_uri: `${origin}/j.json` }] }] });
+    serve('/.well-known/brand.json', {
+      house: { domain: 'x.example', agents: [] },
+      brands: [{ id: 'b', agents: [{ type: 'sales', url: `${origin}/mcp`, jwks_uri: `${origin}/j.json` }] }],
+    });
     serve('/j.json', { keys: [KEY] });
     expect(await keys().lookup('k1')).toEqual(KEY);
   });
@@ -113,7 +134,9 @@ describe('SignerKeys', () => {
 
   it('vets what an https jwks_uri resolves to: a name pointing at a private address is refused before any connection; a public one is fetched, pinned', async () => {
     routes.clear();
-    serve('/.well-known/brand.json', { agents: [{ url: `${origin}/mcp`, jwks_uri: 'https://keys.example/jwks.json' }] });
+    serve('/.well-known/brand.json', {
+      agents: [{ url: `${origin}/mcp`, jwks_uri: 'https://keys.example/jwks.json' }],
+    });
     serve('/jwks.json', { keys: [KEY] });
     const dials: string[] = [];
     // Every dial goes to the loopback server (plain TCP: the https URL is dialled there only to record that it was).
@@ -145,7 +168,11 @@ describe('parseStrictJson', () => {
 
   it('sanitises the key it reports (printable, at most 32 bytes)', () => {
     const long = 'k'.repeat(40);
-    expect(parseStrictJson(`{"${long}":1,"${long}":2}`)).toMatchObject({ error: `duplicate object key "${'k'.repeat(32)}<sanitized:40>"` });
-    expect(parseStrictJson('{"a\\u0000b":1,"a\\u0000b":2}')).toMatchObject({ error: 'duplicate object key "a<sanitized:3>"' });
+    expect(parseStrictJson(`{"${long}":1,"${long}":2}`)).toMatchObject({
+      error: `duplicate object key "${'k'.repeat(32)}<sanitized:40>"`,
+    });
+    expect(parseStrictJson('{"a\\u0000b":1,"a\\u0000b":2}')).toMatchObject({
+      error: 'duplicate object key "a<sanitized:3>"',
+    });
   });
 });

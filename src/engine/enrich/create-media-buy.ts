@@ -48,7 +48,11 @@ export interface MediaBuyContext {
   discover: () => Promise<string | undefined>;
 }
 
-export async function enrichCreateMediaBuy(request: Record<string, unknown>, written: unknown, ctx: MediaBuyContext): Promise<Enrichment[]> {
+export async function enrichCreateMediaBuy(
+  request: Record<string, unknown>,
+  written: unknown,
+  ctx: MediaBuyContext,
+): Promise<Enrichment[]> {
   const changes: Enrichment[] = [];
   const authored = isObject(written) ? written : {};
   const fill = (key: string, value: unknown, reason: string) => {
@@ -62,25 +66,49 @@ export async function enrichCreateMediaBuy(request: Record<string, unknown>, wri
       ? { brand: ctx.discovery.sentBrand, why: 'the brand this storyboard sent earlier in the run' }
       : ctx.kitBrandDomain
         ? { brand: { domain: ctx.kitBrandDomain }, why: "the test kit's brand" }
-        : { brand: { domain: FALLBACK_BRAND_DOMAIN }, why: "the corpus's fictional buyer (neither the storyboard nor its test kit names a brand)" };
-    if (request.brand === undefined) fill('brand', brandSource.brand, `the request schema requires brand and the storyboard authored none; ${brandSource.why}`);
+        : {
+            brand: { domain: FALLBACK_BRAND_DOMAIN },
+            why: "the corpus's fictional buyer (neither the storyboard nor its test kit names a brand)",
+          };
+    if (request.brand === undefined)
+      fill(
+        'brand',
+        brandSource.brand,
+        `the request schema requires brand and the storyboard authored none; ${brandSource.why}`,
+      );
     if (request.account === undefined) {
-      const account = ctx.discovery.sentAccount ?? { brand: brandSource.brand, operator: ctx.kitBrandDomain ? String((brandSource.brand as { domain: string }).domain) : FALLBACK_OPERATOR };
-      fill('account', account, `the request schema requires account and the storyboard authored none; ${ctx.discovery.sentAccount ? 'the account this storyboard sent earlier in the run' : `${brandSource.why}, as a natural-key account`}`);
+      const account = ctx.discovery.sentAccount ?? {
+        brand: brandSource.brand,
+        operator: ctx.kitBrandDomain ? String((brandSource.brand as { domain: string }).domain) : FALLBACK_OPERATOR,
+      };
+      fill(
+        'account',
+        account,
+        `the request schema requires account and the storyboard authored none; ${ctx.discovery.sentAccount ? 'the account this storyboard sent earlier in the run' : `${brandSource.why}, as a natural-key account`}`,
+      );
     }
   }
 
   changes.push(...flight(request, authored, ctx));
 
-  if (request.proposal_id === undefined && (request.packages === undefined || (Array.isArray(request.packages) && request.packages.length === 0))) {
-    const productWhy = ctx.discovery.firstProduct() ? 'the first product the agent listed in this run' : await ctx.discover();
+  if (
+    request.proposal_id === undefined &&
+    (request.packages === undefined || (Array.isArray(request.packages) && request.packages.length === 0))
+  ) {
+    const productWhy = ctx.discovery.firstProduct()
+      ? 'the first product the agent listed in this run'
+      : await ctx.discover();
     const product = ctx.discovery.firstProduct();
     if (product) {
       const pkg: Record<string, unknown> = {};
       request.packages = [pkg];
       changes.push(...fillPackage(pkg, 0, product, undefined, `the storyboard authored no packages; ${productWhy}`));
     } else {
-      changes.push({ path: 'packages', value: undefined, reason: `the storyboard authored no packages and the agent listed no product with a pricing option${productWhy ? ` (${productWhy})` : ''}` });
+      changes.push({
+        path: 'packages',
+        value: undefined,
+        reason: `the storyboard authored no packages and the agent listed no product with a pricing option${productWhy ? ` (${productWhy})` : ''}`,
+      });
     }
   } else if (Array.isArray(request.packages)) {
     const writtenPackages = Array.isArray(authored.packages) ? authored.packages : [];
@@ -90,19 +118,47 @@ export async function enrichCreateMediaBuy(request: Record<string, unknown>, wri
       let product = ctx.discovery.product(pkg.product_id);
       let option: PricingOption | undefined;
       // Only the authored literal itself: an id fixture-ids.ts already replaced with a captured one stays.
-      if (!product && (pkg.product_id === undefined || (pkg.product_id === writtenPkg.product_id && isUnseededLiteral(writtenPkg.product_id, ctx.declared))) && ctx.discovery.hasProducts) {
+      if (
+        !product &&
+        (pkg.product_id === undefined ||
+          (pkg.product_id === writtenPkg.product_id && isUnseededLiteral(writtenPkg.product_id, ctx.declared))) &&
+        ctx.discovery.hasProducts
+      ) {
         // A placeholder literal (`test-product`) the agent never listed and no fixture seeds: the agent's own product.
         product = ctx.discovery.firstProduct();
         if (product) {
-          changes.push(...fillPackage(pkg, index, product, pkg.product_id, pkg.product_id === undefined ? 'the package names no product; the first product the agent listed in this run' : `the agent listed no product "${String(pkg.product_id)}" in this run and no fixtures: entry seeds it; the first product it listed`));
+          changes.push(
+            ...fillPackage(
+              pkg,
+              index,
+              product,
+              pkg.product_id,
+              pkg.product_id === undefined
+                ? 'the package names no product; the first product the agent listed in this run'
+                : `the agent listed no product "${String(pkg.product_id)}" in this run and no fixtures: entry seeds it; the first product it listed`,
+            ),
+          );
           continue;
         }
       }
       if (!product) continue;
       option = product.pricing_options.find((o) => o.pricing_option_id === pkg.pricing_option_id);
-      if (!option && (pkg.pricing_option_id === undefined || (pkg.pricing_option_id === writtenPkg.pricing_option_id && isUnseededLiteral(writtenPkg.pricing_option_id, ctx.declared)))) {
+      if (
+        !option &&
+        (pkg.pricing_option_id === undefined ||
+          (pkg.pricing_option_id === writtenPkg.pricing_option_id &&
+            isUnseededLiteral(writtenPkg.pricing_option_id, ctx.declared)))
+      ) {
         option = preferredOption(product);
-        if (option) changes.push(setOption(pkg, index, option, `product "${product.product_id}" has no pricing option ${pkg.pricing_option_id === undefined ? 'named in the package' : `"${String(pkg.pricing_option_id)}"`}; its ${isAuction(option) ? 'first' : 'first fixed-price'} option`));
+        if (option)
+          changes.push(
+            setOption(
+              pkg,
+              index,
+              option,
+              `product "${product.product_id}" has no pricing option ${pkg.pricing_option_id === undefined ? 'named in the package' : `"${String(pkg.pricing_option_id)}"`}; its ${isAuction(option) ? 'first' : 'first fixed-price'} option`,
+            ),
+          );
       }
       if (option) changes.push(...priceFields(pkg, index, option));
     }
@@ -111,13 +167,32 @@ export async function enrichCreateMediaBuy(request: Record<string, unknown>, wri
 }
 
 /** A whole package for `product`: its preferred pricing option, a budget, and a bid where the option is an auction. */
-function fillPackage(pkg: Record<string, unknown>, index: number, product: Product, replacedProduct: unknown, why: string): Enrichment[] {
+function fillPackage(
+  pkg: Record<string, unknown>,
+  index: number,
+  product: Product,
+  replacedProduct: unknown,
+  why: string,
+): Enrichment[] {
   const changes: Enrichment[] = [];
   pkg.product_id = product.product_id;
-  changes.push({ path: `packages[${index}].product_id`, value: product.product_id, ...(replacedProduct !== undefined ? { replaced: replacedProduct } : {}), reason: why });
-  const option = product.pricing_options.find((o) => o.pricing_option_id === pkg.pricing_option_id) ?? preferredOption(product);
+  changes.push({
+    path: `packages[${index}].product_id`,
+    value: product.product_id,
+    ...(replacedProduct !== undefined ? { replaced: replacedProduct } : {}),
+    reason: why,
+  });
+  const option =
+    product.pricing_options.find((o) => o.pricing_option_id === pkg.pricing_option_id) ?? preferredOption(product);
   if (option && pkg.pricing_option_id !== option.pricing_option_id) {
-    changes.push(setOption(pkg, index, option, `product "${product.product_id}"'s ${isAuction(option) ? 'first' : 'first fixed-price'} pricing option`));
+    changes.push(
+      setOption(
+        pkg,
+        index,
+        option,
+        `product "${product.product_id}"'s ${isAuction(option) ? 'first' : 'first fixed-price'} pricing option`,
+      ),
+    );
   }
   if (option) changes.push(...priceFields(pkg, index, option));
   return changes;
@@ -127,7 +202,12 @@ function fillPackage(pkg: Record<string, unknown>, index: number, product: Produ
 function setOption(pkg: Record<string, unknown>, index: number, option: PricingOption, reason: string): Enrichment {
   const replaced = pkg.pricing_option_id;
   pkg.pricing_option_id = option.pricing_option_id;
-  return { path: `packages[${index}].pricing_option_id`, value: option.pricing_option_id, ...(replaced !== undefined ? { replaced } : {}), reason };
+  return {
+    path: `packages[${index}].pricing_option_id`,
+    value: option.pricing_option_id,
+    ...(replaced !== undefined ? { replaced } : {}),
+    reason,
+  };
 }
 
 /** budget where the package has none; bid_price where the option is an auction and the package bids nothing. */
@@ -137,15 +217,30 @@ function priceFields(pkg: Record<string, unknown>, index: number, option: Pricin
   if (pkg.budget === undefined) {
     const minimum = typeof option.min_spend_per_package === 'number' ? option.min_spend_per_package : 0;
     pkg.budget = Math.max(DEFAULT_BUDGET, minimum);
-    changes.push({ path: `packages[${index}].budget`, value: pkg.budget, reason: minimum > DEFAULT_BUDGET ? `the package has no budget; pricing option "${id}"'s min_spend_per_package` : `the package has no budget; ${DEFAULT_BUDGET}, above pricing option "${id}"'s minimum spend` });
+    changes.push({
+      path: `packages[${index}].budget`,
+      value: pkg.budget,
+      reason:
+        minimum > DEFAULT_BUDGET
+          ? `the package has no budget; pricing option "${id}"'s min_spend_per_package`
+          : `the package has no budget; ${DEFAULT_BUDGET}, above pricing option "${id}"'s minimum spend`,
+    });
   }
   if (pkg.bid_price === undefined && isAuction(option)) {
     const bid = bidFor(option);
     if (bid !== undefined) {
       pkg.bid_price = bid.value;
-      changes.push({ path: `packages[${index}].bid_price`, value: bid.value, reason: `pricing option "${id}" is an auction (no fixed_price) and the storyboard authored no bid_price; ${bid.why}` });
+      changes.push({
+        path: `packages[${index}].bid_price`,
+        value: bid.value,
+        reason: `pricing option "${id}" is an auction (no fixed_price) and the storyboard authored no bid_price; ${bid.why}`,
+      });
     } else {
-      changes.push({ path: `packages[${index}].bid_price`, value: undefined, reason: `pricing option "${id}" is an auction but gives neither floor_price nor price_guidance to bid from` });
+      changes.push({
+        path: `packages[${index}].bid_price`,
+        value: undefined,
+        reason: `pricing option "${id}" is an auction but gives neither floor_price nor price_guidance to bid from`,
+      });
     }
   }
   return changes;
@@ -153,8 +248,12 @@ function priceFields(pkg: Record<string, unknown>, index: number, option: Pricin
 
 function bidFor(option: PricingOption): { value: number; why: string } | undefined {
   const floor = typeof option.floor_price === 'number' ? option.floor_price : undefined;
-  const median = isObject(option.price_guidance) && typeof option.price_guidance.p50 === 'number' ? option.price_guidance.p50 : undefined;
-  if (median !== undefined && (floor === undefined || median >= floor)) return { value: median, why: 'its price_guidance median (p50)' };
+  const median =
+    isObject(option.price_guidance) && typeof option.price_guidance.p50 === 'number'
+      ? option.price_guidance.p50
+      : undefined;
+  if (median !== undefined && (floor === undefined || median >= floor))
+    return { value: median, why: 'its price_guidance median (p50)' };
   if (floor !== undefined) return { value: floor, why: 'its floor_price (the lowest bid it accepts)' };
   return undefined;
 }
@@ -163,7 +262,11 @@ function bidFor(option: PricingOption): { value: number; why: string } | undefin
  * start_time / end_time: added when absent; moved forward, keeping the authored
  * length, when the authored start is in the past — unless the step tests dates.
  */
-function flight(request: Record<string, unknown>, authored: Record<string, unknown>, ctx: MediaBuyContext): Enrichment[] {
+function flight(
+  request: Record<string, unknown>,
+  authored: Record<string, unknown>,
+  ctx: MediaBuyContext,
+): Enrichment[] {
   if (ctx.scenario === 'temporal_validation') return [];
   const changes: Enrichment[] = [];
   const start = request.start_time;
@@ -173,19 +276,38 @@ function flight(request: Record<string, unknown>, authored: Record<string, unkno
   const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
   if (start === undefined) {
     request.start_time = iso(ctx.anchorMs);
-    changes.push({ path: 'start_time', value: request.start_time, reason: 'the request schema requires start_time and the storyboard authored none; the start of the next UTC day' });
+    changes.push({
+      path: 'start_time',
+      value: request.start_time,
+      reason: 'the request schema requires start_time and the storyboard authored none; the start of the next UTC day',
+    });
   } else if (Number.isFinite(startMs) && startMs < ctx.nowMs && typeof authored.start_time === 'string') {
     request.start_time = iso(ctx.anchorMs);
-    changes.push({ path: 'start_time', value: request.start_time, replaced: start, reason: 'the authored flight starts in the past (the corpus dates were future when written) and a seller may refuse a past flight; moved to the start of the next UTC day' });
+    changes.push({
+      path: 'start_time',
+      value: request.start_time,
+      replaced: start,
+      reason:
+        'the authored flight starts in the past (the corpus dates were future when written) and a seller may refuse a past flight; moved to the start of the next UTC day',
+    });
     if (Number.isFinite(endMs) && endMs > startMs && typeof authored.end_time === 'string') {
       request.end_time = iso(ctx.anchorMs + (endMs - startMs));
-      changes.push({ path: 'end_time', value: request.end_time, replaced: end, reason: 'moved with start_time, keeping the authored flight length' });
+      changes.push({
+        path: 'end_time',
+        value: request.end_time,
+        replaced: end,
+        reason: 'moved with start_time, keeping the authored flight length',
+      });
     }
   }
   if (request.end_time === undefined) {
     const from = Date.parse(String(request.start_time));
     request.end_time = iso((Number.isFinite(from) ? from : ctx.anchorMs) + DEFAULT_FLIGHT_MS);
-    changes.push({ path: 'end_time', value: request.end_time, reason: 'the request schema requires end_time and the storyboard authored none; a week after start_time' });
+    changes.push({
+      path: 'end_time',
+      value: request.end_time,
+      reason: 'the request schema requires end_time and the storyboard authored none; a week after start_time',
+    });
   }
   return changes;
 }

@@ -34,8 +34,10 @@ export class Discovery {
   /** A request the runner sent (its brand and account are the storyboard's). */
   observeRequest(payload: unknown): void {
     if (!isObject(payload)) return;
-    if (!this.sentBrand && isObject(payload.brand) && typeof payload.brand.domain === 'string') this.sentBrand = payload.brand;
-    if (!this.sentAccount && isObject(payload.account) && Object.keys(payload.account).length > 0) this.sentAccount = payload.account;
+    if (!this.sentBrand && isObject(payload.brand) && typeof payload.brand.domain === 'string')
+      this.sentBrand = payload.brand;
+    if (!this.sentAccount && isObject(payload.account) && Object.keys(payload.account).length > 0)
+      this.sentAccount = payload.account;
   }
 
   /** An answer to `task`: the products of a get_products answer that was not an error. */
@@ -47,7 +49,8 @@ export class Discovery {
       if (this.products.size >= MAX_PRODUCTS) break;
       if (!isObject(product) || typeof product.product_id !== 'string') continue;
       const options = Array.isArray(product.pricing_options) ? product.pricing_options.filter(isObject) : [];
-      if (!this.products.has(product.product_id)) this.products.set(product.product_id, { product_id: product.product_id, pricing_options: options });
+      if (!this.products.has(product.product_id))
+        this.products.set(product.product_id, { product_id: product.product_id, pricing_options: options });
     }
   }
 

@@ -32,7 +32,8 @@ export function declaredFixtureIds(storyboard: Storyboard): Set<string> {
     if (!Array.isArray(entries)) continue;
     for (const entry of entries) {
       if (!entry || typeof entry !== 'object') continue;
-      for (const [key, value] of Object.entries(entry)) if (FIXTURE_ID_KEYS.has(key) && typeof value === 'string') ids.add(value);
+      for (const [key, value] of Object.entries(entry))
+        if (FIXTURE_ID_KEYS.has(key) && typeof value === 'string') ids.add(value);
     }
   }
   return ids;
@@ -48,16 +49,33 @@ export function isUnseededLiteral(value: unknown, declared: ReadonlySet<string>)
  * place. `written` is the step's sample_request as authored (to tell literals
  * from placeholders); `payload` the request after substitution (same shape).
  */
-export function useCapturedFixtureIds(written: unknown, payload: unknown, declared: ReadonlySet<string>, captured: ReadonlyMap<string, CapturedValue>): Enrichment[] {
+export function useCapturedFixtureIds(
+  written: unknown,
+  payload: unknown,
+  declared: ReadonlySet<string>,
+  captured: ReadonlyMap<string, CapturedValue>,
+): Enrichment[] {
   const changes: Enrichment[] = [];
   const walk = (authored: unknown, sent: unknown, at: string, depth: number) => {
-    if (depth > 32 || authored === null || typeof authored !== 'object' || sent === null || typeof sent !== 'object') return;
+    if (depth > 32 || authored === null || typeof authored !== 'object' || sent === null || typeof sent !== 'object')
+      return;
     for (const [key, value] of Object.entries(authored)) {
       const here = pathJoin(at, Array.isArray(authored) ? Number(key) : key);
       const capture = captured.get(key);
-      if (FIXTURE_ID_KEYS.has(key) && isUnseededLiteral(value, declared) && capture && typeof capture.value === 'string' && capture.value !== value) {
+      if (
+        FIXTURE_ID_KEYS.has(key) &&
+        isUnseededLiteral(value, declared) &&
+        capture &&
+        typeof capture.value === 'string' &&
+        capture.value !== value
+      ) {
         (sent as Record<string, unknown>)[key] = capture.value;
-        changes.push({ path: here, value: capture.value, replaced: value, reason: `the storyboard hard-codes ${key} "${value}", which no fixtures: entry seeds; step "${capture.by}" captured the agent's own` });
+        changes.push({
+          path: here,
+          value: capture.value,
+          replaced: value,
+          reason: `the storyboard hard-codes ${key} "${value}", which no fixtures: entry seeds; step "${capture.by}" captured the agent's own`,
+        });
       } else {
         walk(value, (sent as Record<string, unknown>)[key], here, depth + 1);
       }

@@ -24,7 +24,8 @@ export function describeEnrichment(e: Enrichment): string {
   // A fill the builder could not make: nothing was sent for it, so there is no value to quote.
   if (e.value === undefined) return `${e.path} not added: ${e.reason}`;
   const value = JSON.stringify(redactPayload(e.value)) ?? String(e.value);
-  const how = 'replaced' in e && e.replaced !== undefined ? `replaced ${JSON.stringify(redactPayload(e.replaced))}` : 'added';
+  const how =
+    'replaced' in e && e.replaced !== undefined ? `replaced ${JSON.stringify(redactPayload(e.replaced))}` : 'added';
   return `${e.path} = ${clip(value)} ${how}: ${e.reason}`;
 }
 

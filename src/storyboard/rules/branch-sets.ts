@@ -85,13 +85,16 @@ function checkContributions(ctx: RuleContext): void {
         ctx.keyAt([...step.path, 'contributes']),
         `${stepLabel(step)} declares both contributes and contributes_to`,
         branchSet
-          ? 'keep `contributes: true` (it resolves to the phase\'s branch_set id) and remove contributes_to'
+          ? "keep `contributes: true` (it resolves to the phase's branch_set id) and remove contributes_to"
           : 'keep `contributes_to: <flag>` and remove contributes',
       );
       continue;
     }
     if (step.raw.contributes === true && !branchSet) {
-      const flagHint = step.phase.raw.optional === true ? ' or declare `branch_set: { id: <flag>, semantics: any_of }` on the phase' : '';
+      const flagHint =
+        step.phase.raw.optional === true
+          ? ' or declare `branch_set: { id: <flag>, semantics: any_of }` on the phase'
+          : '';
       ctx.sink.error(
         'contributes_outside_branch_set',
         ctx.keyAt([...step.path, 'contributes']),
@@ -119,7 +122,9 @@ function checkContributions(ctx: RuleContext): void {
 function checkMixedMode(ctx: RuleContext, declared: Map<string, DeclaredBranchSet>): void {
   for (const phase of ctx.phases) {
     if (phase.raw.optional !== true || branchSetOf(phase)) continue;
-    const step = phase.steps.find((s) => typeof s.raw.contributes_to === 'string' && declared.has(s.raw.contributes_to));
+    const step = phase.steps.find(
+      (s) => typeof s.raw.contributes_to === 'string' && declared.has(s.raw.contributes_to),
+    );
     if (!step) continue;
     const flag = step.raw.contributes_to as string;
     const peer = declared.get(flag)!;
@@ -155,7 +160,8 @@ function checkEveryFlagIsGraded(ctx: RuleContext): void {
     for (const step of phase.steps) {
       const flag = step.raw.contributes_to;
       // A flag that differs from its phase's branch_set id is already a contributes_to_mismatch.
-      if (typeof flag === 'string' && (!branchSet?.id || flag === branchSet.id)) note(flag, [...step.path, 'contributes_to']);
+      if (typeof flag === 'string' && (!branchSet?.id || flag === branchSet.id))
+        note(flag, [...step.path, 'contributes_to']);
     }
   }
   const scenarios = Array.isArray(ctx.root.requires_scenarios) && ctx.root.requires_scenarios.length > 0;
@@ -166,7 +172,13 @@ function checkEveryFlagIsGraded(ctx: RuleContext): void {
     const hint = suggestion
       ? `did you mean "${suggestion}"?`
       : `add a step \`task: assert_contribution\` with \`validations: [{ check: any_of, allowed_values: [${flag}] }]\` after the contributing phases`;
-    if (scenarios) ctx.sink.warning('orphan_contribution', ctx.at(path), `${message} (it may be graded by a scenario in requires_scenarios)`, hint);
+    if (scenarios)
+      ctx.sink.warning(
+        'orphan_contribution',
+        ctx.at(path),
+        `${message} (it may be graded by a scenario in requires_scenarios)`,
+        hint,
+      );
     else ctx.sink.error('orphan_contribution', ctx.at(path), message, hint);
   }
 }

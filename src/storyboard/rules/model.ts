@@ -67,7 +67,13 @@ export function buildRuleContext(
   const rawPhases = Array.isArray(root.phases) ? root.phases : [];
   rawPhases.forEach((rawPhase, p) => {
     if (!isPlainObject(rawPhase)) return;
-    const phase: RawPhase = { index: p, path: ['phases', p], raw: rawPhase, id: stringOrUndefined(rawPhase.id), steps: [] };
+    const phase: RawPhase = {
+      index: p,
+      path: ['phases', p],
+      raw: rawPhase,
+      id: stringOrUndefined(rawPhase.id),
+      steps: [],
+    };
     phases.push(phase);
     const rawSteps = Array.isArray(rawPhase.steps) ? rawPhase.steps : [];
     rawSteps.forEach((rawStep, s) => {

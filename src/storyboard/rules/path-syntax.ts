@@ -24,7 +24,8 @@ export function pathProblem(path: string): string | undefined {
     if (error instanceof PathSyntaxError) return error.message;
     throw error;
   }
-  if (path.endsWith('.')) return `invalid path "${path}": empty segment at the end. Paths look like "a.b[0].c" or "items[*].id".`;
+  if (path.endsWith('.'))
+    return `invalid path "${path}": empty segment at the end. Paths look like "a.b[0].c" or "items[*].id".`;
   return undefined;
 }
 
@@ -32,21 +33,31 @@ export function checkPathSyntax(ctx: RuleContext): void {
   for (const step of ctx.steps) {
     const report = (path: DataPath, text: string, what: string) => {
       const problem = pathProblem(text);
-      if (problem) ctx.sink.error('path_syntax', ctx.at(path), `${what} in ${stepLabel(step)}: ${problem}`, 'write the path as dotted keys with [n] indexes or [*], e.g. "adcp.major_versions" or "products[0].product_id"');
+      if (problem)
+        ctx.sink.error(
+          'path_syntax',
+          ctx.at(path),
+          `${what} in ${stepLabel(step)}: ${problem}`,
+          'write the path as dotted keys with [n] indexes or [*], e.g. "adcp.major_versions" or "products[0].product_id"',
+        );
     };
     for (const validation of step.validations) {
       const raw = validation.raw;
-      if (typeof raw.path === 'string') report([...validation.path, 'path'], raw.path, `validations[${validation.index}].path`);
+      if (typeof raw.path === 'string')
+        report([...validation.path, 'path'], raw.path, `validations[${validation.index}].path`);
       for (const side of ['source', 'target'] as const) {
         const end = raw[side];
-        if (isPlainObject(end) && typeof end.path === 'string') report([...validation.path, side, 'path'], end.path, `validations[${validation.index}].${side}.path`);
+        if (isPlainObject(end) && typeof end.path === 'string')
+          report([...validation.path, side, 'path'], end.path, `validations[${validation.index}].${side}.path`);
       }
     }
     const outputs = step.raw.context_outputs;
     if (Array.isArray(outputs)) {
       outputs.forEach((output, i) => {
         if (!isPlainObject(output) || typeof output.path !== 'string') return;
-        const inner = output.path.startsWith(TASK_COMPLETION_PREFIX) ? output.path.slice(TASK_COMPLETION_PREFIX.length) : output.path;
+        const inner = output.path.startsWith(TASK_COMPLETION_PREFIX)
+          ? output.path.slice(TASK_COMPLETION_PREFIX.length)
+          : output.path;
         report([...step.path, 'context_outputs', i, 'path'], inner, `context_outputs[${i}].path`);
       });
     }

@@ -9,8 +9,14 @@ import type { DataPath } from '../source-map.js';
 import { type RawPhase, type RawStep, type RuleContext, phaseLabel, stepLabel } from './model.js';
 
 /** The declared targets with the path of each, from the spec field or its deprecated synonym. */
-export function declaredStateTargets(step: RawStep): { key: string; targets: { id: string; path: DataPath }[] } | undefined {
-  const key = Object.hasOwn(step.raw, 'provides_state_for') ? 'provides_state_for' : Object.hasOwn(step.raw, 'peer_substitutes_for') ? 'peer_substitutes_for' : undefined;
+export function declaredStateTargets(
+  step: RawStep,
+): { key: string; targets: { id: string; path: DataPath }[] } | undefined {
+  const key = Object.hasOwn(step.raw, 'provides_state_for')
+    ? 'provides_state_for'
+    : Object.hasOwn(step.raw, 'peer_substitutes_for')
+      ? 'peer_substitutes_for'
+      : undefined;
   if (!key) return undefined;
   const value = step.raw[key];
   const base: DataPath = [...step.path, key];
@@ -43,10 +49,22 @@ export function checkProvidesStateFor(ctx: RuleContext): void {
   }
 }
 
-function checkTarget(ctx: RuleContext, phase: RawPhase, step: RawStep, key: string, id: string, path: DataPath): boolean {
+function checkTarget(
+  ctx: RuleContext,
+  phase: RawPhase,
+  step: RawStep,
+  key: string,
+  id: string,
+  path: DataPath,
+): boolean {
   const at = ctx.at(path);
   if (id === step.id) {
-    ctx.sink.error('provides_state_for_self', at, `${stepLabel(step)} lists itself in ${key}`, `remove "${id}" from ${key}`);
+    ctx.sink.error(
+      'provides_state_for_self',
+      at,
+      `${stepLabel(step)} lists itself in ${key}`,
+      `remove "${id}" from ${key}`,
+    );
     return false;
   }
   const target = phase.steps.find((s) => s.id === id);
@@ -60,7 +78,10 @@ function checkTarget(ctx: RuleContext, phase: RawPhase, step: RawStep, key: stri
         'provides_state_for is same-phase only; carry state across phases with context_outputs / context_inputs',
       );
     } else {
-      const suggestion = closestMatch(id, phase.steps.flatMap((s) => (s.id && s !== step ? [s.id] : [])));
+      const suggestion = closestMatch(
+        id,
+        phase.steps.flatMap((s) => (s.id && s !== step ? [s.id] : [])),
+      );
       ctx.sink.error(
         'provides_state_for_unknown_target',
         at,
@@ -82,7 +103,11 @@ function checkTarget(ctx: RuleContext, phase: RawPhase, step: RawStep, key: stri
 }
 
 /** The peer graph of a phase must be acyclic; report each cycle once, where it closes. */
-function reportCycles(ctx: RuleContext, phase: RawPhase, edges: Map<string, { target: string; path: DataPath }[]>): void {
+function reportCycles(
+  ctx: RuleContext,
+  phase: RawPhase,
+  edges: Map<string, { target: string; path: DataPath }[]>,
+): void {
   const done = new Set<string>();
   const onStack: string[] = [];
   const visit = (node: string): void => {

@@ -83,10 +83,16 @@ function withMissingProperty(error: SchemaError): SchemaError {
  * The key an `additionalProperties` error is about (the registry's errors do not name it): the key without which
  * the object has one such error fewer — validated again without each key in turn, only for a reported error.
  */
-function unexpectedKey(error: SchemaError, request: Record<string, unknown>, validate: (data: unknown) => SchemaError[], claimed: Set<string>): string | undefined {
+function unexpectedKey(
+  error: SchemaError,
+  request: Record<string, unknown>,
+  validate: (data: unknown) => SchemaError[],
+  claimed: Set<string>,
+): string | undefined {
   const target = getPointer(request, error.instance_path);
   if (!isPlainObject(target)) return undefined;
-  const count = (errors: SchemaError[]) => errors.filter((e) => e.keyword === 'additionalProperties' && e.instance_path === error.instance_path).length;
+  const count = (errors: SchemaError[]) =>
+    errors.filter((e) => e.keyword === 'additionalProperties' && e.instance_path === error.instance_path).length;
   const before = count(validate(request));
   for (const key of Object.keys(target)) {
     const id = `${error.instance_path}/${key}`;
@@ -103,7 +109,8 @@ function unexpectedKey(error: SchemaError, request: Record<string, unknown>, val
 
 function getPointer(root: unknown, pointer: string): unknown {
   let value = root;
-  for (const segment of parsePointer(pointer)) value = (value as Record<string | number, unknown> | undefined)?.[segment];
+  for (const segment of parsePointer(pointer))
+    value = (value as Record<string | number, unknown> | undefined)?.[segment];
   return value;
 }
 
@@ -131,7 +138,13 @@ function report(
     if (COMPOSITE.has(error.keyword) && wild.some((w) => under(w, at))) continue;
     // The errors of each branch an anyOf / oneOf tried: the composite speaks for them.
     if (!BRANCHING.has(error.keyword) && branchings.some((b) => under(at, b.instance_path))) continue;
-    if (error.keyword === 'required' && at === '' && error.missingProperty !== undefined && runnerAdds(task, error.missingProperty)) continue;
+    if (
+      error.keyword === 'required' &&
+      at === '' &&
+      error.missingProperty !== undefined &&
+      runnerAdds(task, error.missingProperty)
+    )
+      continue;
     if (error.keyword === 'if') continue; // its `then`/`else` error says what is wrong
     kept.push(error);
   }
@@ -143,10 +156,14 @@ function report(
   const severity = ctx.strictKeys ? 'error' : 'warning';
   const claimed = new Set<string>();
   for (const error of unique.slice(0, MAX_PER_STEP)) {
-    const extra = error.keyword === 'additionalProperties' ? unexpectedKey(error, request, validate, claimed) : undefined;
+    const extra =
+      error.keyword === 'additionalProperties' ? unexpectedKey(error, request, validate, claimed) : undefined;
     const { path, field } = locate(step, error, extra);
     const shown = field === '' ? 'the request' : field;
-    const more = unique.length > MAX_PER_STEP && error === unique[MAX_PER_STEP - 1] ? ` (+${unique.length - MAX_PER_STEP} more)` : '';
+    const more =
+      unique.length > MAX_PER_STEP && error === unique[MAX_PER_STEP - 1]
+        ? ` (+${unique.length - MAX_PER_STEP} more)`
+        : '';
     ctx.sink.add(
       severity,
       'sample_request_schema',
@@ -170,7 +187,9 @@ function describe(error: SchemaError, extra: string | undefined): string {
     case 'additionalProperties':
       return extra !== undefined ? 'is not a field of this request' : error.message;
     case 'required':
-      return error.missingProperty !== undefined ? `lacks the required field "${error.missingProperty}"` : error.message;
+      return error.missingProperty !== undefined
+        ? `lacks the required field "${error.missingProperty}"`
+        : error.message;
     case 'anyOf':
     case 'oneOf':
       return `matches none of the shapes the schema allows here (${error.keyword})`;
@@ -194,7 +213,8 @@ function placeholderPointers(request: unknown): string[] {
       if (PLACEHOLDER.test(value)) out.push(pointer);
     } else if (Array.isArray(value)) value.forEach((item, i) => walk(item, `${pointer}/${i}`));
     else if (isPlainObject(value)) {
-      for (const [key, child] of Object.entries(value)) walk(child, `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`);
+      for (const [key, child] of Object.entries(value))
+        walk(child, `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`);
     }
   };
   walk(request, '');

@@ -48,7 +48,8 @@ function checkContextInputPaths(ctx: RuleContext, step: RuleContext['steps'][num
     let problem: string | undefined;
     try {
       const unsafe = parsePath(at).find((s) => typeof s === 'string' && PROTOTYPE_SEGMENTS.has(s));
-      if (unsafe !== undefined) problem = `reaches "${String(unsafe)}", which would change every object of the test worker`;
+      if (unsafe !== undefined)
+        problem = `reaches "${String(unsafe)}", which would change every object of the test worker`;
       else if (at.includes('*')) problem = 'has a wildcard, which cannot be written to';
     } catch (error) {
       if (!(error instanceof PathSyntaxError)) throw error;

@@ -37,7 +37,16 @@ const CONTEXT = /\$context\.([A-Za-z_][\w-]*)(?:\.[\w-]+|\[\d+\])*/g;
 const MUSTACHE_CONTEXT = /\{\{\s*context\.([^.[\s}]+)[^{}]*\}\}/g;
 const WEBHOOK_URL = /\{\{\s*runner\.webhook_url:([^}\s]+)\s*\}\}/g;
 /** Prose may mention substitutions without using them; the runner substitutes nothing in an example answer or an annotation. */
-const PROSE_KEYS = new Set(['title', 'narrative', 'expected', 'description', 'summary', 'reviewer_checks', '$comment', 'sample_response']);
+const PROSE_KEYS = new Set([
+  'title',
+  'narrative',
+  'expected',
+  'description',
+  'summary',
+  'reviewer_checks',
+  '$comment',
+  'sample_response',
+]);
 
 export function checkStepReferences(ctx: RuleContext): void {
   const order = new Map<string, number>();
@@ -73,10 +82,16 @@ export function checkStepReferences(ctx: RuleContext): void {
         const field = m[2];
         const problem = field === undefined ? undefined : pathProblem(field);
         if (problem) {
-          ctx.sink.error('path_syntax', ctx.tokenAt(path, token.text, token.occurrence), `the field of ${m[0]} in ${stepLabel(step)}: ${problem}`, 'write it as dotted keys with [n] indexes, e.g. {{prior_step.create_buy.media_buy_id}}');
+          ctx.sink.error(
+            'path_syntax',
+            ctx.tokenAt(path, token.text, token.occurrence),
+            `the field of ${m[0]} in ${stepLabel(step)}: ${problem}`,
+            'write it as dotted keys with [n] indexes, e.g. {{prior_step.create_buy.media_buy_id}}',
+          );
         }
       }
-      for (const m of text.matchAll(WEBHOOK_URL)) refer(m[1]!, path, `{{runner.webhook_url:${m[1]}}}`, false, { text: m[0], occurrence: seen(m[0]) });
+      for (const m of text.matchAll(WEBHOOK_URL))
+        refer(m[1]!, path, `{{runner.webhook_url:${m[1]}}}`, false, { text: m[0], occurrence: seen(m[0]) });
       for (const m of [...text.matchAll(CONTEXT), ...text.matchAll(MUSTACHE_CONTEXT)]) {
         checkContextName(ctx, context, step, position, m[1]!, { path, token: { text: m[0], occurrence: seen(m[0]) } });
       }
@@ -85,7 +100,10 @@ export function checkStepReferences(ctx: RuleContext): void {
     if (Array.isArray(inputs)) {
       inputs.forEach((input, i) => {
         if (isPlainObject(input) && typeof input.key === 'string' && input.key !== '') {
-          checkContextName(ctx, context, step, position, input.key, { path: [...step.path, 'context_inputs', i, 'key'], what: `context_inputs[${i}].key "${input.key}"` });
+          checkContextName(ctx, context, step, position, input.key, {
+            path: [...step.path, 'context_inputs', i, 'key'],
+            what: `context_inputs[${i}].key "${input.key}"`,
+          });
         }
       });
     }
@@ -150,17 +168,24 @@ function checkContextName(
   const later = by.find((p) => p >= position);
   // A newer format version may provide names this one does not declare (strictKeys: false): then a warning.
   const report = (message: string, hint: string) =>
-    ctx.strictKeys ? ctx.sink.error('unknown_context_reference', at, message, hint) : ctx.sink.warning('unknown_context_reference', at, message, hint);
+    ctx.strictKeys
+      ? ctx.sink.error('unknown_context_reference', at, message, hint)
+      : ctx.sink.warning('unknown_context_reference', at, message, hint);
   if (later !== undefined) {
     const capturer = ctx.steps[later]!;
     const self = later === position;
     report(
       `${what} in ${stepLabel(step)} reads "${name}", which ${self ? 'this step captures itself' : `${stepLabel(capturer)} at ${formatLocation(ctx.at(capturer.path))} captures`} only after this step has run`,
-      self ? "a step's context_outputs are captured from its own answer: read the value with a later step" : 'move the capturing step before this one, or read another value',
+      self
+        ? "a step's context_outputs are captured from its own answer: read the value with a later step"
+        : 'move the capturing step before this one, or read another value',
     );
     return;
   }
-  const known = [...names.root, ...[...names.captured].filter(([, at]) => at.some((p) => p < position)).map(([n]) => n)];
+  const known = [
+    ...names.root,
+    ...[...names.captured].filter(([, at]) => at.some((p) => p < position)).map(([n]) => n),
+  ];
   const suggestion = closestMatch(name, known, name.length <= 8 ? 1 : 2);
   // The compliance corpus is written for the reference runner, whose per-task context extractors provide names no
   // step captures (`media_buy_id` after create_media_buy, `content_standards_id`, `governance_agent_url`). Nothing in
@@ -191,7 +216,13 @@ interface Reference {
   token?: Token;
 }
 
-function checkReference(ctx: RuleContext, order: Map<string, number>, step: RawStep, position: number, ref: Reference): void {
+function checkReference(
+  ctx: RuleContext,
+  order: Map<string, number>,
+  step: RawStep,
+  position: number,
+  ref: Reference,
+): void {
   const target = order.get(ref.id);
   const at = ref.token ? ctx.tokenAt(ref.path, ref.token.text, ref.token.occurrence) : ctx.at(ref.path);
   if (target === undefined) {

@@ -78,7 +78,9 @@ function checkName(ctx: RuleContext, step: RawStep, validation: RawValidation, c
     ctx.sink.error('misspelled_check', at, `unknown check "${check}" in ${where}`, `did you mean "${suggestion}"?`);
     return false;
   }
-  const origin = RUNNER_EXTENSION_CHECKS.includes(check) ? 'a runner extension, not defined by AdCP 3.0.6' : 'not defined by AdCP 3.0.6';
+  const origin = RUNNER_EXTENSION_CHECKS.includes(check)
+    ? 'a runner extension, not defined by AdCP 3.0.6'
+    : 'not defined by AdCP 3.0.6';
   const list = `known checks: ${specifiedChecks().join(', ')}`;
   if (ctx.strictKeys) {
     ctx.sink.error(
@@ -89,7 +91,12 @@ function checkName(ctx: RuleContext, step: RawStep, validation: RawValidation, c
     );
     return true;
   }
-  ctx.sink.warning('unknown_check', at, `check "${check}" in ${where} is ${origin}`, `it fails at run time: vitest-adcp does not grade it; ${list}`);
+  ctx.sink.warning(
+    'unknown_check',
+    at,
+    `check "${check}" in ${where} is ${origin}`,
+    `it fails at run time: vitest-adcp does not grade it; ${list}`,
+  );
   return true;
 }
 
