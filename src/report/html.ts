@@ -163,60 +163,23 @@ function where(root: string, v: Pick<ValidationResult, 'source'>, sbFile?: strin
   const file = relativeTo(root, v.source.file);
   // In the storyboard's own file (the usual case) the line is enough; the path is in the title.
   if (file === sbFile)
-    return html`<code class="yaml" title="${file}:${v.source.line}:${v.source.column}"
-      >line ${v.source.line}:${v.source.column}</code
-    >`;
+    return html`<code class="yaml" title="${file}:${v.source.line}:${v.source.column}">line ${v.source.line}:${v.source.column}</code>`;
   return html`<code class="yaml">${file}:${v.source.line}:${v.source.column}</code>`;
 }
 
 function validationsTable(step: StepResult, root: string, sbFile: string): Html {
   if (step.validations.length === 0) return html`<p class="muted">No validations.</p>`;
   const rows = step.validations.map(
-    (v) =>
-      html`<tr class="${v.passed ? 'ok' : 'ko'}">
-        <td>${v.passed ? (v.not_applicable ? 'n/a' : '✓') : '✗'}</td>
-        <td><code>${v.check}</code></td>
-        <td>${v.description}${v.not_applicable ? html`<div class="muted">${v.not_applicable}</div>` : ''}</td>
-        <td>
-          ${typeof v.json_pointer === 'string' ? html`<code class="${v.passed ? '' : 'ptr'}">${v.json_pointer || '""'}</code>` : ''}
-        </td>
-        <td>${v.passed ? '' : html`<code>${shortJson(v.expected)}</code>`}</td>
-        <td>
-          ${v.passed || v.check === 'response_schema' ? '' : html`<code class="agent">${shortJson(v.actual)}</code>`}
-        </td>
-        <td>${where(root, v, sbFile)}</td>
-        <td>
-          ${v.error ? html`<pre class="reason">${v.error}</pre>` : ''}${v.schema_id ? html`<div class="muted">${v.schema_id}</div>` : ''}${v.remediation ? html`<div>fix: ${v.remediation}</div>` : ''}${(v.observations ?? []).map((o) => html`<div class="muted">${o}</div>`)}
-        </td>
-      </tr>`,
+    (v) => html`<tr class="${v.passed ? 'ok' : 'ko'}">
+<td>${v.passed ? (v.not_applicable ? 'n/a' : '✓') : '✗'}</td><td><code>${v.check}</code></td><td>${v.description}${v.not_applicable ? html`<div class="muted">${v.not_applicable}</div>` : ''}</td>
+<td>${typeof v.json_pointer === 'string' ? html`<code class="${v.passed ? '' : 'ptr'}">${v.json_pointer || '""'}</code>` : ''}</td>
+<td>${v.passed ? '' : html`<code>${shortJson(v.expected)}</code>`}</td>
+<td>${v.passed || v.check === 'response_schema' ? '' : html`<code class="agent">${shortJson(v.actual)}</code>`}</td>
+<td>${where(root, v, sbFile)}</td>
+<td>${v.error ? html`<pre class="reason">${v.error}</pre>` : ''}${v.schema_id ? html`<div class="muted">${v.schema_id}</div>` : ''}${v.remediation ? html`<div>fix: ${v.remediation}</div>` : ''}${(v.observations ?? []).map((o) => html`<div class="muted">${o}</div>`)}</td>
+</tr>`,
   );
-  return html`<table class="validations">
-    <colgroup>
-      <col class="w-st" />
-      <col class="w-check" />
-      <col class="w-desc" />
-      <col class="w-ptr" />
-      <col class="w-val" />
-      <col class="w-val" />
-      <col class="w-yaml" />
-      <col />
-    </colgroup>
-    <thead>
-      <tr>
-        <th></th>
-        <th>check</th>
-        <th>description</th>
-        <th>pointer</th>
-        <th>expected</th>
-        <th>actual</th>
-        <th>YAML</th>
-        <th>reason</th>
-      </tr>
-    </thead>
-    <tbody>
-      ${rows}
-    </tbody>
-  </table>`;
+  return html`<table class="validations"><colgroup><col class="w-st"><col class="w-check"><col class="w-desc"><col class="w-ptr"><col class="w-val"><col class="w-val"><col class="w-yaml"><col></colgroup><thead><tr><th></th><th>check</th><th>description</th><th>pointer</th><th>expected</th><th>actual</th><th>YAML</th><th>reason</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 function stepSection(raw: StepResult, sb: StoryboardReport, root: string): Html {
@@ -228,103 +191,46 @@ function stepSection(raw: StepResult, sb: StoryboardReport, root: string): Html 
   const data = step.response ? taskResult(step.response) : undefined;
   const firstSource =
     step.validations.find((v) => !v.passed && v.source)?.source ?? step.validations.find((v) => v.source)?.source;
-  return html`<details class="step" data-status="${status}" ${status === 'failed' ? new Html(' open') : ''}>
-    <summary>
-      ${badge(status)} <b>${step.step_id}</b> <code>${step.task}</code>
-      <span class="muted">${step.duration_ms} ms</span>${
-        step.optional ? html` <span class="tag">optional</span>` : ''
-      }${headline ? html`<div class="headline">${headline}</div>` : ''}${step.skip ? html`<div class="skip">${step.skip.reason}: ${step.skip.detail}</div>` : ''}${
-        notRun ? html`<div class="skip">not run (${notRun.reason}): ${notRun.detail}</div>` : ''
-      }
-    </summary>
-    <div class="body">
-      <p class="muted">
-        ${sb.file}${firstSource ? html` · YAML ${where(root, { source: firstSource })}` : ''} · id
-        <code>${step.storyboard_id}/${step.phase_id}/${step.step_id}</code>
-      </p>
-      ${
-        step.error
-          ? html`<h4>Error</h4>
-              <pre class="reason">${step.error}</pre>`
-          : ''
-      }
-      ${(step.warnings ?? []).map((w) => html`<p class="warning">warning: ${w}</p>`)}
-      <h4>Validations</h4>
-      ${validationsTable(step, root, sb.file)}
-      ${
-        step.response
-          ? html`<h4>
-                Response
-                <span class="muted"
-                  >${step.extraction.path}${step.response.status !== undefined ? ` · HTTP ${step.response.status}` : ''}${
-                    step.response.duration_ms !== undefined ? ` · ${step.response.duration_ms} ms` : ''
-                  }${step.response.task_state ? ` · ${step.response.task_state}` : ''}</span
-                >
-              </h4>
-              <p class="muted">
-                What the checks
-                read${step.validations.some((v) => !v.passed && typeof v.json_pointer === 'string') ? ', failing pointer highlighted' : ''}:
-              </p>
-              ${pre(data, marksFor(data, step.validations))}
-              ${
-                data !== step.response.payload
-                  ? html`<details>
-                      <summary class="muted">whole payload as received</summary>
-                      ${pre(step.response.payload)}
-                    </details>`
-                  : ''
-              }
-              ${
-                step.response.headers && Object.keys(step.response.headers).length
-                  ? html`<details>
-                      <summary class="muted">headers (allowlisted)</summary>
-                      ${pre(step.response.headers)}
-                    </details>`
-                  : ''
-              }`
-          : step.request
-            ? html`<h4>Response</h4>
-                <p class="muted">nothing (no response from the agent)</p>`
-            : ''
-      }
-      ${
-        step.request
-          ? html`<details class="request" ${status === 'failed' ? '' : new Html(' open')}>
-              <summary>
-                <b>Request</b>
-                <span class="muted"
-                  >${step.request.transport}
-                  ${step.request.operation}${step.request.url ? ` → ${step.request.url}` : ''}</span
-                >
-              </summary>
-              ${pre(step.request.payload)}
-            </details>`
-          : ''
-      }
-      ${
-        step.signed_request
-          ? html`<h4>Signed request</h4>
-              ${pre(step.signed_request)}`
-          : ''
-      }
-      ${
-        step.webhook_deliveries
-          ? html`<h4>Webhook deliveries</h4>
-              ${pre(step.webhook_deliveries)}`
-          : ''
-      }
-    </div>
-  </details>`;
+  return html`<details class="step" data-status="${status}"${status === 'failed' ? new Html(' open') : ''}>
+<summary>${badge(status)} <b>${step.step_id}</b> <code>${step.task}</code> <span class="muted">${step.duration_ms} ms</span>${
+    step.optional ? html` <span class="tag">optional</span>` : ''
+  }${headline ? html`<div class="headline">${headline}</div>` : ''}${step.skip ? html`<div class="skip">${step.skip.reason}: ${step.skip.detail}</div>` : ''}${
+    notRun ? html`<div class="skip">not run (${notRun.reason}): ${notRun.detail}</div>` : ''
+  }</summary>
+<div class="body">
+<p class="muted">${sb.file}${firstSource ? html` · YAML ${where(root, { source: firstSource })}` : ''} · id <code>${step.storyboard_id}/${step.phase_id}/${step.step_id}</code></p>
+${step.error ? html`<h4>Error</h4><pre class="reason">${step.error}</pre>` : ''}
+${(step.warnings ?? []).map((w) => html`<p class="warning">warning: ${w}</p>`)}
+<h4>Validations</h4>
+${validationsTable(step, root, sb.file)}
+${
+  step.response
+    ? html`<h4>Response <span class="muted">${step.extraction.path}${step.response.status !== undefined ? ` · HTTP ${step.response.status}` : ''}${
+        step.response.duration_ms !== undefined ? ` · ${step.response.duration_ms} ms` : ''
+      }${step.response.task_state ? ` · ${step.response.task_state}` : ''}</span></h4>
+<p class="muted">What the checks read${step.validations.some((v) => !v.passed && typeof v.json_pointer === 'string') ? ', failing pointer highlighted' : ''}:</p>${pre(data, marksFor(data, step.validations))}
+${data !== step.response.payload ? html`<details><summary class="muted">whole payload as received</summary>${pre(step.response.payload)}</details>` : ''}
+${step.response.headers && Object.keys(step.response.headers).length ? html`<details><summary class="muted">headers (allowlisted)</summary>${pre(step.response.headers)}</details>` : ''}`
+    : step.request
+      ? html`<h4>Response</h4><p class="muted">nothing (no response from the agent)</p>`
+      : ''
+}
+${
+  step.request
+    ? html`<details class="request"${status === 'failed' ? '' : new Html(' open')}><summary><b>Request</b> <span class="muted">${step.request.transport} ${step.request.operation}${step.request.url ? ` → ${step.request.url}` : ''}</span></summary>${pre(step.request.payload)}</details>`
+    : ''
+}
+${step.signed_request ? html`<h4>Signed request</h4>${pre(step.signed_request)}` : ''}
+${step.webhook_deliveries ? html`<h4>Webhook deliveries</h4>${pre(step.webhook_deliveries)}` : ''}
+</div>
+</details>`;
 }
 
 function tally(steps: StepResult[]): Html {
   const c = counts(steps);
-  return html`<span class="tally" title="passed / failed / skipped${c.not_run ? ' / not run' : ''}"
-    ><span class="passed">${c.passed}</span> / <span class="failed">${c.failed}</span> /
-    <span class="skipped">${c.skipped}</span>${
-      c.not_run ? html` / <span class="not_run">${c.not_run}</span>` : ''
-    }</span
-  >`;
+  return html`<span class="tally" title="passed / failed / skipped${c.not_run ? ' / not run' : ''}"><span class="passed">${c.passed}</span> / <span class="failed">${c.failed}</span> / <span class="skipped">${c.skipped}</span>${
+    c.not_run ? html` / <span class="not_run">${c.not_run}</span>` : ''
+  }</span>`;
 }
 
 function storyboardSection(sb: StoryboardReport, root: string, multi: boolean): Html {
@@ -340,32 +246,20 @@ function storyboardSection(sb: StoryboardReport, root: string, multi: boolean): 
           : steps.every((s) => s.skip)
             ? 'skipped'
             : 'passed';
-  return html`<details
-    class="sb"
-    data-status="${sb.status}"
-    data-track="${sb.track ?? 'untracked'}"
-    ${sb.status === 'failed' ? new Html(' open') : ''}
-  >
-    <summary>
-      ${badge(sb.status, counts(sb.steps))} <b>${sb.title}</b>
-      <code>${sb.storyboard_id}</code>${sb.version ? html` <span class="muted">v${sb.version}</span>` : ''}
-      <span class="tag">${sb.track ?? 'untracked'}</span> ${tally(sb.steps)}
-      <span class="muted"
-        >${sb.file}${multi ? ` · ${sb.project ? `${sb.project} · ` : ''}${sb.agent_url ?? 'no agent'}` : ''}</span
-      >${sb.skip ? html`<div class="skip">${sb.skip.reason}: ${sb.skip.detail}</div>` : ''}
-    </summary>
-    ${[...phases].map(
-      ([phase, steps]) =>
-        html`<details
-          class="phase"
-          data-status="${phaseStatus(steps)}"
-          ${phaseStatus(steps) === 'failed' ? new Html(' open') : ''}
-        >
-          <summary>${badge(phaseStatus(steps), counts(steps))} phase <b>${phase}</b> ${tally(steps)}</summary>
-          ${steps.map((s) => stepSection(s, sb, root))}
-        </details>`,
-    )}
-  </details>`;
+  return html`<details class="sb" data-status="${sb.status}" data-track="${sb.track ?? 'untracked'}"${sb.status === 'failed' ? new Html(' open') : ''}>
+<summary>${badge(sb.status, counts(sb.steps))} <b>${sb.title}</b> <code>${sb.storyboard_id}</code>${sb.version ? html` <span class="muted">v${sb.version}</span>` : ''} <span class="tag">${sb.track ?? 'untracked'}</span> ${tally(sb.steps)} <span class="muted">${sb.file}${multi ? ` · ${sb.project ? `${sb.project} · ` : ''}${sb.agent_url ?? 'no agent'}` : ''}</span>${
+    sb.skip ? html`<div class="skip">${sb.skip.reason}: ${sb.skip.detail}</div>` : ''
+  }</summary>
+${[...phases].map(
+  ([
+    phase,
+    steps,
+  ]) => html`<details class="phase" data-status="${phaseStatus(steps)}"${phaseStatus(steps) === 'failed' ? new Html(' open') : ''}>
+<summary>${badge(phaseStatus(steps), counts(steps))} phase <b>${phase}</b> ${tally(steps)}</summary>
+${steps.map((s) => stepSection(s, sb, root))}
+</details>`,
+)}
+</details>`;
 }
 
 const STYLE = `
@@ -447,84 +341,45 @@ export function renderHtmlReport(report: ContractReport, options: HtmlReportOpti
   // default-src 'none': the page can fetch, load or connect to nothing; only its own style and script run.
   const csp = `default-src 'none'; style-src ${sha256(STYLE)}; script-src ${sha256(SCRIPT)}; img-src data:; base-uri 'none'; form-action 'none'`;
   const page = html`<!doctype html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta http-equiv="Content-Security-Policy" content="${new Html(csp)}" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="referrer" content="no-referrer" />
-        <title>${title}</title>
-        <style>
-          ${new Html(STYLE)}
-        </style>
-      </head>
-      <body>
-        <header>
-          <h1>
-            ${badge(failed ? 'failed' : 'passed', { passed: steps_passed, failed: steps_failed, skipped: steps_skipped })}
-            ${title}
-          </h1>
-          <div class="chips">
-            <span><b>${total_steps}</b> steps</span
-            ><span class="tally"><span class="passed">${steps_passed} passed</span></span
-            ><span class="tally"><span class="failed">${steps_failed} failed</span></span
-            ><span class="tally"><span class="skipped">${steps_skipped} skipped</span></span
-            >${steps_not_run ? html`<span class="tally"><span class="not_run">${steps_not_run} not run</span></span>` : ''}<span
-              >${report.storyboards.length} storyboards</span
-            >
-          </div>
-          <div class="chips muted">
-            <span
-              >${
-                run.targets.length > 1
-                  ? `${run.targets.length} agents: ${run.targets.map((t) => `${t.project ? `${t.project} · ` : ''}${t.agent_url ?? 'no agent'}`).join(', ')}`
-                  : `agent ${run.agent_url ?? 'none'}${run.protocol ? ` (${run.protocol})` : ''}${run.project ? ` · project ${run.project}` : ''}`
-              }</span
-            >${run.corpus_version ? html`<span>corpus ${run.corpus_version}</span>` : ''}<span
-              >${run.started_at} · ${(run.duration_ms / 1000).toFixed(1)} s</span
-            ><span>${run.tool.name} ${run.tool.version} · runner output contract ${report.contract.version}</span>
-          </div>
-          ${run.complete ? '' : html`<p class="warning">Partial run: ${steps_not_run} planned steps did not run${run.test_name_pattern ? ` (test name filter ${run.test_name_pattern})` : ''}.</p>`}
-          <div class="chips">
-            tracks:
-            ${tracks.map((t) => html`<span>${t.track} ${badge(t.status, trackCounts(t))}${run.targets.length > 1 ? html` <span class="muted">${t.project ? `${t.project} · ` : ''}${t.agent_url ?? ''}</span>` : ''}</span>`)}
-          </div>
-          <div class="filters">
-            <label><input type="checkbox" id="f-failed" /> failed only</label>
-            <label><input type="checkbox" id="f-skipped" checked /> show skipped</label>
-            <label
-              >track
-              <select id="f-track">
-                <option value="">all</option>
-                ${trackNames.map((t) => html`<option value="${t}">${t}</option>`)}
-              </select></label
-            >
-            <button type="button" id="f-open">expand all</button
-            ><button type="button" id="f-close">collapse all</button>
-          </div>
-        </header>
-        <main>
-          ${
-            report.load_errors.length
-              ? html`<section>
-                  <h3>Storyboard files that did not load</h3>
-                  ${report.load_errors.map(
-                    (e) =>
-                      html`<div class="loaderr">
-                        <code>${e.file}</code>
-                        <pre class="reason">${e.message}</pre>
-                      </div>`,
-                  )}
-                </section>`
-              : ''
-          }
-          ${report.storyboards.map((sb) => storyboardSection(sb, root, run.targets.length > 1))}
-          <p id="f-none" class="muted" hidden>Nothing matches these filters.</p>
-        </main>
-        <script>
-          ${new Html(SCRIPT)};
-        </script>
-      </body>
-    </html> `;
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${new Html(csp)}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${title}</title>
+<style>${new Html(STYLE)}</style>
+</head>
+<body>
+<header>
+<h1>${badge(failed ? 'failed' : 'passed', { passed: steps_passed, failed: steps_failed, skipped: steps_skipped })} ${title}</h1>
+<div class="chips"><span><b>${total_steps}</b> steps</span><span class="tally"><span class="passed">${steps_passed} passed</span></span><span class="tally"><span class="failed">${steps_failed} failed</span></span><span class="tally"><span class="skipped">${steps_skipped} skipped</span></span>${steps_not_run ? html`<span class="tally"><span class="not_run">${steps_not_run} not run</span></span>` : ''}<span>${report.storyboards.length} storyboards</span></div>
+<div class="chips muted"><span>${
+    run.targets.length > 1
+      ? `${run.targets.length} agents: ${run.targets.map((t) => `${t.project ? `${t.project} · ` : ''}${t.agent_url ?? 'no agent'}`).join(', ')}`
+      : `agent ${run.agent_url ?? 'none'}${run.protocol ? ` (${run.protocol})` : ''}${run.project ? ` · project ${run.project}` : ''}`
+  }</span>${run.corpus_version ? html`<span>corpus ${run.corpus_version}</span>` : ''}<span>${run.started_at} · ${(run.duration_ms / 1000).toFixed(1)} s</span><span>${run.tool.name} ${run.tool.version} · runner output contract ${report.contract.version}</span></div>
+${run.complete ? '' : html`<p class="warning">Partial run: ${steps_not_run} planned steps did not run${run.test_name_pattern ? ` (test name filter ${run.test_name_pattern})` : ''}.</p>`}
+<div class="chips">tracks: ${tracks.map((t) => html`<span>${t.track} ${badge(t.status, trackCounts(t))}${run.targets.length > 1 ? html` <span class="muted">${t.project ? `${t.project} · ` : ''}${t.agent_url ?? ''}</span>` : ''}</span>`)}</div>
+<div class="filters">
+<label><input type="checkbox" id="f-failed"> failed only</label>
+<label><input type="checkbox" id="f-skipped" checked> show skipped</label>
+<label>track <select id="f-track"><option value="">all</option>${trackNames.map((t) => html`<option value="${t}">${t}</option>`)}</select></label>
+<button type="button" id="f-open">expand all</button><button type="button" id="f-close">collapse all</button>
+</div>
+</header>
+<main>
+${
+  report.load_errors.length
+    ? html`<section><h3>Storyboard files that did not load</h3>${report.load_errors.map((e) => html`<div class="loaderr"><code>${e.file}</code><pre class="reason">${e.message}</pre></div>`)}</section>`
+    : ''
+}
+${report.storyboards.map((sb) => storyboardSection(sb, root, run.targets.length > 1))}
+<p id="f-none" class="muted" hidden>Nothing matches these filters.</p>
+</main>
+<script>${new Html(SCRIPT)}</script>
+</body>
+</html>
+`;
   return page.value;
 }

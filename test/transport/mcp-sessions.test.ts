@@ -40,15 +40,13 @@ beforeAll(async () => {
     let transport = typeof id === 'string' ? sessions.get(id) : undefined;
     if (!transport) {
       if (typeof id === 'string' || !isInitializeRequest(body)) {
-        res
-          .writeHead(unknownSessionStatus, { 'content-type': 'application/json' })
-          .end(
-            JSON.stringify({
-              jsonrpc: '2.0',
-              error: { code: -32000, message: 'Bad Request: No valid session ID provided' },
-              id: null,
-            }),
-          );
+        res.writeHead(unknownSessionStatus, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            error: { code: -32000, message: 'Bad Request: No valid session ID provided' },
+            id: null,
+          }),
+        );
         return;
       }
       const created = new StreamableHTTPServerTransport({
