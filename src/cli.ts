@@ -29,11 +29,12 @@ import { Interruption } from './cli/interruption.js';
 import { explainSelection, selectionSummary, type Selection } from './cli/selection.js';
 import { UsageError } from './cli/usage-error.js';
 import { printVersions } from './cli/version.js';
-import { ConfigurationError, DEFAULT_TIMEOUT_MS, resolveRuntimeConfig, type RuntimeConfig } from './config.js';
+import { ConfigurationError } from './model/errors.js';
+import { DEFAULT_TIMEOUT_MS, resolveRuntimeConfig, type RuntimeConfig } from './config.js';
 import { resolveCorpus } from './corpus.js';
 import type { AdcpStoryboardsOptions } from './plugin/plugin.js';
-import { bundleIds } from './plugin/select.js';
-import { sanitizeOutput, scrubSecrets, secretsInUrl } from './report/redact.js';
+import { bundleIds } from './storyboard/select.js';
+import { sanitizeOutput, scrubSecrets, secretsInUrl } from './model/redact.js';
 import { resolveWebhookReceiver, type WebhookOptions } from './webhooks/options.js';
 
 const USAGE = `Usage: npx vitest-adcp <agent-url> [options] [-- <Vitest options>]

@@ -52,18 +52,7 @@ export interface RuntimeConfig {
   requests?: 'enriched' | 'as-written';
 }
 
-/**
- * A setting that cannot work. Its message says where, what was expected and
- * the fix, so it is shown without a stack trace (Vitest prints startup errors
- * whole; the `vitest-adcp` command prints the message and exits 2).
- */
-export class ConfigurationError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = new.target.name;
-    this.stack = `${this.name}: ${message}`;
-  }
-}
+export { ConfigurationError } from './model/errors.js';
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;

@@ -8,7 +8,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { ConfigurationError } from './config.js';
+import { ConfigurationError } from './model/errors.js';
 
 export class CorpusNotFoundError extends ConfigurationError {}
 

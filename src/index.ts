@@ -8,16 +8,16 @@
  * export default defineConfig({ plugins: [adcpStoryboards({ compliance: { storyboards: ['capability_discovery'] } })] });
  * ```
  */
-import './vitest/meta.js';
+import './model/step-meta.js';
 // The matchers' types on Vitest's `expect` (and Jest's `jest.Matchers`) for every file of a program that imports this
 // package, the config included: `setupFiles: ['vitest-adcp/matchers']` registers them where TypeScript cannot see it.
 import './matchers/vitest-types.js';
 import './matchers/jest-types.js';
 
 export { adcpStoryboards, type AdcpStoryboardsOptions } from './plugin/plugin.js';
-export type { CorpusSelection } from './plugin/select.js';
+export type { CorpusSelection } from './storyboard/select.js';
 export type { RuntimeConfig } from './config.js';
-export type { AdcpStepMeta } from './vitest/meta.js';
+export type { AdcpStepMeta } from './model/step-meta.js';
 export type {
   Storyboard,
   Phase,
@@ -35,7 +35,7 @@ export type {
   Fixtures,
   RefsEndpoint,
   CatalogBinding,
-} from './storyboard/types.js';
+} from './model/storyboard.js';
 export type {
   StepResult,
   ValidationResult,
@@ -46,12 +46,12 @@ export type {
   SkipReason,
   SchemaError,
   StepOutcome,
-} from './engine/records.js';
+} from './model/records.js';
 export { StoryboardRun, type StoryboardRunOptions } from './engine/run.js';
 export { closeSharedSessions, openStoryboardRun, type OpenRunOptions } from './open-run.js';
 export { loadStoryboard, loadStoryboardFile, type LoadResult } from './storyboard/load.js';
 export { resolveCorpus, type Corpus } from './corpus.js';
-export { listCorpus, selectCorpus, type CorpusEntry } from './plugin/select.js';
+export { listCorpus, selectCorpus, type CorpusEntry } from './storyboard/select.js';
 export { McpTransport } from './transport/mcp.js';
 export { A2aTransport, extractA2aResult } from './transport/a2a.js';
 export { createTransport } from './transport/create.js';
@@ -63,15 +63,15 @@ export {
   type AdcpResponse,
   type AdcpAuth,
 } from './client/client.js';
-export type { Exchange } from './checks/types.js';
+export type { Exchange } from './model/exchange.js';
 export { compileStoryboard, type CompileResult } from './compile/compile.js';
 export {
   redactPayload,
   filterResponseHeaders,
   REDACTED_KEY_PATTERN,
   RESPONSE_HEADER_ALLOWLIST,
-} from './report/redact.js';
-export type { WebhookDeliveryRecord } from './engine/records.js';
+} from './model/redact.js';
+export type { WebhookDeliveryRecord } from './model/records.js';
 export {
   WebhookReceiver,
   type WebhookReceiverOptions,

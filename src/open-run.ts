@@ -8,13 +8,13 @@
 import { realpathSync } from 'node:fs';
 import { resolve, sep } from 'node:path';
 import { resolveRuntimeConfig, type RuntimeConfig } from './config.js';
-import { listCorpus } from './plugin/select.js';
+import { listCorpus } from './storyboard/select.js';
 import { defaultSchemasDir } from './corpus.js';
 import { StoryboardRun } from './engine/run.js';
-import { secretsInUrl } from './report/redact.js';
+import { secretsInUrl } from './model/redact.js';
 import { schemaRegistryFor } from './schemas/registry.js';
 import { loadTestKit, resolveTestKitPath } from './storyboard/test-kit.js';
-import type { Storyboard, TestKit } from './storyboard/types.js';
+import type { Storyboard, TestKit } from './model/storyboard.js';
 import { createTransport } from './transport/create.js';
 import { workerSessions } from './transport/mcp.js';
 import type { WebhookSink } from './webhooks/receiver.js';
@@ -118,7 +118,7 @@ const idsByRoot = new Map<string, ReadonlySet<string>>();
 
 /**
  * The ids of the storyboards of a compliance tree, listed once per worker
- * (plugin/select.ts's listing, which reads plain top-level lines): what a
+ * (storyboard/select.ts's listing, which reads plain top-level lines): what a
  * `requires_scenarios` reference must name.
  */
 function storyboardIdsIn(root: string): ReadonlySet<string> {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CorpusNotFoundError, resolveCorpus } from '../src/corpus.js';
 import { resolveRuntimeConfig } from '../src/config.js';
-import { CorpusSelectionError, listCorpus, selectCorpus } from '../src/plugin/select.js';
+import { CorpusSelectionError, listCorpus, selectCorpus } from '../src/storyboard/select.js';
 
 const repo = join(import.meta.dirname, '..');
 const installed = join(repo, 'node_modules', '@adcp', 'sdk', 'compliance', 'cache', '3.0.6');

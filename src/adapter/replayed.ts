@@ -6,7 +6,7 @@
  */
 import type { StoryboardRun } from '../engine/run.js';
 import { redactStepResult, stepKey } from '../report/record.js';
-import type { AdcpStepMeta, StoryboardInfo } from '../vitest/meta.js';
+import type { AdcpStepMeta, StoryboardInfo } from '../model/step-meta.js';
 
 export class ReplayedSteps {
   private readonly reported = new Set<string>();

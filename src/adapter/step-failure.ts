@@ -3,12 +3,12 @@
  * details, a stack whose first frame is the failing validation's YAML line), the skip text, the retry refusal, the
  * load-failure text. No test framework import: both adapters (src/vitest/suite.ts, src/jest/suite.ts) build on it.
  */
-import type { StepOutcome } from '../engine/records.js';
+import type { StepOutcome } from '../model/records.js';
 import { failureHeadline, formatStepFailure } from '../report/format.js';
 import { redactStepResult } from '../report/record.js';
-import { escapeControl } from '../report/redact.js';
+import { escapeControl } from '../model/redact.js';
 import { withoutToolList } from '../report/summary.js';
-import type { Diagnostic, Storyboard } from '../storyboard/types.js';
+import type { Diagnostic, Storyboard } from '../model/storyboard.js';
 
 type StepResult = StepOutcome['result'];
 

@@ -1,4 +1,4 @@
-import { resolvePath } from '../engine/path.js';
+import { resolvePath } from '../model/path.js';
 import type { Check } from './types.js';
 
 /**

@@ -1,4 +1,5 @@
-import type { Check, Exchange } from './types.js';
+import type { Exchange } from '../model/exchange.js';
+import type { Check } from './types.js';
 
 /**
  * The HTTP-level checks, graded from the status and headers observed on the

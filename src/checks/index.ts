@@ -10,7 +10,8 @@ import { responseSchema } from './response-schema.js';
 import { statusCode } from './status-code.js';
 import type { Check } from './types.js';
 
-export type { Check, CheckInput, CheckVerdict, Exchange } from './types.js';
+export type { Check, CheckInput, CheckVerdict } from './types.js';
+export type { Exchange } from '../model/exchange.js';
 
 /**
  * One pure function per `check` kind of storyboard-schema.yaml > "Validation".

@@ -1,4 +1,4 @@
-import { MAX_WILDCARD_VALUES, parsePath, resolvePath } from '../engine/path.js';
+import { MAX_WILDCARD_VALUES, parsePath, resolvePath } from '../model/path.js';
 import { jsonEqual } from './equality.js';
 import type { Check, CheckInput } from './types.js';
 

@@ -2,7 +2,7 @@
  * What `npx vitest-adcp <url>` runs, and why each storyboard is in it — computed without Vitest, so `--list` answers
  * in the time it takes to ask the agent (and the run can say at its start what it is about to run).
  *
- * The files are the plugin's own choice: `selectCorpusInRunOrder` (plugin/select.ts) with the same selection the bin
+ * The files are the plugin's own choice: `selectCorpusInRunOrder` (storyboard/select.ts) with the same selection the bin
  * hands the plugin, then the `--storyboards *.yaml` files in the order given — the plugin's run order under
  * `--sequential`, else sorted by path, as Vitest lists them. The reasons are read back from the corpus: a storyboard
  * is in the run because it was named (`--storyboards <id>`, a bundle, `--tracks`), because the agent's capabilities
@@ -11,7 +11,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
-import { bundlePaths, listCorpus, selectCorpusInRunOrder, type CorpusEntry } from '../plugin/select.js';
+import { bundlePaths, listCorpus, selectCorpusInRunOrder, type CorpusEntry } from '../storyboard/select.js';
 
 export interface SelectionRequest {
   /** The compliance tree, when anything is taken from it. */

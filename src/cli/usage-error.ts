@@ -1,4 +1,4 @@
-import { ConfigurationError } from '../config.js';
+import { ConfigurationError } from '../model/errors.js';
 
 /** A usage or configuration error of the bin: printed without a stack, exit status 2. */
 export class UsageError extends ConfigurationError {}

@@ -11,8 +11,9 @@
  * await adcp.close();
  * ```
  */
-import type { Exchange } from '../checks/types.js';
-import { ConfigurationError, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS, plainHttpRemote } from '../config.js';
+import type { Exchange } from '../model/exchange.js';
+import { ConfigurationError } from '../model/errors.js';
+import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS, plainHttpRemote } from '../config.js';
 import { createTransport, type Protocol } from '../transport/create.js';
 import type { AgentTransport } from '../transport/types.js';
 import { credentialsFor, type AdcpAuth } from './auth.js';

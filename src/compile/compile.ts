@@ -11,13 +11,13 @@
  * of a step maps to the step's first key.
  */
 import MagicString, { type SourceMap } from 'magic-string';
-import { LOAD_FAILURE_TITLE, testTitle } from '../adapter/test-titles.js';
+import { LOAD_FAILURE_TITLE, testTitle } from '../model/test-titles.js';
 import { withVectorSteps } from '../engine/request-signing-steps.js';
 import { planSeeding } from '../engine/seeding.js';
 import { reportBytes, resolveBounds, type StoryboardBounds } from '../storyboard/bounds.js';
 import { DiagnosticSink, formatDiagnostic } from '../storyboard/diagnostics.js';
 import { loadStoryboard, type LoadResult } from '../storyboard/load.js';
-import type { Diagnostic, SourceLocation, Storyboard } from '../storyboard/types.js';
+import type { Diagnostic, SourceLocation, Storyboard } from '../model/storyboard.js';
 
 export interface CompileOptions {
   /** Module specifier of the runtime the generated code imports. */

@@ -15,9 +15,9 @@
  *
  * Pure: the engine applies `halt` to every later step.
  */
-import { answerError, CONTROLLER_TASK } from '../checks/answer-error.js';
-import type { Exchange } from '../checks/types.js';
-import type { SkipResult, StepResult } from './records.js';
+import { answerError, CONTROLLER_TASK } from '../model/answer-error.js';
+import type { Exchange } from '../model/exchange.js';
+import type { SkipResult, StepResult } from '../model/records.js';
 import type { SeedStep } from './seeding.js';
 
 export interface ControllerVerdict {
@@ -32,7 +32,7 @@ interface ControllerAnswer {
   error_detail?: unknown;
 }
 
-/** The code of the controller's error answer — isError, adcp_error or its own `success: false` alike (checks/answer-error.ts). */
+/** The code of the controller's error answer — isError, adcp_error or its own `success: false` alike (model/answer-error.ts). */
 function errorCodeOf(exchange: Exchange): string | undefined {
   return answerError(exchange)?.code;
 }

@@ -4,10 +4,10 @@
  * per run, as the spec asks ("a per-run random bogus API key").
  */
 import { randomBytes } from 'node:crypto';
-import type { StepAuth, TestKit } from '../storyboard/types.js';
+import type { StepAuth, TestKit } from '../model/storyboard.js';
 import type { Credentials } from '../transport/types.js';
-import { basicAuthForms, REDACTED_KEY_PATTERN } from '../report/redact.js';
-import { resolvePath } from './path.js';
+import { basicAuthForms, REDACTED_KEY_PATTERN } from '../model/redact.js';
+import { resolvePath } from '../model/path.js';
 
 export class CredentialsError extends Error {
   constructor(message: string) {
@@ -41,7 +41,7 @@ export class CredentialResolver {
    * Every secret this run may send, in the form it goes on the wire too, so messages and reports can scrub them: the
    * operator's token, the test kit's secret values, and for HTTP Basic the `base64(username:password)` we build and its
    * whole `Basic …` header value (the plain password alone does not match an echoed header). The other spellings an
-   * output can carry (JSON- and URL-escaped, `\u`-escaped) are added where they are scrubbed (report/redact.ts
+   * output can carry (JSON- and URL-escaped, `\u`-escaped) are added where they are scrubbed (model/redact.ts
    * `secretForms`).
    */
   secrets(): string[] {

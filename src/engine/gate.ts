@@ -18,8 +18,8 @@
  * - A stateful step skipped `not_applicable` trips the cascade at the end of
  *   its phase when no stateful step of the phase passed and others depend on it.
  */
-import type { Phase, Step } from '../storyboard/types.js';
-import type { SkipResult, StepResult } from './records.js';
+import type { Phase, Step } from '../model/storyboard.js';
+import type { SkipResult, StepResult } from '../model/records.js';
 
 export type AgentTools = { tools: ReadonlySet<string>; error?: undefined } | { tools?: undefined; error: string };
 

@@ -7,14 +7,14 @@
  * step passes). No I/O: the engine has already called the agent and, for
  * `task_completion.` captures, polled the task to its end.
  */
-import { answerError, findErrorCode } from '../checks/answer-error.js';
+import { answerError, findErrorCode } from '../model/answer-error.js';
 import { checks, type Exchange } from '../checks/index.js';
 import type { SchemaRegistry } from '../schemas/registry.js';
-import type { Step, Validation } from '../storyboard/types.js';
+import type { Step, Validation } from '../model/storyboard.js';
 import { checkInvariants } from './invariants.js';
-import { resolvePath } from './path.js';
+import { resolvePath } from '../model/path.js';
 import { TASK_COMPLETION_PREFIX, type TaskCompletion } from './polling.js';
-import type { ValidationResult } from './records.js';
+import type { ValidationResult } from '../model/records.js';
 import { substitute, type SubstitutionScope } from './substitute.js';
 import { explainUnresolved, type EarlierStep } from './unresolved.js';
 
@@ -56,7 +56,7 @@ export function gradeStep(input: GradeInput): Graded {
     return { validations: [], passed: false, error: exchange.transportError, captures: new Map() };
   }
   const validations = step.validations.map((validation) => runCheck(input, validation));
-  // Whether the agent answered with an error: one rule (checks/answer-error.ts), for expect_error and for an error the
+  // Whether the agent answered with an error: one rule (model/answer-error.ts), for expect_error and for an error the
   // step did not expect alike — a comply_test_controller `success: false` on a plain result counts, like an isError.
   const failure = answerError(exchange);
   // A failed error_code check already says the answer carried no error (or not that one): no second verdict on it.

@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { SchemaRegistry } from '../schemas/registry.js';
-import type { Step } from '../storyboard/types.js';
+import type { Step } from '../model/storyboard.js';
 
 export function withIdempotencyKey(
   payload: unknown,

@@ -19,7 +19,7 @@
  */
 import { jsonEqual } from '../checks/equality.js';
 import { findErrorCode } from '../checks/error-code.js';
-import type { Exchange } from '../checks/types.js';
+import type { Exchange } from '../model/exchange.js';
 
 export interface InvariantVerdict {
   id: string;

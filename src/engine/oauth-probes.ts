@@ -6,8 +6,8 @@
  * phase are `not_applicable` — a coverage gap, like an undeclared protocol —
  * rather than failures.
  */
-import type { Exchange } from '../checks/types.js';
-import type { Phase } from '../storyboard/types.js';
+import type { Exchange } from '../model/exchange.js';
+import type { Phase } from '../model/storyboard.js';
 import {
   authorizationServerMetadataUrl,
   probe,
@@ -15,7 +15,7 @@ import {
   refuseAgentSuppliedUrl,
 } from '../transport/probe.js';
 import type { UrlGuardOptions } from '../transport/url-guard.js';
-import type { SkipResult } from './records.js';
+import type { SkipResult } from '../model/records.js';
 
 export type ProbeOutcome = { exchange: Exchange } | { skip: SkipResult; exchange?: Exchange } | { error: string };
 

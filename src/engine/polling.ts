@@ -5,13 +5,15 @@
  * task until a terminal state and reads the capture from the completion —
  * bounded in time, so an agent that never finishes costs one step, not the run.
  */
-import { answerError, PROTOCOL_ENVELOPE_KEYS } from '../checks/answer-error.js';
-import type { Exchange } from '../checks/types.js';
-import type { Step } from '../storyboard/types.js';
-import type { ResponseRecord } from './records.js';
+import { answerError, PROTOCOL_ENVELOPE_KEYS } from '../model/answer-error.js';
+import type { Exchange } from '../model/exchange.js';
+import type { Step } from '../model/storyboard.js';
+import type { ResponseRecord } from '../model/records.js';
 import type { AgentTransport, CallOptions } from '../transport/types.js';
 
-export const TASK_COMPLETION_PREFIX = 'task_completion.';
+import { TASK_COMPLETION_PREFIX } from '../model/runner-tasks.js';
+
+export { TASK_COMPLETION_PREFIX };
 const NON_TERMINAL = new Set(['submitted', 'working', 'input-required']);
 const FAILED = new Set(['failed', 'canceled', 'rejected']);
 /** States in which the task waits on someone else: polling further cannot help. */
@@ -90,7 +92,7 @@ export async function pollTaskCompletion(
     }
     const body = (exchange.data ?? {}) as { status?: unknown; result?: unknown };
     const status = typeof body.status === 'string' ? body.status : undefined;
-    // An error answer (checks/answer-error.ts) is the poll failing — unless it reports the task's own failed end
+    // An error answer (model/answer-error.ts) is the poll failing — unless it reports the task's own failed end
     // (`{ task_id, status: "failed", errors }`): that is the task's outcome, read below.
     const failure = answerError(exchange);
     if (failure && !(status && FAILED.has(status))) {

@@ -25,13 +25,13 @@
  * (`unsatisfied_contract`, detail `rate_abuse_opt_out: …`).
  */
 import { randomUUID } from 'node:crypto';
-import { answerError } from '../checks/answer-error.js';
-import type { Exchange } from '../checks/types.js';
-import { filterResponseHeaders } from '../report/redact.js';
+import { answerError } from '../model/answer-error.js';
+import type { Exchange } from '../model/exchange.js';
+import { filterResponseHeaders } from '../model/redact.js';
 import { fieldValue } from '../signing/message.js';
 import { signatureErrorCode } from '../signing/www-authenticate.js';
 import type { SigningVector, TestKey } from '../signing/vectors.js';
-import type { Phase, Step, Storyboard, TestKit } from '../storyboard/types.js';
+import type { Phase, Step, Storyboard, TestKit } from '../model/storyboard.js';
 import { parseAnswerBody, sendRaw, type RawFailure, type RawResponse } from '../transport/raw-http.js';
 import type { AgentTools } from './gate.js';
 import {
@@ -50,7 +50,7 @@ import {
   vectorsIn,
   type VectorRef,
 } from './request-signing-steps.js';
-import type { RequestRecord, ResponseRecord, SkipResult, StepResult, ValidationResult } from './records.js';
+import type { RequestRecord, ResponseRecord, SkipResult, StepResult, ValidationResult } from '../model/records.js';
 
 /** What the agent advertises under `request_signing` (get-adcp-capabilities-response.json). */
 export interface AgentSigningCapability {

@@ -14,10 +14,11 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { loadSigningVectors, type SigningVector, type SigningVectorSet } from '../signing/vectors.js';
-import type { Phase, Step, Storyboard } from '../storyboard/types.js';
+import type { Phase, Step, Storyboard } from '../model/storyboard.js';
 
-/** The task of a synthesized step: the runner's own signed HTTP request, never an agent tool. */
-export const REQUEST_SIGNING_PROBE_TASK = 'request_signing_probe';
+import { REQUEST_SIGNING_PROBE_TASK } from '../model/runner-tasks.js';
+
+export { REQUEST_SIGNING_PROBE_TASK };
 
 /** The storyboard whose empty phases get vector steps (the reference runner keys on the same id). */
 export const SIGNED_REQUESTS_STORYBOARD = 'signed_requests';

@@ -22,7 +22,7 @@
  * needs their state: that is how running one step from the IDE replays the
  * steps it depends on.
  */
-import type { Phase, Step, Storyboard, TestKit } from '../storyboard/types.js';
+import type { Phase, Step, Storyboard, TestKit } from '../model/storyboard.js';
 import type { Exchange } from '../checks/index.js';
 import type { SchemaRegistry } from '../schemas/registry.js';
 import type { AgentTransport, CallOptions } from '../transport/types.js';
@@ -37,14 +37,14 @@ import {
   type CapturedValue,
   type RequestMode,
 } from './enrich/index.js';
-import { answerError, CONTROLLER_TASK } from '../checks/answer-error.js';
+import { answerError, CONTROLLER_TASK } from '../model/answer-error.js';
 import { gradeStep } from './grade.js';
 import { withIdempotencyKey } from './idempotency.js';
 import { IMPLEMENTED_INVARIANTS } from './invariants.js';
-import { PathSyntaxError, setPath } from './path.js';
+import { PathSyntaxError, setPath } from '../model/path.js';
 import { explainUnresolved } from './unresolved.js';
 import { followAsync, type TaskCompletion } from './polling.js';
-import type { SkipResult, StepOutcome, StepResult, ValidationResult } from './records.js';
+import type { SkipResult, StepOutcome, StepResult, ValidationResult } from '../model/records.js';
 import { scenarioVerdict, seedVerdict } from './controller.js';
 import { OAuthProbes } from './oauth-probes.js';
 import { RequestSigningProbes } from './request-signing-probe.js';

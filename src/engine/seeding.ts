@@ -9,9 +9,9 @@
  * Order follows the spec's foreign-key DAG: products first, then the entities
  * that reference them (pricing options, plans), creatives, and media buys last.
  */
-import type { Phase, Step, Storyboard } from '../storyboard/types.js';
+import type { Phase, Step, Storyboard } from '../model/storyboard.js';
 
-import { CONTROLLER_TASK } from '../checks/answer-error.js';
+import { CONTROLLER_TASK } from '../model/answer-error.js';
 import { withVectorSteps, type VectorPlanOptions } from './request-signing-steps.js';
 
 export const SEEDING_PHASE_ID = '__controller_seeding__';

@@ -9,7 +9,7 @@
  * every step of the phase and the phase runs: never a silent skip that hides
  * a failure, never a silent run that hides that the condition was ignored.
  */
-import { resolvePath } from './path.js';
+import { resolvePath } from '../model/path.js';
 
 export type SkipIfVerdict = { kind: 'run' } | { kind: 'skip'; detail: string } | { kind: 'unknown'; warning: string };
 

@@ -14,7 +14,7 @@
  * never shipped: the agent must not see a literal `$context.x` or `{{...}}`.
  */
 import { randomUUID } from 'node:crypto';
-import { resolvePath, setOwn } from './path.js';
+import { resolvePath, setOwn } from '../model/path.js';
 
 export interface SubstitutionScope {
   context: ReadonlyMap<string, unknown>;

@@ -5,8 +5,8 @@
  * with `-t` sees its prerequisites only through this sentence, so it must say
  * which step and why, not just that something upstream went wrong.
  */
-import type { Phase, Step } from '../storyboard/types.js';
-import type { StepResult } from './records.js';
+import type { Phase, Step } from '../model/storyboard.js';
+import type { StepResult } from '../model/records.js';
 
 export interface EarlierStep {
   phase: Phase;

@@ -46,13 +46,13 @@ import {
   type SigningProfile,
   type WebhookSignatureErrorCode,
 } from '../signing/index.js';
-import type { Step, Storyboard, TestKit } from '../storyboard/types.js';
+import type { Step, Storyboard, TestKit } from '../model/storyboard.js';
 import { isRoutable, type RetryPolicy, type WebhookDelivery, type WebhookSink } from '../webhooks/receiver.js';
 import type { UrlGuardOptions } from '../transport/url-guard.js';
 import { SignerKeys } from '../webhooks/signer-keys.js';
 import { parseStrictJson } from '../webhooks/strict-json.js';
-import { resolvePath } from './path.js';
-import type { SkipResult, StepResult, ValidationResult, WebhookDeliveryRecord } from './records.js';
+import { resolvePath } from '../model/path.js';
+import type { SkipResult, StepResult, ValidationResult, WebhookDeliveryRecord } from '../model/records.js';
 import { substitute, type RunnerVariables, type SubstitutionScope } from './substitute.js';
 
 export const WEBHOOK_TASKS: ReadonlySet<string> = new Set([

@@ -16,13 +16,13 @@
  * `.gitignore` says `*`), so git never sees the stubs; the folder is also added to `roots`, so they are collected
  * when Jest's `rootDir` is not the preset's.
  */
-import type { CorpusSelection } from '../plugin/select.js' with { 'resolution-mode': 'import' };
+import type { CorpusSelection } from '../storyboard/select.js' with { 'resolution-mode': 'import' };
 import type { JestAdcpOptions } from './suite.js' with { 'resolution-mode': 'import' };
 
 const { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } = require('node:fs') as typeof import('node:fs');
 const nodePath = require('node:path') as typeof import('node:path');
 // Node's require of an ES module (Node ≥ 20.19 / 22.12).
-const { selectCorpus } = require('../plugin/select.js') as {
+const { selectCorpus } = require('../storyboard/select.js') as {
   selectCorpus: (root: string, selection: CorpusSelection) => string[];
 };
 const { complianceFromEnv, resolveCorpus } = require('../corpus.js') as typeof import('../corpus.js');

@@ -10,7 +10,7 @@
  * failed with Jest's reason, and a storyboard file that does not load is a load error.
  */
 import type { ReportTest } from '../report/build.js' with { 'resolution-mode': 'import' };
-import type { AdcpPlannedStep } from '../vitest/meta.js' with { 'resolution-mode': 'import' };
+import type { AdcpPlannedStep } from '../model/step-meta.js' with { 'resolution-mode': 'import' };
 import type { JestFileRecords } from './suite.js' with { 'resolution-mode': 'import' };
 
 const { mkdtempSync, readFileSync, rmSync } = require('node:fs') as typeof import('node:fs');
@@ -22,8 +22,7 @@ const { RECORDS_DIR_ENV, recordsFile } = require('./records.cjs') as {
 };
 // Node's require of an ES module (Node ≥ 20.19 / 22.12), as the environment loads the adapter.
 const { buildReport } = require('../report/build.js') as typeof import('../report/build.js');
-const { isLoadFailureTest, isTitleOf } =
-  require('../adapter/test-titles.js') as typeof import('../adapter/test-titles.js');
+const { isLoadFailureTest, isTitleOf } = require('../model/test-titles.js') as typeof import('../model/test-titles.js');
 const { writeContractReport, writeReportViews } = require('../report/write.js') as typeof import('../report/write.js');
 const { ndjsonBeside, NdjsonStream } = require('../report/ndjson.js') as typeof import('../report/ndjson.js');
 const { renderTerminalSummary } = require('../report/summary.js') as typeof import('../report/summary.js');

@@ -17,9 +17,9 @@ import type { StoryboardRun } from '../engine/run.js';
 import { openStoryboardRun } from '../open-run.js';
 import { runTarget } from '../report/envelope.js';
 import { redactStepResult, stepKey } from '../report/record.js';
-import { sanitizeOutput } from '../report/redact.js';
-import type { Diagnostic, Storyboard } from '../storyboard/types.js';
-import type { AdcpPlannedStep, AdcpStepMeta, StoryboardInfo } from '../vitest/meta.js';
+import { sanitizeOutput } from '../model/redact.js';
+import type { Diagnostic, Storyboard } from '../model/storyboard.js';
+import type { AdcpPlannedStep, AdcpStepMeta, StoryboardInfo } from '../model/step-meta.js';
 import { ReplayedSteps } from '../adapter/replayed.js';
 import {
   loadFailureText,

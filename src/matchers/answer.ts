@@ -16,8 +16,8 @@
  * Records are judged synchronously; a URL or a Fetch `Response` needs I/O, so
  * for those the answer (and the matcher) is a Promise.
  */
-import type { Exchange } from '../checks/types.js';
-import type { ExtractionRecord, RequestRecord, StepResult } from '../engine/records.js';
+import type { Exchange } from '../model/exchange.js';
+import type { ExtractionRecord, RequestRecord, StepResult } from '../model/records.js';
 import { extractA2aResult } from '../transport/a2a.js';
 import { jsonRpcAnswerIn } from '../transport/answer-body.js';
 import { extractMcpResult } from '../transport/mcp.js';

@@ -1,4 +1,4 @@
-import type { Exchange } from '../checks/types.js';
+import type { Exchange } from '../model/exchange.js';
 import { createAdcpClient } from '../client/client.js';
 
 export interface ProbeOptions {

@@ -1,4 +1,4 @@
-import { answerError, ERROR_CODE_LOCATIONS, findErrorCode } from '../checks/answer-error.js';
+import { answerError, ERROR_CODE_LOCATIONS, findErrorCode } from '../model/answer-error.js';
 import { describeObserved, exchangeOf, judge } from './answer.js';
 import type { MatcherContext, MatcherResult } from './types.js';
 
@@ -6,7 +6,7 @@ import type { MatcherContext, MatcherResult } from './types.js';
  * `expect(res).toHaveAdcpErrorCode('AUTH_REQUIRED')` (or a list of allowed
  * codes; omitted: any code): the answer carries an AdCP error with that code,
  * found wherever the storyboards' `error_code` check finds one
- * (checks/answer-error.ts `findErrorCode`: `adcp_error.code` in structuredContent /
+ * (model/answer-error.ts `findErrorCode`: `adcp_error.code` in structuredContent /
  * text content / JSON-RPC `error.data` / an A2A DataPart, `errors[0].code`, a
  * comply_test_controller answer's `error`, …).
  */
@@ -40,7 +40,7 @@ export function toHaveAdcpErrorCode(
         const what = exchange
           ? `extraction path "${exchange.extraction.path}", ${describeObserved(answer)}`
           : describeObserved(answer);
-        // Whether it was an error at all is the runner's one rule (checks/answer-error.ts): an error may carry no code.
+        // Whether it was an error at all is the runner's one rule (model/answer-error.ts): an error may carry no code.
         const failure = exchange ? answerError(exchange) : undefined;
         const received = failure
           ? `an error without an AdCP code (${failure.where}; ${what})`

@@ -22,10 +22,10 @@
  * Anything else (an error answer, a slow tool, a tool the agent does not serve) is not this preflight's business:
  * the steps grade it.
  */
-import { findErrorCode } from '../checks/answer-error.js';
-import type { Exchange } from '../checks/types.js';
-import { ConfigurationError } from '../config.js';
-import { sanitizeLine, scrubSecrets, secretsInUrl } from '../report/redact.js';
+import { findErrorCode } from '../model/answer-error.js';
+import type { Exchange } from '../model/exchange.js';
+import { ConfigurationError } from '../model/errors.js';
+import { sanitizeLine, scrubSecrets, secretsInUrl } from '../model/redact.js';
 import { createTransport, type Protocol } from '../transport/create.js';
 import type { CallOptions } from '../transport/types.js';
 import { parseWwwAuthenticate } from '../transport/www-authenticate.js';

@@ -13,9 +13,9 @@ import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DiskCache, fileStamp, packageFingerprint } from '../cache/disk-cache.js';
-import { answerError } from '../checks/answer-error.js';
-import { ConfigurationError } from '../config.js';
-import { sanitizeLine, sanitizeOutput, scrubSecrets, secretsInUrl } from '../report/redact.js';
+import { answerError } from '../model/answer-error.js';
+import { ConfigurationError } from '../model/errors.js';
+import { sanitizeLine, sanitizeOutput, scrubSecrets, secretsInUrl } from '../model/redact.js';
 import { createTransport } from '../transport/create.js';
 import { credentialError, type AgentAccess } from './agent-preflight.js';
 
@@ -54,7 +54,7 @@ export class AgentUnreachableError extends ConfigurationError {
 
 /**
  * The secrets a capability call sends or holds: the operator's token and the credentials written into the agent URL
- * (their other spellings are scrubbed too: report/redact.ts `secretForms`).
+ * (their other spellings are scrubbed too: model/redact.ts `secretForms`).
  */
 export function agentSecrets(agent: Pick<AgentAccess, 'url' | 'authToken'>): string[] {
   return [...(agent.authToken ? [agent.authToken] : []), ...secretsInUrl(agent.url)];

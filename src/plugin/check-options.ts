@@ -6,7 +6,7 @@
  * the two in step (`satisfies KeysOf<…>`: a key added to one and not the other
  * does not compile).
  */
-import { ConfigurationError } from '../config.js';
+import { ConfigurationError } from '../model/errors.js';
 import { closestMatch } from '../storyboard/did-you-mean.js';
 import type { AdcpStoryboardsOptions } from './plugin.js';
 

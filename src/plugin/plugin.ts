@@ -11,13 +11,14 @@ import type { TestProject, TestSpecification, VitestPluginContext } from 'vitest
 import { defaultCacheDir } from '../cache/location.js';
 import { CompileCache } from '../compile/compile-cache.js';
 import { compileOversizeStoryboard, compileStoryboard } from '../compile/compile.js';
-import { ConfigurationError, resolveRuntimeConfig, type RuntimeConfig } from '../config.js';
+import { ConfigurationError } from '../model/errors.js';
+import { resolveRuntimeConfig, type RuntimeConfig } from '../config.js';
 import { complianceFromEnv, resolveCorpus, runCorpus, type Corpus } from '../corpus.js';
 import { agentPreflight } from './agent-preflight.js';
 import { CapabilitySelectionError, storyboardIdsForAgent } from './capabilities.js';
 import { addSummaryReporter } from '../report/summary-reporter.js';
 import { checkOptions } from './check-options.js';
-import { selectCorpusInRunOrder, type CorpusSelection } from './select.js';
+import { selectCorpusInRunOrder, type CorpusSelection } from '../storyboard/select.js';
 import { resolveWebhookReceiver, type WebhookOptions } from '../webhooks/options.js';
 import { fileBytesOverBound, type StoryboardBounds } from '../storyboard/bounds.js';
 import { HostedWebhookReceiver } from '../webhooks/remote.js';

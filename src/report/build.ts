@@ -9,9 +9,9 @@
  * one storyboard with two agents' steps in it.
  */
 import { relative } from 'node:path';
-import { isLoadFailureTest } from '../adapter/test-titles.js';
-import type { SkipReason, SkipResult, StepResult } from '../engine/records.js';
-import type { AdcpPlannedStep, AdcpStepMeta, AdcpStoryboardMeta, StoryboardInfo } from '../vitest/meta.js';
+import { isLoadFailureTest } from '../model/test-titles.js';
+import type { SkipReason, SkipResult, StepResult } from '../model/records.js';
+import type { AdcpPlannedStep, AdcpStepMeta, AdcpStoryboardMeta, StoryboardInfo } from '../model/step-meta.js';
 import {
   buildEnvelope,
   CONTRACT,

@@ -12,7 +12,7 @@
  * - response > required_fields: `payload` — `null` when the transport saw an
  *   HTTP answer but could not read a body from it (HTML instead of JSON).
  */
-import type { ResponseRecord, StepResult, ValidationResult } from '../engine/records.js';
+import type { ResponseRecord, StepResult, ValidationResult } from '../model/records.js';
 
 const ON_FAILURE = ['json_pointer', 'expected', 'actual', 'schema_id', 'schema_url'] as const;
 

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolveRuntimeConfig, type RuntimeConfig } from '../config.js';
-import { REDACTED, secretsInUrl } from './redact.js';
+import { REDACTED, secretsInUrl } from '../model/redact.js';
 
 /** What a storyboard's records say about the agent they tested (set in the worker, from the run configuration). */
 export interface RunTarget {

@@ -4,7 +4,7 @@
  * summarised. A failing `products[3].name` shows the product, not 56 lines of
  * catalogue; the full answer stays in the record and the report.
  */
-import { setOwn } from '../engine/path.js';
+import { setOwn } from '../model/path.js';
 
 /** Object keys shown beside the path at each level (scalars only: ids and names give context). */
 const SIBLING_SCALARS = 3;

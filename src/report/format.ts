@@ -9,13 +9,20 @@
  */
 import { relative } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { answerError, type AnswerLike } from '../checks/answer-error.js';
-import type { ResponseRecord, SignedRequestRecord, StepResult, ValidationResult } from '../engine/records.js';
+import { answerError, type AnswerLike } from '../model/answer-error.js';
+import type { ResponseRecord, SignedRequestRecord, StepResult, ValidationResult } from '../model/records.js';
 import { extractA2aResult } from '../transport/a2a.js';
 import { jsonRpcErrorOf } from '../transport/answer-body.js';
 import { extractMcpResult } from '../transport/mcp.js';
 import { excerptAround } from './excerpt.js';
-import { escapeControl, escapeControlDeep, fence, redactPayload, scrubSecrets, scrubSecretsDeep } from './redact.js';
+import {
+  escapeControl,
+  escapeControlDeep,
+  fence,
+  redactPayload,
+  scrubSecrets,
+  scrubSecretsDeep,
+} from '../model/redact.js';
 import { cutSize } from './record.js';
 
 /** Checks whose reason text carries agent-controlled content (instance paths, codes, messages). */
@@ -331,7 +338,7 @@ function headlineOf(result: StepResult, failed: ValidationResult[], cwd: string)
 /**
  * The AdCP error code the agent answered with, when no failed check was about errors: the checks then fail on fields
  * a success carries ("not present"), and the real cause — the agent refused — belongs in the one line people read.
- * Whether the answer was an error is checks/answer-error.ts's rule, the one grading used: so a failed `expect_error`
+ * Whether the answer was an error is model/answer-error.ts's rule, the one grading used: so a failed `expect_error`
  * (the answer was no error) never gets this cause, and the headline never says both "success" and "error X".
  * Only a code-shaped value (agent text, printed unfenced in the headline).
  */

@@ -13,10 +13,10 @@
  * (record.ts) again on the way in.
  */
 import { createHash } from 'node:crypto';
-import type { StepResult, ValidationResult } from '../engine/records.js';
+import type { StepResult, ValidationResult } from '../model/records.js';
 import { failureHeadline, taskResult } from './format.js';
 import { redactStepResult } from './record.js';
-import { escapeControl } from './redact.js';
+import { escapeControl } from '../model/redact.js';
 import type { ContractReport, StoryboardReport } from './build.js';
 import { counts, relativeTo, verdict } from './markdown.js';
 import { statusWithSkips } from './summary.js';

@@ -8,10 +8,10 @@
  * markdown; anything the agent wrote (headlines quote it, fenced) only ever
  * appears inside code blocks, where GitHub renders no link, image or HTML.
  */
-import type { StepResult } from '../engine/records.js';
+import type { StepResult } from '../model/records.js';
 import { failureHeadline } from './format.js';
 import { redactStepResult } from './record.js';
-import { escapeControl, fence } from './redact.js';
+import { escapeControl, fence } from '../model/redact.js';
 import { statusWithSkips } from './summary.js';
 import type { ContractReport, StoryboardReport, TrackReport } from './build.js';
 

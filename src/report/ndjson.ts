@@ -14,7 +14,7 @@ import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { buildReport, type ContractReport, type ReportTest } from './build.js';
 import { CONTRACT, toolVersion } from './envelope.js';
-import { stringifyInert } from './redact.js';
+import { stringifyInert } from '../model/redact.js';
 
 export type NdjsonLine = Record<string, unknown> & {
   type: 'run_start' | 'step' | 'storyboard_skip' | 'load_error' | 'run_end';

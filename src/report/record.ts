@@ -2,7 +2,7 @@
  * The step record as it leaves the worker (test meta) and lands in reports:
  * payloads redacted, headers allowlisted, known secrets scrubbed from text.
  */
-import type { StepResult, ValidationResult } from '../engine/records.js';
+import type { StepResult, ValidationResult } from '../model/records.js';
 import { completeStepResult } from './contract-fields.js';
 import {
   filterResponseHeaders,
@@ -11,7 +11,7 @@ import {
   redactPayload,
   redactRequestHeaders,
   scrubSecretsDeep,
-} from './redact.js';
+} from '../model/redact.js';
 
 /**
  * A validation whose path ends at a secret-named field (`…/authorization`):

@@ -7,9 +7,9 @@
  * Pure: rendered from the contract report object (report/build.ts), as the markdown and HTML views are. Skip details
  * can quote agent-supplied names (its tool list, ids): every line goes through the output sanitiser.
  */
-import type { SkipResult, StepResult } from '../engine/records.js';
+import type { SkipResult, StepResult } from '../model/records.js';
 import type { ContractReport, StoryboardReport } from './build.js';
-import { escapeControl } from './redact.js';
+import { escapeControl } from '../model/redact.js';
 
 /**
  * The `; agent tools: [...]` part of a missing_tool / missing_test_controller detail (engine/gate.ts, the

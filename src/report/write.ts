@@ -8,7 +8,7 @@ import { dirname, relative, resolve } from 'node:path';
 import type { ContractReport } from './build.js';
 import { renderHtmlReport } from './html.js';
 import { renderMarkdownSummary } from './markdown.js';
-import { stringifyInert } from './redact.js';
+import { stringifyInert } from '../model/redact.js';
 
 /** Writes `report` to `file` (absolute) and returns the line to show the user. */
 export function writeContractReport(report: ContractReport, file: string): string {

@@ -16,7 +16,7 @@ import type AjvModule from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type addFormatsModule from 'ajv-formats';
 import type standaloneModule from 'ajv/dist/standalone/index.js';
-import type { SchemaError } from '../engine/records.js';
+import type { SchemaError } from '../model/records.js';
 import { ValidatorCache } from './validator-cache.js';
 
 const localRequire = createRequire(import.meta.url);

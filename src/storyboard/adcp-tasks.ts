@@ -16,7 +16,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { defaultSchemasDir, findSdkRoot } from '../corpus.js';
-import { REQUEST_SIGNING_PROBE_TASK } from '../engine/request-signing-steps.js';
+import { REQUEST_SIGNING_PROBE_TASK } from '../model/runner-tasks.js';
 import { readJson, readText, schemaRegistryFor, type SchemaRegistry } from '../schemas/registry.js';
 
 /**

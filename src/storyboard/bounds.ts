@@ -18,7 +18,7 @@ import { statSync } from 'node:fs';
 import { Lexer } from 'yaml';
 import type { DiagnosticSink } from './diagnostics.js';
 import type { SourceMap } from './source-map.js';
-import type { SourceLocation } from './types.js';
+import type { SourceLocation } from '../model/storyboard.js';
 
 export interface StoryboardBounds {
   /** Largest storyboard file, in bytes. @default 524288 (512 KiB) */

@@ -3,7 +3,7 @@
  * One line per problem, `file:line:col: [rule] message (hint)`, the shape
  * editors and terminals turn into clickable links.
  */
-import type { Diagnostic, SourceLocation } from './types.js';
+import type { Diagnostic, SourceLocation } from '../model/storyboard.js';
 
 export type Severity = Diagnostic['severity'];
 

@@ -1,5 +1,5 @@
 /** Storyboard loading: YAML → `Storyboard`, test kits, diagnostics. */
-export type * from './types.js';
+export type * from '../model/storyboard.js';
 export { loadStoryboard, loadStoryboardFile, unwrapLoadResult, type LoadOptions, type LoadResult } from './load.js';
 export { DEFAULT_STORYBOARD_BOUNDS, fileBytesOverBound, type StoryboardBounds } from './bounds.js';
 export { StoryboardLoadError, formatDiagnostic, sortDiagnostics } from './diagnostics.js';

@@ -26,7 +26,7 @@ import { isPlainObject } from './paths.js';
 import { buildRuleContext, checkAuthoringRules } from './rules/index.js';
 import { validateAgainstSchema } from './schema.js';
 import { MAX_ALIAS_COUNT, parseYaml } from './source-map.js';
-import type { Diagnostic, Storyboard } from './types.js';
+import type { Diagnostic, Storyboard } from '../model/storyboard.js';
 import { checkUnknownKeys } from './unknown-keys.js';
 
 export interface LoadOptions {

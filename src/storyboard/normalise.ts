@@ -13,7 +13,7 @@
  */
 import { isPlainObject } from './paths.js';
 import type { DataPath, SourceMap } from './source-map.js';
-import type { Phase, Step, Storyboard, Validation } from './types.js';
+import type { Phase, Step, Storyboard, Validation } from '../model/storyboard.js';
 
 type Raw = Record<string, unknown>;
 

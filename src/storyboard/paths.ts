@@ -1,9 +1,9 @@
 /** Data paths as authors read them: `phases[0].steps[2].validations[1]`. */
 import type { DataPath } from './source-map.js';
 
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+import { isPlainObject } from '../model/path.js';
+
+export { isPlainObject };
 
 export function formatPath(path: DataPath): string {
   if (path.length === 0) return 'storyboard';

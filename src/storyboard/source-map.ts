@@ -17,7 +17,7 @@ import {
   type Pair,
   type YAMLError,
 } from 'yaml';
-import type { SourceLocation } from './types.js';
+import type { SourceLocation } from '../model/storyboard.js';
 
 /** A path into the parsed data: object keys and array indexes. */
 export type DataPath = ReadonlyArray<string | number>;

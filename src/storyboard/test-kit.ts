@@ -9,7 +9,7 @@ import path from 'node:path';
 import { DiagnosticSink, StoryboardLoadError } from './diagnostics.js';
 import { isPlainObject } from './paths.js';
 import { parseYaml } from './source-map.js';
-import type { Diagnostic, SourceLocation, TestKit } from './types.js';
+import type { Diagnostic, SourceLocation, TestKit } from '../model/storyboard.js';
 
 export interface TestKitPathOptions {
   /** The storyboard file that references the kit. */

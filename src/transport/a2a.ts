@@ -24,10 +24,10 @@
  * headers and error bodies kept for the record and the HTTP checks.
  */
 import { randomUUID } from 'node:crypto';
-import { isErrorOnly } from '../checks/answer-error.js';
-import type { Exchange } from '../checks/types.js';
-import type { ExtractionRecord, RequestRecord, ResponseRecord } from '../engine/records.js';
-import { filterResponseHeaders } from '../report/redact.js';
+import { isErrorOnly } from '../model/answer-error.js';
+import type { Exchange } from '../model/exchange.js';
+import type { ExtractionRecord, RequestRecord, ResponseRecord } from '../model/records.js';
+import { filterResponseHeaders } from '../model/redact.js';
 import { jsonRpcErrorOf, parseJsonOrText } from './answer-body.js';
 import { boundedFetch, describeError, isTimeoutError, type ObservedHttp } from './http.js';
 import {

@@ -6,10 +6,10 @@
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { isErrorOnly } from '../checks/answer-error.js';
-import type { Exchange } from '../checks/types.js';
-import type { ExtractionRecord, ResponseRecord } from '../engine/records.js';
-import { filterResponseHeaders } from '../report/redact.js';
+import { isErrorOnly } from '../model/answer-error.js';
+import type { Exchange } from '../model/exchange.js';
+import type { ExtractionRecord, ResponseRecord } from '../model/records.js';
+import { filterResponseHeaders } from '../model/redact.js';
 import { jsonRpcErrorOf, parseJsonOrText, type JsonRpcError } from './answer-body.js';
 import { boundedFetch, describeError, isTimeoutError, ResponseTooLargeError, type ObservedHttp } from './http.js';
 import { agentOriginRedirects } from './url-guard.js';

@@ -13,8 +13,8 @@
  * origin — a hostile agent must not turn the runner into a probe of the
  * network it runs in.
  */
-import type { Exchange } from '../checks/types.js';
-import { filterResponseHeaders } from '../report/redact.js';
+import type { Exchange } from '../model/exchange.js';
+import { filterResponseHeaders } from '../model/redact.js';
 import { describeError } from './http.js';
 import { guardedGet, literalRefusal, UrlRefusedError, type UrlGuardOptions } from './url-guard.js';
 

@@ -1,4 +1,4 @@
-import type { Exchange } from '../checks/types.js';
+import type { Exchange } from '../model/exchange.js';
 
 /** Credentials for one call, after the step's `auth:` and the run's defaults are resolved. */
 export type Credentials =

@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { inject, type TestContext } from 'vitest';
 import type { RuntimeConfig } from '../config.js';
-import type { StepOutcome } from '../engine/records.js';
+import type { StepOutcome } from '../model/records.js';
 import type { StoryboardRun } from '../engine/run.js';
 import { ReplayedSteps } from '../adapter/replayed.js';
 import {
@@ -20,11 +20,11 @@ import {
   type FailingValidation,
 } from '../adapter/step-failure.js';
 import { openStoryboardRun } from '../open-run.js';
-import { escapeControl, neutraliseCommands, sanitizeOutput } from '../report/redact.js';
+import { escapeControl, neutraliseCommands, sanitizeOutput } from '../model/redact.js';
 import { redactStepResult, stepKey } from '../report/record.js';
-import type { Diagnostic, Storyboard } from '../storyboard/types.js';
+import type { Diagnostic, Storyboard } from '../model/storyboard.js';
 import { runTarget } from '../report/envelope.js';
-import type { AdcpPlannedStep, AdcpStepMeta, AdcpStoryboardMeta, StoryboardInfo } from './meta.js';
+import type { AdcpPlannedStep, AdcpStepMeta, AdcpStoryboardMeta, StoryboardInfo } from '../model/step-meta.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {

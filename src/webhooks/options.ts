@@ -16,7 +16,7 @@
  * loopback URL handed to a remote agent would only produce "no webhook
  * received" failures.
  */
-import { ConfigurationError } from '../config.js';
+import { ConfigurationError } from '../model/errors.js';
 import { checkBaseUrl, type WebhookReceiverOptions } from './receiver.js';
 
 export interface WebhookOptions {

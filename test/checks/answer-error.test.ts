@@ -1,12 +1,12 @@
 /**
- * The one rule for "did the agent answer with an error" (src/checks/answer-error.ts), on each shape an answer takes:
+ * The one rule for "did the agent answer with an error" (src/model/answer-error.ts), on each shape an answer takes:
  * MCP results and A2A tasks go through the transports' own extraction (extractMcpResult / extractA2aResult), JSON-RPC
  * errors are built as transport/mcp.ts builds them. The e2e side — a controller `success: false` on a plain result,
  * graded — is test/engine/controller-errors.e2e.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { answerError, type AnswerLike } from '../../src/checks/answer-error.js';
-import type { Exchange } from '../../src/checks/types.js';
+import { answerError, type AnswerLike } from '../../src/model/answer-error.js';
+import type { Exchange } from '../../src/model/exchange.js';
 import { extractA2aResult } from '../../src/transport/a2a.js';
 import { extractMcpResult } from '../../src/transport/mcp.js';
 

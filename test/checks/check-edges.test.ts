@@ -9,7 +9,7 @@ import { checks, type CheckInput, type CheckVerdict, type Exchange } from '../..
 import { findErrorCode } from '../../src/checks/error-code.js';
 import { defaultSchemasDir } from '../../src/corpus.js';
 import { schemaRegistryFor } from '../../src/schemas/registry.js';
-import type { Validation } from '../../src/storyboard/types.js';
+import type { Validation } from '../../src/model/storyboard.js';
 
 const loc = { line: 1, column: 1 };
 

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { checks, type CheckInput, type Exchange } from '../../src/checks/index.js';
-import type { Step, Validation } from '../../src/storyboard/types.js';
+import type { Step, Validation } from '../../src/model/storyboard.js';
 
 const at = { line: 1, column: 1 };
 const STEP: Step = { id: 'step', task: 'get_products', validations: [], loc: at };

@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureAgent, type FixtureAgent } from '../../fixtures/agent/server.mjs';
-import type { ValidationResult } from '../../src/engine/records.js';
+import type { ValidationResult } from '../../src/model/records.js';
 import { runInline, storyboard } from '../helpers/inline-run.js';
 
 let agent: FixtureAgent;

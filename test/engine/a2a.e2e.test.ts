@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureAgent, type FixtureAgent, type FixtureCall } from '../../fixtures/agent/server.mjs';
-import type { StepOutcome, ValidationResult } from '../../src/engine/records.js';
+import type { StepOutcome, ValidationResult } from '../../src/model/records.js';
 import { phasedStoryboard, runInline, type InlineStep } from '../helpers/inline-run.js';
 
 let agent: FixtureAgent;

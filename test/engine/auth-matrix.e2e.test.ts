@@ -19,8 +19,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { FIXTURE_TEST_KIT_PATH, startFixtureAgent, type FixtureAgent } from '../../fixtures/agent/server.mjs';
 import { resolveCorpus } from '../../src/corpus.js';
-import type { StepOutcome } from '../../src/engine/records.js';
-import type { TestKit } from '../../src/storyboard/types.js';
+import type { StepOutcome } from '../../src/model/records.js';
+import type { TestKit } from '../../src/model/storyboard.js';
 import { runInline, storyboard } from '../helpers/inline-run.js';
 
 const PROTOCOLS = ['mcp', 'a2a'] as const;

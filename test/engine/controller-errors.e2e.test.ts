@@ -1,13 +1,13 @@
 /**
  * comply_test_controller error answers delivered as a seller sends them: the ControllerError arm `{ success: false,
  * error, error_detail }` on a plain MCP result (no isError) — the fixture agent's `strict` behaviour. They are error
- * answers by the runner's one rule (src/checks/answer-error.ts): an `expect_error` step passes on them, `error_code`
+ * answers by the runner's one rule (src/model/answer-error.ts): an `expect_error` step passes on them, `error_code`
  * reads their `error`, a step that does not expect them fails naming the code, and the failure headline never says
  * "success" and "error" about the same answer.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureAgent, type FixtureAgent } from '../../fixtures/agent/server.mjs';
-import type { StepOutcome, StepResult } from '../../src/engine/records.js';
+import type { StepOutcome, StepResult } from '../../src/model/records.js';
 import { formatStepFailure } from '../../src/report/format.js';
 import { phasedStoryboard, runInline, type InlineStep } from '../helpers/inline-run.js';
 

@@ -5,9 +5,9 @@
  * UNKNOWN_SCENARIO) show the same rules on the wire.
  */
 import { describe, expect, it } from 'vitest';
-import type { Exchange } from '../../src/checks/types.js';
+import type { Exchange } from '../../src/model/exchange.js';
 import { scenarioVerdict, seedVerdict } from '../../src/engine/controller.js';
-import type { StepResult, ValidationResult } from '../../src/engine/records.js';
+import type { StepResult, ValidationResult } from '../../src/model/records.js';
 import type { SeedStep } from '../../src/engine/seeding.js';
 
 const seed = {

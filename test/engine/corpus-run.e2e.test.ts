@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startFixtureAgent, type FixtureAgent } from '../../fixtures/agent/server.mjs';
 import { resolveCorpus } from '../../src/corpus.js';
 import { openStoryboardRun } from '../../src/open-run.js';
-import { listCorpus } from '../../src/plugin/select.js';
+import { listCorpus } from '../../src/storyboard/select.js';
 import { loadStoryboardFile } from '../../src/storyboard/load.js';
 
 let agent: FixtureAgent;

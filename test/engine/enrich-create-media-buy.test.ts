@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Discovery, enrichRequest, flightAnchor, type EnrichInput } from '../../src/engine/enrich/index.js';
-import type { Step } from '../../src/storyboard/types.js';
+import type { Step } from '../../src/model/storyboard.js';
 
 const NOW = Date.parse('2026-12-01T10:00:00Z');
 const ANCHOR = flightAnchor(NOW);

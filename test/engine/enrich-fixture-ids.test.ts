@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { declaredFixtureIds, useCapturedFixtureIds, type CapturedValue } from '../../src/engine/enrich/fixture-ids.js';
 import { Discovery, enrichRequest } from '../../src/engine/enrich/index.js';
 import { describeEnrichment } from '../../src/engine/enrich/note.js';
-import type { Step, Storyboard } from '../../src/storyboard/types.js';
+import type { Step, Storyboard } from '../../src/model/storyboard.js';
 
 const step = (extra: Partial<Step> = {}) =>
   ({ id: 's', title: 's', task: 'create_media_buy', validations: [], loc: { line: 1, column: 1 }, ...extra }) as Step;

@@ -11,10 +11,10 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startFixtureAgent, type FixtureAgent } from '../../fixtures/agent/server.mjs';
 import { resolveCorpus } from '../../src/corpus.js';
-import type { StepResult } from '../../src/engine/records.js';
+import type { StepResult } from '../../src/model/records.js';
 import { openStoryboardRun } from '../../src/open-run.js';
 import { loadStoryboard, loadStoryboardFile } from '../../src/storyboard/load.js';
-import type { Storyboard } from '../../src/storyboard/types.js';
+import type { Storyboard } from '../../src/model/storyboard.js';
 import { WebhookReceiver } from '../../src/webhooks/receiver.js';
 import { phasedStoryboard } from '../helpers/inline-run.js';
 

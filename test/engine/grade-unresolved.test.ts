@@ -7,10 +7,10 @@
 import { describe, expect, it } from 'vitest';
 import type { Exchange } from '../../src/checks/index.js';
 import { gradeStep, type GradeInput } from '../../src/engine/grade.js';
-import type { StepResult } from '../../src/engine/records.js';
+import type { StepResult } from '../../src/model/records.js';
 import type { EarlierStep } from '../../src/engine/unresolved.js';
 import { failureHeadline } from '../../src/report/format.js';
-import type { Phase, Step } from '../../src/storyboard/types.js';
+import type { Phase, Step } from '../../src/model/storyboard.js';
 
 const loc = { line: 3, column: 5 };
 const setup = { id: 'setup', title: 'Setup', steps: [], loc } as unknown as Phase;

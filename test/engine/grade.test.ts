@@ -9,7 +9,7 @@ import type { Exchange } from '../../src/checks/index.js';
 import { gradeStep, type GradeInput } from '../../src/engine/grade.js';
 import type { TaskCompletion } from '../../src/engine/polling.js';
 import type { SchemaRegistry } from '../../src/schemas/registry.js';
-import type { Step } from '../../src/storyboard/types.js';
+import type { Step } from '../../src/model/storyboard.js';
 
 const loc = { line: 7, column: 3 };
 const request = { transport: 'mcp', operation: 'get_products', payload: {} } as const;

@@ -12,9 +12,9 @@
 import type { TestModule } from 'vitest/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureAgent, type FixtureAgent, type FixtureCall } from '../../fixtures/agent/server.mjs';
-import type { StepOutcome, StepResult, ValidationResult } from '../../src/engine/records.js';
+import type { StepOutcome, StepResult, ValidationResult } from '../../src/model/records.js';
 import { buildContractReport } from '../../src/report/reporter.js';
-import type { AdcpStepMeta } from '../../src/vitest/meta.js';
+import type { AdcpStepMeta } from '../../src/model/step-meta.js';
 import {
   openInline,
   phasedStoryboard,

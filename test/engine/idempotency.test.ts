@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { defaultSchemasDir } from '../../src/corpus.js';
 import { withIdempotencyKey } from '../../src/engine/idempotency.js';
 import { schemaRegistryFor } from '../../src/schemas/registry.js';
-import type { Step } from '../../src/storyboard/types.js';
+import type { Step } from '../../src/model/storyboard.js';
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const step = (extra: Partial<Step> = {}) =>

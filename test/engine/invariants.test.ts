@@ -4,7 +4,7 @@
  * show them on the wire.
  */
 import { describe, expect, it } from 'vitest';
-import type { Exchange } from '../../src/checks/types.js';
+import type { Exchange } from '../../src/model/exchange.js';
 import { checkInvariants, IMPLEMENTED_INVARIANTS } from '../../src/engine/invariants.js';
 
 const SECRET = 'secret-token-0123456789';

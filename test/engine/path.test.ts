@@ -6,7 +6,7 @@ import {
   resolvePath,
   setPath,
   toJsonPointer,
-} from '../../src/engine/path.js';
+} from '../../src/model/path.js';
 
 describe('storyboard paths', () => {
   it('parses dotted keys, indexes and wildcards', () => {

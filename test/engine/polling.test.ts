@@ -5,7 +5,7 @@
  * grading-model.e2e.test.ts (task_completion captures) and settle.e2e.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import type { Exchange } from '../../src/checks/types.js';
+import type { Exchange } from '../../src/model/exchange.js';
 import { isEnvelopeOnly, pendingTask } from '../../src/engine/polling.js';
 
 const answer = (data: unknown, extra: Partial<Exchange> = {}): Exchange => ({

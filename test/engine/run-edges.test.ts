@@ -12,7 +12,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureAgent, type FixtureAgent, type FixtureCall } from '../../fixtures/agent/server.mjs';
 import { defaultSchemasDir } from '../../src/corpus.js';
-import type { StepOutcome } from '../../src/engine/records.js';
+import type { StepOutcome } from '../../src/model/records.js';
 import { StoryboardRun } from '../../src/engine/run.js';
 import { schemaRegistryFor } from '../../src/schemas/registry.js';
 import { loadStoryboard } from '../../src/storyboard/load.js';
@@ -21,7 +21,7 @@ import { closedPort } from '../helpers/ports.js';
 import { openStoryboardRun } from '../../src/open-run.js';
 import { redactStepResult } from '../../src/report/record.js';
 import { formatStepFailure } from '../../src/report/format.js';
-import { secretsInUrl } from '../../src/report/redact.js';
+import { secretsInUrl } from '../../src/model/redact.js';
 import {
   openInline,
   phasedStoryboard,

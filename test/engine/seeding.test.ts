@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { executionPhases, isSeedStep, planSeeding, SEEDING_PHASE_ID } from '../../src/engine/seeding.js';
-import type { Step, Storyboard } from '../../src/storyboard/types.js';
+import type { Step, Storyboard } from '../../src/model/storyboard.js';
 
 const loc = { line: 1, column: 1 };
 const own = [{ id: 'main', title: 'Main', steps: [], loc }];

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureAgent, type FixtureAgent } from '../../fixtures/agent/server.mjs';
 import { resolveCorpus } from '../../src/corpus.js';
-import type { StepOutcome, StepResult } from '../../src/engine/records.js';
+import type { StepOutcome, StepResult } from '../../src/model/records.js';
 import { REQUEST_SIGNING_PROBE_TASK, withVectorSteps } from '../../src/engine/request-signing-steps.js';
 import { StoryboardRun } from '../../src/engine/run.js';
 import { executionPhases } from '../../src/engine/seeding.js';
@@ -23,7 +23,7 @@ import { formatStepFailure } from '../../src/report/format.js';
 import { redactStepResult } from '../../src/report/record.js';
 import { loadStoryboard } from '../../src/storyboard/load.js';
 import { loadTestKit } from '../../src/storyboard/test-kit.js';
-import type { Storyboard, TestKit } from '../../src/storyboard/types.js';
+import type { Storyboard, TestKit } from '../../src/model/storyboard.js';
 import { McpTransport } from '../../src/transport/mcp.js';
 import { TOKEN } from '../helpers/inline-run.js';
 

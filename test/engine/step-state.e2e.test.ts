@@ -12,7 +12,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureAgent, type FixtureAgent, type FixtureCall } from '../../fixtures/agent/server.mjs';
-import type { StepOutcome } from '../../src/engine/records.js';
+import type { StepOutcome } from '../../src/model/records.js';
 import { phasedStoryboard, runInline, storyboard, type InlineRunOptions } from '../helpers/inline-run.js';
 
 let agent: FixtureAgent;

@@ -12,11 +12,11 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureAgent, type FixtureAgent } from '../../fixtures/agent/server.mjs';
 import { resolveCorpus } from '../../src/corpus.js';
-import type { StepResult } from '../../src/engine/records.js';
+import type { StepResult } from '../../src/model/records.js';
 import { openStoryboardRun } from '../../src/open-run.js';
-import { listCorpus } from '../../src/plugin/select.js';
+import { listCorpus } from '../../src/storyboard/select.js';
 import { loadStoryboardFile } from '../../src/storyboard/load.js';
-import type { Storyboard } from '../../src/storyboard/types.js';
+import type { Storyboard } from '../../src/model/storyboard.js';
 import { WebhookReceiver } from '../../src/webhooks/receiver.js';
 
 /** What the strict seller claims: each passes, skips aside. Keep in sync with fixtures/agent/README.md > Strict seller. */

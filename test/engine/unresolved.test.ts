@@ -5,10 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureAgent, type FixtureAgent } from '../../fixtures/agent/server.mjs';
-import type { StepResult } from '../../src/engine/records.js';
+import type { StepResult } from '../../src/model/records.js';
 import { explainUnresolved, type EarlierStep } from '../../src/engine/unresolved.js';
 import { formatStepFailure } from '../../src/report/format.js';
-import type { Phase, Step } from '../../src/storyboard/types.js';
+import type { Phase, Step } from '../../src/model/storyboard.js';
 import { phasedStoryboard, runInline } from '../helpers/inline-run.js';
 
 const loc = { line: 1, column: 1 };

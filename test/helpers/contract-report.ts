@@ -7,10 +7,10 @@
 import { afterAll, beforeAll } from 'vitest';
 import type { TestModule } from 'vitest/node';
 import { startFixtureAgent, type FixtureAgent } from '../../fixtures/agent/server.mjs';
-import type { StepOutcome } from '../../src/engine/records.js';
+import type { StepOutcome } from '../../src/model/records.js';
 import { redactStepResult } from '../../src/report/record.js';
 import { buildContractReport, type ContractReport } from '../../src/report/reporter.js';
-import type { AdcpStepMeta, StoryboardInfo } from '../../src/vitest/meta.js';
+import type { AdcpStepMeta, StoryboardInfo } from '../../src/model/step-meta.js';
 import { phasedStoryboard, runInline, type InlinePhase, type InlineStep } from './inline-run.js';
 
 export const REPORT_ROOT = '/virtual';

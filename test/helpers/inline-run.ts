@@ -5,11 +5,11 @@
  */
 import { stringify } from 'yaml';
 import { defaultSchemasDir } from '../../src/corpus.js';
-import type { StepOutcome } from '../../src/engine/records.js';
+import type { StepOutcome } from '../../src/model/records.js';
 import { StoryboardRun } from '../../src/engine/run.js';
 import { schemaRegistryFor } from '../../src/schemas/registry.js';
 import { loadStoryboard } from '../../src/storyboard/load.js';
-import type { TestKit } from '../../src/storyboard/types.js';
+import type { TestKit } from '../../src/model/storyboard.js';
 import { createTransport } from '../../src/transport/create.js';
 
 export const TOKEN = 'demo-e2e-token-v1';

@@ -18,7 +18,7 @@ import {
   storyboardIdsForCapabilities,
   type DeclaredCapabilities,
 } from '../../src/plugin/capabilities.js';
-import { listCorpus, selectCorpus } from '../../src/plugin/select.js';
+import { listCorpus, selectCorpus } from '../../src/storyboard/select.js';
 import { closedPort } from '../helpers/ports.js';
 
 const repo = join(import.meta.dirname, '..', '..');

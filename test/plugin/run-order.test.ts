@@ -13,7 +13,7 @@ import type { TestSpecification } from 'vitest/node';
 import { describe, expect, it } from 'vitest';
 import { resolveCorpus } from '../../src/corpus.js';
 import { storyboardIdsForCapabilities } from '../../src/plugin/capabilities.js';
-import { listCorpus, referenceOrder, selectCorpus, selectCorpusInRunOrder } from '../../src/plugin/select.js';
+import { listCorpus, referenceOrder, selectCorpus, selectCorpusInRunOrder } from '../../src/storyboard/select.js';
 import { inRunOrder } from '../../src/plugin/sequencer.js';
 
 const repo = join(import.meta.dirname, '..', '..');

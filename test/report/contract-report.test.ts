@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import type { TestModule, Vitest } from 'vitest/node';
 import { describe, expect, it } from 'vitest';
-import type { SkipResult, StepResult, ValidationResult } from '../../src/engine/records.js';
+import type { SkipResult, StepResult, ValidationResult } from '../../src/model/records.js';
 import AdcpReporter, { buildContractReport } from '../../src/report/reporter.js';
-import type { StoryboardInfo } from '../../src/vitest/meta.js';
+import type { StoryboardInfo } from '../../src/model/step-meta.js';
 
 const ROOT = '/repo';
 

@@ -11,13 +11,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureAgent, type FixtureAgent } from '../../fixtures/agent/server.mjs';
-import type { StepOutcome, StepResult } from '../../src/engine/records.js';
+import type { StepOutcome, StepResult } from '../../src/model/records.js';
 import { buildReport, type ContractReport, type ReportTest } from '../../src/report/build.js';
 import { completeStepResult } from '../../src/report/contract-fields.js';
 import { publicAgentUrl, toolVersion } from '../../src/report/envelope.js';
 import { NdjsonStream } from '../../src/report/ndjson.js';
 import { redactStepResult } from '../../src/report/record.js';
-import type { StoryboardInfo } from '../../src/vitest/meta.js';
+import type { StoryboardInfo } from '../../src/model/step-meta.js';
 import { assertValidContractReport, validateContractReport } from '../helpers/contract-schema.js';
 import { phasedStoryboard, runInline, type InlineStep } from '../helpers/inline-run.js';
 

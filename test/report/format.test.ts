@@ -4,7 +4,7 @@
  * Fence nonces are random per call; `plain()` replaces them with `#`.
  */
 import { describe, expect, it } from 'vitest';
-import type { StepResult, ValidationResult } from '../../src/engine/records.js';
+import type { StepResult, ValidationResult } from '../../src/model/records.js';
 import { formatStepFailure } from '../../src/report/format.js';
 
 const CWD = '/repo';

@@ -4,7 +4,7 @@
  * view and the terminal summary.
  */
 import { describe, expect, it } from 'vitest';
-import type { StepResult } from '../../src/engine/records.js';
+import type { StepResult } from '../../src/model/records.js';
 import type { ContractReport } from '../../src/report/build.js';
 import { buildEnvelope } from '../../src/report/envelope.js';
 import { renderHtmlReport } from '../../src/report/html.js';

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { CredentialResolver } from '../../src/engine/credentials.js';
-import { testTitle } from '../../src/adapter/test-titles.js';
+import { testTitle } from '../../src/model/test-titles.js';
 import {
   escapeControl,
   fence,
@@ -14,7 +14,7 @@ import {
   scrubSecrets,
   scrubSecretsDeep,
   secretForms,
-} from '../../src/report/redact.js';
+} from '../../src/model/redact.js';
 
 /** Lines a CI log parser reads as a command. */
 const commandLines = (text: string) =>

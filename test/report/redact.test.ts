@@ -9,7 +9,7 @@ import {
   scrubSecrets,
   scrubSecretsDeep,
   secretsInUrl,
-} from '../../src/report/redact.js';
+} from '../../src/model/redact.js';
 import { redactStepResult, stepKey } from '../../src/report/record.js';
 import { formatStepFailure } from '../../src/report/format.js';
 

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureAgent, type FixtureAgent } from '../../fixtures/agent/server.mjs';
-import type { StepResult } from '../../src/engine/records.js';
+import type { StepResult } from '../../src/model/records.js';
 import { formatStepFailure } from '../../src/report/format.js';
 import { buildReport } from '../../src/report/build.js';
 import { renderHtmlReport } from '../../src/report/html.js';

@@ -5,7 +5,7 @@
  * truncation of the groups; the one-cause-before-the-agent line; load errors.
  */
 import { describe, expect, it } from 'vitest';
-import type { SkipResult, StepResult } from '../../src/engine/records.js';
+import type { SkipResult, StepResult } from '../../src/model/records.js';
 import type { ContractReport, StoryboardReport, StoryboardStatus } from '../../src/report/build.js';
 import { claimSummary, renderTerminalSummary, statusWithSkips, toolListOf } from '../../src/report/summary.js';
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { skipText } from '../../src/adapter/step-failure.js';
-import type { StepResult } from '../../src/engine/records.js';
+import type { StepResult } from '../../src/model/records.js';
 import { buildReport, type ReportTest } from '../../src/report/build.js';
 import { renderMarkdownSummary } from '../../src/report/markdown.js';
 import {

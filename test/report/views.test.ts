@@ -15,7 +15,7 @@ import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it, vi } from 'vitest';
 import type { TestModule, Vitest } from 'vitest/node';
-import type { StepResult } from '../../src/engine/records.js';
+import type { StepResult } from '../../src/model/records.js';
 import { renderHtmlReport } from '../../src/report/html.js';
 import { renderMarkdownSummary } from '../../src/report/markdown.js';
 import { buildReport, type ReportTest } from '../../src/report/build.js';

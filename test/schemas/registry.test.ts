@@ -9,7 +9,7 @@ import type { Exchange } from '../../src/checks/index.js';
 import { defaultSchemasDir } from '../../src/corpus.js';
 import { gradeStep } from '../../src/engine/grade.js';
 import { schemaRegistryFor } from '../../src/schemas/registry.js';
-import type { Step } from '../../src/storyboard/types.js';
+import type { Step } from '../../src/model/storyboard.js';
 
 const registry = schemaRegistryFor(defaultSchemasDir()!);
 const at = { line: 1, column: 1 };

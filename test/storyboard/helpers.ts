@@ -1,5 +1,5 @@
 import { loadStoryboard, type LoadOptions, type LoadResult } from '../../src/storyboard/index.js';
-import type { Diagnostic } from '../../src/storyboard/types.js';
+import type { Diagnostic } from '../../src/model/storyboard.js';
 
 /** A storyboard header plus the given `phases:` block (indented as in a file). */
 export function storyboardYaml(phases: string, header = ''): string {

@@ -1,5 +1,5 @@
 /**
- * The storyboard types (src/storyboard/types.ts) say exactly what the loader
+ * The storyboard types (src/model/storyboard.ts) say exactly what the loader
  * produces: the schema's keys at each level plus `loc` / `file`, no catch-all.
  *
  * Two halves: the `@ts-expect-error` lines below fail `npm run typecheck`

@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureAgent, type FixtureAgent } from '../../fixtures/agent/server.mjs';
 import { resolveCorpus } from '../../src/corpus.js';
-import type { StepOutcome } from '../../src/engine/records.js';
+import type { StepOutcome } from '../../src/model/records.js';
 import { openStoryboardRun } from '../../src/open-run.js';
-import { listCorpus } from '../../src/plugin/select.js';
+import { listCorpus } from '../../src/storyboard/select.js';
 import { loadStoryboardFile } from '../../src/storyboard/load.js';
 import { repoRoot } from '../helpers/run-vitest.js';
 

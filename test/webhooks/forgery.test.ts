@@ -20,7 +20,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startFixtureAgent, type FixtureAgent } from '../../fixtures/agent/server.mjs';
 import { stepFailureText } from '../../src/adapter/step-failure.js';
 import { resolveCorpus } from '../../src/corpus.js';
-import type { StepResult } from '../../src/engine/records.js';
+import type { StepResult } from '../../src/model/records.js';
 import { openStoryboardRun } from '../../src/open-run.js';
 import { redactStepResult } from '../../src/report/record.js';
 import { loadStoryboard } from '../../src/storyboard/load.js';

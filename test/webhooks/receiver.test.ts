@@ -6,7 +6,7 @@
  */
 import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigurationError } from '../../src/config.js';
+import { ConfigurationError } from '../../src/model/errors.js';
 import { resolveWebhookReceiver } from '../../src/webhooks/options.js';
 import { WebhookReceiver, type WebhookReceiverOptions } from '../../src/webhooks/receiver.js';
 import { HostedWebhookReceiver, RemoteWebhookSink } from '../../src/webhooks/remote.js';

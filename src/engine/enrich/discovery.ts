@@ -4,9 +4,9 @@
  * answers that were not errors), and the brand and account the storyboard
  * itself sent. Bounded, and scoped to one run like the context accumulator.
  */
-import { answerError } from '../../checks/answer-error.js';
-import type { Exchange } from '../../checks/types.js';
-import { isPlainObject as isObject } from '../../storyboard/paths.js';
+import { answerError } from '../../model/answer-error.js';
+import type { Exchange } from '../../model/exchange.js';
+import { isPlainObject as isObject } from '../../model/path.js';
 
 const MAX_PRODUCTS = 200;
 

@@ -14,7 +14,7 @@
  * (enrich/index.ts): shown as a step warning, never applied to negative tests
  * (an unknown id may be exactly what they test), off with `requests: 'as-written'`.
  */
-import type { Storyboard } from '../../storyboard/types.js';
+import type { Storyboard } from '../../model/storyboard.js';
 import { pathJoin, type Enrichment } from './note.js';
 
 /** The id keys of the spec's seedable fixtures. */

@@ -21,7 +21,7 @@
  * with the storyboard text that calls for each, and the reference runner's
  * enrichers we chose not to follow.
  */
-import type { Step } from '../../storyboard/types.js';
+import type { Step } from '../../model/storyboard.js';
 import { enrichCreateMediaBuy, type MediaBuyContext } from './create-media-buy.js';
 import type { Discovery } from './discovery.js';
 import { useCapturedFixtureIds, type CapturedValue } from './fixture-ids.js';

@@ -5,7 +5,7 @@
  * step warning (terminal, JUnit, the contract report): nothing is added or
  * replaced silently (issue 19 > "Shown, never silent").
  */
-import { redactPayload } from '../../report/redact.js';
+import { redactPayload } from '../../model/redact.js';
 
 export interface Enrichment {
   /** Where in the request, e.g. `packages[0].bid_price`. */

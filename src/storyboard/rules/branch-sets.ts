@@ -12,7 +12,7 @@
 import { closestMatch } from '../did-you-mean.js';
 import { isPlainObject } from '../paths.js';
 import type { DataPath } from '../source-map.js';
-import type { SourceLocation } from '../types.js';
+import type { SourceLocation } from '../../model/storyboard.js';
 import { type RawPhase, type RuleContext, formatLocation, phaseLabel, stepLabel, stringOrUndefined } from './model.js';
 
 /** The only semantics AdCP defines today ("semantics: `any_of`. No other value is supported today."). */

@@ -8,7 +8,7 @@ import type { AdcpKnowledge } from '../adcp-tasks.js';
 import type { DiagnosticSink } from '../diagnostics.js';
 import { isPlainObject } from '../paths.js';
 import type { DataPath, SourceMap } from '../source-map.js';
-import type { SourceLocation } from '../types.js';
+import type { SourceLocation } from '../../model/storyboard.js';
 
 export interface RawValidation {
   index: number;

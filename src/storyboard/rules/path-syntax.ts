@@ -1,5 +1,5 @@
 /**
- * Paths in the runner's dialect (engine/path.ts: `a.b[0].c`, `items[*].id`) must parse. One that does not is reported
+ * Paths in the runner's dialect (model/path.ts: `a.b[0].c`, `items[*].id`) must parse. One that does not is reported
  * by the runner only after the agent has been called, at the step; here it is a load error at the path itself
  * (rule `path_syntax`):
  *
@@ -10,8 +10,8 @@
  * `context_inputs[].inject_at` has its own rule (`context_input_path`, step-fields.ts). The parser is the engine's;
  * the one addition is a trailing `.`, an empty last segment the engine reads past silently.
  */
-import { parsePath, PathSyntaxError } from '../../engine/path.js';
-import { TASK_COMPLETION_PREFIX } from '../../engine/polling.js';
+import { parsePath, PathSyntaxError } from '../../model/path.js';
+import { TASK_COMPLETION_PREFIX } from '../../model/runner-tasks.js';
 import { isPlainObject } from '../paths.js';
 import type { DataPath } from '../source-map.js';
 import { type RuleContext, stepLabel } from './model.js';

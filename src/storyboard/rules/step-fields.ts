@@ -5,7 +5,7 @@
  *   (storyboard-schema.yaml, "shared_receiver"): error.
  * - Deprecated spellings that still work: warning, with the new name.
  */
-import { parsePath, PathSyntaxError, PROTOTYPE_SEGMENTS } from '../../engine/path.js';
+import { parsePath, PathSyntaxError, PROTOTYPE_SEGMENTS } from '../../model/path.js';
 import { type RuleContext, stepLabel } from './model.js';
 
 const DEPRECATED_STEP_KEYS: Record<string, string> = {

@@ -47,8 +47,8 @@
  *
  * Pure, and below engine/ and report/ in the layering: it imports neither.
  */
-import { isPlainObject as isObject } from '../storyboard/paths.js';
-import type { Exchange } from './types.js';
+import { isPlainObject as isObject } from './path.js';
+import type { Exchange } from './exchange.js';
 
 /** The task whose ControllerError arm is an error answer (compliance/comply-test-controller-response.json). */
 export const CONTROLLER_TASK = 'comply_test_controller';

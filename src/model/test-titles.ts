@@ -2,7 +2,7 @@
  * The titles compiled storyboard modules give their tests (compile/compile.ts), and their reading back by the
  * reporters, which see titles, not the storyboard: one place for both directions.
  */
-import { sanitizeOutput } from '../report/redact.js';
+import { sanitizeOutput } from './redact.js';
 
 /**
  * `Title (id)`: the human title with the stable id, so `vitest -t <id>` selects it. Titles come from the storyboard's

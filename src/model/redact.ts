@@ -5,7 +5,7 @@
  * agent-controlled strings in rendered output.
  */
 import { randomBytes } from 'node:crypto';
-import { setOwn } from '../engine/path.js';
+import { setOwn } from './path.js';
 
 /** The contract's minimum redaction floor (payload_redaction.pattern), case-insensitive, any depth. */
 export const REDACTED_KEY_PATTERN =

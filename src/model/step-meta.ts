@@ -1,4 +1,4 @@
-import type { SkipResult, StepResult } from '../engine/records.js';
+import type { SkipResult, StepResult } from './records.js';
 
 export interface StoryboardInfo {
   id: string;

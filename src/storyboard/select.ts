@@ -22,8 +22,8 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { parse } from 'yaml';
-import { ConfigurationError } from '../config.js';
-import { closestMatch } from '../storyboard/did-you-mean.js';
+import { ConfigurationError } from '../model/errors.js';
+import { closestMatch } from './did-you-mean.js';
 
 /** What to run from the corpus: the union of every storyboard named here, by id, bundle or track. */
 export interface CorpusSelection {
