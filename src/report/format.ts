@@ -279,16 +279,19 @@ function differenceVerdict(v: ValidationResult, d: FirstDifference): string {
   return `the ${kind} differs at ${where}: expected ${shortValue(d.expected)}, got ${observed(d.actual)}`;
 }
 
+/** A failed response_schema check: the schema, how many errors, and where the first is when its path is plain. */
+function schemaVerdict(v: ValidationResult): string {
+  const errors = Array.isArray(v.actual) ? (v.actual as { instance_path?: unknown }[]) : [];
+  const first = errors[0]?.instance_path;
+  const at = typeof first === 'string' && /^[\w/~.-]{0,80}$/.test(first) ? ` (first at ${first || '/'})` : '';
+  return `does not match ${v.schema_id ?? 'its schema'}: ${errors.length || 'some'} schema error${errors.length === 1 ? '' : 's'}${at}`;
+}
+
 /** What one failed validation says, in a few words. */
 function verdictOf(v: ValidationResult): string {
   const tokens = unresolvedPlaceholders(v);
   if (tokens) return unresolvedVerdict(v, tokens);
-  if (v.check === 'response_schema') {
-    const errors = Array.isArray(v.actual) ? (v.actual as { instance_path?: unknown }[]) : [];
-    const first = errors[0]?.instance_path;
-    const at = typeof first === 'string' && /^[\w/~.-]{0,80}$/.test(first) ? ` (first at ${first || '/'})` : '';
-    return `does not match ${v.schema_id ?? 'its schema'}: ${errors.length || 'some'} schema error${errors.length === 1 ? '' : 's'}${at}`;
-  }
+  if (v.check === 'response_schema') return schemaVerdict(v);
   if (
     (v.check === 'field_present' || v.check === 'envelope_field_present') &&
     (v.actual === null || v.actual === undefined)
@@ -369,10 +372,32 @@ function diffHelps(expected: unknown, actual: unknown): boolean {
 export function formatStepFailure(result: StepResult, options: FormatOptions = {}): FormattedFailure {
   const cwd = options.cwd ?? process.cwd();
   const verbose = options.verbose ?? false;
-  const lines: string[] = [];
   const failed = result.validations.filter((v) => !v.passed);
   const headline = headlineOf(result, failed, cwd);
-  lines.push(headline);
+  // A placeholder that did not resolve stops the call: what is shown is what would have gone, never "sent".
+  const unsent = !result.response && failed.some((v) => v.check === 'unresolved_substitution');
+  const lines = [
+    headline,
+    ...stepPreambleLines(result, failed),
+    ...failed.flatMap((v) => validationLines(v, cwd)),
+    ...requestLines(result, unsent, verbose),
+    ...(result.signed_request ? signedRequestLines(result.signed_request) : []),
+    ...responseLines(result, failed, unsent, verbose),
+    ...(result.webhook_deliveries ? webhookDeliveryLines(result) : []),
+  ];
+  const secrets = options.secrets ?? [];
+  // Agent text is fenced (and escaped) above; runner text quotes agent-supplied names too (tools, ids), so escape it all.
+  const clean = (text: string) => escapeControl(scrubSecrets(text, secrets));
+  return {
+    headline: clean(headline),
+    message: clean(lines.join('\n')),
+    ...diffOf(failed, secrets),
+  };
+}
+
+/** What the step says before its validations: its own error, its optional phase, its warnings, how many checks failed. */
+function stepPreambleLines(result: StepResult, failed: ValidationResult[]): string[] {
+  const lines: string[] = [];
   if (result.error && (failed.length > 0 || result.error.includes('\n') || result.error.length > 150))
     lines.push(`step error: ${fence(clip(result.error, MAX_TEXT_CHARS), 'error')}`);
   if (result.optional)
@@ -383,93 +408,105 @@ export function formatStepFailure(result: StepResult, options: FormatOptions = {
       `${failed.length} of ${result.validations.length} validation${result.validations.length === 1 ? '' : 's'} failed in step "${result.step_id}" (task ${result.task}):`,
     );
   }
-  for (const v of failed) {
-    lines.push(`  ✗ ${v.description} [${v.check}]${v.source ? ` at ${where(v, cwd)}` : ''}`);
-    if (v.json_pointer !== undefined && v.json_pointer !== null)
-      lines.push(`    pointer:  ${v.json_pointer === '' ? '"" (the whole response)' : v.json_pointer}`);
-    if (v.error)
-      lines.push(
-        indent(
-          AGENT_TEXT_CHECKS.has(v.check)
-            ? fence(clip(v.error, MAX_TEXT_CHARS), 'reason')
-            : clip(v.error, MAX_TEXT_CHARS),
-        ),
-      );
-    if (v.check === 'response_schema' && v.schema_id) lines.push(`    schema ${v.schema_id} (${v.schema_url})`);
-    const tokens = unresolvedPlaceholders(v);
-    if (tokens) {
-      // Nothing was compared: the placeholders, not an expected value against a null.
-      lines.push(`    unresolved: ${tokens.join(', ')}`);
-      continue;
-    }
-    if (v.expected !== undefined) lines.push(...labelled('expected: ', valueText(v.expected)));
-    if (v.actual !== undefined && v.check !== 'response_schema') {
-      // Only strings (or structures holding them) can carry agent-planted text.
-      const text = valueText(v.actual);
-      lines.push(
-        ...labelled(
-          'actual:   ',
-          (typeof v.actual === 'object' && v.actual !== null) || typeof v.actual === 'string'
-            ? fence(text, 'agent value')
-            : text,
-        ),
-      );
-    }
-    const difference = differenceOf(v);
-    if (difference && !(difference.pointer === '' && difference.plain)) {
-      const where = difference.plain
-        ? `${typeof v.json_pointer === 'string' ? v.json_pointer : ''}${difference.pointer}`
-        : fence(difference.pointer, 'agent key path');
-      const there = (value: unknown, agent: boolean) => {
-        const text = compactJson(value);
-        const short = text.length > 120 ? `${text.slice(0, 119)}…` : text;
-        return agent && typeof value !== 'number' && typeof value !== 'boolean' && value !== null
-          ? fence(short, 'agent value')
-          : short;
-      };
-      const expectedThere =
-        'expected' in difference ? there(difference.expected, false) : 'nothing (the key should not be there)';
-      const actualThere = 'actual' in difference ? there(difference.actual, true) : 'nothing (missing)';
-      lines.push(`    first difference at ${where}: expected ${expectedThere}, got ${actualThere}`);
-    }
-  }
-  // A placeholder that did not resolve stops the call: what is shown is what would have gone, never "sent".
-  const unsent = !result.response && failed.some((v) => v.check === 'unresolved_substitution');
-  if (result.request && unsent) {
+  return lines;
+}
+
+/** One failed validation: what and where, its reason, then the placeholders that did not resolve or what was compared. */
+function validationLines(v: ValidationResult, cwd: string): string[] {
+  const lines = [`  ✗ ${v.description} [${v.check}]${v.source ? ` at ${where(v, cwd)}` : ''}`];
+  if (v.json_pointer !== undefined && v.json_pointer !== null)
+    lines.push(`    pointer:  ${v.json_pointer === '' ? '"" (the whole response)' : v.json_pointer}`);
+  if (v.error)
     lines.push(
-      `  not sent (a placeholder did not resolve); it would have been ${result.request.transport} ${result.request.operation}: ${compactJson(result.request.payload).slice(0, MAX_INLINE_REQUEST_CHARS)}`,
+      indent(
+        AGENT_TEXT_CHECKS.has(v.check) ? fence(clip(v.error, MAX_TEXT_CHARS), 'reason') : clip(v.error, MAX_TEXT_CHARS),
+      ),
     );
-  } else if (result.request) {
-    const target = `${result.request.transport} ${result.request.operation}${result.request.url ? ` → ${result.request.url}` : ''}`;
-    const compact = compactJson(result.request.payload);
-    if (verbose) {
-      lines.push(`  sent (${target}):`);
-      lines.push(indent(json(result.request.payload)));
-    } else if (compact.length <= MAX_INLINE_REQUEST_CHARS) {
-      lines.push(`  sent (${target}): ${compact}`);
-    } else {
-      lines.push(
-        `  sent (${target}): ${compact.length} characters of JSON, in the test meta and the report (ADCP_VERBOSE=1 prints it here)`,
-      );
-    }
-  }
-  if (result.signed_request) lines.push(...signedRequestLines(result.signed_request));
-  if (result.response) {
-    const status = result.response.status !== undefined ? ` HTTP ${result.response.status}` : '';
-    const timing = result.response.duration_ms !== undefined ? `, ${result.response.duration_ms} ms` : '';
-    const data = taskResult(result.response);
-    const pointer = failed.map((v) => v.json_pointer).find((p): p is string => typeof p === 'string' && p !== '');
-    if (verbose || pointer === undefined) {
-      lines.push(`  received (${result.extraction.path}${status}${timing}):`);
-      lines.push(indent(fence(json(data, verbose ? MAX_JSON_CHARS : MAX_EXCERPT_CHARS), 'agent response')));
-    } else {
-      lines.push(`  received (${result.extraction.path}${status}${timing}), around ${pointer}:`);
-      lines.push(indent(fence(json(excerptAround(data, pointer), MAX_EXCERPT_CHARS), 'agent response')));
-    }
-  } else if (result.request && !unsent) {
-    lines.push('  received: nothing (no response from the agent)');
-  }
-  if (result.webhook_deliveries) lines.push(...webhookDeliveryLines(result));
+  if (v.check === 'response_schema' && v.schema_id) lines.push(`    schema ${v.schema_id} (${v.schema_url})`);
+  const tokens = unresolvedPlaceholders(v);
+  // Nothing was compared: the placeholders, not an expected value against a null.
+  if (tokens) return [...lines, `    unresolved: ${tokens.join(', ')}`];
+  return [...lines, ...comparisonLines(v)];
+}
+
+/** What a validation compared: the expected value, the agent's, and where the two first differ. */
+function comparisonLines(v: ValidationResult): string[] {
+  const lines: string[] = [];
+  if (v.expected !== undefined) lines.push(...labelled('expected: ', valueText(v.expected)));
+  if (v.actual !== undefined && v.check !== 'response_schema')
+    lines.push(...labelled('actual:   ', actualText(v.actual)));
+  const difference = differenceOf(v);
+  if (difference && !(difference.pointer === '' && difference.plain)) lines.push(firstDifferenceLine(v, difference));
+  return lines;
+}
+
+/** The agent's value in the details. */
+function actualText(actual: unknown): string {
+  // Only strings (or structures holding them) can carry agent-planted text.
+  const text = valueText(actual);
+  return (typeof actual === 'object' && actual !== null) || typeof actual === 'string'
+    ? fence(text, 'agent value')
+    : text;
+}
+
+/** Where a structure first differs, with both values there (the key path fenced when the agent wrote it). */
+function firstDifferenceLine(v: ValidationResult, difference: FirstDifference): string {
+  const where = difference.plain
+    ? `${typeof v.json_pointer === 'string' ? v.json_pointer : ''}${difference.pointer}`
+    : fence(difference.pointer, 'agent key path');
+  const expectedThere =
+    'expected' in difference ? valueThere(difference.expected, false) : 'nothing (the key should not be there)';
+  const actualThere = 'actual' in difference ? valueThere(difference.actual, true) : 'nothing (missing)';
+  return `    first difference at ${where}: expected ${expectedThere}, got ${actualThere}`;
+}
+
+/** A value at the first difference, cut at 120 characters; the agent's fenced unless a number, boolean or null. */
+function valueThere(value: unknown, agent: boolean): string {
+  const text = compactJson(value);
+  const short = text.length > 120 ? `${text.slice(0, 119)}…` : text;
+  return agent && typeof value !== 'number' && typeof value !== 'boolean' && value !== null
+    ? fence(short, 'agent value')
+    : short;
+}
+
+/** What was sent: inline when short, whole with `verbose`, else its size; what would have gone when it was not sent. */
+function requestLines(result: StepResult, unsent: boolean, verbose: boolean): string[] {
+  const request = result.request;
+  if (!request) return [];
+  if (unsent)
+    return [
+      `  not sent (a placeholder did not resolve); it would have been ${request.transport} ${request.operation}: ${compactJson(request.payload).slice(0, MAX_INLINE_REQUEST_CHARS)}`,
+    ];
+  const target = `${request.transport} ${request.operation}${request.url ? ` → ${request.url}` : ''}`;
+  const compact = compactJson(request.payload);
+  if (verbose) return [`  sent (${target}):`, indent(json(request.payload))];
+  if (compact.length <= MAX_INLINE_REQUEST_CHARS) return [`  sent (${target}): ${compact}`];
+  return [
+    `  sent (${target}): ${compact.length} characters of JSON, in the test meta and the report (ADCP_VERBOSE=1 prints it here)`,
+  ];
+}
+
+/** What came back (fenced): around the first failing pointer, or whole with `verbose`; or that nothing did. */
+function responseLines(result: StepResult, failed: ValidationResult[], unsent: boolean, verbose: boolean): string[] {
+  const response = result.response;
+  if (!response) return result.request && !unsent ? ['  received: nothing (no response from the agent)'] : [];
+  const status = response.status !== undefined ? ` HTTP ${response.status}` : '';
+  const timing = response.duration_ms !== undefined ? `, ${response.duration_ms} ms` : '';
+  const data = taskResult(response);
+  const pointer = failed.map((v) => v.json_pointer).find((p): p is string => typeof p === 'string' && p !== '');
+  if (verbose || pointer === undefined)
+    return [
+      `  received (${result.extraction.path}${status}${timing}):`,
+      indent(fence(json(data, verbose ? MAX_JSON_CHARS : MAX_EXCERPT_CHARS), 'agent response')),
+    ];
+  return [
+    `  received (${result.extraction.path}${status}${timing}), around ${pointer}:`,
+    indent(fence(json(excerptAround(data, pointer), MAX_EXCERPT_CHARS), 'agent response')),
+  ];
+}
+
+/** The expected and actual values for a diff: the first failed validation a diff helps with, made safe; {} when none. */
+function diffOf(failed: ValidationResult[], secrets: readonly string[]): Pick<FormattedFailure, 'expected' | 'actual'> {
   const diffable = failed.find(
     (v) =>
       v.expected !== undefined &&
@@ -477,16 +514,10 @@ export function formatStepFailure(result: StepResult, options: FormatOptions = {
       v.check !== 'response_schema' &&
       diffHelps(v.expected, v.actual),
   );
-  const secrets = options.secrets ?? [];
+  if (!diffable) return {};
   // The diff is rendered beside the message: the same redaction and scrubbing; Vitest prints it raw, so control characters escaped too.
   const safe = (value: unknown) => escapeControlDeep(scrubSecretsDeep(redactPayload(value), secrets));
-  // Agent text is fenced (and escaped) above; runner text quotes agent-supplied names too (tools, ids), so escape it all.
-  const clean = (text: string) => escapeControl(scrubSecrets(text, secrets));
-  return {
-    headline: clean(headline),
-    message: clean(lines.join('\n')),
-    ...(diffable ? { expected: safe(diffable.expected), actual: safe(diffable.actual) } : {}),
-  };
+  return { expected: safe(diffable.expected), actual: safe(diffable.actual) };
 }
 
 /** An expected or actual value in the details: one line when short, else indented JSON (cut at 300 characters). */

@@ -186,44 +186,59 @@ function stepSection(raw: StepResult, sb: StoryboardReport, root: string): Html 
   // The same redaction as the JSON report, again: nothing reaches the page that the report would not show.
   const step = redactStepResult(raw);
   const status = verdict(step);
-  const headline = status === 'failed' ? failureHeadline(step, { cwd: root }) : '';
-  const notRun = 'not_run' in step ? (step as { not_run: { reason: string; detail: string } }).not_run : undefined;
-  const data = step.response ? taskResult(step.response) : undefined;
-  const firstSource =
-    step.validations.find((v) => !v.passed && v.source)?.source ?? step.validations.find((v) => v.source)?.source;
   return html`<details class="step" data-status="${status}"${status === 'failed' ? new Html(' open') : ''}>
-<summary>${badge(status)} <b>${step.step_id}</b> <code>${step.task}</code> <span class="muted">${step.duration_ms} ms</span>${
-    step.optional ? html` <span class="tag">optional</span>` : ''
-  }${headline ? html`<div class="headline">${headline}</div>` : ''}${step.skip ? html`<div class="skip">${step.skip.reason}: ${step.skip.detail}</div>` : ''}${
-    notRun ? html`<div class="skip">not run (${notRun.reason}): ${notRun.detail}</div>` : ''
-  }</summary>
+${stepSummary(step, status, root)}
 <div class="body">
-<p class="muted">${sb.file}${firstSource ? html` · YAML ${where(root, { source: firstSource })}` : ''} · id <code>${step.storyboard_id}/${step.phase_id}/${step.step_id}</code></p>
+${stepLocation(step, sb, root)}
 ${step.error ? html`<h4>Error</h4><pre class="reason">${step.error}</pre>` : ''}
 ${(step.warnings ?? []).map((w) => html`<p class="warning">warning: ${w}</p>`)}
 <h4>Validations</h4>
 ${validationsTable(step, root, sb.file)}
-${
-  step.response
-    ? html`<h4>Response <span class="muted">${step.extraction.path}${step.response.status !== undefined ? ` · HTTP ${step.response.status}` : ''}${
-        step.response.duration_ms !== undefined ? ` · ${step.response.duration_ms} ms` : ''
-      }${step.response.task_state ? ` · ${step.response.task_state}` : ''}</span></h4>
-<p class="muted">What the checks read${step.validations.some((v) => !v.passed && typeof v.json_pointer === 'string') ? ', failing pointer highlighted' : ''}:</p>${pre(data, marksFor(data, step.validations))}
-${data !== step.response.payload ? html`<details><summary class="muted">whole payload as received</summary>${pre(step.response.payload)}</details>` : ''}
-${step.response.headers && Object.keys(step.response.headers).length ? html`<details><summary class="muted">headers (allowlisted)</summary>${pre(step.response.headers)}</details>` : ''}`
-    : step.request
-      ? html`<h4>Response</h4><p class="muted">nothing (no response from the agent)</p>`
-      : ''
-}
-${
-  step.request
-    ? html`<details class="request"${status === 'failed' ? '' : new Html(' open')}><summary><b>Request</b> <span class="muted">${step.request.transport} ${step.request.operation}${step.request.url ? ` → ${step.request.url}` : ''}</span></summary>${pre(step.request.payload)}</details>`
-    : ''
-}
+${responseSection(step)}
+${requestSection(step, status)}
 ${step.signed_request ? html`<h4>Signed request</h4>${pre(step.signed_request)}` : ''}
 ${step.webhook_deliveries ? html`<h4>Webhook deliveries</h4>${pre(step.webhook_deliveries)}` : ''}
 </div>
 </details>`;
+}
+
+/** A step's line: status, id, task, time, optional tag; under it the failure headline, or why it was skipped or not run. */
+function stepSummary(step: StepResult, status: ReturnType<typeof verdict>, root: string): Html {
+  const headline = status === 'failed' ? failureHeadline(step, { cwd: root }) : '';
+  const notRun = 'not_run' in step ? (step as { not_run: { reason: string; detail: string } }).not_run : undefined;
+  return html`<summary>${badge(status)} <b>${step.step_id}</b> <code>${step.task}</code> <span class="muted">${step.duration_ms} ms</span>${
+    step.optional ? html` <span class="tag">optional</span>` : ''
+  }${headline ? html`<div class="headline">${headline}</div>` : ''}${step.skip ? html`<div class="skip">${step.skip.reason}: ${step.skip.detail}</div>` : ''}${
+    notRun ? html`<div class="skip">not run (${notRun.reason}): ${notRun.detail}</div>` : ''
+  }</summary>`;
+}
+
+/** Where the step is: the storyboard file, the YAML line of its first failed (else first) validation, its id. */
+function stepLocation(step: StepResult, sb: StoryboardReport, root: string): Html {
+  const firstSource =
+    step.validations.find((v) => !v.passed && v.source)?.source ?? step.validations.find((v) => v.source)?.source;
+  return html`<p class="muted">${sb.file}${firstSource ? html` · YAML ${where(root, { source: firstSource })}` : ''} · id <code>${step.storyboard_id}/${step.phase_id}/${step.step_id}</code></p>`;
+}
+
+/** What the checks read (failing pointers marked), the whole payload when that differs, the allowlisted headers; or that nothing came back. */
+function responseSection(step: StepResult): Html | '' {
+  const response = step.response;
+  if (!response)
+    return step.request ? html`<h4>Response</h4><p class="muted">nothing (no response from the agent)</p>` : '';
+  const data = taskResult(response);
+  return html`<h4>Response <span class="muted">${step.extraction.path}${response.status !== undefined ? ` · HTTP ${response.status}` : ''}${
+    response.duration_ms !== undefined ? ` · ${response.duration_ms} ms` : ''
+  }${response.task_state ? ` · ${response.task_state}` : ''}</span></h4>
+<p class="muted">What the checks read${step.validations.some((v) => !v.passed && typeof v.json_pointer === 'string') ? ', failing pointer highlighted' : ''}:</p>${pre(data, marksFor(data, step.validations))}
+${data !== response.payload ? html`<details><summary class="muted">whole payload as received</summary>${pre(response.payload)}</details>` : ''}
+${response.headers && Object.keys(response.headers).length ? html`<details><summary class="muted">headers (allowlisted)</summary>${pre(response.headers)}</details>` : ''}`;
+}
+
+/** What was sent: shown open unless the step failed. */
+function requestSection(step: StepResult, status: ReturnType<typeof verdict>): Html | '' {
+  const request = step.request;
+  if (!request) return '';
+  return html`<details class="request"${status === 'failed' ? '' : new Html(' open')}><summary><b>Request</b> <span class="muted">${request.transport} ${request.operation}${request.url ? ` → ${request.url}` : ''}</span></summary>${pre(request.payload)}</details>`;
 }
 
 function tally(steps: StepResult[]): Html {

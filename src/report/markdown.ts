@@ -104,97 +104,125 @@ function failureLines(step: StepResult, root: string): string[] {
 export function renderMarkdownSummary(report: ContractReport, options: MarkdownSummaryOptions = {}): string {
   const root = options.root ?? process.cwd();
   const maxFailures = options.maxFailures ?? 50;
+  const multi = report.run.targets.length > 1;
+  const out = [
+    ...headingLines(report, multi),
+    ...trackTableLines(report, multi),
+    ...storyboardTableLines(report, multi),
+    ...failedStepLines(report, root, maxFailures, multi),
+    ...loadErrorLines(report),
+  ];
+  return `${out.join('\n').trimEnd()}\n`;
+}
+
+/** The verdict and totals, what was tested with what, and whether the run was partial. */
+function headingLines(report: ContractReport, multi: boolean): string[] {
   const { total_steps, steps_passed, steps_failed, steps_skipped, steps_not_run } = report.summary;
   const run = report.run;
-  const multi = run.targets.length > 1;
-  const failedStoryboards = report.storyboards.filter((s) => s.status === 'failed').length;
-  const runVerdict =
-    steps_failed > 0 || failedStoryboards > 0 || report.load_errors.length > 0 ? '❌' : run.complete ? '✅' : '◐';
-  const out: string[] = [];
-  out.push(
-    `## ${runVerdict} AdCP storyboards: ${steps_passed} passed, ${steps_failed} failed, ${steps_skipped} skipped (${total_steps} steps, ${report.storyboards.length} storyboards)`,
-  );
-  out.push('');
-  const against = multi
-    ? `${run.targets.length} agents (below)`
-    : `${run.agent_url ? code(run.agent_url) : 'no agent'}${run.protocol ? ` over ${run.protocol.toUpperCase()}` : ''}${run.project ? ` from project ${code(run.project)}` : ''}`;
-  out.push(
-    `Against ${against}${run.corpus_version ? `, corpus ${md(run.corpus_version)}` : ''}; ${run.tool.name} ${run.tool.version}, runner output contract ${report.contract.version}, ${run.started_at}, ${(run.duration_ms / 1000).toFixed(1)} s.`,
-  );
+  const out = [
+    `## ${runVerdict(report)} AdCP storyboards: ${steps_passed} passed, ${steps_failed} failed, ${steps_skipped} skipped (${total_steps} steps, ${report.storyboards.length} storyboards)`,
+    '',
+    `Against ${against(report, multi)}${run.corpus_version ? `, corpus ${md(run.corpus_version)}` : ''}; ${run.tool.name} ${run.tool.version}, runner output contract ${report.contract.version}, ${run.started_at}, ${(run.duration_ms / 1000).toFixed(1)} s.`,
+  ];
   if (!run.complete)
     out.push(
       '',
       `◐ Partial run: ${steps_not_run} planned step${steps_not_run === 1 ? '' : 's'} did not run${run.test_name_pattern ? ` (test name filter ${code(run.test_name_pattern)})` : ''}; no storyboard with an unrun step is called passed.`,
     );
   out.push('');
+  return out;
+}
 
-  if (report.summary.tracks.length > 0) {
-    out.push(
-      `| track |${multi ? ' project · agent |' : ''} status | storyboards |`,
-      `|---|${multi ? '---|' : ''}---|---|`,
-    );
-    for (const track of report.summary.tracks) {
-      const by = { passed: 0, failed: 0, skipped: 0, incomplete: 0, not_run: 0 } as Record<string, number>;
-      for (const s of track.storyboards) by[s.status] = (by[s.status] ?? 0) + 1;
-      const tally = Object.entries(by)
-        .filter(([, n]) => n > 0)
-        .map(([k, n]) => `${n} ${md(k.replace('_', ' '))}`)
-        .join(', ');
-      const why = track.skip_reasons?.length ? ` (${track.skip_reasons.map(md).join(', ')})` : '';
-      const steps = report.storyboards
-        .filter(
-          (s) =>
-            (s.track ?? 'untracked') === track.track && s.project === track.project && s.agent_url === track.agent_url,
-        )
-        .flatMap((s) => s.steps);
-      out.push(
-        `| ${md(track.track)} |${multi ? ` ${target(track)} |` : ''} ${status(track.status, counts(steps))}${why} | ${tally} |`,
-      );
-    }
-    out.push('');
-  }
+/** ❌ when a step or storyboard failed or a file did not load, ◐ for a partial run, else ✅. */
+function runVerdict(report: ContractReport): string {
+  const failedStoryboards = report.storyboards.filter((s) => s.status === 'failed').length;
+  if (report.summary.steps_failed > 0 || failedStoryboards > 0 || report.load_errors.length > 0) return '❌';
+  return report.run.complete ? '✅' : '◐';
+}
 
-  if (report.storyboards.length > 0) {
-    out.push(
-      `| storyboard | track |${multi ? ' project · agent |' : ''} status | steps passed / failed / skipped${steps_not_run ? ' / not run' : ''} | file |`,
-      `|---|---|${multi ? '---|' : ''}---|---|---|`,
-    );
-    for (const sb of report.storyboards) {
-      const c = counts(sb.steps);
-      const why = sb.skip ? ` (${md(sb.skip.reason)})` : '';
-      const tallies = `${c.passed} / ${c.failed} / ${c.skipped}${steps_not_run ? ` / ${c.not_run}` : ''}`;
-      out.push(
-        `| ${md(sb.title)} ${code(sb.storyboard_id, true)} | ${md(sb.track ?? 'untracked')} |${multi ? ` ${target(sb)} |` : ''} ${status(sb.status, c)}${why} | ${tallies} | ${code(sb.file, true)} |`,
-      );
-    }
-    out.push('');
-  }
+/** What the run tested: the agent, its protocol and project, or how many agents when more than one. */
+function against(report: ContractReport, multi: boolean): string {
+  const run = report.run;
+  if (multi) return `${run.targets.length} agents (below)`;
+  return `${run.agent_url ? code(run.agent_url) : 'no agent'}${run.protocol ? ` over ${run.protocol.toUpperCase()}` : ''}${run.project ? ` from project ${code(run.project)}` : ''}`;
+}
 
+/** The table of tracks: status and storyboards counted by status. */
+function trackTableLines(report: ContractReport, multi: boolean): string[] {
+  if (report.summary.tracks.length === 0) return [];
+  return [
+    `| track |${multi ? ' project · agent |' : ''} status | storyboards |`,
+    `|---|${multi ? '---|' : ''}---|---|`,
+    ...report.summary.tracks.map((track) => trackRow(report, track, multi)),
+    '',
+  ];
+}
+
+/** A track's row: its status (with the skip reasons) and its storyboards counted by status. */
+function trackRow(report: ContractReport, track: TrackReport, multi: boolean): string {
+  const by = { passed: 0, failed: 0, skipped: 0, incomplete: 0, not_run: 0 } as Record<string, number>;
+  for (const s of track.storyboards) by[s.status] = (by[s.status] ?? 0) + 1;
+  const tally = Object.entries(by)
+    .filter(([, n]) => n > 0)
+    .map(([k, n]) => `${n} ${md(k.replace('_', ' '))}`)
+    .join(', ');
+  const why = track.skip_reasons?.length ? ` (${track.skip_reasons.map(md).join(', ')})` : '';
+  const steps = report.storyboards
+    .filter(
+      (s) => (s.track ?? 'untracked') === track.track && s.project === track.project && s.agent_url === track.agent_url,
+    )
+    .flatMap((s) => s.steps);
+  return `| ${md(track.track)} |${multi ? ` ${target(track)} |` : ''} ${status(track.status, counts(steps))}${why} | ${tally} |`;
+}
+
+/** The table of storyboards: track, status, steps counted by verdict, file. */
+function storyboardTableLines(report: ContractReport, multi: boolean): string[] {
+  if (report.storyboards.length === 0) return [];
+  const notRun = report.summary.steps_not_run;
+  return [
+    `| storyboard | track |${multi ? ' project · agent |' : ''} status | steps passed / failed / skipped${notRun ? ' / not run' : ''} | file |`,
+    `|---|---|${multi ? '---|' : ''}---|---|---|`,
+    ...report.storyboards.map((sb) => storyboardRow(sb, notRun, multi)),
+    '',
+  ];
+}
+
+/** A storyboard's row: its track, status (with its skip reason), steps counted by verdict, and file. */
+function storyboardRow(sb: StoryboardReport, notRun: number, multi: boolean): string {
+  const c = counts(sb.steps);
+  const why = sb.skip ? ` (${md(sb.skip.reason)})` : '';
+  const tallies = `${c.passed} / ${c.failed} / ${c.skipped}${notRun ? ` / ${c.not_run}` : ''}`;
+  return `| ${md(sb.title)} ${code(sb.storyboard_id, true)} | ${md(sb.track ?? 'untracked')} |${multi ? ` ${target(sb)} |` : ''} ${status(sb.status, c)}${why} | ${tallies} | ${code(sb.file, true)} |`;
+}
+
+/** The failed steps, each with where it is and its failure lines in a block: `maxFailures` listed, the rest counted. */
+function failedStepLines(report: ContractReport, root: string, maxFailures: number, multi: boolean): string[] {
   const failures = report.storyboards.flatMap((sb) =>
     sb.steps.filter((s) => verdict(s) === 'failed').map((step) => ({ sb, step })),
   );
-  if (failures.length > 0) {
-    out.push(`### Failed steps (${failures.length})`, '');
-    for (const { sb, step } of failures.slice(0, maxFailures)) {
-      // The same redaction as the JSON report, again: nothing reaches a summary that the report would not show.
-      const safe = redactStepResult(step);
-      out.push(
-        `**${md(sb.title)}** › ${md(step.phase_id)} › ${md(step.step_id)} (${code(step.task)})${step.optional ? ' — optional phase' : ''} in ${code(sb.file)}${multi ? ` against ${target(sb)}` : ''}`,
-      );
-      out.push('');
-      out.push(block(failureLines(safe, root).join('\n')));
-      out.push('');
-    }
-    if (failures.length > maxFailures)
-      out.push(`… and ${failures.length - maxFailures} more failed steps: see the contract report.`, '');
+  if (failures.length === 0) return [];
+  const out = [`### Failed steps (${failures.length})`, ''];
+  for (const { sb, step } of failures.slice(0, maxFailures)) {
+    // The same redaction as the JSON report, again: nothing reaches a summary that the report would not show.
+    const safe = redactStepResult(step);
+    out.push(
+      `**${md(sb.title)}** › ${md(step.phase_id)} › ${md(step.step_id)} (${code(step.task)})${step.optional ? ' — optional phase' : ''} in ${code(sb.file)}${multi ? ` against ${target(sb)}` : ''}`,
+      '',
+      block(failureLines(safe, root).join('\n')),
+      '',
+    );
   }
+  if (failures.length > maxFailures)
+    out.push(`… and ${failures.length - maxFailures} more failed steps: see the contract report.`, '');
+  return out;
+}
 
-  if (report.load_errors.length > 0) {
-    out.push(`### Storyboard files that did not load (${report.load_errors.length})`, '');
-    for (const e of report.load_errors) {
-      out.push(code(e.file), '');
-      out.push(block(e.message), '');
-    }
-  }
-  return `${out.join('\n').trimEnd()}\n`;
+/** The storyboard files that did not load, each with its error in a block. */
+function loadErrorLines(report: ContractReport): string[] {
+  if (report.load_errors.length === 0) return [];
+  return [
+    `### Storyboard files that did not load (${report.load_errors.length})`,
+    '',
+    ...report.load_errors.flatMap((e) => [code(e.file), '', block(e.message), '']),
+  ];
 }

@@ -8,7 +8,7 @@
  * can quote agent-supplied names (its tool list, ids): every line goes through the output sanitiser.
  */
 import type { SkipResult, StepResult } from '../model/records.js';
-import type { ContractReport, StoryboardReport } from './build.js';
+import type { ContractReport, StoryboardReport, TrackReport } from './build.js';
 import { escapeControl } from '../model/redact.js';
 
 /**
@@ -135,20 +135,45 @@ export interface TerminalSummaryOptions {
   runner?: 'vitest' | 'jest';
 }
 
+/** A track as the summary shows it: its storyboards (members), their steps tallied, and its label. */
+interface TrackRow {
+  track: TrackReport;
+  members: StoryboardReport[];
+  t: Tally;
+  label: string;
+}
+
 /**
  * The summary's lines (no trailing newline), or `''` when the run had no storyboard. Plain text, sanitised.
  */
 export function renderTerminalSummary(report: ContractReport, options: TerminalSummaryOptions = {}): string {
   const maxGroups = options.maxGroups ?? 6;
   if (report.storyboards.length === 0 && report.load_errors.length === 0) return '';
-  const { total_steps, steps_passed, steps_failed, steps_skipped, steps_not_run } = report.summary;
-  const out: string[] = [];
-  const notRun = steps_not_run > 0 ? `, ${steps_not_run} not run` : '';
-  out.push(
-    `vitest-adcp: ${count(report.storyboards.length, 'storyboard')}, ${count(total_steps, 'step')}: ${steps_passed} passed, ${steps_failed} failed, ${steps_skipped} skipped${notRun}`,
-  );
   const multi = report.run.targets.length > 1;
-  const rows = report.summary.tracks.map((track) => {
+  const rows = trackRows(report, multi);
+  const width = Math.min(32, Math.max(...rows.map((r) => r.label.length)));
+  const skips = skipsIn(rows.flatMap((r) => r.members));
+  const out = [
+    totalsLine(report),
+    ...rows.flatMap((row) => trackLines(row, width, maxGroups)),
+    ...toolLines(skips, multi),
+    ...failedBeforeAgentLines(report),
+    ...loadErrorLines(report),
+    ...hintLines(hintCounts(skips, report), options.runner ?? 'vitest'),
+  ];
+  return escapeControl(out.join('\n'));
+}
+
+/** The first line: storyboards and steps of the whole run. */
+function totalsLine(report: ContractReport): string {
+  const { total_steps, steps_passed, steps_failed, steps_skipped, steps_not_run } = report.summary;
+  const notRun = steps_not_run > 0 ? `, ${steps_not_run} not run` : '';
+  return `vitest-adcp: ${count(report.storyboards.length, 'storyboard')}, ${count(total_steps, 'step')}: ${steps_passed} passed, ${steps_failed} failed, ${steps_skipped} skipped${notRun}`;
+}
+
+/** Each track with its storyboards, their steps tallied, and its label (the project and agent too when the run had several). */
+function trackRows(report: ContractReport, multi: boolean): TrackRow[] {
+  return report.summary.tracks.map((track) => {
     const members = report.storyboards.filter(
       (sb) =>
         (sb.track ?? 'untracked') === track.track && sb.project === track.project && sb.agent_url === track.agent_url,
@@ -160,80 +185,103 @@ export function renderTerminalSummary(report: ContractReport, options: TerminalS
     const label = `${track.track}${multi ? ` [${track.project ? `${track.project} ` : ''}${track.agent_url ?? 'no agent'}]` : ''}`;
     return { track, members, t, label };
   });
-  const width = Math.min(32, Math.max(...rows.map((r) => r.label.length)));
-  const hints = new Map<SkipHint, number>();
+}
+
+/** A track's status line, then its skip reasons when it has skips. */
+function trackLines({ track, members, t, label }: TrackRow, width: number, maxGroups: number): string[] {
+  const parts = [
+    `${t.passed} passed`,
+    `${t.failed} failed`,
+    `${t.skipped} skipped`,
+    ...(t.notRun ? [`${t.notRun} not run`] : []),
+  ];
+  const status = statusWithSkips(track.status.replace('_', ' '), t);
+  const line = `  ${MARK[track.status] ?? '-'} ${label.padEnd(width)}  ${status} — ${count(members.length, 'storyboard')}, ${parts.join(', ')}`;
+  return [line, ...skippedLines(skipsIn(members), maxGroups)];
+}
+
+/** The skip reasons grouped and counted, the most frequent first: `maxGroups` of them named, the rest counted. */
+function skippedLines(skips: { skip: SkipResult }[], maxGroups: number): string[] {
+  const groups = new Map<string, { label: string; n: number }>();
+  for (const { skip } of skips) {
+    const group = groupOf(skip);
+    const entry = groups.get(group.key) ?? { label: group.label, n: 0 };
+    entry.n++;
+    groups.set(group.key, entry);
+  }
+  const sorted = [...groups.values()].sort((a, b) => b.n - a.n || a.label.localeCompare(b.label));
+  if (sorted.length === 0) return [];
+  const shown = sorted.slice(0, maxGroups).map((g) => `${g.label} ×${g.n}`);
+  const rest = sorted.slice(maxGroups).reduce((n, g) => n + g.n, 0);
+  return [`      skipped: ${shown.join(', ')}${rest ? `, ${rest} more` : ''}`];
+}
+
+/** The skips of these storyboards, each with its storyboard, in order. */
+function skipsIn(storyboards: StoryboardReport[]): { sb: StoryboardReport; skip: SkipResult }[] {
+  return storyboards.flatMap((sb) => skipsOf(sb).map((skip) => ({ sb, skip })));
+}
+
+/** The agent's tool list, once per agent (the last a skip cited): a missing_tool skip names only the missing tool. */
+function toolLines(skips: { sb: StoryboardReport; skip: SkipResult }[], multi: boolean): string[] {
   const tools = new Map<string, string[]>();
-  for (const { track, members, t, label } of rows) {
-    const parts = [
-      `${t.passed} passed`,
-      `${t.failed} failed`,
-      `${t.skipped} skipped`,
-      ...(t.notRun ? [`${t.notRun} not run`] : []),
-    ];
-    const status = statusWithSkips(track.status.replace('_', ' '), t);
-    out.push(
-      `  ${MARK[track.status] ?? '-'} ${label.padEnd(width)}  ${status} — ${count(members.length, 'storyboard')}, ${parts.join(', ')}`,
-    );
-    const groups = new Map<string, { label: string; n: number }>();
-    for (const sb of members) {
-      for (const skip of skipsOf(sb)) {
-        const group = groupOf(skip);
-        const entry = groups.get(group.key) ?? { label: group.label, n: 0 };
-        entry.n++;
-        groups.set(group.key, entry);
-        if (group.hint) hints.set(group.hint, (hints.get(group.hint) ?? 0) + 1);
-        const listed = toolListOf(skip.detail);
-        if (listed) tools.set(sb.agent_url ?? '', listed);
-      }
-    }
-    const sorted = [...groups.values()].sort((a, b) => b.n - a.n || a.label.localeCompare(b.label));
-    if (sorted.length > 0) {
-      const shown = sorted.slice(0, maxGroups).map((g) => `${g.label} ×${g.n}`);
-      const rest = sorted.slice(maxGroups).reduce((n, g) => n + g.n, 0);
-      out.push(`      skipped: ${shown.join(', ')}${rest ? `, ${rest} more` : ''}`);
-    }
+  for (const { sb, skip } of skips) {
+    const listed = toolListOf(skip.detail);
+    if (listed) tools.set(sb.agent_url ?? '', listed);
   }
-  const authCut = report.storyboards
-    .flatMap((sb) => sb.steps)
-    .filter((s) => !('not_run' in s) && !s.skip && !s.passed && refusedAuth(s)).length;
-  if (authCut > 0) hints.set('auth', authCut);
-  for (const [agent, list] of tools)
-    out.push(
+  return [...tools].map(
+    ([agent, list]) =>
       `  agent tools${tools.size > 1 || multi ? ` (${agent || 'no agent'})` : ''}: ${list.length ? list.join(', ') : 'none'} — missing_tool skips are tasks it does not advertise`,
-    );
-  // One cause that failed many steps before any reached the agent (a configuration error): said once here.
+  );
+}
+
+/** A step that ran and failed (not skipped, not left unrun). */
+function failedStep(s: StepResult): boolean {
+  return !('not_run' in s) && !s.skip && !s.passed;
+}
+
+/** One cause that failed many steps before any reached the agent (a configuration error): said once here. */
+function failedBeforeAgentLines(report: ContractReport): string[] {
   const before = new Map<string, number>();
-  for (const sb of report.storyboards) {
-    for (const s of sb.steps)
-      if (
-        !('not_run' in s) &&
-        !s.skip &&
-        !s.passed &&
-        !s.request &&
-        !s.response &&
-        s.error &&
-        s.validations.length === 0
-      )
-        before.set(s.error, (before.get(s.error) ?? 0) + 1);
+  for (const s of report.storyboards.flatMap((sb) => sb.steps))
+    if (failedStep(s) && !s.request && !s.response && s.error && s.validations.length === 0)
+      before.set(s.error, (before.get(s.error) ?? 0) + 1);
+  return [...before]
+    .filter(([, n]) => n >= 2)
+    .map(([error, n]) => {
+      const first = error.split('\n')[0]!;
+      return `  ✗ ${count(n, 'step')} failed before reaching the agent: ${first.length > 400 ? `${first.slice(0, 399)}…` : first}`;
+    });
+}
+
+/** The storyboard files that did not load: the first three named (their errors are printed above). */
+function loadErrorLines(report: ContractReport): string[] {
+  if (report.load_errors.length === 0) return [];
+  return [
+    `  ✗ ${count(report.load_errors.length, 'storyboard file')} did not load: ${report.load_errors
+      .slice(0, 3)
+      .map((e) => e.file)
+      .join(', ')}${report.load_errors.length > 3 ? ', …' : ''} (the errors are above)`,
+  ];
+}
+
+/** How many steps each hint is for: skipped steps by their group's hint, then failed steps the agent refused auth to. */
+function hintCounts(skips: { skip: SkipResult }[], report: ContractReport): Map<SkipHint, number> {
+  const hints = new Map<SkipHint, number>();
+  for (const { skip } of skips) {
+    const hint = groupOf(skip).hint;
+    if (hint) hints.set(hint, (hints.get(hint) ?? 0) + 1);
   }
-  for (const [error, n] of before) {
-    if (n < 2) continue;
-    const first = error.split('\n')[0]!;
-    out.push(
-      `  ✗ ${count(n, 'step')} failed before reaching the agent: ${first.length > 400 ? `${first.slice(0, 399)}…` : first}`,
-    );
-  }
-  if (report.load_errors.length > 0)
-    out.push(
-      `  ✗ ${count(report.load_errors.length, 'storyboard file')} did not load: ${report.load_errors
-        .slice(0, 3)
-        .map((e) => e.file)
-        .join(', ')}${report.load_errors.length > 3 ? ', …' : ''} (the errors are above)`,
-    );
-  const said = HINTS[options.runner ?? 'vitest'];
-  for (const [hint, n] of hints)
-    out.push(`  hint (${hint === 'auth' ? count(n, 'failed step') : count(n, 'skipped step')}): ${said[hint]}`);
-  return escapeControl(out.join('\n'));
+  const authCut = report.storyboards.flatMap((sb) => sb.steps).filter((s) => failedStep(s) && refusedAuth(s)).length;
+  if (authCut > 0) hints.set('auth', authCut);
+  return hints;
+}
+
+/** What would run the skipped (or refused) work, said for the runner the user ran. */
+function hintLines(hints: Map<SkipHint, number>, runner: 'vitest' | 'jest'): string[] {
+  const said = HINTS[runner];
+  return [...hints].map(
+    ([hint, n]) => `  hint (${hint === 'auth' ? count(n, 'failed step') : count(n, 'skipped step')}): ${said[hint]}`,
+  );
 }
 
 const PRINTED = Symbol.for('vitest-adcp.summary-printed');
