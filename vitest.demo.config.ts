@@ -19,6 +19,6 @@ export default defineConfig({
     passWithNoTests: false,
     // The whole describe(storyboard) › describe(phase) › it(step) tree, and the
     // runner output contract JSON AdCP tooling reads.
-    reporters: ['tree', ['./src/report/reporter.ts', { outputFile: '.vitest-adcp/demo-results.json' }]],
+    reporters: ['tree', ['./src/vitest/reporter.ts', { outputFile: '.vitest-adcp/demo-results.json' }]],
   },
 });

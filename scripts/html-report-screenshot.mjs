@@ -55,7 +55,7 @@ try {
       '--config',
       'vitest.demo.config.ts',
       '--reporter=dot',
-      '--reporter=./src/report/reporter.ts',
+      '--reporter=./src/vitest/reporter.ts',
       `--outputFile.vitest-adcp=${join(work, 'results.json')}`,
       `--outputFile.vitest-adcp-html=${join(work, 'report.html')}`,
       `--outputFile.vitest-adcp-markdown=${join(work, 'summary.md')}`,

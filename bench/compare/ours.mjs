@@ -1,6 +1,6 @@
 /**
  * vitest-adcp on a list of corpus storyboards against a URL, writing its
- * contract report (src/report/reporter.ts) to `outFile`. One function,
+ * contract report (src/vitest/reporter.ts) to `outFile`. One function,
  * `runOurs`, two ways:
  *   - the `vitest-adcp` CLI (dist/cli.js) when it is built:
  *       node dist/cli.js <url> --report <outFile> --storyboards <ids>
@@ -104,7 +104,7 @@ export default defineConfig({
     fileParallelism: false,
     testTimeout: ${j(testTimeoutMs)},
     sequence: { sequencer: ReferenceOrder },
-    reporters: ['dot', [${j(join(dist, 'report', 'reporter.js'))}, { outputFile: ${j(outFile)} }]],
+    reporters: ['dot', [${j(join(dist, 'vitest', 'reporter.js'))}, { outputFile: ${j(outFile)} }]],
   },
 });
 `;

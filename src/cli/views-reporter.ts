@@ -1,11 +1,11 @@
 /**
  * `--report-html` / `--report-markdown` without `--report`: the HTML report and the markdown summary of the run, built
- * from the same contract report the `vitest-adcp/reporter` writes (report/reporter.ts `buildContractReport`), without
+ * from the same contract report the `vitest-adcp/reporter` writes (vitest/reporter.ts `buildContractReport`), without
  * writing its JSON (the terminal summary is the plugin's summary reporter's). With `--report` the bin uses that
  * reporter, which writes all three.
  */
 import type { Reporter, TestModule, Vitest } from 'vitest/node';
-import { buildContractReport } from '../report/reporter.js';
+import { buildContractReport } from '../vitest/reporter.js';
 import { writeReportViews } from '../report/write.js';
 
 export class ReportViewsReporter implements Reporter {

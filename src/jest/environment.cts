@@ -39,6 +39,11 @@ const { createJestRuntime } = require('./suite.js') as {
   createJestRuntime: (sandbox: any, options?: JestAdcpOptions, rootDir?: string) => JestRuntime;
 };
 
+/** Whether a test file registered any storyboard (its steps planned, or a storyboard skipped as a whole). */
+function hasRecords(records: JestRuntime['records']): boolean {
+  return records.planned.length > 0 || records.steps.length > 0 || records.storyboards.length > 0;
+}
+
 class AdcpTestEnvironment extends NodeEnvironment {
   private readonly runtime: JestRuntime;
   private readonly testPath: string | undefined;
@@ -56,7 +61,7 @@ class AdcpTestEnvironment extends NodeEnvironment {
   async teardown(): Promise<void> {
     // The step records of this test file, for the contract reporter in Jest's main process (reporters see no test meta).
     const dir = process.env[RECORDS_DIR_ENV];
-    if (dir && this.testPath && (this.runtime.records.planned.length > 0 || this.runtime.records.steps.length > 0)) {
+    if (dir && this.testPath && hasRecords(this.runtime.records)) {
       try {
         writeFileSync(recordsFile(dir, this.testPath), JSON.stringify(this.runtime.records));
       } catch {

@@ -5,9 +5,12 @@
  *   // jest.config.js
  *   reporters: ['default', ['vitest-adcp/jest/reporter', { outputFile: 'reports/adcp.json' }]]
  *
- * The records come from vitest-adcp's test environment (records.cts says how); the test's own state only fills in
- * what a record cannot say: a step Jest filtered out (`-t`) is "not run", one Jest ended before the engine answered is
- * failed with Jest's reason, and a storyboard file that does not load is a load error.
+ * The records come from vitest-adcp's test environment (records.cts says how); each step becomes the test Vitest's
+ * reporter would hand over (its record, its plan, Jest's state of its test), and report/build.ts reconciles the two
+ * by the same rule under both frameworks: a step Jest filtered out (`-t`) is "not run", one Jest ended before the
+ * engine answered or failed after the engine passed it (an `afterEach`) is failed with Jest's reason, a step the
+ * contract skips (a passing test under Jest, which cannot skip a started one) stays skipped, and a storyboard file that
+ * does not load is a load error.
  */
 import type { ReportTest } from '../report/build.js' with { 'resolution-mode': 'import' };
 import type { AdcpPlannedStep } from '../model/step-meta.js' with { 'resolution-mode': 'import' };
@@ -48,6 +51,31 @@ interface AssertionLike {
   ancestorTitles: string[];
   status: string;
   failureMessages: string[];
+  /** The thrown values (Jest ≥ 26), serialised from the worker: an Error's `message` without Jest's stack. */
+  failureDetails?: unknown[];
+}
+
+/**
+ * The framework's own state of a step's test. A test Jest did not run (filtered) but whose step has a record was
+ * replayed or settled by another test: the record speaks for it.
+ */
+function testState(assertion: AssertionLike | undefined, recorded: boolean): ReportTest['state'] {
+  if (assertion?.status === 'failed') return 'failed';
+  if (assertion?.status === 'passed' || (!assertion && recorded)) return 'passed';
+  return 'pending';
+}
+
+/**
+ * The messages of a test's errors as Vitest reports them: the thrown error's message, without the stack Jest's
+ * failure message appends.
+ */
+function errorMessages(assertion: AssertionLike): string[] {
+  return assertion.failureMessages.map((text, i) => {
+    const detail = assertion.failureDetails?.[i] as { message?: unknown } | undefined;
+    if (detail && typeof detail.message === 'string' && detail.message) return detail.message;
+    const beforeStack = text.split(/\n\s+at /)[0]!;
+    return beforeStack.replace(/^\w*Error: /, '');
+  });
 }
 
 class AdcpJestReporter {
@@ -93,58 +121,42 @@ class AdcpJestReporter {
     const project = (typeof displayName === 'string' ? displayName : displayName?.name) ?? '';
     const first = this.tests.length;
     const file = recordsFile(this.recordsDir, result.testFilePath);
-    let records: JestFileRecords = { planned: [], steps: [] };
+    let records: JestFileRecords = { planned: [], steps: [], storyboards: [] };
     try {
       records = JSON.parse(readFileSync(file, 'utf8')) as JestFileRecords;
       rmSync(file, { force: true });
     } catch {
       // no storyboard ran in this file (a user's own test, or a storyboard that did not load)
     }
-    const byStep = new Map(records.steps.map((meta) => [meta.id, meta]));
-    const seen = new Set<string>();
+    const byStep = new Map(records.steps.map((meta) => [meta.adcp.id, meta]));
     const assertionOf = (planned: AdcpPlannedStep) =>
       result.testResults.find(
         (a) => isTitleOf(a.title, planned.step_id) && a.ancestorTitles.some((t) => isTitleOf(t, planned.phase_id)),
       );
+    // As Vitest's tasks: one test per planned step (injected ones included), carrying its record when it ran; the
+    // report reconciles the record with the test's own state (report/build.ts `reconciledStep`).
     for (const planned of records.planned) {
-      const id = `${planned.storyboard.id}/${planned.phase_id}/${planned.step_id}`;
-      const meta = byStep.get(id);
+      const meta = byStep.get(`${planned.storyboard.id}/${planned.phase_id}/${planned.step_id}`);
       const assertion = assertionOf(planned);
-      seen.add(id);
-      if (meta) {
-        // The record's status wins: a step the contract skips passes in Jest, which cannot skip a running test.
-        this.tests.push({
-          project,
-          file: planned.storyboard.file,
-          name: assertion?.title ?? planned.step_id,
-          state: meta.status,
-          errors: assertion?.failureMessages ?? [],
-          meta: { adcp: meta, adcpPlanned: planned },
-        });
-      } else {
-        const state = assertion?.status === 'failed' ? 'failed' : 'pending';
-        this.tests.push({
-          project,
-          file: planned.storyboard.file,
-          name: assertion?.title ?? planned.step_id,
-          state,
-          errors: assertion?.failureMessages ?? [],
-          meta: { adcpPlanned: planned },
-        });
-      }
+      this.tests.push({
+        project,
+        file: planned.storyboard.file,
+        name: assertion?.title ?? planned.step_id,
+        state: testState(assertion, meta !== undefined),
+        errors: assertion ? errorMessages(assertion) : [],
+        meta: { ...meta, adcpPlanned: planned },
+      });
     }
-    // Steps the compiled module adds beyond the storyboard's own (the seeding phase, the signed-request vectors).
-    for (const meta of records.steps) {
-      if (!seen.has(meta.id))
-        this.tests.push({
-          project,
-          file: meta.storyboard.file,
-          name: meta.result.step_id,
-          state: meta.status,
-          errors: [],
-          meta: { adcp: meta },
-        });
-    }
+    // Storyboards skipped as a whole (no phases): their placeholder test, as under Vitest.
+    for (const meta of records.storyboards ?? [])
+      this.tests.push({
+        project,
+        file: meta.storyboard.file,
+        name: `no phases (${meta.storyboard.id})`,
+        state: 'skipped',
+        errors: [],
+        meta: { adcpStoryboard: meta },
+      });
     if (records.planned.length === 0) {
       for (const a of result.testResults) {
         if (isLoadFailureTest(result.testFilePath, a.title))
@@ -153,7 +165,7 @@ class AdcpJestReporter {
             file: result.testFilePath,
             name: a.title,
             state: 'failed',
-            errors: a.failureMessages,
+            errors: errorMessages(a),
             meta: {},
           });
       }

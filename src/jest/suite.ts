@@ -1,6 +1,7 @@
 /**
- * The Jest adapter: what a storyboard compiled for Jest (`compile(…, { framework: 'jest' })`) calls at run time,
- * mirroring src/vitest/suite.ts over the same StoryboardRun.
+ * The Jest shim: what a storyboard compiled for Jest (`compile(…, { framework: 'jest' })`) calls at run time. The step
+ * protocol is adapter/step-session.ts's, as under Vitest; here only Jest's side of it: the file's records for the
+ * reporter (Jest has no test meta), console lines for warnings and skips, the error Jest prints.
  *
  * Where it runs: in the Jest worker's own Node realm, not in the test file's sandbox. The test environment
  * (environment.cts, which the preset names) loads this module with Node's `require` — so the engine, the MCP SDK and
@@ -11,25 +12,16 @@
  */
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
+import { defaultCacheDir } from '../cache/location.js';
 import { complianceFromEnv, runCorpus } from '../corpus.js';
 import { resolveRuntimeConfig, type RuntimeConfig } from '../config.js';
-import type { StoryboardRun } from '../engine/run.js';
 import { openStoryboardRun } from '../open-run.js';
-import { runTarget } from '../report/envelope.js';
-import { redactStepResult, stepKey } from '../report/record.js';
 import { sanitizeOutput } from '../model/redact.js';
 import type { Diagnostic, Storyboard } from '../model/storyboard.js';
-import type { AdcpPlannedStep, AdcpStepMeta, StoryboardInfo } from '../model/step-meta.js';
-import { ReplayedSteps } from '../adapter/replayed.js';
-import {
-  loadFailureText,
-  noPhasesSkip,
-  retryRefusal,
-  skipText,
-  stepErrorStack,
-  stepFailureText,
-  type FailingValidation,
-} from '../adapter/step-failure.js';
+import type { AdcpPlannedStep, AdcpStepMeta, AdcpStoryboardMeta } from '../model/step-meta.js';
+import { StepSession, type StepFailure } from '../adapter/step-session.js';
+import { storyboardInfo } from '../adapter/storyboard-info.js';
+import { loadFailureText, stepErrorStack, type FailingValidation } from '../adapter/step-failure.js';
 
 /** The preset's `adcp` option (`testEnvironmentOptions.adcp`): the run configuration, env vars as fallbacks. */
 export interface JestAdcpOptions extends RuntimeConfig {
@@ -39,11 +31,13 @@ export interface JestAdcpOptions extends RuntimeConfig {
 
 /**
  * What the Jest contract reporter (reporter.cts) gets from a test file: the same meta Vitest carries on its tasks — each
- * planned step at collection (so a step whose test never ran is reported `not_run`), each step's redacted record.
+ * planned step at collection (so a step whose test never ran is reported `not_run`), each step test's redacted record
+ * with the records of the steps its settle replayed, each storyboard skipped as a whole (`no_phases`).
  */
 export interface JestFileRecords {
   planned: AdcpPlannedStep[];
-  steps: AdcpStepMeta[];
+  steps: { adcp: AdcpStepMeta; adcpReplayed?: AdcpStepMeta[] }[];
+  storyboards: AdcpStoryboardMeta[];
 }
 
 /** The test file's globals the adapter uses: its `Error` (so the stack is source-mapped by Jest) and its console. */
@@ -62,7 +56,7 @@ export class StoryboardStepError extends Error {
   actual?: unknown;
   constructor(headline: string, at: Error, validation?: FailingValidation, details?: string) {
     // The output sanitiser on everything Jest prints of it (control characters, CI-command line starts).
-    const message = sanitizeOutput(details ? `${headline}\n\n${details}` : headline);
+    const message = sanitizeOutput(details ? `${headline}\n${details}` : headline);
     super(message);
     this.name = 'StoryboardStepError';
     this.stack = stepErrorStack(this.name, message, at, validation);
@@ -116,8 +110,10 @@ function runtimeConfig(options: JestAdcpOptions, rootDir: string): RuntimeConfig
       corpusRoot: corpus?.root,
       corpusVersion: corpus?.version,
       schemasDir: corpus?.schemasDir,
-      // Compiled schema validators between runs (schemas/validator-cache.ts); `cacheDir: ''` turns it off.
-      cacheDir: join(rootDir, 'node_modules', '.cache', 'vitest-adcp'),
+      // Compiled schema validators between runs (schemas/validator-cache.ts); `cacheDir: ''` turns it off. The Vitest
+      // plugin's default (Vite's default cache directory inside a package, the OS user cache outside any): a project
+      // that runs both frameworks keeps one cache.
+      cacheDir: defaultCacheDir(rootDir, join('node_modules', '.vite')),
       projectRoot: rootDir,
       ...given,
       ...(given.testKitDirs ? { testKitDirs: given.testKitDirs.map((d) => resolve(rootDir, d)) } : {}),
@@ -137,93 +133,79 @@ export function createJestRuntime(
   rootDir: string = process.cwd(),
 ) {
   const config = () => runtimeConfig(options, rootDir);
-  const records: JestFileRecords = { planned: [], steps: [] };
+  const records: JestFileRecords = { planned: [], steps: [], storyboards: [] };
 
   function storyboardSuite(storyboard: Storyboard, loadWarnings: readonly string[] = []): JestStoryboardSuite {
-    let run: StoryboardRun | undefined;
-    const getRun = () => (run ??= openStoryboardRun(storyboard, config(), { loadWarnings }));
-    const info: StoryboardInfo = {
-      id: storyboard.id,
-      title: storyboard.title,
-      version: storyboard.version,
-      track: storyboard.track,
-      file: storyboard.file,
-      ...runTarget(config()),
-    };
-    for (const phase of storyboard.phases)
-      for (const step of phase.steps)
-        records.planned.push({
-          storyboard: info,
-          phase_id: phase.id,
-          step_id: step.id,
-          ...(step.task ? { task: step.task } : {}),
-        });
-    const replays = new ReplayedSteps(info);
-    let configError: string | undefined;
+    const session = new StepSession({
+      storyboard,
+      info: storyboardInfo(storyboard, config()),
+      openRun: () => openStoryboardRun(storyboard, config(), { loadWarnings }),
+      corpusRoot: config().corpusRoot,
+      configurationError: () => jestConfigurationError(config()),
+    });
+    // Jest has no per-test meta: every step is planned when the module registers its tests.
+    records.planned.push(...session.plannedSteps());
     /** How often each step's test ran: Jest re-runs a failed test's callback in the same module (`jest.retryTimes`). */
     const attempts = new Map<string, number>();
     return {
       timeout() {
-        // As the Vitest adapter: above the engine's own bounds, so Jest never cuts a step the engine is still bounding.
-        return getRun().worstCaseMs() + 10_000;
+        return session.timeout();
       },
       async step(phaseId, stepId) {
         // Captured synchronously, while the compiled module's `it` callback is on the stack, with the test file's
         // Error so Jest's source maps put that frame on the step's YAML line.
         const at = new sandbox.Error();
-        const current = getRun();
-        const outcome = await current.settle(phaseId, stepId);
         const retry = attempts.get(`${phaseId}/${stepId}`) ?? 0;
         attempts.set(`${phaseId}/${stepId}`, retry + 1);
-        // Not re-run, on purpose (as under Vitest): a storyboard is a stateful sequence; the first verdict stands.
-        if (retry > 0)
-          throw new StoryboardStepError(retryRefusal(outcome, current.secrets(), retry, 'jest.retryTimes'), at);
-        const configurationError = (configError ??= jestConfigurationError(config()) ?? '');
-        if (configurationError && outcome.status === 'failed' && !outcome.result.request) {
-          // Every step fails with it, before calling anything: the record says it the Jest way, and the terminal shows it
-          // whole once per worker, then in one line per step.
-          const result = redactStepResult({ ...outcome.result, error: configurationError }, current.secrets());
-          records.steps.push({ id: stepKey(result), status: outcome.status, result, storyboard: info });
-          const first = !configurationShown;
-          configurationShown = true;
-          throw new StoryboardStepError(
-            first
-              ? configurationError
-              : `not run: vitest-adcp is not configured for Jest (${configurationError.slice(CONFIGURATION.length).split(/\. |: /)[0]}; the fix is in the first failed step's message)`,
-            at,
-          );
-        }
-        const result = redactStepResult(outcome.result, current.secrets());
-        records.steps.push(
-          { id: stepKey(result), status: outcome.status, result, storyboard: info },
-          ...replays.take(current, phaseId, stepId, current.secrets()),
-        );
-        for (const warning of result.warnings ?? [])
-          sandbox.console?.info(sanitizeOutput(`vitest-adcp: ${storyboard.id}/${phaseId}/${stepId}: ${warning}`));
-        if (outcome.status === 'skipped') {
+        const report = await session.step(phaseId, stepId, { retry, retryOption: 'jest.retryTimes' });
+        if (report.kind === 'retry_refused') throw new StoryboardStepError(report.message, at);
+        records.steps.push({
+          adcp: report.meta,
+          ...(report.replayed.length > 0 ? { adcpReplayed: report.replayed } : {}),
+        });
+        const name = `${storyboard.id}/${phaseId}/${stepId}`;
+        for (const warning of report.warnings)
+          sandbox.console?.info(sanitizeOutput(`vitest-adcp: ${name}: ${warning}`));
+        if (report.skip !== undefined) {
           // Jest cannot skip a test once it runs (no ctx.skip(), no pending()): the test passes, and the contract's skip
           // reason is printed with it and kept in its record, so the report still says skipped.
-          sandbox.console?.info(`vitest-adcp: skipped ${storyboard.id}/${phaseId}/${stepId} — ${skipText(result)}`);
+          sandbox.console?.info(`vitest-adcp: skipped ${name} — ${report.skip}`);
           return;
         }
-        if (outcome.status === 'failed') {
-          const failure = stepFailureText(result, current.secrets());
-          const error = new StoryboardStepError(failure.headline, at, failure.validation, failure.details);
-          if (failure.expected !== undefined) {
-            error.expected = failure.expected;
-            error.actual = failure.actual;
-          }
-          throw error;
-        }
+        if (report.failure) throw stepError(report.failure, at);
       },
       noPhases() {
-        const skip = noPhasesSkip(storyboard);
-        sandbox.console?.info(sanitizeOutput(`vitest-adcp: skipped ${storyboard.id} — ${skip.reason}: ${skip.detail}`));
+        const { meta, text } = session.noPhases();
+        records.storyboards.push(meta);
+        sandbox.console?.info(sanitizeOutput(`vitest-adcp: skipped ${storyboard.id} — ${text}`));
       },
       async close() {
-        await run?.close();
+        await session.close();
       },
     };
+  }
+
+  /**
+   * A failure as Jest shows it. A configuration error fails every step before calling anything: the terminal shows it
+   * whole once per worker, then in one line per step.
+   */
+  function stepError(failure: StepFailure, at: Error): StoryboardStepError {
+    if (failure.configuration) {
+      const first = !configurationShown;
+      configurationShown = true;
+      return new StoryboardStepError(
+        first
+          ? failure.headline
+          : `not run: vitest-adcp is not configured for Jest (${failure.headline.slice(CONFIGURATION.length).split(/\. |: /)[0]}; the fix is in the first failed step's message)`,
+        at,
+      );
+    }
+    const error = new StoryboardStepError(failure.headline, at, failure.validation, failure.details || undefined);
+    if (failure.expected !== undefined) {
+      error.expected = failure.expected;
+      error.actual = failure.actual;
+    }
+    return error;
   }
 
   function loadFailureSuite(diagnostics: Diagnostic[]) {

@@ -21,6 +21,8 @@ const { compileOversizeStoryboard, compileStoryboard } = require('../compile/com
 };
 const { fileBytesOverBound } = require('../storyboard/bounds.js') as typeof import('../storyboard/bounds.js');
 const { complianceFromEnv, runCorpus } = require('../corpus.js') as typeof import('../corpus.js');
+const { signingVectorsFor } =
+  require('../roles/request-signing/vectors.js') as typeof import('../roles/request-signing/vectors.js');
 
 /** Options: `transform: { '\\.storyboard\\.ya?ml$': ['vitest-adcp/jest/transformer', { strictKeys: false }] }`. */
 interface TransformerOptions {
@@ -87,10 +89,14 @@ function createTransformer(options: TransformerOptions = {}) {
     },
     process(sourceText: string, sourcePath: string, transformOptions: { config: { rootDir: string } }) {
       const { text, file, oversize } = source(sourceText, sourcePath, options.storyboardBounds);
+      const root = corpusRoot(options, transformOptions.config.rootDir);
       const compileOptions = {
         runtime,
         framework: 'jest' as const,
-        corpusRoot: corpusRoot(options, transformOptions.config.rootDir),
+        corpusRoot: root,
+        // The compiler reads no file: the signed_requests vector steps are planned from the vectors read here, as the
+        // plugin does (and as the step session plans them for the report).
+        signingVectors: signingVectorsFor({ file }, { corpusRoot: root }),
         ...(options.strictKeys === false ? { strictKeys: false } : {}),
         ...(options.storyboardBounds ? { bounds: options.storyboardBounds } : {}),
       };

@@ -168,53 +168,22 @@ export function buildReport(input: Iterable<ReportTest>, options: BuildOptions):
     }
     return report;
   };
+  const ranSilently = (project: string, planned: AdcpPlannedStep) =>
+    replayed.get(
+      `${storyboardKey(project, planned.storyboard)}/${stepKey({ storyboard_id: planned.storyboard.id, phase_id: planned.phase_id, step_id: planned.step_id })}`,
+    );
   for (const test of tests) {
-    const { meta, state } = test;
-    if (meta.adcpStoryboard) {
-      reportFor(test.project, meta.adcpStoryboard.storyboard).skip = meta.adcpStoryboard.skip;
+    const whole = test.meta.adcpStoryboard;
+    if (whole) {
+      reportFor(test.project, whole.storyboard).skip = whole.skip;
       continue;
     }
-    const planned = meta.adcpPlanned;
-    if (!meta.adcp && planned && state === 'failed') {
-      // The test ended before the engine answered (its timeout, a crash): failed, with the framework's reason — never dropped.
-      reportFor(test.project, planned.storyboard).steps.push(cutShort(planned, test.errors[0]));
-      continue;
-    }
-    const ranSilently =
-      !meta.adcp && planned
-        ? replayed.get(
-            `${storyboardKey(test.project, planned.storyboard)}/${stepKey({ storyboard_id: planned.storyboard.id, phase_id: planned.phase_id, step_id: planned.step_id })}`,
-          )
-        : undefined;
-    if (ranSilently) {
-      reportFor(test.project, ranSilently.storyboard).steps.push(redactStepResult(ranSilently.result));
-      continue;
-    }
-    if (!meta.adcp && planned) {
-      // Planned at collection, never run: a `-t` / line filter, or a run that stopped before it.
-      reportFor(test.project, planned.storyboard).steps.push(notRun(planned, options.test_name_pattern ?? null));
-      continue;
-    }
-    if (!meta.adcp) {
+    const entry = stepEntry(test, (planned) => ranSilently(test.project, planned), options.test_name_pattern ?? null);
+    if (entry) reportFor(test.project, entry.storyboard).steps.push(entry.step);
+    else if (isLoadFailureTest(test.file, test.name)) {
       // A storyboard file that failed to load compiles to one test named after the rule.
-      if (isLoadFailureTest(test.file, test.name)) {
-        loadErrors.push({
-          file: relative(root, test.file),
-          message: test.errors[0] ?? test.name,
-          project: test.project,
-        });
-      }
-      continue;
+      loadErrors.push({ file: relative(root, test.file), message: test.errors[0] ?? test.name, project: test.project });
     }
-    const report = reportFor(test.project, meta.adcp.storyboard);
-    // Records are redacted in the worker already; again here, so no path skips it.
-    const step = redactStepResult(meta.adcp.result);
-    // The report agrees with the terminal: a step the framework failed after the engine passed it (e.g. an afterEach) is failed.
-    if (state === 'failed' && step.passed && !step.skip) {
-      step.passed = false;
-      step.error = `the test failed after the step passed: ${test.errors[0] ?? 'no reason given'}`;
-    }
-    report.steps.push(step);
   }
   // Grouped by project (stable, so each project keeps its run order): projects run in parallel, and the order their
   // results arrive in is not the report's business.
@@ -261,6 +230,44 @@ export function buildReport(input: Iterable<ReportTest>, options: BuildOptions):
     storyboards,
     load_errors: loadErrors,
   };
+}
+
+/**
+ * A step test's entry in its storyboard, or undefined for a test that is no step's. `ranSilently`: the record of the
+ * step when another test's settle replayed it.
+ */
+function stepEntry(
+  test: ReportTest,
+  ranSilently: (planned: AdcpPlannedStep) => AdcpStepMeta | undefined,
+  pattern: string | null,
+): { storyboard: StoryboardInfo; step: StepResult } | undefined {
+  const { adcp, adcpPlanned: planned } = test.meta;
+  if (adcp) return { storyboard: adcp.storyboard, step: reconciledStep(adcp.result, test) };
+  if (!planned) return undefined;
+  // The test ended before the engine answered (its timeout, a crash): failed, with the framework's reason — never dropped.
+  if (test.state === 'failed') return { storyboard: planned.storyboard, step: cutShort(planned, test.errors[0]) };
+  // Its test was filtered out, but another test's settle ran it (`-t`): it called the agent, so it keeps its verdict.
+  const replay = ranSilently(planned);
+  if (replay) return { storyboard: replay.storyboard, step: redactStepResult(replay.result) };
+  // Planned at collection, never run: a `-t` / line filter, or a run that stopped before it.
+  return { storyboard: planned.storyboard, step: notRun(planned, pattern) };
+}
+
+/**
+ * A step's entry from its record and the framework's state of its test — the one rule for when they disagree, the
+ * same under every framework. The test's state wins when the test failed: a step the engine passed but whose test a
+ * hook (`afterEach`), a user assertion or the framework itself failed is failed, with the test's reason, so the report
+ * agrees with the terminal. Otherwise the record's status stands: a step the contract skips stays skipped though its
+ * test passed (Jest cannot skip a test once it runs).
+ */
+function reconciledStep(record: StepResult, test: Pick<ReportTest, 'state' | 'errors'>): StepResult {
+  // Records are redacted in the worker already; again here, so no path skips it.
+  const step = redactStepResult(record);
+  if (test.state === 'failed' && step.passed && !step.skip) {
+    step.passed = false;
+    step.error = `the test failed after the step passed: ${test.errors[0] ?? 'no reason given'}`;
+  }
+  return step;
 }
 
 function bareStep(planned: AdcpPlannedStep): StepResult {

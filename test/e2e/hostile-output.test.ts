@@ -384,7 +384,7 @@ describe.each(['mcp', 'a2a'] as const)(
           HOSTILE_STORYBOARDS: join(dir, '*.storyboard.yaml'),
           GITHUB_STEP_SUMMARY: files.jobSummary,
         },
-        reporters: ['junit', join(repoRoot, 'src', 'report', 'reporter.ts')],
+        reporters: ['junit', join(repoRoot, 'src', 'vitest', 'reporter.ts')],
         args: [
           `--outputFile.junit=${files.junit}`,
           `--outputFile.vitest-adcp=${files.report}`,

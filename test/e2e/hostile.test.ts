@@ -154,7 +154,7 @@ beforeAll(async () => {
       ADCP_AUTH_TOKEN: TOKEN,
       HOSTILE_STORYBOARDS: join(hostileDir, '*.storyboard.yaml'),
     },
-    reporters: ['junit', join(repoRoot, 'src', 'report', 'reporter.ts')],
+    reporters: ['junit', join(repoRoot, 'src', 'vitest', 'reporter.ts')],
     // The waits (hang, trickle, slow) are in three files: three workers overlap them.
     args: [
       '--maxWorkers=3',

@@ -22,7 +22,6 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { resolveCorpus } from '../../src/corpus.js';
 import {
-  comparableReport,
   FAILING_CHECK,
   readJestJson,
   stepIdOf,
@@ -31,7 +30,7 @@ import {
 } from '../helpers/jest-project.js';
 import { copyBuiltDist } from '../helpers/built.js';
 import { assertValidContractReport } from '../helpers/contract-schema.js';
-import { repoRoot, runNode, runVitest } from '../helpers/run-vitest.js';
+import { repoRoot, runNode } from '../helpers/run-vitest.js';
 
 const scratch = join(repoRoot, '.vitest-adcp', `jest-${process.pid}`);
 const project = join(scratch, 'project');
@@ -135,7 +134,8 @@ describe('Jest 30.5 with the preset', () => {
     expect(matchers.assertionResults.map((a) => [a.status, a.failureMessages.join('\n')])).toEqual([['passed', '']]);
     expect(results.numFailedTests).toBe(1);
 
-    // The contract report of vitest-adcp/jest/reporter: valid, and equal to Vitest's for the same storyboards.
+    // The contract report of vitest-adcp/jest/reporter: valid (that it equals Vitest's report of the same storyboards
+    // is test/e2e/same-report.test.ts's).
     const jestReport = JSON.parse(readFileSync(join(project, 'reports', 'jest-adcp.json'), 'utf8'));
     assertValidContractReport(jestReport);
     expect(jestReport.storyboards.map((sb: any) => [sb.storyboard_id, sb.status, sb.steps.length]).sort()).toEqual([
@@ -145,36 +145,11 @@ describe('Jest 30.5 with the preset', () => {
     expect(output).toMatch(
       /vitest-adcp: runner output contract report \(\d+ steps: \d+ passed, 1 failed, 0 skipped\) written to /,
     );
-    writeFileSync(
-      join(project, 'vitest.config.mjs'),
-      `import { defineConfig } from 'vitest/config';\nimport { adcpStoryboards } from ${JSON.stringify(join(scratch, 'dist', 'index.js'))};\nexport default defineConfig({ plugins: [adcpStoryboards({ include: ['storyboards/*.storyboard.yaml'], compliance: { storyboards: ['capability_discovery'] } })], test: { include: [] } });\n`,
-    );
-    const vitest = await runVitest({
-      config: join(project, 'vitest.config.mjs'),
-      cwd: project,
-      args: [
-        '--root',
-        project,
-        '--configLoader',
-        'native',
-        '--outputFile.vitest-adcp=reports/vitest-adcp.json',
-        '--outputFile.vitest-adcp-markdown=reports/vitest-adcp.md',
-      ],
-      reporters: [join(scratch, 'dist', 'report', 'reporter.js')],
-      env: { ADCP_AGENT_URL: inject('agentUrl'), GITHUB_STEP_SUMMARY: undefined },
-    });
-    const vitestReport = JSON.parse(readFileSync(join(project, 'reports', 'vitest-adcp.json'), 'utf8'));
-    expect(vitestReport.summary.total_steps).toBe(jestReport.summary.total_steps);
-    expect(comparableReport(join(project, 'reports', 'jest-adcp.json')), vitest.stdout + vitest.stderr).toEqual(
-      comparableReport(join(project, 'reports', 'vitest-adcp.json')),
-    );
 
-    // The views of the same report: the markdown summary (its headline as Vitest's), appended to the job summary too,
+    // The views of the same report: the markdown summary, appended to the job summary too,
     // and the self-contained HTML report.
     const markdown = readFileSync(join(project, 'reports', 'jest-adcp.md'), 'utf8');
-    const headline = markdown.split('\n')[0]!;
-    expect(headline).toMatch(/^## ❌ AdCP storyboards: /);
-    expect(headline).toBe(readFileSync(join(project, 'reports', 'vitest-adcp.md'), 'utf8').split('\n')[0]);
+    expect(markdown.split('\n')[0]!).toMatch(/^## ❌ AdCP storyboards: /);
     expect(readFileSync(stepSummary, 'utf8')).toBe(`# an earlier step\n${markdown}\n`);
     const html = readFileSync(join(project, 'reports', 'jest-adcp.html'), 'utf8');
     expect(html).toMatch(/^<!doctype html>/i);

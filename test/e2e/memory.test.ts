@@ -37,7 +37,7 @@ beforeAll(async () => {
       NODE_OPTIONS:
         `${process.env.NODE_OPTIONS ?? ''} --import=${join(repoRoot, 'test', 'helpers', 'rss-probe.mjs')}`.trim(),
     },
-    reporters: [join(repoRoot, 'src', 'report', 'reporter.ts'), join(repoRoot, 'test', 'helpers', 'rss-reporter.ts')],
+    reporters: [join(repoRoot, 'src', 'vitest', 'reporter.ts'), join(repoRoot, 'test', 'helpers', 'rss-reporter.ts')],
     args: [`--outputFile.vitest-adcp=${reportFile}`],
   });
   const files = readdirSync(probes);

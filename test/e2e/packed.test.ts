@@ -344,7 +344,7 @@ describe.each([
     const installed = join(project, 'node_modules', 'vitest-adcp');
     const files = (sub: string) => readdirSync(join(installed, sub));
     expect(files('dist')).toEqual(expect.arrayContaining(['index.js', 'index.d.ts', 'runtime.js', 'runtime.d.ts']));
-    expect(files('dist/report')).toEqual(expect.arrayContaining(['reporter.js', 'reporter.d.ts']));
+    expect(files('dist/vitest')).toEqual(expect.arrayContaining(['reporter.js', 'reporter.d.ts']));
     expect(files('dist/matchers')).toEqual(expect.arrayContaining(['index.js', 'index.d.ts', 'jest.js', 'jest.d.ts']));
     expect(files('schema')).toContain('storyboard.schema.json');
     expect(files('.')).toContain('client.d.ts');

@@ -67,7 +67,7 @@ beforeAll(async () => {
         `${scratch}/*.storyboard.yaml`,
       ].join(','),
     },
-    reporters: [join(repoRoot, 'src', 'report', 'reporter.ts'), 'junit', 'github-actions'],
+    reporters: [join(repoRoot, 'src', 'vitest', 'reporter.ts'), 'junit', 'github-actions'],
     args: [
       `--outputFile.vitest-adcp=${out}`,
       `--outputFile.junit=${junit}`,
@@ -367,7 +367,7 @@ describe('two Vitest projects testing two agents, filtered with -t', () => {
         E2E_AGENT_B: wrong,
         E2E_STORYBOARDS: join(repoRoot, 'fixtures', 'storyboards', 'discovery.storyboard.yaml'),
       },
-      reporters: [join(repoRoot, 'src', 'report', 'reporter.ts')],
+      reporters: [join(repoRoot, 'src', 'vitest', 'reporter.ts')],
       args: ['-t', 'list_display_formats', `--outputFile.vitest-adcp=${two}`],
     });
     expect(r.exitCode, r.stdout + r.stderr).toBe(1);
@@ -449,7 +449,7 @@ describe('sharded runs', () => {
     const r = await runVitest({
       config,
       env: { E2E_STORYBOARDS: env.E2E_STORYBOARDS },
-      reporters: [join(repoRoot, 'src', 'report', 'reporter.ts')],
+      reporters: [join(repoRoot, 'src', 'vitest', 'reporter.ts')],
       args: [`--merge-reports=${blobs}`, `--outputFile.vitest-adcp=${merged}`],
     });
     expect(r.exitCode, r.stdout + r.stderr).toBe(0);

@@ -68,7 +68,7 @@ describe('under Vitest', () => {
   beforeAll(async () => {
     run = await runVitest({
       config: join(repoRoot, 'test', 'e2e', 'vitest.e2e.config.ts'),
-      reporters: [join(repoRoot, 'src', 'report', 'summary-reporter.ts')],
+      reporters: [join(repoRoot, 'src', 'vitest', 'summary-reporter.ts')],
       env: {
         ADCP_AGENT_URL: inject('agentUrl'),
         ADCP_AUTH_TOKEN: 'demo-summary',
@@ -143,7 +143,7 @@ describe('the plugin adds the summary (addSummaryReporter from configureVitest)'
       config,
       env,
       args: ['--root', repoRoot, `--outputFile.vitest-adcp=${join(scratch, 'both.json')}`],
-      reporters: [join(repoRoot, 'src', 'report', 'reporter.ts')],
+      reporters: [join(repoRoot, 'src', 'vitest', 'reporter.ts')],
     });
     expect(both.stdout.match(/\nvitest-adcp: 1 storyboard, 4 steps/g)).toHaveLength(1);
     expect(both.stdout).toMatch(

@@ -267,7 +267,7 @@ describe("an agent slower than Vitest's own test timeout", () => {
     const run = await runVitest({
       config,
       env: { ADCP_AGENT_URL: url, E2E_FILES: 'fixtures/storyboards/discovery.storyboard.yaml' },
-      reporters: [join(repoRoot, 'src', 'report', 'reporter.ts')],
+      reporters: [join(repoRoot, 'src', 'vitest', 'reporter.ts')],
       args: ['--testTimeout=1000', `--outputFile.vitest-adcp=${out}`],
     });
     expect(run.tests.length).toBeGreaterThan(0);

@@ -9,7 +9,7 @@ import type { TestModule } from 'vitest/node';
 import { startFixtureAgent, type FixtureAgent } from '../../fixtures/agent/server.mjs';
 import type { StepOutcome } from '../../src/model/records.js';
 import { redactStepResult } from '../../src/report/record.js';
-import { buildContractReport, type ContractReport } from '../../src/report/reporter.js';
+import { buildContractReport, type ContractReport } from '../../src/vitest/reporter.js';
 import type { AdcpStepMeta, StoryboardInfo } from '../../src/model/step-meta.js';
 import { phasedStoryboard, runInline, type InlinePhase, type InlineStep } from './inline-run.js';
 

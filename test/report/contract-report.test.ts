@@ -10,7 +10,7 @@ import { join, relative } from 'node:path';
 import type { TestModule, Vitest } from 'vitest/node';
 import { describe, expect, it } from 'vitest';
 import type { SkipResult, StepResult, ValidationResult } from '../../src/model/records.js';
-import AdcpReporter, { buildContractReport } from '../../src/report/reporter.js';
+import AdcpReporter, { buildContractReport } from '../../src/vitest/reporter.js';
 import type { StoryboardInfo } from '../../src/model/step-meta.js';
 
 const ROOT = '/repo';
@@ -335,7 +335,7 @@ describe('buildContractReport', () => {
     ).toMatchObject({ task: 'unknown', error: expect.stringContaining('no reason given') });
   });
 
-  it('fails a step the engine passed when Vitest failed its test afterwards, so the report agrees with the terminal', () => {
+  it('fails a step the engine passed when the framework failed its test afterwards, so the report agrees with the terminal', () => {
     const a = info('a');
     const passedThenFailed: FakeTest = {
       ...stepTest(a, { step_id: 'x' }),
@@ -345,12 +345,22 @@ describe('buildContractReport', () => {
       ...stepTest(a, { step_id: 'y', skip: skip('not_applicable') }),
       result: () => ({ state: 'failed' }),
     };
-    const report = buildContractReport([moduleOf('/repo/a.yaml', [passedThenFailed, skippedButFailed])], ROOT);
+    // Jest cannot skip a started test: the contract's skip passes there, and the record's status stands.
+    const skippedButPassed: FakeTest = {
+      ...stepTest(a, { step_id: 'z', skip: skip('missing_tool') }),
+      result: () => ({ state: 'passed' }),
+    };
+    const report = buildContractReport(
+      [moduleOf('/repo/a.yaml', [passedThenFailed, skippedButFailed, skippedButPassed])],
+      ROOT,
+    );
     expect(report.storyboards[0]!.steps[0]).toMatchObject({
       passed: false,
       error: 'the test failed after the step passed: afterEach hook failed',
     });
     expect(report.storyboards[0]!.steps[1]).toMatchObject({ passed: true, skip: { reason: 'not_applicable' } });
+    expect(report.storyboards[0]!.steps[2]).toMatchObject({ passed: true, skip: { reason: 'missing_tool' } });
+    expect(report.summary).toMatchObject({ steps_failed: 1, steps_skipped: 2 });
     expect(report.storyboards[0]!.status).toBe('failed');
   });
 

@@ -1,12 +1,12 @@
 /**
- * The contract report (src/report/reporter.ts) of real engine runs against the
+ * The contract report (src/vitest/reporter.ts) of real engine runs against the
  * fixture agent: skipped steps stay in it with their reason, count as skipped
  * (cascade skips too, though they did not pass), and decide storyboard and
  * track status; files that did not load are listed.
  */
 import { describe, expect, it } from 'vitest';
 import type { TestModule } from 'vitest/node';
-import type { ContractReport } from '../../src/report/reporter.js';
+import type { ContractReport } from '../../src/vitest/reporter.js';
 import {
   capsStep as caps,
   contractReport,

@@ -20,7 +20,7 @@ import { renderHtmlReport } from '../../src/report/html.js';
 import { renderMarkdownSummary } from '../../src/report/markdown.js';
 import { buildReport, type ReportTest } from '../../src/report/build.js';
 import { buildEnvelope } from '../../src/report/envelope.js';
-import AdcpReporter, { type ContractReport } from '../../src/report/reporter.js';
+import AdcpReporter, { type ContractReport } from '../../src/vitest/reporter.js';
 import {
   capsStep as caps,
   contractReport,

@@ -205,7 +205,7 @@ describe('a forger reading the NDJSON stream (a real `vitest run`, the plugin’
     const run = await runVitest({
       config: join(repoRoot, 'test', 'e2e', 'webhooks.config.ts'),
       env: { ADCP_AGENT_URL: agentUrl, ADCP_AUTH_TOKEN: TOKEN, E2E_CORPUS: 'webhook_emission' },
-      reporters: [join(repoRoot, 'src', 'report', 'reporter.ts'), 'junit'],
+      reporters: [join(repoRoot, 'src', 'vitest', 'reporter.ts'), 'junit'],
       args: [
         `--outputFile.vitest-adcp=${files.json}`,
         `--outputFile.vitest-adcp-ndjson=${files.ndjson}`,

@@ -5,8 +5,7 @@
  * and a run with both prints it once. A run without storyboards prints nothing.
  */
 import type { Reporter, TestModule, Vitest } from 'vitest/node';
-import type { ContractReport } from './build.js';
-import { claimSummary, renderTerminalSummary } from './summary.js';
+import { claimSummary, renderTerminalSummary } from '../report/summary.js';
 
 export default class AdcpSummaryReporter implements Reporter {
   private root = process.cwd();
@@ -23,15 +22,6 @@ export default class AdcpSummaryReporter implements Reporter {
     const { buildContractReport } = await import('./reporter.js');
     print(renderTerminalSummary(buildContractReport(modules, this.root)), this.log);
   }
-}
-
-/** Prints the summary of the run that ended with `modules` from its report, unless another vitest-adcp reporter did. */
-export function printSummary(
-  modules: ReadonlyArray<TestModule>,
-  report: ContractReport,
-  log: (message: string) => void,
-): void {
-  if (claimSummary(modules)) print(renderTerminalSummary(report), log);
 }
 
 function print(text: string, log: (message: string) => void): void {

@@ -14,11 +14,11 @@
  */
 import { resolve } from 'node:path';
 import type { Reporter, TestCase, TestModule, Vitest } from 'vitest/node';
-import { buildReport, type ContractReport, type ReportTest } from './build.js';
-import type { RunTimes } from './envelope.js';
-import { ndjsonBeside, NdjsonStream } from './ndjson.js';
-import { printSummary } from './summary-reporter.js';
-import { writeContractReport, writeReportViews } from './write.js';
+import { buildReport, type ContractReport, type ReportTest } from '../report/build.js';
+import type { RunTimes } from '../report/envelope.js';
+import { ndjsonBeside, NdjsonStream } from '../report/ndjson.js';
+import { claimSummary, renderTerminalSummary } from '../report/summary.js';
+import { writeContractReport, writeReportViews } from '../report/write.js';
 
 export interface AdcpReporterOptions {
   /**
@@ -63,8 +63,8 @@ export type {
   StoryboardReport,
   StoryboardStatus,
   TrackReport,
-} from './build.js';
-export type { RunEnvelope, RunTargetReport } from './envelope.js';
+} from '../report/build.js';
+export type { RunEnvelope, RunTargetReport } from '../report/envelope.js';
 
 /** Vitest's view of a test, as the framework-neutral record `buildReport` takes. */
 function reportTest(test: TestCase, file: string): ReportTest {
@@ -154,7 +154,10 @@ export default class AdcpReporter implements Reporter {
     });
     this.stream?.end(report);
     // The terminal summary (once per run end, whichever vitest-adcp reporter gets there first), then where files went.
-    printSummary(modules, report, this.log);
+    if (claimSummary(modules)) {
+      const summary = renderTerminalSummary(report);
+      if (summary) this.log(`\n${summary}`);
+    }
     this.log(writeContractReport(report, resolve(this.root, this.outputFile ?? 'adcp-results.json')));
     const { markdownFile, htmlFile, jobSummary } = this.options;
     for (const line of writeReportViews(report, { root: this.root, markdownFile, htmlFile, jobSummary }))
