@@ -10,8 +10,10 @@ import { resolve, sep } from 'node:path';
 import { resolveRuntimeConfig, type RuntimeConfig } from './config.js';
 import { listCorpus } from './storyboard/select.js';
 import { defaultSchemasDir } from './corpus.js';
+import type { RunnerRole } from './engine/role.js';
 import { StoryboardRun } from './engine/run.js';
 import { secretsInUrl } from './model/redact.js';
+import { BUILTIN_ROLES } from './roles/index.js';
 import { schemaRegistryFor } from './schemas/registry.js';
 import { loadTestKit, resolveTestKitPath } from './storyboard/test-kit.js';
 import type { Storyboard, TestKit } from './model/storyboard.js';
@@ -33,6 +35,8 @@ export interface OpenRunOptions {
    * @default false
    */
   shareSessions?: boolean;
+  /** The runner's protocol roles (engine/role.ts). @default BUILTIN_ROLES (roles/index.ts) */
+  roles?: readonly RunnerRole[];
 }
 
 /** Closes the MCP sessions runs opened with `shareSessions` left open for the next run. */
@@ -46,24 +50,10 @@ export function openStoryboardRun(
   options: OpenRunOptions = {},
 ): StoryboardRun {
   const config = resolveRuntimeConfig(given, options.env ?? process.env);
-  let testKit: TestKit | undefined;
-  let configurationError = config.error;
-  const kitRef = storyboard.prerequisites?.test_kit;
-  if (kitRef && !configurationError) {
-    try {
-      const kitPath = resolveTestKitPath(kitRef, { storyboardFile: storyboard.file, corpusRoot: config.corpusRoot });
-      assertTestKitAllowed(kitPath, [
-        config.corpusRoot,
-        config.projectRoot ?? process.cwd(),
-        ...(config.testKitDirs ?? []),
-      ]);
-      testKit = loadTestKit(kitPath);
-    } catch (error) {
-      configurationError = `cannot load test kit "${kitRef}": ${error instanceof Error ? error.message : String(error)}`;
-    }
-  }
+  const { testKit, configurationError } = testKitOf(storyboard, config);
   const schemasDir = config.schemasDir ?? defaultSchemasDir();
   return new StoryboardRun(storyboard, {
+    roles: options.roles ?? BUILTIN_ROLES,
     transport: () =>
       createTransport(config.protocol, {
         url: config.agentUrl!,
@@ -90,6 +80,28 @@ export function openStoryboardRun(
       ? { knownStoryboardIds: storyboardIdsIn(config.corpusRoot) }
       : {}),
   });
+}
+
+/** The storyboard's test kit, or the configuration error of a kit that cannot be loaded (or of the config itself). */
+function testKitOf(
+  storyboard: Storyboard,
+  config: ReturnType<typeof resolveRuntimeConfig>,
+): { testKit?: TestKit; configurationError?: string } {
+  const kitRef = storyboard.prerequisites?.test_kit;
+  if (!kitRef || config.error) return { configurationError: config.error };
+  try {
+    const kitPath = resolveTestKitPath(kitRef, { storyboardFile: storyboard.file, corpusRoot: config.corpusRoot });
+    assertTestKitAllowed(kitPath, [
+      config.corpusRoot,
+      config.projectRoot ?? process.cwd(),
+      ...(config.testKitDirs ?? []),
+    ]);
+    return { testKit: loadTestKit(kitPath) };
+  } catch (error) {
+    return {
+      configurationError: `cannot load test kit "${kitRef}": ${error instanceof Error ? error.message : String(error)}`,
+    };
+  }
 }
 
 /**

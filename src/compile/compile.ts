@@ -12,8 +12,8 @@
  */
 import MagicString, { type SourceMap } from 'magic-string';
 import { LOAD_FAILURE_TITLE, testTitle } from '../model/test-titles.js';
-import { withVectorSteps } from '../engine/request-signing-steps.js';
-import { planSeeding } from '../engine/seeding.js';
+import { planSeeding } from '../plan/seeding.js';
+import { withVectorSteps, type SigningVectorSource } from '../plan/signing-vectors.js';
 import { reportBytes, resolveBounds, type StoryboardBounds } from '../storyboard/bounds.js';
 import { DiagnosticSink, formatDiagnostic } from '../storyboard/diagnostics.js';
 import { loadStoryboard, type LoadResult } from '../storyboard/load.js';
@@ -44,6 +44,12 @@ export interface CompileOptions {
   schemasDir?: string | false;
   /** LoadOptions.schemaCacheDir: where compiled request-schema validators are kept between runs. */
   schemaCacheDir?: string;
+  /**
+   * The request-signing conformance vectors the `signed_requests` storyboard's vector phases are planned from, read by
+   * the caller (roles/request-signing/vectors.ts `signingVectorsFor`): the compiler reads no file. Absent: those phases
+   * get their one failing `vectors_unavailable` step.
+   */
+  signingVectors?: SigningVectorSource;
 }
 
 export interface CompileResult {
@@ -180,7 +186,7 @@ function compileLoaded(
   slices.push({ at: offsetOf(storyboard.loc), code: open.join('\n') + '\n' });
 
   // Runner-synthesized steps (the signed_requests vectors) sit at their phase's line.
-  const phases = withVectorSteps(storyboard, { corpusRoot: options.corpusRoot });
+  const phases = withVectorSteps(storyboard, options.signingVectors);
   phases.forEach((phase, p) => {
     const code = [p > 0 ? '});' : '', `describe(${q(testTitle(phase.title, phase.id))}, () => {`];
     if (phase.steps.length === 0) code.push(`it.todo(${q(`no steps (${phase.id})`)});`);

@@ -18,36 +18,18 @@
  * - A stateful step skipped `not_applicable` trips the cascade at the end of
  *   its phase when no stateful step of the phase passed and others depend on it.
  */
-import type { Phase, Step } from '../model/storyboard.js';
+import type { Phase, Step, Storyboard } from '../model/storyboard.js';
 import type { SkipResult, StepResult } from '../model/records.js';
 
 export type AgentTools = { tools: ReadonlySet<string>; error?: undefined } | { tools?: undefined; error: string };
 
-/** Runner-only tasks graded on the runner's webhook receiver (src/engine/webhooks.ts): they never reach the agent. */
-const WEBHOOK_TASKS = new Set(['expect_webhook', 'expect_webhook_retry_keys_stable', 'expect_webhook_signature_valid']);
-/** The contract a webhook receiver satisfies (test-kits/webhook-receiver-runner.yaml). */
-const WEBHOOK_CONTRACT = 'webhook_receiver_runner';
-
-/** The skip of a runner-only task this run cannot grade; `receiver`: whether the run hosts a webhook receiver. */
-export function runnerOnlyTaskSkip(step: Step, task: string, receiver = false): SkipResult | undefined {
-  const contract = typeof step.requires_contract === 'string' ? step.requires_contract : undefined;
-  if (WEBHOOK_TASKS.has(task)) {
-    // A receiver satisfies webhook_receiver_runner, and only that contract.
-    if (receiver && (contract === undefined || contract === WEBHOOK_CONTRACT)) return undefined;
-    // storyboard-schema.yaml > expect_webhook > requires_contract: "step grades as not_applicable (not fail) when the
-    // named test-kit contract is not in scope". Without it, the receiver the step needs is a harness contract this
-    // run cannot satisfy: runner-output-contract.yaml > skip_result > unsatisfied_contract.
-    return contract
-      ? {
-          reason: 'not_applicable',
-          detail: `${task} requires the test-kit contract "${contract}"${contract === WEBHOOK_CONTRACT ? ' (a webhook receiver)' : ''}, which is not in scope for this run`,
-        }
-      : {
-          reason: 'unsatisfied_contract',
-          detail: `${task} needs the runner's webhook receiver (contract "${WEBHOOK_CONTRACT}"), and this run hosts none (plugin option webhooks: { receiver: 'loopback' }, or --webhook-receiver)`,
-        };
-  }
+/**
+ * The skip of a runner-only task no role of this run grades (the webhook tasks are the webhook-receiver role's:
+ * roles/webhook-receiver/).
+ */
+export function runnerOnlyTaskSkip(step: Step, task: string): SkipResult | undefined {
   if (task === 'expect_substitution_safe') {
+    const contract = typeof step.requires_contract === 'string' ? step.requires_contract : undefined;
     // storyboard-schema.yaml > Composition: a named contract not in scope grades not_applicable.
     return {
       reason: 'not_applicable',
@@ -55,6 +37,25 @@ export function runnerOnlyTaskSkip(step: Step, task: string, receiver = false): 
     };
   }
   return undefined;
+}
+
+/**
+ * `requires_scenarios` that name no storyboard of the compliance tree (`known`; absent: not checked):
+ * storyboard-schema.yaml > unresolved_scenario_reference, the canonical not_applicable, one sentence per id.
+ */
+export function unresolvedScenarioSkip(
+  storyboard: Pick<Storyboard, 'requires_scenarios'>,
+  known: ReadonlySet<string> | undefined,
+): SkipResult | undefined {
+  if (!known) return undefined;
+  const missing = (storyboard.requires_scenarios ?? []).filter((id) => !known.has(id));
+  if (missing.length === 0) return undefined;
+  return {
+    reason: 'not_applicable',
+    detail: missing
+      .map((id) => `requires_scenarios reference "${id}" did not resolve against the source tree`)
+      .join('\n'),
+  };
 }
 
 const CONTROLLER = 'comply_test_controller';

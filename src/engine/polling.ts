@@ -10,10 +10,8 @@ import type { Exchange } from '../model/exchange.js';
 import type { Step } from '../model/storyboard.js';
 import type { ResponseRecord } from '../model/records.js';
 import type { AgentTransport, CallOptions } from '../transport/types.js';
-
 import { TASK_COMPLETION_PREFIX } from '../model/runner-tasks.js';
 
-export { TASK_COMPLETION_PREFIX };
 const NON_TERMINAL = new Set(['submitted', 'working', 'input-required']);
 const FAILED = new Set(['failed', 'canceled', 'rejected']);
 /** States in which the task waits on someone else: polling further cannot help. */

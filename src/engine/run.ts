@@ -7,7 +7,10 @@
  * This file is the scheduler. What it delegates:
  *   gate.ts       whether a step runs at all (skips and cascades)
  *   grade.ts      the verdict of a step that ran (pure)
- *   seeding.ts    the injected controller-seeding phase
+ *   role.ts       the runner's protocol roles (src/roles/: request signing, the
+ *                 webhook receiver, the OAuth probes, controller seeding),
+ *                 handed in by whoever opens the run: their planned steps,
+ *                 gates, own tasks and verdicts
  *   polling.ts    async tasks polled to their end for `task_completion.` captures
  *   substitute.ts placeholders; idempotency.ts keys; invariants.ts run-wide rules
  *
@@ -22,88 +25,32 @@
  * needs their state: that is how running one step from the IDE replays the
  * steps it depends on.
  */
-import type { Phase, Step, Storyboard, TestKit } from '../model/storyboard.js';
+import type { Phase, Step, Storyboard } from '../model/storyboard.js';
 import type { Exchange } from '../checks/index.js';
-import type { SchemaRegistry } from '../schemas/registry.js';
-import type { AgentTransport, CallOptions } from '../transport/types.js';
+import type { AgentTransport, CallOptions, Credentials } from '../transport/types.js';
+import { assertContribution, contributionAllowed, peerBranchTaken, type Contributions } from './contributions.js';
 import { CredentialResolver, CredentialsError } from './credentials.js';
-import { CascadeState, runnerOnlyTaskSkip, type AgentTools } from './gate.js';
-import { FALLBACK_BRAND_DOMAIN } from './enrich/create-media-buy.js';
-import {
-  declaredFixtureIds,
-  Discovery,
-  enrichRequest,
-  flightAnchor,
-  type CapturedValue,
-  type RequestMode,
-} from './enrich/index.js';
-import { answerError, CONTROLLER_TASK } from '../model/answer-error.js';
+import { CascadeState, runnerOnlyTaskSkip, unresolvedScenarioSkip, type AgentTools } from './gate.js';
+import { RunEnricher } from './enrich/run-enricher.js';
 import { gradeStep } from './grade.js';
 import { withIdempotencyKey } from './idempotency.js';
 import { IMPLEMENTED_INVARIANTS } from './invariants.js';
 import { PathSyntaxError, setPath } from '../model/path.js';
-import { explainUnresolved } from './unresolved.js';
+import { unresolvedRecord } from './unresolved.js';
 import { followAsync, type TaskCompletion } from './polling.js';
-import type { SkipResult, StepOutcome, StepResult, ValidationResult } from '../model/records.js';
-import { scenarioVerdict, seedVerdict } from './controller.js';
-import { OAuthProbes } from './oauth-probes.js';
-import { RequestSigningProbes } from './request-signing-probe.js';
-import { REQUEST_SIGNING_PROBE_TASK, type VectorStep } from './request-signing-steps.js';
-import { authorizationHeader } from '../transport/types.js';
-import { executionPhases, isSeedStep, planSeeding, SEEDING_PHASE_ID } from './seeding.js';
+import type { SkipResult, StepOutcome, StepResult } from '../model/records.js';
+import { planPhases, RoleSessions, type AgentStep, type RoleOutcome, type RoleStep, type RunnerRole } from './role.js';
+import type { RunSettings } from './run-settings.js';
 import { evaluateSkipIf } from './skip-if.js';
-import { resolveTask, substitute } from './substitute.js';
-import { PROBE_TASKS } from '../transport/probe.js';
-import type { UrlGuardOptions } from '../transport/url-guard.js';
-import type { JwksSource } from '../signing/index.js';
-import type { WebhookSink } from '../webhooks/receiver.js';
-import { WEBHOOK_TASKS, WebhookRun } from './webhooks.js';
+import { StepEnd } from './step-end.js';
+import { resolveTask, substitute, type SubstitutionScope } from './substitute.js';
 
-export interface StoryboardRunOptions {
-  /** Opens the transport lazily (first step that needs the agent). */
-  transport: () => AgentTransport;
-  schemas?: SchemaRegistry;
-  testKit?: TestKit;
-  /** Operator's Bearer token (option `auth.token` / ADCP_AUTH_TOKEN). */
-  authToken?: string;
-  /** Per-step bound on the call to the agent (and on polling an async task to its end). */
-  timeoutMs: number;
-  /** Largest body read by the runner's own HTTP probes. @default 10485760 */
-  maxResponseBytes?: number;
-  /** Pause between `tasks/get` polls of an async task. @default 1000 */
-  pollIntervalMs?: number;
+export interface StoryboardRunOptions extends RunSettings {
   /**
-   * A configuration problem that makes every step fail before reaching the
-   * agent (e.g. no agent URL). Reported on each step instead of a stack trace.
+   * The runner's protocol roles this run dispatches to (engine/role.ts), in order: `roles/index.ts` `BUILTIN_ROLES`
+   * for a run as the reference runner makes it. The engine imports none of them.
    */
-  configurationError?: string;
-  /**
-   * Ids of the storyboards in the compliance tree, for `requires_scenarios`:
-   * a reference that names none of them grades the storyboard `not_applicable`
-   * (storyboard-schema.yaml > unresolved_scenario_reference). Absent: not checked.
-   */
-  knownStoryboardIds?: ReadonlySet<string>;
-  /** Other secrets to scrub from every message and record (e.g. credentials written into the agent URL). */
-  knownSecrets?: readonly string[];
-  /** Compliance tree root: where the signed_requests vectors are found when the storyboard file is not in a tree. */
-  corpusRoot?: string;
-  /** signed_requests options (request-signing-probe.ts). */
-  requestSigning?: { skipRateAbuse?: boolean };
-  /** The webhook receiver this run mints `{{runner.webhook_url:…}}` URLs on; absent: no receiver (webhook steps not applicable). */
-  webhooks?: WebhookSink;
-  /** Keys that verify the agent's webhook signatures, instead of discovering them from its brand.json. */
-  webhookSignerKeys?: JwksSource;
-  /** The SSRF guard on URLs the agent supplies (url-guard.ts): `allowHttp` for local development; tests' lookup / dial. */
-  urlGuard?: Omit<UrlGuardOptions, 'agentUrl'>;
-  /** The loader's warnings for the storyboard file (`file:line:col: warning: [rule] …`), reported with the storyboard-wide warnings. */
-  loadWarnings?: readonly string[];
-  /**
-   * `enriched`: the per-task request builder completes each request as the storyboards assume (enrich/index.ts),
-   * every change a step warning; `as-written`: sample_request after substitution only. @default 'enriched'
-   */
-  requests?: RequestMode;
-  /** The clock enrichment reads (past flights, the flight anchor). @default Date.now */
-  now?: () => number;
+  roles: readonly RunnerRole[];
 }
 
 interface Entry {
@@ -111,6 +58,9 @@ interface Entry {
   phase: Phase;
   step: Step;
 }
+
+/** A step's request, ready to go out: or the record of why it cannot. */
+type Call = { payload: Record<string, unknown>; callOptions: CallOptions } | { record: StepResult };
 
 export class StoryboardRun {
   private readonly entries: Entry[];
@@ -120,26 +70,18 @@ export class StoryboardRun {
   /** `$generate:<kind>#<alias>` values of this run. */
   private readonly generated = new Map<string, string>();
   /** Branch-set flag → the step that first contributed it. */
-  private readonly contributions = new Map<string, { phase: string; step: string }>();
+  private readonly contributions: Contributions = new Map();
   private readonly credentials: CredentialResolver;
   private readonly cascade: CascadeState;
   /** Problems that concern the whole storyboard, shown on its first step. */
   private readonly storyboardWarnings: string[] = [];
   private tools?: Promise<AgentTools>;
   private transport?: AgentTransport;
-  private seeding: { state: 'ok' } | { state: 'skip'; skip: SkipResult } = { state: 'ok' };
-  /** Values captured by `context_outputs`, with the step that captured each (for unseeded fixture ids). */
-  private readonly captured = new Map<string, CapturedValue>();
-  private readonly declaredFixtureIds: ReadonlySet<string>;
-  /** What the run learnt for the request enrichers: the agent's products, the storyboard's brand and account. */
-  private readonly discovery = new Discovery();
-  /** The runner's own get_products, once per run, when a request needs a product and the storyboard discovered none. */
-  private ownDiscovery?: Promise<string | undefined>;
-  /** Opening time, fixed for the run: enriched flights start on the next UTC day, the same for every step (replays hash alike). */
-  private readonly flightAnchorMs: number;
-  private probes?: OAuthProbes;
-  private signing?: RequestSigningProbes;
-  private readonly webhooks: WebhookRun;
+  /** What a role decided every later step becomes (failed seeding, an unknown controller scenario, no request signing). */
+  private halt?: SkipResult;
+  /** The per-task request builder with what this run learnt for it (enrich/run-enricher.ts). */
+  private readonly enricher: RunEnricher;
+  private readonly roles: RoleSessions;
   private next = 0;
   private queue: Promise<void> = Promise.resolve();
 
@@ -147,7 +89,7 @@ export class StoryboardRun {
     readonly storyboard: Storyboard,
     private readonly options: StoryboardRunOptions,
   ) {
-    this.entries = executionPhases(storyboard, { corpusRoot: options.corpusRoot }).flatMap((phase) =>
+    this.entries = planPhases(options.roles, storyboard, options).flatMap((phase) =>
       phase.steps.map((step) => ({ phase, step, index: 0 })),
     );
     this.entries.forEach((entry, index) => (entry.index = index));
@@ -161,23 +103,22 @@ export class StoryboardRun {
       this.entries.map((e) => ({ phase: e.phase, step: e.step })),
       (storyboard.required_tools ?? []).filter((t) => typeof t === 'string'),
     );
-    this.declaredFixtureIds = declaredFixtureIds(storyboard);
-    this.flightAnchorMs = flightAnchor((options.now ?? Date.now)());
-    this.webhooks = new WebhookRun(storyboard, {
-      sink: options.webhooks,
+    this.enricher = new RunEnricher(storyboard, {
+      testKit: options.testKit,
+      ...(options.now ? { now: options.now } : {}),
+      pollIntervalMs: options.pollIntervalMs ?? 1000,
       timeoutMs: options.timeoutMs,
-      schemas: options.schemas,
-      file: storyboard.file,
-      signerKeys: options.webhookSignerKeys,
-      ...(options.urlGuard ? { urlGuard: options.urlGuard } : {}),
+    });
+    this.roles = new RoleSessions(options.roles, {
+      storyboard,
+      settings: options,
+      transport: () => (this.transport ??= options.transport()),
+      defaultCredentials: () => this.credentials.resolve(undefined),
+      scope: () => this.scope(),
+      results: this.results,
     });
     this.storyboardWarnings.push(...(options.loadWarnings ?? []));
-    const unknownFixtures = planSeeding(storyboard).unknownKeys;
-    if (unknownFixtures.length > 0) {
-      this.storyboardWarnings.push(
-        `fixtures ${unknownFixtures.map((k) => `"${k}"`).join(', ')} map to no seed scenario of storyboard-schema.yaml (products, pricing_options, creatives, plans, media_buys) and were not seeded`,
-      );
-    }
+    this.storyboardWarnings.push(...this.roles.all((session) => session.storyboardWarnings?.()));
     const unchecked = (Array.isArray(storyboard.invariants) ? storyboard.invariants : []).filter(
       (id) => typeof id === 'string' && !IMPLEMENTED_INVARIANTS.has(id),
     );
@@ -186,11 +127,12 @@ export class StoryboardRun {
   }
 
   /**
-   * Secrets this run may put on the wire, for scrubbing rendered messages: the credentials, and the operation ids of
-   * the webhook URLs it minted (only the agent may know a URL the receiver accepts: webhooks.ts).
+   * Secrets this run may put on the wire, for scrubbing rendered messages: the credentials, and what the roles put
+   * there that no output may show (the operation ids of the webhook URLs minted: only the agent may know a URL the
+   * receiver accepts).
    */
   secrets(): string[] {
-    return [...this.credentialSecrets(), ...this.webhooks.secrets()];
+    return [...this.credentialSecrets(), ...this.roles.all((session) => session.secrets?.())];
   }
 
   /** The credentials alone (context.no_secret_echo: an agent may echo its webhook URL back, never a credential). */
@@ -208,25 +150,9 @@ export class StoryboardRun {
     return this.entries.reduce((sum, entry) => sum + this.stepBoundMs(entry.step), 3 * this.options.timeoutMs);
   }
 
-  /**
-   * How long one step can take: its call (polling included) and every webhook wait are bounded by `timeoutMs`; the
-   * signed_requests vectors with a stateful contract send more than one request — 016 two, 020 a flood that stops
-   * when the contract's window closes, then the graded one.
-   */
+  /** How long one step can take: its call (polling included) is bounded by `timeoutMs`; a role's step may say longer. */
   private stepBoundMs(step: Step): number {
-    const timeoutMs = this.options.timeoutMs;
-    const contract = (step as Partial<VectorStep>).vector?.requires_contract;
-    if (contract === 'replay_window') return 2 * timeoutMs;
-    if (contract === 'rate_abuse' && !this.options.requestSigning?.skipRateAbuse) {
-      const terms = (
-        this.options.testKit?.stateful_vector_contract as { rate_abuse?: { window_seconds?: unknown } } | undefined
-      )?.rate_abuse;
-      const windowSeconds =
-        typeof terms?.window_seconds === 'number' && terms.window_seconds > 0 ? terms.window_seconds : 0;
-      // The flood stops once the window has passed; the request in flight then and the graded one are each bounded.
-      return windowSeconds * 1000 + 2 * timeoutMs;
-    }
-    return timeoutMs;
+    return this.roles.first((session) => session.stepBoundMs?.(step)) ?? this.options.timeoutMs;
   }
 
   /** Runs forward as far as needed, then returns the final verdict of one step. */
@@ -267,7 +193,7 @@ export class StoryboardRun {
 
   async close(): Promise<void> {
     await this.queue.catch(() => {});
-    await this.webhooks.close();
+    await this.roles.close();
     await this.transport?.close();
   }
 
@@ -319,21 +245,8 @@ export class StoryboardRun {
     const result = this.results.get(entry.index)!;
     if (result.skip) return { status: 'skipped', result };
     if (result.passed) return { status: 'passed', result };
-    const branchSet = entry.phase.branch_set?.id;
-    const contributor = branchSet ? this.contributions.get(branchSet) : undefined;
-    if (contributor && contributor.phase !== entry.phase.id) {
-      // storyboard-schema.yaml > Branch sets > Runner grading; detail shape from
-      // runner-output-contract.yaml > skip_result.reasons.peer_branch_taken.
-      const regraded: StepResult = {
-        ...result,
-        skip: {
-          reason: 'peer_branch_taken',
-          detail: `${branchSet} contributed by ${contributor.phase}.${contributor.step} — ${entry.phase.id} is moot`,
-        },
-      };
-      return { status: 'skipped', result: regraded };
-    }
-    return { status: 'failed', result };
+    const moot = peerBranchTaken(entry.phase, this.contributions);
+    return moot ? { status: 'skipped', result: { ...result, skip: moot } } : { status: 'failed', result };
   }
 
   private base(entry: Entry, task: string): StepResult {
@@ -349,134 +262,159 @@ export class StoryboardRun {
     };
   }
 
+  /**
+   * One step, start to record. The order is the contract's: storyboard-wide skips and the configuration before the
+   * agent is reached; then the agent's tools, the engine's and the roles' own tasks, the cascade; then the call.
+   */
   private async execute(entry: Entry): Promise<StepResult> {
-    const { step, phase } = entry;
-    const started = performance.now();
-    const task = resolveTask(step.task, step.task_default, this.options.testKit) ?? step.task;
-    const result = this.base(entry, task);
-    const finish = (r: StepResult) => ({ ...r, duration_ms: Math.round(performance.now() - started) });
-    // A prerequisite_failed skip is the one whose state is lost: `passed: false`, whatever skipped it.
-    const skipped = (skip: SkipResult, extra: Partial<StepResult> = {}) =>
-      finish({ ...result, passed: skip.reason !== 'prerequisite_failed', skip, ...extra });
+    const task = resolveTask(entry.step.task, entry.step.task_default, this.options.testKit) ?? entry.step.task;
+    const end = new StepEnd(this.base(entry, task));
+    const step: RoleStep = { ...entry, task };
+    return this.beforeAgent(step, end) ?? (await this.withAgent(step, end));
+  }
 
-    const unresolvedScenarios = this.unresolvedScenarios();
-    if (unresolvedScenarios) return skipped(unresolvedScenarios);
-    const noReceiver = this.webhooks.storyboardSkip(this.options.testKit);
-    if (noReceiver) return skipped(noReceiver);
-    // Seeding (or a controller scenario) decided the rest of the storyboard; seeds themselves are all attempted.
-    if (this.seeding.state === 'skip' && phase.id !== SEEDING_PHASE_ID) return skipped(this.seeding.skip);
+  /** What decides a step before the agent is reached: storyboard-wide skips, `skip_if`, the configuration. */
+  private beforeAgent(step: RoleStep, end: StepEnd): StepResult | undefined {
+    const skip =
+      unresolvedScenarioSkip(this.storyboard, this.options.knownStoryboardIds) ??
+      this.roles.first((session) => session.storyboardSkip?.(step)) ??
+      this.haltFor(step.phase);
+    if (skip) return end.skipped(skip);
+    const skipIf = evaluateSkipIf(step.phase.skip_if, step.phase.id, this.options.testKit);
+    if (skipIf.kind === 'skip') return end.skipped({ reason: 'not_applicable', detail: skipIf.detail });
+    if (skipIf.kind === 'unknown') end.warnings.push(skipIf.warning);
+    // The configuration problem is all its record says.
+    if (this.options.configurationError) return end.timed({ ...end.base, error: this.options.configurationError });
+    return undefined;
+  }
 
-    const skipIf = evaluateSkipIf(phase.skip_if, phase.id, this.options.testKit);
-    if (skipIf.kind === 'skip') return skipped({ reason: 'not_applicable', detail: skipIf.detail });
-    const warnings = skipIf.kind === 'unknown' ? [skipIf.warning] : [];
-    const withWarnings = (r: StepResult) =>
-      warnings.length > 0 ? { ...r, warnings: [...(r.warnings ?? []), ...warnings] } : r;
+  /** A role decided the rest of the storyboard; the phases a role still runs (the seeds: all attempted) go on. */
+  private haltFor(phase: Phase): SkipResult | undefined {
+    if (!this.halt || this.roles.first((session) => session.runsAfterHalt?.(phase) || undefined)) return undefined;
+    return this.halt;
+  }
 
-    if (this.options.configurationError) return finish({ ...result, error: this.options.configurationError });
+  /** The first halt decides: later ones change nothing. */
+  private haltWith(halt: SkipResult | undefined): void {
+    this.halt ??= halt;
+  }
 
+  /** Once the agent's tools are known: the storyboard gate, the runner's own tasks, the cascade, then the call. */
+  private async withAgent(step: RoleStep, end: StepEnd): Promise<StepResult> {
     // Creating the transport is cheap (it connects on first call); it names the protocol in records.
     this.transport ??= this.options.transport();
     const tools = await this.agentTools();
-    if (tools.error && entry.index === 0)
-      warnings.push(
+    if (tools.error && step.index === 0)
+      end.warnings.push(
         `the agent's tool list could not be read (${tools.error}), so missing tools are not told apart from failures`,
       );
     // A storyboard whose required_tools the agent has none of does not apply to it, runner-only steps included.
     const notForThisAgent = this.cascade.storyboardGate(tools);
-    if (notForThisAgent) return withWarnings(skipped(notForThisAgent));
-
-    if (task === 'assert_contribution') return withWarnings(finish(this.assertContribution(entry, result)));
-    const runnerOnly = runnerOnlyTaskSkip(step, task, this.webhooks.hasReceiver);
-    if (runnerOnly) return withWarnings(skipped(runnerOnly));
-    if (WEBHOOK_TASKS.has(task)) {
-      // Runner-only, and the state it needs is its `triggered_by` step's webhook: that step, not the cascade, gates it (webhooks.ts).
-      const scope = {
-        context: this.context,
-        priorSteps: this.priorSteps,
-        testKit: this.options.testKit,
-        generated: this.generated,
-        runner: this.webhooks.variables,
-      };
-      return withWarnings(
-        finish(await this.webhooks.assert(step, task, result, scope, this.results, this.transport.url)),
-      );
-    }
-    if (step.task.startsWith('$test_kit.') && task === step.task) {
-      return withWarnings(
-        finish({
-          ...result,
-          error: `task "${step.task}" did not resolve: the test kit has no such value and the step has no task_default`,
-        }),
-      );
-    }
-    // signed_requests vectors: the runner's own signed HTTP requests (request-signing-probe.ts).
-    if (task === REQUEST_SIGNING_PROBE_TASK)
-      return withWarnings(finish(await this.requestSigning().run(step, result, tools)));
-    this.probes ??= new OAuthProbes({
-      agentUrl: this.transport.url,
-      timeoutMs: this.options.timeoutMs,
-      maxResponseBytes: this.options.maxResponseBytes ?? 10 * 1024 * 1024,
-      guard: this.options.urlGuard,
-    });
-    const oauthAbsent = this.probes.skipFor(phase);
-    if (oauthAbsent) return withWarnings(skipped(oauthAbsent));
-    if (PROBE_TASKS.has(task)) {
-      const outcome = await this.probes.run(task, phase);
-      if ('error' in outcome) return withWarnings(finish({ ...result, error: outcome.error }));
-      if ('skip' in outcome)
-        return withWarnings(
-          skipped(
-            outcome.skip,
-            outcome.exchange ? { request: outcome.exchange.request, response: outcome.exchange.response } : {},
-          ),
-        );
-      return withWarnings(
-        finish(this.keep(entry, outcome.exchange, this.graded(entry, task, outcome.exchange, result))),
-      );
-    }
-    const gate = this.cascade.gate(entry.index, task, tools);
+    if (notForThisAgent) return end.skipped(notForThisAgent);
+    const agentStep: AgentStep = { ...step, tools };
+    const own = await this.runnerTask(agentStep, end);
+    if (own) return own;
+    const gate = this.cascade.gate(step.index, step.task, tools);
     if (gate) {
-      if (isSeedStep(step) && this.seeding.state === 'ok') this.seeding = { state: 'skip', skip: gate.skip };
-      return withWarnings(skipped(gate.skip, gate.passed === false ? { passed: false } : {}));
+      this.haltWith(this.roles.first((session) => session.gateSkipped?.(step, gate.skip)));
+      return end.skipped(gate.skip, gate.passed === false ? { passed: false } : {});
     }
+    return this.callAgent(agentStep, end);
+  }
 
-    const receiverProblem = await this.webhooks.prepare(step.sample_request);
-    if (receiverProblem) return withWarnings(finish({ ...result, error: receiverProblem }));
-    const scope = {
-      context: this.context,
-      priorSteps: this.priorSteps,
-      testKit: this.options.testKit,
-      generated: this.generated,
-      runner: this.webhooks.variables,
-    };
-    const transport = this.transport;
+  /** The tasks the runner grades itself: assert_contribution, runner-only contracts, and every task a role claims. */
+  private async runnerTask(step: AgentStep, end: StepEnd): Promise<StepResult | undefined> {
+    if (step.task === 'assert_contribution')
+      return end.done(assertContribution(step.step, end.base, this.contributions, this.storyboard.file));
+    const runnerOnly = runnerOnlyTaskSkip(step.step, step.task);
+    if (runnerOnly) return end.skipped(runnerOnly);
+    if (step.step.task.startsWith('$test_kit.') && step.task === step.step.task) {
+      return end.done({
+        ...end.base,
+        error: `task "${step.step.task}" did not resolve: the test kit has no such value and the step has no task_default`,
+      });
+    }
+    const roleSkip = this.roles.first((session) => session.gate?.(step));
+    if (roleSkip) return end.skipped(roleSkip);
+    const owner = this.roles.owner(step.task);
+    if (!owner?.run) return undefined;
+    return this.roleRecord(step, await owner.run(step, end.base), end);
+  }
+
+  /** A role's outcome as the step's record: an exchange is graded as an agent's answer is. */
+  private roleRecord(step: AgentStep, outcome: RoleOutcome, end: StepEnd): StepResult {
+    if ('result' in outcome) return end.done(outcome.result);
+    if ('skip' in outcome) return end.skipped(outcome.skip, outcome.record ?? {});
+    return end.done(this.keep(step, outcome.exchange, this.graded(step, step.task, outcome.exchange, end.base)));
+  }
+
+  /** The call to the agent: prepared, substituted, sent, followed to its end, graded; a role may decide the verdict. */
+  private async callAgent(step: AgentStep, end: StepEnd): Promise<StepResult> {
+    const problem = await this.roles.prepare(step);
+    if (problem) return end.done({ ...end.base, error: problem });
+    const call = await this.request(step, end);
+    if ('record' in call) return call.record;
+    this.enricher.observeRequest(call.payload);
+    const transport = this.transport!;
+    const answered = await transport.call(step.task, call.payload, call.callOptions);
+    const { exchange, completion, warning } = await followAsync(transport, step.step, answered, {
+      ...call.callOptions,
+      intervalMs: this.options.pollIntervalMs ?? 1000,
+      deadlineMs: end.remainingMs(this.options.timeoutMs),
+    });
+    if (warning) end.warnings.push(warning);
+    this.enricher.observeAnswer(step.task, exchange);
+    const graded = this.graded(step, step.task, exchange, end.base, completion);
+    const verdict = this.roles.first((session) => session.verdict?.(step, exchange, graded.result));
+    this.haltWith(verdict?.halt);
+    return end.done(this.keep(step, exchange, { ...graded, result: verdict?.result ?? graded.result }));
+  }
+
+  /** The step's request as it goes out: substituted, with its credentials, enriched, keyed, with its context inputs. */
+  private async request(step: AgentStep, end: StepEnd): Promise<Call> {
+    const transport = this.transport!;
     const requestOf = (payload: unknown) => ({
       transport: transport.kind,
-      operation: task,
+      operation: step.task,
       payload,
       url: transport.url,
     });
-    const substituted = substitute(step.sample_request ?? {}, scope);
+    const substituted = substitute(step.step.sample_request ?? {}, this.scope());
     if (substituted.unresolved.length > 0) {
       // storyboard-schema.yaml > "Unresolved substitution behavior": never ship the token.
+      const source = { file: this.storyboard.file, line: step.step.loc.line, column: step.step.loc.column };
       const request = requestOf(substituted.value);
-      return withWarnings(this.unresolved(entry, result, request, substituted.unresolved, finish));
+      return {
+        record: end.done(unresolvedRecord(end.base, request, substituted.unresolved, this.earlierSteps(step), source)),
+      };
     }
-    let credentials;
-    try {
-      credentials = this.credentials.resolve(step.auth);
-    } catch (error) {
-      if (error instanceof CredentialsError)
-        return withWarnings(finish({ ...result, request: requestOf(substituted.value), error: error.message }));
-      throw error;
-    }
+    const credentials = this.stepCredentials(step);
+    if (typeof credentials === 'string')
+      return { record: end.done({ ...end.base, request: requestOf(substituted.value), error: credentials }) };
     const callOptions: CallOptions = { credentials, timeoutMs: this.options.timeoutMs };
     const built = substituted.value as Record<string, unknown>;
     if (this.options.requests !== 'as-written' && built && typeof built === 'object' && !Array.isArray(built)) {
-      warnings.push(...(await this.enrich(task, step, built, tools, callOptions)));
+      end.warnings.push(...(await this.enricher.enrich(step, built, this.transport!, callOptions)));
     }
-    let payload = withIdempotencyKey(built, task, step, this.options.schemas) as Record<string, unknown>;
+    const payload = withIdempotencyKey(built, step.task, step.step, this.options.schemas) as Record<string, unknown>;
     const request = requestOf(payload);
+    const injected = this.injectContextInputs(step.step, payload);
+    if (injected) return { record: end.done({ ...end.base, request, error: injected }) };
+    return { payload, callOptions };
+  }
+
+  /** The step's credentials, or why it has none (a CredentialsError's message). */
+  private stepCredentials(step: RoleStep): Credentials | string {
+    try {
+      return this.credentials.resolve(step.step.auth);
+    } catch (error) {
+      if (error instanceof CredentialsError) return error.message;
+      throw error;
+    }
+  }
+
+  /** `context_inputs` into the request, in place: a problem's message, or undefined. */
+  private injectContextInputs(step: Step, payload: Record<string, unknown>): string | undefined {
     try {
       for (const input of step.context_inputs ?? []) {
         if (this.context.has(input.key) && payload && typeof payload === 'object')
@@ -484,35 +422,23 @@ export class StoryboardRun {
       }
     } catch (error) {
       // The loader refuses such paths (rule context_input_path); a storyboard built in code may not have been loaded.
-      if (error instanceof PathSyntaxError)
-        return withWarnings(finish({ ...result, request, error: `context_inputs: ${error.message}` }));
+      if (error instanceof PathSyntaxError) return `context_inputs: ${error.message}`;
       throw error;
     }
-    this.discovery.observeRequest(payload);
-
-    const answered = await this.transport.call(task, payload, callOptions);
-    const remaining = Math.max(0, this.options.timeoutMs - (performance.now() - started));
-    const { exchange, completion, warning } = await followAsync(this.transport, step, answered, {
-      ...callOptions,
-      intervalMs: this.options.pollIntervalMs ?? 1000,
-      deadlineMs: remaining,
-    });
-    if (warning) warnings.push(warning);
-    this.discovery.observeAnswer(task, exchange);
-    const graded = this.graded(entry, task, exchange, result, completion);
-    let verdict;
-    if (isSeedStep(step)) verdict = seedVerdict(step, exchange, graded.result, this.storyboard.file);
-    else if (task === CONTROLLER_TASK && !step.expect_error) verdict = scenarioVerdict(exchange, graded.result);
-    else if (this.requestSigning().isCapabilityStep(phase, task))
-      verdict = this.requestSigning().capabilityVerdict(step, phase, exchange, graded.result);
-    if (verdict?.halt && this.seeding.state === 'ok') this.seeding = { state: 'skip', skip: verdict.halt };
-    return withWarnings(finish(this.keep(entry, exchange, { ...graded, result: verdict?.result ?? graded.result })));
+    return undefined;
   }
 
-  /**
-   * Grades an answer (gradeStep, with the context as it was before this step)
-   * into the step's record, and what it would capture.
-   */
+  /** What a placeholder resolves against now; `{{runner.*}}` from the roles (the webhook receiver's URLs). */
+  private scope(): SubstitutionScope {
+    return {
+      context: this.context,
+      priorSteps: this.priorSteps,
+      testKit: this.options.testKit,
+      generated: this.generated,
+      runner: this.roles.first((session) => session.variables),
+    };
+  }
+
   /** The steps before `entry` and their results so far: what an unresolved placeholder's message names. */
   private earlierSteps(entry: Entry): { phase: Entry['phase']; step: Entry['step']; result: StepResult | undefined }[] {
     return this.entries
@@ -520,6 +446,10 @@ export class StoryboardRun {
       .map((e) => ({ phase: e.phase, step: e.step, result: this.results.get(e.index) }));
   }
 
+  /**
+   * Grades an answer (gradeStep, with the context as it was before this step)
+   * into the step's record, and what it would capture.
+   */
   private graded(
     entry: Entry,
     task: string,
@@ -566,77 +496,6 @@ export class StoryboardRun {
     return graded.result;
   }
 
-  /** The signed_requests vector grader of this run (created on first use). */
-  private requestSigning(): RequestSigningProbes {
-    this.signing ??= new RequestSigningProbes({
-      storyboard: this.storyboard,
-      agentUrl: this.transport!.url,
-      protocol: this.transport!.kind,
-      authorization: () => authorizationHeader(this.credentials.resolve(undefined)),
-      timeoutMs: this.options.timeoutMs,
-      maxResponseBytes: this.options.maxResponseBytes ?? 10 * 1024 * 1024,
-      testKit: this.options.testKit,
-      skipRateAbuse: this.options.requestSigning?.skipRateAbuse,
-      fetchCapabilities: () =>
-        this.transport!.call(
-          'get_adcp_capabilities',
-          {},
-          { credentials: this.credentials.resolve(undefined), timeoutMs: this.options.timeoutMs },
-        ),
-    });
-    return this.signing;
-  }
-
-  /** The per-task request builder (enrich/index.ts) on this step's request, in place: its warning lines. */
-  private enrich(
-    task: string,
-    step: Step,
-    payload: Record<string, unknown>,
-    tools: AgentTools,
-    callOptions: CallOptions,
-  ): Promise<string[]> {
-    const brand = (this.options.testKit as { brand?: { house?: { domain?: unknown } } } | undefined)?.brand?.house
-      ?.domain;
-    return enrichRequest({
-      task,
-      step,
-      payload,
-      discovery: this.discovery,
-      declared: this.declaredFixtureIds,
-      captured: this.captured,
-      ...(typeof brand === 'string' ? { kitBrandDomain: brand } : {}),
-      anchorMs: this.flightAnchorMs,
-      nowMs: (this.options.now ?? Date.now)(),
-      discover: () => (this.ownDiscovery ??= this.discoverProducts(tools, callOptions)),
-    });
-  }
-
-  /**
-   * The runner's own get_products, for a request that needs a product in a
-   * storyboard that discovers none (webhook_emission's triggers). Once per run;
-   * it says what it asked, so the warning on the step can.
-   */
-  private async discoverProducts(tools: AgentTools, callOptions: CallOptions): Promise<string> {
-    if (tools.tools && !tools.tools.has('get_products'))
-      return 'the agent has no get_products tool to list products with';
-    const brand = this.discovery.sentBrand ?? { domain: FALLBACK_BRAND_DOMAIN };
-    const request = { buying_mode: 'brief', brief: 'Any available inventory for a short test flight.', brand };
-    const answered = await this.transport!.call('get_products', request, callOptions);
-    const { exchange } = await followAsync(
-      this.transport!,
-      { id: 'runner_discovery', title: 'runner discovery', task: 'get_products' } as Step,
-      answered,
-      { ...callOptions, intervalMs: this.options.pollIntervalMs ?? 1000, deadlineMs: this.options.timeoutMs },
-    );
-    if (exchange.transportError)
-      return `the runner's own get_products ${JSON.stringify(request)} failed: ${exchange.transportError}`;
-    const refused = answerError(exchange);
-    if (refused)
-      return `the runner's own get_products ${JSON.stringify(request)} answered an error${refused.code ? ` (${refused.code})` : ''}`;
-    this.discovery.observeAnswer('get_products', exchange);
-    return `the storyboard discovers no products, so the runner asked get_products itself (${JSON.stringify(request)}) and took the first product it listed`;
-  }
-
   /** The agent's tools, listed once per run. */
   private agentTools(): Promise<AgentTools> {
     this.tools ??= (async () => {
@@ -647,107 +506,16 @@ export class StoryboardRun {
     return this.tools;
   }
 
-  private unresolvedScenarios(): SkipResult | undefined {
-    const known = this.options.knownStoryboardIds;
-    if (!known) return undefined;
-    const missing = (this.storyboard.requires_scenarios ?? []).filter((id) => !known.has(id));
-    if (missing.length === 0) return undefined;
-    // storyboard-schema.yaml > unresolved_scenario_reference: canonical not_applicable, one sentence per id.
-    return {
-      reason: 'not_applicable',
-      detail: missing
-        .map((id) => `requires_scenarios reference "${id}" did not resolve against the source tree`)
-        .join('\n'),
-    };
-  }
-
-  private unresolved(
-    entry: Entry,
-    result: StepResult,
-    request: StepResult['request'],
-    tokens: string[],
-    finish: (r: StepResult) => StepResult,
-  ): StepResult {
-    const runnerTokens = tokens.filter((t) => /^\{\{\s*runner\./.test(t));
-    if (runnerTokens.length === tokens.length) {
-      // A runner-provided value (the webhook receiver) this run does not have:
-      // the spec grades that as not applicable, not as the agent's failure.
-      return finish({
-        ...result,
-        passed: true,
-        request,
-        skip: {
-          reason: 'not_applicable',
-          detail: `unresolved_substitution: ${runnerTokens.join(', ')} needs the runner's webhook receiver, and this run hosts none (plugin option webhooks: { receiver: 'loopback' }, or --webhook-receiver)`,
-        },
-      });
-    }
-    return finish({
-      ...result,
-      request,
-      validations: [
-        {
-          check: 'unresolved_substitution',
-          passed: false,
-          description: 'unresolved substitution',
-          json_pointer: null,
-          expected: tokens,
-          actual: null,
-          schema_id: null,
-          schema_url: null,
-          error: explainUnresolved(tokens, this.earlierSteps(entry)),
-          request,
-          source: { file: this.storyboard.file, line: entry.step.loc.line, column: entry.step.loc.column },
-        },
-      ],
-    });
-  }
-
   /** storyboard-schema.yaml > context_outputs: a failed step MUST NOT populate the accumulator. */
   private recordPass(entry: Entry, exchange: Exchange, captures: Map<string, unknown>): void {
     for (const [name, value] of captures) {
       this.context.set(name, value);
-      this.captured.set(name, { value, by: entry.step.id });
+      this.enricher.captures(name, value, entry.step.id);
     }
     this.priorSteps.set(entry.step.id, exchange.data);
     const flag = entry.step.contributes_to;
-    if (flag && this.contributionAllowed(entry.step) && !this.contributions.has(flag)) {
+    if (flag && contributionAllowed(entry.step, this.priorSteps) && !this.contributions.has(flag)) {
       this.contributions.set(flag, { phase: entry.phase.id, step: entry.step.id });
     }
-  }
-
-  /** `contributes_if: "prior_step.<id>.passed"` — the only grammar the spec defines. */
-  private contributionAllowed(step: Step): boolean {
-    if (!step.contributes_if) return true;
-    const match = /^prior_step\.([\w-]+)\.passed$/.exec(step.contributes_if.trim());
-    if (!match) return false;
-    return this.priorSteps.has(match[1]!);
-  }
-
-  private assertContribution(entry: Entry, result: StepResult): StepResult {
-    const validations = entry.step.validations.map((validation): ValidationResult => {
-      const allowed = (validation.allowed_values ?? []).map(String);
-      const contributed = allowed.filter((flag) => this.contributions.has(flag));
-      const passed = validation.check === 'any_of' && contributed.length > 0;
-      const source = { file: this.storyboard.file, line: validation.loc.line, column: validation.loc.column };
-      const description = validation.description ?? validation.check;
-      if (passed) return { check: validation.check, passed, description, source, schema_id: null, schema_url: null };
-      return {
-        check: validation.check,
-        passed,
-        description,
-        json_pointer: null,
-        expected: validation.allowed_values ?? [],
-        actual: [...this.contributions.keys()],
-        error:
-          validation.check === 'any_of'
-            ? 'no branch contributed any of the allowed flags'
-            : `check "${validation.check}" cannot grade an assert_contribution step (only any_of does)`,
-        schema_id: null,
-        schema_url: null,
-        source,
-      };
-    });
-    return { ...result, validations, passed: validations.every((v) => v.passed) };
   }
 }

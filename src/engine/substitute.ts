@@ -26,7 +26,7 @@ export interface SubstitutionScope {
    * resolve (e.g. in a validation, where a fresh value could never match).
    */
   generated?: Map<string, string>;
-  /** `{{runner.*}}` values when the run hosts a webhook receiver (src/engine/webhooks.ts). */
+  /** `{{runner.*}}` values when the run hosts a webhook receiver (roles/webhook-receiver/webhooks.ts). */
   runner?: RunnerVariables;
 }
 

@@ -57,3 +57,49 @@ export function explainUnresolved(tokens: readonly string[], earlier: readonly E
     })
     .join('\n');
 }
+
+/**
+ * The record of a step whose request kept placeholders (storyboard-schema.yaml > "Unresolved substitution behavior":
+ * never ship the token): a runner-provided value (the webhook receiver) this run does not have is not applicable — the
+ * spec grades that as not applicable, not as the agent's failure —; anything else fails with the sentence that names
+ * the step to look at. Untimed: the caller finishes it.
+ */
+export function unresolvedRecord(
+  result: StepResult,
+  request: StepResult['request'],
+  tokens: string[],
+  earlier: readonly EarlierStep[],
+  source: { file: string; line: number; column: number },
+): StepResult {
+  const runnerTokens = tokens.filter((t) => /^\{\{\s*runner\./.test(t));
+  if (runnerTokens.length === tokens.length) {
+    return {
+      ...result,
+      passed: true,
+      request,
+      skip: {
+        reason: 'not_applicable',
+        detail: `unresolved_substitution: ${runnerTokens.join(', ')} needs the runner's webhook receiver, and this run hosts none (plugin option webhooks: { receiver: 'loopback' }, or --webhook-receiver)`,
+      },
+    };
+  }
+  return {
+    ...result,
+    request,
+    validations: [
+      {
+        check: 'unresolved_substitution',
+        passed: false,
+        description: 'unresolved substitution',
+        json_pointer: null,
+        expected: tokens,
+        actual: null,
+        schema_id: null,
+        schema_url: null,
+        error: explainUnresolved(tokens, earlier),
+        request,
+        source,
+      },
+    ],
+  };
+}

@@ -9,14 +9,15 @@ import { fileURLToPath } from 'node:url';
 import type { Plugin } from 'vitest/config';
 import type { TestProject, TestSpecification, VitestPluginContext } from 'vitest/node';
 import { defaultCacheDir } from '../cache/location.js';
-import { CompileCache } from '../compile/compile-cache.js';
-import { compileOversizeStoryboard, compileStoryboard } from '../compile/compile.js';
+import { CompileCache, type CachedCompile } from '../compile/compile-cache.js';
+import { compileOversizeStoryboard, compileStoryboard, type CompileOptions } from '../compile/compile.js';
+import { signingVectorsFor } from '../roles/request-signing/vectors.js';
 import { ConfigurationError } from '../model/errors.js';
 import { resolveRuntimeConfig, type RuntimeConfig } from '../config.js';
 import { complianceFromEnv, resolveCorpus, runCorpus, type Corpus } from '../corpus.js';
 import { agentPreflight } from './agent-preflight.js';
 import { CapabilitySelectionError, storyboardIdsForAgent } from './capabilities.js';
-import { addSummaryReporter } from '../report/summary-reporter.js';
+import { addSummaryReporter } from '../vitest/summary-reporter.js';
 import { checkOptions } from './check-options.js';
 import { selectCorpusInRunOrder, type CorpusSelection } from '../storyboard/select.js';
 import { resolveWebhookReceiver, type WebhookOptions } from '../webhooks/options.js';
@@ -396,7 +397,7 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
       // `--project '!vitest-adcp'` (or a filter naming only your projects): no storyboard runs, and nothing asks the agent.
       if (!project) return;
       storyboardProjects.add(project);
-      // The per-track summary at the end of a run (report/summary-reporter.ts), beside a terminal reporter only.
+      // The per-track summary at the end of a run (vitest/summary-reporter.ts), beside a terminal reporter only.
       addSummaryReporter(vitest);
       watchRuns(vitest, project, userProject);
       // Pushed, not returned from config(): a returned test.include would replace the user's.
@@ -532,7 +533,7 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
         compileCache && kitRoot && isBelow(file, kitRoot) ? compileCache.key(file, `${mode}\0${code}`) : undefined;
       let result = key ? compileCache!.load(key) : undefined;
       if (!result) {
-        const compiled = compileStoryboard(code, file, {
+        result = compileFresh(code, file, {
           runtime,
           corpusRoot: kitRoot,
           mode,
@@ -541,14 +542,6 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
           ...(options.strictKeys === false ? { strictKeys: false } : {}),
           ...(options.storyboardBounds ? { bounds: options.storyboardBounds } : {}),
         });
-        result = {
-          code: compiled.code,
-          map: compiled.map,
-          diagnostics: compiled.diagnostics,
-          ...(compiled.storyboard?.prerequisites?.test_kit
-            ? { testKit: compiled.storyboard.prerequisites.test_kit }
-            : {}),
-        };
         if (key) compileCache!.store(key, result);
       }
       for (const d of result.diagnostics.filter((d) => d.severity === 'warning')) {
@@ -560,6 +553,25 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
     },
   };
   return plugin;
+}
+
+/**
+ * A storyboard file compiled (not from the cache). The compiler reads no file: the signed_requests vectors a test module
+ * plans from are read here (once per process, a few ms; roles/request-signing/vectors.ts).
+ */
+function compileFresh(code: string, file: string, options: CompileOptions): CachedCompile {
+  const compiled = compileStoryboard(code, file, {
+    ...options,
+    ...(options.mode !== 'data'
+      ? { signingVectors: signingVectorsFor({ file }, { corpusRoot: options.corpusRoot }) }
+      : {}),
+  });
+  return {
+    code: compiled.code,
+    map: compiled.map,
+    diagnostics: compiled.diagnostics,
+    ...(compiled.storyboard?.prerequisites?.test_kit ? { testKit: compiled.storyboard.prerequisites.test_kit } : {}),
+  };
 }
 
 /**

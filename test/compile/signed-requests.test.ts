@@ -9,6 +9,7 @@ import { TraceMap, originalPositionFor } from '@jridgewell/trace-mapping';
 import { describe, expect, it } from 'vitest';
 import { compileStoryboard } from '../../src/compile/compile.js';
 import { resolveCorpus } from '../../src/corpus.js';
+import { signingVectorsFor } from '../../src/roles/request-signing/vectors.js';
 
 const corpus = resolveCorpus(undefined);
 const file = join(corpus.root, 'universal', 'signed-requests.yaml');
@@ -23,6 +24,8 @@ describe('compiling signed-requests.yaml', () => {
   const { code, map, diagnostics } = compileStoryboard(source, file, {
     runtime: 'vitest-adcp/runtime',
     corpusRoot: corpus.root,
+    // The compiler reads no file: the caller reads the vectors (as the plugin does).
+    signingVectors: signingVectorsFor({ file }, { corpusRoot: corpus.root }),
   });
   const trace = new TraceMap(map as any);
   const originalLineOf = (snippet: string) => {

@@ -1,14 +1,14 @@
 /**
  * Verdicts of comply_test_controller calls that decide the rest of a
- * storyboard (src/engine/controller.ts), on hand-made exchanges. The
+ * storyboard (src/roles/controller-seeding/controller.ts), on hand-made exchanges. The
  * fixture-agent runs in grading-model.e2e.test.ts (controller seeding,
  * UNKNOWN_SCENARIO) show the same rules on the wire.
  */
 import { describe, expect, it } from 'vitest';
 import type { Exchange } from '../../src/model/exchange.js';
-import { scenarioVerdict, seedVerdict } from '../../src/engine/controller.js';
+import { scenarioVerdict, seedVerdict } from '../../src/roles/controller-seeding/controller.js';
 import type { StepResult, ValidationResult } from '../../src/model/records.js';
-import type { SeedStep } from '../../src/engine/seeding.js';
+import type { SeedStep } from '../../src/plan/seeding.js';
 
 const seed = {
   id: 'seed_product.p1',

@@ -1,5 +1,5 @@
 /**
- * The grading model (src/engine/gate.ts, grade.ts, seeding.ts, polling.ts,
+ * The grading model (src/engine/gate.ts, grade.ts, polling.ts, src/plan/seeding.ts,
  * substitute.ts, idempotency.ts, invariants.ts, skip-if.ts) against the real
  * fixture agent: each rule holds on a conformant endpoint and fails — or skips
  * with the contract's reason and detail — on an endpoint that misbehaves in
@@ -13,7 +13,7 @@ import type { TestModule } from 'vitest/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureAgent, type FixtureAgent, type FixtureCall } from '../../fixtures/agent/server.mjs';
 import type { StepOutcome, StepResult, ValidationResult } from '../../src/model/records.js';
-import { buildContractReport } from '../../src/report/reporter.js';
+import { buildContractReport } from '../../src/vitest/reporter.js';
 import type { AdcpStepMeta } from '../../src/model/step-meta.js';
 import {
   openInline,

@@ -1,5 +1,5 @@
 /**
- * The request each conformance vector becomes (src/engine/request-signing-build.ts),
+ * The request each conformance vector becomes (src/roles/request-signing/build.ts),
  * checked against the vector's own expected outcome by a verifier configured
  * as the vector describes (test/signing/harness.ts): re-signed at the agent's
  * URL with fresh times, a positive vector still verifies and a negative one
@@ -11,7 +11,7 @@ import {
   urlEdge,
   VectorNotReproducible,
   vectorOperation,
-} from '../../src/engine/request-signing-build.js';
+} from '../../src/roles/request-signing/build.js';
 import {
   isSignatureRequired,
   MemoryReplayCache,

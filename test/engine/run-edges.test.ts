@@ -14,6 +14,7 @@ import { startFixtureAgent, type FixtureAgent, type FixtureCall } from '../../fi
 import { defaultSchemasDir } from '../../src/corpus.js';
 import type { StepOutcome } from '../../src/model/records.js';
 import { StoryboardRun } from '../../src/engine/run.js';
+import { BUILTIN_ROLES } from '../../src/roles/index.js';
 import { schemaRegistryFor } from '../../src/schemas/registry.js';
 import { loadStoryboard } from '../../src/storyboard/load.js';
 import { McpTransport } from '../../src/transport/mcp.js';
@@ -331,6 +332,7 @@ describe('a step that cannot be sent fails alone, saying what to fix', () => {
     );
     if (!loaded.ok) throw new Error('inline storyboard did not load');
     const run = new StoryboardRun(loaded.storyboard, {
+      roles: BUILTIN_ROLES,
       transport: () => new McpTransport({ url, maxResponseBytes: 1_000_000 }),
       schemas: schemaRegistryFor(defaultSchemasDir()!),
       timeoutMs: 5_000,
@@ -465,6 +467,7 @@ describe('secrets', () => {
     // open-run.ts hands the URL's credentials to the run.
     expect(openStoryboardRun(loaded.storyboard, { agentUrl: withUrlSecret }).secrets()).toContain('url-secret-9');
     const run = new StoryboardRun(loaded.storyboard, {
+      roles: BUILTIN_ROLES,
       transport: () => new McpTransport({ url: withUrlSecret, maxResponseBytes: 1_000_000 }),
       schemas: schemaRegistryFor(defaultSchemasDir()!),
       testKit: kit as never,

@@ -1,10 +1,13 @@
 /**
- * Planning the controller-seeding phase (src/engine/seeding.ts) from the
+ * Planning the controller-seeding phase (src/plan/seeding.ts) from the
  * storyboard alone. test/compile/seeding.test.ts shows the phase in the
  * compiled module; grading-model.e2e.test.ts runs it against the fixture agent.
  */
 import { describe, expect, it } from 'vitest';
-import { executionPhases, isSeedStep, planSeeding, SEEDING_PHASE_ID } from '../../src/engine/seeding.js';
+import { planPhases } from '../../src/engine/role.js';
+import { executionPhases } from '../../src/plan/execution-phases.js';
+import { BUILTIN_ROLES } from '../../src/roles/index.js';
+import { isSeedStep, planSeeding, SEEDING_PHASE_ID } from '../../src/plan/seeding.js';
 import type { Step, Storyboard } from '../../src/model/storyboard.js';
 
 const loc = { line: 1, column: 1 };
@@ -99,13 +102,16 @@ describe('planSeeding', () => {
     ).toEqual({ unknownKeys: ['odd'] });
   });
 
-  it('executionPhases puts the seeding phase first, only when there is one', () => {
+  it('executionPhases puts the seeding phase first, only when there is one — as the engine plans with the built-in roles', () => {
     const seeded = storyboard({
       prerequisites: { controller_seeding: true },
       fixtures: { products: [{ product_id: 'p1' }] },
     });
     expect(executionPhases(seeded).map((p) => p.id)).toEqual([SEEDING_PHASE_ID, 'main']);
     expect(executionPhases(storyboard({}))).toBe(own);
+    const settings = { transport: () => ({}) as never, timeoutMs: 1 };
+    expect(planPhases(BUILTIN_ROLES, seeded, settings)).toEqual(executionPhases(seeded));
+    expect(planPhases(BUILTIN_ROLES, storyboard({}), settings)).toBe(own);
   });
 
   it('isSeedStep: only steps that carry what they seed', () => {

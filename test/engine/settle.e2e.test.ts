@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureAgent, type FixtureAgent } from '../../fixtures/agent/server.mjs';
 import { defaultSchemasDir } from '../../src/corpus.js';
 import { StoryboardRun } from '../../src/engine/run.js';
+import { BUILTIN_ROLES } from '../../src/roles/index.js';
 import { schemaRegistryFor } from '../../src/schemas/registry.js';
 import { loadStoryboard } from '../../src/storyboard/load.js';
 import { McpTransport } from '../../src/transport/mcp.js';
@@ -65,6 +66,7 @@ function runFor(yaml: string, url: string) {
   const loaded = loadStoryboard(yaml, '/virtual/branchy.storyboard.yaml');
   if (!loaded.ok) throw new Error(JSON.stringify(loaded.diagnostics));
   return new StoryboardRun(loaded.storyboard, {
+    roles: BUILTIN_ROLES,
     transport: () => new McpTransport({ url, maxResponseBytes: 1 << 20 }),
     schemas: schemaRegistryFor(defaultSchemasDir()!),
     authToken: TOKEN,
@@ -140,6 +142,7 @@ describe('isolation', () => {
     const loaded = loadStoryboard(branches(true), '/virtual/branchy.storyboard.yaml');
     if (!loaded.ok) throw new Error('fixture');
     const run = new StoryboardRun(loaded.storyboard, {
+      roles: BUILTIN_ROLES,
       transport: () => {
         throw new Error('transport factory exploded');
       },

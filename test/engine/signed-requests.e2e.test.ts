@@ -16,9 +16,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureAgent, type FixtureAgent } from '../../fixtures/agent/server.mjs';
 import { resolveCorpus } from '../../src/corpus.js';
 import type { StepOutcome, StepResult } from '../../src/model/records.js';
-import { REQUEST_SIGNING_PROBE_TASK, withVectorSteps } from '../../src/engine/request-signing-steps.js';
+import { REQUEST_SIGNING_PROBE_TASK } from '../../src/model/runner-tasks.js';
+import { withVectorSteps } from '../../src/plan/signing-vectors.js';
 import { StoryboardRun } from '../../src/engine/run.js';
-import { executionPhases } from '../../src/engine/seeding.js';
+import { BUILTIN_ROLES } from '../../src/roles/index.js';
+import { planPhases } from '../../src/engine/role.js';
+import { signingVectorsFor } from '../../src/roles/request-signing/vectors.js';
 import { formatStepFailure } from '../../src/report/format.js';
 import { redactStepResult } from '../../src/report/record.js';
 import { loadStoryboard } from '../../src/storyboard/load.js';
@@ -67,6 +70,7 @@ async function runSigned(
 ): Promise<Ran> {
   const session = `sr${++sessions}`;
   const run = new StoryboardRun(signedRequestsStoryboard(), {
+    roles: BUILTIN_ROLES,
     transport: () =>
       new McpTransport({
         url: agent.urlFor([...behaviours, `session_${session}`]),
@@ -133,7 +137,7 @@ const APPLICABLE_NEGATIVES = vectorIds('negative').filter((id) => !NOT_APPLICABL
 describe('synthesized vector steps', () => {
   it("one step per vector file, with the reference runner's ids, titled with the vector id and name, at the phase line", () => {
     const storyboard = signedRequestsStoryboard();
-    const phases = withVectorSteps(storyboard);
+    const phases = withVectorSteps(storyboard, signingVectorsFor(storyboard));
     for (const [phaseId, polarity] of [
       ['positive_vectors', 'positive'],
       ['negative_vectors', 'negative'],
@@ -154,19 +158,20 @@ describe('synthesized vector steps', () => {
         .findIndex((l) => /^\s*- id: positive_vectors\s*$/.test(l)) + 1;
     expect(first.loc.line).toBe(line);
     // The engine plans the same steps; the storyboard's own data is untouched.
-    expect(executionPhases(storyboard).flatMap((p) => p.steps.map((s) => s.id))).toEqual([
-      'get_capabilities',
-      ...vectorIds('positive'),
-      ...vectorIds('negative'),
-    ]);
+    expect(
+      planPhases(BUILTIN_ROLES, storyboard, { transport: () => ({}) as never, timeoutMs: 1 }).flatMap((p) =>
+        p.steps.map((s) => s.id),
+      ),
+    ).toEqual(['get_capabilities', ...vectorIds('positive'), ...vectorIds('negative')]);
     expect(storyboard.phases.find((p) => p.id === 'negative_vectors')!.steps).toEqual([]);
   });
 
   it('a vector phase whose vectors cannot be found gets one failing step, never an empty pass', async () => {
     const storyboard = { ...signedRequestsStoryboard(), file: '/nowhere/signed-requests.yaml' };
-    const phase = withVectorSteps(storyboard).find((p) => p.id === 'positive_vectors')!;
+    const phase = withVectorSteps(storyboard, signingVectorsFor(storyboard)).find((p) => p.id === 'positive_vectors')!;
     expect(phase.steps.map((s) => s.id)).toEqual(['vectors_unavailable']);
     const run = new StoryboardRun(storyboard, {
+      roles: BUILTIN_ROLES,
       transport: () =>
         new McpTransport({ url: agent.urlFor(['request_signing', 'session_missing_vectors']), maxResponseBytes: 1e6 }),
       authToken: TOKEN,
@@ -327,6 +332,7 @@ describe('gating and contracts', () => {
     if (!loaded.ok) throw new Error(loaded.diagnostics.map((d) => d.message).join('\n'));
     const verdictOn = async (behaviours: string[]) => {
       const run = new StoryboardRun(loaded.storyboard, {
+        roles: BUILTIN_ROLES,
         transport: () =>
           new McpTransport({ url: agent.urlFor([...behaviours, `session_sr${++sessions}`]), maxResponseBytes: 1e6 }),
         authToken: TOKEN,
@@ -396,6 +402,7 @@ describe('gating and contracts', () => {
 describe('the bound of a settle (worstCaseMs), which the step tests get as their timeout', () => {
   const bound = (options: { skipRateAbuse?: boolean; testKit?: TestKit }) =>
     new StoryboardRun(signedRequestsStoryboard(), {
+      roles: BUILTIN_ROLES,
       transport: () => {
         throw new Error('no call is made to compute a bound');
       },
@@ -403,7 +410,10 @@ describe('the bound of a settle (worstCaseMs), which the step tests get as their
       ...(options.testKit ? { testKit: options.testKit } : {}),
       requestSigning: { skipRateAbuse: options.skipRateAbuse === true },
     }).worstCaseMs();
-  const steps = withVectorSteps(signedRequestsStoryboard()).reduce((n, p) => n + p.steps.length, 0);
+  const steps = withVectorSteps(signedRequestsStoryboard(), signingVectorsFor(signedRequestsStoryboard())).reduce(
+    (n, p) => n + p.steps.length,
+    0,
+  );
 
   it("adds each step's own bound: 016 sends twice, 020 floods for the contract's window_seconds (60 s in the kit) and then sends the graded request", () => {
     expect(steps).toBeGreaterThan(30);

@@ -1,5 +1,5 @@
 /**
- * The webhook tasks (src/engine/webhooks.ts) end to end: the corpus
+ * The webhook tasks (src/roles/webhook-receiver/webhooks.ts) end to end: the corpus
  * storyboards that use them (universal/webhook-emission.yaml,
  * universal/idempotency.yaml) and inline ones, through the real engine and
  * MCP transport, against the fixture agent — which signs its webhooks with

@@ -7,6 +7,7 @@ import { stringify } from 'yaml';
 import { defaultSchemasDir } from '../../src/corpus.js';
 import type { StepOutcome } from '../../src/model/records.js';
 import { StoryboardRun } from '../../src/engine/run.js';
+import { BUILTIN_ROLES } from '../../src/roles/index.js';
 import { schemaRegistryFor } from '../../src/schemas/registry.js';
 import { loadStoryboard } from '../../src/storyboard/load.js';
 import type { TestKit } from '../../src/model/storyboard.js';
@@ -52,6 +53,7 @@ export function openInline(yaml: string, url: string, options: InlineRunOptions 
   if (!loaded.ok)
     throw new Error(loaded.diagnostics.map((d) => `${d.line}:${d.column} [${d.rule}] ${d.message}`).join('\n'));
   return new StoryboardRun(loaded.storyboard, {
+    roles: BUILTIN_ROLES,
     transport: () =>
       createTransport(options.protocol ?? 'mcp', {
         url,

@@ -6,8 +6,8 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { REQUEST_SIGNING_PROBE_TASK } from '../../src/engine/request-signing-steps.js';
-import { WEBHOOK_TASKS } from '../../src/engine/webhooks.js';
+import { REQUEST_SIGNING_PROBE_TASK } from '../../src/model/runner-tasks.js';
+import { WEBHOOK_TASKS } from '../../src/roles/webhook-receiver/webhooks.js';
 import { PROBE_TASKS } from '../../src/transport/probe.js';
 import { adcpKnowledge, RUNNER_TASKS } from '../../src/storyboard/adcp-tasks.js';
 import { formatDiagnostic, loadStoryboard, type LoadOptions } from '../../src/storyboard/index.js';

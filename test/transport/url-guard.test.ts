@@ -12,7 +12,7 @@ import { hostname } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveRuntimeConfig } from '../../src/config.js';
-import { OAuthProbes } from '../../src/engine/oauth-probes.js';
+import { OAuthProbes } from '../../src/roles/oauth-probes/probes.js';
 import { A2aTransport } from '../../src/transport/a2a.js';
 import { McpTransport } from '../../src/transport/mcp.js';
 import { probe } from '../../src/transport/probe.js';

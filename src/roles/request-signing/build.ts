@@ -30,14 +30,14 @@
  * nonces (injectable).
  */
 import { randomBytes } from 'node:crypto';
-import { checkContentDigest } from '../signing/content-digest.js';
-import type { AdcpJwk } from '../signing/keys.js';
-import { fieldValue } from '../signing/message.js';
-import { REQUEST_SIGNING } from '../signing/profiles.js';
-import { signRequest } from '../signing/sign.js';
-import { parseSignature, parseSignatureInput, type ParsedSignatureInput } from '../signing/signature-input.js';
-import { encodeBase64Url, parseStrictDictionary } from '../signing/structured-fields.js';
-import type { SigningVector, TestKey } from '../signing/vectors.js';
+import { checkContentDigest } from '../../signing/content-digest.js';
+import type { AdcpJwk } from '../../signing/keys.js';
+import { fieldValue } from '../../signing/message.js';
+import { REQUEST_SIGNING } from '../../signing/profiles.js';
+import { signRequest } from '../../signing/sign.js';
+import { parseSignature, parseSignatureInput, type ParsedSignatureInput } from '../../signing/signature-input.js';
+import { encodeBase64Url, parseStrictDictionary } from '../../signing/structured-fields.js';
+import type { SigningVector, TestKey } from '../../signing/vectors.js';
 
 export type DigestPolicy = 'required' | 'forbidden' | 'either';
 

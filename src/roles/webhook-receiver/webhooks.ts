@@ -36,24 +36,25 @@
  * verified delivery (test kit > client_primitives.signature_replay_store).
  */
 import { randomUUID } from 'node:crypto';
-import { jsonEqual } from '../checks/equality.js';
-import type { SchemaRegistry } from '../schemas/registry.js';
+import type { SchemaRegistry } from '../../schemas/registry.js';
+import { WEBHOOK_SIGNING } from '../../signing/index.js';
+import type { Step, Storyboard, TestKit } from '../../model/storyboard.js';
+import { isRoutable, type RetryPolicy, type WebhookDelivery, type WebhookSink } from '../../webhooks/receiver.js';
+import type { UrlGuardOptions } from '../../transport/url-guard.js';
+import type { SkipResult, StepResult, ValidationResult } from '../../model/records.js';
+import { substitute, type RunnerVariables, type SubstitutionScope } from '../../engine/substitute.js';
+import { DeliverySignatures } from './signatures.js';
+import { expectWebhook } from './expect-webhook.js';
 import {
-  MemoryReplayCache,
-  verifySignedMessage,
-  WEBHOOK_SIGNING,
-  type JwksSource,
-  type SigningProfile,
-  type WebhookSignatureErrorCode,
-} from '../signing/index.js';
-import type { Step, Storyboard, TestKit } from '../model/storyboard.js';
-import { isRoutable, type RetryPolicy, type WebhookDelivery, type WebhookSink } from '../webhooks/receiver.js';
-import type { UrlGuardOptions } from '../transport/url-guard.js';
-import { SignerKeys } from '../webhooks/signer-keys.js';
-import { parseStrictJson } from '../webhooks/strict-json.js';
-import { resolvePath } from '../model/path.js';
-import type { SkipResult, StepResult, ValidationResult, WebhookDeliveryRecord } from '../model/records.js';
-import { substitute, type RunnerVariables, type SubstitutionScope } from './substitute.js';
+  triggerProblem,
+  positive,
+  parseBody,
+  matchesFilter,
+  signatureValidation,
+  recordDeliveries,
+  Validations,
+  IDEMPOTENCY_KEY_PATTERN,
+} from './deliveries.js';
 
 export const WEBHOOK_TASKS: ReadonlySet<string> = new Set([
   'expect_webhook',
@@ -62,8 +63,6 @@ export const WEBHOOK_TASKS: ReadonlySet<string> = new Set([
 ]);
 /** The test-kit contract a receiver satisfies. */
 export const WEBHOOK_CONTRACT = 'webhook_receiver_runner';
-/** mcp-webhook-payload.json > idempotency_key. */
-export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9_.:-]{16,255}$/;
 
 const DEFAULT_TIMEOUT_SECONDS = 30;
 const DEFAULT_RETRY_TIMEOUT_SECONDS = 90;
@@ -71,8 +70,6 @@ const DEFAULT_MIN_DELIVERIES = 2;
 /** retry_replay_contract defaults and bounds (the loader already rejects values outside them). */
 const DEFAULT_RETRY: RetryPolicy = { count: 3, httpStatus: 503 };
 const RETRY_STATUSES = new Set([429, 500, 502, 503, 504]);
-const MAX_RECORDED_DELIVERIES = 50;
-const MAX_RECORDED_BODY_CHARS = 64 * 1024;
 const WEBHOOK_URL_TOKEN = /\{\{\s*runner\.webhook_url:([^{}\s]+)\s*\}\}/g;
 
 export interface WebhookRunOptions {
@@ -82,22 +79,15 @@ export interface WebhookRunOptions {
   timeoutMs: number;
   schemas?: SchemaRegistry;
   file: string;
-  /** Verification keys instead of brand.json discovery (tests; an operator with pinned keys). */
-  signerKeys?: JwksSource;
   /** The SSRF guard for brand.json / JWKS discovery (`allowHttp`; tests' lookup / dial). */
   urlGuard?: Omit<UrlGuardOptions, 'agentUrl'>;
 }
 
-type Verdict =
-  | { ok: true; keyid: string }
-  | { ok: false; code: WebhookSignatureErrorCode | 'webhook_body_malformed'; step: number | string; detail: string };
-
 export class WebhookRun {
   private readonly operationIds = new Map<string, string>();
   private readonly opened = new Map<string, Promise<void>>();
-  private readonly replay = new MemoryReplayCache({ perKeyidCap: 100_000 });
-  private readonly verdicts = new Map<number, Promise<Verdict>>();
-  private keys?: { agentUrl: string; keys: SignerKeys };
+  /** The deliveries' signatures, each verified once, against the run's one replay store. */
+  private readonly signatures: DeliverySignatures;
   /** `{{runner.*}}` values; undefined without a receiver (those tokens then stay unresolved). */
   readonly variables?: RunnerVariables;
 
@@ -105,6 +95,7 @@ export class WebhookRun {
     private readonly storyboard: Storyboard,
     private readonly options: WebhookRunOptions,
   ) {
+    this.signatures = new DeliverySignatures(options);
     const sink = options.sink;
     if (sink) {
       this.variables = {
@@ -302,89 +293,10 @@ export class WebhookRun {
     const first = matched[0]!;
     if (task === 'expect_webhook_signature_valid') {
       const tag = typeof step.require_tag === 'string' ? step.require_tag : WEBHOOK_SIGNING.tag;
-      const verdict = await this.verify(first, tag, agentUrl);
+      const verdict = await this.signatures.verify(first, tag, agentUrl);
       return done([signatureValidation(v, verdict, first, tag)]);
     }
-    return done(this.expectWebhook(step, v, first, matched, cap, window));
-  }
-
-  private expectWebhook(
-    step: Step,
-    v: Validations,
-    first: WebhookDelivery,
-    matched: WebhookDelivery[],
-    cap: number | undefined,
-    window: string,
-  ): ValidationResult[] {
-    const out: ValidationResult[] = [];
-    const body = parseBody(first);
-    if (!body.ok) {
-      out.push(
-        v.fail('schema_violation', 'the webhook body is a JSON object', body.problem, {
-          json_pointer: '',
-          expected: 'a JSON object body',
-        }),
-      );
-      return out;
-    }
-    out.push(v.pass('the webhook body is a JSON object'));
-    if (step.expect_idempotency_key !== false) out.push(idempotencyKeyValidation(v, body.value));
-    const ref = typeof step.webhook_payload_schema_ref === 'string' ? step.webhook_payload_schema_ref : undefined;
-    if (ref) out.push(this.payloadSchema(v, ref, body.value));
-    if (cap !== undefined) {
-      const keys = [...new Set(matched.map((d) => keyOf(d)).filter((k): k is string => typeof k === 'string'))];
-      out.push(
-        keys.length <= cap
-          ? v.pass(`at most ${cap} logical event(s) (distinct idempotency_key) within ${window}`)
-          : v.fail(
-              'duplicate_webhook_on_replay',
-              `at most ${cap} logical event(s) (distinct idempotency_key)`,
-              `${keys.length} distinct idempotency_keys arrived within ${window}: the agent re-emitted the event (a replay must not re-execute)`,
-              {
-                json_pointer: '/idempotency_key',
-                expected: `at most ${cap} distinct idempotency_key value(s)`,
-                observed: keys,
-              },
-            ),
-      );
-    }
-    return out;
-  }
-
-  private payloadSchema(v: Validations, ref: string, body: unknown): ValidationResult {
-    const description = `the payload validates against ${ref}`;
-    const schemas = this.options.schemas;
-    if (!schemas || !schemas.resolveRef(ref)) {
-      const presumed = schemas?.presumedIdentity(ref) ?? { schema_id: null, schema_url: null };
-      return {
-        ...v.fail(
-          'schema_violation',
-          description,
-          `no AdCP schema "${ref}" is available to validate the webhook against`,
-          { expected: ref, observed: { reason: 'schema_not_found', ref } },
-        ),
-        ...presumed,
-      };
-    }
-    const verdict = schemas.validate(ref, body);
-    if (verdict.valid) return { ...v.pass(description), schema_id: verdict.schema_id, schema_url: verdict.schema_url };
-    return {
-      ...v.fail(
-        'schema_violation',
-        description,
-        verdict.errors
-          .slice(0, 5)
-          .map((e) => `${e.instance_path || '/'} ${e.message}`)
-          .join('; '),
-        {
-          json_pointer: verdict.errors[0]?.instance_path ?? '',
-          expected: verdict.schema_id,
-          observed: verdict.errors,
-        },
-      ),
-      schema_id: verdict.schema_id,
-      schema_url: verdict.schema_url,
-    };
+    return done(expectWebhook(step, v, first, matched, { cap, window, schemas: this.options.schemas }));
   }
 
   private async retryKeysStable(
@@ -469,7 +381,7 @@ export class WebhookRun {
     // storyboard-schema.yaml > expect_webhook_retry_keys_stable: under 9421 every retry is verified, with the run's replay store.
     if (!hmac && step.verify_signature_on_every_delivery !== false) {
       for (const [i, delivery] of matched.entries()) {
-        const verdict = await this.verify(delivery, WEBHOOK_SIGNING.tag, agentUrl);
+        const verdict = await this.signatures.verify(delivery, WEBHOOK_SIGNING.tag, agentUrl);
         if (!verdict.ok) {
           const failed = signatureValidation(v, verdict, delivery, WEBHOOK_SIGNING.tag);
           out.push({ ...failed, error: `delivery ${i + 1} of ${matched.length}: ${failed.error}` });
@@ -479,62 +391,6 @@ export class WebhookRun {
       out.push(v.pass(`every delivery's RFC 9421 signature verifies, each with a fresh nonce`));
     }
     return out;
-  }
-
-  /** Verifies one delivery once per run (a second verification would see its own nonce as a replay). */
-  private verify(delivery: WebhookDelivery, tag: string, agentUrl: string): Promise<Verdict> {
-    let verdict = this.verdicts.get(delivery.seq);
-    if (!verdict) {
-      verdict = this.verifyOnce(delivery, tag, agentUrl);
-      this.verdicts.set(delivery.seq, verdict);
-    }
-    return verdict;
-  }
-
-  private async verifyOnce(delivery: WebhookDelivery, tag: string, agentUrl: string): Promise<Verdict> {
-    const profile: SigningProfile<WebhookSignatureErrorCode> =
-      tag === WEBHOOK_SIGNING.tag ? WEBHOOK_SIGNING : { ...WEBHOOK_SIGNING, tag };
-    const headers: Record<string, string[]> = {};
-    for (const [name, value] of delivery.headers) (headers[name] ??= []).push(value);
-    const keys = this.signerKeys(agentUrl);
-    const result = await verifySignedMessage(
-      { method: delivery.method, url: delivery.url, headers, body: delivery.body },
-      { profile, jwks: keys.source, now: Math.floor(delivery.receivedAt / 1000), replayCache: this.replay },
-    );
-    if (!result.ok) {
-      const where = result.code === 'webhook_signature_key_unknown' ? await keys.where() : '';
-      return { ok: false, code: result.code, step: result.step, detail: `${result.detail}${where}` };
-    }
-    if (!result.signed)
-      return { ok: false, code: 'webhook_signature_header_malformed', step: 0, detail: 'the delivery is not signed' };
-    // Checklist step 14: a signature over a body two parsers read differently is not accepted.
-    const strict = parseStrictJson(delivery.body.toString('utf8'));
-    if (!strict.ok && strict.duplicateKey !== undefined)
-      return { ok: false, code: 'webhook_body_malformed', step: 14, detail: `the signed body has a ${strict.error}` };
-    return { ok: true, keyid: result.keyid };
-  }
-
-  private signerKeys(agentUrl: string): { source: JwksSource; where: () => Promise<string> } {
-    if (this.options.signerKeys)
-      return { source: this.options.signerKeys, where: async () => ' (keys given to the run)' };
-    if (!this.keys || this.keys.agentUrl !== agentUrl)
-      this.keys = {
-        agentUrl,
-        keys: new SignerKeys(agentUrl, {
-          timeoutMs: Math.min(this.options.timeoutMs, 10_000),
-          ...(this.options.urlGuard ? { guard: this.options.urlGuard } : {}),
-        }),
-      };
-    const keys = this.keys.keys;
-    return {
-      source: (keyid) => keys.lookup(keyid),
-      where: async () => {
-        const source = await keys.source();
-        return source.problem
-          ? ` — key discovery: ${source.problem}`
-          : ` (JWKS ${source.jwksUri}, from ${source.brandJsonUrl})`;
-      },
-    };
   }
 
   /** Waits on the receiver until `done` says so or the window closes; every delivery at the URL, oldest first. */
@@ -606,181 +462,5 @@ export class WebhookRun {
     const payload = trigger?.request?.payload as { push_notification_config?: unknown } | undefined;
     const config = payload?.push_notification_config;
     return config && typeof config === 'object' ? (config as { authentication?: unknown }) : undefined;
-  }
-}
-
-/** A webhook step cannot observe what its trigger never caused. */
-function triggerProblem(trigger: StepResult): SkipResult | undefined {
-  const skip = trigger.skip;
-  // A trigger that does not apply (an operation the agent lacks, no receiver URL) makes the assertion not apply either.
-  if (
-    skip &&
-    ['not_applicable', 'missing_tool', 'missing_test_controller', 'unsatisfied_contract'].includes(skip.reason)
-  ) {
-    return {
-      reason: skip.reason,
-      detail: `the webhook this step waits for is triggered by step "${trigger.step_id}", which was skipped (${skip.reason}): ${skip.detail}`,
-    };
-  }
-  if (skip || !trigger.passed) {
-    return {
-      reason: 'prerequisite_failed',
-      detail: `prerequisite step "${trigger.step_id}" (phase ${trigger.phase_id}) ${skip ? `was skipped (${skip.reason})` : 'failed'}, so the webhook it triggers cannot be graded`,
-    };
-  }
-  return undefined;
-}
-
-function positive(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : undefined;
-}
-
-function parseBody(d: WebhookDelivery): { ok: true; value: Record<string, unknown> } | { ok: false; problem: string } {
-  if (d.oversize) return { ok: false, problem: `the body exceeded the receiver's size limit (answered 413)` };
-  let value: unknown;
-  try {
-    value = JSON.parse(d.body.toString('utf8'));
-  } catch (error) {
-    return { ok: false, problem: `the body is not JSON: ${(error as Error).message}` };
-  }
-  if (!value || typeof value !== 'object' || Array.isArray(value))
-    return { ok: false, problem: 'the body is JSON but not an object' };
-  return { ok: true, value: value as Record<string, unknown> };
-}
-
-function keyOf(d: WebhookDelivery): unknown {
-  const body = parseBody(d);
-  return body.ok ? body.value.idempotency_key : undefined;
-}
-
-/** `filter` fields other than operation_id: dotted paths into the payload, compared as JSON. */
-function matchesFilter(d: WebhookDelivery, filter: Record<string, unknown>): boolean {
-  const entries = Object.entries(filter);
-  if (entries.length === 0) return true;
-  const body = parseBody(d);
-  if (!body.ok) return false;
-  return entries.every(([path, expected]) => {
-    let found;
-    try {
-      found = resolvePath(body.value, path);
-    } catch {
-      return false;
-    }
-    return found.found && jsonEqual(found.value, expected);
-  });
-}
-
-function idempotencyKeyValidation(v: Validations, body: Record<string, unknown>): ValidationResult {
-  const key = body.idempotency_key;
-  const description = 'the payload carries an idempotency_key matching ^[A-Za-z0-9_.:-]{16,255}$';
-  if (typeof key !== 'string' || key === '') {
-    return v.fail(
-      'missing_idempotency_key',
-      description,
-      'the webhook payload has no idempotency_key (receivers dedupe on it: adcp#2417)',
-      { json_pointer: '/idempotency_key', expected: 'a non-empty string', observed: key ?? null },
-    );
-  }
-  if (!IDEMPOTENCY_KEY_PATTERN.test(key)) {
-    return v.fail(
-      'invalid_idempotency_key_format',
-      description,
-      `the idempotency_key does not match ${IDEMPOTENCY_KEY_PATTERN.source}`,
-      { json_pointer: '/idempotency_key', expected: IDEMPOTENCY_KEY_PATTERN.source, observed: key },
-    );
-  }
-  return v.pass(description);
-}
-
-function signatureValidation(
-  v: Validations,
-  verdict: Verdict,
-  delivery: WebhookDelivery,
-  tag: string,
-): ValidationResult {
-  const description = `the webhook's RFC 9421 signature verifies under ${tag}`;
-  if (verdict.ok) return v.pass(`${description} (keyid ${verdict.keyid})`);
-  return v.fail(
-    verdict.code,
-    description,
-    `${verdict.code} at verifier checklist step ${verdict.step}: ${verdict.detail}`,
-    {
-      expected: `a signature that passes the webhook verifier checklist (${tag})`,
-      observed: {
-        signature_input: headerValue(delivery, 'signature-input') ?? null,
-        content_digest: headerValue(delivery, 'content-digest') ?? null,
-      },
-    },
-  );
-}
-
-function headerValue(d: WebhookDelivery, name: string): string | undefined {
-  const lines = d.headers.filter(([n]) => n === name).map(([, value]) => value);
-  return lines.length > 0 ? lines.join(', ') : undefined;
-}
-
-function recordDeliveries(
-  deliveries: WebhookDelivery[],
-  matches: (d: WebhookDelivery) => boolean,
-): WebhookDeliveryRecord[] {
-  return deliveries.slice(0, MAX_RECORDED_DELIVERIES).map((d) => {
-    const headers: Record<string, string> = {};
-    for (const [name, value] of d.headers)
-      headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`;
-    const text = d.body.toString('utf8');
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      body = text.length > MAX_RECORDED_BODY_CHARS ? `${text.slice(0, MAX_RECORDED_BODY_CHARS)}…` : text;
-    }
-    return {
-      url: d.url,
-      received_at: new Date(d.receivedAt).toISOString(),
-      method: d.method,
-      answered_status: d.answered,
-      headers,
-      ...(d.oversize ? { oversize: true } : { body }),
-      body_bytes: d.body.length,
-      matched: matches(d),
-    };
-  });
-}
-
-/** Validation records of a webhook step, placed at the step's YAML line. */
-class Validations {
-  constructor(
-    private readonly file: string,
-    private readonly step: Step,
-    private readonly task: string,
-  ) {}
-
-  private source() {
-    return { file: this.file, line: this.step.loc.line, column: this.step.loc.column };
-  }
-
-  pass(description: string): ValidationResult {
-    return { check: this.task, passed: true, description, schema_id: null, schema_url: null, source: this.source() };
-  }
-
-  /** A failure named by the spec's error code (`actual.code`). */
-  fail(
-    code: string,
-    description: string,
-    error: string,
-    fields: { json_pointer?: string | null; expected?: unknown; observed?: unknown } = {},
-  ): ValidationResult {
-    return {
-      check: code === 'unresolved_substitution' ? code : this.task,
-      passed: false,
-      description,
-      json_pointer: fields.json_pointer ?? null,
-      expected: fields.expected ?? null,
-      actual: { code, ...(fields.observed !== undefined ? { observed: fields.observed } : {}) },
-      schema_id: null,
-      schema_url: null,
-      error: `${code}: ${error}`,
-      source: this.source(),
-    };
   }
 }

@@ -10,9 +10,7 @@
  * that reference them (pricing options, plans), creatives, and media buys last.
  */
 import type { Phase, Step, Storyboard } from '../model/storyboard.js';
-
 import { CONTROLLER_TASK } from '../model/answer-error.js';
-import { withVectorSteps, type VectorPlanOptions } from './request-signing-steps.js';
 
 export const SEEDING_PHASE_ID = '__controller_seeding__';
 
@@ -88,14 +86,3 @@ export function planSeeding(storyboard: Storyboard): SeedingPlan {
 
 /** The sandbox account seeds are made for: a controller scopes seeded state to it. */
 const SEED_ACCOUNT = Object.freeze({ brand: { domain: 'test.example' }, operator: 'test.example', sandbox: true });
-
-/**
- * The storyboard's phases as the runner executes them: the seeding phase (if
- * any) first, and the runner-synthesized steps in place (the signed_requests
- * vector phases, request-signing-steps.ts).
- */
-export function executionPhases(storyboard: Storyboard, options: VectorPlanOptions = {}): Phase[] {
-  const seeding = planSeeding(storyboard).phase;
-  const phases = withVectorSteps(storyboard, options);
-  return seeding ? [seeding, ...phases] : phases;
-}

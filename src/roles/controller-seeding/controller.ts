@@ -15,10 +15,10 @@
  *
  * Pure: the engine applies `halt` to every later step.
  */
-import { answerError, CONTROLLER_TASK } from '../model/answer-error.js';
-import type { Exchange } from '../model/exchange.js';
-import type { SkipResult, StepResult } from '../model/records.js';
-import type { SeedStep } from './seeding.js';
+import { answerError, CONTROLLER_TASK } from '../../model/answer-error.js';
+import type { Exchange } from '../../model/exchange.js';
+import type { SkipResult, StepResult } from '../../model/records.js';
+import type { SeedStep } from '../../plan/seeding.js';
 
 export interface ControllerVerdict {
   result: StepResult;

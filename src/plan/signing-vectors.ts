@@ -6,19 +6,16 @@
  * vector in `test-vectors/request-signing/{positive,negative}/` of the same
  * compliance tree.
  *
- * Planned from the storyboard and the vector folder alone, so the compiler
- * shows each vector as an `it` (at the phase's YAML line) and the engine runs
- * the same steps. Step ids are the reference runner's (`positive-<vector id>`,
+ * Planned from the storyboard and the vectors alone, so the compiler shows
+ * each vector as an `it` (at the phase's YAML line) and the engine runs the
+ * same steps. Pure: the caller reads the vector folder
+ * (roles/request-signing/vectors.ts `signingVectorsFor`) and passes what it
+ * read, or why it could not. Step ids are the reference runner's (`positive-<vector id>`,
  * `negative-<vector id>`), so the two runners' reports pair up.
  */
-import { existsSync } from 'node:fs';
-import path from 'node:path';
-import { loadSigningVectors, type SigningVector, type SigningVectorSet } from '../signing/vectors.js';
+import type { SigningVector, SigningVectorSet } from '../signing/vectors.js';
 import type { Phase, Step, Storyboard } from '../model/storyboard.js';
-
 import { REQUEST_SIGNING_PROBE_TASK } from '../model/runner-tasks.js';
-
-export { REQUEST_SIGNING_PROBE_TASK };
 
 /** The storyboard whose empty phases get vector steps (the reference runner keys on the same id). */
 export const SIGNED_REQUESTS_STORYBOARD = 'signed_requests';
@@ -68,41 +65,11 @@ export function synthesizesVectorSteps(storyboard: Pick<Storyboard, 'id' | 'phas
   );
 }
 
-export interface VectorPlanOptions {
-  /** Root of the compliance tree the run uses, when the storyboard file is not inside one. */
-  corpusRoot?: string;
-}
-
 /**
- * The `test-vectors/request-signing` folder of the storyboard's compliance
- * tree: the nearest ancestor directory of the storyboard file that has one
- * (the storyboard and its vectors are one compliance version), else the run's
- * corpus root.
+ * The conformance vectors of the storyboard's compliance tree as its caller read them: the folder and its vectors, or
+ * why there are none (the sentence ends the failing step's message).
  */
-export function requestSigningVectorsDir(
-  storyboard: Pick<Storyboard, 'file'>,
-  options: VectorPlanOptions = {},
-): string | undefined {
-  const inTree = (root: string) => path.join(root, 'test-vectors', 'request-signing');
-  for (let dir = path.dirname(path.resolve(storyboard.file)); ; dir = path.dirname(dir)) {
-    if (existsSync(inTree(dir))) return inTree(dir);
-    if (path.dirname(dir) === dir) break;
-  }
-  return options.corpusRoot && existsSync(inTree(options.corpusRoot)) ? inTree(options.corpusRoot) : undefined;
-}
-
-const loaded = new Map<string, SigningVectorSet>();
-
-/** The vectors (and keys.json) of a `test-vectors/request-signing` folder, read once per process. */
-export function vectorsIn(dir: string): SigningVectorSet {
-  let vectors = loaded.get(dir);
-  if (!vectors) {
-    // loadSigningVectors takes a compliance tree: the folder's grandparent.
-    vectors = loadSigningVectors('request-signing', { compliance: path.dirname(path.dirname(dir)) });
-    loaded.set(dir, vectors);
-  }
-  return vectors;
-}
+export type SigningVectorSource = { dir: string; vectors: SigningVectorSet } | { problem: string };
 
 function vectorStep(phase: Phase, vector: SigningVector, dir: string): VectorStep {
   const ref: VectorRef = {
@@ -133,35 +100,25 @@ function vectorStep(phase: Phase, vector: SigningVector, dir: string): VectorSte
  * cannot be read, each vector phase gets one step `vectors_unavailable` that
  * fails with the reason — never an empty phase that reads as a pass.
  */
-export function withVectorSteps(storyboard: Storyboard, options: VectorPlanOptions = {}): Phase[] {
+export function withVectorSteps(storyboard: Storyboard, source: SigningVectorSource | undefined): Phase[] {
   if (!synthesizesVectorSteps(storyboard)) return storyboard.phases;
-  const dir = requestSigningVectorsDir(storyboard, options);
-  let vectors: SigningVectorSet | undefined;
-  let problem: string | undefined;
-  if (!dir)
-    problem = `no test-vectors/request-signing folder beside ${storyboard.file} (or in the compliance tree${options.corpusRoot ? ` ${options.corpusRoot}` : ''})`;
-  else {
-    try {
-      vectors = vectorsIn(dir);
-    } catch (error) {
-      problem = `cannot read the request-signing vectors in ${dir}: ${error instanceof Error ? error.message : String(error)}`;
-    }
-  }
+  const read = source ?? { problem: 'the request-signing vectors were not read for this compilation' };
   return storyboard.phases.map((phase) => {
     const polarity = Object.hasOwn(VECTOR_PHASES, phase.id) ? VECTOR_PHASES[phase.id] : undefined;
     if (!polarity || phase.steps.length > 0) return phase;
-    if (!vectors) {
-      const step: VectorErrorStep = {
-        id: 'vectors_unavailable',
-        title: `${polarity} conformance vectors`,
-        task: REQUEST_SIGNING_PROBE_TASK,
-        stateful: false,
-        validations: [],
-        vector_error: `the runner synthesizes this phase's steps from the conformance vectors, and ${problem}`,
-        loc: phase.loc,
-      };
-      return { ...phase, steps: [step] };
-    }
-    return { ...phase, steps: vectors[polarity].map((vector) => vectorStep(phase, vector, dir!)) };
+    if ('problem' in read) return { ...phase, steps: [vectorsUnavailable(phase, polarity, read.problem)] };
+    return { ...phase, steps: read.vectors[polarity].map((vector) => vectorStep(phase, vector, read.dir)) };
   });
+}
+
+function vectorsUnavailable(phase: Phase, polarity: string, problem: string): VectorErrorStep {
+  return {
+    id: 'vectors_unavailable',
+    title: `${polarity} conformance vectors`,
+    task: REQUEST_SIGNING_PROBE_TASK,
+    stateful: false,
+    validations: [],
+    vector_error: `the runner synthesizes this phase's steps from the conformance vectors, and ${problem}`,
+    loc: phase.loc,
+  };
 }

@@ -6,16 +6,16 @@
  * phase are `not_applicable` — a coverage gap, like an undeclared protocol —
  * rather than failures.
  */
-import type { Exchange } from '../model/exchange.js';
-import type { Phase } from '../model/storyboard.js';
+import type { Exchange } from '../../model/exchange.js';
+import type { Phase } from '../../model/storyboard.js';
 import {
   authorizationServerMetadataUrl,
   probe,
   protectedResourceMetadataUrl,
   refuseAgentSuppliedUrl,
-} from '../transport/probe.js';
-import type { UrlGuardOptions } from '../transport/url-guard.js';
-import type { SkipResult } from '../model/records.js';
+} from '../../transport/probe.js';
+import type { UrlGuardOptions } from '../../transport/url-guard.js';
+import type { SkipResult } from '../../model/records.js';
 
 export type ProbeOutcome = { exchange: Exchange } | { skip: SkipResult; exchange?: Exchange } | { error: string };
 

@@ -1,0 +1,55 @@
+/**
+ * What a storyboard run is configured with, apart from its roles (`StoryboardRunOptions` in run.ts adds them): what
+ * the scheduler reads and what it hands each role's session (engine/role.ts `RoleRun.settings`).
+ */
+import type { TestKit } from '../model/storyboard.js';
+import type { SchemaRegistry } from '../schemas/registry.js';
+import type { AgentTransport } from '../transport/types.js';
+import type { UrlGuardOptions } from '../transport/url-guard.js';
+import type { WebhookSink } from '../webhooks/receiver.js';
+import type { RequestMode } from './enrich/index.js';
+
+export interface RunSettings {
+  /** Opens the transport lazily (first step that needs the agent). */
+  transport: () => AgentTransport;
+  schemas?: SchemaRegistry;
+  testKit?: TestKit;
+  /** Operator's Bearer token (option `auth.token` / ADCP_AUTH_TOKEN). */
+  authToken?: string;
+  /** Per-step bound on the call to the agent (and on polling an async task to its end). */
+  timeoutMs: number;
+  /** Largest body read by the runner's own HTTP probes. @default 10485760 */
+  maxResponseBytes?: number;
+  /** Pause between `tasks/get` polls of an async task. @default 1000 */
+  pollIntervalMs?: number;
+  /**
+   * A configuration problem that makes every step fail before reaching the
+   * agent (e.g. no agent URL). Reported on each step instead of a stack trace.
+   */
+  configurationError?: string;
+  /**
+   * Ids of the storyboards in the compliance tree, for `requires_scenarios`:
+   * a reference that names none of them grades the storyboard `not_applicable`
+   * (storyboard-schema.yaml > unresolved_scenario_reference). Absent: not checked.
+   */
+  knownStoryboardIds?: ReadonlySet<string>;
+  /** Other secrets to scrub from every message and record (e.g. credentials written into the agent URL). */
+  knownSecrets?: readonly string[];
+  /** Compliance tree root: where the signed_requests vectors are found when the storyboard file is not in a tree. */
+  corpusRoot?: string;
+  /** signed_requests options (roles/request-signing/probe.ts). */
+  requestSigning?: { skipRateAbuse?: boolean };
+  /** The webhook receiver this run mints `{{runner.webhook_url:…}}` URLs on; absent: no receiver (webhook steps not applicable). */
+  webhooks?: WebhookSink;
+  /** The SSRF guard on URLs the agent supplies (url-guard.ts): `allowHttp` for local development; tests' lookup / dial. */
+  urlGuard?: Omit<UrlGuardOptions, 'agentUrl'>;
+  /** The loader's warnings for the storyboard file (`file:line:col: warning: [rule] …`), reported with the storyboard-wide warnings. */
+  loadWarnings?: readonly string[];
+  /**
+   * `enriched`: the per-task request builder completes each request as the storyboards assume (enrich/index.ts),
+   * every change a step warning; `as-written`: sample_request after substitution only. @default 'enriched'
+   */
+  requests?: RequestMode;
+  /** The clock enrichment reads (past flights, the flight anchor). @default Date.now */
+  now?: () => number;
+}

@@ -1,0 +1,36 @@
+/**
+ * How a step's record is finished (run.ts `execute`): timed from the step's start, skipped with the contract's
+ * `passed`, carrying the warnings gathered on the way (a skip_if the test kit cannot decide, enrichment, polling).
+ */
+import type { SkipResult, StepResult } from '../model/records.js';
+
+export class StepEnd {
+  /** Warnings for the step's record, gathered while it runs. */
+  readonly warnings: string[] = [];
+  private readonly started = performance.now();
+
+  /** `base`: the engine's empty record for the step. */
+  constructor(readonly base: StepResult) {}
+
+  /** The record, timed; without the warnings (a configuration error's record says that alone). */
+  timed(record: StepResult): StepResult {
+    return { ...record, duration_ms: Math.round(performance.now() - this.started) };
+  }
+
+  /** The record, timed, with the step's warnings after its own. */
+  done(record: StepResult): StepResult {
+    const timed = this.timed(record);
+    if (this.warnings.length === 0) return timed;
+    return { ...timed, warnings: [...(timed.warnings ?? []), ...this.warnings] };
+  }
+
+  /** A prerequisite_failed skip is the one whose state is lost: `passed: false`, whatever skipped it. */
+  skipped(skip: SkipResult, extra: Partial<StepResult> = {}): StepResult {
+    return this.done({ ...this.base, passed: skip.reason !== 'prerequisite_failed', skip, ...extra });
+  }
+
+  /** What is left of a bound that started with the step. */
+  remainingMs(boundMs: number): number {
+    return Math.max(0, boundMs - (performance.now() - this.started));
+  }
+}
