@@ -107,7 +107,7 @@ if (!existsSync(join(builtDist, 'index.js'))) {
 rmSync(snapshot, { recursive: true, force: true });
 cpSync(builtDist, dist, { recursive: true });
 cpSync(join(root, 'schema'), join(snapshot, 'schema'), { recursive: true });
-const adcp = await import(join(dist, 'index.js'));
+const adcp = await import(join(dist, 'internal.js'));
 const corpusInfo = adcp.resolveCorpus(undefined, root);
 const corpus = openCorpus(corpusInfo.root);
 const sdkVersion = JSON.parse(readFileSync(join(sdkRoot, 'package.json'), 'utf8')).version;

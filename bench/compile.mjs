@@ -18,9 +18,9 @@ const { values } = parseArgs({
 });
 const rounds = Number(values.rounds);
 const root = new URL('..', import.meta.url).pathname;
-const { compileStoryboard } = await import(join(root, 'dist', 'compile', 'compile.js'));
-const { loadStoryboard } = await import(join(root, 'dist', 'storyboard', 'load.js'));
-const { findSdkRoot, installedCorpusVersions } = await import(join(root, 'dist', 'corpus.js'));
+const { compileStoryboard, loadStoryboard, findSdkRoot, installedCorpusVersions } = await import(
+  join(root, 'dist', 'internal.js')
+);
 
 const sdk = findSdkRoot(root);
 const version = installedCorpusVersions(sdk).at(-1);

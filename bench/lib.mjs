@@ -8,9 +8,11 @@ import { dirname, join } from 'node:path';
 import { parse } from 'yaml';
 
 export const root = new URL('..', import.meta.url).pathname;
-/** The built package (run `npm run build` first; the npm scripts do). */
-/** The built package (VITEST_ADCP_DIST: another build of it, e.g. a snapshot). */
-export const adcp = await import(join(process.env.VITEST_ADCP_DIST ?? join(root, 'dist'), 'index.js'));
+/**
+ * The built package's internal entry (dist/internal.js: the public API and what the benches drive beyond it), as
+ * `npm run build` makes it (the npm scripts run it first); VITEST_ADCP_DIST: another build of it, e.g. a snapshot.
+ */
+export const adcp = await import(join(process.env.VITEST_ADCP_DIST ?? join(root, 'dist'), 'internal.js'));
 export const reference = await import('@adcp/sdk/testing');
 export const { startFixtureAgent } = await import(join(root, 'fixtures', 'agent', 'server.mjs'));
 export const corpus = adcp.resolveCorpus(undefined, root);

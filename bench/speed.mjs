@@ -356,7 +356,7 @@ async function benchAgentLatency(spec) {
       // with every request held countLatency ms, so that requests in flight together overlap by that much at least.
       proxy.setDelay(countLatency);
       const pkg = (path) => import(pathToFileURL(join(dir, 'node_modules', 'vitest-adcp', 'dist', path)).href);
-      const [{ resolveCorpus }, { listCorpus }] = await Promise.all([pkg('corpus.js'), pkg('storyboard/select.js')]);
+      const { resolveCorpus, listCorpus } = await pkg('internal.js');
       const corpus = listCorpus(resolveCorpus(undefined, dir).root);
       const perStoryboard = [];
       for (const id of ids) {

@@ -16,7 +16,7 @@ import ts from 'typescript';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const outDir = join(root, 'dist', 'cjs');
-const entries = ['src/client/index.ts', 'src/matchers/jest.ts'].map((f) => join(root, f));
+const entries = ['src/matchers/client.ts', 'src/matchers/jest.ts'].map((f) => join(root, f));
 
 const configFile = ts.readConfigFile(join(root, 'tsconfig.json'), ts.sys.readFile);
 const parsed = ts.parseJsonConfigFileContent(configFile.config, ts.sys, root);

@@ -52,8 +52,6 @@ export interface RuntimeConfig {
   requests?: 'enriched' | 'as-written';
 }
 
-export { ConfigurationError } from './model/errors.js';
-
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
 

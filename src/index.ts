@@ -7,6 +7,10 @@
  * import { adcpStoryboards } from 'vitest-adcp';
  * export default defineConfig({ plugins: [adcpStoryboards({ compliance: { storyboards: ['capability_discovery'] } })] });
  * ```
+ *
+ * The public API: what README.md lists under "Public API" (test/types/public-api.test.ts holds the two to each other).
+ * Everything else is internal and may change in any release: the benches reach it through `internal.ts`, which
+ * package.json does not export, and the tests import src/ directly.
  */
 import './model/step-meta.js';
 // The matchers' types on Vitest's `expect` (and Jest's `jest.Matchers`) for every file of a program that imports this
@@ -47,14 +51,8 @@ export type {
   SchemaError,
   StepOutcome,
 } from './model/records.js';
-export { StoryboardRun, type StoryboardRunOptions } from './engine/run.js';
 export { closeSharedSessions, openStoryboardRun, type OpenRunOptions } from './open-run.js';
-export { loadStoryboard, loadStoryboardFile, type LoadResult } from './storyboard/load.js';
-export { resolveCorpus, type Corpus } from './corpus.js';
-export { listCorpus, selectCorpus, type CorpusEntry } from './storyboard/select.js';
-export { McpTransport } from './transport/mcp.js';
-export { A2aTransport, extractA2aResult } from './transport/a2a.js';
-export { createTransport } from './transport/create.js';
+export { loadStoryboard, loadStoryboardFile, type LoadOptions, type LoadResult } from './storyboard/load.js';
 export {
   createAdcpClient,
   type AdcpClient,
@@ -64,19 +62,5 @@ export {
   type AdcpAuth,
 } from './client/client.js';
 export type { Exchange } from './model/exchange.js';
-export { compileStoryboard, type CompileResult } from './compile/compile.js';
-export {
-  redactPayload,
-  filterResponseHeaders,
-  REDACTED_KEY_PATTERN,
-  RESPONSE_HEADER_ALLOWLIST,
-} from './model/redact.js';
 export type { WebhookDeliveryRecord } from './model/records.js';
-export {
-  WebhookReceiver,
-  type WebhookReceiverOptions,
-  type WebhookDelivery,
-  type WebhookSink,
-  type RetryPolicy,
-} from './webhooks/receiver.js';
 export type { WebhookOptions } from './webhooks/options.js';

@@ -2,7 +2,7 @@ import { ERROR_CODE_LOCATIONS, findErrorCode } from '../model/answer-error.js';
 import type { Check } from './types.js';
 
 // The code locator lives beside the rule that says whether an answer is an error (answer-error.ts), which reads its code from it.
-export { ERROR_CODE_LOCATIONS, findErrorCode, type FoundErrorCode } from '../model/answer-error.js';
+export { findErrorCode } from '../model/answer-error.js';
 
 /** `error_code`: the agent answered with an AdCP error whose code is `value` or one of `allowed_values`. */
 export const errorCode: Check = ({ validation, exchange }) => {

@@ -30,7 +30,7 @@ export interface SelectionRequest {
   warn?: (message: string) => void;
 }
 
-export interface SelectedStoryboard {
+interface SelectedStoryboard {
   file: string;
   /** The storyboard's `id` (`-` when a named file has none the YAML parser can read: the run reports why). */
   id: string;

@@ -123,7 +123,7 @@ const isCallToolResult = (value: Record<string, unknown>): boolean =>
   (Array.isArray(value.content) || 'structuredContent' in value) && !('status' in value) && !('request' in value);
 
 /** An answer as recorded, or undefined when `received` is not a record. */
-export function recordedAnswer(received: unknown): ObservedAnswer | undefined {
+function recordedAnswer(received: unknown): ObservedAnswer | undefined {
   if (!isObject(received)) return undefined;
   // A StepOutcome ({ status, result }) from the engine: its result is the step record.
   if (isObject(received.result) && isStepResult(received.result) && typeof received.status === 'string')
@@ -248,7 +248,7 @@ export function unsupportedReceived(received: unknown, accepts?: string): TypeEr
  * `Response`, or the agent's URL when `probe` options are given (the auth
  * matchers' URL form) — a Promise of it.
  */
-export function observedAnswer(received: unknown, probe?: ProbeOptions): ObservedAnswer | Promise<ObservedAnswer> {
+function observedAnswer(received: unknown, probe?: ProbeOptions): ObservedAnswer | Promise<ObservedAnswer> {
   if (isFetchResponse(received)) return fetchAnswer(received);
   const recorded = recordedAnswer(received);
   if (recorded) return recorded;

@@ -99,7 +99,7 @@ export function isErrorOnly(value: Record<string, unknown>): boolean {
 }
 
 /** Whether a controller's error shape may be this answer's: the call was comply_test_controller, or its task is not known (a bare MCP CallToolResult handed to a matcher). */
-export function mayBeControllerAnswer(answer: Pick<AnswerLike, 'request'>): boolean {
+function mayBeControllerAnswer(answer: Pick<AnswerLike, 'request'>): boolean {
   const task = answer.request?.operation;
   return task === undefined || task === '' || task === CONTROLLER_TASK;
 }
@@ -130,21 +130,32 @@ function payloadError(body: Record<string, unknown>, name: string): string | und
   return undefined;
 }
 
+/**
+ * Where the answer says it is an error, or undefined when it does not: the transport's error path, a JSON-RPC error,
+ * else rules 3 to 5 on the task data (its payload, a controller's `success: false`).
+ */
+function errorWhere(
+  answer: AnswerLike,
+  data: Record<string, unknown> | undefined,
+  controllerError: boolean,
+): string | undefined {
+  if (answer.extraction?.path === 'error') return answer.extraction.note ?? 'the transport took the error path';
+  if (answer.rpcError) return `JSON-RPC error ${answer.rpcError.code}`;
+  if (!data) return undefined;
+  return (
+    payloadError(data, 'the task data') ??
+    (isObject(data.payload) ? payloadError(data.payload, 'payload') : undefined) ??
+    (controllerError ? `${CONTROLLER_TASK} answered success: false` : undefined)
+  );
+}
+
 /** Whether the agent answered with an error, and which: the rule in this module's header. */
 export function answerError(answer: AnswerLike): AnswerError | undefined {
   if (answer.transportError) return undefined;
   const data = isObject(answer.data) ? answer.data : undefined;
   const controllerError =
     data !== undefined && mayBeControllerAnswer(answer) && data.success === false && typeof data.error === 'string';
-  let where: string | undefined;
-  if (answer.extraction?.path === 'error') where = answer.extraction.note ?? 'the transport took the error path';
-  else if (answer.rpcError) where = `JSON-RPC error ${answer.rpcError.code}`;
-  else if (data) {
-    where =
-      payloadError(data, 'the task data') ??
-      (isObject(data.payload) ? payloadError(data.payload, 'payload') : undefined) ??
-      (controllerError ? `${CONTROLLER_TASK} answered success: false` : undefined);
-  }
+  const where = errorWhere(answer, data, controllerError);
   if (where === undefined) return undefined;
   const found = findErrorCode(answer);
   const message =
@@ -165,10 +176,10 @@ export interface FoundErrorCode {
 }
 
 function valueAt(value: unknown, keys: readonly string[]): unknown {
-  let current: any = value;
+  let current: unknown = value;
   for (const key of keys) {
     if (current === null || typeof current !== 'object') return undefined;
-    current = current[key];
+    current = (current as Record<string, unknown>)[key];
   }
   return current;
 }

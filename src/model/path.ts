@@ -59,7 +59,7 @@ export function toJsonPointer(segments: readonly (string | number)[]): string {
   return segments.length === 0 ? '' : '/' + segments.map(escapePointerToken).join('/');
 }
 
-export interface ResolvedValue {
+interface ResolvedValue {
   value: unknown;
   pointer: string;
 }

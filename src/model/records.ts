@@ -6,7 +6,7 @@
  * contract's (snake_case) on purpose: the JSON is consumed by AdCP tooling.
  */
 
-export type TransportKind = 'mcp' | 'a2a' | 'http';
+type TransportKind = 'mcp' | 'a2a' | 'http';
 
 export interface RequestRecord {
   transport: TransportKind;
@@ -31,7 +31,7 @@ export interface ResponseRecord {
   duration_ms?: number;
 }
 
-export type ExtractionPath = 'structured_content' | 'text_fallback' | 'error' | 'none';
+type ExtractionPath = 'structured_content' | 'text_fallback' | 'error' | 'none';
 
 export interface ExtractionRecord {
   path: ExtractionPath;

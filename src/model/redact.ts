@@ -14,7 +14,7 @@ export const REDACTED_KEY_PATTERN =
 export const REDACTED = '[redacted]';
 
 /** security.response_headers.allowlist: anything else is dropped, not redacted. */
-export const RESPONSE_HEADER_ALLOWLIST: ReadonlySet<string> = new Set([
+const RESPONSE_HEADER_ALLOWLIST: ReadonlySet<string> = new Set([
   'content-type',
   'content-length',
   'content-encoding',
@@ -46,8 +46,8 @@ export function redactPayload<T>(value: T, seen = new WeakSet<object>(), depth =
 }
 
 /** How deep a recorded value may nest; deeper parts are replaced by {@link TOO_DEEP}. */
-export const MAX_RECORD_DEPTH = 64;
-export const TOO_DEEP = `[cut: nested deeper than ${MAX_RECORD_DEPTH} levels]`;
+const MAX_RECORD_DEPTH = 64;
+const TOO_DEEP = `[cut: nested deeper than ${MAX_RECORD_DEPTH} levels]`;
 
 function redactJsonString(text: string, depth: number): string {
   const trimmed = text.trimStart();
@@ -286,11 +286,9 @@ export function neutraliseCommands(text: string): string {
   return text.replace(COMMAND_LINE_START, '$1\\u{3a}:').replace(LEGACY_COMMAND, '\\u{23}#');
 }
 
-// eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 // A line start (the text's start counts: a fragment may be printed at the start of a line), then whitespace or SGR
 // colour codes (the runner's parser skips leading whitespace), then `::`.
-// eslint-disable-next-line no-control-regex
 const COMMAND_LINE_START = /((?:^|[\n\r\u0085\u2028\u2029])(?:[^\S\n\r\u2028\u2029]|\u001b\[[0-9;]*m)*)::/g;
 const LEGACY_COMMAND = /##(?=\[|vso\[)/gi;
 
@@ -306,7 +304,6 @@ export function stringifyInert(value: unknown, space?: number): string {
   );
 }
 
-// eslint-disable-next-line no-control-regex
 const INERT = /[\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g;
 
 /** `escapeControl` over every string of a value (keys included): for values a test framework prints raw, like a diff. */

@@ -13,7 +13,11 @@ export function testTitle(title: string | undefined, id: string): string {
   return title && title !== id ? `${sanitizeOutput(title)} (${sanitizeOutput(id)})` : sanitizeOutput(id);
 }
 
-/** Whether a test title is the one testTitle gives the node with this id (`Title (id)`, or `id`). */
+/**
+ * Whether a test title is the one testTitle gives the node with this id (`Title (id)`, or `id`).
+ *
+ * @public jest/reporter.cts uses it through `require(…) as typeof import(…)`, whose members knip does not follow.
+ */
 export function isTitleOf(title: string, id: string): boolean {
   id = sanitizeOutput(id);
   return title === id || title.endsWith(` (${id})`);

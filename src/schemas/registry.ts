@@ -69,7 +69,7 @@ function ajv(): AjvKit {
 }
 
 /** Where `schema_url` points: the public origin that serves `/schemas/<version>/...`. */
-export const SCHEMA_URL_ORIGIN = 'https://adcontextprotocol.org';
+const SCHEMA_URL_ORIGIN = 'https://adcontextprotocol.org';
 
 export interface SchemaIdentity {
   /** The `$id` of the schema applied, e.g. `/schemas/3.0.6/protocol/get-adcp-capabilities-response.json`. */

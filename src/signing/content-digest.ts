@@ -8,7 +8,7 @@ import { bodyBytes, type HttpMessage } from './message.js';
 import { encodeBase64Url, parseBinaryDictionary, StructuredFieldError } from './structured-fields.js';
 
 /** Digest algorithms we compute and check (RFC 9530 §5 "active" algorithms). */
-export type DigestAlgorithm = 'sha-256' | 'sha-512';
+type DigestAlgorithm = 'sha-256' | 'sha-512';
 
 const HASHES: Readonly<Record<DigestAlgorithm, string>> = { 'sha-256': 'sha256', 'sha-512': 'sha512' };
 

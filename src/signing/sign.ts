@@ -44,7 +44,7 @@ export interface SignOptions {
 }
 
 /** The header fields to add to the request. */
-export interface SignedHeaders {
+interface SignedHeaders {
   'Signature-Input': string;
   Signature: string;
   /** Present when `content-digest` is covered and the message did not carry one: send it. */

@@ -20,7 +20,7 @@ export const DERIVED_COMPONENTS: ReadonlySet<string> = new Set([
 /** An HTTP field name as RFC 9421 requires it in a component identifier: a lower-case token. */
 const FIELD_NAME = /^[a-z0-9!#$%&'*+.^_`|~-]+$/;
 
-export class ComponentError extends Error {
+class ComponentError extends Error {
   constructor(
     /** `unsupported`: not a component this profile derives; `absent`: the message lacks the field; `malformed`: the field value cannot go into a base. */
     readonly kind: 'unsupported' | 'absent' | 'malformed',
@@ -42,7 +42,7 @@ export function isSupportedComponent(component: string): boolean {
  * and so on); header fields are trimmed and their lines joined with ", ".
  * Throws {@link ComponentError}.
  */
-export function componentValue(component: string, message: HttpMessage, url: CanonicalUrl): string {
+function componentValue(component: string, message: HttpMessage, url: CanonicalUrl): string {
   switch (component) {
     case '@method':
       return message.method.toUpperCase();

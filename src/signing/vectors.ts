@@ -25,7 +25,7 @@ export interface TestKey {
   privateJwk: AdcpJwk;
 }
 
-export interface VectorRequest {
+interface VectorRequest {
   method: string;
   url: string;
   headers: Record<string, string>;
@@ -34,7 +34,7 @@ export interface VectorRequest {
 }
 
 /** Verifier state a vector assumes before it is delivered. */
-export interface VectorHarnessState {
+interface VectorHarnessState {
   /** `(keyid, nonce)` pairs already in the replay cache. */
   replayEntries: { keyid: string; nonce: string; ttlSeconds?: number }[];
   /** Kids on the current revocation list. */
@@ -45,7 +45,7 @@ export interface VectorHarnessState {
   revocationStaleSeconds?: number;
 }
 
-export type ExpectedOutcome = { success: true } | { success: false; errorCode: string; failedStep?: number | string };
+type ExpectedOutcome = { success: true } | { success: false; errorCode: string; failedStep?: number | string };
 
 export interface SigningVector {
   kind: VectorKind;
@@ -88,7 +88,7 @@ export interface SigningVectorSet {
   canonicalization: CanonicalizationCase[];
 }
 
-export class VectorFormatError extends Error {
+class VectorFormatError extends Error {
   constructor(file: string, problem: string) {
     super(`${file}: ${problem}`);
     this.name = 'VectorFormatError';
@@ -301,7 +301,7 @@ export interface LoadVectorsOptions {
 }
 
 /** The vector folder of `kind` in the selected compliance tree. */
-export function signingVectorsDir(kind: VectorKind, options: LoadVectorsOptions = {}): string {
+function signingVectorsDir(kind: VectorKind, options: LoadVectorsOptions = {}): string {
   return join(resolveCorpus(options.compliance, options.fromDir).root, 'test-vectors', kind);
 }
 

@@ -13,7 +13,14 @@
 import type { KeyObject } from 'node:crypto';
 import { canonicalizeUrl, UrlCanonicalizationError, type CanonicalUrl } from './canonical-url.js';
 import { checkContentDigest, parseContentDigest } from './content-digest.js';
-import { importPublicKey, isAllowedAlgorithm, keyPurposeProblem, verifyBytes, type AdcpJwk } from './keys.js';
+import {
+  importPublicKey,
+  isAllowedAlgorithm,
+  keyPurposeProblem,
+  verifyBytes,
+  type AdcpJwk,
+  type SignatureAlgorithm,
+} from './keys.js';
 import { fieldLines, fieldValue, type HttpMessage } from './message.js';
 import {
   CLOCK_SKEW_SECONDS,
@@ -39,7 +46,7 @@ export type JwksSource =
   | ((keyid: string) => AdcpJwk | undefined | Promise<AdcpJwk | undefined>);
 
 /** The verifier's view of the signer's revocation list (checklist step 9). */
-export interface RevocationCheck {
+interface RevocationCheck {
   isRevoked(keyid: string): boolean | Promise<boolean>;
   /** True when the list has not been refreshed within `next_update` + grace: every signature is then refused. */
   isStale?(): boolean | Promise<boolean>;
@@ -67,7 +74,7 @@ export interface VerifyOptions<Code extends SignatureErrorCode> {
 }
 
 /** A verified signature. */
-export interface VerifiedSignature {
+interface VerifiedSignature {
   ok: true;
   signed: true;
   keyid: string;
@@ -77,7 +84,7 @@ export interface VerifiedSignature {
 }
 
 /** A rejection: `code` is what goes into `WWW-Authenticate: Signature error="<code>"`. */
-export interface VerificationFailure<Code extends SignatureErrorCode = SignatureErrorCode> {
+interface VerificationFailure<Code extends SignatureErrorCode = SignatureErrorCode> {
   ok: false;
   code: Code;
   failure: SignatureFailure;
@@ -141,34 +148,15 @@ async function runChecklist<Code extends SignatureErrorCode>(
   const now = options.now ?? Math.floor(Date.now() / 1000);
   const label = options.label ?? 'sig1';
 
-  // Pre-check: unsigned, or half a signature (a proxy that strips Signature-Input must not downgrade us to "unsigned").
-  const inputHeader = fieldValue(message.headers, 'signature-input');
-  const signatureHeader = fieldValue(message.headers, 'signature');
-  if (inputHeader === undefined && signatureHeader === undefined) {
-    if (options.signatureRequired ?? true)
-      reject('required', 0, 'the message carries no Signature-Input or Signature header');
-    return { ok: true, signed: false };
-  }
-  if (inputHeader === undefined || signatureHeader === undefined) {
-    reject(
-      'header_malformed',
-      1,
-      `${inputHeader === undefined ? 'Signature' : 'Signature-Input'} is present without its pair`,
-    );
-  }
+  const headers = signatureHeaders(message, options);
+  if (!headers) return { ok: true, signed: false };
 
   // Step 1: parse the headers, and refuse message parts that cannot go into a signature base unambiguously.
-  const { input, signature } = parseHeaders(inputHeader, signatureHeader, label);
+  const { input, signature } = parseHeaders(headers.input, headers.signature, label);
   const url = canonicalRequestUrl(message);
   checkCoveredFieldsAreUnambiguous(message, input.components);
 
-  // Step 2: every profile parameter present; the nonce carries its 128 bits.
-  const missing = REQUIRED_PARAMS.filter((name) => input.params[name] === undefined);
-  if (missing.length > 0) reject('params_incomplete', 2, `Signature-Input "${label}" lacks ${missing.join(', ')}`);
-  const params = input.params as Required<SignatureParams>;
-  if (!/^[A-Za-z0-9_-]+$/.test(params.nonce) || Buffer.from(params.nonce, 'base64url').length < 16) {
-    reject('header_malformed', 2, 'the nonce must be unpadded base64url of at least 16 bytes');
-  }
+  const params = checkParams(input, label);
 
   // Steps 3-5: tag, algorithm, validity window.
   if (params.tag !== profile.tag) reject('tag_invalid', 3, `the tag is "${params.tag}", not "${profile.tag}"`);
@@ -179,26 +167,8 @@ async function runChecklist<Code extends SignatureErrorCode>(
   // Step 6: covered components.
   checkComponents(message, input.components, options);
 
-  // Steps 7-8: the key, and that it is meant for this purpose and algorithm.
-  const jwk = await resolveKey(options.jwks, params.keyid);
-  const purposeProblem = keyPurposeProblem(jwk, params.alg, profile.adcpUse);
-  if (purposeProblem !== undefined)
-    reject('key_purpose_invalid', 8, `the JWK "${params.keyid}" cannot verify this signature: ${purposeProblem}`);
-  let publicKey: KeyObject;
-  try {
-    publicKey = importPublicKey(jwk);
-  } catch (error) {
-    reject('key_purpose_invalid', 8, `the JWK "${params.keyid}" is not a usable key: ${(error as Error).message}`);
-  }
-
-  // Steps 9-9a, before any crypto.
-  if (await options.revocation?.isRevoked(params.keyid))
-    reject('key_revoked', 9, `the key "${params.keyid}" is revoked`);
-  if (await options.revocation?.isStale?.())
-    reject('revocation_stale', 9, 'the revocation list has not been refreshed within its grace period');
-  if (await options.replayCache?.isCapReached(params.keyid, now)) {
-    reject('rate_abuse', '9a', `the replay cache holds its cap of entries for key "${params.keyid}"`);
-  }
+  const publicKey = await signerKey(params.keyid, params.alg, options);
+  await checkKeyStanding(params.keyid, now, options);
 
   // Step 10: the signature itself.
   const base = buildSignatureBase(message, input.components, input.signatureParams, url);
@@ -212,13 +182,84 @@ async function runChecklist<Code extends SignatureErrorCode>(
     if (!digest.ok) reject('digest_mismatch', 11, digest.detail);
   }
 
-  // Steps 12-13: replay, then remember for the window plus skew.
-  if (options.replayCache) {
-    if (await options.replayCache.has(params.keyid, params.nonce, now))
-      reject('replayed', 12, `the nonce "${params.nonce}" was already used with key "${params.keyid}"`);
-    await options.replayCache.insert(params.keyid, params.nonce, params.expires + CLOCK_SKEW_SECONDS);
-  }
+  await checkReplay(params, now, options);
   return { ok: true, signed: true, keyid: params.keyid, label, components: input.components, params };
+}
+
+/**
+ * Pre-check: the Signature-Input and Signature headers, or undefined when the message is unsigned (refused unless
+ * signatures are optional). Half a signature is malformed: a proxy that strips Signature-Input must not downgrade us
+ * to "unsigned".
+ */
+function signatureHeaders(
+  message: HttpMessage,
+  options: VerifyOptions<SignatureErrorCode>,
+): { input: string; signature: string } | undefined {
+  const inputHeader = fieldValue(message.headers, 'signature-input');
+  const signatureHeader = fieldValue(message.headers, 'signature');
+  if (inputHeader === undefined && signatureHeader === undefined) {
+    if (options.signatureRequired ?? true)
+      reject('required', 0, 'the message carries no Signature-Input or Signature header');
+    return undefined;
+  }
+  if (inputHeader === undefined || signatureHeader === undefined) {
+    reject(
+      'header_malformed',
+      1,
+      `${inputHeader === undefined ? 'Signature' : 'Signature-Input'} is present without its pair`,
+    );
+  }
+  return { input: inputHeader, signature: signatureHeader };
+}
+
+/** Step 2: every profile parameter present; the nonce carries its 128 bits. */
+function checkParams(input: ParsedSignatureInput, label: string): Required<SignatureParams> {
+  const missing = REQUIRED_PARAMS.filter((name) => input.params[name] === undefined);
+  if (missing.length > 0) reject('params_incomplete', 2, `Signature-Input "${label}" lacks ${missing.join(', ')}`);
+  const params = input.params as Required<SignatureParams>;
+  if (!/^[A-Za-z0-9_-]+$/.test(params.nonce) || Buffer.from(params.nonce, 'base64url').length < 16) {
+    reject('header_malformed', 2, 'the nonce must be unpadded base64url of at least 16 bytes');
+  }
+  return params;
+}
+
+/** Steps 7-8: the key, and that it is meant for this purpose and algorithm. */
+async function signerKey(
+  keyid: string,
+  alg: SignatureAlgorithm,
+  options: VerifyOptions<SignatureErrorCode>,
+): Promise<KeyObject> {
+  const jwk = await resolveKey(options.jwks, keyid);
+  const purposeProblem = keyPurposeProblem(jwk, alg, options.profile.adcpUse);
+  if (purposeProblem !== undefined)
+    reject('key_purpose_invalid', 8, `the JWK "${keyid}" cannot verify this signature: ${purposeProblem}`);
+  try {
+    return importPublicKey(jwk);
+  } catch (error) {
+    reject('key_purpose_invalid', 8, `the JWK "${keyid}" is not a usable key: ${(error as Error).message}`);
+  }
+}
+
+/** Steps 9-9a, before any crypto: the key is not revoked, the revocation list is fresh, the replay cache has room. */
+async function checkKeyStanding(keyid: string, now: number, options: VerifyOptions<SignatureErrorCode>): Promise<void> {
+  if (await options.revocation?.isRevoked(keyid)) reject('key_revoked', 9, `the key "${keyid}" is revoked`);
+  if (await options.revocation?.isStale?.())
+    reject('revocation_stale', 9, 'the revocation list has not been refreshed within its grace period');
+  if (await options.replayCache?.isCapReached(keyid, now)) {
+    reject('rate_abuse', '9a', `the replay cache holds its cap of entries for key "${keyid}"`);
+  }
+}
+
+/** Steps 12-13: replay, then remember for the window plus skew. */
+async function checkReplay(
+  params: Required<SignatureParams>,
+  now: number,
+  options: VerifyOptions<SignatureErrorCode>,
+): Promise<void> {
+  if (!options.replayCache) return;
+  if (await options.replayCache.has(params.keyid, params.nonce, now))
+    reject('replayed', 12, `the nonce "${params.nonce}" was already used with key "${params.keyid}"`);
+  await options.replayCache.insert(params.keyid, params.nonce, params.expires + CLOCK_SKEW_SECONDS);
 }
 
 function parseHeaders(

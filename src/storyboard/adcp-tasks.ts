@@ -21,7 +21,7 @@ import { readJson, readText, schemaRegistryFor, type SchemaRegistry } from '../s
 
 /**
  * Tasks the engine answers itself, never sent to the agent as written: `assert_contribution` (engine/run.ts), the
- * webhook assertions (engine/webhooks.ts WEBHOOK_TASKS), the OAuth probes (transport/probe.ts PROBE_TASKS), the
+ * webhook assertions (roles/webhook-receiver/webhooks.ts WEBHOOK_TASKS), the OAuth probes (transport/probe.ts PROBE_TASKS), the
  * synthesized signed-request vectors and the substitution observer. Not imported from those modules: they bring the
  * webhook receiver, the signing stack and the HTTP transport into the loader (Vite's main process, the Jest
  * transformer); test/storyboard/tasks.test.ts keeps this list a superset of theirs.

@@ -1,7 +1,7 @@
 /** "Did you mean …?" for misspelled keys and check names. */
 
 /** Edit distance (insert / delete / substitute), one row at a time. */
-export function levenshtein(a: string, b: string): number {
+function levenshtein(a: string, b: string): number {
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const current = [i];

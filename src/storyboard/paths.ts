@@ -48,7 +48,7 @@ export function describeOwner(root: unknown, path: DataPath): string {
   return ownerEnd === 0 ? inner : `${inner} of ${label}`;
 }
 
-export function getAt(root: unknown, path: DataPath): unknown {
+function getAt(root: unknown, path: DataPath): unknown {
   let value = root;
   for (const segment of path) value = (value as Record<string | number, unknown> | undefined)?.[segment];
   return value;

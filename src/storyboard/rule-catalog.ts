@@ -129,5 +129,3 @@ export const STORYBOARD_RULES = {
   },
   test_kit_shape: { severity: 'error', summary: 'A test kit is not a mapping or has a malformed auth block.' },
 } as const satisfies Record<string, RuleInfo>;
-
-export type StoryboardRuleId = keyof typeof STORYBOARD_RULES;

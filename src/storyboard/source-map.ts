@@ -32,7 +32,7 @@ export interface ParsedYaml {
   firstAlias: () => SourceLocation;
 }
 
-export interface YamlProblem {
+interface YamlProblem {
   /** The yaml package's error code, e.g. `DUPLICATE_KEY`. */
   code: string;
   message: string;

@@ -55,7 +55,7 @@ export class UrlRefusedError extends Error {
   }
 }
 
-export const MAX_REDIRECTS = 3;
+const MAX_REDIRECTS = 3;
 
 // ─── Address classes ────────────────────────────────────────────────────────
 
@@ -106,32 +106,43 @@ function parseV6(text: string): number[] | undefined {
   return groups.length === 8 ? groups.map((g) => parseInt(g, 16)) : undefined;
 }
 
+/** The IPv4 address in groups `hi` and `lo` of an IPv6 address, as a number. */
+const embeddedV4 = (g: number[], hi: number, lo: number) => ((g[hi]! << 16) >>> 0) + g[lo]!;
+
 function v6Class(g: number[]): string | undefined {
-  const zero = (from: number, to: number) => g.slice(from, to).every((x) => x === 0);
-  const embedded = (hi: number, lo: number) => ((g[hi]! << 16) >>> 0) + g[lo]!;
-  if (zero(0, 8)) return 'the unspecified IPv6 address (::)';
-  if (zero(0, 7) && g[7] === 1) return 'the IPv6 loopback address (::1)';
-  if (zero(0, 5) && g[5] === 0xffff) {
-    const inner = v4Class(embedded(6, 7));
-    return inner ? `an IPv4-mapped IPv6 address of ${v4Text(embedded(6, 7))}, ${inner}` : undefined;
-  }
-  if (zero(0, 6)) return `an IPv4-compatible IPv6 address (deprecated, ::${v4Text(embedded(6, 7))})`;
-  if (zero(0, 4) && g[4] === 0xffff && g[5] === 0)
-    return `an IPv4-translated IPv6 address (::ffff:0:${v4Text(embedded(6, 7))})`;
-  if (g[0] === 0x64 && g[1] === 0xff9b) {
-    if (g[2] === 1) return 'a local-use NAT64 address (64:ff9b:1::/48)';
-    const inner = zero(2, 6) ? v4Class(embedded(6, 7)) : undefined;
-    return inner ? `a NAT64 address of ${v4Text(embedded(6, 7))}, ${inner}` : undefined;
-  }
+  if (g[0] === 0) return zeroPrefixV6Class(g);
+  if (g[0] === 0x64 && g[1] === 0xff9b) return nat64Class(g);
   if (g[0] === 0x2002) {
-    const inner = v4Class(embedded(1, 2));
-    return inner ? `a 6to4 address of ${v4Text(embedded(1, 2))}, ${inner}` : undefined;
+    const inner = v4Class(embeddedV4(g, 1, 2));
+    return inner ? `a 6to4 address of ${v4Text(embeddedV4(g, 1, 2))}, ${inner}` : undefined;
   }
   if ((g[0]! & 0xfe00) === 0xfc00) return 'an IPv6 unique local address (fc00::/7)';
   if ((g[0]! & 0xffc0) === 0xfe80) return 'an IPv6 link-local address (fe80::/10)';
   if ((g[0]! & 0xffc0) === 0xfec0) return 'an IPv6 site-local address (fec0::/10, deprecated)';
   if ((g[0]! & 0xff00) === 0xff00) return 'an IPv6 multicast address (ff00::/8)';
   return undefined;
+}
+
+/** An IPv6 address whose first group is 0: unspecified, loopback, or an IPv4 address mapped, compatible or translated. */
+function zeroPrefixV6Class(g: number[]): string | undefined {
+  const zero = (from: number, to: number) => g.slice(from, to).every((x) => x === 0);
+  if (zero(0, 8)) return 'the unspecified IPv6 address (::)';
+  if (zero(0, 7) && g[7] === 1) return 'the IPv6 loopback address (::1)';
+  if (zero(0, 5) && g[5] === 0xffff) {
+    const inner = v4Class(embeddedV4(g, 6, 7));
+    return inner ? `an IPv4-mapped IPv6 address of ${v4Text(embeddedV4(g, 6, 7))}, ${inner}` : undefined;
+  }
+  if (zero(0, 6)) return `an IPv4-compatible IPv6 address (deprecated, ::${v4Text(embeddedV4(g, 6, 7))})`;
+  if (zero(0, 4) && g[4] === 0xffff && g[5] === 0)
+    return `an IPv4-translated IPv6 address (::ffff:0:${v4Text(embeddedV4(g, 6, 7))})`;
+  return undefined;
+}
+
+/** A NAT64 address (64:ff9b::/96, RFC 6052) of a non-public IPv4 address, or the local-use prefix (64:ff9b:1::/48). */
+function nat64Class(g: number[]): string | undefined {
+  if (g[2] === 1) return 'a local-use NAT64 address (64:ff9b:1::/48)';
+  const inner = g.slice(2, 6).every((x) => x === 0) ? v4Class(embeddedV4(g, 6, 7)) : undefined;
+  return inner ? `a NAT64 address of ${v4Text(embeddedV4(g, 6, 7))}, ${inner}` : undefined;
 }
 
 /**

@@ -10,7 +10,7 @@
  * Bounded on purpose — in proxy mode this listener faces the network:
  *   - only registered URLs are accepted (404 otherwise), only POST (405).
  *     The operation id is the URL's unguessable part (the engine mints a
- *     random UUID per step and keeps it out of every output: engine/webhooks.ts
+ *     random UUID per step and keeps it out of every output: roles/webhook-receiver/webhooks.ts
  *     `secrets()`), so a delivery is accepted only from whoever was sent the
  *     URL — the agent — not from a process that read a report;
  *   - a body over `maxBodyBytes` is not kept (413; the delivery is recorded as
@@ -88,7 +88,7 @@ export interface WebhookReceiverOptions {
   maxWaitMs?: number;
 }
 
-export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 const STEP_ID = /^[A-Za-z0-9_.-]{1,128}$/;
 const OPERATION_ID = /^[A-Za-z0-9_.-]{1,128}$/;
 

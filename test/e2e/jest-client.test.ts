@@ -149,7 +149,7 @@ describe(`Jest ${pkg.devDependencies.jest} on Node ${process.versions.node}, a C
       { cwd: project, encoding: 'utf8' },
     );
     const [client, matchers, createType, names] = JSON.parse(out);
-    expect(client).toMatch(/node_modules\/vitest-adcp\/dist\/cjs\/client\/index\.js$/);
+    expect(client).toMatch(/node_modules\/vitest-adcp\/dist\/cjs\/matchers\/client\.js$/);
     expect(matchers).toMatch(/node_modules\/vitest-adcp\/dist\/cjs\/matchers\/jest\.js$/);
     expect(createType).toBe('function');
     expect(names).toEqual([

@@ -1,18 +1,18 @@
 /**
- * The matchers' types as a user gets them, checked by tsc on files written as the README shows: the package's
- * declarations built into a private folder (as jest.test.ts builds its own dist/, so the tests that rebuild dist/
- * cannot pull it away) and linked into a user project as node_modules/vitest-adcp, resolved through package.json
- * `exports` as an installed package is. The matchers are registered with `setupFiles: ['vitest-adcp/matchers']`, which
- * TypeScript cannot see: their types must come with the README's own import (`vitest-adcp`), or with the one line the
- * README gives for a test file that imports nothing from the package.
+ * The matchers' types as a user gets them, checked by tsc on files written as the README shows: the package as
+ * `npm pack` ships it (unpacked once per run, test/helpers/unpacked.ts) linked into a user project as
+ * node_modules/vitest-adcp, resolved through package.json `exports` as an installed package is. The matchers are
+ * registered with `setupFiles: ['vitest-adcp/matchers']`, which TypeScript cannot see: their types must come with the
+ * README's own import (`vitest-adcp`), or with the one line the README gives for a test file that imports nothing from
+ * the package.
  */
-import { copyFileSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot, runNode } from '../helpers/run-vitest.js';
+import { unpackedPackage } from '../helpers/unpacked.js';
 
 const scratch = join(repoRoot, '.vitest-adcp', `types-${process.pid}`);
-const pkgDir = join(scratch, 'pkg');
 const user = join(scratch, 'user');
 const tsc = join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
 const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
@@ -40,35 +40,21 @@ const README_CONFIG = [
   "import { adcpStoryboards } from 'vitest-adcp';",
   '',
   'export default defineConfig({',
-  `  ${/^  (plugins: \[adcpStoryboards\(.*\)\],)$/m.exec(readme)![1]}`,
+  `  ${/^ {2}(plugins: \[adcpStoryboards\(.*\)\],)$/m.exec(readme)![1]}`,
   `  ${/^(test: \{ setupFiles: \['vitest-adcp\/matchers'\] \})/m.exec(readme)![1]},`,
   '});',
   '',
 ].join('\n');
 
 beforeAll(async () => {
+  const unpacked = await unpackedPackage();
   rmSync(scratch, { recursive: true, force: true });
   mkdirSync(join(user, 'node_modules'), { recursive: true });
-  const build = await runNode([
-    tsc,
-    '-p',
-    'tsconfig.build.json',
-    '--outDir',
-    join(pkgDir, 'dist'),
-    '--emitDeclarationOnly',
-    '--declarationMap',
-    'false',
-    '--sourceMap',
-    'false',
-  ]);
-  expect(build.exitCode, build.stdout + build.stderr).toBe(0);
-  copyFileSync(join(repoRoot, 'package.json'), join(pkgDir, 'package.json'));
-  copyFileSync(join(repoRoot, 'client.d.ts'), join(pkgDir, 'client.d.ts'));
-  symlinkSync(pkgDir, join(user, 'node_modules', 'vitest-adcp'));
+  symlinkSync(unpacked, join(user, 'node_modules', 'vitest-adcp'));
   // A package of its own, so that `vitest-adcp` is not this repository's self-reference; vitest itself resolves from the
   // repository's node_modules, up the tree.
   writeFileSync(join(user, 'package.json'), JSON.stringify({ name: 'my-agent', private: true, type: 'module' }));
-}, 120_000);
+}, 420_000);
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 /** tsc on one user file in a project of its own; `types` as the user's tsconfig would have it. */

@@ -9,9 +9,7 @@ import type { DataPath } from '../source-map.js';
 import { type RawPhase, type RawStep, type RuleContext, phaseLabel, stepLabel } from './model.js';
 
 /** The declared targets with the path of each, from the spec field or its deprecated synonym. */
-export function declaredStateTargets(
-  step: RawStep,
-): { key: string; targets: { id: string; path: DataPath }[] } | undefined {
+function declaredStateTargets(step: RawStep): { key: string; targets: { id: string; path: DataPath }[] } | undefined {
   const key = Object.hasOwn(step.raw, 'provides_state_for')
     ? 'provides_state_for'
     : Object.hasOwn(step.raw, 'peer_substitutes_for')

@@ -15,7 +15,7 @@ import { closestMatch } from '../did-you-mean.js';
 import { type RawStep, type RuleContext, stepLabel } from './model.js';
 
 /** Edits tolerated for a name of this length: one for short names, then about one in eight characters. */
-export function taskEditBudget(name: string): number {
+function taskEditBudget(name: string): number {
   return name.length <= 8 ? 1 : name.length <= 16 ? 2 : 3;
 }
 

@@ -48,7 +48,7 @@ const REQUIRED_ARGUMENTS: Record<string, string[][]> = {
 let specChecks: string[] | undefined;
 
 /** The checks AdCP 3.0.6 defines, as listed in the schema's `check` enum. */
-export function specifiedChecks(): string[] {
+function specifiedChecks(): string[] {
   if (!specChecks) {
     const check = storyboardSchema().definitions?.validation?.properties?.check;
     specChecks = Array.isArray(check?.enum) ? (check.enum as string[]) : [];

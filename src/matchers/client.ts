@@ -1,3 +1,4 @@
+/* eslint-disable-next-line @typescript-eslint/triple-slash-reference -- the built declarations must keep it: `/// <reference types="vitest-adcp/client" />` gives the *.storyboard.yaml module type (client.d.ts) */
 /// <reference path="../../client.d.ts" preserve="true" />
 /**
  * `vitest-adcp/client`: the client and the matchers without the plugin, for
@@ -13,10 +14,12 @@
  *
  * As a type reference (`/// <reference types="vitest-adcp/client" />`) it also
  * declares `import sb from './flow.storyboard.yaml'` (client.d.ts).
+ *
+ * Here, not in client/: it joins client/ and matchers/, and matchers/ is the higher layer (its probes call the client).
  */
 // The matchers' types on Vitest's `expect` and Jest's `jest.Matchers`, wherever this module is imported.
-import '../matchers/vitest-types.js';
-import '../matchers/jest-types.js';
+import './vitest-types.js';
+import './jest-types.js';
 
 export {
   createAdcpClient,
@@ -25,5 +28,5 @@ export {
   type AdcpCallOptions,
   type AdcpResponse,
   type AdcpAuth,
-} from './client.js';
-export * from '../matchers/matchers.js';
+} from '../client/client.js';
+export * from './matchers.js';

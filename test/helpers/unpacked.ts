@@ -1,0 +1,28 @@
+/**
+ * The packed package (packed.ts) unpacked once per test run into `<run dir>/unpacked/node_modules/vitest-adcp`, without
+ * an npm install: what `npm pack` ships, laid out as an installed package. Its dependencies resolve from this
+ * repository's node_modules, up the tree (the run dir is under the repo's .vitest-adcp/). For tests that read or
+ * type-check the shipped files and resolve through package.json `exports` (test/types/): link it into a project of
+ * your own as node_modules/vitest-adcp, and never write into it.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { exec, oncePerRun } from './once-per-run.js';
+import { packedTarball } from './packed.js';
+
+/** The absolute path of the unpacked package (its package.json, dist/, schema/, …). */
+export function unpackedPackage(): Promise<string> {
+  return oncePerRun(
+    'unpack',
+    async (dir) => {
+      const tarball = await packedTarball();
+      const modules = join(dir, 'unpacked', 'node_modules');
+      mkdirSync(modules, { recursive: true });
+      await exec('tar', ['-xzf', tarball, '-C', modules], { cwd: modules });
+      // npm pack puts everything under package/.
+      await exec('mv', [join(modules, 'package'), join(modules, 'vitest-adcp')], { cwd: modules });
+      return join(modules, 'vitest-adcp');
+    },
+    { timeoutMs: 360_000 },
+  );
+}

@@ -1,0 +1,47 @@
+/**
+ * The fast lane, `npm run test:unit`: the tests that run in this process only (the fixture agent of the global setup
+ * on 127.0.0.1 included), for the inner loop. `npm test` (vitest.config.ts) still runs everything, this lane too.
+ *
+ * Left out: every file that starts a process or builds — child `vitest` / `jest` runs, `npm pack` and installs, tsc
+ * builds, node children, a browser — and three long in-process runs. test/lanes.test.ts fails when a test file that does (it names `spawn`,
+ * `execFile`, `runVitest`, …) is not listed here, so the lane stays in-process as tests are added.
+ */
+import { defineConfig } from 'vitest/config';
+
+/** Folders and files left out of the unit lane: a folder ends with `/`. */
+export const notUnit = [
+  'test/e2e/', // child vitest and jest runs, the CLI, npm pack and installs
+  'test/types/', // the packed package type-checked by tsc
+  'test/matrix/', // packed installs of each supported Vitest and Jest (its own config)
+  'test/webhooks/forgery.test.ts', // a child vitest run against a forging agent
+  'test/client/client.test.ts', // a node child loading the client as Jest would
+  'test/storyboard/bounds.test.ts', // a node child with a 300 MB heap
+  'test/report/views.test.ts', // headless Chromium, when installed
+  'test/cache/disk-cache.test.ts', // mkfifo
+  // In-process, but long: the lane is for the inner loop. `npm test` runs them.
+  'test/transport/a2a-parity.e2e.test.ts', // every fixture and green corpus storyboard over MCP and A2A: ~55 s
+  'test/engine/corpus-run.e2e.test.ts', // the whole corpus against the fixture agent, no verdicts asserted
+  'test/lint/layer-rule.test.ts', // ESLint over the whole tree: `npm run lint`'s job
+];
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    exclude: [
+      'test/e2e/project/**',
+      '**/node_modules/**',
+      ...notUnit.map((path) => (path.endsWith('/') ? `${path}**` : path)),
+    ],
+    globalSetup: ['test/setup/fixture-agent.ts'],
+    // As vitest.config.ts: reporters under test must not write into this CI job's summary.
+    env: { GITHUB_STEP_SUMMARY: '' },
+    // Vitest's default on 2 cores is one worker; these tests mostly wait on the fixture agent's sockets.
+    maxWorkers: 2,
+    // One module graph per worker, not one per file: importing src/ again for each of ~110 files was most of the lane's
+    // time. These tests share no state through modules (they restore what they change in process.env).
+    isolate: false,
+    // As vitest.config.ts: under a loaded machine some in-process runs (the whole corpus) take long.
+    testTimeout: 120_000,
+    hookTimeout: 180_000,
+  },
+});
