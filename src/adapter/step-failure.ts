@@ -6,7 +6,7 @@
 import type { StepOutcome } from '../model/records.js';
 import { failureHeadline, formatStepFailure } from '../report/format.js';
 import { redactStepResult } from '../report/record.js';
-import { escapeControl } from '../model/redact.js';
+import { sanitizeOutput } from '../model/redact.js';
 import { withoutToolList } from '../report/summary.js';
 import type { Diagnostic, Storyboard } from '../model/storyboard.js';
 
@@ -86,7 +86,7 @@ export function retryRefusal(
  * (report/summary.ts), which prints it once: per step, only the tool that is missing.
  */
 export function skipText(result: StepResult): string {
-  return escapeControl(`${result.skip!.reason}: ${withoutToolList(result.skip!.detail)}`);
+  return sanitizeOutput(`${result.skip!.reason}: ${withoutToolList(result.skip!.detail)}`);
 }
 
 /** runner-output-contract.yaml > skip_result.reasons.no_phases: the detail cites id and version. */

@@ -7,7 +7,7 @@
  * records, annotations or console lines, `skip()` or a passing test, the error they throw.
  */
 import type { StoryboardRun } from '../engine/run.js';
-import { escapeControl, sanitizeOutput } from '../model/redact.js';
+import { sanitizeOutput } from '../model/redact.js';
 import type { StepOutcome } from '../model/records.js';
 import type { AdcpPlannedStep, AdcpStepMeta, AdcpStoryboardMeta, StoryboardInfo } from '../model/step-meta.js';
 import type { Storyboard } from '../model/storyboard.js';
@@ -135,7 +135,7 @@ export class StepSession {
     const meta: AdcpStepMeta = { id: stepKey(result), status: outcome.status, result, storyboard: this.options.info };
     const replayed = this.replays.take(run, phaseId, stepId, secrets);
     // Warnings and skip details can quote agent-supplied names (its tool list, ids): escaped for the terminal.
-    const warnings = (result.warnings ?? []).map(escapeControl);
+    const warnings = (result.warnings ?? []).map(sanitizeOutput);
     const report = { kind: 'verdict' as const, meta, replayed, warnings };
     if (outcome.status === 'skipped') return { ...report, skip: skipText(result) };
     if (outcome.status !== 'failed') return report;

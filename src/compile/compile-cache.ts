@@ -75,7 +75,7 @@ function fileDigest(file: string): string {
 }
 
 /** The names and content of every file below `dir` (sorted, links not followed), as one SHA-256. */
-export function treeDigest(dir: string): string {
+function treeDigest(dir: string): string {
   const hash = createHash('sha256');
   const walk = (current: string): void => {
     const entries = readdirSync(current, { withFileTypes: true }).sort((a, b) =>

@@ -61,7 +61,7 @@ export function isEnvelopeOnly(data: unknown): boolean {
   );
 }
 
-export async function pollTaskCompletion(
+async function pollTaskCompletion(
   transport: AgentTransport,
   taskId: string,
   options: PollOptions,

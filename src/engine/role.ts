@@ -66,7 +66,7 @@ export type RoleOutcome =
   | { exchange: Exchange };
 
 /** A role's reading of a graded agent answer: the step's record, and what every later step becomes (`halt`). */
-export interface RoleVerdict {
+interface RoleVerdict {
   result: StepResult;
   halt?: SkipResult;
 }

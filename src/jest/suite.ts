@@ -41,7 +41,7 @@ export interface JestFileRecords {
 }
 
 /** The test file's globals the adapter uses: its `Error` (so the stack is source-mapped by Jest) and its console. */
-export interface JestSandbox {
+interface JestSandbox {
   Error: ErrorConstructor;
   console?: Pick<Console, 'info'>;
 }
@@ -51,7 +51,7 @@ export interface JestSandbox {
  * message under the one-line headline; the stack's first frame is the failing validation's YAML line, which Jest
  * prints with a code frame of the YAML.
  */
-export class StoryboardStepError extends Error {
+class StoryboardStepError extends Error {
   expected?: unknown;
   actual?: unknown;
   constructor(headline: string, at: Error, validation?: FailingValidation, details?: string) {
@@ -63,7 +63,7 @@ export class StoryboardStepError extends Error {
   }
 }
 
-export interface JestStoryboardSuite {
+interface JestStoryboardSuite {
   step(phaseId: string, stepId: string): Promise<void>;
   timeout(): number;
   noPhases(): void;
@@ -77,10 +77,7 @@ const CONFIGURATION = 'vitest-adcp cannot run the storyboards under Jest: ';
  * A run configuration that cannot work, said the Jest way — the preset's `adcp` options and the environment, never
  * the Vitest plugin's `vitest.config.ts` — or undefined. Runner text, not the agent's: never fenced.
  */
-export function jestConfigurationError(
-  config: RuntimeConfig,
-  env: NodeJS.ProcessEnv = process.env,
-): string | undefined {
+function jestConfigurationError(config: RuntimeConfig, env: NodeJS.ProcessEnv = process.env): string | undefined {
   const resolved = resolveRuntimeConfig(config, env);
   if (!resolved.error) return undefined;
   if (!resolved.agentUrl) {
@@ -126,6 +123,8 @@ function runtimeConfig(options: JestAdcpOptions, rootDir: string): RuntimeConfig
 /**
  * The runtime one test file gets: `storyboardSuite` and `loadFailureSuite` for the compiled module, `records` for a
  * reporter, `matchers` for `vitest-adcp/matchers/jest`.
+ *
+ * @public The Jest environment (environment.cts) loads this with Node's `require`, which knip does not follow.
  */
 export function createJestRuntime(
   sandbox: JestSandbox,

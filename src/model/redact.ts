@@ -245,7 +245,7 @@ export function secretsInUrl(url: string | undefined): string[] {
  * pose as runner text or close the fence early (security.rendered_output_fencing).
  */
 export function fence(untrusted: string, label = 'agent output'): string {
-  untrusted = escapeControl(untrusted);
+  untrusted = sanitizeOutput(untrusted);
   const nonce = randomBytes(6).toString('hex');
   if (!untrusted.includes('\n') && untrusted.length <= 200)
     return `<<${label} ${nonce}>> ${untrusted} <<end ${nonce}>>`;
@@ -266,16 +266,13 @@ export function fence(untrusted: string, label = 'agent output'): string {
  *
  * Idempotent: its output contains nothing it would change again.
  */
-export function escapeControl(text: string): string {
+export function sanitizeOutput(text: string): string {
   return neutraliseCommands(text.replace(CONTROL, (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`));
 }
 
-/** The documented name of {@link escapeControl}: one sanitiser for every line we print or write. */
-export const sanitizeOutput = escapeControl;
-
 /** {@link sanitizeOutput} for text that must stay on one line (a test title): newline and tab escaped too. */
 export function sanitizeLine(text: string): string {
-  return escapeControl(text).replace(/[\n\t]/g, (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`);
+  return sanitizeOutput(text).replace(/[\n\t]/g, (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`);
 }
 
 /**
@@ -306,13 +303,13 @@ export function stringifyInert(value: unknown, space?: number): string {
 
 const INERT = /[\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g;
 
-/** `escapeControl` over every string of a value (keys included): for values a test framework prints raw, like a diff. */
+/** `sanitizeOutput` over every string of a value (keys included): for values a test framework prints raw, like a diff. */
 export function escapeControlDeep<T>(value: T, depth = 0): T {
-  if (typeof value === 'string') return escapeControl(value) as T;
+  if (typeof value === 'string') return sanitizeOutput(value) as T;
   if (value === null || typeof value !== 'object' || depth > 64) return value;
   if (Array.isArray(value)) return value.map((item) => escapeControlDeep(item, depth + 1)) as T;
   const out: Record<string, unknown> = {};
   for (const [key, inner] of Object.entries(value as Record<string, unknown>))
-    setOwn(out, escapeControl(key), escapeControlDeep(inner, depth + 1));
+    setOwn(out, sanitizeOutput(key), escapeControlDeep(inner, depth + 1));
   return out as T;
 }

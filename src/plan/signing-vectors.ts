@@ -18,7 +18,7 @@ import type { Phase, Step, Storyboard } from '../model/storyboard.js';
 import { REQUEST_SIGNING_PROBE_TASK } from '../model/runner-tasks.js';
 
 /** The storyboard whose empty phases get vector steps (the reference runner keys on the same id). */
-export const SIGNED_REQUESTS_STORYBOARD = 'signed_requests';
+const SIGNED_REQUESTS_STORYBOARD = 'signed_requests';
 
 /** Phase id → the vector folder its steps come from. */
 export const VECTOR_PHASES: Readonly<Record<string, 'positive' | 'negative'>> = {

@@ -42,13 +42,13 @@ export interface AgentAccess {
 }
 
 /** Where docs/troubleshooting.md explains the preflight's messages. */
-export const AUTH_TROUBLESHOOTING = 'docs/troubleshooting.md#the-agent-rejects-the-credential-or-cannot-be-reached';
+const AUTH_TROUBLESHOOTING = 'docs/troubleshooting.md#the-agent-rejects-the-credential-or-cannot-be-reached';
 
 /**
  * Protected, read-only tasks that accept an empty body, in the order the compliance test kits name them as
  * `auth.probe_task` (list_creatives is the spec's default): the first one the agent serves judges a configured token.
  */
-export const PROTECTED_PROBE_TASKS = [
+const PROTECTED_PROBE_TASKS = [
   'list_creatives',
   'get_media_buy_delivery',
   'get_signals',
@@ -128,7 +128,7 @@ function unreachable(reason: string): boolean {
   );
 }
 
-export interface AuthRejection {
+interface AuthRejection {
   status?: number;
   /** The auth schemes the agent's WWW-Authenticate asks for, as a phrase: `Bearer (OAuth …) or Basic`. */
   mechanism?: string;
@@ -137,7 +137,7 @@ export interface AuthRejection {
 }
 
 /** Whether an answer is the agent refusing the call's credential: HTTP 401/403, or AUTH_REQUIRED (JSON-RPC -32028). */
-export function authRejection(exchange: Exchange): AuthRejection | undefined {
+function authRejection(exchange: Exchange): AuthRejection | undefined {
   const status = exchange.response?.status;
   const code = findErrorCode(exchange)?.code;
   const byCode = (code !== undefined && AUTH_CODES.has(code)) || exchange.rpcError?.code === -32028;

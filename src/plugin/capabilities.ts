@@ -56,7 +56,7 @@ export class AgentUnreachableError extends ConfigurationError {
  * The secrets a capability call sends or holds: the operator's token and the credentials written into the agent URL
  * (their other spellings are scrubbed too: model/redact.ts `secretForms`).
  */
-export function agentSecrets(agent: Pick<AgentAccess, 'url' | 'authToken'>): string[] {
+function agentSecrets(agent: Pick<AgentAccess, 'url' | 'authToken'>): string[] {
   return [...(agent.authToken ? [agent.authToken] : []), ...secretsInUrl(agent.url)];
 }
 

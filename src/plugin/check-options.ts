@@ -18,7 +18,7 @@ type KeysOf<T> = { readonly [K in keyof Required<T>]: Shape | true };
 
 type Options = AdcpStoryboardsOptions;
 
-export const OPTION_SHAPE: Shape = {
+const OPTION_SHAPE: Shape = {
   include: true,
   files: true,
   compliance: {

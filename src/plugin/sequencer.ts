@@ -65,7 +65,7 @@ export function inRunOrder(specs: readonly TestSpecification[], order: RunOrder)
  * and shards with `configured` — Vitest's default or the user's own — and
  * then applies each run order given (one per plugin instance that asked).
  */
-export function runOrderSequencer(configured: SequencerConstructor, orders: readonly RunOrder[]): SequencerConstructor {
+function runOrderSequencer(configured: SequencerConstructor, orders: readonly RunOrder[]): SequencerConstructor {
   return class StoryboardRunOrderSequencer extends BaseSequencer {
     private readonly configured: TestSequencer;
     constructor(ctx: Vitest) {

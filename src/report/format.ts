@@ -16,7 +16,7 @@ import { jsonRpcErrorOf } from '../transport/answer-body.js';
 import { extractMcpResult } from '../transport/mcp.js';
 import { excerptAround } from './excerpt.js';
 import {
-  escapeControl,
+  sanitizeOutput,
   escapeControlDeep,
   fence,
   redactPayload,
@@ -159,7 +159,7 @@ const PLACEHOLDER = /^(?:\$context\.|\$test_kit\.|\$generate\b|\{\{)/;
  * (`unresolved_substitution`) or the expected value's (engine/grade.ts: `expected` lists the tokens, `actual` null) —,
  * or undefined. Such a failure is no value mismatch: nothing was compared.
  */
-export function unresolvedPlaceholders(v: ValidationResult): string[] | undefined {
+function unresolvedPlaceholders(v: ValidationResult): string[] | undefined {
   const tokens =
     Array.isArray(v.expected) &&
     v.expected.length > 0 &&
@@ -189,7 +189,7 @@ const pointerKey = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1')
 /** A key printed unfenced in a headline: short and identifier-like (agent-written keys are anything). */
 const plainKey = (key: string) => /^[\w.@:+~/-]{1,64}$/.test(key);
 
-export interface FirstDifference {
+interface FirstDifference {
   /** JSON Pointer of the difference, relative to the compared values ('' = the values themselves). */
   pointer: string;
   /** Whether the pointer is printable unfenced (every key on it plain). */
@@ -208,7 +208,7 @@ function has(o: object, key: string): boolean {
  * Where two JSON values first differ, depth first: the expected value's keys in its order, then keys only the actual
  * value has; array items by index. Undefined when they are equal.
  */
-export function firstDifference(
+function firstDifference(
   expected: unknown,
   actual: unknown,
   path: string[] = [],
@@ -319,13 +319,13 @@ export function failureHeadline(result: StepResult, options: Pick<FormatOptions,
     result.validations.filter((v) => !v.passed),
     options.cwd ?? process.cwd(),
   );
-  return escapeControl(scrubSecrets(headline, options.secrets ?? []));
+  return sanitizeOutput(scrubSecrets(headline, options.secrets ?? []));
 }
 
 function headlineOf(result: StepResult, failed: ValidationResult[], cwd: string): string {
   if (result.error && failed.length === 0) {
     // Kept short enough for fence() to keep it on one line: the headline is JUnit's message= and an annotation's title.
-    const first = escapeControl(result.error.split('\n')[0]!);
+    const first = sanitizeOutput(result.error.split('\n')[0]!);
     return `step "${result.step_id}" (task ${result.task}) failed: ${fence(first.length > 150 ? `${first.slice(0, 149)}…` : first, 'error')}`;
   }
   const v = failed[0];
@@ -387,7 +387,7 @@ export function formatStepFailure(result: StepResult, options: FormatOptions = {
   ];
   const secrets = options.secrets ?? [];
   // Agent text is fenced (and escaped) above; runner text quotes agent-supplied names too (tools, ids), so escape it all.
-  const clean = (text: string) => escapeControl(scrubSecrets(text, secrets));
+  const clean = (text: string) => sanitizeOutput(scrubSecrets(text, secrets));
   return {
     headline: clean(headline),
     message: clean(lines.join('\n')),

@@ -16,7 +16,7 @@ import { createHash } from 'node:crypto';
 import type { StepResult, ValidationResult } from '../model/records.js';
 import { failureHeadline, taskResult } from './format.js';
 import { redactStepResult } from './record.js';
-import { escapeControl } from '../model/redact.js';
+import { sanitizeOutput } from '../model/redact.js';
 import type { ContractReport, StoryboardReport } from './build.js';
 import { counts, relativeTo, verdict } from './markdown.js';
 import { statusWithSkips } from './summary.js';
@@ -39,7 +39,7 @@ class Html {
 type Part = Html | string | number | boolean | null | undefined | readonly Part[];
 
 function escapeText(text: string): string {
-  return escapeControl(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  return sanitizeOutput(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 function part(value: Part): string {

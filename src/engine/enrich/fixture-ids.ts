@@ -18,7 +18,7 @@ import type { Storyboard } from '../../model/storyboard.js';
 import { pathJoin, type Enrichment } from './note.js';
 
 /** The id keys of the spec's seedable fixtures. */
-export const FIXTURE_ID_KEYS = new Set(['product_id', 'pricing_option_id', 'creative_id', 'plan_id', 'media_buy_id']);
+const FIXTURE_ID_KEYS = new Set(['product_id', 'pricing_option_id', 'creative_id', 'plan_id', 'media_buy_id']);
 
 export interface CapturedValue {
   value: unknown;

@@ -29,7 +29,6 @@ import { describeEnrichment, type Enrichment } from './note.js';
 
 export { Discovery } from './discovery.js';
 export { declaredFixtureIds, type CapturedValue } from './fixture-ids.js';
-export { describeEnrichment, type Enrichment } from './note.js';
 
 /** `enriched`: the per-task request builder runs (the spec's runner model); `as-written`: sample_request after substitution only. */
 export type RequestMode = 'enriched' | 'as-written';

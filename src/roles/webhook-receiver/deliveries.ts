@@ -126,7 +126,7 @@ export function signatureValidation(
   );
 }
 
-export function headerValue(d: WebhookDelivery, name: string): string | undefined {
+function headerValue(d: WebhookDelivery, name: string): string | undefined {
   const lines = d.headers.filter(([n]) => n === name).map(([, value]) => value);
   return lines.length > 0 ? lines.join(', ') : undefined;
 }
