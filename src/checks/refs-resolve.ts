@@ -30,46 +30,16 @@ export const refsResolve: Check = (input) => {
   const onOutOfScope = String(validation.on_out_of_scope ?? 'warn');
   const scopeValue = scope?.equals === '$agent_url' ? input.agentUrl : scope?.equals;
 
-  const missing: Record<string, unknown>[] = [];
-  const outOfScope: Record<string, unknown>[] = [];
-  const seen = new Set<string>();
-  const seenOut = new Set<string>();
-  for (const ref of sources.values) {
-    const projected = project(ref, matchKeys);
-    // Duplicates collapse on the compared form (URL keys normalised), so `…/mcp` and `…/mcp/` are one ref.
-    const key = JSON.stringify(
-      matchKeys.map((k) =>
-        /url$/i.test(k) && typeof projected[k] === 'string' ? normaliseUrl(projected[k] as string) : projected[k],
-      ),
-    );
-    if (scope?.key && !sameScope(ref, scope.key, scopeValue)) {
-      if (!seenOut.has(key)) {
-        seenOut.add(key);
-        outOfScope.push(projected);
-      }
-      continue;
-    }
-    const resolved =
-      hasAllKeys(ref, matchKeys) &&
-      targets.values.some(
-        (t) => hasAllKeys(t, matchKeys) && matchKeys.every((k) => sameKey(k, (ref as any)[k], (t as any)[k])),
-      );
-    if (!resolved && !seen.has(key)) {
-      seen.add(key);
-      missing.push(projected);
-    }
-  }
+  const { missing, outOfScope } = unresolvedRefs(
+    sources.values,
+    matchKeys,
+    (ref) => !scope?.key || sameScope(ref, scope.key, scopeValue),
+    (ref) => resolvesIn(ref, targets.values, matchKeys),
+  );
   // In-scope and out-of-scope refs are disjoint; `fail` promotes the latter to missing.
   if (onOutOfScope === 'fail') missing.push(...outOfScope);
   const truncated = sources.truncated || targets.truncated;
-  const observations = [
-    ...(onOutOfScope === 'warn' && outOfScope.length > 0
-      ? [
-          `${outOfScope.length} ref(s) outside scope ${scope?.key} = ${scopeValue ?? scope?.equals} were not checked: ${JSON.stringify(outOfScope.slice(0, 10))}`,
-        ]
-      : []),
-    ...(truncated ? [`fan-out capped at ${MAX_WILDCARD_VALUES} values`] : []),
-  ];
+  const observations = observationsOf(outOfScope, onOutOfScope === 'warn', scope, scopeValue, truncated);
   if (missing.length === 0) {
     return { passed: true, json_pointer: sources.pointer, ...(observations.length ? { observations } : {}) };
   }
@@ -81,6 +51,72 @@ export const refsResolve: Check = (input) => {
     error: `${missing.length} ref(s) from ${source.path} do not resolve to ${target.path} on [${matchKeys.join(', ')}]`,
   };
 };
+
+/**
+ * The refs that do not resolve and the refs out of scope, each projected to the match keys; duplicates collapse on the
+ * compared form (URL keys normalised), so `…/mcp` and `…/mcp/` are one ref.
+ */
+function unresolvedRefs(
+  refs: unknown[],
+  matchKeys: string[],
+  inScope: (ref: unknown) => boolean,
+  resolves: (ref: unknown) => boolean,
+): { missing: Record<string, unknown>[]; outOfScope: Record<string, unknown>[] } {
+  const missing: Record<string, unknown>[] = [];
+  const outOfScope: Record<string, unknown>[] = [];
+  const seen = new Set<string>();
+  const seenOut = new Set<string>();
+  for (const ref of refs) {
+    const projected = project(ref, matchKeys);
+    const key = JSON.stringify(
+      matchKeys.map((k) =>
+        /url$/i.test(k) && typeof projected[k] === 'string' ? normaliseUrl(projected[k] as string) : projected[k],
+      ),
+    );
+    if (!inScope(ref)) {
+      if (!seenOut.has(key)) {
+        seenOut.add(key);
+        outOfScope.push(projected);
+      }
+      continue;
+    }
+    if (!resolves(ref) && !seen.has(key)) {
+      seen.add(key);
+      missing.push(projected);
+    }
+  }
+  return { missing, outOfScope };
+}
+
+/** The refs out of scope, when `on_out_of_scope` is warn, and a capped fan-out. */
+function observationsOf(
+  outOfScope: Record<string, unknown>[],
+  warn: boolean,
+  scope: { key?: string; equals?: string } | undefined,
+  scopeValue: string | undefined,
+  truncated: boolean,
+): string[] {
+  return [
+    ...(warn && outOfScope.length > 0
+      ? [
+          `${outOfScope.length} ref(s) outside scope ${scope?.key} = ${scopeValue ?? scope?.equals} were not checked: ${JSON.stringify(outOfScope.slice(0, 10))}`,
+        ]
+      : []),
+    ...(truncated ? [`fan-out capped at ${MAX_WILDCARD_VALUES} values`] : []),
+  ];
+}
+
+/** A ref with every match key resolves to a target with every match key, equal on each. */
+function resolvesIn(ref: unknown, targets: unknown[], matchKeys: string[]): boolean {
+  return (
+    hasAllKeys(ref, matchKeys) &&
+    targets.some(
+      (t) =>
+        hasAllKeys(t, matchKeys) &&
+        matchKeys.every((k) => sameKey(k, (ref as Record<string, unknown>)[k], (t as Record<string, unknown>)[k])),
+    )
+  );
+}
 
 function collect(
   input: CheckInput,
@@ -107,13 +143,14 @@ function hasAllKeys(ref: unknown, keys: string[]): boolean {
   return (
     ref !== null &&
     typeof ref === 'object' &&
-    keys.every((k) => (ref as any)[k] !== undefined && (ref as any)[k] !== null)
+    keys.every((k) => (ref as Record<string, unknown>)[k] !== undefined && (ref as Record<string, unknown>)[k] !== null)
   );
 }
 
 function project(ref: unknown, keys: string[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const k of keys) out[k] = ref !== null && typeof ref === 'object' ? ((ref as any)[k] ?? null) : null;
+  for (const k of keys)
+    out[k] = ref !== null && typeof ref === 'object' ? ((ref as Record<string, unknown>)[k] ?? null) : null;
   return out;
 }
 
@@ -125,9 +162,9 @@ function sameKey(key: string, a: unknown, b: unknown): boolean {
 
 function sameScope(ref: unknown, key: string, equals: string | undefined): boolean {
   if (ref === null || typeof ref !== 'object' || equals === undefined) return false;
-  return sameKey(key, (ref as any)[key], equals);
+  return sameKey(key, (ref as Record<string, unknown>)[key], equals);
 }
 
-export function normaliseUrl(url: string): string {
+function normaliseUrl(url: string): string {
   return url.trim().replace(/\/+$/, '').toLowerCase();
 }

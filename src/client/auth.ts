@@ -24,13 +24,9 @@ export function credentialsFor(auth: AdcpAuth | undefined, where: string): Crede
     if (colon < 0) throw new TypeError(`${where}: { basic: '…' } must be 'username:password'`);
     return { kind: 'basic', username: basic.slice(0, colon), password: basic.slice(colon + 1) };
   }
-  if (
-    basic !== null &&
-    typeof basic === 'object' &&
-    typeof (basic as any).username === 'string' &&
-    typeof (basic as any).password === 'string'
-  ) {
-    return { kind: 'basic', username: (basic as any).username, password: (basic as any).password };
+  const pair = basic !== null && typeof basic === 'object' ? (basic as { username?: unknown; password?: unknown }) : {};
+  if (typeof pair.username === 'string' && typeof pair.password === 'string') {
+    return { kind: 'basic', username: pair.username, password: pair.password };
   }
   throw new TypeError(
     `${where}: auth must be 'none', a Bearer token string, or { basic: { username, password } } (or { basic: 'username:password' })`,

@@ -122,12 +122,38 @@ const isFetchResponse = (value: unknown): value is Response =>
 const isCallToolResult = (value: Record<string, unknown>): boolean =>
   (Array.isArray(value.content) || 'structuredContent' in value) && !('status' in value) && !('request' in value);
 
+/** What every recorded answer says of itself: its subject, and the task and request when the record carries them. */
+interface RecordedAbout {
+  subject: string;
+  operation?: string;
+  request?: RequestRecord;
+}
+
 /** An answer as recorded, or undefined when `received` is not a record. */
 function recordedAnswer(received: unknown): ObservedAnswer | undefined {
   if (!isObject(received)) return undefined;
   // A StepOutcome ({ status, result }) from the engine: its result is the step record.
   if (isObject(received.result) && isStepResult(received.result) && typeof received.status === 'string')
     return recordedAnswer(received.result);
+  const about = recordedAbout(received);
+  if (isExchange(received)) return exchangeAnswer(received as unknown as Exchange, about);
+  // A step record, or an HTTP probe's `{ request?, response }`: the response rides under `response`.
+  if ('response' in received || 'transportError' in received || 'request' in received || isStepResult(received))
+    return stepRecordAnswer(received, about);
+  if (isCallToolResult(received)) {
+    // An MCP CallToolResult (e.g. from @modelcontextprotocol/sdk's client.callTool): task data, no HTTP.
+    return { subject: 'the CallToolResult', headers: {}, recorded: true, taskData: extractMcpResult(received) };
+  }
+  // A response record, or a raw HTTP answer.
+  if (typeof received.status === 'number') return httpAnswer(received, received.status, about.subject);
+  // A raw HTTP failure (transport/raw-http.ts: `{ error, durationMs }`).
+  if (typeof received.error === 'string')
+    return { subject: about.subject, headers: {}, transportError: received.error, recorded: true };
+  return undefined;
+}
+
+/** The request a record carries, the task it names, and so its subject ("the recorded answer to list_creatives"). */
+function recordedAbout(received: Record<string, unknown>): RecordedAbout {
   const request = isObject(received.request) ? (received.request as unknown as RequestRecord) : undefined;
   const operation =
     typeof request?.operation === 'string'
@@ -136,72 +162,71 @@ function recordedAnswer(received: unknown): ObservedAnswer | undefined {
         ? received.task
         : undefined;
   const subject = operation ? `the recorded answer to ${operation}` : 'the recorded answer';
-  if (isExchange(received)) {
-    // A createAdcpClient() response or a transport Exchange: the engine's own record, data already extracted.
-    const exchange = received as unknown as Exchange;
-    const response = exchange.response;
-    return {
-      subject,
-      status: response?.status,
-      headers: headerMap(response?.headers),
-      ...(exchange.transportError ? { transportError: exchange.transportError } : {}),
-      recorded: true,
-      ...(operation ? { task: operation } : {}),
-      ...(request ? { request } : {}),
-      ...(exchange.transportError && exchange.data === undefined
-        ? {}
-        : {
-            taskData: {
-              extraction: exchange.extraction,
-              data: exchange.data,
-              ...(exchange.rpcError ? { rpcError: exchange.rpcError } : {}),
-            },
-          }),
-    };
-  }
-  // A step record, or an HTTP probe's `{ request?, response }`: the response rides under `response`.
-  if ('response' in received || 'transportError' in received || 'request' in received || isStepResult(received)) {
-    const response = isObject(received.response) ? received.response : undefined;
-    const status = typeof response?.status === 'number' ? response.status : undefined;
-    const transportError =
-      typeof received.transportError === 'string'
-        ? received.transportError
-        : typeof received.error === 'string' && status === undefined
-          ? received.error
-          : undefined;
-    const extraction = isObject(received.extraction) ? (received.extraction as unknown as ExtractionRecord) : undefined;
-    const taskData = response ? taskDataOfPayload(response.payload, response.transport, extraction) : undefined;
-    return {
-      subject,
-      status,
-      headers: headerMap(response?.headers),
-      ...(transportError ? { transportError } : {}),
-      recorded: true,
-      ...(operation ? { task: operation } : {}),
-      ...(request ? { request } : {}),
-      ...(taskData ? { taskData } : {}),
-      ...(isStepResult(received) ? { step: received as unknown as StepResult } : {}),
-    };
-  }
-  if (isCallToolResult(received)) {
-    // An MCP CallToolResult (e.g. from @modelcontextprotocol/sdk's client.callTool): task data, no HTTP.
-    return { subject: 'the CallToolResult', headers: {}, recorded: true, taskData: extractMcpResult(received) };
-  }
-  // A response record, or a raw HTTP answer.
-  if (typeof received.status === 'number') {
-    const taskData = 'payload' in received ? taskDataOfPayload(received.payload, received.transport) : undefined;
-    return {
-      subject,
-      status: received.status,
-      headers: headerMap(received.headers),
-      recorded: true,
-      ...(taskData ? { taskData } : {}),
-    };
-  }
-  // A raw HTTP failure (transport/raw-http.ts: `{ error, durationMs }`).
-  if (typeof received.error === 'string')
-    return { subject, headers: {}, transportError: received.error, recorded: true };
-  return undefined;
+  return { subject, operation, request };
+}
+
+/** A createAdcpClient() response or a transport Exchange: the engine's own record, data already extracted. */
+function exchangeAnswer(exchange: Exchange, { subject, operation, request }: RecordedAbout): ObservedAnswer {
+  const response = exchange.response;
+  return {
+    subject,
+    status: response?.status,
+    headers: headerMap(response?.headers),
+    ...(exchange.transportError ? { transportError: exchange.transportError } : {}),
+    recorded: true,
+    ...(operation ? { task: operation } : {}),
+    ...(request ? { request } : {}),
+    ...(exchange.transportError && exchange.data === undefined
+      ? {}
+      : {
+          taskData: {
+            extraction: exchange.extraction,
+            data: exchange.data,
+            ...(exchange.rpcError ? { rpcError: exchange.rpcError } : {}),
+          },
+        }),
+  };
+}
+
+/** A step record, or an HTTP probe's `{ request?, response }`: status, headers and task data from its `response`. */
+function stepRecordAnswer(
+  received: Record<string, unknown>,
+  { subject, operation, request }: RecordedAbout,
+): ObservedAnswer {
+  const response = isObject(received.response) ? received.response : undefined;
+  const status = typeof response?.status === 'number' ? response.status : undefined;
+  const transportError = recordedTransportError(received, status);
+  const extraction = isObject(received.extraction) ? (received.extraction as unknown as ExtractionRecord) : undefined;
+  const taskData = response ? taskDataOfPayload(response.payload, response.transport, extraction) : undefined;
+  return {
+    subject,
+    status,
+    headers: headerMap(response?.headers),
+    ...(transportError ? { transportError } : {}),
+    recorded: true,
+    ...(operation ? { task: operation } : {}),
+    ...(request ? { request } : {}),
+    ...(taskData ? { taskData } : {}),
+    ...(isStepResult(received) ? { step: received as unknown as StepResult } : {}),
+  };
+}
+
+/** Why a step record has no HTTP answer: its `transportError`, or a probe's `error` when there is no status. */
+function recordedTransportError(received: Record<string, unknown>, status: number | undefined): string | undefined {
+  if (typeof received.transportError === 'string') return received.transportError;
+  return typeof received.error === 'string' && status === undefined ? received.error : undefined;
+}
+
+/** A response record, or a raw HTTP answer: `{ status, headers, payload? }`. */
+function httpAnswer(received: Record<string, unknown>, status: number, subject: string): ObservedAnswer {
+  const taskData = 'payload' in received ? taskDataOfPayload(received.payload, received.transport) : undefined;
+  return {
+    subject,
+    status,
+    headers: headerMap(received.headers),
+    recorded: true,
+    ...(taskData ? { taskData } : {}),
+  };
 }
 
 /** A Fetch `Response`: status and headers, and the body (read from a clone, so the caller can still read it) as task data. */

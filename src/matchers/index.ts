@@ -18,4 +18,5 @@ import './jest-types.js';
 
 export * from './matchers.js';
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- Vitest's MatchersObject types `this` as its own MatcherState, ours as the framework-free subset
 expect.extend(adcpMatchers as any);

@@ -10,7 +10,9 @@ declare global {
   namespace jest {
     // R is void on `expect(x)` (Jest's, and Vitest's JestAssertion, which extends jest.Matchers<void, T>): then the
     // return follows the received type as on Vitest's Assertion; on `.resolves`/`.rejects` it is Jest's Promise.
+    // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- declaration merging: Jest's own default is `T = {}`
     interface Matchers<R, T = {}> extends AdcpMatchersReturning<[R] extends [void] ? AdcpMatcherReturn<T> : R> {}
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- an asymmetric matcher returns whatever Jest's own do
     interface Expect extends AdcpMatchersReturning<any> {}
   }
 }

@@ -85,4 +85,5 @@ export interface AdcpMatchersReturning<R> {
 }
 
 /** The AdCP matchers on `expect(received)`. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the default Vitest and Jest give their matcher interfaces' received type
 export interface AdcpMatchers<T = any> extends AdcpMatchersReturning<AdcpMatcherReturn<T>> {}

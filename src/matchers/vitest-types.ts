@@ -7,6 +7,8 @@
 import type { AdcpMatchers, AdcpMatchersReturning } from './types.js';
 
 declare module 'vitest' {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- declaration merging: the type parameter must match Vitest's own `Assertion<T = any>`
   interface Assertion<T = any> extends AdcpMatchers<T> {}
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- an asymmetric matcher returns whatever Vitest's own do
   interface AsymmetricMatchersContaining extends AdcpMatchersReturning<any> {}
 }

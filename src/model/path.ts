@@ -137,6 +137,7 @@ export function setPath(root: Record<string, unknown>, path: string, value: unkn
   const unsafe = segments.find((s) => typeof s === 'string' && PROTOTYPE_SEGMENTS.has(s));
   if (unsafe !== undefined)
     throw new PathSyntaxError(path, `"${String(unsafe)}" cannot be written to (it reaches the object's prototype)`);
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- walks JSON of any shape; every step is checked above (no prototype segment)
   let current: any = root;
   segments.forEach((segment, i) => {
     if (i === segments.length - 1) {

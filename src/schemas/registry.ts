@@ -364,6 +364,7 @@ function listJsonFiles(dir: string): string[] {
 }
 
 /** A JSON file's content; undefined when it cannot be read or parsed. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- schema and manifest JSON, read by callers that know its shape
 export function readJson(file: string): any {
   const text = readText(file);
   return text === undefined ? undefined : parseJson(text);
@@ -378,6 +379,7 @@ export function readText(file: string): string | undefined {
   }
 }
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- as readJson
 function parseJson(text: string): any {
   try {
     return JSON.parse(text);

@@ -24,10 +24,11 @@
  * headers and error bodies kept for the record and the HTTP checks.
  */
 import { randomUUID } from 'node:crypto';
-import { isErrorOnly } from '../model/answer-error.js';
 import type { Exchange } from '../model/exchange.js';
-import type { ExtractionRecord, RequestRecord, ResponseRecord } from '../model/records.js';
+import type { RequestRecord, ResponseRecord } from '../model/records.js';
 import { filterResponseHeaders } from '../model/redact.js';
+import { extractA2aResult } from './a2a-extract.js';
+import { otherTask, runningTask } from './a2a-poll.js';
 import { jsonRpcErrorOf, parseJsonOrText } from './answer-body.js';
 import { boundedFetch, describeError, isTimeoutError, type ObservedHttp } from './http.js';
 import {
@@ -41,6 +42,9 @@ import {
 import type { Dispatcher } from 'undici';
 import { authorizationHeader, type AgentTransport, type CallOptions, type Credentials } from './types.js';
 
+// The extraction lives in a2a-extract.ts; these stay importable from here.
+export { extractA2aResult, finalDataPart, normalizeA2aState, unwrapStreamResponse } from './a2a-extract.js';
+
 export interface A2aTransportOptions {
   /** The agent's A2A base URL (where its agent card is), or the card's own URL. */
   url: string;
@@ -50,7 +54,7 @@ export interface A2aTransportOptions {
 }
 
 /** The AdCP A2A profile extension (a2a-profile-extension.mdx): `{ skill, input }` instead of `{ skill, parameters }`. */
-export const ADCP_A2A_EXTENSION = 'https://adcontextprotocol.org/extensions/adcp/v3';
+const ADCP_A2A_EXTENSION = 'https://adcontextprotocol.org/extensions/adcp/v3';
 
 /** What discovery learned: where to send calls, and the tools. */
 interface Discovered {
@@ -65,10 +69,6 @@ interface Discovered {
   dispatcher?: Dispatcher;
 }
 
-const FINAL_STATES = new Set(['completed', 'failed', 'canceled', 'rejected']);
-const INTERIM_STATES = new Set(['working', 'submitted', 'input-required', 'auth-required']);
-/** Interim states in which the agent is still at work: the call is not over yet. */
-const RUNNING_STATES = new Set(['working', 'submitted']);
 const MAX_SKILLS = 1000;
 
 export class A2aTransport implements AgentTransport {
@@ -83,9 +83,7 @@ export class A2aTransport implements AgentTransport {
   async call(task: string, payload: unknown, options: CallOptions): Promise<Exchange> {
     const started = performance.now();
     const request: RequestRecord = { transport: 'a2a', operation: task, payload, url: this.url };
-    const signal = options.signal
-      ? AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs)])
-      : AbortSignal.timeout(options.timeoutMs);
+    const signal = callSignal(options);
     const remaining = () => Math.max(1, Math.ceil(options.timeoutMs - (performance.now() - started)));
     const elapsed = () => Math.round(performance.now() - started);
 
@@ -109,76 +107,57 @@ export class A2aTransport implements AgentTransport {
       };
     request.url = discovered.endpoint;
 
-    const messageId = randomUUID();
-    const params = {
-      message: {
-        kind: 'message',
-        messageId,
-        role: 'user',
-        parts: [{ kind: 'data', data: { skill: task, [discovered.invocation]: payload ?? {} } }],
-      },
-      configuration: { blocking: true, acceptedOutputModes: ['application/json'] },
-    };
+    const params = messageSendParams(task, payload, discovered.invocation);
     const headers = discovered.invocation === 'input' ? { 'a2a-extensions': ADCP_A2A_EXTENSION } : undefined;
-    let answer = await this.rpc(discovered, 'message/send', params, options.credentials, remaining(), signal, headers);
-    let polls = 0;
-    /** The context of the task being polled, once an answer has named one. */
-    let contextId: string | undefined;
-    // An A2A task still at work (no AdCP async handle to follow instead): the call is not over — poll A2A tasks/get.
-    for (;;) {
-      if (answer.kind !== 'result') break;
-      const task = unwrapStreamResponse(answer.result);
-      const state = normalizeA2aState((task as any)?.status?.state);
-      if (
-        !task ||
-        typeof (task as any).id !== 'string' ||
-        !state ||
-        !RUNNING_STATES.has(state) ||
-        hasAdcpHandle(interimData(task))
-      )
-        break;
-      if (typeof (task as any).contextId === 'string') contextId ??= (task as any).contextId;
-      const left = options.timeoutMs - (performance.now() - started);
-      if (left <= 1) {
-        answer = { ...answer, stillRunning: { state, polls } };
-        break;
-      }
-      await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 50 * 2 ** polls, Math.max(0, left - 1))));
-      if (signal.aborted) {
-        answer = { ...answer, stillRunning: { state, polls } };
-        break;
-      }
-      const next = await this.rpc(
-        discovered,
-        'tasks/get',
-        { id: (task as any).id },
-        options.credentials,
-        remaining(),
-        signal,
-        headers,
-      );
-      polls++;
-      // A poll cut by the step's deadline — the call's signal, or the poll's own timeout set to what was left, whichever
-      // timer fired first — means the task did not finish in time, not that polling broke.
-      if (next.kind === 'failure' && (signal.aborted || performance.now() - started >= options.timeoutMs - 1)) {
-        answer = { ...answer, stillRunning: { state, polls } };
-        break;
-      }
-      // The answer must be the task asked for: another task's answer (its id, or another context) is not this call's.
-      const mismatch = next.kind === 'result' ? otherTask((task as any).id, contextId, next.result) : undefined;
-      if (next.kind === 'result' && mismatch) {
-        answer = { kind: 'other-task', body: next.result, problem: mismatch, observed: next.observed };
-        break;
-      }
-      answer = next;
-    }
+    const sent = await this.rpc(discovered, 'message/send', params, options.credentials, remaining(), signal, headers);
+    const polling: Polling = { discovered, options, signal, headers, started, remaining };
+    const { answer, polls } = await this.pollWhileRunning(sent, polling);
     return this.toExchange(request, answer, elapsed(), options.timeoutMs, polls);
   }
 
+  /**
+   * An A2A task still at work (no AdCP async handle to follow instead): the call is not over — poll A2A tasks/get
+   * until the task is no longer running, or the step's time is spent (the answer then says it was still running).
+   */
+  private async pollWhileRunning(sent: RpcAnswer, polling: Polling): Promise<{ answer: RpcAnswer; polls: number }> {
+    const { options, signal, started } = polling;
+    let answer = sent;
+    let polls = 0;
+    /** The context of the task being polled, once an answer has named one. */
+    let contextId: string | undefined;
+    for (;;) {
+      if (answer.kind !== 'result') break;
+      const task = runningTask(answer.result);
+      if (!task) break;
+      contextId ??= task.contextId;
+      const stillRunning = { ...answer, stillRunning: { state: task.state, polls } };
+      const left = options.timeoutMs - (performance.now() - started);
+      if (left <= 1) return { answer: stillRunning, polls };
+      await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 50 * 2 ** polls, Math.max(0, left - 1))));
+      if (signal.aborted) return { answer: stillRunning, polls };
+      const next = await this.pollTask(task.id, polling);
+      polls++;
+      // A poll cut by the step's deadline — the call's signal, or the poll's own timeout set to what was left, whichever
+      // timer fired first — means the task did not finish in time, not that polling broke.
+      if (next.kind === 'failure' && (signal.aborted || performance.now() - started >= options.timeoutMs - 1))
+        return { answer: { ...answer, stillRunning: { state: task.state, polls } }, polls };
+      // The answer must be the task asked for: another task's answer (its id, or another context) is not this call's.
+      const mismatch = next.kind === 'result' ? otherTask(task.id, contextId, next.result) : undefined;
+      if (next.kind === 'result' && mismatch)
+        return { answer: { kind: 'other-task', body: next.result, problem: mismatch, observed: next.observed }, polls };
+      answer = next;
+    }
+    return { answer, polls };
+  }
+
+  /** One A2A tasks/get for the task being polled. */
+  private pollTask(id: string, polling: Polling): Promise<RpcAnswer> {
+    const { discovered, options, signal, headers, remaining } = polling;
+    return this.rpc(discovered, 'tasks/get', { id }, options.credentials, remaining(), signal, headers);
+  }
+
   async listTools(options: CallOptions): Promise<{ tools: string[] } | { error: string }> {
-    const signal = options.signal
-      ? AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs)])
-      : AbortSignal.timeout(options.timeoutMs);
+    const signal = callSignal(options);
     try {
       return (await this.discover(options.timeoutMs, signal)).skills;
     } catch (error) {
@@ -354,6 +333,41 @@ export class A2aTransport implements AgentTransport {
   }
 }
 
+/** What polling a call's A2A task needs of the call: where to send, its options, signal, headers and start time. */
+interface Polling {
+  discovered: Discovered;
+  options: CallOptions;
+  signal: AbortSignal;
+  headers: Record<string, string> | undefined;
+  started: number;
+  /** The call's time left, in whole milliseconds (at least 1). */
+  remaining: () => number;
+}
+
+/** A call's signal: the caller's, if any, and the call's timeout. */
+function callSignal(options: CallOptions): AbortSignal {
+  return options.signal
+    ? AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs)])
+    : AbortSignal.timeout(options.timeoutMs);
+}
+
+/**
+ * A2A `message/send` params: one DataPart `{ skill, parameters }` (AdCP 3.0 a2a-guide), or `{ skill, input }` when
+ * the card declares the AdCP A2A profile extension.
+ */
+function messageSendParams(task: string, payload: unknown, invocation: Discovered['invocation']) {
+  const messageId = randomUUID();
+  return {
+    message: {
+      kind: 'message',
+      messageId,
+      role: 'user',
+      parts: [{ kind: 'data', data: { skill: task, [invocation]: payload ?? {} } }],
+    },
+    configuration: { blocking: true, acceptedOutputModes: ['application/json'] },
+  };
+}
+
 type RpcAnswer =
   | { kind: 'result'; result: unknown; observed: ObservedHttp; stillRunning?: { state: string; polls: number } }
   | { kind: 'rpc-error'; error: { code: number; message: string; data?: unknown }; observed: ObservedHttp }
@@ -365,7 +379,7 @@ type RpcAnswer =
 function parseRpc(text: string, id: string, observed: ObservedHttp): RpcAnswer {
   if (observed.status >= 400)
     return { kind: 'http-error', body: parseJsonOrText(observed.errorBody ?? text), observed };
-  let body: any;
+  let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {
@@ -387,36 +401,15 @@ function parseRpc(text: string, id: string, observed: ObservedHttp): RpcAnswer {
       observed,
     };
   }
-  if (body.id !== id)
+  const response = body as { id?: unknown; result: unknown };
+  if (response.id !== id)
     return {
       kind: 'not-json-rpc',
       body,
-      problem: `the agent answered another JSON-RPC request (id ${JSON.stringify(body.id)?.slice(0, 80)}, sent ${id})`,
+      problem: `the agent answered another JSON-RPC request (id ${JSON.stringify(response.id)?.slice(0, 80)}, sent ${id})`,
       observed,
     };
-  return { kind: 'result', result: body.result, observed };
-}
-
-/** At most this much of an agent-chosen id goes into a message. */
-const MAX_ID_SHOWN = 80;
-const shownId = (id: unknown) => (JSON.stringify(id) ?? String(id)).slice(0, MAX_ID_SHOWN);
-
-/**
- * Why an A2A `tasks/get` answer is not the task it was asked for (the Task polled), or undefined when it is: a Task
- * with the same `id` and, when both name one, the same `contextId`. A Message, or a Task without an id, does not say
- * which task it is. One line; the ids are agent-chosen, cut and JSON-quoted.
- */
-function otherTask(id: string, context: string | undefined, result: unknown): string | undefined {
-  const got = unwrapStreamResponse(result) as any;
-  const what = `the agent answered A2A tasks/get for task ${shownId(id)}`;
-  if (!got || typeof got !== 'object' || Array.isArray(got) || got.id === undefined)
-    return `${what} with no task id (a tasks/get answer is the Task asked for)`;
-  if (got.id !== id)
-    return `${what} with another task (id ${shownId(got.id)}); an answer about another task is not this call's`;
-  if (context !== undefined && got.contextId !== undefined && got.contextId !== context) {
-    return `${what} with the task in another context (contextId ${shownId(got.contextId)}, the task's is ${shownId(context)}); an answer about another task is not this call's`;
-  }
-  return undefined;
+  return { kind: 'result', result: response.result, observed };
 }
 
 function describeTransportError(
@@ -472,7 +465,7 @@ async function discoverAgent(
       tried.push(`${cardUrl} (HTTP ${observed!.status})`);
       continue;
     }
-    let card: any;
+    let card: unknown;
     try {
       card = JSON.parse(text);
     } catch {
@@ -493,15 +486,26 @@ async function discoverAgent(
   };
 }
 
-function fromCard(card: any, cardUrl: string, agentUrl: string): Discovered {
+/** What discovery reads of an agent card, as the agent sent it: any of it may be missing or of another type. */
+interface AgentCard {
+  url?: unknown;
+  preferredTransport?: unknown;
+  skills?: unknown;
+  additionalInterfaces?: unknown;
+  supportedInterfaces?: unknown;
+  capabilities?: { extensions?: unknown };
+}
+
+/** One of a card's interfaces, as the agent sent it. */
+type CardInterface = { url?: unknown; transport?: unknown; protocolBinding?: unknown } | null | undefined;
+
+function fromCard(card: AgentCard, cardUrl: string, agentUrl: string): Discovered {
   const invocation = declaresAdcpProfile(card) ? 'input' : 'parameters';
   const skills: Discovered['skills'] = Array.isArray(card.skills)
     ? {
-        tools: (card.skills as unknown[])
+        tools: (card.skills as ({ id?: unknown; name?: unknown } | null | undefined)[])
           .slice(0, MAX_SKILLS)
-          .map((s: any) =>
-            typeof s?.id === 'string' && s.id ? s.id : typeof s?.name === 'string' ? s.name : undefined,
-          )
+          .map((s) => (typeof s?.id === 'string' && s.id ? s.id : typeof s?.name === 'string' ? s.name : undefined))
           .filter((s): s is string => typeof s === 'string' && s.length > 0 && s.length <= 256),
       }
     : { error: `the agent card at ${cardUrl} has no skills list` };
@@ -554,26 +558,28 @@ async function guardEndpoint(
 }
 
 /** The card's JSON-RPC endpoint: `url` (A2A 0.3, preferredTransport JSONRPC or absent), else an interface that says JSONRPC. */
-function jsonRpcUrlOf(card: any): string | undefined {
+function jsonRpcUrlOf(card: AgentCard): string | undefined {
   const preferred = typeof card.preferredTransport === 'string' ? card.preferredTransport.toUpperCase() : undefined;
   if (typeof card.url === 'string' && (!preferred || preferred === 'JSONRPC')) return card.url;
-  const interfaces = [
+  const interfaces: CardInterface[] = [
     ...(Array.isArray(card.additionalInterfaces) ? card.additionalInterfaces : []),
     ...(Array.isArray(card.supportedInterfaces) ? card.supportedInterfaces : []),
   ];
   const jsonRpc = interfaces.find(
-    (i: any) =>
-      typeof i?.url === 'string' && String(i.transport ?? i.protocolBinding ?? '').toUpperCase() === 'JSONRPC',
+    (i) => typeof i?.url === 'string' && String(i.transport ?? i.protocolBinding ?? '').toUpperCase() === 'JSONRPC',
   );
-  if (jsonRpc) return jsonRpc.url;
+  if (jsonRpc) return jsonRpc.url as string;
   return typeof card.url === 'string' ? card.url : undefined;
 }
 
-function declaresAdcpProfile(card: any): boolean {
+function declaresAdcpProfile(card: AgentCard): boolean {
   const extensions = card?.capabilities?.extensions;
   return (
     Array.isArray(extensions) &&
-    extensions.some((e: any) => typeof e?.uri === 'string' && e.uri.replace(/\/+$/, '') === ADCP_A2A_EXTENSION)
+    extensions.some(
+      (e: { uri?: unknown } | null | undefined) =>
+        typeof e?.uri === 'string' && e.uri.replace(/\/+$/, '') === ADCP_A2A_EXTENSION,
+    )
   );
 }
 
@@ -584,164 +590,4 @@ function loopbackAlias(endpoint: string, agentUrl: string): boolean {
   } catch {
     return false;
   }
-}
-
-// ─── Extraction (a2a-response-extraction.mdx) ───────────────────────────────
-
-/** `TASK_STATE_INPUT_REQUIRED` (A2A 1.0) and `input-required` (0.3) → `input-required`. */
-export function normalizeA2aState(state: unknown): string | undefined {
-  if (typeof state !== 'string' || state.length === 0) return undefined;
-  return state
-    .replace(/^TASK_STATE_/, '')
-    .toLowerCase()
-    .replace(/_/g, '-');
-}
-
-const STREAM_KEYS = ['task', 'message', 'statusUpdate', 'artifactUpdate'];
-
-/** An A2A 1.0 `StreamResponse` (`{ task }`, …) unwrapped once; a nested envelope is malformed (undefined). */
-export function unwrapStreamResponse(input: unknown): unknown {
-  if (!input || typeof input !== 'object' || Array.isArray(input)) return input;
-  const keys = Object.keys(input);
-  if (keys.length !== 1 || !STREAM_KEYS.includes(keys[0]!)) return input;
-  const inner = (input as Record<string, unknown>)[keys[0]!];
-  if (!inner || typeof inner !== 'object' || Array.isArray(inner)) return input;
-  // Unwrapped exactly once: an inner object that is itself keyed like an envelope is smuggling, not a Task.
-  if (Object.keys(inner).some((k) => STREAM_KEYS.includes(k))) return undefined;
-  return inner;
-}
-
-function isDataPart(part: unknown): part is { data: Record<string, unknown> } {
-  if (!part || typeof part !== 'object') return false;
-  const { kind, data } = part as { kind?: unknown; data?: unknown };
-  return (kind === undefined || kind === 'data') && data !== null && typeof data === 'object' && !Array.isArray(data);
-}
-
-function dataParts(parts: unknown): { data: Record<string, unknown>; index: number }[] {
-  if (!Array.isArray(parts)) return [];
-  return parts.flatMap((part, index) => (isDataPart(part) ? [{ data: part.data, index }] : []));
-}
-
-function texts(parts: unknown): string[] {
-  if (!Array.isArray(parts)) return [];
-  return parts
-    .filter((p: any) => p && typeof p.text === 'string' && (p.kind === undefined || p.kind === 'text'))
-    .map((p: any) => p.text as string);
-}
-
-/** The first DataPart of an interim status message. */
-function interimData(task: unknown): Record<string, unknown> | undefined {
-  return dataParts((task as any)?.status?.message?.parts)[0]?.data;
-}
-
-/** An AdCP async envelope with a task id: the engine follows it through the AdCP `tasks/get` task instead. */
-function hasAdcpHandle(data: Record<string, unknown> | undefined): boolean {
-  return typeof data?.task_id === 'string' && data.task_id.length > 0;
-}
-
-/** The authoritative DataPart of a final Task: the last one of `artifacts[0].parts[]`, with its JSON pointer. */
-export function finalDataPart(task: unknown): { data: Record<string, unknown>; pointer: string } | undefined {
-  const found = dataParts((task as any)?.artifacts?.[0]?.parts).at(-1);
-  if (found) return { data: found.data, pointer: `/artifacts/0/parts/${found.index}/data` };
-  const interim = dataParts((task as any)?.status?.message?.parts)[0];
-  return interim ? { data: interim.data, pointer: `/status/message/parts/${interim.index}/data` } : undefined;
-}
-
-/**
- * The contract's A2A extraction: where the task data is in an A2A answer (a
- * Task, or a Message answered directly), which path that was, and the task's
- * normalised state.
- */
-export function extractA2aResult(result: unknown): { extraction: ExtractionRecord; data: unknown; state?: string } {
-  const answer = unwrapStreamResponse(result) as any;
-  if (answer === undefined)
-    return { extraction: { path: 'none', note: 'nested A2A stream envelope (malformed)' }, data: undefined };
-  if (!answer || typeof answer !== 'object' || Array.isArray(answer))
-    return {
-      extraction: { path: 'none', note: 'the JSON-RPC result is neither an A2A Task nor a Message' },
-      data: undefined,
-    };
-  if (answer.kind === 'message' || (answer.status === undefined && Array.isArray(answer.parts))) {
-    const last = dataParts(answer.parts).at(-1);
-    if (!last) return { extraction: { path: 'none', note: 'A2A Message without a DataPart' }, data: undefined };
-    return {
-      extraction: {
-        path: isErrorOnly(last.data) ? 'error' : 'structured_content',
-        note: 'A2A Message (no Task): last DataPart of parts[]',
-      },
-      data: last.data,
-    };
-  }
-  const state = normalizeA2aState(answer.status?.state);
-  if (!state) return { extraction: { path: 'none', note: 'A2A Task without status.state' }, data: undefined };
-  if (FINAL_STATES.has(state)) {
-    const artifactParts = dataParts(answer.artifacts?.[0]?.parts);
-    const last = artifactParts.at(-1);
-    let data: Record<string, unknown> | undefined;
-    let where: string;
-    if (last) {
-      const keys = Object.keys(last.data);
-      if (keys.length === 1 && keys[0] === 'response' && last.data.response && typeof last.data.response === 'object') {
-        return {
-          extraction: {
-            path: 'none',
-            note: `A2A task ${state}: the DataPart is a framework wrapper { response: … }, which clients must reject (a2a-response-extraction > Wrapper rejection)`,
-          },
-          data: undefined,
-          state,
-        };
-      }
-      data = last.data;
-      where = 'artifacts[0].parts[] last DataPart';
-    } else {
-      data = interimData(answer);
-      where = 'status.message.parts[] first DataPart (no DataPart in artifacts[0])';
-    }
-    if (state === 'completed') {
-      if (!data)
-        return {
-          extraction: { path: 'none', note: 'A2A task completed without a DataPart in artifacts[0] or status.message' },
-          data: undefined,
-          state,
-        };
-      return {
-        extraction: { path: isErrorOnly(data) ? 'error' : 'structured_content', note: `A2A task completed: ${where}` },
-        data,
-        state,
-      };
-    }
-    // failed / rejected / canceled: the error path (transport-errors.mdx > A2A Binding).
-    if (data) return { extraction: { path: 'error', note: `A2A task ${state}: ${where}` }, data, state };
-    const message = [...texts(answer.artifacts?.[0]?.parts), ...texts(answer.status?.message?.parts)].join('\n');
-    return {
-      extraction: { path: 'error', note: `A2A task ${state} without a DataPart` },
-      data: message ? { message } : {},
-      state,
-    };
-  }
-  if (INTERIM_STATES.has(state)) {
-    const data = interimData(answer);
-    if (!data)
-      return {
-        extraction: { path: 'none', note: `interim A2A state ${state} without a DataPart in status.message.parts[]` },
-        data: undefined,
-        state,
-      };
-    return {
-      extraction: {
-        path: isErrorOnly(data) ? 'error' : 'structured_content',
-        note: `interim A2A state ${state}: status.message.parts[] first DataPart`,
-      },
-      data,
-      state,
-    };
-  }
-  return {
-    extraction: {
-      path: 'none',
-      note: `unknown A2A task state ${JSON.stringify(String(answer.status?.state)).slice(0, 80)}`,
-    },
-    data: undefined,
-    state,
-  };
 }

@@ -283,6 +283,7 @@ export function describeError(error: unknown): string {
   const schema = schemaIssues(error);
   if (schema) return schema;
   const parts: string[] = [];
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- an error's cause chain holds anything a library threw
   let current: any = error;
   for (let depth = 0; current && depth < 4; depth++) {
     const message = current instanceof Error ? current.message : String(current);

@@ -11,9 +11,19 @@ import type { Exchange } from '../model/exchange.js';
 import type { ExtractionRecord, ResponseRecord } from '../model/records.js';
 import { filterResponseHeaders } from '../model/redact.js';
 import { jsonRpcErrorOf, parseJsonOrText, type JsonRpcError } from './answer-body.js';
-import { boundedFetch, describeError, isTimeoutError, ResponseTooLargeError, type ObservedHttp } from './http.js';
+import { boundedFetch, describeError, isTimeoutError, type ObservedHttp } from './http.js';
+import {
+  boundServerRequests,
+  floodOf,
+  stopCall,
+  watchServerRequests,
+  type WatchedSession,
+} from './mcp-server-requests.js';
 import { agentOriginRedirects } from './url-guard.js';
 import { authorizationHeader, type AgentTransport, type CallOptions, type Credentials } from './types.js';
+
+// The bound on server-to-client requests lives in mcp-server-requests.ts; it stays importable from here.
+export { MAX_SERVER_REQUESTS_PER_CALL } from './mcp-server-requests.js';
 
 export interface McpTransportOptions {
   url: string;
@@ -27,7 +37,8 @@ export interface McpTransportOptions {
   sessions?: McpSessionPool;
 }
 
-interface Connection {
+/** An MCP session, with what the runner watches of the agent's requests and answers on it (mcp-server-requests.ts). */
+interface Connection extends WatchedSession {
   client: Client;
   /** Status and headers of the latest HTTP response on this connection. */
   last?: ObservedHttp;
@@ -35,167 +46,6 @@ interface Connection {
   tools?: string[];
   /** Taken from a pool and not yet used by this transport: the agent may have ended the session meanwhile. */
   reused?: boolean;
-  /** Server→client requests (ping, sampling, …) received since the current call began (boundServerRequests). */
-  serverRequests: number;
-  /**
-   * Why the call in progress was stopped by the agent's doing: server→client requests over MAX_SERVER_REQUESTS_PER_CALL,
-   * an answer over maxResponseBytes in a stream the SDK reads on its own, an answer to a request id never sent.
-   */
-  flood?: CallStopped;
-  /** Stops the call in progress (its MCP request, or the connection's initialize) with that reason. */
-  onFlood?: (reason: CallStopped) => void;
-  /** JSON-RPC ids of the requests sent on this connection and not answered yet (JSON text of each id). */
-  pending: Set<string>;
-  /** The JSON-RPC error the agent answered to a request of the current call: its `-32000`/`-32001` are its answer, not the SDK's "connection closed"/"timeout". */
-  answeredError?: { code: unknown; message: unknown };
-}
-
-/** A reason the runner stops a call that is the agent's doing: reported in one line, never retried on a fresh session. */
-type CallStopped = ServerRequestFlood | StrayAnswer | ResponseTooLargeError;
-
-/**
- * Server→client requests (`ping`, `sampling/createMessage`, `roots/list`, … — JSON-RPC requests the agent sends in
- * the server-sent events of an answer, in a JSON batch, or on the session's own event stream) the runner answers
- * during one call. The SDK answers each one with a POST back (a ping with `{}`, anything else with "method not found"),
- * without limit: 24k pings in one answer were 24k POSTs, 616–790 MB in a worker and the next step 16 s late. A
- * conformant agent needs none of them for an AdCP task; past the bound they are dropped unanswered and the call
- * fails with a transport error naming the bound; the session is dropped (which closes its streams).
- */
-export const MAX_SERVER_REQUESTS_PER_CALL = 32;
-
-/** The reason a call was stopped by a server→client request flood (a one-line transport error). */
-class ServerRequestFlood extends Error {
-  constructor(method: unknown) {
-    const shown = typeof method === 'string' && /^[\w./-]{1,64}$/.test(method) ? ` (the last one: ${method})` : '';
-    super(
-      `the agent sent more than ${MAX_SERVER_REQUESTS_PER_CALL} server-to-client JSON-RPC requests during one call${shown}; the runner answers at most ${MAX_SERVER_REQUESTS_PER_CALL} per call (MAX_SERVER_REQUESTS_PER_CALL), so the call was stopped and the session dropped`,
-    );
-    this.name = 'ServerRequestFlood';
-  }
-}
-
-/** An id as the agent sent it, quoted on one line and cut short: JSON, with anything outside printable ASCII escaped. */
-function quotedId(id: unknown): string {
-  let text: string;
-  try {
-    text = JSON.stringify(id) ?? String(id);
-  } catch {
-    text = String(id);
-  }
-  text = text.replace(/[^\x20-\x7e]/g, (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`);
-  return text.length > 60 ? `${text.slice(0, 59)}…` : text;
-}
-
-/**
- * A JSON-RPC response whose id is none of the requests the runner has waiting: the SDK drops it ("unknown message ID")
- * and the call waited for its bound, reported as a timeout. The agent answered something else; the call is stopped.
- */
-class StrayAnswer extends Error {
-  constructor(id: unknown, waiting: readonly string[]) {
-    const ours =
-      waiting.length > 0
-        ? ` (the runner was waiting for id ${waiting
-            .slice(0, 3)
-            .map((w) => quotedId(JSON.parse(w)))
-            .join(', ')})`
-        : '';
-    super(
-      `the agent answered another request id: its JSON-RPC response has id ${quotedId(id)}, which is not the id of any request the runner sent${ours}; the answer to this call never came, so the call was stopped and the session dropped`,
-    );
-    this.name = 'StrayAnswer';
-  }
-}
-
-/** A JSON-RPC response (an id and a result or an error, no method). */
-function isResponse(message: unknown): message is { id: unknown; error?: { code?: unknown; message?: unknown } } {
-  return (
-    !!message &&
-    typeof message === 'object' &&
-    !('method' in message) &&
-    'id' in message &&
-    ('result' in message || 'error' in message)
-  );
-}
-
-/** Stops the connection's call in progress with a reason (the first one wins until the next call). */
-function stopCall(connection: Connection, reason: CallStopped): void {
-  if (connection.flood) return;
-  connection.flood = reason;
-  connection.onFlood?.(reason);
-}
-
-/**
- * Hooks the transport's `onmessage`, which the SDK's Protocol sets in `connect()` and through which it dispatches
- * every message — requests to its handlers, which answer them — so that past MAX_SERVER_REQUESTS_PER_CALL requests
- * (since the connection's current call began) a request never reaches the Protocol: it is neither answered nor kept.
- * An accessor on the transport instance, so the Protocol's own assignment is wrapped (no fork of the SDK).
- */
-function boundServerRequests(
-  transport: { onmessage?: (message: any, extra?: any) => void; send: (message: any, options?: any) => Promise<void> },
-  connection: Connection,
-): void {
-  let wrapped: ((message: any, extra?: any) => void) | undefined;
-  // The ids of the requests the SDK sends: a response to any other id is the agent answering something else.
-  const send = transport.send.bind(transport);
-  transport.send = (message, options) => {
-    if (isServerRequest(message)) connection.pending.add(JSON.stringify(message.id));
-    return send(message, options);
-  };
-  Object.defineProperty(transport, 'onmessage', {
-    configurable: true,
-    enumerable: true,
-    get: () => wrapped,
-    set: (handler: ((message: any, extra?: any) => void) | undefined) => {
-      wrapped = handler
-        ? (message, extra) => {
-            if (isServerRequest(message) && ++connection.serverRequests > MAX_SERVER_REQUESTS_PER_CALL) {
-              stopCall(connection, new ServerRequestFlood(message.method));
-              return;
-            }
-            if (isResponse(message)) {
-              const id = JSON.stringify(message.id);
-              if (id === undefined || !connection.pending.delete(id)) {
-                stopCall(connection, new StrayAnswer(message.id, [...connection.pending]));
-                return;
-              }
-              if (message.error && typeof message.error === 'object')
-                connection.answeredError = { code: message.error.code, message: message.error.message };
-            }
-            handler(message, extra);
-          }
-        : undefined;
-    },
-  });
-}
-
-/** A JSON-RPC request (a method and an id), as opposed to a notification or a response. */
-function isServerRequest(message: unknown): message is { method: unknown; id: unknown } {
-  return (
-    !!message && typeof message === 'object' && 'method' in message && (message as { id?: unknown }).id !== undefined
-  );
-}
-
-/**
- * One call's watch on the bound: the count restarts, and a flood aborts the returned signal with the reason.
- * `end()` when the call is over.
- */
-function watchServerRequests(
-  connection: Connection,
-  signal: AbortSignal,
-): { signal: AbortSignal; flood: () => CallStopped | undefined; end: () => void } {
-  const stop = new AbortController();
-  connection.serverRequests = 0;
-  connection.flood = undefined;
-  connection.answeredError = undefined;
-  const onFlood = (flood: CallStopped) => stop.abort(flood);
-  connection.onFlood = onFlood;
-  return {
-    signal: AbortSignal.any([signal, stop.signal]),
-    flood: () => (stop.signal.aborted ? (stop.signal.reason as CallStopped) : undefined),
-    end: () => {
-      if (connection.onFlood === onFlood) connection.onFlood = undefined;
-    },
-  };
 }
 
 /**
@@ -302,22 +152,19 @@ export class McpTransport implements AgentTransport {
   ): Promise<Exchange & { staleSession?: true }> {
     const request = { transport: 'mcp' as const, operation: task, payload, url: this.url };
     const started = performance.now();
-    const signal = options.signal
-      ? AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs)])
-      : AbortSignal.timeout(options.timeoutMs);
-    let connection: Connection | undefined;
-    let reused = false;
-    let watch: ReturnType<typeof watchServerRequests> | undefined;
+    const signal = callSignal(options);
+    const failed: FailedCall = { request, options, started, reused: false };
     try {
-      connection = await this.connect(options.credentials, options.timeoutMs, signal);
+      const connection = await this.connect(options.credentials, options.timeoutMs, signal);
+      failed.connection = connection;
       connection.last = undefined;
-      reused = connection.reused === true;
+      failed.reused = connection.reused === true;
       connection.reused = false;
-      watch = watchServerRequests(connection, signal);
+      failed.watch = watchServerRequests(connection, signal);
       const result = await connection.client.callTool(
         { name: task, arguments: (payload ?? {}) as Record<string, unknown> },
         loadedSdk!.resultSchema,
-        { timeout: options.timeoutMs, maxTotalTimeout: options.timeoutMs, signal: watch.signal },
+        { timeout: options.timeoutMs, maxTotalTimeout: options.timeoutMs, signal: failed.watch.signal },
       );
       const duration_ms = Math.round(performance.now() - started);
       const responsePayload = {
@@ -333,86 +180,93 @@ export class McpTransport implements AgentTransport {
         data,
       };
     } catch (error) {
-      const duration_ms = Math.round(performance.now() - started);
-      // Too many server→client requests (during this call, or during the session's initialize): the agent's doing, in
-      // one line naming the bound, never retried on a fresh session.
-      const flood = watch?.flood() ?? floodOf(error);
-      if (flood) {
-        this.forget(options.credentials);
-        return {
-          request,
-          response: undefined,
-          extraction: { path: 'none', note: 'no MCP result: transport error' },
-          data: undefined,
-          transportError: flood.message,
-        };
-      }
-      // (No SDK loaded yet: the error came before any MCP exchange, so it is no McpError.) A -32000 or -32001 the agent
-      // itself answered is its answer too, not the SDK's own "connection closed" / "timed out" of the same codes.
-      if (
-        loadedSdk &&
-        error instanceof loadedSdk.McpError &&
-        (!isTransportLevelMcpError(error) || agentAnswered(connection, error))
-      ) {
-        // The agent answered with a JSON-RPC error: that is an answer, on the error path.
-        const rpcError = { code: error.code, message: error.message, data: error.data };
-        return {
-          request,
-          response: this.responseRecord({ error: rpcError }, connection?.last, duration_ms),
-          extraction: { path: 'error', note: 'JSON-RPC error response' },
-          data: (error.data as unknown) ?? {},
-          rpcError,
-        };
-      }
-      // No MCP result: drop the connection so the next step starts clean.
-      this.forget(options.credentials);
-      const observed: ObservedHttp | undefined = connection?.last ?? (error as any)?.observed;
-      if (reused && !isTimeoutError(error))
-        return { request, response: undefined, extraction: { path: 'none' }, data: undefined, staleSession: true };
-      const httpAnswer = observed ? jsonRpcErrorIn(observed) : undefined;
-      if (observed && httpAnswer) {
-        // An HTTP error status carrying a JSON-RPC error (e.g. 401 + adcp_error AUTH_REQUIRED) is the agent's answer.
-        return {
-          request,
-          response: this.responseRecord(httpAnswer.body, observed, duration_ms),
-          extraction: { path: 'error', note: `HTTP ${observed.status} with a JSON-RPC error body` },
-          data: (httpAnswer.error.data as unknown) ?? {},
-          rpcError: httpAnswer.error,
-        };
-      }
-      if (observed && observed.status >= 400 && observed.status < 500) {
-        // A 4xx before MCP (typically 401/403 from an auth layer) is the agent's answer to this call, not a transport failure.
-        const body = observed.errorBody !== undefined ? parseJsonOrText(observed.errorBody) : undefined;
-        return {
-          request,
-          response: this.responseRecord(body, observed, duration_ms),
-          extraction: { path: 'error', note: `HTTP ${observed.status} without a JSON-RPC error body` },
-          data:
-            body && typeof body === 'object' && !Array.isArray(body) ? body : { message: `HTTP ${observed.status}` },
-        };
-      }
-      return {
-        request,
-        response: observed
-          ? this.responseRecord(
-              observed.errorBody !== undefined ? parseJsonOrText(observed.errorBody) : undefined,
-              observed,
-              duration_ms,
-            )
-          : undefined,
-        extraction: { path: 'none', note: 'no MCP result: transport error' },
-        data: undefined,
-        transportError: describeTransportError(error, observed, options.timeoutMs),
-      };
+      return this.callFailed(error, failed, Math.round(performance.now() - started));
     } finally {
-      watch?.end();
+      failed.watch?.end();
     }
   }
 
+  /** The exchange of a call that threw: the agent's answer when it gave one (a JSON-RPC error, an HTTP 4xx), else a transport error. */
+  private callFailed(error: unknown, failed: FailedCall, duration_ms: number): Exchange & { staleSession?: true } {
+    const { request, options, connection } = failed;
+    // Too many server→client requests (during this call, or during the session's initialize): the agent's doing, in
+    // one line naming the bound, never retried on a fresh session.
+    const flood = failed.watch?.flood() ?? floodOf(error);
+    if (flood) {
+      this.forget(options.credentials);
+      return {
+        request,
+        response: undefined,
+        extraction: { path: 'none', note: 'no MCP result: transport error' },
+        data: undefined,
+        transportError: flood.message,
+      };
+    }
+    if (isAgentRpcError(error, connection)) {
+      // The agent answered with a JSON-RPC error: that is an answer, on the error path.
+      const rpcError = { code: error.code, message: error.message, data: error.data };
+      return {
+        request,
+        response: this.responseRecord({ error: rpcError }, connection?.last, duration_ms),
+        extraction: { path: 'error', note: 'JSON-RPC error response' },
+        data: (error.data as unknown) ?? {},
+        rpcError,
+      };
+    }
+    // No MCP result: drop the connection so the next step starts clean.
+    this.forget(options.credentials);
+    const observed: ObservedHttp | undefined =
+      connection?.last ?? (error as { observed?: ObservedHttp } | null | undefined)?.observed;
+    if (failed.reused && !isTimeoutError(error))
+      return { request, response: undefined, extraction: { path: 'none' }, data: undefined, staleSession: true };
+    return this.noMcpResult(error, failed, observed, duration_ms);
+  }
+
+  /** A call without an MCP result: an HTTP error status is still the agent's answer when it is a JSON-RPC error or a 4xx. */
+  private noMcpResult(
+    error: unknown,
+    { request, options }: FailedCall,
+    observed: ObservedHttp | undefined,
+    duration_ms: number,
+  ): Exchange {
+    const httpAnswer = observed ? jsonRpcErrorIn(observed) : undefined;
+    if (observed && httpAnswer) {
+      // An HTTP error status carrying a JSON-RPC error (e.g. 401 + adcp_error AUTH_REQUIRED) is the agent's answer.
+      return {
+        request,
+        response: this.responseRecord(httpAnswer.body, observed, duration_ms),
+        extraction: { path: 'error', note: `HTTP ${observed.status} with a JSON-RPC error body` },
+        data: (httpAnswer.error.data as unknown) ?? {},
+        rpcError: httpAnswer.error,
+      };
+    }
+    if (observed && observed.status >= 400 && observed.status < 500) {
+      // A 4xx before MCP (typically 401/403 from an auth layer) is the agent's answer to this call, not a transport failure.
+      const body = observed.errorBody !== undefined ? parseJsonOrText(observed.errorBody) : undefined;
+      return {
+        request,
+        response: this.responseRecord(body, observed, duration_ms),
+        extraction: { path: 'error', note: `HTTP ${observed.status} without a JSON-RPC error body` },
+        data: body && typeof body === 'object' && !Array.isArray(body) ? body : { message: `HTTP ${observed.status}` },
+      };
+    }
+    return {
+      request,
+      response: observed
+        ? this.responseRecord(
+            observed.errorBody !== undefined ? parseJsonOrText(observed.errorBody) : undefined,
+            observed,
+            duration_ms,
+          )
+        : undefined,
+      extraction: { path: 'none', note: 'no MCP result: transport error' },
+      data: undefined,
+      transportError: describeTransportError(error, observed, options.timeoutMs),
+    };
+  }
+
   async listTools(options: CallOptions): Promise<{ tools: string[] } | { error: string }> {
-    const signal = options.signal
-      ? AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs)])
-      : AbortSignal.timeout(options.timeoutMs);
+    const signal = callSignal(options);
     let watch: ReturnType<typeof watchServerRequests> | undefined;
     try {
       const connection = await this.connect(options.credentials, options.timeoutMs, signal);
@@ -505,7 +359,7 @@ export class McpTransport implements AgentTransport {
           onTooLarge: (error) => stopCall(connection, error),
         }),
         this.url,
-      ) as any,
+      ) as unknown as typeof fetch,
       // A runner must not retry silently: one request, one observation.
       reconnectionOptions: {
         maxReconnectionDelay: 0,
@@ -525,7 +379,8 @@ export class McpTransport implements AgentTransport {
       await client.close().catch(() => {});
       const flood = watch.flood();
       const thrown = flood ?? error;
-      if (thrown && typeof thrown === 'object' && connection.last) (thrown as any).observed = connection.last;
+      if (thrown && typeof thrown === 'object' && connection.last)
+        (thrown as { observed?: ObservedHttp }).observed = connection.last;
       throw thrown;
     } finally {
       watch.end();
@@ -570,10 +425,35 @@ const keepStructuredContent = (
   },
 });
 
-function floodOf(error: unknown): CallStopped | undefined {
-  return error instanceof ServerRequestFlood || error instanceof StrayAnswer || error instanceof ResponseTooLargeError
-    ? error
-    : undefined;
+/** What a failed call knows: its request and options, when it began, and how far it got (its session, its watch). */
+interface FailedCall {
+  request: Exchange['request'];
+  options: CallOptions;
+  started: number;
+  connection?: Connection;
+  /** The session came from the pool and this transport had not used it yet. */
+  reused: boolean;
+  watch?: ReturnType<typeof watchServerRequests>;
+}
+
+/** A call's signal: the caller's, if any, and the call's timeout. */
+function callSignal(options: CallOptions): AbortSignal {
+  return options.signal
+    ? AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs)])
+    : AbortSignal.timeout(options.timeoutMs);
+}
+
+/**
+ * A JSON-RPC error the agent answered: an McpError that is not the SDK's own timeout or connection loss — a -32000 or
+ * -32001 the agent itself answered is its answer too, not the SDK's own "connection closed" / "timed out" of the same
+ * codes. (No SDK loaded yet: the error came before any MCP exchange, so it is no McpError.)
+ */
+function isAgentRpcError(error: unknown, connection: Connection | undefined): error is McpError {
+  return (
+    !!loadedSdk &&
+    error instanceof loadedSdk.McpError &&
+    (!isTransportLevelMcpError(error) || agentAnswered(connection, error))
+  );
 }
 
 function jsonRpcErrorIn(observed: ObservedHttp): { body: unknown; error: JsonRpcError } | undefined {
@@ -635,7 +515,9 @@ export function extractMcpResult(result: { isError?: boolean; structuredContent?
     return { extraction: { path: 'structured_content' }, data: structured };
   }
   const texts = Array.isArray(result.content)
-    ? result.content.filter((c: any) => c?.type === 'text' && typeof c.text === 'string')
+    ? result.content.filter(
+        (c: { type?: unknown; text?: unknown } | null | undefined) => c?.type === 'text' && typeof c.text === 'string',
+      )
     : [];
   for (const item of texts as { text: string }[]) {
     let parsed: unknown;

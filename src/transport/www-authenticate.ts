@@ -80,25 +80,8 @@ export function parseWwwAuthenticate(header: string | readonly string[]): Parsed
     error: `${why} at character ${i + 1} of ${JSON.stringify(text)}`,
   });
 
-  separators();
-  while (i < text.length) {
-    const scheme = token();
-    if (!scheme) return fail('expected an auth scheme');
-    const challenge: Challenge = { scheme, params: {} };
-    challenges.push(challenge);
-    const afterScheme = i;
-    ows();
-    if (i >= text.length || text[i] === ',') {
-      separators();
-      continue;
-    }
-    if (i === afterScheme) return fail(`expected a space after the auth scheme "${scheme}"`);
-    const t68 = token68();
-    if (t68 !== undefined) {
-      challenge.token68 = t68;
-      separators();
-      continue;
-    }
+  /** The auth-params of a challenge, up to the next challenge's scheme: the failure at a syntax error, else undefined. */
+  const authParams = (challenge: Challenge): ParsedWwwAuthenticate | undefined => {
     for (;;) {
       const name = token();
       if (!name) return fail('expected an auth-param name');
@@ -120,21 +103,44 @@ export function parseWwwAuthenticate(header: string | readonly string[]): Parsed
       }
       const key = name.toLowerCase();
       // RFC 9110 §11.2: "Each parameter name MUST only occur once per challenge."
-      if (key in challenge.params) return fail(`auth-param "${name}" repeated in the ${scheme} challenge`);
+      if (key in challenge.params) return fail(`auth-param "${name}" repeated in the ${challenge.scheme} challenge`);
       challenge.params[key] = value;
       ows();
-      if (i >= text.length) break;
+      if (i >= text.length) return undefined;
       if (text[i] !== ',') return fail('expected "," after an auth-param');
       separators();
-      if (i >= text.length) break;
+      if (i >= text.length) return undefined;
       // After a comma, `name =` continues this challenge's params; anything else is the next challenge's scheme.
       const mark = i;
       const next = token();
       ows();
       const isParam = next !== '' && text[i] === '=';
       i = mark;
-      if (!isParam) break;
+      if (!isParam) return undefined;
     }
+  };
+
+  separators();
+  while (i < text.length) {
+    const scheme = token();
+    if (!scheme) return fail('expected an auth scheme');
+    const challenge: Challenge = { scheme, params: {} };
+    challenges.push(challenge);
+    const afterScheme = i;
+    ows();
+    if (i >= text.length || text[i] === ',') {
+      separators();
+      continue;
+    }
+    if (i === afterScheme) return fail(`expected a space after the auth scheme "${scheme}"`);
+    const t68 = token68();
+    if (t68 !== undefined) {
+      challenge.token68 = t68;
+      separators();
+      continue;
+    }
+    const failed = authParams(challenge);
+    if (failed) return failed;
   }
   return { challenges };
 }

@@ -34,8 +34,8 @@ export interface WebhookOptions {
   maxBodyBytes?: number;
 }
 
-export const WEBHOOK_BASE_URL_ENV = 'ADCP_RUNNER_WEBHOOK_BASE_URL';
-export const WEBHOOK_PORT_ENV = 'ADCP_RUNNER_WEBHOOK_PORT';
+const WEBHOOK_BASE_URL_ENV = 'ADCP_RUNNER_WEBHOOK_BASE_URL';
+const WEBHOOK_PORT_ENV = 'ADCP_RUNNER_WEBHOOK_PORT';
 
 /** The receiver to start, or `undefined` for none. Throws a ConfigurationError for a setting that cannot work. */
 export function resolveWebhookReceiver(
@@ -48,20 +48,33 @@ export function resolveWebhookReceiver(
   const mode = given.receiver ?? (publicBaseUrl ? 'proxy' : 'off');
   if (mode === 'off') return undefined;
   const limits = given.maxBodyBytes !== undefined ? { maxBodyBytes: given.maxBodyBytes } : {};
-  if (mode === 'loopback') {
-    if (given.publicBaseUrl)
-      throw new ConfigurationError(
-        'webhooks.publicBaseUrl is for proxy mode: drop it, or set webhooks.receiver to "proxy"',
-      );
-    const host = given.host ?? '127.0.0.1';
-    if (host === '0.0.0.0' || host === '::')
-      throw new ConfigurationError(
-        `webhooks.host ${host} is not loopback: use proxy mode (a public base URL) for a receiver other machines reach`,
-      );
-    return { host, port: given.port ?? 0, ...limits };
-  }
+  if (mode === 'loopback') return loopbackReceiver(given, limits);
   if (mode !== 'proxy')
     throw new ConfigurationError(`webhooks.receiver is "${String(mode)}": use "loopback", "proxy" or "off"`);
+  return proxyReceiver(given, env, publicBaseUrl, limits);
+}
+
+/** Loopback mode: a listener on a loopback interface, by default 127.0.0.1 on an ephemeral port. */
+function loopbackReceiver(given: WebhookOptions, limits: { maxBodyBytes?: number }): WebhookReceiverOptions {
+  if (given.publicBaseUrl)
+    throw new ConfigurationError(
+      'webhooks.publicBaseUrl is for proxy mode: drop it, or set webhooks.receiver to "proxy"',
+    );
+  const host = given.host ?? '127.0.0.1';
+  if (host === '0.0.0.0' || host === '::')
+    throw new ConfigurationError(
+      `webhooks.host ${host} is not loopback: use proxy mode (a public base URL) for a receiver other machines reach`,
+    );
+  return { host, port: given.port ?? 0, ...limits };
+}
+
+/** Proxy mode: a listener on a fixed port, which the public base URL (https, unless allowed otherwise) routes to. */
+function proxyReceiver(
+  given: WebhookOptions,
+  env: NodeJS.ProcessEnv,
+  publicBaseUrl: string | undefined,
+  limits: { maxBodyBytes?: number },
+): WebhookReceiverOptions {
   if (!publicBaseUrl)
     throw new ConfigurationError(
       `webhook receiver in proxy mode needs a public base URL: set ${WEBHOOK_BASE_URL_ENV} (or webhooks.publicBaseUrl / --webhook-base-url)`,
@@ -77,12 +90,17 @@ export function resolveWebhookReceiver(
       `the webhook base URL ${publicBaseUrl} is plain http: proxy_url mode requires https (test-kits/webhook-receiver-runner.yaml); for local development only, pass --webhook-allow-http (webhooks.allowHttpBaseUrl)`,
     );
   }
-  const portText = given.port ?? env[WEBHOOK_PORT_ENV]?.trim();
+  const port = proxyPort(given.port ?? env[WEBHOOK_PORT_ENV]?.trim(), publicBaseUrl);
+  return { host: given.host ?? '127.0.0.1', port, publicBaseUrl: publicBaseUrl.replace(/\/+$/, ''), ...limits };
+}
+
+/** The fixed port a proxy-mode listener binds: the one the public base URL routes to. */
+function proxyPort(portText: number | string | undefined, publicBaseUrl: string): number {
   const port = portText === undefined || portText === '' ? undefined : Number(portText);
   if (port === undefined || !Number.isInteger(port) || port < 1 || port > 65535) {
     throw new ConfigurationError(
       `webhook receiver in proxy mode listens on a fixed port, the one ${publicBaseUrl} routes to: set webhooks.port (--webhook-port, ${WEBHOOK_PORT_ENV})${port !== undefined ? `; "${portText}" is not a port` : ''}`,
     );
   }
-  return { host: given.host ?? '127.0.0.1', port, publicBaseUrl: publicBaseUrl.replace(/\/+$/, ''), ...limits };
+  return port;
 }

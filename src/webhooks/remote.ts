@@ -117,6 +117,7 @@ export class HostedWebhookReceiver {
       return send(res, 200, { deliveries: deliveries.map(toWire) });
     }
     if (req.method !== 'POST') return send(res, 404, { error: 'not found' });
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a worker's JSON, every field read through String()/Number()/Array.isArray
     const body = (await readJson(req)) as any;
     if (url.pathname === '/open') {
       const retry = body?.retry
@@ -127,7 +128,10 @@ export class HostedWebhookReceiver {
     }
     if (url.pathname === '/release') {
       const urls = Array.isArray(body?.urls)
-        ? body.urls.map((u: any) => ({ stepId: String(u?.step_id), operationId: String(u?.operation_id) }))
+        ? body.urls.map((u: { step_id?: unknown; operation_id?: unknown } | null) => ({
+            stepId: String(u?.step_id),
+            operationId: String(u?.operation_id),
+          }))
         : [];
       await this.receiver.release(urls);
       return send(res, 200, { ok: true });

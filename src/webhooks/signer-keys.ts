@@ -53,7 +53,8 @@ export class SignerKeys {
   /** The agent's webhook-signing JWK for `keyid`, or undefined (discovery failed, or no such key after one refetch). */
   async lookup(keyid: string): Promise<AdcpJwk | undefined> {
     this.discovery ??= this.discover();
-    let { source, keys } = await this.discovery;
+    const { source, keys: discovered } = await this.discovery;
+    let keys = discovered;
     let found = keys?.find((k) => k.kid === keyid);
     if (!found && keys && source.jwksUri && !this.refetched) {
       // security.mdx step 4: "On kid miss, refetch once" (mid-run key rotation).
@@ -173,7 +174,7 @@ function agentEntries(doc: unknown): { url?: unknown; jwks_uri?: unknown }[] {
   const lists = [
     d.agents,
     typeof d.house === 'object' && d.house ? d.house.agents : undefined,
-    ...(Array.isArray(d.brands) ? d.brands.map((b: any) => b?.agents) : []),
+    ...(Array.isArray(d.brands) ? d.brands.map((b: { agents?: unknown } | null) => b?.agents) : []),
   ];
   return lists.flatMap((list) => (Array.isArray(list) ? list.filter((e) => e && typeof e === 'object') : []));
 }
