@@ -8,7 +8,18 @@ import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescrip
 import { downwardOnly } from './lint/layer-rule.mjs';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'reports/**', 'bench/out/**', '.stryker-tmp/**', 'test/e2e/project/**', '**/.adcp-corpus/**', '.vitest-adcp/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'reports/**',
+      'bench/out/**',
+      '.stryker-tmp/**',
+      'test/e2e/project/**',
+      '**/.adcp-corpus/**',
+      '.vitest-adcp/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -30,7 +41,10 @@ export default tseslint.config(
       // Declaration merging (the matchers' types on Vitest's and Jest's interfaces) needs empty interfaces and `namespace jest`.
       '@typescript-eslint/no-empty-object-type': ['error', { allowInterfaces: 'always' }],
       '@typescript-eslint/no-namespace': ['error', { allowDeclarations: true }],
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
     },
   },
   {

@@ -393,7 +393,9 @@ for (const name of wanted) {
 }
 try {
   rmdirSync(join(outDir, 'raw')); // only when empty
-} catch {}
+} catch {
+  // not empty: the raw outputs stay
+}
 if (!values.keep) rmSync(snapshot, { recursive: true, force: true });
 
 console.log('\n── markdown (docs/conformance.md) ──────────────────────\n');

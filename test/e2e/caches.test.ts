@@ -6,7 +6,7 @@
  * compiled every time. (`cacheDir: false`, E2E_CACHE_DIR=off, is the run the
  * cached ones are compared with.)
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';

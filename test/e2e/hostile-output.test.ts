@@ -226,7 +226,6 @@ function commandLines(text: string): string[] {
   return text.split(/\r?\n/).filter((line) => /^\s*::/.test(line) || /##(\[|vso\[)/i.test(line));
 }
 
-// eslint-disable-next-line no-control-regex
 const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 
 /** Every spelling of a secret an output could carry it in. */

@@ -10,7 +10,6 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startFixtureAgent, type FixtureAgent } from '../../fixtures/agent/server.mjs';
 import { repoRoot, runVitest, type VitestRun } from '../helpers/run-vitest.js';
 
-const MiB = 1024 * 1024;
 const scratch = join(repoRoot, '.vitest-adcp', `hostile-yaml-${process.pid}`);
 const probes = join(scratch, 'rss');
 const HEAD =

@@ -132,7 +132,7 @@ const LOAD_ERRORS = [
 ];
 
 /** Every character a terminal acts on that is not a newline or a tab: C0, DEL, C1, bidi overrides and isolates. */
-// eslint-disable-next-line no-control-regex
+
 const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 
 let agent: FixtureAgent;

@@ -21,7 +21,7 @@ const pkg = (await import('../../package.json', { with: { type: 'json' } })).def
 const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
 /** The README's quick start, as a user copies it. */
 const quickStart = {
-  plugins: /^  (plugins: \[adcpStoryboards\(.*\)\],)$/m.exec(readme)![1]!,
+  plugins: /^ {2}(plugins: \[adcpStoryboards\(.*\)\],)$/m.exec(readme)![1]!,
   oneStep: /^npx vitest run -t '([^']+)'\s+# (.*)$/m.exec(readme)!.slice(1) as [string, string],
   modeline: /^# yaml-language-server: \$schema=(\S+)$/m.exec(readme)![1]!,
   yamlSchemas: JSON.parse(`{${/^"yaml\.schemas": .*$/m.exec(readme)![0]}}`)['yaml.schemas'] as Record<string, string[]>,

@@ -248,9 +248,9 @@ describe('CI outputs', () => {
     expect(unxml(broken![1]!)).toMatch(
       /^storyboard does not load: \/\S+\/broken\.storyboard\.yaml:\d+:\d+: \[schema\] [^\n]+$/,
     );
-    expect(unxml(broken![2]!)).toMatch(/\n    fix: /);
+    expect(unxml(broken![2]!)).toMatch(/\n {4}fix: /);
     expect(report.load_errors[0].message).toMatch(
-      /^storyboard does not load: [^\n]+\n\/\S+broken\.storyboard\.yaml:\d+:\d+: \[schema\] [\s\S]*\n    fix: /,
+      /^storyboard does not load: [^\n]+\n\/\S+broken\.storyboard\.yaml:\d+:\d+: \[schema\] [\s\S]*\n {4}fix: /,
     );
   });
 
@@ -273,7 +273,7 @@ describe('CI outputs', () => {
     );
     expect(at).toBeGreaterThan(-1);
     expect(lines.slice(at, at + 4).join('\n')).toMatch(
-      /^StoryboardStepError: field_value at [^\n]*\n\n1 of 4 validations failed in step "echo" \(task get_adcp_capabilities\):\n  ✗ /,
+      /^StoryboardStepError: field_value at [^\n]*\n\n1 of 4 validations failed in step "echo" \(task get_adcp_capabilities\):\n {2}✗ /,
     );
   });
 

@@ -163,7 +163,7 @@ describe('against a misbehaving agent', () => {
     expect(test.errors[0]!.diff).toContain('"correlation_id": "fixture_discovery--get_capabilities-mutated"');
     // Vitest's own expected/actual diff, under the details (rendered by the adapter: the details took its place in `diff`).
     expect(test.errors[0]!.diff).toMatch(
-      /\n\n- Expected\n\+ Received\n\n  \{\n-   "correlation_id": "fixture_discovery--get_capabilities",\n\+   "correlation_id": "fixture_discovery--get_capabilities-mutated",/,
+      /\n\n- Expected\n\+ Received\n\n {2}\{\n- {3}"correlation_id": "fixture_discovery--get_capabilities",\n\+ {3}"correlation_id": "fixture_discovery--get_capabilities-mutated",/,
     );
     expect(test.meta.adcp.result.validations.find((v: any) => !v.passed)).toMatchObject({
       json_pointer: '/context/correlation_id',

@@ -110,6 +110,7 @@ describe('random_invalid_jwt (security.yaml > probe_invalid_oauth_token)', () =>
   const decode = (segment: string) => JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
 
   it('is a JWT a parser accepts: RS256 header, { sub: invalid, aud: the agent URL }, a random 256-byte signature', () => {
+    // eslint-disable-next-line prefer-const -- assigned after the resolver exists: the audience is read when a token is made
     let agentUrl: string | undefined;
     const r = new CredentialResolver({ audience: () => agentUrl });
     agentUrl = 'https://agent.example/mcp';

@@ -26,7 +26,11 @@ function complyOrder(storyboards: { id: string; requires_scenarios?: string[] }[
   const seen = new Set(storyboards.map((s) => s.id));
   const out: string[] = [];
   for (const sb of storyboards) {
-    for (const id of sb.requires_scenarios ?? []) if (!seen.has(id)) (seen.add(id), out.push(id));
+    for (const id of sb.requires_scenarios ?? [])
+      if (!seen.has(id)) {
+        seen.add(id);
+        out.push(id);
+      }
     out.push(sb.id);
   }
   return out;

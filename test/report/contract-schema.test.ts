@@ -270,7 +270,7 @@ describe('the schema rejects a report that breaks a rule (so the tests above can
     expect(() =>
       assertValidContractReport({ contract: { id: 'runner_output_contract', version: '1.0.0' } }),
     ).toThrowError(
-      /7 errors:\n  \/ must have required property 'runner'[\s\S]*\n  \/contract\/version must be equal to constant {"allowedValue":"1\.1\.0"}$/,
+      /7 errors:\n {2}\/ must have required property 'runner'[\s\S]*\n {2}\/contract\/version must be equal to constant {"allowedValue":"1\.1\.0"}$/,
     );
   });
 });

@@ -593,7 +593,7 @@ describe('agent text cannot drive the terminal', () => {
       { cwd: CWD },
     );
     const everything = out.message + JSON.stringify(out.actual);
-    // eslint-disable-next-line no-control-regex
+
     expect(out.message).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202e]/);
     expect(Object.keys(out.actual as object)[0]).not.toMatch(/\u001b/);
     expect(Object.values(out.actual as object)[0]).toContain('\\u{1b}[2J');

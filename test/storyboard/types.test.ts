@@ -156,7 +156,7 @@ describe('storyboard types', () => {
     expect(sb.phases[0]!.titel).toBeUndefined();
     // @ts-expect-error — nor on a step, a validation or the storyboard.
     expect(sb.phases[0]!.steps[0]!.sample_requst).toBeUndefined();
-    // @ts-expect-error
+    // @ts-expect-error — nor a misspelled storyboard key.
     expect(sb.titel).toBeUndefined();
     // Annotations are typed, as unknown.
     const owner: unknown = sb['x-owner'];
