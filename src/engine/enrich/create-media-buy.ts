@@ -55,39 +55,8 @@ export async function enrichCreateMediaBuy(
 ): Promise<Enrichment[]> {
   const changes: Enrichment[] = [];
   const authored = isObject(written) ? written : {};
-  const fill = (key: string, value: unknown, reason: string) => {
-    request[key] = value;
-    changes.push({ path: key, value, reason });
-  };
 
-  if (request.proposal_id === undefined) {
-    // Identity: what the storyboard itself sent earlier in this run, else its test kit's brand, else the corpus's fictional buyer.
-    const brandSource = ctx.discovery.sentBrand
-      ? { brand: ctx.discovery.sentBrand, why: 'the brand this storyboard sent earlier in the run' }
-      : ctx.kitBrandDomain
-        ? { brand: { domain: ctx.kitBrandDomain }, why: "the test kit's brand" }
-        : {
-            brand: { domain: FALLBACK_BRAND_DOMAIN },
-            why: "the corpus's fictional buyer (neither the storyboard nor its test kit names a brand)",
-          };
-    if (request.brand === undefined)
-      fill(
-        'brand',
-        brandSource.brand,
-        `the request schema requires brand and the storyboard authored none; ${brandSource.why}`,
-      );
-    if (request.account === undefined) {
-      const account = ctx.discovery.sentAccount ?? {
-        brand: brandSource.brand,
-        operator: ctx.kitBrandDomain ? String((brandSource.brand as { domain: string }).domain) : FALLBACK_OPERATOR,
-      };
-      fill(
-        'account',
-        account,
-        `the request schema requires account and the storyboard authored none; ${ctx.discovery.sentAccount ? 'the account this storyboard sent earlier in the run' : `${brandSource.why}, as a natural-key account`}`,
-      );
-    }
-  }
+  if (request.proposal_id === undefined) changes.push(...identity(request, ctx));
 
   changes.push(...flight(request, authored, ctx));
 
@@ -95,74 +64,148 @@ export async function enrichCreateMediaBuy(
     request.proposal_id === undefined &&
     (request.packages === undefined || (Array.isArray(request.packages) && request.packages.length === 0))
   ) {
-    const productWhy = ctx.discovery.firstProduct()
-      ? 'the first product the agent listed in this run'
-      : await ctx.discover();
-    const product = ctx.discovery.firstProduct();
-    if (product) {
-      const pkg: Record<string, unknown> = {};
-      request.packages = [pkg];
-      changes.push(...fillPackage(pkg, 0, product, undefined, `the storyboard authored no packages; ${productWhy}`));
-    } else {
-      changes.push({
-        path: 'packages',
-        value: undefined,
-        reason: `the storyboard authored no packages and the agent listed no product with a pricing option${productWhy ? ` (${productWhy})` : ''}`,
-      });
-    }
+    changes.push(...(await firstProductPackage(request, ctx)));
   } else if (Array.isArray(request.packages)) {
-    const writtenPackages = Array.isArray(authored.packages) ? authored.packages : [];
-    for (const [index, pkg] of request.packages.entries()) {
-      if (!isObject(pkg)) continue;
-      const writtenPkg = isObject(writtenPackages[index]) ? writtenPackages[index] : {};
-      let product = ctx.discovery.product(pkg.product_id);
-      let option: PricingOption | undefined;
-      // Only the authored literal itself: an id fixture-ids.ts already replaced with a captured one stays.
-      if (
-        !product &&
-        (pkg.product_id === undefined ||
-          (pkg.product_id === writtenPkg.product_id && isUnseededLiteral(writtenPkg.product_id, ctx.declared))) &&
-        ctx.discovery.hasProducts
-      ) {
-        // A placeholder literal (`test-product`) the agent never listed and no fixture seeds: the agent's own product.
-        product = ctx.discovery.firstProduct();
-        if (product) {
-          changes.push(
-            ...fillPackage(
-              pkg,
-              index,
-              product,
-              pkg.product_id,
-              pkg.product_id === undefined
-                ? 'the package names no product; the first product the agent listed in this run'
-                : `the agent listed no product "${String(pkg.product_id)}" in this run and no fixtures: entry seeds it; the first product it listed`,
-            ),
-          );
-          continue;
-        }
-      }
-      if (!product) continue;
-      option = product.pricing_options.find((o) => o.pricing_option_id === pkg.pricing_option_id);
-      if (
-        !option &&
-        (pkg.pricing_option_id === undefined ||
-          (pkg.pricing_option_id === writtenPkg.pricing_option_id &&
-            isUnseededLiteral(writtenPkg.pricing_option_id, ctx.declared)))
-      ) {
-        option = preferredOption(product);
-        if (option)
-          changes.push(
-            setOption(
-              pkg,
-              index,
-              option,
-              `product "${product.product_id}" has no pricing option ${pkg.pricing_option_id === undefined ? 'named in the package' : `"${String(pkg.pricing_option_id)}"`}; its ${isAuction(option) ? 'first' : 'first fixed-price'} option`,
-            ),
-          );
-      }
-      if (option) changes.push(...priceFields(pkg, index, option));
+    changes.push(...completePackages(request.packages, authored, ctx));
+  }
+  return changes;
+}
+
+/** brand and account, where the storyboard authored none. */
+function identity(request: Record<string, unknown>, ctx: MediaBuyContext): Enrichment[] {
+  const changes: Enrichment[] = [];
+  const fill = (key: string, value: unknown, reason: string) => {
+    request[key] = value;
+    changes.push({ path: key, value, reason });
+  };
+  const brandSource = identitySource(ctx);
+  if (request.brand === undefined)
+    fill(
+      'brand',
+      brandSource.brand,
+      `the request schema requires brand and the storyboard authored none; ${brandSource.why}`,
+    );
+  if (request.account === undefined) {
+    const account = ctx.discovery.sentAccount ?? {
+      brand: brandSource.brand,
+      operator: ctx.kitBrandDomain ? String((brandSource.brand as { domain: string }).domain) : FALLBACK_OPERATOR,
+    };
+    fill(
+      'account',
+      account,
+      `the request schema requires account and the storyboard authored none; ${ctx.discovery.sentAccount ? 'the account this storyboard sent earlier in the run' : `${brandSource.why}, as a natural-key account`}`,
+    );
+  }
+  return changes;
+}
+
+/** Identity: what the storyboard itself sent earlier in this run, else its test kit's brand, else the corpus's fictional buyer. */
+function identitySource(ctx: MediaBuyContext): { brand: unknown; why: string } {
+  return ctx.discovery.sentBrand
+    ? { brand: ctx.discovery.sentBrand, why: 'the brand this storyboard sent earlier in the run' }
+    : ctx.kitBrandDomain
+      ? { brand: { domain: ctx.kitBrandDomain }, why: "the test kit's brand" }
+      : {
+          brand: { domain: FALLBACK_BRAND_DOMAIN },
+          why: "the corpus's fictional buyer (neither the storyboard nor its test kit names a brand)",
+        };
+}
+
+/** The storyboard authored no packages: one for the agent's first product (discovered now if the run has none). */
+async function firstProductPackage(request: Record<string, unknown>, ctx: MediaBuyContext): Promise<Enrichment[]> {
+  const productWhy = ctx.discovery.firstProduct()
+    ? 'the first product the agent listed in this run'
+    : await ctx.discover();
+  const product = ctx.discovery.firstProduct();
+  if (product) {
+    const pkg: Record<string, unknown> = {};
+    request.packages = [pkg];
+    return fillPackage(pkg, 0, product, undefined, `the storyboard authored no packages; ${productWhy}`);
+  }
+  return [
+    {
+      path: 'packages',
+      value: undefined,
+      reason: `the storyboard authored no packages and the agent listed no product with a pricing option${productWhy ? ` (${productWhy})` : ''}`,
+    },
+  ];
+}
+
+/** Each authored package, completed against the products the run discovered. */
+function completePackages(packages: unknown[], authored: Record<string, unknown>, ctx: MediaBuyContext): Enrichment[] {
+  const changes: Enrichment[] = [];
+  const writtenPackages = Array.isArray(authored.packages) ? authored.packages : [];
+  for (const [index, pkg] of packages.entries()) {
+    if (!isObject(pkg)) continue;
+    const writtenPkg = isObject(writtenPackages[index]) ? writtenPackages[index] : {};
+    changes.push(...completePackage(pkg, index, writtenPkg, ctx));
+  }
+  return changes;
+}
+
+/** One package: the agent's own product for a placeholder, else its pricing completed. */
+function completePackage(
+  pkg: Record<string, unknown>,
+  index: number,
+  writtenPkg: Record<string, unknown>,
+  ctx: MediaBuyContext,
+): Enrichment[] {
+  let product = ctx.discovery.product(pkg.product_id);
+  // Only the authored literal itself: an id fixture-ids.ts already replaced with a captured one stays.
+  if (
+    !product &&
+    (pkg.product_id === undefined ||
+      (pkg.product_id === writtenPkg.product_id && isUnseededLiteral(writtenPkg.product_id, ctx.declared))) &&
+    ctx.discovery.hasProducts
+  ) {
+    // A placeholder literal (`test-product`) the agent never listed and no fixture seeds: the agent's own product.
+    product = ctx.discovery.firstProduct();
+    if (product) {
+      return fillPackage(
+        pkg,
+        index,
+        product,
+        pkg.product_id,
+        pkg.product_id === undefined
+          ? 'the package names no product; the first product the agent listed in this run'
+          : `the agent listed no product "${String(pkg.product_id)}" in this run and no fixtures: entry seeds it; the first product it listed`,
+      );
     }
   }
+  if (!product) return [];
+  return completePricing(pkg, index, writtenPkg, product, ctx);
+}
+
+/** The package's pricing option (the product's preferred one for a placeholder), then its budget and bid. */
+function completePricing(
+  pkg: Record<string, unknown>,
+  index: number,
+  writtenPkg: Record<string, unknown>,
+  product: Product,
+  ctx: MediaBuyContext,
+): Enrichment[] {
+  const changes: Enrichment[] = [];
+  let option: PricingOption | undefined = product.pricing_options.find(
+    (o) => o.pricing_option_id === pkg.pricing_option_id,
+  );
+  if (
+    !option &&
+    (pkg.pricing_option_id === undefined ||
+      (pkg.pricing_option_id === writtenPkg.pricing_option_id &&
+        isUnseededLiteral(writtenPkg.pricing_option_id, ctx.declared)))
+  ) {
+    option = preferredOption(product);
+    if (option)
+      changes.push(
+        setOption(
+          pkg,
+          index,
+          option,
+          `product "${product.product_id}" has no pricing option ${pkg.pricing_option_id === undefined ? 'named in the package' : `"${String(pkg.pricing_option_id)}"`}; its ${isAuction(option) ? 'first' : 'first fixed-price'} option`,
+        ),
+      );
+  }
+  if (option) changes.push(...priceFields(pkg, index, option));
   return changes;
 }
 

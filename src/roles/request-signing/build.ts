@@ -209,6 +209,26 @@ function labelsOf(signatureInput: string): string[] | undefined {
   }
 }
 
+/** What every way of building a vector's request shares: the request as it will go out, and the vector's signature fields. */
+interface Draft {
+  vector: SigningVector;
+  keys: readonly TestKey[];
+  target: BuildTarget;
+  options: BuildOptions;
+  nonce: () => string;
+  /** Seconds from the vector's `reference_now` to now: what `created` / `expires` move by. */
+  delta: number;
+  /** The request's fields but its headers, in the order the built request has them. */
+  base: Omit<BuiltRequest, 'headers'>;
+  headers: Record<string, string>;
+  notes: string[];
+  vectorHeaders: Record<string, string>;
+  signatureInput?: string;
+  signature?: string;
+  /** The error code the vector expects; undefined for a positive vector. */
+  expected?: string;
+}
+
 /**
  * The request to send for `vector` (whose applicability the caller has
  * decided: operation chosen, URL edge and digest policy checked).
@@ -219,6 +239,29 @@ export function buildVectorRequest(
   target: BuildTarget,
   options: BuildOptions,
 ): BuiltRequest {
+  const draft = draftRequest(vector, keys, target, options);
+  const { signatureInput, signature } = draft;
+
+  // Unsigned (001, 027): the vector's request without any signature.
+  if (signatureInput === undefined && signature === undefined) return built(draft);
+
+  // The malformed-header vectors: their fields go out byte for byte, only the times and nonces refreshed.
+  if (signatureInput !== undefined && draft.expected === 'request_signature_header_malformed')
+    return sendMalformedFields(draft, signatureInput);
+
+  // Signature without Signature-Input (019): a real signature whose input is missing.
+  if (signatureInput === undefined) return signWithoutInput(draft);
+
+  return resignEveryLabel(draft, signatureInput);
+}
+
+/** The vector's request on the agent's endpoint, not yet signed. */
+function draftRequest(
+  vector: SigningVector,
+  keys: readonly TestKey[],
+  target: BuildTarget,
+  options: BuildOptions,
+): Draft {
   const nonce = options.nonce ?? defaultNonce;
   const delta = options.now - vector.referenceNow;
   const edge = urlEdge(vector, target.url);
@@ -238,114 +281,185 @@ export function buildVectorRequest(
     notes,
     ...(edge.host !== undefined && { host: edge.host }),
   };
+  return {
+    vector,
+    keys,
+    target,
+    options,
+    nonce,
+    delta,
+    base,
+    headers,
+    notes,
+    vectorHeaders,
+    signatureInput,
+    signature,
+    expected,
+  };
+}
 
-  // Unsigned (001, 027): the vector's request without any signature.
-  if (signatureInput === undefined && signature === undefined) return { ...base, headers };
+function built(draft: Draft): BuiltRequest {
+  return { ...draft.base, headers: draft.headers };
+}
 
-  // The malformed-header vectors: their fields go out byte for byte, only the times and nonces refreshed.
-  if (signatureInput !== undefined && expected === 'request_signature_header_malformed') {
-    headers['signature-input'] = freshen(signatureInput, delta, nonce);
-    if (signature !== undefined) headers.signature = signature;
-    const digest = header(vectorHeaders, 'content-digest');
-    if (digest !== undefined) headers['content-digest'] = digest;
-    notes.push(
-      'the malformed signature fields are sent as the vector has them (created/expires moved to now, nonces refreshed)',
-    );
-    return { ...base, headers };
-  }
+/** The malformed signature fields as the vector has them, only `created` / `expires` moved and nonces refreshed. */
+function sendMalformedFields(draft: Draft, signatureInput: string): BuiltRequest {
+  const headers = draft.headers;
+  headers['signature-input'] = freshen(signatureInput, draft.delta, draft.nonce);
+  if (draft.signature !== undefined) headers.signature = draft.signature;
+  const digest = header(draft.vectorHeaders, 'content-digest');
+  if (digest !== undefined) headers['content-digest'] = digest;
+  draft.notes.push(
+    'the malformed signature fields are sent as the vector has them (created/expires moved to now, nonces refreshed)',
+  );
+  return built(draft);
+}
 
-  // Signature without Signature-Input (019): a real signature whose input is missing.
-  if (signatureInput === undefined) {
-    const key = keyFor(keys, vector, options.keyid);
-    const signed = signRequest(
-      { method: base.method, url, headers, body },
-      {
-        key,
-        keyid: key.kid ?? 'unknown',
-        tag: REQUEST_SIGNING.tag,
-        components: DEFAULT_COMPONENTS,
-        now: options.now,
-        nonce: nonce(),
-      },
-    );
-    headers.signature = signed.headers.Signature;
-    return { ...base, headers };
-  }
+/** A real signature over the default components, sent without its Signature-Input. */
+function signWithoutInput(draft: Draft): BuiltRequest {
+  const { base, headers, options } = draft;
+  const key = keyFor(draft.keys, draft.vector, options.keyid);
+  const signed = signRequest(
+    { method: base.method, url: base.url, headers, body: base.body },
+    {
+      key,
+      keyid: key.kid ?? 'unknown',
+      tag: REQUEST_SIGNING.tag,
+      components: DEFAULT_COMPONENTS,
+      now: options.now,
+      nonce: draft.nonce(),
+    },
+  );
+  headers.signature = signed.headers.Signature;
+  return built(draft);
+}
 
+/** Every label of the vector's Signature-Input signed again now, with its own components and parameters. */
+function resignEveryLabel(draft: Draft, signatureInput: string): BuiltRequest {
   const labels = labelsOf(signatureInput);
   if (!labels || labels.length === 0)
     throw new Error(
-      `vector ${vector.id}: its Signature-Input does not parse, and it does not expect request_signature_header_malformed`,
+      `vector ${draft.vector.id}: its Signature-Input does not parse, and it does not expect request_signature_header_malformed`,
     );
   const inputs: string[] = [];
   const signatures: string[] = [];
   for (const [index, label] of labels.entries()) {
-    const parsed: ParsedSignatureInput = parseSignatureInput(signatureInput, label);
-    let components = [...parsed.components];
-    const policy = vector.verifierCapability?.coversContentDigest ?? 'either';
-    if (
-      index === 0 &&
-      policy === 'either' &&
-      target.digestPolicy === 'required' &&
-      !components.includes('content-digest')
-    ) {
-      components.push('content-digest');
-      notes.push(
-        'content-digest covered: the agent declares covers_content_digest: required, and the vector leaves coverage to the verifier\'s policy ("either")',
-      );
-    }
-    if (
-      index === 0 &&
-      policy === 'either' &&
-      target.digestPolicy === 'forbidden' &&
-      components.includes('content-digest')
-    ) {
-      components = components.filter((c) => c !== 'content-digest');
-      notes.push(
-        'content-digest not covered: the agent declares covers_content_digest: forbidden, and the vector leaves coverage to the verifier\'s policy ("either")',
-      );
-    }
-    const message = { method: base.method, url, headers: { ...headers }, body };
-    const vectorDigest = header(vectorHeaders, 'content-digest');
-    if (
-      components.includes('content-digest') &&
-      vectorDigest !== undefined &&
-      !digestHashes(vectorDigest, vector.request.body)
-    ) {
-      // The vector's signer lies about the body (010): sign that very value.
-      message.headers['content-digest'] = vectorDigest;
-      headers['content-digest'] = vectorDigest;
-    }
-    const params = parsed.params;
-    const keyid = index === 0 && options.keyid !== undefined ? options.keyid : params.keyid;
-    const key = keyFor(keys, vector, keyid);
-    const signed = signRequest(message, {
-      key,
-      keyid: keyid ?? key.kid ?? 'unknown',
-      tag: params.tag ?? REQUEST_SIGNING.tag,
-      components,
-      ...(params.alg !== undefined && { alg: params.alg }),
-      created: params.created === undefined ? null : params.created + delta,
-      expires: params.expires === undefined ? null : params.expires + delta,
-      nonce: params.nonce === undefined ? null : nonce(),
-      label,
-      now: options.now,
-    });
-    if (signed.headers['Content-Digest'] !== undefined) headers['content-digest'] = signed.headers['Content-Digest'];
-    inputs.push(signed.headers['Signature-Input']);
-    const zero =
-      (index === 0 && expected === 'request_signature_invalid') || (index > 0 && zeroBytes(signature, label));
-    signatures.push(zero ? zeroSignature(label) : signed.headers.Signature);
-    if (index === 0 && expected === 'request_signature_invalid')
-      notes.push('signature bytes zeroed (64 zero bytes), as in the vector');
-    if (index > 0)
-      notes.push(
-        `label ${label} re-declared with its own components${zero ? ' and a zero signature, as in the vector' : ''}`,
-      );
+    const signed = resignLabel(draft, signatureInput, label, index);
+    inputs.push(signed.input);
+    signatures.push(signed.signature);
   }
-  headers['signature-input'] = inputs.join(', ');
-  headers.signature = signatures.join(', ');
-  return { ...base, headers };
+  draft.headers['signature-input'] = inputs.join(', ');
+  draft.headers.signature = signatures.join(', ');
+  return built(draft);
+}
+
+/** One label's Signature-Input member and Signature member (zeroed where the vector's is). */
+function resignLabel(
+  draft: Draft,
+  signatureInput: string,
+  label: string,
+  index: number,
+): { input: string; signature: string } {
+  const parsed: ParsedSignatureInput = parseSignatureInput(signatureInput, label);
+  const components = coveredComponents(draft, parsed, index);
+  const message = messageToSign(draft, components);
+  const signed = signAsDeclared(draft, message, parsed, components, label, index);
+  if (signed.headers['Content-Digest'] !== undefined)
+    draft.headers['content-digest'] = signed.headers['Content-Digest'];
+  const zero =
+    (index === 0 && draft.expected === 'request_signature_invalid') || (index > 0 && zeroBytes(draft.signature, label));
+  const signature = zero ? zeroSignature(label) : signed.headers.Signature;
+  if (index === 0 && draft.expected === 'request_signature_invalid')
+    draft.notes.push('signature bytes zeroed (64 zero bytes), as in the vector');
+  if (index > 0)
+    draft.notes.push(
+      `label ${label} re-declared with its own components${zero ? ' and a zero signature, as in the vector' : ''}`,
+    );
+  return { input: signed.headers['Signature-Input'], signature };
+}
+
+/**
+ * The components a label covers: the vector's, with content-digest added or
+ * dropped on the first label when the vector leaves coverage to the
+ * verifier's policy and the agent declares one.
+ */
+function coveredComponents(draft: Draft, parsed: ParsedSignatureInput, index: number): string[] {
+  let components = [...parsed.components];
+  const policy = draft.vector.verifierCapability?.coversContentDigest ?? 'either';
+  if (
+    index === 0 &&
+    policy === 'either' &&
+    draft.target.digestPolicy === 'required' &&
+    !components.includes('content-digest')
+  ) {
+    components.push('content-digest');
+    draft.notes.push(
+      'content-digest covered: the agent declares covers_content_digest: required, and the vector leaves coverage to the verifier\'s policy ("either")',
+    );
+  }
+  if (
+    index === 0 &&
+    policy === 'either' &&
+    draft.target.digestPolicy === 'forbidden' &&
+    components.includes('content-digest')
+  ) {
+    components = components.filter((c) => c !== 'content-digest');
+    draft.notes.push(
+      'content-digest not covered: the agent declares covers_content_digest: forbidden, and the vector leaves coverage to the verifier\'s policy ("either")',
+    );
+  }
+  return components;
+}
+
+/** The message a label signs: the request as sent, with the vector's own Content-Digest where that one lies. */
+function messageToSign(
+  draft: Draft,
+  components: string[],
+): { method: string; url: string; headers: Record<string, string>; body: string } {
+  const { base, vectorHeaders } = draft;
+  const message = { method: base.method, url: base.url, headers: { ...draft.headers }, body: base.body };
+  const vectorDigest = header(vectorHeaders, 'content-digest');
+  if (
+    components.includes('content-digest') &&
+    vectorDigest !== undefined &&
+    !digestHashes(vectorDigest, draft.vector.request.body)
+  ) {
+    // The vector's signer lies about the body (010): sign that very value.
+    message.headers['content-digest'] = vectorDigest;
+    draft.headers['content-digest'] = vectorDigest;
+  }
+  return message;
+}
+
+/**
+ * Signs `message` for `label` with the vector's parameters: the same keyid
+ * (the caller's on the first label, if any), alg and tag, `created` /
+ * `expires` moved by the draft's delta, a fresh nonce where the vector has one.
+ */
+function signAsDeclared(
+  draft: Draft,
+  message: { method: string; url: string; headers: Record<string, string>; body: string },
+  parsed: ParsedSignatureInput,
+  components: string[],
+  label: string,
+  index: number,
+): ReturnType<typeof signRequest> {
+  const { options, delta } = draft;
+  const params = parsed.params;
+  const keyid = index === 0 && options.keyid !== undefined ? options.keyid : params.keyid;
+  const key = keyFor(draft.keys, draft.vector, keyid);
+  return signRequest(message, {
+    key,
+    keyid: keyid ?? key.kid ?? 'unknown',
+    tag: params.tag ?? REQUEST_SIGNING.tag,
+    components,
+    ...(params.alg !== undefined && { alg: params.alg }),
+    created: params.created === undefined ? null : params.created + delta,
+    expires: params.expires === undefined ? null : params.expires + delta,
+    nonce: params.nonce === undefined ? null : draft.nonce(),
+    label,
+    now: options.now,
+  });
 }
 
 function digestHashes(digest: string, body: string): boolean {

@@ -311,71 +311,116 @@ export function chooseOperation(
 ): { operation: string; note?: string } | { skip: SkipResult } {
   const named = vectorOperation(vector);
   const tools = agent.tools;
+  const candidates = candidateOperations(named, tools);
+  const implemented = implementedOperations(candidates, named, tools);
+  if (implemented.length === 0) return { skip: noCandidateImplemented(vector, candidates, tools) };
+  const choice: Choice = { vector, named, tools, capability, implemented };
+  const signed = hasSignatureFields(vector);
+  const code = expectedErrorCode(vector);
+  const requiredFor = vector.verifierCapability?.requiredFor ?? [];
+  if (!signed && code === 'request_signature_required' && named !== undefined && requiredFor.includes(named))
+    return unsignedToRequiredFor(choice);
+  if (!signed && code === 'request_signature_required' && named !== undefined && !requiredFor.includes(named))
+    return unsignedOutsideRequiredFor(choice);
+  if (signed && !vector.expectedOutcome.success) return signedNegative(choice);
+  const enforced = implemented.filter((op) => enforces(capability, op));
+  return pickOperation(choice, enforced.length > 0 ? enforced : implemented);
+}
+
+/** What choosing among the operations a vector can be sent as depends on. */
+interface Choice {
+  vector: SigningVector;
+  /** The vector's own operation, if its URL names one. */
+  named: string | undefined;
+  /** The agent's advertised tools; undefined when unknown. */
+  tools: AgentTools['tools'];
+  capability: AgentSigningCapability;
+  /** The candidates the agent implements (or may, when its tools are unknown), in order of preference. */
+  implemented: string[];
+}
+
+/** The vector's own operation, then the storyboard's mutating ones, then the agent's `acquire_*` tools; no repeats. */
+function candidateOperations(named: string | undefined, tools: AgentTools['tools']): string[] {
   const acquire = tools ? [...tools].filter((t) => /^acquire_[a-z0-9_]+$/.test(t)).sort() : [];
-  const candidates = [
-    ...new Set([named, ...MUTATING_OPERATIONS, ...acquire].filter((op): op is string => op !== undefined)),
-  ];
-  const implemented = tools ? candidates.filter((op) => tools.has(op)) : named ? [named] : candidates.slice(0, 1);
-  const toolList = tools ? `[${[...tools].sort().join(', ')}]` : '(unknown)';
-  const signed =
+  return [...new Set([named, ...MUTATING_OPERATIONS, ...acquire].filter((op): op is string => op !== undefined))];
+}
+
+/** The candidates the agent advertises; with its tools unknown, the vector's own operation (else the first candidate). */
+function implementedOperations(candidates: string[], named: string | undefined, tools: AgentTools['tools']): string[] {
+  return tools ? candidates.filter((op) => tools.has(op)) : named ? [named] : candidates.slice(0, 1);
+}
+
+function hasSignatureFields(vector: SigningVector): boolean {
+  return (
     fieldValue(vector.request.headers, 'signature-input') !== undefined ||
-    fieldValue(vector.request.headers, 'signature') !== undefined;
-  const code = vector.expectedOutcome.success ? undefined : vector.expectedOutcome.errorCode;
-  const pick = (ops: string[]) => {
-    const operation = ops[0]!;
-    return {
-      operation,
-      ...(operation !== named && {
-        note: `sent as ${operation}: the vector's operation ${named ?? `(${vector.request.url})`} is ${named && tools?.has(named) ? 'not usable for it on this agent' : 'not one the agent implements'}`,
-      }),
-    };
+    fieldValue(vector.request.headers, 'signature') !== undefined
+  );
+}
+
+function expectedErrorCode(vector: SigningVector): string | undefined {
+  return vector.expectedOutcome.success ? undefined : vector.expectedOutcome.errorCode;
+}
+
+function noCandidateImplemented(vector: SigningVector, candidates: string[], tools: AgentTools['tools']): SkipResult {
+  const toolList = tools ? `[${[...tools].sort().join(', ')}]` : '(unknown)';
+  return {
+    reason: 'missing_tool',
+    detail: `vector ${vector.id} is sent as one of [${candidates.join(', ')}], none of which the agent advertises (signed-requests.yaml: operations the agent does not implement are skipped, not failed); agent tools: ${toolList}`,
   };
-  if (implemented.length === 0) {
+}
+
+/** The first of `ops`, with a note when it is not the vector's own operation. */
+function pickOperation({ vector, named, tools }: Choice, ops: string[]): { operation: string; note?: string } {
+  const operation = ops[0]!;
+  return {
+    operation,
+    ...(operation !== named && {
+      note: `sent as ${operation}: the vector's operation ${named ?? `(${vector.request.url})`} is ${named && tools?.has(named) ? 'not usable for it on this agent' : 'not one the agent implements'}`,
+    }),
+  };
+}
+
+/** An unsigned request that must be rejected for being unsigned: an operation in the agent's required_for. */
+function unsignedToRequiredFor(choice: Choice): { operation: string; note?: string } | { skip: SkipResult } {
+  const { vector, capability, implemented } = choice;
+  const required = implemented.filter((op) => capability.requiredFor.includes(op));
+  if (required.length === 0) {
     return {
       skip: {
-        reason: 'missing_tool',
-        detail: `vector ${vector.id} is sent as one of [${candidates.join(', ')}], none of which the agent advertises (signed-requests.yaml: operations the agent does not implement are skipped, not failed); agent tools: ${toolList}`,
+        reason: 'not_applicable',
+        detail: `vector ${vector.id}: it asserts that an unsigned request to an operation in required_for is rejected; the agent's request_signing.required_for is [${capability.requiredFor.join(', ')}], none of which it implements among [${implemented.join(', ')}], so it may accept unsigned requests`,
       },
     };
   }
-  const requiredFor = vector.verifierCapability?.requiredFor ?? [];
-  if (!signed && code === 'request_signature_required' && named !== undefined && requiredFor.includes(named)) {
-    const required = implemented.filter((op) => capability.requiredFor.includes(op));
-    if (required.length === 0) {
-      return {
-        skip: {
-          reason: 'not_applicable',
-          detail: `vector ${vector.id}: it asserts that an unsigned request to an operation in required_for is rejected; the agent's request_signing.required_for is [${capability.requiredFor.join(', ')}], none of which it implements among [${implemented.join(', ')}], so it may accept unsigned requests`,
-        },
-      };
-    }
-    return pick(required);
+  return pickOperation(choice, required);
+}
+
+/** A rule other than required_for (027: webhook credentials over bearer) must reject it: not on a required_for operation. */
+function unsignedOutsideRequiredFor(choice: Choice): { operation: string; note?: string } | { skip: SkipResult } {
+  const { vector, capability, implemented } = choice;
+  const optional = implemented.filter((op) => !capability.requiredFor.includes(op));
+  if (optional.length === 0) {
+    return {
+      skip: {
+        reason: 'not_applicable',
+        detail: `vector ${vector.id}: it asserts a rejection of an unsigned request to an operation outside required_for; every operation it can be sent as here ([${implemented.join(', ')}]) is in the agent's required_for [${capability.requiredFor.join(', ')}], so a rejection would not show the rule`,
+      },
+    };
   }
-  if (!signed && code === 'request_signature_required' && named !== undefined && !requiredFor.includes(named)) {
-    // A rule other than required_for (027: webhook credentials over bearer) must reject it: not on a required_for operation.
-    const optional = implemented.filter((op) => !capability.requiredFor.includes(op));
-    if (optional.length === 0) {
-      return {
-        skip: {
-          reason: 'not_applicable',
-          detail: `vector ${vector.id}: it asserts a rejection of an unsigned request to an operation outside required_for; every operation it can be sent as here ([${implemented.join(', ')}]) is in the agent's required_for [${capability.requiredFor.join(', ')}], so a rejection would not show the rule`,
-        },
-      };
-    }
-    return pick(optional);
-  }
-  if (signed && !vector.expectedOutcome.success) {
-    const enforced = implemented.filter((op) => enforces(capability, op));
-    if (enforced.length === 0) {
-      return {
-        skip: {
-          reason: 'not_applicable',
-          detail: `vector ${vector.id}: the agent enforces request signatures on none of [${implemented.join(', ')}] (warn_for [${capability.warnFor.join(', ')}], supported_for [${(capability.supportedFor ?? []).join(', ')}]), so it may accept a bad signature there`,
-        },
-      };
-    }
-    return pick(enforced);
-  }
+  return pickOperation(choice, optional);
+}
+
+/** A signed request that must be rejected: an operation whose signatures the agent enforces. */
+function signedNegative(choice: Choice): { operation: string; note?: string } | { skip: SkipResult } {
+  const { vector, capability, implemented } = choice;
   const enforced = implemented.filter((op) => enforces(capability, op));
-  return pick(enforced.length > 0 ? enforced : implemented);
+  if (enforced.length === 0) {
+    return {
+      skip: {
+        reason: 'not_applicable',
+        detail: `vector ${vector.id}: the agent enforces request signatures on none of [${implemented.join(', ')}] (warn_for [${capability.warnFor.join(', ')}], supported_for [${(capability.supportedFor ?? []).join(', ')}]), so it may accept a bad signature there`,
+      },
+    };
+  }
+  return pickOperation(choice, enforced);
 }

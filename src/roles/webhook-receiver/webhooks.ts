@@ -83,6 +83,58 @@ export interface WebhookRunOptions {
   urlGuard?: Omit<UrlGuardOptions, 'agentUrl'>;
 }
 
+/** What arrived at a step's receiver URL within its window. */
+interface Seen {
+  /** Every delivery at the URL. */
+  observed: WebhookDelivery[];
+  /** Those that match the step's filter. */
+  matched: WebhookDelivery[];
+  url: string;
+  /** The window, as a message states it. */
+  window: string;
+  /** The filter's fields other than `operation_id`, which the payload must carry. */
+  bodyFilter: Record<string, unknown>;
+}
+
+/** The record of the step named by `triggered_by`, if the run has one. */
+function triggerOf(step: Step, results: ReadonlyMap<number, StepResult>): StepResult | undefined {
+  return typeof step.triggered_by === 'string'
+    ? [...results.values()].find((r) => r.step_id === step.triggered_by)
+    : undefined;
+}
+
+/** The step's `filter`, substituted; a failed validation when a value in it did not resolve. */
+function substitutedFilter(
+  step: Step,
+  scope: SubstitutionScope,
+  v: Validations,
+): { value: Record<string, unknown> } | { unresolved: ValidationResult } {
+  const filterSubstituted = substitute((step.filter ?? {}) as Record<string, unknown>, scope);
+  if (filterSubstituted.unresolved.length > 0) {
+    return {
+      unresolved: v.fail(
+        'unresolved_substitution',
+        'unresolved substitution',
+        `${filterSubstituted.unresolved.join(', ')} in the step's filter did not resolve: the step that produces it failed, was skipped, or never ran`,
+        {
+          expected: filterSubstituted.unresolved,
+        },
+      ),
+    };
+  }
+  return { value: filterSubstituted.value };
+}
+
+/** How long the step watches its URL: its timeout_seconds (else the task's default), capped by the run's step timeout. */
+function watchWindow(step: Step, task: string, timeoutMs: number): { windowMs: number; window: string } {
+  const seconds =
+    positive(step.timeout_seconds) ??
+    (task === 'expect_webhook_retry_keys_stable' ? DEFAULT_RETRY_TIMEOUT_SECONDS : DEFAULT_TIMEOUT_SECONDS);
+  const windowMs = Math.min(seconds * 1000, timeoutMs);
+  const window = `${Math.round(windowMs) / 1000} s${seconds * 1000 > timeoutMs ? ` (timeout_seconds ${seconds}, capped by the run's step timeout)` : ''}`;
+  return { windowMs, window };
+}
+
 export class WebhookRun {
   private readonly operationIds = new Map<string, string>();
   private readonly opened = new Map<string, Promise<void>>();
@@ -203,39 +255,19 @@ export class WebhookRun {
       },
       ...extra,
     });
-    const trigger =
-      typeof step.triggered_by === 'string'
-        ? [...results.values()].find((r) => r.step_id === step.triggered_by)
-        : undefined;
+    const trigger = triggerOf(step, results);
     const triggerSkip = trigger && triggerProblem(trigger);
     if (triggerSkip) return record({ passed: triggerSkip.reason !== 'prerequisite_failed', skip: triggerSkip });
 
     const v = new Validations(this.options.file, step, task);
-    const filterSubstituted = substitute((step.filter ?? {}) as Record<string, unknown>, scope);
-    if (filterSubstituted.unresolved.length > 0) {
-      return record({
-        validations: [
-          v.fail(
-            'unresolved_substitution',
-            'unresolved substitution',
-            `${filterSubstituted.unresolved.join(', ')} in the step's filter did not resolve: the step that produces it failed, was skipped, or never ran`,
-            {
-              expected: filterSubstituted.unresolved,
-            },
-          ),
-        ],
-      });
-    }
-    const { operation_id: filterOperation, ...bodyFilter } = filterSubstituted.value;
+    const filter = substitutedFilter(step, scope, v);
+    if ('unresolved' in filter) return record({ validations: [filter.unresolved] });
+    const { operation_id: filterOperation, ...bodyFilter } = filter.value;
     const target = this.target(step, filterOperation);
     if ('problem' in target)
       return record({ validations: [v.fail('webhook_target', 'which receiver URL to watch', target.problem)] });
 
-    const seconds =
-      positive(step.timeout_seconds) ??
-      (task === 'expect_webhook_retry_keys_stable' ? DEFAULT_RETRY_TIMEOUT_SECONDS : DEFAULT_TIMEOUT_SECONDS);
-    const windowMs = Math.min(seconds * 1000, this.options.timeoutMs);
-    const window = `${Math.round(windowMs) / 1000} s${seconds * 1000 > this.options.timeoutMs ? ` (timeout_seconds ${seconds}, capped by the run's step timeout)` : ''}`;
+    const { windowMs, window } = watchWindow(step, task, this.options.timeoutMs);
     const matches = (d: WebhookDelivery) => matchesFilter(d, bodyFilter);
     const cap =
       typeof step.expect_max_deliveries_per_logical_event === 'number'
@@ -267,36 +299,50 @@ export class WebhookRun {
         error: `the run's webhook receiver could not be read: ${error instanceof Error ? error.message : String(error)}`,
       });
     }
-    const matched = observed.filter(matches);
+    const seen: Seen = {
+      observed,
+      matched: observed.filter(matches),
+      url: `${sink.baseUrl}/step/${target.stepId}/${target.operationId}`,
+      window,
+      bodyFilter,
+    };
     const deliveries = recordDeliveries(observed, matches);
-    const url = `${sink.baseUrl}/step/${target.stepId}/${target.operationId}`;
-    const done = (validations: ValidationResult[]) =>
-      record({ validations, passed: validations.every((x) => x.passed), webhook_deliveries: deliveries });
+    const validations = await this.gradeDeliveries(step, task, v, seen, { cap, hmac, agentUrl });
+    return record({ validations, passed: validations.every((x) => x.passed), webhook_deliveries: deliveries });
+  }
 
+  /** The step's validations on what arrived at its URL within the window. */
+  private async gradeDeliveries(
+    step: Step,
+    task: string,
+    v: Validations,
+    { observed, matched, url, window, bodyFilter }: Seen,
+    { cap, hmac, agentUrl }: { cap: number | undefined; hmac: boolean; agentUrl: string },
+  ): Promise<ValidationResult[]> {
     if (task === 'expect_webhook_retry_keys_stable') {
-      return done(await this.retryKeysStable(step, v, matched, url, window, hmac, agentUrl));
+      return this.retryKeysStable(step, v, matched, url, window, hmac, agentUrl);
     }
     if (matched.length === 0) {
       const others =
         observed.length > 0
           ? `; ${observed.length} delivery(ies) arrived there but none matched the filter ${JSON.stringify(bodyFilter)}`
           : '';
-      return done([
+      return [
         v.fail(
           'no_webhook_received',
           'a webhook arrives',
           `no webhook matching the filter arrived at ${url} within ${window}${others}`,
           { expected: 'a webhook delivery matching the filter', observed: observed.length },
         ),
-      ]);
+      ];
     }
     const first = matched[0]!;
     if (task === 'expect_webhook_signature_valid') {
       const tag = typeof step.require_tag === 'string' ? step.require_tag : WEBHOOK_SIGNING.tag;
       const verdict = await this.signatures.verify(first, tag, agentUrl);
-      return done([signatureValidation(v, verdict, first, tag)]);
+      return [signatureValidation(v, verdict, first, tag)];
     }
-    return done(expectWebhook(step, v, first, matched, { cap, window, schemas: this.options.schemas }));
+    return expectWebhook(step, v, first, matched, { cap, window, schemas: this.options.schemas });
   }
 
   private async retryKeysStable(
