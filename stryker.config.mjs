@@ -5,7 +5,16 @@
 export default {
   testRunner: 'vitest',
   vitest: { configFile: 'vitest.mutate.config.ts' },
-  mutate: ['src/engine/**/*.ts', 'src/checks/**/*.ts', 'src/compile/**/*.ts', 'src/report/**/*.ts'],
+  // The grading code: the engine, its runner roles and planning, the checks, the shared model, the compiler, the report.
+  mutate: [
+    'src/model/**/*.ts',
+    'src/checks/**/*.ts',
+    'src/plan/**/*.ts',
+    'src/engine/**/*.ts',
+    'src/roles/**/*.ts',
+    'src/compile/**/*.ts',
+    'src/report/**/*.ts',
+  ],
   coverageAnalysis: 'perTest',
   // A 2-core machine: one Vitest per core, no more.
   concurrency: 2,

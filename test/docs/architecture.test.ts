@@ -29,7 +29,7 @@ function tableRows(): { units: string[]; layer: number; cell: string; line: stri
     .filter((line) => /^\| \d+ \|/.test(line))
     .map((line) => {
       const [, layer, cell] = line.split('|').map((c) => c.trim());
-      const units = [...cell.matchAll(/`([^`]+)`/g)].map((m) => unitOf(m[1].replace(/\/$/, '')));
+      const units = [...new Set([...cell.matchAll(/`([^`]+)`/g)].map((m) => unitOf(m[1].replace(/\/$/, ''))))];
       return { units, layer: Number(layer), cell, line };
     });
 }
