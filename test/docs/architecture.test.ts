@@ -92,3 +92,18 @@ describe('docs/architecture.md', () => {
     );
   });
 });
+
+describe('the other docs', () => {
+  it('name only src/ and test/ paths that exist (README.md, docs/*.md)', () => {
+    const pages = ['README.md', ...readdirSync(join(root, 'docs')).map((f) => `docs/${f}`)].filter((p) =>
+      p.endsWith('.md'),
+    );
+    const missing = pages.flatMap((page) =>
+      [...readFileSync(join(root, page), 'utf8').matchAll(/\b((?:src|test)\/[\w./-]+\.(?:c|m)?ts)\b/g)]
+        .map((m) => m[1])
+        .filter((path) => !existsSync(join(root, path)))
+        .map((path) => `${page}: ${path}`),
+    );
+    expect(missing).toEqual([]);
+  });
+});
