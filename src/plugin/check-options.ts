@@ -8,7 +8,7 @@
  */
 import { ConfigurationError } from '../model/errors.js';
 import { closestMatch } from '../storyboard/did-you-mean.js';
-import type { AdcpStoryboardsOptions } from './plugin.js';
+import type { AdcpStoryboardsOptions } from './options.js';
 
 /** Known keys; a nested object lists the keys of that option's object value. */
 type Shape = { readonly [key: string]: Shape | true };

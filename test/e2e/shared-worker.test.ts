@@ -1,6 +1,6 @@
 /**
  * Storyboard files run in a Vitest project of their own without per-file
- * isolation (src/plugin/plugin.ts > storyboardProject) — the speed of the
+ * isolation (src/plugin/projects.ts > storyboardProject) — the speed of the
  * default configuration depends on it — and nothing of one storyboard reaches
  * another that runs after it in the same worker: captures, the storyboard
  * context, credentials from its test kit — though they take turns on the

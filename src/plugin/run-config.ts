@@ -1,0 +1,77 @@
+/**
+ * The run configuration the workers read (`project.provide('vitestAdcp', …)`, runtime/ and config.ts): the agent,
+ * bounds, corpus, schemas, cache directory, test kit directories and the webhook receiver hosted for the run.
+ */
+import { resolve } from 'node:path';
+import type { TestProject, VitestPluginContext } from 'vitest/node';
+import { defaultCacheDir } from '../cache/location.js';
+import type { RuntimeConfig } from '../config.js';
+import type { Corpus } from '../corpus.js';
+import { resolveWebhookReceiver } from '../webhooks/options.js';
+import { HostedWebhookReceiver } from '../webhooks/remote.js';
+import type { AdcpStoryboardsOptions } from './options.js';
+import type { PluginState } from './state.js';
+
+/**
+ * The `cacheDir` option resolved; undefined when off. Default (cache/location.ts): `vitest-adcp/` in the project's Vite
+ * cache directory inside a package, this user's OS cache directory outside any.
+ */
+export function runtimeCacheDir(
+  options: AdcpStoryboardsOptions,
+  root: string,
+  project: TestProject,
+): string | undefined {
+  return options.cacheDir === false
+    ? undefined
+    : options.cacheDir !== undefined
+      ? resolve(root, options.cacheDir)
+      : defaultCacheDir(root, project.vite.config.cacheDir);
+}
+
+/** Hands the workers their configuration, with the run's webhook receiver (started once) when one is asked for. */
+export async function provideRunConfig(
+  state: PluginState,
+  vitest: VitestPluginContext['vitest'],
+  project: TestProject,
+  fallback: Corpus | undefined,
+  cacheDir: string | undefined,
+): Promise<void> {
+  const runtimeConfig = runtimeConfigFor(state, fallback, cacheDir);
+  const receiverOptions = resolveWebhookReceiver(state.options.webhooks);
+  if (receiverOptions) {
+    if (!state.webhookReceiver) {
+      const starting = HostedWebhookReceiver.start(receiverOptions);
+      state.webhookReceiver = starting;
+      vitest.onClose(async () => (await starting).close());
+    }
+    runtimeConfig.webhooks = (await state.webhookReceiver).config;
+  }
+  project.provide('vitestAdcp', stripUndefined(runtimeConfig));
+}
+
+function runtimeConfigFor(
+  { options, root, kitRoot }: PluginState,
+  fallback: Corpus | undefined,
+  cacheDir: string | undefined,
+): RuntimeConfig {
+  return {
+    agentUrl: options.agent?.url,
+    protocol: options.agent?.protocol,
+    authToken: options.agent?.auth?.token,
+    timeoutMs: options.timeoutMs,
+    maxResponseBytes: options.maxResponseBytes,
+    corpusRoot: kitRoot,
+    corpusVersion: fallback?.version,
+    schemasDir: options.schemasDir ?? fallback?.schemasDir,
+    cacheDir,
+    projectRoot: root,
+    ...(options.testKitDirs?.length ? { testKitDirs: options.testKitDirs.map((d) => resolve(root, d)) } : {}),
+    skipRateAbuse: options.signedRequests?.skipRateAbuse,
+    allowHttp: options.agent?.allowHttp,
+    requests: options.requests,
+  };
+}
+
+function stripUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}

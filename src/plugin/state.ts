@@ -1,0 +1,112 @@
+/**
+ * What the plugin's hooks share: one object per plugin instance, i.e. per Vitest run (a config reload makes a new
+ * instance), handed to each hook's function (plugin.ts) in place of closure variables. `CompileState` is the part the
+ * module hooks (storyboard-modules.ts) read; `PluginState` adds what configuring and starting a run keep.
+ */
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { TestProject } from 'vitest/node';
+import type { CompileCache } from '../compile/compile-cache.js';
+import { complianceFromEnv } from '../corpus.js';
+import type { ConfigurationError } from '../model/errors.js';
+import type { HostedWebhookReceiver } from '../webhooks/remote.js';
+import type { AdcpStoryboardsOptions } from './options.js';
+
+export interface CompileState {
+  readonly options: AdcpStoryboardsOptions;
+  /** The runtime module compiled storyboards import. */
+  readonly runtime: string;
+  /** Storyboard files named explicitly (`files`, the selected corpus files), absolute: storyboards whatever their name. */
+  readonly explicit: Set<string>;
+  /** The storyboard project's test globs, once configured: a `.yaml` file they match is a storyboard. */
+  matchesTestGlob?: (id: string) => boolean;
+  /** Storyboard module ids over the byte bound: the load hook made their module, unread. */
+  readonly refused: Set<string>;
+  /** Where corpus-relative test kits resolve: the selected corpus, else the newest installed one. */
+  kitRoot?: string;
+  /** Compiled corpus storyboards between runs (unless `cacheDir: false`). */
+  compileCache?: CompileCache;
+  /** What the loader checks `task` and `sample_request` against (storyboard/adcp-tasks.ts), and where it keeps their validators. */
+  loadSchemasDir?: string;
+  schemaCacheDir?: string;
+}
+
+export interface PluginState extends CompileState {
+  root: string;
+  /** ADCP_COMPLIANCE, read when the plugin is made. */
+  readonly complianceEnv: string | undefined;
+  /** Whether the options select corpus storyboards (by id, bundle, track or capabilities). */
+  readonly wantsCorpus: boolean;
+  /** The capability-driven ids: asked once per plugin instance, i.e. once per Vitest run (a config reload makes a new instance). */
+  capabilityIds?: Promise<string[]>;
+  /** Projects this instance injected for storyboard files (configureVitest must not treat them as a user's). */
+  readonly storyboardProjects: WeakSet<TestProject>;
+  /** The webhook receiver: one per plugin instance (i.e. per Vitest run), closed with Vitest. */
+  webhookReceiver?: Promise<HostedWebhookReceiver>;
+  /** The agent preflight (agent-preflight.ts) of this Vitest process, once it has passed. */
+  agentChecked?: Promise<void>;
+  /**
+   * `compliance.fromCapabilities` without an agent to ask: the collection goes on without those storyboards (a list
+   * needs no agent), and a run that would have run them stops with this.
+   */
+  selectionProblem?: ConfigurationError;
+  /** `--project` selects the storyboard project and not yours (config): your project then runs the storyboards alone. */
+  storyboardsOnly: boolean;
+  runWatched: boolean;
+  configSeen: boolean;
+}
+
+export function createState(options: AdcpStoryboardsOptions): PluginState {
+  const compliance = options.compliance;
+  return {
+    options,
+    runtime: runtimeModule(),
+    explicit: new Set(),
+    refused: new Set(),
+    root: process.cwd(),
+    complianceEnv: complianceFromEnv(),
+    wantsCorpus: Boolean(
+      compliance &&
+      (compliance.fromCapabilities ||
+        compliance.storyboards?.length ||
+        compliance.bundles?.length ||
+        compliance.tracks?.length),
+    ),
+    storyboardProjects: new WeakSet(),
+    storyboardsOnly: false,
+    runWatched: false,
+    configSeen: false,
+  };
+}
+
+/**
+ * Query marking a storyboard imported by another module (a hand-written test):
+ * it compiles to the typed data only, so importing a storyboard never
+ * registers its tests in the importer. Test files themselves are loaded by
+ * path, without an importer, and compile to tests.
+ */
+export const DATA_QUERY = 'adcp-storyboard-data';
+const STORYBOARD_SUFFIX = /\.storyboard\.ya?ml$/;
+
+export function cleanId(id: string): string {
+  return id.split('?')[0]!;
+}
+
+export function isStoryboard(state: CompileState, id: string): boolean {
+  const file = cleanId(id);
+  if (!/\.ya?ml$/.test(file)) return false;
+  return STORYBOARD_SUFFIX.test(file) || state.explicit.has(file) || (state.matchesTestGlob?.(file) ?? false);
+}
+
+/**
+ * A module of this package by its path from `src/` (or `dist/`), `/`-separated:
+ * `.ts` when the plugin runs from source, `.js` from the build.
+ */
+function packageModule(fromRoot: string): string {
+  const here = fileURLToPath(import.meta.url);
+  const ext = here.endsWith('.ts') ? '.ts' : '.js';
+  return resolve(here, '..', '..', `${fromRoot}${ext}`).split('\\').join('/');
+}
+
+/** The runtime module compiled storyboards import. */
+const runtimeModule = () => packageModule('runtime');

@@ -1,0 +1,152 @@
+/**
+ * Which files the storyboard project runs, pushed onto its `include` in `configureVitest` (never replacing your own
+ * include): the `include` globs, the `files` named explicitly, and the corpus storyboards a run selects
+ * (`compliance`: ids, bundles, tracks, the agent's capabilities) in the reference runner's order, let through Vitest's
+ * `node_modules` exclude.
+ */
+import { isAbsolute, relative, resolve } from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { resolveRuntimeConfig, type RuntimeConfig } from '../config.js';
+import { resolveCorpus, type Corpus } from '../corpus.js';
+import { ConfigurationError } from '../model/errors.js';
+import { selectCorpusInRunOrder } from '../storyboard/select.js';
+import { CapabilitySelectionError, storyboardIdsForAgent } from './capabilities.js';
+import type { PluginState } from './state.js';
+
+const DEFAULT_INCLUDE = ['**/*.storyboard.yaml', '**/*.storyboard.yml'];
+/** Where the Jest preset writes its corpus stubs (jest/preset.cts), below the project root. */
+const JEST_CORPUS_STUBS = '**/.adcp-corpus/**';
+
+/** Your own storyboard files: the `include` globs (default `*.storyboard.yaml`/`.yml`) and the `files` named. */
+export function includeStoryboardFiles(state: PluginState, project: TestProject): void {
+  const { options, root } = state;
+  const include = options.include === undefined ? DEFAULT_INCLUDE : ([] as string[]).concat(options.include);
+  // Pushed, not returned from config(): a returned test.include would replace the user's.
+  project.config.include.push(...include);
+  // The Jest preset's corpus stubs (jest/preset.cts) in a repository that runs both: Jest's files, not storyboards.
+  project.config.exclude.push(JEST_CORPUS_STUBS);
+  for (const file of options.files ?? []) {
+    const abs = resolve(root, file);
+    state.explicit.add(abs);
+    project.config.include.push(toGlob(root, abs));
+  }
+}
+
+function toGlob(root: string, file: string): string {
+  const rel = relative(root, file).split('\\').join('/');
+  return rel.startsWith('..') || isAbsolute(rel) ? file.split('\\').join('/') : rel;
+}
+
+/** The corpus of `compliance.path` / `version` / ADCP_COMPLIANCE, or the installed one when storyboards are selected. */
+export function findCorpus(state: PluginState, version: string | undefined): Corpus | undefined {
+  try {
+    return version || state.wantsCorpus ? resolveCorpus(version, state.root) : undefined;
+  } catch (error) {
+    // A corpus that was asked for (by selection, or by naming a version or path) must exist; else none is needed.
+    if (state.wantsCorpus || version) throw error;
+    return undefined;
+  }
+}
+
+/** The selected corpus files, pushed onto `include`: in the reference runner's order (`sequential`). */
+export async function includeCorpus(
+  state: PluginState,
+  project: TestProject,
+  corpus: Corpus,
+  cacheDir: string | undefined,
+): Promise<string[]> {
+  const files = selectCorpusInRunOrder(corpus.root, await corpusSelection(state, corpus, cacheDir));
+  for (const file of files) {
+    state.explicit.add(file);
+    project.config.include.push(toGlob(state.root, file));
+  }
+  allowCorpusThroughExclude(project.config.exclude, corpus.root, state.root);
+  return files;
+}
+
+/** `compliance` with the capability-selected ids added to its `storyboards` (`fromCapabilities`). */
+async function corpusSelection(
+  state: PluginState,
+  corpus: Corpus,
+  cacheDir: string | undefined,
+): Promise<NonNullable<PluginState['options']['compliance']>> {
+  const compliance = state.options.compliance!;
+  const selection = { ...compliance };
+  if (!compliance.fromCapabilities) return selection;
+  const agent = resolveRuntimeConfig(agentGiven(state));
+  if (agent.error) {
+    // Collecting needs no agent (`vitest list`, an IDE's discovery without your shell's environment): list what
+    // can be listed, say what is missing, and stop a run that would have run it (preflightRun, watchRuns).
+    state.selectionProblem = new ConfigurationError(
+      `vitest-adcp cannot run the storyboards: compliance.fromCapabilities asks the agent which storyboards apply, but ${agent.error}`,
+    );
+    console.warn(
+      `[vitest-adcp] compliance.fromCapabilities: no storyboards selected from the agent's capabilities, because ${agent.error}. This collection lists your own storyboards and those named in compliance.storyboards / bundles / tracks; a run stops with this message.`,
+    );
+  } else {
+    state.capabilityIds ??= storyboardIdsFromCapabilities(state, corpus, cacheDir);
+    selection.storyboards = [...(compliance.storyboards ?? []), ...(await state.capabilityIds)];
+  }
+  return selection;
+}
+
+function agentGiven({ options }: PluginState): RuntimeConfig {
+  return {
+    agentUrl: options.agent?.url,
+    protocol: options.agent?.protocol,
+    authToken: options.agent?.auth?.token,
+    timeoutMs: options.timeoutMs,
+    maxResponseBytes: options.maxResponseBytes,
+    allowHttp: options.agent?.allowHttp,
+  };
+}
+
+function storyboardIdsFromCapabilities(
+  state: PluginState,
+  corpus: Corpus,
+  cacheDir: string | undefined,
+): Promise<string[]> {
+  const agent = resolveRuntimeConfig(agentGiven(state));
+  if (agent.error)
+    return Promise.reject(
+      new CapabilitySelectionError(
+        `compliance.fromCapabilities asks the agent which storyboards apply, but ${agent.error}`,
+      ),
+    );
+  return storyboardIdsForAgent(
+    {
+      url: agent.agentUrl!,
+      protocol: agent.protocol,
+      authToken: agent.authToken,
+      timeoutMs: agent.timeoutMs,
+      maxResponseBytes: agent.maxResponseBytes,
+      allowHttp: agent.allowHttp,
+    },
+    corpus.root,
+    { fromDir: state.root, ...(cacheDir ? { cacheDir } : {}) },
+  );
+}
+
+/**
+ * Vitest's default exclude drops everything under node_modules, where the
+ * corpus of @adcp/sdk lives. Narrow that one entry so the corpus tree (and only
+ * it) gets through; picomatch extglobs express "node_modules except this path".
+ */
+function allowCorpusThroughExclude(exclude: string[], corpusRoot: string, root: string): void {
+  const rel = relative(root, corpusRoot).split('\\').join('/');
+  const parts = rel.split('/');
+  const at = parts.lastIndexOf('node_modules');
+  if (at === -1) return;
+  const index = exclude.indexOf('**/node_modules/**');
+  if (index === -1) return;
+  const inner = parts.slice(at + 1);
+  const replacements: string[] = [];
+  let prefix = '**/node_modules';
+  for (const part of inner) {
+    replacements.push(`${prefix}/!(${part})/**`);
+    prefix = `${prefix}/${part}`;
+  }
+  // Nested dependencies inside the corpus path stay excluded.
+  replacements.push(`${prefix}/**/node_modules/**`);
+  exclude.splice(index, 1, ...replacements);
+}

@@ -1,0 +1,141 @@
+/**
+ * The plugin's `load` and `transform` of storyboard files: each compiles to a test module (with a source map back to
+ * the YAML), or to its typed data when another module imports it (`?adcp-storyboard-data`, state.ts).
+ */
+import { isAbsolute, relative, resolve } from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { CompileCache, type CachedCompile } from '../compile/compile-cache.js';
+import { compileOversizeStoryboard, compileStoryboard, type CompileOptions } from '../compile/compile.js';
+import type { Corpus } from '../corpus.js';
+import { signingVectorsFor } from '../roles/request-signing/vectors.js';
+import { fileBytesOverBound } from '../storyboard/bounds.js';
+import { cleanId, DATA_QUERY, isStoryboard, type CompileState } from './state.js';
+
+/** What `transform` uses of Vite's plugin context. */
+export interface TransformContext {
+  warn(message: string): void;
+  addWatchFile(id: string): void;
+}
+
+type Module = Pick<CachedCompile, 'code' | 'map'>;
+
+/** The `load` hook. */
+export function loadStoryboard(state: CompileState, id: string): Module | null {
+  // A storyboard over the byte bound is never read: its module is its load failure (transform leaves it alone).
+  if (!isStoryboard(state, id)) return null;
+  const bounds = state.options.storyboardBounds;
+  const bytes = fileBytesOverBound(cleanId(id), bounds);
+  if (bytes === undefined) {
+    state.refused.delete(id);
+    return null;
+  }
+  state.refused.add(id);
+  const compiled = compileOversizeStoryboard(cleanId(id), bytes, {
+    runtime: state.runtime,
+    mode: id.includes(`?${DATA_QUERY}`) ? 'data' : 'tests',
+    ...(bounds ? { bounds } : {}),
+  });
+  return { code: compiled.code, map: compiled.map };
+}
+
+/** The `transform` hook. */
+export function transformStoryboard(
+  context: TransformContext,
+  state: CompileState,
+  code: string,
+  id: string,
+): Module | null {
+  if (!isStoryboard(state, id) || state.refused.has(id)) return null;
+  const result = compiled(state, code, id);
+  for (const d of result.diagnostics.filter((d) => d.severity === 'warning')) {
+    context.warn(`${d.file}:${d.line}:${d.column}: [${d.rule}] ${d.message}${d.hint ? ` — ${d.hint}` : ''}`);
+  }
+  // Editing a relative test kit re-runs the storyboards that use it.
+  if (result.testKit?.startsWith('.')) context.addWatchFile(resolve(cleanId(id), '..', result.testKit));
+  return { code: result.code, map: result.map };
+}
+
+/** A storyboard module compiled, or loaded from the compile cache. */
+function compiled(state: CompileState, code: string, id: string): CachedCompile {
+  const { options, compileCache, kitRoot, loadSchemasDir, schemaCacheDir } = state;
+  const file = cleanId(id);
+  const mode = id.includes(`?${DATA_QUERY}`) ? 'data' : 'tests';
+  // Corpus files are installed, never edited: their compiled modules come from the cache (compile/compile-cache.ts).
+  const key =
+    compileCache && kitRoot && isBelow(file, kitRoot) ? compileCache.key(file, `${mode}\0${code}`) : undefined;
+  const cached = key ? compileCache!.load(key) : undefined;
+  if (cached) return cached;
+  const result = compileFresh(code, file, {
+    runtime: state.runtime,
+    corpusRoot: kitRoot,
+    mode,
+    ...(loadSchemasDir ? { schemasDir: loadSchemasDir } : {}),
+    ...(schemaCacheDir ? { schemaCacheDir } : {}),
+    ...(options.strictKeys === false ? { strictKeys: false } : {}),
+    ...(options.storyboardBounds ? { bounds: options.storyboardBounds } : {}),
+  });
+  if (key) compileCache!.store(key, result);
+  return result;
+}
+
+/**
+ * A storyboard file compiled (not from the cache). The compiler reads no file: the signed_requests vectors a test module
+ * plans from are read here (once per process, a few ms; roles/request-signing/vectors.ts).
+ */
+function compileFresh(code: string, file: string, options: CompileOptions): CachedCompile {
+  const compiled = compileStoryboard(code, file, {
+    ...options,
+    ...(options.mode !== 'data'
+      ? { signingVectors: signingVectorsFor({ file }, { corpusRoot: options.corpusRoot }) }
+      : {}),
+  });
+  return {
+    code: compiled.code,
+    map: compiled.map,
+    diagnostics: compiled.diagnostics,
+    ...(compiled.storyboard?.prerequisites?.test_kit ? { testKit: compiled.storyboard.prerequisites.test_kit } : {}),
+  };
+}
+
+function isBelow(file: string, dir: string): boolean {
+  const rel = relative(dir, file);
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
+}
+
+/**
+ * What the module hooks need once the storyboard project is configured: where test kits and schemas come from (the
+ * selected corpus, else the newest installed one: `fallback`), the compile cache, and the project's test globs.
+ */
+export function configureCompile(
+  state: CompileState,
+  project: TestProject,
+  fallback: Corpus | undefined,
+  cacheDir: string | undefined,
+): void {
+  const { options, runtime } = state;
+  state.kitRoot = fallback?.root;
+  state.loadSchemasDir = options.schemasDir ?? fallback?.schemasDir;
+  state.compileCache = cacheDir
+    ? new CompileCache(
+        cacheDir,
+        JSON.stringify({
+          runtime,
+          kitRoot: state.kitRoot,
+          corpusVersion: fallback?.version,
+          strictKeys: options.strictKeys !== false,
+          bounds: options.storyboardBounds ?? {},
+        }),
+      )
+    : undefined;
+  state.matchesTestGlob = (id) => project.matchesTestGlob(id);
+}
+
+/**
+ * Compile the corpus storyboards now, in the main process, while the workers start: otherwise each worker waits for
+ * its next file's transform in turn (the main process sat idle 60% of a run).
+ */
+export function warmUp(state: CompileState, project: TestProject): void {
+  const ssr = (project.vite as { environments?: Record<string, { warmupRequest?: (url: string) => Promise<void> }> })
+    .environments?.ssr;
+  for (const file of state.explicit) void ssr?.warmupRequest?.(file);
+}
