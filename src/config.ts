@@ -67,20 +67,37 @@ export function resolveRuntimeConfig(
   given: RuntimeConfig = {},
   env: NodeJS.ProcessEnv = process.env,
 ): ResolvedRuntimeConfig {
-  const agentUrl = given.agentUrl ?? nonEmpty(env.ADCP_AGENT_URL);
   const protocolRaw = given.protocol ?? nonEmpty(env.ADCP_PROTOCOL)?.toLowerCase() ?? 'mcp';
-  const config: ResolvedRuntimeConfig = {
+  const config = withEnvFallbacks(given, env, protocolRaw);
+  setConfigurationError(config, protocolRaw, given, env);
+  return config;
+}
+
+/** What was given, each setting it leaves out taken from its env variable, else its default. */
+function withEnvFallbacks(given: RuntimeConfig, env: NodeJS.ProcessEnv, protocolRaw: string): ResolvedRuntimeConfig {
+  return {
     ...given,
-    agentUrl,
+    agentUrl: given.agentUrl ?? nonEmpty(env.ADCP_AGENT_URL),
     authToken: given.authToken ?? nonEmpty(env.ADCP_AUTH_TOKEN),
     protocol: protocolRaw === 'a2a' ? 'a2a' : 'mcp',
     timeoutMs: given.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     maxResponseBytes: given.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
-    skipRateAbuse: given.skipRateAbuse ?? /^(1|true|yes)$/i.test(env.ADCP_SKIP_RATE_ABUSE ?? ''),
-    allowHttp: given.allowHttp ?? /^(1|true|yes)$/i.test(env.ADCP_ALLOW_HTTP ?? ''),
+    skipRateAbuse: given.skipRateAbuse ?? envFlag(env.ADCP_SKIP_RATE_ABUSE),
+    allowHttp: given.allowHttp ?? envFlag(env.ADCP_ALLOW_HTTP),
     requests:
       given.requests ?? (nonEmpty(env.ADCP_REQUESTS)?.toLowerCase() === 'as-written' ? 'as-written' : 'enriched'),
   };
+}
+
+/** Sets `config.error` when the resolved configuration cannot work (every step then reports it). */
+function setConfigurationError(
+  config: ResolvedRuntimeConfig,
+  protocolRaw: string,
+  given: RuntimeConfig,
+  env: NodeJS.ProcessEnv,
+): void {
+  const { agentUrl } = config;
+  const requestsEnv = nonEmpty(env.ADCP_REQUESTS);
   if (!agentUrl) {
     config.error =
       'no agent to test: set ADCP_AGENT_URL (e.g. ADCP_AGENT_URL=http://127.0.0.1:3000/mcp npx vitest run) or pass adcpStoryboards({ agent: { url } }) in vitest.config.ts';
@@ -88,18 +105,18 @@ export function resolveRuntimeConfig(
     config.error = `agent URL "${agentUrl}" is not an http(s) URL: ADCP_AGENT_URL / agent.url must look like http://127.0.0.1:3000/mcp`;
   } else if (protocolRaw !== 'mcp' && protocolRaw !== 'a2a') {
     config.error = `ADCP_PROTOCOL / agent.protocol is "${protocolRaw}": use "mcp" or "a2a"`;
-  } else if (
-    given.requests === undefined &&
-    nonEmpty(env.ADCP_REQUESTS) &&
-    !/^(as-written|enriched)$/i.test(nonEmpty(env.ADCP_REQUESTS)!)
-  ) {
-    config.error = `ADCP_REQUESTS is "${nonEmpty(env.ADCP_REQUESTS)}": use "as-written" (sample_request only) or "enriched" (the default)`;
+  } else if (given.requests === undefined && requestsEnv && !/^(as-written|enriched)$/i.test(requestsEnv)) {
+    config.error = `ADCP_REQUESTS is "${requestsEnv}": use "as-written" (sample_request only) or "enriched" (the default)`;
   } else if (!config.allowHttp && plainHttpRemote(agentUrl)) {
     config.error =
       `agent URL ${agentUrl} is plain http to a host that is not loopback: the credentials would go out in cleartext. ` +
       'Use https://, or for a development agent set agent.allowHttp: true in adcpStoryboards() (env ADCP_ALLOW_HTTP=1, CLI --allow-http); results are then not publishable';
   }
-  return config;
+}
+
+/** An env switch: on for 1, true or yes (any case). */
+function envFlag(value: string | undefined): boolean {
+  return /^(1|true|yes)$/i.test(value ?? '');
 }
 
 /** Plain http to a host that is not loopback: credentials would go out in cleartext (refused unless `allowHttp`). */

@@ -72,72 +72,96 @@ function sample(ids: string[], at = 5): string {
 }
 
 export function explainSelection(request: SelectionRequest): Selection {
-  const storyboards: SelectedStoryboard[] = [];
-  const notes: string[] = [];
-  const capabilityIds = new Set(request.capabilityIds ?? []);
   const root = request.corpusRoot;
-  if (
-    root &&
-    (request.storyboards.length || request.bundles.length || request.tracks.length || request.capabilityIds)
-  ) {
-    const order = selectCorpusInRunOrder(
-      root,
-      {
-        storyboards: [...request.storyboards, ...(request.capabilityIds ?? [])],
-        bundles: request.bundles,
-        tracks: request.tracks,
-      },
-      { warn: request.warn ?? (() => {}) },
-    );
-    const corpus = listCorpus(root);
-    const byFile = new Map(corpus.map((entry) => [entry.file, entry]));
-    const prefixes = bundlePaths(root);
-    const direct = new Map<CorpusEntry, string[]>();
-    for (const file of order) {
-      const entry = byFile.get(file)!;
-      const reasons: string[] = [];
-      if (request.storyboards.includes(entry.id)) reasons.push(`--storyboards ${entry.id}`);
-      for (const bundle of request.bundles)
-        if (entry.path.startsWith(prefixes.get(bundle) ?? '\0')) reasons.push(`bundle ${bundle} (--storyboards)`);
-      for (const track of request.tracks) if (entry.track === track) reasons.push(`track ${track} (--tracks)`);
-      if (capabilityIds.has(entry.id)) reasons.push(`capabilities: ${bundleLabel(capabilityBundle(entry.path))}`);
-      if (reasons.length > 0) direct.set(entry, reasons);
-    }
-    for (const file of order) {
-      const entry = byFile.get(file)!;
-      const requiredBy = [...direct.keys()]
-        .filter((other) => other.requires?.includes(entry.id))
-        .map((other) => other.id);
-      const reasons = [
-        ...(direct.get(entry) ?? []),
-        ...(requiredBy.length ? [`required scenario of ${requiredBy.join(', ')}`] : []),
-      ];
-      storyboards.push({ file, id: entry.id, reasons });
-    }
-    // A storyboard named by id that is a bundle's baseline (its index.yaml) runs alone with its required scenarios, while
-    // capability selection runs the whole bundle: say so, and how to get that.
-    for (const id of request.storyboards) {
-      const entry = corpus.find((e) => e.id === id);
-      if (!entry || !/^(?:protocols|specialisms|domains)\/[^/]+\/index\.ya?ml$/.test(entry.path)) continue;
-      const bundle = capabilityBundle(entry.path);
-      if (request.bundles.includes(bundle.id)) continue;
-      const inBundle = corpus
-        .filter((e) => e.path.startsWith(`${entry.path.split('/').slice(0, 2).join('/')}/`))
-        .map((e) => e.id);
-      const running = new Set([entry.id, ...(entry.requires ?? [])]);
-      const left = inBundle.filter((other) => !running.has(other));
-      if (left.length === 0) continue;
-      notes.push(
-        `--storyboards ${id} runs that storyboard and the ${entry.requires?.length ?? 0} scenarios it requires; capability selection, for an agent that declares ${bundleLabel(bundle)}, runs the whole bundle ${bundle.id} (${inBundle.length} storyboards, also ${sample(left)}): --storyboards ${bundle.id} runs that.`,
-      );
-    }
-  }
+  const { storyboards, notes }: Selection =
+    root && asksTheCorpus(request) ? corpusSelection(root, request) : { storyboards: [], notes: [] };
   for (const { given, file } of request.files) {
     if (storyboards.some((s) => s.file === file)) continue;
     storyboards.push({ file, id: fileId(file), reasons: [`--storyboards ${given}`] });
   }
   if (!request.sequential) storyboards.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
   return { storyboards, notes };
+}
+
+/** Whether anything is taken from the corpus: ids, bundles or tracks named, or the agent's capabilities asked. */
+function asksTheCorpus(request: SelectionRequest): boolean {
+  return Boolean(
+    request.storyboards.length || request.bundles.length || request.tracks.length || request.capabilityIds,
+  );
+}
+
+/** The corpus storyboards of the run, in the plugin's run order, each with why; and the notes on baselines named. */
+function corpusSelection(root: string, request: SelectionRequest): Selection {
+  const order = selectCorpusInRunOrder(
+    root,
+    {
+      storyboards: [...request.storyboards, ...(request.capabilityIds ?? [])],
+      bundles: request.bundles,
+      tracks: request.tracks,
+    },
+    { warn: request.warn ?? (() => {}) },
+  );
+  const corpus = listCorpus(root);
+  const byFile = new Map(corpus.map((entry) => [entry.file, entry]));
+  const direct = directlySelected(order, byFile, request, bundlePaths(root));
+  const storyboards = order.map((file) => {
+    const entry = byFile.get(file)!;
+    const requiredBy = [...direct.keys()]
+      .filter((other) => other.requires?.includes(entry.id))
+      .map((other) => other.id);
+    const reasons = [
+      ...(direct.get(entry) ?? []),
+      ...(requiredBy.length ? [`required scenario of ${requiredBy.join(', ')}`] : []),
+    ];
+    return { file, id: entry.id, reasons };
+  });
+  return { storyboards, notes: baselineNotes(request, corpus) };
+}
+
+/** The storyboards of the run that are in it for themselves (named, in a bundle or track named, or by capabilities), each with why. */
+function directlySelected(
+  order: string[],
+  byFile: Map<string, CorpusEntry>,
+  request: SelectionRequest,
+  prefixes: Map<string, string>,
+): Map<CorpusEntry, string[]> {
+  const capabilityIds = new Set(request.capabilityIds ?? []);
+  const direct = new Map<CorpusEntry, string[]>();
+  for (const file of order) {
+    const entry = byFile.get(file)!;
+    const reasons: string[] = [];
+    if (request.storyboards.includes(entry.id)) reasons.push(`--storyboards ${entry.id}`);
+    for (const bundle of request.bundles)
+      if (entry.path.startsWith(prefixes.get(bundle) ?? '\0')) reasons.push(`bundle ${bundle} (--storyboards)`);
+    for (const track of request.tracks) if (entry.track === track) reasons.push(`track ${track} (--tracks)`);
+    if (capabilityIds.has(entry.id)) reasons.push(`capabilities: ${bundleLabel(capabilityBundle(entry.path))}`);
+    if (reasons.length > 0) direct.set(entry, reasons);
+  }
+  return direct;
+}
+
+/**
+ * A storyboard named by id that is a bundle's baseline (its index.yaml) runs alone with its required scenarios, while
+ * capability selection runs the whole bundle: say so, and how to get that.
+ */
+function baselineNotes(request: SelectionRequest, corpus: CorpusEntry[]): string[] {
+  const notes: string[] = [];
+  for (const id of request.storyboards) {
+    const entry = corpus.find((e) => e.id === id);
+    if (!entry || !/^(?:protocols|specialisms|domains)\/[^/]+\/index\.ya?ml$/.test(entry.path)) continue;
+    const bundle = capabilityBundle(entry.path);
+    if (request.bundles.includes(bundle.id)) continue;
+    const inBundle = corpus
+      .filter((e) => e.path.startsWith(`${entry.path.split('/').slice(0, 2).join('/')}/`))
+      .map((e) => e.id);
+    const running = new Set([entry.id, ...(entry.requires ?? [])]);
+    const left = inBundle.filter((other) => !running.has(other));
+    if (left.length === 0) continue;
+    notes.push(
+      `--storyboards ${id} runs that storyboard and the ${entry.requires?.length ?? 0} scenarios it requires; capability selection, for an agent that declares ${bundleLabel(bundle)}, runs the whole bundle ${bundle.id} (${inBundle.length} storyboards, also ${sample(left)}): --storyboards ${bundle.id} runs that.`,
+    );
+  }
+  return notes;
 }
 
 /**

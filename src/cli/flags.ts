@@ -1,0 +1,130 @@
+/**
+ * The flags of the command itself (before `--`), read with node:util's parseArgs, and each checked as it is read: a
+ * bad one is a usage error (exit 2) before anything runs.
+ */
+import { parseArgs } from 'node:util';
+import { resolveWebhookReceiver, type WebhookOptions } from '../webhooks/options.js';
+import { readAuthFile } from './auth-file.js';
+import { UsageError } from './usage-error.js';
+
+/** The flags of the command itself (before `--`). */
+const OPTIONS = {
+  auth: { type: 'string' },
+  'auth-file': { type: 'string' },
+  protocol: { type: 'string' },
+  storyboards: { type: 'string', multiple: true },
+  tracks: { type: 'string', multiple: true },
+  report: { type: 'string' },
+  'report-html': { type: 'string' },
+  'report-markdown': { type: 'string' },
+  'allow-http': { type: 'boolean' },
+  'compliance-version': { type: 'string' },
+  list: { type: 'boolean' },
+  sequential: { type: 'boolean' },
+  'webhook-receiver': { type: 'boolean' },
+  'webhook-base-url': { type: 'string' },
+  'webhook-port': { type: 'string' },
+  'webhook-allow-http': { type: 'boolean' },
+  'skip-rate-abuse': { type: 'boolean' },
+  'lenient-keys': { type: 'boolean' },
+  'requests-as-written': { type: 'boolean' },
+  version: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** The flags as parseArgs reads them. */
+export type Flags = ReturnType<typeof parseFlags>['values'];
+
+/** The command's own arguments as flags and positionals: an unknown flag or a missing value is a usage error. */
+export function parseFlags(args: string[]) {
+  try {
+    return parseArgs({ args, allowPositionals: true, strict: true, options: OPTIONS });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+}
+
+function isLoopback(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+export function commaList(values: string[] | undefined): string[] {
+  return (values ?? [])
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter(Boolean);
+}
+
+/** The one positional, the agent's URL: http(s), and plain http only to a loopback host unless `--allow-http`. */
+export function agentUrl(positionals: string[], allowHttp: boolean): string {
+  if (positionals.length === 0)
+    throw new UsageError('missing the agent URL, e.g. npx vitest-adcp http://127.0.0.1:3000/mcp');
+  if (positionals.length > 1)
+    throw new UsageError(
+      `one agent URL, got ${positionals.length}: ${positionals.join(' ')} (storyboards go in --storyboards a,b; Vitest's options after --, e.g. -- -t pattern)`,
+    );
+  const url = positionals[0]!;
+  let parsedUrl: URL;
+  try {
+    parsedUrl = new URL(url);
+  } catch {
+    throw new UsageError(`"${url}" is not a URL: give the agent's MCP endpoint, e.g. https://agent.example.com/mcp`);
+  }
+  if (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:')
+    throw new UsageError(
+      `"${url}" is not an http(s) URL: give the agent's MCP endpoint, e.g. https://agent.example.com/mcp`,
+    );
+  if (parsedUrl.protocol === 'http:' && !isLoopback(parsedUrl.hostname) && !allowHttp) {
+    throw new UsageError(
+      `${url} is plain http to a host that is not loopback: agents must terminate TLS (use https://), or pass --allow-http for a development agent (results are then not publishable).`,
+    );
+  }
+  return url;
+}
+
+/** The bearer token of `--auth` or `--auth-file` (one of them at most); undefined when neither is given. */
+export function authToken(flags: Flags, cwd: string): string | undefined {
+  if (flags.auth !== undefined && flags['auth-file'] !== undefined)
+    throw new UsageError(
+      '--auth and --auth-file both give the bearer token: give one (--auth-file keeps it out of the process list)',
+    );
+  return flags['auth-file'] !== undefined ? readAuthFile(flags['auth-file'], cwd) : flags.auth;
+}
+
+/** `--protocol`: mcp or a2a; undefined when not given. */
+export function protocolFlag(flags: Flags): 'mcp' | 'a2a' | undefined {
+  const protocol = flags.protocol;
+  if (protocol !== undefined && protocol !== 'mcp' && protocol !== 'a2a')
+    throw new UsageError(`--protocol is "${protocol}": use mcp or a2a`);
+  return protocol;
+}
+
+/** The --webhook-* flags as plugin options, checked now so a bad setting is a usage error (exit 2). */
+export function webhookOptions(
+  values: {
+    'webhook-receiver'?: boolean;
+    'webhook-base-url'?: string;
+    'webhook-port'?: string;
+    'webhook-allow-http'?: boolean;
+  },
+  env: NodeJS.ProcessEnv,
+): WebhookOptions | undefined {
+  const port = values['webhook-port'];
+  if (port !== undefined && !/^\d{1,5}$/.test(port))
+    throw new UsageError(`--webhook-port is "${port}": give a port number`);
+  const options: WebhookOptions = {
+    ...(values['webhook-receiver']
+      ? { receiver: values['webhook-base-url'] ? ('proxy' as const) : ('loopback' as const) }
+      : {}),
+    ...(values['webhook-base-url'] ? { publicBaseUrl: values['webhook-base-url'] } : {}),
+    ...(port !== undefined ? { port: Number(port) } : {}),
+    ...(values['webhook-allow-http'] ? { allowHttpBaseUrl: true } : {}),
+  };
+  try {
+    if (!resolveWebhookReceiver(options, env)) return undefined;
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  return options;
+}
