@@ -15,7 +15,8 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const outDir = join(root, 'dist', 'cjs');
+// `node scripts/build-cjs.mjs [outDir]`: dist/cjs by default; the tests' shared build names its own.
+const outDir = process.argv[2] ? resolve(process.argv[2]) : join(root, 'dist', 'cjs');
 const entries = ['src/matchers/client.ts', 'src/matchers/jest.ts'].map((f) => join(root, f));
 
 const configFile = ts.readConfigFile(join(root, 'tsconfig.json'), ts.sys.readFile);

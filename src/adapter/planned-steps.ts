@@ -1,22 +1,22 @@
 /**
- * The steps a storyboard's tests stand for, as the engine will run them: the YAML's own, the injected controller
- * seeding phase (`__controller_seeding__`) and the synthesized signed_requests vector steps. Both adapters plan from
- * here, so a step whose test a filter (`-t`) leaves out reads `not_run` under either framework, injected or not.
+ * The steps a storyboard's tests stand for, as the engine will run them: the YAML's own and every step the roles plan
+ * in (engine/role.ts `planPhases` — the injected controller seeding phase `__controller_seeding__`, the synthesized
+ * signed_requests vector steps). Both adapters plan from here, so a step whose test a filter (`-t`) leaves out reads
+ * `not_run` under either framework, injected or not.
  */
+import { planPhases } from '../engine/role.js';
 import type { AdcpPlannedStep, StoryboardInfo } from '../model/step-meta.js';
 import type { Storyboard } from '../model/storyboard.js';
-import { executionPhases } from '../plan/execution-phases.js';
-import { synthesizesVectorSteps } from '../plan/signing-vectors.js';
-import { signingVectorsFor } from '../roles/request-signing/vectors.js';
+import { BUILTIN_ROLES } from '../roles/index.js';
 
 export function plannedSteps(
   storyboard: Storyboard,
   info: StoryboardInfo,
   options: { corpusRoot?: string } = {},
 ): AdcpPlannedStep[] {
-  // The vectors are read only for the storyboard that has vector phases (once per process: vectors.ts).
-  const vectors = synthesizesVectorSteps(storyboard) ? signingVectorsFor(storyboard, options) : undefined;
-  return executionPhases(storyboard, vectors).flatMap((phase) =>
+  // The built-in roles, as open-run.ts opens every run with; the request-signing role reads the vectors only for the
+  // storyboard that has vector phases (once per process: roles/request-signing/vectors.ts).
+  return planPhases(BUILTIN_ROLES, storyboard, { corpusRoot: options.corpusRoot }).flatMap((phase) =>
     phase.steps.map((step) => ({
       storyboard: info,
       phase_id: phase.id,

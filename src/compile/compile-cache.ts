@@ -16,7 +16,7 @@
  *   the storyboard format schema the loader checks against
  *   (`schema/storyboard.schema.json`, outside the fingerprinted code folder), and the AdCP schemas' manifest the
  *   loader reads task names and request schemas from (`storyboard/adcp-tasks.ts`);
- * - the request-signing vectors: `withVectorSteps` plans one step per file of
+ * - the request-signing vectors: the request-signing role plans one step per file of
  *   the nearest `test-vectors/request-signing/` folder (a corpus given by path
  *   is one users edit), so the folder found for the file and the names and
  *   content of every file below it are in the key — an added, removed or edited
@@ -27,7 +27,7 @@
  *   (`storyboard/rules/test-kit-reference.ts`). That is known only after the
  *   compile, so the entry records where the kit resolved and whether it existed,
  *   and `load` checks it again.
- * `planSeeding` reads nothing but the storyboard. A compile that failed to load
+ * The controller-seeding role's plan reads nothing but the storyboard. A compile that failed to load
  * is not kept (what its diagnostics depend on is not known). Entries are
  * authenticated (DiskCache): the compiled module is code Vitest runs.
  */

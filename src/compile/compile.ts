@@ -9,11 +9,16 @@
  * (MagicString.update) by the code for that node. magic-string maps every
  * line of a replacement to the start of the slice it replaced, so the `it(`
  * of a step maps to the step's first key.
+ *
+ * The phases and steps are the roles' plan (engine/role.ts `planPhases`, the `roles` of the options — the built-in
+ * ones by default), the one the engine runs, so every step a role plans in has its test: a phase a role injects sits
+ * at the storyboard's line, a step it synthesizes at its `loc`.
  */
 import MagicString, { type SourceMap } from 'magic-string';
 import { LOAD_FAILURE_TITLE, testTitle } from '../model/test-titles.js';
-import { planSeeding } from '../plan/seeding.js';
-import { withVectorSteps, type SigningVectorSource } from '../plan/signing-vectors.js';
+import { planPhases, type RunnerRole } from '../engine/role.js';
+import { VECTORS_NOT_READ, type SigningVectorSource } from '../plan/signing-vectors.js';
+import { BUILTIN_ROLES } from '../roles/index.js';
 import { reportBytes, resolveBounds, type StoryboardBounds } from '../storyboard/bounds.js';
 import { DiagnosticSink, formatDiagnostic } from '../storyboard/diagnostics.js';
 import { loadStoryboard, type LoadResult } from '../storyboard/load.js';
@@ -50,6 +55,11 @@ export interface CompileOptions {
    * get their one failing `vectors_unavailable` step.
    */
   signingVectors?: SigningVectorSource;
+  /**
+   * The roles whose planned steps get tests (engine/role.ts `planPhases`): the ones the runs of this module are opened
+   * with. @default BUILTIN_ROLES
+   */
+  roles?: readonly RunnerRole[];
 }
 
 export interface CompileResult {
@@ -176,25 +186,31 @@ function compileLoaded(
       `it(${q(`no phases (${storyboard.id})`)}, ${jest ? '() => suite.noPhases()' : '(ctx) => suite.noPhases(ctx)'});`,
     );
   }
-  // The runner-injected seeding phase (prerequisites.controller_seeding) sits at the storyboard's line.
-  const seeding = planSeeding(storyboard).phase;
-  if (seeding) {
-    open.push(`describe(${q(testTitle(seeding.title, seeding.id))}, () => {`);
-    for (const step of seeding.steps) open.push(stepTest(step, seeding.id, jest));
+  // The phases as the roles plan them, from what the caller gave: a role's plan reads no file here.
+  const planned = planPhases(options.roles ?? BUILTIN_ROLES, storyboard, {
+    corpusRoot: options.corpusRoot,
+    signingVectors: options.signingVectors ?? VECTORS_NOT_READ,
+  });
+  const own = new Set(storyboard.phases.map((phase) => phase.id));
+  // A phase a role injects (the controller seeding phase) has no YAML node: it sits at the storyboard's line.
+  for (const phase of planned.filter((phase) => !own.has(phase.id))) {
+    open.push(`describe(${q(testTitle(phase.title, phase.id))}, () => {`);
+    for (const step of phase.steps) open.push(stepTest(step, phase.id, jest));
     open.push('});');
   }
   slices.push({ at: offsetOf(storyboard.loc), code: open.join('\n') + '\n' });
 
-  // Runner-synthesized steps (the signed_requests vectors) sit at their phase's line.
-  const phases = withVectorSteps(storyboard, options.signingVectors);
-  phases.forEach((phase, p) => {
-    const code = [p > 0 ? '});' : '', `describe(${q(testTitle(phase.title, phase.id))}, () => {`];
-    if (phase.steps.length === 0) code.push(`it.todo(${q(`no steps (${phase.id})`)});`);
-    slices.push({ at: offsetOf(phase.loc), code: code.filter(Boolean).join('\n') + '\n' });
-    for (const step of phase.steps) {
-      slices.push({ at: offsetOf(step.loc), code: `${stepTest(step, phase.id, jest)}\n` });
-    }
-  });
+  // The YAML's phases at their lines, with the steps roles synthesize (the signed_requests vectors) at their `loc`.
+  planned
+    .filter((phase) => own.has(phase.id))
+    .forEach((phase, p) => {
+      const code = [p > 0 ? '});' : '', `describe(${q(testTitle(phase.title, phase.id))}, () => {`];
+      if (phase.steps.length === 0) code.push(`it.todo(${q(`no steps (${phase.id})`)});`);
+      slices.push({ at: offsetOf(phase.loc), code: code.filter(Boolean).join('\n') + '\n' });
+      for (const step of phase.steps) {
+        slices.push({ at: offsetOf(step.loc), code: `${stepTest(step, phase.id, jest)}\n` });
+      }
+    });
   slices.push({ at: source.length, code: (storyboard.phases.length > 0 ? '});\n' : '') + '});\n' });
   replace(s, source, slices);
   return { code: s.toString(), map: map(s, file), diagnostics: loaded.diagnostics, storyboard };

@@ -13,18 +13,33 @@
 import type { Exchange } from '../model/exchange.js';
 import type { SkipResult, StepResult } from '../model/records.js';
 import type { Phase, Step, Storyboard } from '../model/storyboard.js';
+import type { SigningVectorSource } from '../plan/signing-vectors.js';
 import type { AgentTransport, Credentials } from '../transport/types.js';
 import type { AgentTools } from './gate.js';
 import type { RunSettings } from './run-settings.js';
 import type { RunnerVariables, SubstitutionScope } from './substitute.js';
+
+/**
+ * What a role's `plan` may read besides the storyboard: a run's settings carry it (`RunSettings` extends it), and the
+ * compiler gives it alone — with the vectors its caller read, so no plan reads a file while compiling.
+ */
+export interface PlanSettings {
+  /** Compliance tree root: where the signed_requests vectors are found when the storyboard file is not in a tree. */
+  corpusRoot?: string;
+  /** The request-signing vectors, read by the caller (roles/request-signing/vectors.ts); absent: the role reads them. */
+  signingVectors?: SigningVectorSource;
+}
 
 export interface RunnerRole {
   /** Names the role in the engine's own errors. */
   readonly name: string;
   /** Runner tasks this role runs itself: a step with one of them never becomes a call to the agent. */
   readonly tasks: ReadonlySet<string>;
-  /** The phases with this role's steps planned in; given the phases the roles before it planned. */
-  plan?(phases: Phase[], storyboard: Storyboard, settings: RunSettings): Phase[];
+  /**
+   * The phases with this role's steps planned in; given the phases the roles before it planned. The compiler, the
+   * adapters and the engine all plan through here (`planPhases`), so every step a role injects has its test.
+   */
+  plan?(phases: Phase[], storyboard: Storyboard, settings: PlanSettings): Phase[];
   /** This role's state for one run. */
   open(run: RoleRun): RoleSession;
 }
@@ -98,8 +113,11 @@ export interface RoleSession {
   close?(): Promise<void>;
 }
 
-/** The storyboard's phases with every role's steps planned in, in the roles' order. */
-export function planPhases(roles: readonly RunnerRole[], storyboard: Storyboard, settings: RunSettings): Phase[] {
+/**
+ * The storyboard's phases with every role's steps planned in, in the roles' order: the one plan the compiler's tests,
+ * the adapters' planned steps and a run's schedule share.
+ */
+export function planPhases(roles: readonly RunnerRole[], storyboard: Storyboard, settings: PlanSettings): Phase[] {
   return roles.reduce((phases, role) => role.plan?.(phases, storyboard, settings) ?? phases, storyboard.phases);
 }
 

@@ -8,8 +8,10 @@ import type { AgentTransport } from '../transport/types.js';
 import type { UrlGuardOptions } from '../transport/url-guard.js';
 import type { WebhookSink } from '../webhooks/receiver.js';
 import type { RequestMode } from './enrich/index.js';
+import type { PlanSettings } from './role.js';
 
-export interface RunSettings {
+/** `PlanSettings` (role.ts): what the roles plan the run's steps with — the corpus root, signing vectors read already. */
+export interface RunSettings extends PlanSettings {
   /** Opens the transport lazily (first step that needs the agent). */
   transport: () => AgentTransport;
   schemas?: SchemaRegistry;
@@ -35,8 +37,6 @@ export interface RunSettings {
   knownStoryboardIds?: ReadonlySet<string>;
   /** Other secrets to scrub from every message and record (e.g. credentials written into the agent URL). */
   knownSecrets?: readonly string[];
-  /** Compliance tree root: where the signed_requests vectors are found when the storyboard file is not in a tree. */
-  corpusRoot?: string;
   /** signed_requests options (roles/request-signing/probe.ts). */
   requestSigning?: { skipRateAbuse?: boolean };
   /** The webhook receiver this run mints `{{runner.webhook_url:…}}` URLs on; absent: no receiver (webhook steps not applicable). */

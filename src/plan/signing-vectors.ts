@@ -71,6 +71,11 @@ export function synthesizesVectorSteps(storyboard: Pick<Storyboard, 'id' | 'phas
  */
 export type SigningVectorSource = { dir: string; vectors: SigningVectorSet } | { problem: string };
 
+/** What a compilation whose caller read no vectors plans from: its vector phases' one failing step says so. */
+export const VECTORS_NOT_READ: SigningVectorSource = Object.freeze({
+  problem: 'the request-signing vectors were not read for this compilation',
+});
+
 function vectorStep(phase: Phase, vector: SigningVector, dir: string): VectorStep {
   const ref: VectorRef = {
     polarity: vector.polarity,
@@ -100,9 +105,8 @@ function vectorStep(phase: Phase, vector: SigningVector, dir: string): VectorSte
  * cannot be read, each vector phase gets one step `vectors_unavailable` that
  * fails with the reason — never an empty phase that reads as a pass.
  */
-export function withVectorSteps(storyboard: Storyboard, source: SigningVectorSource | undefined): Phase[] {
+export function withVectorSteps(storyboard: Storyboard, read: SigningVectorSource): Phase[] {
   if (!synthesizesVectorSteps(storyboard)) return storyboard.phases;
-  const read = source ?? { problem: 'the request-signing vectors were not read for this compilation' };
   return storyboard.phases.map((phase) => {
     const polarity = Object.hasOwn(VECTOR_PHASES, phase.id) ? VECTOR_PHASES[phase.id] : undefined;
     if (!polarity || phase.steps.length > 0) return phase;

@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import { TraceMap, originalPositionFor } from '@jridgewell/trace-mapping';
 import { describe, expect, it } from 'vitest';
 import { compileStoryboard } from '../../src/compile/compile.js';
+import type { PlanSettings, RunnerRole } from '../../src/engine/role.js';
+import { BUILTIN_ROLES } from '../../src/roles/index.js';
 import { resolveCorpus } from '../../src/corpus.js';
 import { signingVectorsFor } from '../../src/roles/request-signing/vectors.js';
 
@@ -70,5 +72,37 @@ describe('compiling signed-requests.yaml', () => {
     expect(originalLineOf('it("Verify the agent declares request_signing.supported (get_capabilities)"')).toBe(
       lineOf(/^\s*- id: get_capabilities\s*$/),
     );
+  });
+});
+
+describe('the plan settings compile gives the roles', () => {
+  /** The built-in roles and one that only records what its plan was given. */
+  const watched = () => {
+    const given: PlanSettings[] = [];
+    const watcher: RunnerRole = {
+      name: 'watcher',
+      tasks: new Set(),
+      plan: (phases, _storyboard, settings) => (given.push(settings), phases),
+      open: () => ({}),
+    };
+    return { given, roles: [...BUILTIN_ROLES, watcher] };
+  };
+
+  it("are the caller's vectors and corpus root, as given", () => {
+    const signingVectors = signingVectorsFor({ file }, { corpusRoot: corpus.root });
+    const { given, roles } = watched();
+    compileStoryboard(source, file, { runtime: 'r', corpusRoot: corpus.root, signingVectors, roles });
+    expect(given).toEqual([{ corpusRoot: corpus.root, signingVectors }]);
+  });
+
+  it('say the vectors were not read when the caller gave none: no role reads them, each vector phase fails', () => {
+    const { given, roles } = watched();
+    const { code } = compileStoryboard(source, file, { runtime: 'r', roles });
+    const problem = 'the request-signing vectors were not read for this compilation';
+    expect(given).toEqual([{ corpusRoot: undefined, signingVectors: { problem } }]);
+    expect(code.match(/suite\.step\(ctx, "(positive|negative)_vectors", "[^"]+"\)/g)).toEqual([
+      'suite.step(ctx, "positive_vectors", "vectors_unavailable")',
+      'suite.step(ctx, "negative_vectors", "vectors_unavailable")',
+    ]);
   });
 });

@@ -1,9 +1,12 @@
 /**
  * Runner roles as plug-ins (src/engine/role.ts): a role the engine has never heard of — declared here, in the test —
  * plans a step into the storyboard, claims its task, gates and runs it, and decides a verdict on an agent's answer,
- * with nothing in src/engine/ or src/roles/ knowing it. The engine dispatches only through the roles its run is given.
+ * with nothing in src/engine/ or src/roles/ knowing it. The engine dispatches only through the roles its run is given,
+ * and the compiler plans through the same roles: the step the role plans in gets its test, src/compile/ untouched.
  */
+import { TraceMap, originalPositionFor } from '@jridgewell/trace-mapping';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compileStoryboard } from '../../src/compile/compile.js';
 import { startFixtureAgent, type FixtureAgent } from '../../fixtures/agent/server.mjs';
 import type { RunnerRole } from '../../src/engine/role.js';
 import { StoryboardRun } from '../../src/engine/run.js';
@@ -131,5 +134,39 @@ describe('a role registered from outside src/', () => {
     expect(() => open([countingRole(seen), { ...countingRole(seen), name: 'copycat' }])).toThrow(
       'runner task "runner_count_protocols" is claimed by the roles protocol-counter and copycat',
     );
+  });
+});
+
+describe("a role's planned steps in the compiled module", () => {
+  const FILE = '/virtual/roles.storyboard.yaml';
+  const compile = (roles?: readonly RunnerRole[]) =>
+    compileStoryboard(YAML, FILE, { runtime: 'vitest-adcp/runtime', ...(roles ? { roles } : {}) });
+  const seen = (): Seen => ({ ran: [], verdicts: [], closed: false });
+
+  it("gets a test per planned step, in the role's own describe, when compile is given the role", () => {
+    const { code, map } = compile([...BUILTIN_ROLES, countingRole(seen())]);
+    const counting = code.indexOf('describe("Counting (counting)", () => {');
+    const counted = code.indexOf(
+      'it("The runner counts the protocols the agent declared (count_protocols)", { meta: suite.planned("counting", "count_protocols"), timeout: suite.timeout() }, (ctx) => suite.step(ctx, "counting", "count_protocols"));',
+    );
+    const gated = code.indexOf('suite.step(ctx, "counting", "gated")');
+    const main = code.indexOf('describe("Main (main)"');
+    expect(
+      [counting, counted, gated, main].every((i) => i >= 0),
+      code,
+    ).toBe(true);
+    // An injected phase has no YAML node: it sits at the storyboard's line, before the YAML's phases.
+    expect(counting).toBeLessThan(counted);
+    expect(counted).toBeLessThan(gated);
+    expect(gated).toBeLessThan(main);
+    const before = code.slice(0, counting).split('\n');
+    expect(
+      originalPositionFor(new TraceMap(map as never), { line: before.length, column: before.at(-1)!.length }),
+    ).toMatchObject({ source: 'roles.storyboard.yaml', line: 1 });
+  });
+
+  it('is not there without the role: compile plans with the built-in roles by default', () => {
+    expect(compile().code).not.toContain('"counting"');
+    expect(compile().code).toBe(compile(BUILTIN_ROLES).code);
   });
 });

@@ -5,7 +5,6 @@
  */
 import { describe, expect, it } from 'vitest';
 import { planPhases } from '../../src/engine/role.js';
-import { executionPhases } from '../../src/plan/execution-phases.js';
 import { BUILTIN_ROLES } from '../../src/roles/index.js';
 import { isSeedStep, planSeeding, SEEDING_PHASE_ID } from '../../src/plan/seeding.js';
 import type { Step, Storyboard } from '../../src/model/storyboard.js';
@@ -102,16 +101,13 @@ describe('planSeeding', () => {
     ).toEqual({ unknownKeys: ['odd'] });
   });
 
-  it('executionPhases puts the seeding phase first, only when there is one — as the engine plans with the built-in roles', () => {
+  it('the built-in roles plan the seeding phase first, only when there is one', () => {
     const seeded = storyboard({
       prerequisites: { controller_seeding: true },
       fixtures: { products: [{ product_id: 'p1' }] },
     });
-    expect(executionPhases(seeded).map((p) => p.id)).toEqual([SEEDING_PHASE_ID, 'main']);
-    expect(executionPhases(storyboard({}))).toBe(own);
-    const settings = { transport: () => ({}) as never, timeoutMs: 1 };
-    expect(planPhases(BUILTIN_ROLES, seeded, settings)).toEqual(executionPhases(seeded));
-    expect(planPhases(BUILTIN_ROLES, storyboard({}), settings)).toBe(own);
+    expect(planPhases(BUILTIN_ROLES, seeded, {}).map((p) => p.id)).toEqual([SEEDING_PHASE_ID, 'main']);
+    expect(planPhases(BUILTIN_ROLES, storyboard({}), {})).toBe(own);
   });
 
   it('isSeedStep: only steps that carry what they seed', () => {

@@ -158,11 +158,11 @@ describe('synthesized vector steps', () => {
         .findIndex((l) => /^\s*- id: positive_vectors\s*$/.test(l)) + 1;
     expect(first.loc.line).toBe(line);
     // The engine plans the same steps; the storyboard's own data is untouched.
-    expect(
-      planPhases(BUILTIN_ROLES, storyboard, { transport: () => ({}) as never, timeoutMs: 1 }).flatMap((p) =>
-        p.steps.map((s) => s.id),
-      ),
-    ).toEqual(['get_capabilities', ...vectorIds('positive'), ...vectorIds('negative')]);
+    expect(planPhases(BUILTIN_ROLES, storyboard, {}).flatMap((p) => p.steps.map((s) => s.id))).toEqual([
+      'get_capabilities',
+      ...vectorIds('positive'),
+      ...vectorIds('negative'),
+    ]);
     expect(storyboard.phases.find((p) => p.id === 'negative_vectors')!.steps).toEqual([]);
   });
 

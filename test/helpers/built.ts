@@ -1,7 +1,8 @@
 /**
  * The current src built once per test run (once-per-run.ts), as `npm run build` builds it without type checking or
  * declarations: `tsc -p tsconfig.build.json --noCheck --declaration false`, source maps as tsconfig.json has them (on).
- * No CommonJS build (dist/cjs): none of its users needs it (the packed tests do, and get it from packed.ts).
+ * With the CommonJS build of `vitest-adcp/client` and `vitest-adcp/matchers/jest` (dist/cjs, scripts/build-cjs.mjs):
+ * the Jest runs load the matchers through it, as a user's `setupFilesAfterEnv` does.
  *
  * Users never run the shared build itself: `copyBuiltDist` copies it into their own scratch dir, laid out as they
  * choose (schema/, package.json, examples/ beside it are theirs to add), and theirs to write into. The shared build
@@ -25,6 +26,7 @@ async function build(dir: string): Promise<string> {
     [tsc, '-p', 'tsconfig.build.json', '--outDir', dist, '--noCheck', '--declaration', 'false'],
     { cwd: repoRoot },
   );
+  await exec(process.execPath, [join(repoRoot, 'scripts', 'build-cjs.mjs'), join(dist, 'cjs')], { cwd: repoRoot });
   return dist;
 }
 

@@ -15,10 +15,13 @@ import { signingVectorsFor } from './vectors.js';
 export const requestSigningRole: RunnerRole = {
   name: 'request-signing',
   tasks: new Set([REQUEST_SIGNING_PROBE_TASK]),
-  // The vectors are read only for the storyboard that has vector phases to fill.
+  // The vectors the caller read (the compiler's), else read here — only for the storyboard that has vector phases to fill.
   plan: (phases, storyboard, settings) =>
     synthesizesVectorSteps(storyboard)
-      ? withVectorSteps({ ...storyboard, phases }, signingVectorsFor(storyboard, { corpusRoot: settings.corpusRoot }))
+      ? withVectorSteps(
+          { ...storyboard, phases },
+          settings.signingVectors ?? signingVectorsFor(storyboard, { corpusRoot: settings.corpusRoot }),
+        )
       : phases,
   open: (run) => signingSession(run),
 };
