@@ -23,7 +23,6 @@ import { findCorpus, includeCorpus, includeStoryboardFiles } from './storyboard-
 import { runInOrder } from './workers.js';
 
 export type { AdcpStoryboardsOptions } from './options.js';
-export { STORYBOARD_PROJECT } from './projects.js';
 
 export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
   checkOptions(options);

@@ -9,7 +9,7 @@ import type { PluginState } from './state.js';
 import { storyboardWorkers } from './workers.js';
 
 /** The storyboard project's name (`vitest-adcp:<name>` beside a named project of yours): what `--project` selects. */
-export const STORYBOARD_PROJECT = 'vitest-adcp';
+const STORYBOARD_PROJECT = 'vitest-adcp';
 
 type ConfigHook = Extract<NonNullable<Plugin['config']>, (...args: never[]) => unknown>;
 /** Vite's config, as the `config` hook is given it (with Vitest's `test`). */

@@ -63,7 +63,7 @@ function strings(value: unknown): string[] {
 }
 
 /** `request_signing` of a capabilities answer, when it says `supported: true`. */
-export function advertisedCapability(data: unknown): AgentSigningCapability | undefined {
+function advertisedCapability(data: unknown): AgentSigningCapability | undefined {
   const block = isObject(data) ? data.request_signing : undefined;
   if (!isObject(block) || block.supported !== true) return undefined;
   const policy =
@@ -304,7 +304,7 @@ function enforces(capability: AgentSigningCapability, operation: string): boolea
  * `required_for`; a signed negative one an operation whose signatures the
  * agent enforces.
  */
-export function chooseOperation(
+function chooseOperation(
   vector: SigningVector,
   agent: AgentTools,
   capability: AgentSigningCapability,
