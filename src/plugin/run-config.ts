@@ -11,6 +11,7 @@ import { resolveWebhookReceiver } from '../webhooks/options.js';
 import { HostedWebhookReceiver } from '../webhooks/remote.js';
 import type { AdcpStoryboardsOptions } from './options.js';
 import type { PluginState } from './state.js';
+import { agentGiven } from './storyboard-files.js';
 
 /**
  * The `cacheDir` option resolved; undefined when off. Default (cache/location.ts): `vitest-adcp/` in the project's Vite
@@ -55,11 +56,7 @@ function runtimeConfigFor(
   cacheDir: string | undefined,
 ): RuntimeConfig {
   return {
-    agentUrl: options.agent?.url,
-    protocol: options.agent?.protocol,
-    authToken: options.agent?.auth?.token,
-    timeoutMs: options.timeoutMs,
-    maxResponseBytes: options.maxResponseBytes,
+    ...agentGiven({ options }),
     corpusRoot: kitRoot,
     corpusVersion: fallback?.version,
     schemasDir: options.schemasDir ?? fallback?.schemasDir,
@@ -67,7 +64,6 @@ function runtimeConfigFor(
     projectRoot: root,
     ...(options.testKitDirs?.length ? { testKitDirs: options.testKitDirs.map((d) => resolve(root, d)) } : {}),
     skipRateAbuse: options.signedRequests?.skipRateAbuse,
-    allowHttp: options.agent?.allowHttp,
     requests: options.requests,
   };
 }

@@ -90,7 +90,8 @@ async function corpusSelection(
   return selection;
 }
 
-function agentGiven({ options }: PluginState): RuntimeConfig {
+/** The agent the options name (with how to reach it): what capability selection and the preflight need. */
+export function agentGiven({ options }: Pick<PluginState, 'options'>): RuntimeConfig {
   return {
     agentUrl: options.agent?.url,
     protocol: options.agent?.protocol,

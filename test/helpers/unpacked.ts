@@ -5,7 +5,7 @@
  * type-check the shipped files and resolve through package.json `exports` (test/types/): link it into a project of
  * your own as node_modules/vitest-adcp, and never write into it.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { exec, oncePerRun } from './once-per-run.js';
 import { packedTarball } from './packed.js';
@@ -25,4 +25,17 @@ export function unpackedPackage(): Promise<string> {
     },
     { timeoutMs: 360_000 },
   );
+}
+
+/**
+ * A user's project at `user` (made anew) with the unpacked package linked in as node_modules/vitest-adcp. A package of
+ * its own, so that `vitest-adcp` is not this repository's self-reference; vitest, jest and the package's dependencies
+ * resolve from the repository's node_modules, up the tree.
+ */
+export async function userProjectWithPackage(scratch: string, user: string): Promise<void> {
+  const unpacked = await unpackedPackage();
+  rmSync(scratch, { recursive: true, force: true });
+  mkdirSync(join(user, 'node_modules'), { recursive: true });
+  symlinkSync(unpacked, join(user, 'node_modules', 'vitest-adcp'));
+  writeFileSync(join(user, 'package.json'), JSON.stringify({ name: 'my-agent', private: true, type: 'module' }));
 }

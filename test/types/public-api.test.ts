@@ -9,11 +9,11 @@
  * - a user file importing every type the table lists, from the entry it lists it under, and using the main ones as the
  *   README does, compiles.
  */
-import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot, runNode } from '../helpers/run-vitest.js';
-import { unpackedPackage } from '../helpers/unpacked.js';
+import { userProjectWithPackage } from '../helpers/unpacked.js';
 
 const scratch = join(repoRoot, '.vitest-adcp', `public-api-${process.pid}`);
 const user = join(scratch, 'user');
@@ -55,15 +55,7 @@ const named = table.filter((row) => row.values);
 /** Types that take a type argument without a default. */
 const GENERIC = new Set(['AdcpMatchersReturning', 'AdcpMatcherReturn']);
 
-beforeAll(async () => {
-  const unpacked = await unpackedPackage();
-  rmSync(scratch, { recursive: true, force: true });
-  mkdirSync(join(user, 'node_modules'), { recursive: true });
-  symlinkSync(unpacked, join(user, 'node_modules', 'vitest-adcp'));
-  // A package of its own, so that `vitest-adcp` is not this repository's self-reference; vitest, jest and the package's
-  // dependencies resolve from the repository's node_modules, up the tree.
-  writeFileSync(join(user, 'package.json'), JSON.stringify({ name: 'my-agent', private: true, type: 'module' }));
-}, 420_000);
+beforeAll(() => userProjectWithPackage(scratch, user), 420_000);
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 describe('the public API (README.md, "Public API")', () => {

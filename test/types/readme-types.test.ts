@@ -6,11 +6,11 @@
  * README's own import (`vitest-adcp`), or with the one line the README gives for a test file that imports nothing from
  * the package.
  */
-import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot, runNode } from '../helpers/run-vitest.js';
-import { unpackedPackage } from '../helpers/unpacked.js';
+import { userProjectWithPackage } from '../helpers/unpacked.js';
 
 const scratch = join(repoRoot, '.vitest-adcp', `types-${process.pid}`);
 const user = join(scratch, 'user');
@@ -46,15 +46,7 @@ const README_CONFIG = [
   '',
 ].join('\n');
 
-beforeAll(async () => {
-  const unpacked = await unpackedPackage();
-  rmSync(scratch, { recursive: true, force: true });
-  mkdirSync(join(user, 'node_modules'), { recursive: true });
-  symlinkSync(unpacked, join(user, 'node_modules', 'vitest-adcp'));
-  // A package of its own, so that `vitest-adcp` is not this repository's self-reference; vitest itself resolves from the
-  // repository's node_modules, up the tree.
-  writeFileSync(join(user, 'package.json'), JSON.stringify({ name: 'my-agent', private: true, type: 'module' }));
-}, 420_000);
+beforeAll(() => userProjectWithPackage(scratch, user), 420_000);
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 /** tsc on one user file in a project of its own; `types` as the user's tsconfig would have it. */
