@@ -1,4 +1,4 @@
-import { finalDataPart, normalizeA2aState, unwrapStreamResponse } from '../transport/a2a.js';
+import { finalDataPart, normalizeA2aState, unwrapStreamResponse } from '../transport/a2a-extract.js';
 import type { Check, CheckVerdict } from './types.js';
 
 interface Failure {

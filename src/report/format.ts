@@ -11,7 +11,7 @@ import { relative } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { answerError, type AnswerLike } from '../model/answer-error.js';
 import type { ResponseRecord, SignedRequestRecord, StepResult, ValidationResult } from '../model/records.js';
-import { extractA2aResult } from '../transport/a2a.js';
+import { extractA2aResult } from '../transport/a2a-extract.js';
 import { jsonRpcErrorOf } from '../transport/answer-body.js';
 import { extractMcpResult } from '../transport/mcp.js';
 import { excerptAround } from './excerpt.js';

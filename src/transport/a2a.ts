@@ -43,7 +43,6 @@ import type { Dispatcher } from 'undici';
 import { authorizationHeader, type AgentTransport, type CallOptions, type Credentials } from './types.js';
 
 // The extraction lives in a2a-extract.ts; these stay importable from here.
-export { extractA2aResult, finalDataPart, normalizeA2aState, unwrapStreamResponse } from './a2a-extract.js';
 
 export interface A2aTransportOptions {
   /** The agent's A2A base URL (where its agent card is), or the card's own URL. */

@@ -23,7 +23,6 @@ import { agentOriginRedirects } from './url-guard.js';
 import { authorizationHeader, type AgentTransport, type CallOptions, type Credentials } from './types.js';
 
 // The bound on server-to-client requests lives in mcp-server-requests.ts; it stays importable from here.
-export { MAX_SERVER_REQUESTS_PER_CALL } from './mcp-server-requests.js';
 
 export interface McpTransportOptions {
   url: string;

@@ -11,7 +11,8 @@ import http from 'node:http';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURE_TEST_KIT_PATH, startFixtureAgent, type FixtureAgent } from '../../fixtures/agent/server.mjs';
-import { A2aTransport, agentCardUrls, extractA2aResult } from '../../src/transport/a2a.js';
+import { extractA2aResult } from '../../src/transport/a2a-extract.js';
+import { A2aTransport, agentCardUrls } from '../../src/transport/a2a.js';
 import type { CallOptions, Credentials } from '../../src/transport/types.js';
 
 const KEY: Credentials = { kind: 'bearer', token: 'demo-a2a-transport' };

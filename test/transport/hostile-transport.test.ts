@@ -14,7 +14,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { A2aTransport } from '../../src/transport/a2a.js';
-import { MAX_SERVER_REQUESTS_PER_CALL, McpTransport } from '../../src/transport/mcp.js';
+import { MAX_SERVER_REQUESTS_PER_CALL } from '../../src/transport/mcp-server-requests.js';
+import { McpTransport } from '../../src/transport/mcp.js';
 import type { CallOptions } from '../../src/transport/types.js';
 import { sameOrigin, vetUrl } from '../../src/transport/url-guard.js';
 
