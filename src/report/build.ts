@@ -111,13 +111,17 @@ export interface BuildOptions extends Partial<RunTimes> {
   root: string;
 }
 
+/**
+ * The status of a storyboard not skipped as a whole, from its steps — never none: its entry was made by its first
+ * step's test (a storyboard skipped as a whole is `skipped` without asking this).
+ */
 function storyboardStatus(steps: StepResult[]): StoryboardStatus {
   const ran = steps.filter((s) => !('not_run' in s));
   // storyboard-schema.yaml > Optional phase semantics: their failures do not fail the storyboard on their own.
   if (ran.some((s) => !s.passed && !s.skip && !s.optional)) return 'failed';
-  if (steps.length > 0 && ran.length === 0) return 'not_run';
+  if (ran.length === 0) return 'not_run';
   if (ran.length < steps.length) return 'incomplete';
-  if (steps.length > 0 && steps.every((s) => s.skip)) return 'skipped';
+  if (steps.every((s) => s.skip)) return 'skipped';
   return 'passed';
 }
 
