@@ -24,8 +24,8 @@ export function assertContribution(
   file: string,
 ): StepResult {
   const validations = step.validations.map((validation): ValidationResult => {
-    const allowed = (validation.allowed_values ?? []).map(String);
-    const contributed = allowed.filter((flag) => contributions.has(flag));
+    const expected = validation.allowed_values ?? [];
+    const contributed = expected.map(String).filter((flag) => contributions.has(flag));
     const passed = validation.check === 'any_of' && contributed.length > 0;
     const source = { file, line: validation.loc.line, column: validation.loc.column };
     const description = validation.description ?? validation.check;
@@ -35,7 +35,7 @@ export function assertContribution(
       passed,
       description,
       json_pointer: null,
-      expected: validation.allowed_values ?? [],
+      expected,
       actual: [...contributions.keys()],
       error:
         validation.check === 'any_of'

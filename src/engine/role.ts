@@ -123,19 +123,20 @@ export function planPhases(roles: readonly RunnerRole[], storyboard: Storyboard,
 
 /** One run's role sessions: what `StoryboardRun` dispatches through (the first session that answers wins). */
 export class RoleSessions {
-  private readonly sessions: RoleSession[] = [];
+  private readonly sessions: readonly RoleSession[];
   private readonly owners = new Map<string, { role: string; session: RoleSession }>();
 
   constructor(roles: readonly RunnerRole[], run: RoleRun) {
-    for (const role of roles) {
+    // Opened in the roles' order, each role's tasks claimed before the next role is opened.
+    this.sessions = roles.map((role) => {
       const session = role.open(run);
-      this.sessions.push(session);
       for (const task of role.tasks) {
         const claimed = this.owners.get(task);
         if (claimed) throw new Error(`runner task "${task}" is claimed by the roles ${claimed.role} and ${role.name}`);
         this.owners.set(task, { role: role.name, session });
       }
-    }
+      return session;
+    });
   }
 
   /** The session that runs `task`, if a role claims it. */

@@ -9,8 +9,9 @@
  * Each test runs on its own `session_<key>` of the agent, and "sent" or "not
  * yet sent" is read from the agent's call log.
  */
+import { sessionEndpoints } from '../helpers/session-endpoint.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFixtureAgent, type FixtureAgent, type FixtureCall } from '../../fixtures/agent/server.mjs';
+import { startFixtureAgent, type FixtureAgent } from '../../fixtures/agent/server.mjs';
 import { defaultSchemasDir } from '../../src/corpus.js';
 import type { StepOutcome } from '../../src/model/records.js';
 import { StoryboardRun } from '../../src/engine/run.js';
@@ -38,14 +39,7 @@ beforeAll(async () => {
 });
 afterAll(() => agent?.close());
 
-let sessions = 0;
-function endpoint(behaviours: string[] = []): { url: string; calls: (tool?: string) => FixtureCall[] } {
-  const session = `edges${++sessions}`;
-  return {
-    url: agent.urlFor([...behaviours, `session_${session}`]),
-    calls: (tool) => agent.calls.filter((c) => c.session === session && (tool === undefined || c.tool === tool)),
-  };
-}
+const endpoint = sessionEndpoints(() => agent, 'edges');
 
 async function run(
   phases: InlinePhase[],
