@@ -26,7 +26,15 @@ import { AGENTS, DEFAULT_AGENTS } from './compare/agents.mjs';
 import { openCorpus } from './compare/corpus.mjs';
 import { compare, markdown, printAgent, stepsFromOurReport } from './compare/diff.mjs';
 import { runOurs } from './compare/ours.mjs';
-import { answersHttp, freePort, startProcess, stopProcess, tail, waitUntilReady } from './compare/processes.mjs';
+import {
+  answersHttp,
+  answersMcp,
+  freePort,
+  startProcess,
+  stopProcess,
+  tail,
+  waitUntilReady,
+} from './compare/processes.mjs';
 import {
   referenceSupplementFile,
   runReferenceAssessment,
@@ -170,21 +178,9 @@ async function withAgent(spec, dir, label, fn) {
       )}tsx node_modules/@adcp/sdk/examples/${spec.example}${spec.fixedPort ? ` (port ${spec.fixedPort} rebound to ${ports.agent})` : ''}`;
     const url = `http://127.0.0.1:${ports.agent}/${a2a ? 'a2a' : 'mcp'}`;
     const t0 = Date.now();
-    await waitUntilReady(
-      agent,
-      a2a
-        ? answersHttp(`${url}/.well-known/agent-card.json`)
-        : answersHttp(url, {
-            method: 'POST',
-            headers: {
-              'content-type': 'application/json',
-              accept: 'application/json, text/event-stream',
-              ...(spec.auth ? { authorization: `Bearer ${spec.auth}` } : {}),
-            },
-            body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'tools/list', params: {} }),
-          }),
-      { timeoutMs: readyTimeoutMs },
-    );
+    await waitUntilReady(agent, a2a ? answersHttp(`${url}/.well-known/agent-card.json`) : answersMcp(url, spec.auth), {
+      timeoutMs: readyTimeoutMs,
+    });
     started.ready_ms = Date.now() - t0;
     return { ...(await fn(url)), started };
   } finally {

@@ -52,20 +52,21 @@
  * them. Not part of `npm test`.
  */
 import { spawn } from 'node:child_process';
-import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { AGENTS } from './compare/agents.mjs';
 import { startDelayProxy, summarize } from './compare/delay-proxy.mjs';
+import { withAgent as withAgentIn, userRepo as userRepoIn } from './compare/example-agent.mjs';
 import { childEnv } from './compare/ours.mjs';
-import { answersHttp, freePort, startProcess, stopProcess, waitUntilReady } from './compare/processes.mjs';
 
 const root = new URL('..', import.meta.url).pathname.replace(/\/$/, '');
-const sdkRoot = join(root, 'node_modules', '@adcp', 'sdk');
-const preload = join(root, 'bench', 'compare', 'listen-local.mjs');
 const work = join(root, '.vitest-adcp', 'speed');
+/** The example agent with its mock upstream, and a user's repository (bench/compare/example-agent.mjs), under `work`. */
+const withAgent = (spec, fn) => withAgentIn(spec, fn, { work });
+const userRepo = (name) => userRepoIn(work, name);
 
 const { values } = parseArgs({
   options: {
@@ -123,75 +124,6 @@ function timed(command, args, { cwd, env }) {
       });
     });
   });
-}
-
-async function withAgent(spec, fn) {
-  const ports = { agent: await freePort(), mock: spec.mock ? await freePort() : undefined };
-  const env = {
-    ...process.env,
-    NODE_ENV: 'development',
-    ...(spec.env?.(ports) ?? {}),
-    ADCP_BENCH_PORT_MAP: JSON.stringify(spec.fixedPort ? { [spec.fixedPort]: ports.agent } : {}),
-  };
-  let mock;
-  let agent;
-  try {
-    if (spec.mock) {
-      mock = startProcess(
-        `mock ${spec.mock}`,
-        process.execPath,
-        ['--import', preload, join(sdkRoot, 'bin', 'adcp.js'), 'mock-server', spec.mock, '--port', String(ports.mock)],
-        { cwd: root, env, logFile: join(work, `${spec.name}-mock.log`) },
-      );
-      await waitUntilReady(mock, answersHttp(`http://127.0.0.1:${ports.mock}/_debug/traffic`), { timeoutMs: 90_000 });
-    }
-    agent = startProcess(
-      spec.name,
-      join(root, 'node_modules', '.bin', 'tsx'),
-      ['--import', preload, join(sdkRoot, 'examples', spec.example)],
-      { cwd: root, env, logFile: join(work, `${spec.name}-agent.log`) },
-    );
-    const url = `http://127.0.0.1:${ports.agent}/mcp`;
-    await waitUntilReady(
-      agent,
-      answersHttp(url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          ...(spec.auth ? { authorization: `Bearer ${spec.auth}` } : {}),
-        },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'tools/list', params: {} }),
-      }),
-      { timeoutMs: 90_000 },
-    );
-    return await fn(url);
-  } finally {
-    await stopProcess(agent);
-    await stopProcess(mock);
-  }
-}
-
-/**
- * A user's repository: the package installed under node_modules/vitest-adcp (package.json, dist/, schema/, as `npm
- * pack` ships them) and every other dependency linked from this repository's node_modules. Where the package sits
- * matters: Vitest runs node_modules packages natively but passes any other file (an absolute dist/ path, say) through
- * Vite's module runner in each worker, which is slower and not what users run.
- */
-function userRepo(name) {
-  const dir = join(work, name);
-  const modules = join(dir, 'node_modules');
-  mkdirSync(modules, { recursive: true });
-  // Not this repository's caches (.vite, .cache): each bench repository starts with its own, as a fresh install does.
-  for (const entry of readdirSync(join(root, 'node_modules'))) {
-    if (entry !== '.vite' && entry !== '.cache' && entry !== '.package-lock.json')
-      symlinkSync(join(root, 'node_modules', entry), join(modules, entry));
-  }
-  mkdirSync(join(modules, 'vitest-adcp'));
-  for (const part of ['package.json', 'dist', 'schema'])
-    cpSync(join(root, part), join(modules, 'vitest-adcp', part), { recursive: true });
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: `bench-${name}`, private: true, type: 'module' }));
-  return dir;
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];

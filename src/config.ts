@@ -13,6 +13,12 @@
 import { isLoopbackHost } from './transport/url-guard.js';
 import type { RemoteWebhookConfig } from './webhooks/remote.js';
 
+/** Where a worker reads the outcomes of the storyboard runs the plugin's main process drives (plugin/run-host.ts). */
+export interface RunHostConfig {
+  url: string;
+  token: string;
+}
+
 /** The serialisable configuration a test worker receives from the plugin. */
 export interface RuntimeConfig {
   agentUrl?: string;
@@ -38,6 +44,8 @@ export interface RuntimeConfig {
   skipRateAbuse?: boolean;
   /** The run's webhook receiver (hosted by the plugin in the main process): its base URL and control endpoint. */
   webhooks?: RemoteWebhookConfig;
+  /** The plugin's run host: the storyboard runs in flight in the main process (adapter/hosted-run.ts). */
+  runHost?: RunHostConfig;
   /**
    * Local development only: allow a plain-http agent URL that is not loopback, and lift the SSRF guard's
    * https and address rules on URLs the agent supplies (results are then not publishable). Env: ADCP_ALLOW_HTTP=1.

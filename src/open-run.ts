@@ -19,6 +19,7 @@ import { loadTestKit, resolveTestKitPath } from './storyboard/test-kit.js';
 import type { Storyboard, TestKit } from './model/storyboard.js';
 import { createTransport } from './transport/create.js';
 import { workerSessions } from './transport/mcp.js';
+import { RateLimitedTransport } from './transport/rate-limit.js';
 import type { WebhookSink } from './webhooks/receiver.js';
 import { RemoteWebhookSink } from './webhooks/remote.js';
 
@@ -54,13 +55,16 @@ export function openStoryboardRun(
   const schemasDir = config.schemasDir ?? defaultSchemasDir();
   return new StoryboardRun(storyboard, {
     roles: options.roles ?? BUILTIN_ROLES,
+    // A rate-limited answer waits and resends, every run of this process waiting with it (transport/rate-limit.ts).
     transport: () =>
-      createTransport(config.protocol, {
-        url: config.agentUrl!,
-        maxResponseBytes: config.maxResponseBytes,
-        urlGuard: { allowHttp: config.allowHttp === true },
-        ...(options.shareSessions ? { mcpSessions: workerSessions } : {}),
-      }),
+      new RateLimitedTransport(
+        createTransport(config.protocol, {
+          url: config.agentUrl!,
+          maxResponseBytes: config.maxResponseBytes,
+          urlGuard: { allowHttp: config.allowHttp === true },
+          ...(options.shareSessions ? { mcpSessions: workerSessions } : {}),
+        }),
+      ),
     schemas: schemasDir ? schemaRegistryFor(schemasDir, config.cacheDir) : undefined,
     testKit,
     authToken: config.authToken,

@@ -36,6 +36,8 @@ const HOP_BY_HOP = new Set([
  * @property {string} [session] mcp-session-id of the request
  * @property {string} [rpc]   JSON-RPC method (`tools/call`, `initialize`, …; a batch: methods joined by `,`)
  * @property {string} [tool]  `params.name` of a tools/call
+ * @property {boolean} [rateLimited]  a tools/call answered 429, or with `RATE_LIMITED` in its body (plain or as the
+ *   escaped JSON of an MCP text content): the agent refused it for its rate
  */
 
 /**
@@ -100,7 +102,17 @@ export async function startDelayProxy({ target, delayMs = 0 }) {
             if (!HOP_BY_HOP.has(name) && value !== undefined) back[name] = value;
           res.writeHead(answer.statusCode ?? 502, answer.statusMessage, back);
           res.flushHeaders(); // an SSE answer's headers go out before its first event
-          answer.on('data', (chunk) => res.write(chunk));
+          if (record.status === 429) record.rateLimited = true;
+          // A tools/call answer's body is looked through for RATE_LIMITED (the chunks' seams too: a tail is kept).
+          let seam = '';
+          answer.on('data', (chunk) => {
+            if (record.rpc?.includes('tools/call') && !record.rateLimited) {
+              const text = seam + chunk.toString('latin1');
+              if (text.includes('RATE_LIMITED')) record.rateLimited = true;
+              seam = text.slice(-16);
+            }
+            res.write(chunk);
+          });
           answer.on('end', () => {
             finish(record.status);
             res.end();

@@ -138,3 +138,16 @@ export function tail(file, lines = 30) {
     return '(no log)';
   }
 }
+
+/** A probe for waitUntilReady: the MCP endpoint answers `tools/list` (with the bearer token, when one is given). */
+export function answersMcp(url, auth) {
+  return answersHttp(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...(auth ? { authorization: `Bearer ${auth}` } : {}),
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'tools/list', params: {} }),
+  });
+}

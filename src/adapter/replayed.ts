@@ -14,7 +14,12 @@ export class ReplayedSteps {
   constructor(private readonly info: StoryboardInfo) {}
 
   /** Call from the test of `phaseId/stepId` after its settle: the records (redacted) of the steps it replayed. */
-  take(run: StoryboardRun, phaseId: string, stepId: string, secrets: readonly string[]): AdcpStepMeta[] {
+  take(
+    run: Pick<StoryboardRun, 'ranBefore'>,
+    phaseId: string,
+    stepId: string,
+    secrets: readonly string[],
+  ): AdcpStepMeta[] {
     this.reported.add(`${phaseId}/${stepId}`);
     const replayed: AdcpStepMeta[] = [];
     for (const outcome of run.ranBefore(phaseId, stepId, (phase, step) => !this.reported.has(`${phase}/${step}`))) {

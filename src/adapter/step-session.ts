@@ -59,11 +59,17 @@ export interface StepTestState {
   retryOption?: string;
 }
 
+/**
+ * What a step session needs of a storyboard run: the engine's `StoryboardRun` itself, or a run the plugin's main
+ * process drives (adapter/hosted-run.ts), whose outcomes the session reads instead.
+ */
+export type SettlingRun = Pick<StoryboardRun, 'settle' | 'secrets' | 'ranBefore' | 'worstCaseMs' | 'close'>;
+
 export interface StepSessionOptions {
   storyboard: Storyboard;
   info: StoryboardInfo;
   /** Opens the run on first use (collection never needs the agent). */
-  openRun: () => StoryboardRun;
+  openRun: () => SettlingRun;
   /** The compliance tree, for the signed_requests vector steps (the run's own). */
   corpusRoot?: string;
   /**
@@ -74,7 +80,7 @@ export interface StepSessionOptions {
 }
 
 export class StepSession {
-  private run: StoryboardRun | undefined;
+  private run: SettlingRun | undefined;
   private planned: AdcpPlannedStep[] | undefined;
   private readonly replays: ReplayedSteps;
 
@@ -82,7 +88,7 @@ export class StepSession {
     this.replays = new ReplayedSteps(options.info);
   }
 
-  private current(): StoryboardRun {
+  private current(): SettlingRun {
     return (this.run ??= this.options.openRun());
   }
 

@@ -21,6 +21,7 @@ const OPTIONS = {
   'compliance-version': { type: 'string' },
   list: { type: 'boolean' },
   sequential: { type: 'boolean' },
+  concurrency: { type: 'string' },
   'webhook-receiver': { type: 'boolean' },
   'webhook-base-url': { type: 'string' },
   'webhook-port': { type: 'string' },
@@ -98,6 +99,17 @@ export function protocolFlag(flags: Flags): 'mcp' | 'a2a' | undefined {
   if (protocol !== undefined && protocol !== 'mcp' && protocol !== 'a2a')
     throw new UsageError(`--protocol is "${protocol}": use mcp or a2a`);
   return protocol;
+}
+
+/** `--concurrency <n>`: storyboards in flight at once (a whole number of 1 or more); undefined when not given. */
+export function concurrencyFlag(flags: Flags): number | undefined {
+  const value = flags.concurrency;
+  if (value === undefined) return undefined;
+  if (!/^\d{1,4}$/.test(value) || Number(value) < 1)
+    throw new UsageError(
+      `--concurrency is "${value}": give how many storyboards run at once, 1 or more (1: one after another)`,
+    );
+  return Number(value);
 }
 
 /** The --webhook-* flags as plugin options, checked now so a bad setting is a usage error (exit 2). */

@@ -9,7 +9,16 @@ import { resolveCorpus } from '../corpus.js';
 import type { AdcpStoryboardsOptions } from '../plugin/plugin.js';
 import { bundleIds } from '../storyboard/select.js';
 import type { WebhookOptions } from '../webhooks/options.js';
-import { agentUrl, authToken, commaList, parseFlags, protocolFlag, webhookOptions, type Flags } from './flags.js';
+import {
+  agentUrl,
+  authToken,
+  commaList,
+  concurrencyFlag,
+  parseFlags,
+  protocolFlag,
+  webhookOptions,
+  type Flags,
+} from './flags.js';
 import { parseInit } from './init.js';
 import { UsageError } from './usage-error.js';
 import { vitestArguments, type VitestArguments } from './vitest-arguments.js';
@@ -155,6 +164,7 @@ function pluginOptions(
     // The corpus ids are filled in once the selection is made (capabilities asked here, not by the plugin).
     compliance: { storyboards, bundles, tracks, ...(version ? { version } : {}) },
     ...(flags.sequential ? { sequential: true } : {}),
+    ...(concurrencyFlag(flags) !== undefined ? { concurrency: concurrencyFlag(flags) } : {}),
     agent: {
       url,
       protocol: runtime.protocol,

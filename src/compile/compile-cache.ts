@@ -47,6 +47,11 @@ export interface CachedCompile {
   map: CompileResult['map'];
   diagnostics: CompileResult['diagnostics'];
   testKit?: string;
+  /**
+   * The loaded storyboard as the test module embeds it (its JSON text), for the run host (plugin/run-host.ts), which
+   * runs the module's storyboard without loading the file again; absent for a file that did not load.
+   */
+  storyboard?: string;
   /** Set by `store`: where the test kit resolved and whether it existed (checked again by `load`). */
   inputs?: string;
 }
@@ -59,6 +64,7 @@ const isCachedCompile = (value: unknown): value is CachedCompile => {
     entry.map !== null &&
     Array.isArray(entry.diagnostics) &&
     (entry.testKit === undefined || typeof entry.testKit === 'string') &&
+    (entry.storyboard === undefined || typeof entry.storyboard === 'string') &&
     typeof entry.inputs === 'string'
   );
 };

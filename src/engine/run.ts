@@ -27,6 +27,7 @@
  */
 import type { Phase, Step, Storyboard } from '../model/storyboard.js';
 import type { Exchange } from '../checks/index.js';
+import { rateLimitBoundMs } from '../transport/rate-limit.js';
 import type { AgentTransport, CallOptions, Credentials } from '../transport/types.js';
 import { assertContribution, contributionAllowed, peerBranchTaken, type Contributions } from './contributions.js';
 import { CredentialResolver, CredentialsError } from './credentials.js';
@@ -84,6 +85,8 @@ export class StoryboardRun {
   private readonly roles: RoleSessions;
   private next = 0;
   private queue: Promise<void> = Promise.resolve();
+  /** Set by `stop()`: no step starts after the one under way. */
+  private stopped = false;
 
   constructor(
     readonly storyboard: Storyboard,
@@ -150,9 +153,15 @@ export class StoryboardRun {
     return this.entries.reduce((sum, entry) => sum + this.stepBoundMs(entry.step), 3 * this.options.timeoutMs);
   }
 
-  /** How long one step can take: its call (polling included) is bounded by `timeoutMs`; a role's step may say longer. */
+  /**
+   * How long one step can take: its call (polling included) is bounded by `timeoutMs`, and the waits and resends of a
+   * rate-limited call (transport/rate-limit.ts) by `rateLimitBoundMs`; a role's step may say longer.
+   */
   private stepBoundMs(step: Step): number {
-    return this.roles.first((session) => session.stepBoundMs?.(step)) ?? this.options.timeoutMs;
+    return (
+      this.roles.first((session) => session.stepBoundMs?.(step)) ??
+      this.options.timeoutMs + rateLimitBoundMs(this.options.timeoutMs)
+    );
   }
 
   /** Runs forward as far as needed, then returns the final verdict of one step. */
@@ -160,7 +169,17 @@ export class StoryboardRun {
     const entry = this.entryOf(phaseId, stepId);
     if (!entry) throw new Error(`storyboard "${this.storyboard.id}" has no step "${phaseId}/${stepId}"`);
     await this.runThrough(this.settlesAt(entry));
+    if (!this.results.has(entry.index))
+      throw new Error(`the run of storyboard "${this.storyboard.id}" was stopped before step "${phaseId}/${stepId}"`);
     return this.outcome(entry);
+  }
+
+  /**
+   * Stops the run after the step under way: no later step starts, and a settle of one that did not run rejects. For a
+   * runner whose test run was cancelled (the run host's runs go ahead of their tests).
+   */
+  stop(): void {
+    this.stopped = true;
   }
 
   /**
@@ -213,7 +232,8 @@ export class StoryboardRun {
 
   private runThrough(lastIndex: number): Promise<void> {
     this.queue = this.queue.then(async () => {
-      while (this.next <= lastIndex && this.next < this.entries.length) {
+      // lastIndex is always a step's index (settlesAt, runAll): no bound of its own is needed.
+      while (this.next <= lastIndex && !this.stopped) {
         const entry = this.entries[this.next++]!;
         let result: StepResult;
         try {
@@ -317,7 +337,8 @@ export class StoryboardRun {
     const gate = this.cascade.gate(step.index, step.task, tools);
     if (gate) {
       this.haltWith(this.roles.first((session) => session.gateSkipped?.(step, gate.skip)));
-      return end.skipped(gate.skip, gate.passed === false ? { passed: false } : {});
+      // A cascade skip (`passed: false`) is prerequisite_failed, which StepEnd records as not passed.
+      return end.skipped(gate.skip);
     }
     return this.callAgent(agentStep, end);
   }
@@ -416,10 +437,10 @@ export class StoryboardRun {
   /** `context_inputs` into the request, in place: a problem's message, or undefined. */
   private injectContextInputs(step: Step, payload: Record<string, unknown>): string | undefined {
     try {
-      for (const input of step.context_inputs ?? []) {
+      step.context_inputs?.forEach((input) => {
         if (this.context.has(input.key) && payload && typeof payload === 'object')
           setPath(payload, input.inject_at, this.context.get(input.key));
-      }
+      });
     } catch (error) {
       // The loader refuses such paths (rule context_input_path); a storyboard built in code may not have been loaded.
       if (error instanceof PathSyntaxError) return `context_inputs: ${error.message}`;

@@ -37,6 +37,7 @@ const OPTION_SHAPE: Shape = {
   signedRequests: { skipRateAbuse: true },
   isolate: true,
   sequential: true,
+  concurrency: true,
   testKitDirs: true,
   schemasDir: true,
   cacheDir: true,

@@ -92,6 +92,17 @@ export interface AdcpStoryboardsOptions {
    */
   sequential?: boolean;
   /**
+   * How many storyboards are in flight at once. The plugin's main process runs the storyboard files of a run itself,
+   * up to this many at a time, from the moment the run starts, and each step test shows its step's outcome from there
+   * (docs/architecture.md, "Storyboards in flight"): a storyboard waits on the agent nearly all the time, so a remote
+   * agent costs its latency times the longest storyboard's calls instead of times all of them. `1` runs one storyboard
+   * after another, in the run's order, as the reference runner does (`sequential: true` implies it). Lower it for an
+   * agent that cannot take parallel requests; a rate-limited answer (HTTP 429, `RATE_LIMITED`) slows the run down on
+   * its own. A run that a filter narrows (`-t`, a line, a test id) runs in the workers instead, as before.
+   * @default 8
+   */
+  concurrency?: number;
+  /**
    * Directories (relative to the project root) that storyboards may read test
    * kits from, besides the project itself and the compliance corpus. A kit's
    * values are sent to the agent and written to reports, so nothing else on

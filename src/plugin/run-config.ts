@@ -10,6 +10,7 @@ import type { Corpus } from '../corpus.js';
 import { resolveWebhookReceiver } from '../webhooks/options.js';
 import { HostedWebhookReceiver } from '../webhooks/remote.js';
 import type { AdcpStoryboardsOptions } from './options.js';
+import { RunHost } from './run-host.js';
 import type { PluginState } from './state.js';
 import { agentGiven } from './storyboard-files.js';
 
@@ -47,6 +48,13 @@ export async function provideRunConfig(
     }
     runtimeConfig.webhooks = (await state.webhookReceiver).config;
   }
+  if (!state.runHost) {
+    const starting = RunHost.start();
+    state.runHost = starting;
+    vitest.onClose(async () => (await starting).close());
+    vitest.onCancel(async () => (await starting).cancel());
+  }
+  runtimeConfig.runHost = (await state.runHost).config;
   project.provide('vitestAdcp', stripUndefined(runtimeConfig));
 }
 

@@ -2,11 +2,17 @@
  * A run's start: the configuration check and the agent preflight (agent-preflight.ts), once, before any storyboard
  * file runs — never for a collection (`vitest list`, an IDE's test discovery), which calls no agent.
  */
+import { statSync } from 'node:fs';
 import type { TestProject, TestSpecification, VitestPluginContext } from 'vitest/node';
 import { resolveRuntimeConfig, type RuntimeConfig } from '../config.js';
 import { ConfigurationError } from '../model/errors.js';
 import { agentPreflight } from './agent-preflight.js';
+import { filtered } from './run-host.js';
 import { isStoryboard, type PluginState } from './state.js';
+import { loadForRun } from './storyboard-modules.js';
+
+/** `concurrency`'s default: storyboards in flight at once (docs/architecture.md, "Storyboards in flight"). */
+const DEFAULT_CONCURRENCY = 8;
 
 /**
  * The configuration check, then the agent preflight (agent-preflight.ts): each stops the run once, before any test
@@ -57,9 +63,82 @@ export function watchRuns(
       const storyboards = specs.filter(
         (spec) => spec.project === project && (project !== userProject || isStoryboard(state, spec.moduleId)),
       );
-      if (storyboards.length > 0) return preflightRun(state, project);
+      if (storyboards.length > 0) {
+        // The runs are loaded and opened while the preflight waits on the agent; none calls it before the preflight
+        // has passed (a failed one stops the run here, and the runs that waited never call).
+        const preflight = preflightRun(state, project);
+        await hostRun(state, vitest, project, storyboards, preflight);
+        await preflight;
+      }
       const filtered = Boolean((vitest as { filenamePattern?: string[] }).filenamePattern?.length);
       if (state.selectionProblem && !filtered && vitest.projects.includes(project)) throw state.selectionProblem;
     },
   });
+}
+
+/** How many storyboards the run host runs at once: the option, `1` for `sequential`. */
+function concurrencyOf(options: PluginState['options']): number {
+  if (options.sequential === true) return 1;
+  const value = options.concurrency ?? DEFAULT_CONCURRENCY;
+  if (!Number.isInteger(value) || value < 1)
+    throw new ConfigurationError(
+      `adcpStoryboards({ concurrency: ${String(value)} }): concurrency is how many storyboards run at once, a whole number of 1 or more (1: one after another)`,
+    );
+  return value;
+}
+
+/**
+ * Hands the run's storyboard files to the run host (run-host.ts), in the order the run's sequencer gives them (Vitest's
+ * own — slowest first, from the last run's durations — or `sequential`'s): each opens the way a worker would open it,
+ * with the configuration the workers are given and the webhook receiver of this process.
+ */
+async function hostRun(
+  state: PluginState,
+  vitest: VitestPluginContext['vitest'],
+  project: TestProject,
+  specs: readonly TestSpecification[],
+  preflight: Promise<void>,
+): Promise<void> {
+  if (!state.runHost) return;
+  const concurrency = concurrencyOf(state.options);
+  const host = await state.runHost;
+  const pattern = vitest.config.testNamePattern;
+  const Sequencer = vitest.config.sequence.sequencer;
+  const sorted = await new Sequencer(vitest).sort(specs.filter((spec) => !filtered(spec, pattern)));
+  // One at a time: the run's order (the reference's, with `sequential`). Several: the longest first — a run ends with
+  // its longest chain of calls, so that chain should start at once; a storyboard's size is a fair guess of its length
+  // (Vitest's own order puts failed files first and reads durations the host's waiting made).
+  const ordered = concurrency > 1 ? longestFirst(sorted) : sorted;
+  const given = (project.getProvidedContext() as { vitestAdcp?: RuntimeConfig }).vitestAdcp ?? {};
+  const receiver = state.webhookReceiver ? (await state.webhookReceiver).receiver : undefined;
+  host.begin(
+    ordered.map((spec) => ({
+      file: spec.moduleId,
+      open: async () => {
+        const loaded = loadForRun(state, spec.moduleId);
+        if (!loaded) return undefined;
+        const { openStoryboardRun } = await import('../open-run.js');
+        const run = openStoryboardRun(loaded.storyboard, given, {
+          shareSessions: true,
+          loadWarnings: loaded.loadWarnings,
+          ...(receiver ? { webhooks: receiver } : {}),
+        });
+        return { storyboard: loaded.storyboard, run };
+      },
+    })),
+    concurrency,
+    preflight,
+  );
+}
+
+function longestFirst(specs: readonly TestSpecification[]): TestSpecification[] {
+  const size = (spec: TestSpecification) => {
+    try {
+      return statSync(spec.moduleId).size;
+    } catch {
+      return 0;
+    }
+  };
+  const sizes = new Map(specs.map((spec) => [spec, size(spec)]));
+  return [...specs].sort((a, b) => sizes.get(b)! - sizes.get(a)!);
 }

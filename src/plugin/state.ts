@@ -6,11 +6,12 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
-import type { CompileCache } from '../compile/compile-cache.js';
+import type { CachedCompile, CompileCache } from '../compile/compile-cache.js';
 import { complianceFromEnv } from '../corpus.js';
 import type { ConfigurationError } from '../model/errors.js';
 import type { HostedWebhookReceiver } from '../webhooks/remote.js';
 import type { AdcpStoryboardsOptions } from './options.js';
+import type { RunHost } from './run-host.js';
 
 export interface CompileState {
   readonly options: AdcpStoryboardsOptions;
@@ -29,6 +30,8 @@ export interface CompileState {
   /** What the loader checks `task` and `sample_request` against (storyboard/adcp-tasks.ts), and where it keeps their validators. */
   loadSchemasDir?: string;
   schemaCacheDir?: string;
+  /** The last compile of each module (mode and file), by its text: the run host's and the transform's are one. */
+  readonly recentCompiles: Map<string, { code: string; result: CachedCompile }>;
 }
 
 export interface PluginState extends CompileState {
@@ -43,6 +46,8 @@ export interface PluginState extends CompileState {
   readonly storyboardProjects: WeakSet<TestProject>;
   /** The webhook receiver: one per plugin instance (i.e. per Vitest run), closed with Vitest. */
   webhookReceiver?: Promise<HostedWebhookReceiver>;
+  /** The run host (run-host.ts): one per plugin instance, closed with Vitest. */
+  runHost?: Promise<RunHost>;
   /** The agent preflight (agent-preflight.ts) of this Vitest process, once it has passed. */
   agentChecked?: Promise<void>;
   /**
@@ -63,6 +68,7 @@ export function createState(options: AdcpStoryboardsOptions): PluginState {
     runtime: runtimeModule(),
     explicit: new Set(),
     refused: new Set(),
+    recentCompiles: new Map(),
     root: process.cwd(),
     complianceEnv: complianceFromEnv(),
     wantsCorpus: Boolean(

@@ -2,6 +2,7 @@
  * The plugin's `load` and `transform` of storyboard files: each compiles to a test module (with a source map back to
  * the YAML), or to its typed data when another module imports it (`?adcp-storyboard-data`, state.ts).
  */
+import { readFileSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { CompileCache, type CachedCompile } from '../compile/compile-cache.js';
@@ -9,6 +10,8 @@ import { compileOversizeStoryboard, compileStoryboard, type CompileOptions } fro
 import type { Corpus } from '../corpus.js';
 import { signingVectorsFor } from '../roles/request-signing/vectors.js';
 import { fileBytesOverBound } from '../storyboard/bounds.js';
+import { formatDiagnostic } from '../storyboard/diagnostics.js';
+import type { Storyboard } from '../model/storyboard.js';
 import { cleanId, DATA_QUERY, isStoryboard, type CompileState } from './state.js';
 
 /** What `transform` uses of Vite's plugin context. */
@@ -57,25 +60,26 @@ export function transformStoryboard(
 
 /** A storyboard module compiled, or loaded from the compile cache. */
 function compiled(state: CompileState, code: string, id: string): CachedCompile {
-  const { options, compileCache, kitRoot, loadSchemasDir, schemaCacheDir } = state;
+  const { compileCache, kitRoot } = state;
   const file = cleanId(id);
   const mode = id.includes(`?${DATA_QUERY}`) ? 'data' : 'tests';
   // Corpus files are installed, never edited: their compiled modules come from the cache (compile/compile-cache.ts).
   const key =
     compileCache && kitRoot && isBelow(file, kitRoot) ? compileCache.key(file, `${mode}\0${code}`) : undefined;
-  const cached = key ? compileCache!.load(key) : undefined;
-  if (cached) return cached;
-  const result = compileFresh(code, file, {
-    runtime: state.runtime,
-    corpusRoot: kitRoot,
-    mode,
-    ...(loadSchemasDir ? { schemasDir: loadSchemasDir } : {}),
-    ...(schemaCacheDir ? { schemaCacheDir } : {}),
-    ...(options.strictKeys === false ? { strictKeys: false } : {}),
-    ...(options.storyboardBounds ? { bounds: options.storyboardBounds } : {}),
-  });
-  if (key) compileCache!.store(key, result);
+  // The run host asks first (loadForRun), the transform then for the same text: one compile for both.
+  const recent = state.recentCompiles.get(`${mode}\0${file}`);
+  if (recent?.code === code) return recent.result;
+  // An entry of a build that did not keep the storyboard (a test module that loaded has one) is compiled again.
+  const cached = key ? usable(compileCache!.load(key), mode) : undefined;
+  const result = cached ?? compileFresh(code, file, { runtime: state.runtime, mode, ...loadOptions(state) });
+  if (key && !cached) compileCache!.store(key, result);
+  state.recentCompiles.set(`${mode}\0${file}`, { code, result });
   return result;
+}
+
+function usable(entry: CachedCompile | undefined, mode: string): CachedCompile | undefined {
+  const loaded = entry && !entry.diagnostics.some((d) => d.severity === 'error');
+  return entry && (mode === 'data' || !loaded || entry.storyboard !== undefined) ? entry : undefined;
 }
 
 /**
@@ -94,6 +98,42 @@ function compileFresh(code: string, file: string, options: CompileOptions): Cach
     map: compiled.map,
     diagnostics: compiled.diagnostics,
     ...(compiled.storyboard?.prerequisites?.test_kit ? { testKit: compiled.storyboard.prerequisites.test_kit } : {}),
+    ...(compiled.storyboard && options.mode !== 'data' ? { storyboard: JSON.stringify(compiled.storyboard) } : {}),
+  };
+}
+
+/** How the compiler loads a storyboard file. */
+function loadOptions({ options, kitRoot, loadSchemasDir, schemaCacheDir }: CompileState) {
+  return {
+    corpusRoot: kitRoot,
+    ...(loadSchemasDir ? { schemasDir: loadSchemasDir } : {}),
+    ...(schemaCacheDir ? { schemaCacheDir } : {}),
+    ...(options.strictKeys === false ? { strictKeys: false as const } : {}),
+    ...(options.storyboardBounds ? { bounds: options.storyboardBounds } : {}),
+  };
+}
+
+/**
+ * A storyboard file's storyboard exactly as its compiled test module embeds it, and its load warnings, for the run
+ * host (run-host.ts): compiled now (or taken from the compile cache), and the transform then reuses that compile;
+ * undefined when it does not load (its module is its load failure) or is over the byte bound (never read).
+ */
+export function loadForRun(
+  state: CompileState,
+  file: string,
+): { storyboard: Storyboard; loadWarnings: string[] } | undefined {
+  if (fileBytesOverBound(file, state.options.storyboardBounds) !== undefined) return undefined;
+  let code: string;
+  try {
+    code = readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const result = compiled(state, code, file);
+  if (result.storyboard === undefined) return undefined;
+  return {
+    storyboard: JSON.parse(result.storyboard) as Storyboard,
+    loadWarnings: result.diagnostics.filter((d) => d.severity === 'warning').map(formatDiagnostic),
   };
 }
 

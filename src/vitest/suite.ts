@@ -7,6 +7,7 @@ import { inject, type TestContext } from 'vitest';
 import type { RuntimeConfig } from '../config.js';
 import { StepSession, type StepFailure } from '../adapter/step-session.js';
 import { loadFailureText, stepErrorStack, type FailingValidation } from '../adapter/step-failure.js';
+import { HostedRun } from '../adapter/hosted-run.js';
 import { openStoryboardRun } from '../open-run.js';
 import { sanitizeOutput } from '../model/redact.js';
 import type { Diagnostic, Storyboard } from '../model/storyboard.js';
@@ -72,10 +73,14 @@ export interface StoryboardSuite {
 
 /** `loadWarnings`: the loader's warnings for this file, shown with the run's first step (its record, its annotations). */
 export function storyboardSuite(storyboard: Storyboard, loadWarnings: readonly string[] = []): StoryboardSuite {
+  const openLocal = () => openStoryboardRun(storyboard, providedConfig(), { shareSessions: true, loadWarnings });
+  const host = providedConfig().runHost;
   const session = new StepSession({
     storyboard,
     info: storyboardInfo(storyboard, providedConfig()),
-    openRun: () => openStoryboardRun(storyboard, providedConfig(), { shareSessions: true, loadWarnings }),
+    // With the plugin's run host, the main process runs this storyboard (with the others, at once) and the steps read
+    // its outcomes; without one (or for a file it does not run), this worker runs it.
+    openRun: () => (host ? new HostedRun(host, storyboard, openLocal) : openLocal()),
     corpusRoot: providedConfig().corpusRoot,
   });
   type Meta = { adcpPlanned?: AdcpPlannedStep; adcp?: AdcpStepMeta; adcpReplayed?: AdcpStepMeta[] };

@@ -15,10 +15,8 @@
  *
  * The control endpoint never faces the network, whatever the receiver binds.
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import { Agent, fetch as undiciFetch } from 'undici';
+import { ControlServer, type ControlAnswer, type ControlRequest } from '../transport/control-server.js';
 import {
   WebhookReceiver,
   type RetryPolicy,
@@ -45,99 +43,71 @@ interface WireDelivery extends Omit<WebhookDelivery, 'body'> {
 /** The receiver plus its control endpoint, as the plugin runs them. */
 export class HostedWebhookReceiver {
   private closing?: Promise<void>;
-  private readonly sockets = new Set<Socket>();
 
   private constructor(
     readonly receiver: WebhookReceiver,
-    private readonly control: Server,
+    private readonly control: ControlServer,
     readonly config: RemoteWebhookConfig,
   ) {}
 
   static async start(options: WebhookReceiverOptions = {}): Promise<HostedWebhookReceiver> {
     const receiver = await WebhookReceiver.start(options);
-    const token = randomBytes(32).toString('hex');
-    const control = createServer();
-    control.headersTimeout = 10_000;
+    let control: ControlServer;
     try {
-      await new Promise<void>((resolve, reject) => {
-        control.once('error', reject);
-        control.listen(0, '127.0.0.1', () => resolve());
-      });
+      control = await ControlServer.start((request) => serve(receiver, request), { maxBodyBytes: MAX_CONTROL_BODY });
     } catch (error) {
       await receiver.close();
       throw error;
     }
-    const { port } = control.address() as AddressInfo;
-    const hosted = new HostedWebhookReceiver(receiver, control, {
+    return new HostedWebhookReceiver(receiver, control, {
       baseUrl: receiver.baseUrl,
-      controlUrl: `http://127.0.0.1:${port}`,
-      token,
+      controlUrl: control.url,
+      token: control.token,
     });
-    control.on('request', (req, res) => {
-      hosted
-        .serve(req, res)
-        .catch((error) => send(res, 500, { error: error instanceof Error ? error.message : String(error) }));
-    });
-    control.on('connection', (socket) => {
-      hosted.sockets.add(socket);
-      socket.once('close', () => hosted.sockets.delete(socket));
-    });
-    return hosted;
   }
 
   close(): Promise<void> {
     this.closing ??= (async () => {
       await this.receiver.close();
-      await new Promise<void>((resolve) => {
-        this.control.close(() => resolve());
-        for (const socket of this.sockets) socket.destroy();
-      });
+      await this.control.close();
     })();
     return this.closing;
   }
+}
 
-  private authorised(req: IncomingMessage): boolean {
-    const presented = Buffer.from(String(req.headers.authorization ?? ''));
-    const expected = Buffer.from(`Bearer ${this.config.token}`);
-    return presented.length === expected.length && timingSafeEqual(presented, expected);
+async function serve(receiver: WebhookReceiver, { method, url, body: given }: ControlRequest): Promise<ControlAnswer> {
+  if (method === 'GET' && url.pathname === '/next') {
+    const q = url.searchParams;
+    const wait = Math.max(0, Math.min(Number(q.get('wait_ms')) || 0, MAX_POLL_MS));
+    const deliveries = await receiver.next(
+      q.get('step_id') ?? '',
+      q.get('operation_id') ?? '',
+      Number(q.get('after')) || 0,
+      wait,
+    );
+    return { status: 200, body: { deliveries: deliveries.map(toWire) } };
   }
-
-  private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (!this.authorised(req)) return send(res, 401, { error: 'unauthorised' });
-    const url = new URL(req.url ?? '/', 'http://control.invalid');
-    if (req.method === 'GET' && url.pathname === '/next') {
-      const q = url.searchParams;
-      const wait = Math.max(0, Math.min(Number(q.get('wait_ms')) || 0, MAX_POLL_MS));
-      const deliveries = await this.receiver.next(
-        q.get('step_id') ?? '',
-        q.get('operation_id') ?? '',
-        Number(q.get('after')) || 0,
-        wait,
-      );
-      return send(res, 200, { deliveries: deliveries.map(toWire) });
-    }
-    if (req.method !== 'POST') return send(res, 404, { error: 'not found' });
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a worker's JSON, every field read through String()/Number()/Array.isArray
-    const body = (await readJson(req)) as any;
-    if (url.pathname === '/open') {
-      const retry = body?.retry
-        ? { count: Number(body.retry.count), httpStatus: Number(body.retry.http_status) }
-        : undefined;
-      await this.receiver.open(String(body?.step_id), String(body?.operation_id), retry);
-      return send(res, 200, { ok: true });
-    }
-    if (url.pathname === '/release') {
-      const urls = Array.isArray(body?.urls)
-        ? body.urls.map((u: { step_id?: unknown; operation_id?: unknown } | null) => ({
-            stepId: String(u?.step_id),
-            operationId: String(u?.operation_id),
-          }))
-        : [];
-      await this.receiver.release(urls);
-      return send(res, 200, { ok: true });
-    }
-    return send(res, 404, { error: 'not found' });
+  if (method !== 'POST') return { status: 404, body: { error: 'not found' } };
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a worker's JSON, every field read through String()/Number()/Array.isArray
+  const body = given as any;
+  if (url.pathname === '/open') {
+    const retry = body?.retry
+      ? { count: Number(body.retry.count), httpStatus: Number(body.retry.http_status) }
+      : undefined;
+    await receiver.open(String(body?.step_id), String(body?.operation_id), retry);
+    return { status: 200, body: { ok: true } };
   }
+  if (url.pathname === '/release') {
+    const urls = Array.isArray(body?.urls)
+      ? body.urls.map((u: { step_id?: unknown; operation_id?: unknown } | null) => ({
+          stepId: String(u?.step_id),
+          operationId: String(u?.operation_id),
+        }))
+      : [];
+    await receiver.release(urls);
+    return { status: 200, body: { ok: true } };
+  }
+  return { status: 404, body: { error: 'not found' } };
 }
 
 function toWire(d: WebhookDelivery): WireDelivery {
@@ -148,24 +118,6 @@ function toWire(d: WebhookDelivery): WireDelivery {
 function fromWire(w: WireDelivery): WebhookDelivery {
   const { body_base64, ...rest } = w;
   return { ...rest, body: Buffer.from(body_base64, 'base64') };
-}
-
-function send(res: ServerResponse, status: number, body: unknown): void {
-  if (res.headersSent) return;
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) });
-  res.end(text);
-}
-
-async function readJson(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_CONTROL_BODY) throw new Error('control request too large');
-    chunks.push(chunk);
-  }
-  return chunks.length === 0 ? undefined : JSON.parse(Buffer.concat(chunks).toString('utf8'));
 }
 
 let dispatcher: Agent | undefined;

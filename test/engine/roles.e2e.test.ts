@@ -4,6 +4,7 @@
  * with nothing in src/engine/ or src/roles/ knowing it. The engine dispatches only through the roles its run is given,
  * and the compiler plans through the same roles: the step the role plans in gets its test, src/compile/ untouched.
  */
+import { rateLimitBoundMs } from '../../src/transport/rate-limit.js';
 import { TraceMap, originalPositionFor } from '@jridgewell/trace-mapping';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileStoryboard } from '../../src/compile/compile.js';
@@ -121,8 +122,9 @@ describe('a role registered from outside src/', () => {
 
   it('is not there when the run is not given it: the engine knows only the roles it is handed', async () => {
     const run = open(BUILTIN_ROLES);
-    // One step planned (the bound counts it, beside the tool list and the OAuth probes), none of the role's.
-    expect(run.worstCaseMs()).toBe(4 * 10_000);
+    // One step planned (the bound counts it, with its rate-limit resends, beside the tool list and the OAuth probes),
+    // none of the role's.
+    expect(run.worstCaseMs()).toBe(10_000 + rateLimitBoundMs(10_000) + 3 * 10_000);
     await expect(run.settle('counting', 'count_protocols')).rejects.toThrow(
       'storyboard "roles_demo" has no step "counting/count_protocols"',
     );

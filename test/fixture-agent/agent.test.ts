@@ -19,6 +19,7 @@ import {
   callTool,
   connect,
   countBytes,
+  freshCredential,
   mediaBuyRequest,
   rawToolCall,
   textJson,
@@ -667,6 +668,77 @@ describe('behaviours', () => {
     // …and a patient one gets the right answer.
     const result = await callWith(['slow_ms_50'], 'get_adcp_capabilities', {});
     expect(result.structuredContent!.context).toEqual(CONTEXT);
+  });
+
+  it('rate_limited_<n> refuses the first n calls with RATE_LIMITED (retry_after 1, the task not run), then answers', async () => {
+    const credential = freshCredential();
+    const url = agent.urlFor(['rate_limited_2']);
+    for (let i = 0; i < 2; i++) {
+      const refused = (await callTool(url, 'create_media_buy', { ...mediaBuy(), context: CONTEXT }, credential))!;
+      expect(refused.isError).toBe(true);
+      expect(refused.structuredContent).toEqual({
+        adcp_error: {
+          code: 'RATE_LIMITED',
+          message: expect.stringMatching(/rate_limited_<n>.*retry after 1 s/),
+          recovery: 'transient',
+          retry_after: 1,
+        },
+        context: CONTEXT,
+      });
+      expect(textJson(refused)).toEqual(refused.structuredContent);
+      expect(errorCodes()).toContain('RATE_LIMITED');
+      expect(schemaErrors('core/error.json', refused.structuredContent!.adcp_error)).toEqual([]);
+    }
+    // Refused calls booked nothing; the third call is answered as usual.
+    const listed = await callTool(agent.url, 'get_media_buys', {}, credential);
+    expect(listed.structuredContent!.media_buys).toEqual([]);
+    const booked = await callTool(url, 'create_media_buy', { ...mediaBuy(), context: CONTEXT }, credential);
+    expect(booked.isError).toBeFalsy();
+    expect(booked.structuredContent).toMatchObject({ media_buy_id: expect.any(String), context: CONTEXT });
+  });
+
+  it('rate_limited_<n> is counted per behaviour segment and per scoped tool, after auth, at the error location in force', async () => {
+    // Another segment (session_<key>) counts afresh; an unauthenticated call is rejected before it counts.
+    const [a, b] = ['rl-a', 'rl-b'].map((key) => agent.urlFor(['rate_limited_1', `session_${key}`]));
+    expect((await rawToolCall(a!, 'list_creatives', {})).status).toBe(401);
+    for (const url of [a!, b!]) {
+      expect((await callTool(url, 'list_creatives')).structuredContent!.adcp_error.code).toBe('RATE_LIMITED');
+      expect((await callTool(url, 'list_creatives')).isError).toBeFalsy();
+    }
+    // Scoped: other tools neither fail nor count.
+    const scoped = agent.urlFor(['rate_limited_1@get_products']);
+    expect((await callTool(scoped, 'get_adcp_capabilities')).isError).toBeFalsy();
+    expect((await callTool(scoped, 'get_products', { buying_mode: 'wholesale' })).isError).toBe(true);
+    expect((await callTool(scoped, 'get_products', { buying_mode: 'wholesale' })).isError).toBeFalsy();
+    // Combined with an error location: RATE_LIMITED rides where that behaviour puts errors.
+    const inArray = await callTool(agent.urlFor(['rate_limited_1', 'error_errors_array']), 'list_creatives');
+    expect(inArray.structuredContent!.errors).toEqual([
+      expect.objectContaining({ code: 'RATE_LIMITED', retry_after: 1 }),
+    ]);
+  });
+
+  it('http_429_<n> answers the first n calls 429 + Retry-After: 1 + a JSON-RPC error, then answers; the MCP client sees the 429', async () => {
+    const url = agent.urlFor(['http_429_2']);
+    expect((await rawToolCall(url, 'list_creatives', {})).status).toBe(401); // rejected before it counts
+    const refused = await rawToolCall(url, 'list_creatives', {}, { authorization: bearer(DEMO_KEY) });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(refused.headers.get('content-type')).toBe('application/json');
+    expect(await refused.json()).toEqual({
+      jsonrpc: '2.0',
+      id: expect.any(Number),
+      error: { code: -32000, message: expect.stringMatching(/Too Many Requests.*retry after 1 s/) },
+    });
+    const thrown = await callTool(url, 'list_creatives').catch((e) => e);
+    expect(thrown).toBeInstanceOf(StreamableHTTPError);
+    expect(thrown.code).toBe(429);
+    const answered = await rawToolCall(url, 'list_creatives', {}, { authorization: bearer(DEMO_KEY) });
+    expect(answered.status).toBe(200);
+    // With rate_limited_<n>: a 429'd call does not count towards it.
+    const both = agent.urlFor(['http_429_1', 'rate_limited_1']);
+    expect((await rawToolCall(both, 'get_adcp_capabilities')).status).toBe(429);
+    expect((await callTool(both, 'get_adcp_capabilities')).structuredContent!.adcp_error.code).toBe('RATE_LIMITED');
+    expect((await callTool(both, 'get_adcp_capabilities')).isError).toBeFalsy();
   });
 
   it('@<tool> scopes a behaviour to one tool', async () => {

@@ -11,20 +11,32 @@ export interface CountingProxy {
   url: string;
   /** `method` → Authorization header (or `none`) → count. */
   counts(method: string): Map<string, number>;
+  /** The most requests of `method` that were in flight at once (sent on, their answer not yet ended). */
+  maxInFlight(method: string): number;
+  /** The `tools/call` tool names forwarded, in order. */
+  toolCalls(): string[];
   close(): Promise<void>;
 }
 
 export async function countingProxy(target: string): Promise<CountingProxy> {
   const upstream = new URL(target);
   const seen = new Map<string, Map<string, number>>();
+  const inFlight = new Map<string, number>();
+  const peak = new Map<string, number>();
+  const tools: string[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
       try {
-        const message = JSON.parse(body.toString('utf8')) as { method?: unknown };
+        const message = JSON.parse(body.toString('utf8')) as { method?: unknown; params?: { name?: unknown } };
         if (typeof message.method === 'string') {
+          const method = message.method;
+          if (method === 'tools/call' && typeof message.params?.name === 'string') tools.push(message.params.name);
+          inFlight.set(method, (inFlight.get(method) ?? 0) + 1);
+          peak.set(method, Math.max(peak.get(method) ?? 0, inFlight.get(method)!));
+          res.once('close', () => inFlight.set(method, inFlight.get(method)! - 1));
           const byAuth = seen.get(message.method) ?? new Map<string, number>();
           const auth = req.headers.authorization ?? 'none';
           byAuth.set(auth, (byAuth.get(auth) ?? 0) + 1);
@@ -49,6 +61,8 @@ export async function countingProxy(target: string): Promise<CountingProxy> {
   return {
     url: `http://127.0.0.1:${port}${upstream.pathname}${upstream.search}`,
     counts: (method) => seen.get(method) ?? new Map(),
+    maxInFlight: (method) => peak.get(method) ?? 0,
+    toolCalls: () => [...tools],
     close: async () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

@@ -55,13 +55,16 @@ function signingSession(run: RoleRun): RoleSession {
 
 /**
  * The vectors with a stateful contract send more than one request — 016 two, 020 a flood that stops when the
- * contract's window closes, then the graded one; every other step keeps the run's per-step bound.
+ * contract's window closes, then the graded one; every other vector step sends one request of its own (raw HTTP,
+ * never resent for a rate limit), within the run's per-step bound. A step that is not a vector step: the engine's.
  */
 function vectorBoundMs(step: Step, settings: RunSettings): number | undefined {
   const timeoutMs = settings.timeoutMs;
-  const contract = (step as Partial<VectorStep>).vector?.requires_contract;
+  const vector = (step as Partial<VectorStep>).vector;
+  if (!vector) return undefined;
+  const contract = vector.requires_contract;
   if (contract === 'replay_window') return 2 * timeoutMs;
-  if (contract !== 'rate_abuse' || settings.requestSigning?.skipRateAbuse) return undefined;
+  if (contract !== 'rate_abuse' || settings.requestSigning?.skipRateAbuse) return timeoutMs;
   // The flood stops once the window has passed; the request in flight then and the graded one are each bounded.
   return rateAbuseWindowSeconds(settings.testKit) * 1000 + 2 * timeoutMs;
 }

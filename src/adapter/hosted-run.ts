@@ -1,0 +1,152 @@
+/**
+ * A storyboard run the plugin's main process drives (plugin/run-host.ts), seen from a test worker.
+ *
+ * Why: a storyboard spends nearly all its time waiting on the agent, and a Vitest worker runs one test file at a time,
+ * so two workers meant two storyboards in flight. The main process runs every storyboard file of the run at once (up
+ * to the `concurrency` option) as soon as the run starts; a worker's step test then only reads its step's final
+ * outcome from there. The step protocol (step-session.ts) is unchanged: it asks this object what it would ask the
+ * engine's `StoryboardRun`.
+ *
+ *   POST <url>/settle  { file, fingerprint, phase_id, step_id, have: ["phase/step", …] }
+ *     200 { outcome, secrets, before }   (node:v8 serialised) the step's final outcome; `before`: earlier steps that
+ *                                        ran, minus `have`
+ *     404 { hosted: false }              the host does not run this file (a filtered run, a file it could not load):
+ *                                        the worker runs it itself, as without a host
+ *     409 { error }                      the host's storyboard is not the worker's (fingerprint): the worker runs it
+ *
+ *   POST <url>/release { file }          the file's tests are done: the host drops its run's records
+ *
+ * The fingerprint is the storyboard's JSON: both sides load the same file with the same loader, and a module compiled
+ * before an edit must not read the outcomes of the edited file.
+ */
+import { createHash } from 'node:crypto';
+import { deserialize } from 'node:v8';
+import { Agent, request } from 'undici';
+import type { RunHostConfig } from '../config.js';
+import type { StoryboardRun } from '../engine/run.js';
+import type { StepOutcome } from '../model/records.js';
+import type { Storyboard } from '../model/storyboard.js';
+import type { SettlingRun } from './step-session.js';
+
+/** The body of a 200 answer of `/settle`. */
+export interface HostedSettle {
+  outcome: StepOutcome;
+  /** The run's secrets (step-session.ts scrubs rendered text with them). */
+  secrets: string[];
+  /** Steps before this one that ran, each once, and that the worker did not settle itself (`have`). */
+  before: StepOutcome[];
+}
+
+/** A settle request's body. */
+export interface SettleRequest {
+  file: string;
+  fingerprint: string;
+  phase_id: string;
+  step_id: string;
+  have: string[];
+}
+
+/** What identifies a storyboard's content to both sides. */
+export function storyboardFingerprint(storyboard: Storyboard): string {
+  return createHash('sha256').update(JSON.stringify(storyboard)).digest('hex');
+}
+
+/** One keep-alive pool for a worker's settles; no timeout of its own: a settle is bounded by the engine's bounds. */
+let dispatcher: Agent | undefined;
+
+export class HostedRun implements SettlingRun {
+  private localRun: StoryboardRun | undefined;
+  /** Until the host says it does not run this file. */
+  private hosted = true;
+  private last: HostedSettle | undefined;
+  private readonly settled: string[] = [];
+  private readonly fingerprint: string;
+
+  constructor(
+    private readonly host: RunHostConfig,
+    private readonly storyboard: Storyboard,
+    /** The engine's run in this worker: its bounds always, its steps when the host does not run the file. */
+    private readonly openLocal: () => StoryboardRun,
+  ) {
+    this.fingerprint = storyboardFingerprint(storyboard);
+  }
+
+  private local(): StoryboardRun {
+    return (this.localRun ??= this.openLocal());
+  }
+
+  async settle(phaseId: string, stepId: string): Promise<StepOutcome> {
+    if (this.hosted) {
+      const answer = await this.ask(phaseId, stepId);
+      if (answer) {
+        this.last = answer;
+        this.settled.push(`${phaseId}/${stepId}`);
+        return answer.outcome;
+      }
+      this.hosted = false;
+    }
+    return this.local().settle(phaseId, stepId);
+  }
+
+  secrets(): string[] {
+    return this.hosted && this.last ? this.last.secrets : this.local().secrets();
+  }
+
+  ranBefore(
+    phaseId: string,
+    stepId: string,
+    wanted: (phaseId: string, stepId: string) => boolean = () => true,
+  ): StepOutcome[] {
+    if (!this.hosted || !this.last) return this.local().ranBefore(phaseId, stepId, wanted);
+    return this.last.before.filter((o) => wanted(o.result.phase_id, o.result.step_id));
+  }
+
+  worstCaseMs(): number {
+    return this.local().worstCaseMs();
+  }
+
+  /** The file's tests are done: the host lets its run's records go (and this worker's own run, if it had one). */
+  async close(): Promise<void> {
+    await this.localRun?.close();
+    if (!this.hosted || this.settled.length === 0) return;
+    await this.post('/release', { file: this.storyboard.file }).catch(() => {});
+  }
+
+  private async post(path: string, body: unknown): Promise<{ status: number; bytes: Buffer }> {
+    dispatcher ??= new Agent({ headersTimeout: 0, bodyTimeout: 0, connections: 4 });
+    const response = await request(`${this.host.url}${path}`, {
+      method: 'POST',
+      dispatcher,
+      headers: { authorization: `Bearer ${this.host.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return { status: response.statusCode, bytes: Buffer.from(await response.body.arrayBuffer()) };
+  }
+
+  /** The host's outcome, or undefined when the worker is to run the file itself. */
+  private async ask(phaseId: string, stepId: string): Promise<HostedSettle | undefined> {
+    const body: SettleRequest = {
+      file: this.storyboard.file,
+      fingerprint: this.fingerprint,
+      phase_id: phaseId,
+      step_id: stepId,
+      have: this.settled,
+    };
+    let answer: { status: number; bytes: Buffer };
+    try {
+      answer = await this.post('/settle', body);
+    } catch (error) {
+      // Before the host has answered for this file, nothing of it reached a test: the worker can run it itself.
+      if (this.settled.length === 0) return undefined;
+      throw new Error(
+        `vitest-adcp's run host (the Vitest main process) stopped answering: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      );
+    }
+    if (answer.status === 200) return deserialize(answer.bytes) as HostedSettle;
+    if ((answer.status === 404 || answer.status === 409) && this.settled.length === 0) return undefined;
+    throw new Error(
+      `vitest-adcp's run host answered ${answer.status} for step ${phaseId}/${stepId}: ${answer.bytes.toString('utf8').slice(0, 500)}`,
+    );
+  }
+}

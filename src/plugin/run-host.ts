@@ -1,0 +1,207 @@
+/**
+ * The run host: the storyboard files of a run, run in the main process, several at once, as soon as the run starts.
+ *
+ * Why here: a storyboard waits on the agent nearly all the time, and Vitest gives a worker one test file at a time —
+ * so two workers meant two storyboards in flight, and an agent across a network cost its latency times half the run's
+ * requests. Storyboards in flight in one process cost a few MB each; a worker costs ~220 MB. So the main process runs
+ * up to `concurrency` storyboards at once (in the run's file order; a file a worker is waiting for starts at once), and
+ * a worker's step test reads its step's final outcome (adapter/hosted-run.ts: the protocol, and the fallback).
+ *
+ * Kept as without it: each storyboard is its own `StoryboardRun` (open-run.ts), forward, each step once; verdicts are
+ * final when a test shows them; MCP sessions are shared only between runs one after another (transport/mcp.ts pool:
+ * a session is taken by one run at a time). Not hosted — its worker runs it as before — is a file whose tests a filter
+ * picks (`-t`, a line, a test id, tags: only the steps a filter wants, and those they need, may call the agent), and a
+ * file that does not load (its module is its load failure).
+ */
+import { serialize } from 'node:v8';
+import type { TestSpecification } from 'vitest/node';
+import type { RunHostConfig } from '../config.js';
+import { storyboardFingerprint, type HostedSettle, type SettleRequest } from '../adapter/hosted-run.js';
+import type { StoryboardRun } from '../engine/run.js';
+import type { Storyboard } from '../model/storyboard.js';
+import type { ControlAnswer, ControlRequest, ControlServer } from '../transport/control-server.js';
+
+/** One storyboard file of a run. */
+export interface HostedFile {
+  file: string;
+  /** Loads the storyboard and opens its run; undefined when it does not load (its worker reports that). */
+  open: () => Promise<{ storyboard: Storyboard; run: StoryboardRun } | undefined>;
+}
+
+type Opened = { storyboard: Storyboard; fingerprint: string; run: StoryboardRun } | undefined;
+
+interface Job extends HostedFile {
+  state: 'queued' | 'running' | 'done';
+  /** Settles waiting for the job to start. */
+  started: (() => void)[];
+  opened?: Promise<Opened>;
+}
+
+export class RunHost {
+  private jobs = new Map<string, Job>();
+  private queue: Job[] = [];
+  private running = 0;
+  private concurrency = 1;
+  /** The run's preflight: a run is opened before it ends, and calls the agent only after it passed. */
+  private ready: Promise<void> = Promise.resolve();
+  private cancelled = false;
+
+  /** Set by `start`: the endpoint serves this host. */
+  private control!: ControlServer;
+
+  private constructor() {}
+
+  static async start(): Promise<RunHost> {
+    const { ControlServer } = await import('../transport/control-server.js');
+    const host = new RunHost();
+    host.control = await ControlServer.start((request) => host.serve(request));
+    return host;
+  }
+
+  get config(): RunHostConfig {
+    return { url: this.control.url, token: this.control.token };
+  }
+
+  /**
+   * A run starts: its files, in the run's order. The runs of an earlier start (watch mode) are dropped from the
+   * table — a worker of the new run never reads them — and finish on their own.
+   */
+  begin(files: readonly HostedFile[], concurrency: number, ready: Promise<void> = Promise.resolve()): void {
+    this.ready = ready;
+    this.cancelled = false;
+    // A failed preflight stops the run where it is awaited (run-start.ts); here it only means: no run calls the agent.
+    ready.catch(() => {});
+    this.jobs = new Map(files.map((f) => [f.file, { ...f, state: 'queued' as const, started: [] }]));
+    this.queue = [...this.jobs.values()];
+    this.concurrency = Math.max(1, Math.floor(concurrency));
+    this.pump();
+  }
+
+  /**
+   * The test run was cancelled (Vitest's cancel key, the bin's first SIGINT/SIGTERM): as in a worker, the steps under
+   * way finish and no other starts — the host's runs are ahead of their tests, so they stop where they are, and the
+   * queued ones never start.
+   */
+  cancel(): void {
+    this.cancelled = true;
+    this.queue = [];
+    for (const job of this.jobs.values()) if (job.state === 'running') void job.opened?.then((o) => o?.run.stop());
+  }
+
+  /**
+   * At Vitest's close: the endpoint, and the MCP sessions the runs left open for the next run (their sockets, the SSE
+   * streams among them, would keep the process alive: Vitest waits its teardown timeout, then says something prevents
+   * it from exiting). A run still in flight (a bail, a cancelled run) is closed without waiting for it.
+   */
+  async close(): Promise<void> {
+    this.queue = [];
+    for (const job of this.jobs.values())
+      if (job.state === 'running') void job.opened?.then((o) => o?.run.close()).catch(() => {});
+    await this.control.close();
+    // The MCP sessions the hosted runs left in this process's pool (open-run.ts shareSessions).
+    await (await import('../transport/mcp.js')).workerSessions.close();
+  }
+
+  private pump(): void {
+    while (this.running < this.concurrency && this.queue.length > 0) this.launch(this.queue.shift()!);
+  }
+
+  /**
+   * A worker waits for this job: it goes first in the queue (never past the concurrency: `1` keeps one storyboard at
+   * a time, and the runs in flight end without any worker's help).
+   */
+  private wanted(job: Job): void {
+    if (job.state !== 'queued') return;
+    this.queue = [job, ...this.queue.filter((j) => j !== job)];
+    this.pump();
+  }
+
+  private launch(job: Job): void {
+    if (job.state !== 'queued') return;
+    job.state = 'running';
+    this.running++;
+    this.queue = this.queue.filter((j) => j !== job);
+    const opened = job
+      .open()
+      .then((o) => (o ? { ...o, fingerprint: storyboardFingerprint(o.storyboard) } : undefined))
+      .catch(() => undefined);
+    job.opened = opened;
+    for (const resume of job.started.splice(0)) resume();
+    const ready = this.ready;
+    void opened
+      .then(async (o) => {
+        if (!o) return;
+        try {
+          await ready;
+          await o.run.runAll();
+        } finally {
+          await o.run.close();
+        }
+      })
+      .catch(() => {})
+      .finally(() => {
+        job.state = 'done';
+        this.running--;
+        this.pump();
+      });
+  }
+
+  /**
+   * A file's tests are done (its module's close): its run's records — the agent's answers among them — are the worker's
+   * now, and the host keeps nothing of it. A run still going on (a test failed its file early) is left to end.
+   */
+  private async release(body: unknown): Promise<ControlAnswer> {
+    const file = (body as { file?: unknown } | undefined)?.file;
+    const job = typeof file === 'string' ? this.jobs.get(file) : undefined;
+    if (job?.state === 'done') this.jobs.delete(job.file);
+    return { status: 200, body: { released: job?.state === 'done' } };
+  }
+
+  /** The job's run once it has been opened (a queued job's when it starts). */
+  private async openedOf(job: Job): Promise<Opened> {
+    while (!job.opened) await new Promise<void>((resolve) => job.started.push(resolve));
+    return job.opened;
+  }
+
+  private async serve({ method, url, body }: ControlRequest): Promise<ControlAnswer> {
+    if (method === 'POST' && url.pathname === '/release') return this.release(body);
+    if (method !== 'POST' || url.pathname !== '/settle') return { status: 404, body: { error: 'not found' } };
+    const ask = body as Partial<SettleRequest> | undefined;
+    const job = typeof ask?.file === 'string' ? this.jobs.get(ask.file) : undefined;
+    if (!job) return { status: 404, body: { hosted: false } };
+    this.wanted(job);
+    const opened = await this.openedOf(job);
+    if (!opened) return { status: 404, body: { hosted: false } };
+    if (ask!.fingerprint !== opened.fingerprint)
+      return { status: 409, body: { error: 'the storyboard file changed since its module was compiled' } };
+    const phaseId = String(ask!.phase_id);
+    const stepId = String(ask!.step_id);
+    const outcome = await opened.run.settle(phaseId, stepId).catch((error: unknown) => {
+      if (this.cancelled) return undefined;
+      throw error;
+    });
+    if (!outcome) return { status: 410, body: { error: 'the run was cancelled before this step ran' } };
+    const have = new Set(Array.isArray(ask!.have) ? ask!.have.map(String) : []);
+    const settled: HostedSettle = {
+      outcome,
+      secrets: opened.run.secrets(),
+      before: opened.run
+        .ranBefore(phaseId, stepId)
+        .filter((o) => !have.has(`${o.result.phase_id}/${o.result.step_id}`)),
+    };
+    // Not JSON: a record holds the agent's answer once and refers to it from each check, and JSON would write it out
+    // for every check (80 failing checks on an 8 MB answer: 640 MB). node:v8 keeps a shared value once, both ways.
+    return { status: 200, bytes: serialize(settled) };
+  }
+}
+
+/** Whether a filter picks tests in this file (then its worker runs it, settling only what the picked steps need). */
+export function filtered(spec: TestSpecification, testNamePattern: RegExp | undefined): boolean {
+  return Boolean(
+    testNamePattern ||
+    spec.testNamePattern ||
+    spec.testLines?.length ||
+    spec.testIds?.length ||
+    (spec as { testTagsFilter?: string[] }).testTagsFilter?.length,
+  );
+}
