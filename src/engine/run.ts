@@ -207,7 +207,8 @@ export class StoryboardRun {
   /** Runs every remaining step (for reporters or a plain CLI run). */
   async runAll(): Promise<StepOutcome[]> {
     await this.runThrough(this.entries.length - 1);
-    return this.entries.map((entry) => this.outcome(entry));
+    // All of them, unless the run was stopped: then those that ran.
+    return this.entries.filter((entry) => this.results.has(entry.index)).map((entry) => this.outcome(entry));
   }
 
   async close(): Promise<void> {

@@ -169,6 +169,9 @@ export class RunHost {
     const ask = body as Partial<SettleRequest> | undefined;
     const job = typeof ask?.file === 'string' ? this.jobs.get(ask.file) : undefined;
     if (!job) return { status: 404, body: { hosted: false } };
+    const CANCELLED = { status: 410, body: { error: 'the run was cancelled before this step ran' } };
+    // Cancelled: nothing starts any more, a worker's wish included (its test is being cancelled too).
+    if (this.cancelled && job.state === 'queued') return CANCELLED;
     this.wanted(job);
     const opened = await this.openedOf(job);
     if (!opened) return { status: 404, body: { hosted: false } };
@@ -176,11 +179,19 @@ export class RunHost {
       return { status: 409, body: { error: 'the storyboard file changed since its module was compiled' } };
     const phaseId = String(ask!.phase_id);
     const stepId = String(ask!.step_id);
+    // No step calls the agent before the preflight passed (a failed one stops the run, and this ask with it).
+    if (
+      !(await this.ready.then(
+        () => true,
+        () => false,
+      ))
+    )
+      return { status: 410, body: { error: 'the run did not start: the agent preflight failed' } };
     const outcome = await opened.run.settle(phaseId, stepId).catch((error: unknown) => {
       if (this.cancelled) return undefined;
       throw error;
     });
-    if (!outcome) return { status: 410, body: { error: 'the run was cancelled before this step ran' } };
+    if (!outcome) return CANCELLED;
     const have = new Set(Array.isArray(ask!.have) ? ask!.have.map(String) : []);
     const settled: HostedSettle = {
       outcome,

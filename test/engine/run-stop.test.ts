@@ -1,0 +1,108 @@
+/**
+ * `StoryboardRun.stop()` (src/engine/run.ts): for a runner whose test run was cancelled (the run host's runs go ahead
+ * of their tests). The step under way finishes with its verdict; no later step calls the agent; a settle of a step
+ * that never ran rejects. Against the fixture agent, every call held 300 ms (`slow_ms_300`) and counted at a proxy.
+ */
+import { afterEach, describe, expect, inject, it, vi } from 'vitest';
+import type { StoryboardRun } from '../../src/engine/run.js';
+import type { Storyboard } from '../../src/model/storyboard.js';
+import { openStoryboardRun } from '../../src/open-run.js';
+import { loadStoryboard } from '../../src/storyboard/load.js';
+import { countingProxy, type CountingProxy } from '../helpers/counting-proxy.js';
+import { phasedStoryboard } from '../helpers/inline-run.js';
+
+const slowUrl = () => `${inject('agentOrigin')}/x/slow_ms_300/mcp`;
+
+/** s1 fails its check (the agent echoes `x`, the check wants `y`); s2… pass. */
+function storyboardOf(steps: number): Storyboard {
+  const yaml = phasedStoryboard([
+    {
+      id: 'p',
+      steps: Array.from({ length: steps }, (_, i) =>
+        i === 0
+          ? {
+              id: 's1',
+              task: 'get_adcp_capabilities',
+              sample_request: { context: { correlation_id: 'x' } },
+              validations: [{ check: 'field_value', path: 'context.correlation_id', value: 'y' }],
+            }
+          : {
+              id: `s${i + 1}`,
+              task: 'get_adcp_capabilities',
+              validations: [{ check: 'field_present', path: 'adcp' }],
+            },
+      ),
+    },
+  ]);
+  const loaded = loadStoryboard(yaml, '/virtual/run-stop.storyboard.yaml');
+  if (!loaded.ok) throw new Error(loaded.diagnostics.map((d) => `${d.line}:${d.column} ${d.message}`).join('\n'));
+  return loaded.storyboard;
+}
+
+let proxy: CountingProxy | undefined;
+let run: StoryboardRun | undefined;
+afterEach(async () => {
+  await run?.close();
+  run = undefined;
+  await proxy?.close();
+  proxy = undefined;
+});
+
+async function open(steps: number): Promise<{ run: StoryboardRun; proxy: CountingProxy }> {
+  proxy = await countingProxy(slowUrl());
+  run = openStoryboardRun(storyboardOf(steps), { agentUrl: proxy.url, timeoutMs: 10_000 }, { env: {} });
+  return { run, proxy };
+}
+
+/** Until the first step's call has reached the agent (it answers 300 ms later). */
+const firstCallSent = (p: CountingProxy) =>
+  vi.waitFor(() => expect(p.toolCalls()).toHaveLength(1), { timeout: 5_000, interval: 5 });
+
+describe('StoryboardRun.stop()', () => {
+  it('lets the step under way finish with its verdict, and no later step calls the agent', async () => {
+    const { run, proxy } = await open(4);
+    const last = run.settle('p', 's4');
+    const lastSettled = last.catch((error: unknown) => error);
+    await firstCallSent(proxy);
+    run.stop();
+
+    const error = await lastSettled;
+    expect(error).toBeInstanceOf(Error);
+    expect((error as Error).message).toMatch(/was stopped before step "p\/s4"/);
+    const first = await run.settle('p', 's1');
+    expect(first.status).toBe('failed');
+    expect(first.result.response).toBeDefined();
+    expect(first.result.validations.find((v) => v.check === 'field_value')).toMatchObject({
+      passed: false,
+      expected: 'y',
+      actual: 'x',
+    });
+    expect(proxy.toolCalls()).toEqual(['get_adcp_capabilities']);
+  });
+
+  it('rejects a settle of a step that never ran, asked after stop(), without calling the agent', async () => {
+    const { run, proxy } = await open(3);
+    const first = run.settle('p', 's1');
+    await firstCallSent(proxy);
+    run.stop();
+    await expect(run.settle('p', 's2')).rejects.toThrow(
+      /the run of storyboard "inline" was stopped before step "p\/s2"/,
+    );
+    expect((await first).status).toBe('failed');
+    await expect(run.settle('p', 's3')).rejects.toThrow(/was stopped before step "p\/s3"/);
+    // Nothing ran before s2 but s1: its `before` is s1 alone.
+    expect(run.ranBefore('p', 's3').map((o) => `${o.result.step_id}:${o.status}`)).toEqual(['s1:failed']);
+    // runAll of a stopped run: the steps that ran, nothing started.
+    expect((await run.runAll()).map((o) => `${o.result.step_id}:${o.status}`)).toEqual(['s1:failed']);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(proxy.toolCalls()).toHaveLength(1);
+  });
+
+  it('stopped before any step: nothing calls the agent', async () => {
+    const { run, proxy } = await open(2);
+    run.stop();
+    await expect(run.settle('p', 's1')).rejects.toThrow(/was stopped before step "p\/s1"/);
+    expect(proxy.toolCalls()).toEqual([]);
+    expect(proxy.counts('tools/list').size).toBe(0);
+  });
+});

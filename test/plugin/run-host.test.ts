@@ -1,0 +1,366 @@
+/**
+ * The run host (src/plugin/run-host.ts) and its client (src/adapter/hosted-run.ts), in process, over real loopback
+ * sockets: the host's control endpoint on one side, the fixture agent (behind counting proxies) on the other. What a
+ * worker's HostedRun reads (the host run's outcomes, secrets, the earlier steps it did not settle), when it runs a file
+ * itself (not hosted, an edited storyboard, a released file), the scheduling (the run's order, a wanted file first, no
+ * more than `concurrency` in flight, the preflight gate, cancel) and the token. test/e2e/run-host.test.ts covers the
+ * same host through whole Vitest runs.
+ */
+import { request } from 'undici';
+import { afterEach, describe, expect, inject, it, vi } from 'vitest';
+import { HostedRun } from '../../src/adapter/hosted-run.js';
+import type { StoryboardRun } from '../../src/engine/run.js';
+import type { Storyboard } from '../../src/model/storyboard.js';
+import { openStoryboardRun } from '../../src/open-run.js';
+import { RunHost, type HostedFile } from '../../src/plugin/run-host.js';
+import { loadStoryboard } from '../../src/storyboard/load.js';
+import { countingProxy, type CountingProxy } from '../helpers/counting-proxy.js';
+import { phasedStoryboard } from '../helpers/inline-run.js';
+
+const origin = inject('agentOrigin');
+const plainUrl = () => `${origin}/mcp`;
+const slowUrl = () => `${origin}/x/slow_ms_300/mcp`;
+
+const HOST_TOKEN = 'host-secret-token-1';
+const LOCAL_TOKEN = 'local-secret-token-2';
+
+/** `pass`: a step that passes; `fail`: one whose check fails (the agent echoes `x`, the check wants `y`). */
+type Kind = 'pass' | 'fail';
+
+function storyboardOf(name: string, kinds: Kind[]): Storyboard {
+  const steps = kinds.map((kind, i) =>
+    kind === 'pass'
+      ? { id: `s${i + 1}`, task: 'get_adcp_capabilities', validations: [{ check: 'field_present', path: 'adcp' }] }
+      : {
+          id: `s${i + 1}`,
+          task: 'get_adcp_capabilities',
+          sample_request: { context: { correlation_id: 'x' } },
+          validations: [{ check: 'field_value', path: 'context.correlation_id', value: 'y' }],
+        },
+  );
+  const yaml = phasedStoryboard([{ id: 'p', steps }], { id: `host_${name}`, title: `Host ${name}` });
+  const loaded = loadStoryboard(yaml, `/virtual/run-host/${name}.storyboard.yaml`);
+  if (!loaded.ok) throw new Error(loaded.diagnostics.map((d) => `${d.line}:${d.column} ${d.message}`).join('\n'));
+  return loaded.storyboard;
+}
+
+function openRun(storyboard: Storyboard, url: string, authToken: string): StoryboardRun {
+  return openStoryboardRun(storyboard, { agentUrl: url, authToken, timeoutMs: 10_000 }, { env: {} });
+}
+
+/** The host's files, watched: the order they opened in, how many were open at once, each run's end. */
+class Files {
+  readonly order: string[] = [];
+  readonly runs = new Map<string, StoryboardRun>();
+  inFlight = 0;
+  maxInFlight = 0;
+  private readonly ended = new Map<string, Promise<void>>();
+
+  file(storyboard: Storyboard, url: string): HostedFile {
+    let end!: () => void;
+    this.ended.set(storyboard.file, new Promise<void>((resolve) => (end = resolve)));
+    return {
+      file: storyboard.file,
+      open: async () => {
+        this.order.push(storyboard.id);
+        this.maxInFlight = Math.max(this.maxInFlight, ++this.inFlight);
+        const run = openRun(storyboard, url, HOST_TOKEN);
+        this.runs.set(storyboard.file, run);
+        const close = run.close.bind(run);
+        run.close = async () => {
+          try {
+            await close();
+          } finally {
+            this.inFlight--;
+            end();
+          }
+        };
+        return { storyboard, run };
+      },
+    };
+  }
+
+  /** The host closed this file's run (and, a turn later, counted it done). */
+  async endOf(storyboard: Storyboard): Promise<void> {
+    await this.ended.get(storyboard.file);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+let host: RunHost | undefined;
+const proxies: CountingProxy[] = [];
+async function proxy(target: string): Promise<CountingProxy> {
+  const p = await countingProxy(target);
+  proxies.push(p);
+  return p;
+}
+afterEach(async () => {
+  await host?.close();
+  host = undefined;
+  await Promise.all(proxies.splice(0).map((p) => p.close()));
+});
+
+/** A worker's HostedRun, with its local run counted (`opened`) and going to its own proxy. */
+function worker(storyboard: Storyboard, localUrl: string) {
+  const opened: StoryboardRun[] = [];
+  const openLocal = vi.fn(() => {
+    const run = openRun(storyboard, localUrl, LOCAL_TOKEN);
+    opened.push(run);
+    return run;
+  });
+  return { run: new HostedRun(host!.config, storyboard, openLocal), openLocal, opened };
+}
+
+const brief = (o: { status: string; result: { step_id: string } }) => `${o.result.step_id}:${o.status}`;
+
+describe('what a HostedRun reads from the host', () => {
+  it("settles with the host run's outcomes and secrets; `before` lists only the earlier steps it did not settle", async () => {
+    const storyboard = storyboardOf('outcomes', ['pass', 'fail', 'pass', 'pass']);
+    const hostProxy = await proxy(plainUrl());
+    const localProxy = await proxy(plainUrl());
+    host = await RunHost.start();
+    const files = new Files();
+    host.begin([files.file(storyboard, hostProxy.url)], 1);
+    const { run, openLocal } = worker(storyboard, localProxy.url);
+
+    const s1 = await run.settle('p', 's1');
+    expect(run.ranBefore('p', 's1')).toEqual([]);
+    // s2 and s3 are left to no test (a filtered-out step): s4's `before` hands them over, never s1 again.
+    const s4 = await run.settle('p', 's4');
+    expect(run.ranBefore('p', 's4').map(brief)).toEqual(['s2:failed', 's3:passed']);
+    expect(run.ranBefore('p', 's4', (_phase, step) => step !== 's2').map(brief)).toEqual(['s3:passed']);
+
+    const hostRun = files.runs.get(storyboard.file)!;
+    await files.endOf(storyboard);
+    expect(s1).toEqual(await hostRun.settle('p', 's1'));
+    expect(s4).toEqual(await hostRun.settle('p', 's4'));
+    expect(run.ranBefore('p', 's4')).toEqual([await hostRun.settle('p', 's2'), await hostRun.settle('p', 's3')]);
+    expect([s1, s4].map(brief)).toEqual(['s1:passed', 's4:passed']);
+    expect(run.secrets()).toEqual(hostRun.secrets());
+    expect(run.secrets()).toContain(HOST_TOKEN);
+    expect(run.secrets()).not.toContain(LOCAL_TOKEN);
+
+    // Every call was the host's: the worker never ran a step.
+    expect(openLocal).not.toHaveBeenCalled();
+    expect(hostProxy.toolCalls()).toHaveLength(4);
+    expect(localProxy.toolCalls()).toEqual([]);
+    await run.close();
+  });
+
+  it('runs a file the host was not given itself', async () => {
+    const given = storyboardOf('given', ['pass']);
+    const other = storyboardOf('other', ['pass', 'fail']);
+    const hostProxy = await proxy(plainUrl());
+    const localProxy = await proxy(plainUrl());
+    host = await RunHost.start();
+    const files = new Files();
+    host.begin([files.file(given, hostProxy.url)], 1);
+    const { run, openLocal, opened } = worker(other, localProxy.url);
+
+    expect(brief(await run.settle('p', 's1'))).toBe('s1:passed');
+    expect(brief(await run.settle('p', 's2'))).toBe('s2:failed');
+    expect(openLocal).toHaveBeenCalledTimes(1);
+    expect(run.secrets()).toEqual(opened[0]!.secrets());
+    expect(run.secrets()).toContain(LOCAL_TOKEN);
+    expect(localProxy.toolCalls()).toHaveLength(2);
+    await files.endOf(given);
+    expect(hostProxy.toolCalls()).toHaveLength(1);
+    expect(files.order).toEqual(['host_given']);
+    await run.close();
+  });
+
+  it("runs a storyboard itself when it is not the host's (an edited title: another fingerprint)", async () => {
+    const storyboard = storyboardOf('edited', ['fail', 'pass']);
+    const edited: Storyboard = { ...storyboard, title: 'Edited since its module was compiled' };
+    const hostProxy = await proxy(plainUrl());
+    const localProxy = await proxy(plainUrl());
+    host = await RunHost.start();
+    const files = new Files();
+    host.begin([files.file(storyboard, hostProxy.url)], 1);
+    const { run, openLocal } = worker(edited, localProxy.url);
+
+    expect(brief(await run.settle('p', 's1'))).toBe('s1:failed');
+    expect(brief(await run.settle('p', 's2'))).toBe('s2:passed');
+    expect(openLocal).toHaveBeenCalledTimes(1);
+    expect(localProxy.toolCalls()).toHaveLength(2);
+    expect(run.secrets()).toContain(LOCAL_TOKEN);
+    await files.endOf(storyboard);
+    await run.close();
+  });
+
+  it('runs a file itself once an earlier worker released it (POST /release: the host keeps nothing of it)', async () => {
+    const storyboard = storyboardOf('released', ['pass', 'pass']);
+    const hostProxy = await proxy(plainUrl());
+    const localProxy = await proxy(plainUrl());
+    host = await RunHost.start();
+    const files = new Files();
+    host.begin([files.file(storyboard, hostProxy.url)], 1);
+
+    const first = worker(storyboard, localProxy.url);
+    expect(brief(await first.run.settle('p', 's2'))).toBe('s2:passed');
+    await files.endOf(storyboard);
+    await first.run.close();
+    expect(first.openLocal).not.toHaveBeenCalled();
+
+    const second = worker(storyboard, localProxy.url);
+    expect(brief(await second.run.settle('p', 's1'))).toBe('s1:passed');
+    expect(second.openLocal).toHaveBeenCalledTimes(1);
+    expect(localProxy.toolCalls()).toHaveLength(1);
+    expect(hostProxy.toolCalls()).toHaveLength(2);
+    await second.run.close();
+  });
+});
+
+describe('scheduling', () => {
+  it('starts the files in the order given, one at a time with concurrency 1', async () => {
+    const storyboards = ['one', 'two', 'three'].map((name) => storyboardOf(name, ['pass', 'pass']));
+    host = await RunHost.start();
+    const files = new Files();
+    host.begin(
+      storyboards.map((s) => files.file(s, slowUrl())),
+      1,
+    );
+    for (const s of storyboards) await files.endOf(s);
+    expect(files.order).toEqual(['host_one', 'host_two', 'host_three']);
+    expect(files.maxInFlight).toBe(1);
+  });
+
+  it('starts a queued file a worker asks for next, ahead of the files before it', async () => {
+    const storyboards = ['one', 'two', 'three'].map((name) => storyboardOf(name, ['pass', 'pass']));
+    host = await RunHost.start();
+    const files = new Files();
+    host.begin(
+      storyboards.map((s) => files.file(s, slowUrl())),
+      1,
+    );
+    // File one is under way (two calls of 300 ms); a worker asks for file three.
+    expect(files.order).toEqual(['host_one']);
+    const { run, openLocal } = worker(storyboards[2]!, plainUrl());
+    expect(brief(await run.settle('p', 's2'))).toBe('s2:passed');
+    for (const s of storyboards) await files.endOf(s);
+    expect(files.order).toEqual(['host_one', 'host_three', 'host_two']);
+    expect(files.maxInFlight).toBe(1);
+    expect(openLocal).not.toHaveBeenCalled();
+    await run.close();
+  });
+
+  it('keeps no more than `concurrency` runs in flight, a file a worker asks for included', async () => {
+    const storyboards = ['a', 'b', 'c', 'd', 'e'].map((name) => storyboardOf(`n_${name}`, ['pass', 'pass']));
+    const agent = await proxy(slowUrl());
+    host = await RunHost.start();
+    const files = new Files();
+    host.begin(
+      storyboards.map((s) => files.file(s, agent.url)),
+      2,
+    );
+    expect(files.order).toEqual(['host_n_a', 'host_n_b']);
+    const { run } = worker(storyboards[4]!, plainUrl());
+    expect(brief(await run.settle('p', 's1'))).toBe('s1:passed');
+    for (const s of storyboards) await files.endOf(s);
+    expect(files.order).toEqual(['host_n_a', 'host_n_b', 'host_n_e', 'host_n_c', 'host_n_d']);
+    expect(files.maxInFlight).toBe(2);
+    expect(agent.maxInFlight('tools/call')).toBe(2);
+    expect(agent.toolCalls()).toHaveLength(10);
+    await run.close();
+  });
+
+  it('calls the agent from no run while the run is not ready, and closes the runs when it never is', async () => {
+    const storyboards = ['a', 'b', 'c'].map((name) => storyboardOf(`gate_${name}`, ['pass', 'pass']));
+    const agent = await proxy(plainUrl());
+    host = await RunHost.start();
+    const files = new Files();
+    const ready = new Promise<void>((_resolve, reject) =>
+      setTimeout(() => reject(new Error('the agent preflight failed')), 200),
+    );
+    host.begin(
+      storyboards.map((s) => files.file(s, agent.url)),
+      8,
+      ready,
+    );
+    for (const s of storyboards) await files.endOf(s);
+    expect(files.order).toHaveLength(3);
+    expect(files.inFlight).toBe(0);
+    expect(agent.toolCalls()).toEqual([]);
+    expect(agent.counts('tools/list').size).toBe(0);
+  });
+
+  it('cancel(): the step under way finishes, no later step or queued file starts, and a settle of a later step fails', async () => {
+    const long = storyboardOf('halted', ['pass', 'pass', 'pass', 'pass']);
+    const queued = storyboardOf('never', ['pass']);
+    const agent = await proxy(slowUrl());
+    host = await RunHost.start();
+    const files = new Files();
+    host.begin([files.file(long, agent.url), files.file(queued, agent.url)], 1);
+    await vi.waitFor(() => expect(agent.toolCalls()).toHaveLength(1), { timeout: 5_000, interval: 10 });
+    host.cancel();
+    await files.endOf(long);
+    expect(agent.toolCalls()).toHaveLength(1);
+    expect(brief(await files.runs.get(long.file)!.settle('p', 's1'))).toBe('s1:passed');
+
+    const { run, openLocal } = worker(long, plainUrl());
+    await expect(run.settle('p', 's4')).rejects.toThrow(/answered 410 .*cancelled before this step ran/);
+    expect(openLocal).not.toHaveBeenCalled();
+    // The queued file never starts.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(files.order).toEqual(['host_halted']);
+    expect(agent.toolCalls()).toHaveLength(1);
+    await run.close();
+  });
+
+  // Red today: after cancel() the queued job is still in the table as `queued`, and a worker's /settle for it goes
+  // through wanted() → pump() → launch() (run-host.ts), so the cancelled run starts it. Flip to `it` once fixed.
+  it('cancel(): a worker asking for a queued file afterwards does not start it, and its settle ends', async () => {
+    const long = storyboardOf('halted_ask', ['pass', 'pass', 'pass']);
+    const queued = storyboardOf('never_asked', ['pass']);
+    const agent = await proxy(slowUrl());
+    host = await RunHost.start();
+    const files = new Files();
+    host.begin([files.file(long, agent.url), files.file(queued, agent.url)], 1);
+    await vi.waitFor(() => expect(agent.toolCalls()).toHaveLength(1), { timeout: 5_000, interval: 10 });
+    host.cancel();
+    await files.endOf(long);
+
+    const late = worker(queued, plainUrl());
+    // Whatever it answers (cancelled, or the worker's own run), it answers: not the host's run of the file.
+    await late.run.settle('p', 's1').catch(() => undefined);
+    expect(files.order).toEqual(['host_halted_ask']);
+    expect(agent.toolCalls()).toHaveLength(1);
+    await late.run.close();
+  }, 10_000);
+});
+
+describe('the control endpoint', () => {
+  it('refuses a request without the token, or with another one (401)', async () => {
+    const storyboard = storyboardOf('token', ['pass']);
+    host = await RunHost.start();
+    const files = new Files();
+    host.begin([files.file(storyboard, plainUrl())], 1);
+    const body = JSON.stringify({ file: storyboard.file, fingerprint: 'x', phase_id: 'p', step_id: 's1', have: [] });
+    const bare = await request(`${host.config.url}/settle`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
+    expect(bare.statusCode).toBe(401);
+    expect(await bare.body.json()).toEqual({ error: 'unauthorised' });
+    const wrong = await request(`${host.config.url}/settle`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${'0'.repeat(64)}` },
+      body,
+    });
+    expect(wrong.statusCode).toBe(401);
+    await wrong.body.dump();
+    const release = await request(`${host.config.url}/release`, { method: 'POST', body: '{}' });
+    expect(release.statusCode).toBe(401);
+    await release.body.dump();
+    // With it: the host answers (here a 409: the fingerprint is not the storyboard's).
+    const authorised = await request(`${host.config.url}/settle`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${host.config.token}` },
+      body,
+    });
+    expect(authorised.statusCode).toBe(409);
+    await authorised.body.dump();
+    await files.endOf(storyboard);
+  });
+});
