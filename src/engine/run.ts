@@ -175,6 +175,18 @@ export class StoryboardRun {
   }
 
   /**
+   * Opens the way to the agent before the first step: its session and the tool list, which the first step that reaches
+   * the agent would wait for. No tool is called. For a runner that opens its runs while it may not call the agent yet
+   * (the run host, while the preflight runs): the first calls then go out as soon as it may. Nothing for a run whose
+   * configuration failed (no step reaches the agent) or that was stopped.
+   */
+  prepare(): Promise<void> {
+    if (this.options.configurationError || this.stopped) return Promise.resolve();
+    this.transport ??= this.options.transport();
+    return this.agentTools().then(() => undefined);
+  }
+
+  /**
    * Stops the run after the step under way: no later step starts, and a settle of one that did not run rejects. For a
    * runner whose test run was cancelled (the run host's runs go ahead of their tests).
    */

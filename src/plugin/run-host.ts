@@ -132,6 +132,8 @@ export class RunHost {
       .then(async (o) => {
         if (!o) return;
         try {
+          // The session and the tool list while the preflight runs (no tool is called before it passed).
+          void o.run.prepare();
           await ready;
           await o.run.runAll();
         } finally {

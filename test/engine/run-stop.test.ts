@@ -106,3 +106,34 @@ describe('StoryboardRun.stop()', () => {
     expect(proxy.counts('tools/list').size).toBe(0);
   });
 });
+
+describe('StoryboardRun.prepare()', () => {
+  it('opens the session and reads the tool list, calls no tool, and the first step does not list the tools again', async () => {
+    const { run, proxy } = await open(2);
+    await run.prepare();
+    expect(proxy.toolCalls()).toEqual([]);
+    expect(Object.fromEntries(proxy.counts('initialize'))).toEqual({ none: 1 });
+    expect(Object.fromEntries(proxy.counts('tools/list'))).toEqual({ none: 1 });
+    expect((await run.settle('p', 's2')).status).toBe('passed');
+    expect(proxy.toolCalls()).toHaveLength(2);
+    expect(Object.fromEntries(proxy.counts('tools/list'))).toEqual({ none: 1 });
+    expect(Object.fromEntries(proxy.counts('initialize'))).toEqual({ none: 1 });
+  });
+
+  it('does nothing for a run that was stopped, or whose configuration failed (no step of it reaches the agent)', async () => {
+    const stopped = await open(1);
+    stopped.run.stop();
+    await stopped.run.prepare();
+    expect(stopped.proxy.counts('initialize').size).toBe(0);
+    await stopped.run.close();
+    const misconfigured = openStoryboardRun(
+      storyboardOf(1),
+      { agentUrl: stopped.proxy.url, protocol: 'telepathy' as never },
+      { env: {} },
+    );
+    await misconfigured.prepare();
+    await misconfigured.close();
+    expect(stopped.proxy.counts('initialize').size).toBe(0);
+    expect(stopped.proxy.counts('tools/list').size).toBe(0);
+  });
+});

@@ -264,7 +264,7 @@ describe('scheduling', () => {
     await run.close();
   });
 
-  it('calls the agent from no run while the run is not ready, and closes the runs when it never is', async () => {
+  it('calls no tool from any run while the run is not ready, and closes the runs when it never is', async () => {
     const storyboards = ['a', 'b', 'c'].map((name) => storyboardOf(`gate_${name}`, ['pass', 'pass']));
     const agent = await proxy(plainUrl());
     host = await RunHost.start();
@@ -281,7 +281,9 @@ describe('scheduling', () => {
     expect(files.order).toHaveLength(3);
     expect(files.inFlight).toBe(0);
     expect(agent.toolCalls()).toEqual([]);
-    expect(agent.counts('tools/list').size).toBe(0);
+    // Each run opened its session and read the tool list meanwhile (StoryboardRun.prepare), so that its first call could
+    // go out as soon as the run was ready.
+    expect([...agent.counts('tools/list').values()].reduce((a, b) => a + b, 0)).toBe(3);
   });
 
   it('cancel(): the step under way finishes, no later step or queued file starts, and a settle of a later step fails', async () => {
