@@ -204,7 +204,7 @@ export class RunHost {
     };
     // Not JSON: a record holds the agent's answer once and refers to it from each check, and JSON would write it out
     // for every check (80 failing checks on an 8 MB answer: 640 MB). node:v8 keeps a shared value once, both ways.
-    return { status: 200, bytes: serialize(settled) };
+    return { status: 200, bytes: serialize(cutDeep(settled)) };
   }
 }
 
@@ -217,4 +217,37 @@ export function filtered(spec: TestSpecification, testNamePattern: RegExp | unde
     spec.testIds?.length ||
     (spec as { testTagsFilter?: string[] }).testTagsFilter?.length,
   );
+}
+
+/**
+ * How deep an outcome crosses to the worker. node:v8 serialises recursively, and an agent's answer may nest thousands
+ * of levels (fixtures/hostile: 3,500): that overflowed the stack. Records and reports cut at 64 levels from the
+ * payload (model/redact.ts), which the worker does as before; below this depth nothing of it can show.
+ */
+const MAX_CROSSING_DEPTH = 256;
+const CUT = `[cut: nested deeper than ${MAX_CROSSING_DEPTH} levels]`;
+
+/**
+ * `value` with every part deeper than MAX_CROSSING_DEPTH replaced by a note. Copies only the objects on the way to
+ * such a part, once each: the rest, and what several checks share (an 8 MB answer), stays the same object.
+ */
+function cutDeep<T>(value: T): T {
+  const done = new Map<object, unknown>();
+  const visit = (node: unknown, depth: number): unknown => {
+    if (node === null || typeof node !== 'object') return node;
+    if (depth >= MAX_CROSSING_DEPTH) return CUT;
+    if (done.has(node)) return done.get(node);
+    done.set(node, node);
+    let copy: Record<string, unknown> | unknown[] | undefined;
+    for (const [key, inner] of Object.entries(node)) {
+      const cut = visit(inner, depth + 1);
+      if (cut === inner) continue;
+      copy ??= Array.isArray(node) ? [...node] : { ...node };
+      // defineProperty: an agent's own key "__proto__" stays a key, as in the record.
+      Object.defineProperty(copy, key, { value: cut, enumerable: true, writable: true, configurable: true });
+    }
+    if (copy) done.set(node, copy);
+    return copy ?? node;
+  };
+  return visit(value, 0) as T;
 }
