@@ -32,9 +32,15 @@ type Opened = { storyboard: Storyboard; fingerprint: string; run: StoryboardRun 
 
 interface Job extends HostedFile {
   state: 'queued' | 'running' | 'done';
-  /** Settles waiting for the job to start. */
-  started: (() => void)[];
-  opened?: Promise<Opened>;
+  /** The run once opened: settled when the job starts (launch), awaited by the settles that came first. */
+  opened: Promise<Opened>;
+  start: (opened: Promise<Opened>) => void;
+}
+
+function job(file: HostedFile): Job {
+  let start!: Job['start'];
+  const opened = new Promise<Opened>((resolve) => (start = resolve));
+  return { ...file, state: 'queued', opened, start };
 }
 
 export class RunHost {
@@ -42,8 +48,8 @@ export class RunHost {
   private queue: Job[] = [];
   private running = 0;
   private concurrency = 1;
-  /** The run's preflight: a run is opened before it ends, and calls the agent only after it passed. */
-  private ready: Promise<void> = Promise.resolve();
+  /** Whether the run's preflight passed: a run is opened before it ends, and calls the agent only when it did. */
+  private ready: Promise<boolean> = Promise.resolve(true);
   private cancelled = false;
 
   /** Set by `start`: the endpoint serves this host. */
@@ -67,11 +73,13 @@ export class RunHost {
    * table — a worker of the new run never reads them — and finish on their own.
    */
   begin(files: readonly HostedFile[], concurrency: number, ready: Promise<void> = Promise.resolve()): void {
-    this.ready = ready;
-    this.cancelled = false;
     // A failed preflight stops the run where it is awaited (run-start.ts); here it only means: no run calls the agent.
-    ready.catch(() => {});
-    this.jobs = new Map(files.map((f) => [f.file, { ...f, state: 'queued' as const, started: [] }]));
+    this.ready = ready.then(
+      () => true,
+      () => false,
+    );
+    this.cancelled = false;
+    this.jobs = new Map(files.map((f) => [f.file, job(f)]));
     this.queue = [...this.jobs.values()];
     this.concurrency = Math.max(1, Math.floor(concurrency));
     this.pump();
@@ -85,7 +93,7 @@ export class RunHost {
   cancel(): void {
     this.cancelled = true;
     this.queue = [];
-    for (const job of this.jobs.values()) if (job.state === 'running') void job.opened?.then((o) => o?.run.stop());
+    for (const job of this.jobs.values()) if (job.state === 'running') void job.opened.then((o) => o?.run.stop());
   }
 
   /**
@@ -96,7 +104,7 @@ export class RunHost {
   async close(): Promise<void> {
     this.queue = [];
     for (const job of this.jobs.values())
-      if (job.state === 'running') void job.opened?.then((o) => o?.run.close()).catch(() => {});
+      if (job.state === 'running') void job.opened.then((o) => o?.run.close()).catch(() => {});
     await this.control.close();
     // The MCP sessions the hosted runs left in this process's pool (open-run.ts shareSessions).
     await (await import('../transport/mcp.js')).workerSessions.close();
@@ -125,8 +133,7 @@ export class RunHost {
       .open()
       .then((o) => (o ? { ...o, fingerprint: storyboardFingerprint(o.storyboard) } : undefined))
       .catch(() => undefined);
-    job.opened = opened;
-    for (const resume of job.started.splice(0)) resume();
+    job.start(opened);
     const ready = this.ready;
     void opened
       .then(async (o) => {
@@ -134,8 +141,7 @@ export class RunHost {
         try {
           // The session and the tool list while the preflight runs (no tool is called before it passed).
           void o.run.prepare();
-          await ready;
-          await o.run.runAll();
+          if (await ready) await o.run.runAll();
         } finally {
           await o.run.close();
         }
@@ -159,12 +165,6 @@ export class RunHost {
     return { status: 200, body: { released: job?.state === 'done' } };
   }
 
-  /** The job's run once it has been opened (a queued job's when it starts). */
-  private async openedOf(job: Job): Promise<Opened> {
-    while (!job.opened) await new Promise<void>((resolve) => job.started.push(resolve));
-    return job.opened;
-  }
-
   private async serve({ method, url, body }: ControlRequest): Promise<ControlAnswer> {
     if (method === 'POST' && url.pathname === '/release') return this.release(body);
     if (method !== 'POST' || url.pathname !== '/settle') return { status: 404, body: { error: 'not found' } };
@@ -175,19 +175,14 @@ export class RunHost {
     // Cancelled: nothing starts any more, a worker's wish included (its test is being cancelled too).
     if (this.cancelled && job.state === 'queued') return CANCELLED;
     this.wanted(job);
-    const opened = await this.openedOf(job);
+    const opened = await job.opened;
     if (!opened) return { status: 404, body: { hosted: false } };
     if (ask!.fingerprint !== opened.fingerprint)
       return { status: 409, body: { error: 'the storyboard file changed since its module was compiled' } };
     const phaseId = String(ask!.phase_id);
     const stepId = String(ask!.step_id);
     // No step calls the agent before the preflight passed (a failed one stops the run, and this ask with it).
-    if (
-      !(await this.ready.then(
-        () => true,
-        () => false,
-      ))
-    )
+    if (!(await this.ready))
       return { status: 410, body: { error: 'the run did not start: the agent preflight failed' } };
     const outcome = await opened.run.settle(phaseId, stepId).catch((error: unknown) => {
       if (this.cancelled) return undefined;

@@ -30,7 +30,7 @@ export interface CompileState {
   /** What the loader checks `task` and `sample_request` against (storyboard/adcp-tasks.ts), and where it keeps their validators. */
   loadSchemasDir?: string;
   schemaCacheDir?: string;
-  /** The last compile of each module (mode and file), by its text: the run host's and the transform's are one. */
+  /** The run host's compile of a module (mode and file), by its text, until the transform takes it: one for both. */
   readonly recentCompiles: Map<string, { code: string; result: CachedCompile }>;
 }
 

@@ -66,20 +66,14 @@ function compiled(state: CompileState, code: string, id: string): CachedCompile 
   // Corpus files are installed, never edited: their compiled modules come from the cache (compile/compile-cache.ts).
   const key =
     compileCache && kitRoot && isBelow(file, kitRoot) ? compileCache.key(file, `${mode}\0${code}`) : undefined;
-  // The run host asks first (loadForRun), the transform then for the same text: one compile for both.
+  // The run host asked first (loadForRun) and kept its compile for the transform of the same text: one for both.
   const recent = state.recentCompiles.get(`${mode}\0${file}`);
+  state.recentCompiles.delete(`${mode}\0${file}`);
   if (recent?.code === code) return recent.result;
-  // An entry of a build that did not keep the storyboard (a test module that loaded has one) is compiled again.
-  const cached = key ? usable(compileCache!.load(key), mode) : undefined;
+  const cached = key ? compileCache!.load(key) : undefined;
   const result = cached ?? compileFresh(code, file, { runtime: state.runtime, mode, ...loadOptions(state) });
   if (key && !cached) compileCache!.store(key, result);
-  state.recentCompiles.set(`${mode}\0${file}`, { code, result });
   return result;
-}
-
-function usable(entry: CachedCompile | undefined, mode: string): CachedCompile | undefined {
-  const loaded = entry && !entry.diagnostics.some((d) => d.severity === 'error');
-  return entry && (mode === 'data' || !loaded || entry.storyboard !== undefined) ? entry : undefined;
 }
 
 /**
@@ -130,6 +124,7 @@ export function loadForRun(
     return undefined;
   }
   const result = compiled(state, code, file);
+  state.recentCompiles.set(`tests\0${file}`, { code, result });
   if (result.storyboard === undefined) return undefined;
   return {
     storyboard: JSON.parse(result.storyboard) as Storyboard,
