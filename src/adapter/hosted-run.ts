@@ -21,7 +21,7 @@
  */
 import { createHash } from 'node:crypto';
 import { deserialize } from 'node:v8';
-import { Agent, request } from 'undici';
+import { controlRequest } from '../transport/control-server.js';
 import type { RunHostConfig } from '../config.js';
 import type { StoryboardRun } from '../engine/run.js';
 import type { StepOutcome } from '../model/records.js';
@@ -50,9 +50,6 @@ export interface SettleRequest {
 export function storyboardFingerprint(storyboard: Storyboard): string {
   return createHash('sha256').update(JSON.stringify(storyboard)).digest('hex');
 }
-
-/** One keep-alive pool for a worker's settles; no timeout of its own: a settle is bounded by the engine's bounds. */
-let dispatcher: Agent | undefined;
 
 export class HostedRun implements SettlingRun {
   private localRun: StoryboardRun | undefined;
@@ -112,15 +109,9 @@ export class HostedRun implements SettlingRun {
     await this.post('/release', { file: this.storyboard.file }).catch(() => {});
   }
 
-  private async post(path: string, body: unknown): Promise<{ status: number; bytes: Buffer }> {
-    dispatcher ??= new Agent({ headersTimeout: 0, bodyTimeout: 0, connections: 4 });
-    const response = await request(`${this.host.url}${path}`, {
-      method: 'POST',
-      dispatcher,
-      headers: { authorization: `Bearer ${this.host.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    return { status: response.statusCode, bytes: Buffer.from(await response.body.arrayBuffer()) };
+  /** No timeout of its own: a settle is bounded by the engine's bounds, and the step test's by Vitest's. */
+  private post(path: string, body: unknown): Promise<{ status: number; bytes: Buffer }> {
+    return controlRequest(this.host, 'POST', path, { body });
   }
 
   /** The host's outcome, or undefined when the worker is to run the file itself. */

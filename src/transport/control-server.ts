@@ -1,11 +1,13 @@
 /**
- * A JSON endpoint on 127.0.0.1 for the plugin's workers to reach its main process (the webhook receiver's control
+ * A JSON endpoint on 127.0.0.1 for the plugin's workers to reach its main process, and the workers' side of it
+ * (`controlRequest`) (the webhook receiver's control
  * endpoint, the run host): an ephemeral port, a random bearer token handed to the workers with `provide`, never facing
  * the network. Bodies are bounded; a request without the token is refused before its body is read.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { Agent, request } from 'undici';
 
 export interface ControlRequest {
   method: string;
@@ -94,4 +96,34 @@ async function readJson(req: IncomingMessage, maxBytes: number): Promise<unknown
     chunks.push(chunk);
   }
   return chunks.length === 0 ? undefined : JSON.parse(Buffer.concat(chunks).toString('utf8'));
+}
+
+/** Where a worker reaches a ControlServer (what the plugin `provide`s). */
+export interface ControlEndpoint {
+  url: string;
+  token: string;
+}
+
+/** One keep-alive pool for a worker's control requests; no timeout of its own (a caller bounds its own, if any). */
+let clientDispatcher: Agent | undefined;
+
+/** A worker's request to a ControlServer: a JSON body, the bearer token; the answer's status and bytes. */
+export async function controlRequest(
+  endpoint: ControlEndpoint,
+  method: 'GET' | 'POST',
+  path: string,
+  options: { body?: unknown; timeoutMs?: number } = {},
+): Promise<{ status: number; bytes: Buffer }> {
+  clientDispatcher ??= new Agent({ keepAliveTimeout: 1_000, headersTimeout: 0, bodyTimeout: 0 });
+  const response = await request(`${endpoint.url}${path}`, {
+    method,
+    dispatcher: clientDispatcher,
+    headers: {
+      authorization: `Bearer ${endpoint.token}`,
+      ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
+    ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
+    ...(options.timeoutMs !== undefined ? { signal: AbortSignal.timeout(Math.ceil(options.timeoutMs)) } : {}),
+  });
+  return { status: response.statusCode, bytes: Buffer.from(await response.body.arrayBuffer()) };
 }

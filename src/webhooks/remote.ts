@@ -15,8 +15,7 @@
  *
  * The control endpoint never faces the network, whatever the receiver binds.
  */
-import { Agent, fetch as undiciFetch } from 'undici';
-import { ControlServer, type ControlAnswer, type ControlRequest } from '../transport/control-server.js';
+import { ControlServer, controlRequest, type ControlAnswer, type ControlRequest } from '../transport/control-server.js';
 import {
   WebhookReceiver,
   type RetryPolicy,
@@ -120,8 +119,6 @@ function fromWire(w: WireDelivery): WebhookDelivery {
   return { ...rest, body: Buffer.from(body_base64, 'base64') };
 }
 
-let dispatcher: Agent | undefined;
-
 /** A worker's handle on the main process's receiver. */
 export class RemoteWebhookSink implements WebhookSink {
   readonly baseUrl: string;
@@ -163,22 +160,13 @@ export class RemoteWebhookSink implements WebhookSink {
     });
   }
 
-  private async call(method: string, path: string, body?: unknown, timeoutMs = 10_000): Promise<unknown> {
-    dispatcher ??= new Agent({ keepAliveTimeout: 1_000 });
-    const response = await undiciFetch(`${this.config.controlUrl}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${this.config.token}`,
-        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-      },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-      signal: AbortSignal.timeout(Math.ceil(timeoutMs)),
-      dispatcher,
-    });
-    const text = await response.text();
-    if (!response.ok)
+  private async call(method: 'GET' | 'POST', path: string, body?: unknown, timeoutMs = 10_000): Promise<unknown> {
+    const endpoint = { url: this.config.controlUrl, token: this.config.token };
+    const answer = await controlRequest(endpoint, method, path, { body, timeoutMs });
+    const text = answer.bytes.toString('utf8');
+    if (answer.status < 200 || answer.status > 299)
       throw new Error(
-        `the webhook receiver's control endpoint answered ${response.status} to ${method} ${path.split('?')[0]}: ${text.slice(0, 200)}`,
+        `the webhook receiver's control endpoint answered ${answer.status} to ${method} ${path.split('?')[0]}: ${text.slice(0, 200)}`,
       );
     return JSON.parse(text);
   }
