@@ -286,9 +286,13 @@ describe('scheduling', () => {
     expect([...agent.counts('tools/list').values()].reduce((a, b) => a + b, 0)).toBe(3);
   });
 
-  it('cancel(): the step under way finishes, no later step or queued file starts, and a settle of a later step fails', async () => {
-    const long = storyboardOf('halted', ['pass', 'pass', 'pass', 'pass']);
-    const queued = storyboardOf('never', ['pass']);
+  /** A host given a long storyboard and a queued one, one at a time, cancelled once the first call reached the agent. */
+  async function cancelledAfterFirstCall(name: string, steps: number, queuedName: string) {
+    const long = storyboardOf(
+      name,
+      Array.from({ length: steps }, (): Kind => 'pass'),
+    );
+    const queued = storyboardOf(queuedName, ['pass']);
     const agent = await proxy(slowUrl());
     host = await RunHost.start();
     const files = new Files();
@@ -296,6 +300,11 @@ describe('scheduling', () => {
     await vi.waitFor(() => expect(agent.toolCalls()).toHaveLength(1), { timeout: 5_000, interval: 10 });
     host.cancel();
     await files.endOf(long);
+    return { long, queued, agent, files };
+  }
+
+  it('cancel(): the step under way finishes, no later step or queued file starts, and a settle of a later step fails', async () => {
+    const { long, agent, files } = await cancelledAfterFirstCall('halted', 4, 'never');
     expect(agent.toolCalls()).toHaveLength(1);
     expect(brief(await files.runs.get(long.file)!.settle('p', 's1'))).toBe('s1:passed');
 
@@ -309,18 +318,9 @@ describe('scheduling', () => {
     await run.close();
   });
 
-  // Red today: after cancel() the queued job is still in the table as `queued`, and a worker's /settle for it goes
-  // through wanted() → pump() → launch() (run-host.ts), so the cancelled run starts it. Flip to `it` once fixed.
+  // After cancel() the queued job is still in the table as `queued`: a worker's /settle for it must not start it.
   it('cancel(): a worker asking for a queued file afterwards does not start it, and its settle ends', async () => {
-    const long = storyboardOf('halted_ask', ['pass', 'pass', 'pass']);
-    const queued = storyboardOf('never_asked', ['pass']);
-    const agent = await proxy(slowUrl());
-    host = await RunHost.start();
-    const files = new Files();
-    host.begin([files.file(long, agent.url), files.file(queued, agent.url)], 1);
-    await vi.waitFor(() => expect(agent.toolCalls()).toHaveLength(1), { timeout: 5_000, interval: 10 });
-    host.cancel();
-    await files.endOf(long);
+    const { queued, agent, files } = await cancelledAfterFirstCall('halted_ask', 3, 'never_asked');
 
     const late = worker(queued, plainUrl());
     // Whatever it answers (cancelled, or the worker's own run), it answers: not the host's run of the file.
