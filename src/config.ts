@@ -8,6 +8,7 @@
  *   ADCP_COMPLIANCE   a corpus version of the installed @adcp/sdk, or a path
  *   ADCP_ALLOW_HTTP   1: local development — a plain-http agent that is not loopback, and
  *                     agent-supplied URLs (OAuth issuer, A2A endpoint) that are http or private
+ *   ADCP_SEEDED_STATE 1: the operator declares `requires: [seeded_state]` met (state provisioned out of band)
  */
 
 import { isLoopbackHost } from './transport/url-guard.js';
@@ -58,6 +59,11 @@ export interface RuntimeConfig {
    * text alone sends. Env: ADCP_REQUESTS=as-written. @default 'enriched'
    */
   requests?: 'enriched' | 'as-written';
+  /**
+   * The operator declares that the state storyboards tagged `requires: [seeded_state]` need was provisioned out of
+   * band (storyboard-schema.yaml > requires). Env: ADCP_SEEDED_STATE=1. @default false
+   */
+  seededState?: boolean;
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -92,6 +98,7 @@ function withEnvFallbacks(given: RuntimeConfig, env: NodeJS.ProcessEnv, protocol
     maxResponseBytes: given.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     skipRateAbuse: given.skipRateAbuse ?? envFlag(env.ADCP_SKIP_RATE_ABUSE),
     allowHttp: given.allowHttp ?? envFlag(env.ADCP_ALLOW_HTTP),
+    seededState: given.seededState ?? envFlag(env.ADCP_SEEDED_STATE),
     requests:
       given.requests ?? (nonEmpty(env.ADCP_REQUESTS)?.toLowerCase() === 'as-written' ? 'as-written' : 'enriched'),
   };

@@ -60,11 +60,51 @@ function readVersion(root: string): string | undefined {
   }
 }
 
-function schemasDirFor(sdkRoot: string | undefined, version: string | undefined): string | undefined {
-  if (!sdkRoot || !version) return undefined;
+/**
+ * The JSON Schemas of a corpus's AdCP version — never another version's (a 3.1 corpus validated with 3.0 schemas
+ * grades against the wrong artifacts): beside the tree in a published bundle (`adcp-<v>/compliance` and
+ * `adcp-<v>/schemas`), else in the SDK that ships the tree (`<sdk>/compliance/cache/<v>` →
+ * `<sdk>/dist/lib/schemas-data/<major.minor>`), else in the installed SDK.
+ */
+function schemasDirFor(sdkRoot: string | undefined, version: string | undefined, root?: string): string | undefined {
+  if (root) {
+    const bundled = join(root, '..', 'schemas');
+    if (existsSync(join(bundled, 'manifest.json'))) return resolve(bundled);
+    const shippedBy = /^(.*)[\\/]compliance[\\/]cache[\\/][^\\/]+$/.exec(resolve(root))?.[1];
+    if (shippedBy && shippedBy !== sdkRoot) {
+      const dir = schemasDataDir(shippedBy, version);
+      if (dir) return dir;
+    }
+  }
+  return sdkRoot ? schemasDataDir(sdkRoot, version) : undefined;
+}
+
+function schemasDataDir(sdkRoot: string, version: string | undefined): string | undefined {
+  if (!version) return undefined;
   const [major, minor] = version.split('.');
   const dir = join(sdkRoot, 'dist', 'lib', 'schemas-data', `${major}.${minor}`);
   return existsSync(dir) ? dir : undefined;
+}
+
+/**
+ * The corpus version the installed SDK grades with: its pinned `ADCP_VERSION` (the file at the package root, e.g.
+ * `3.1.15` in @adcp/sdk 13), when that version is installed; else the newest installed release — a pre-release
+ * (`3.1.0-beta.7`) only when it is all there is. A version the SDK ships beside its pin (13.0.0's package-only
+ * `3.2.0`) is used only when named.
+ */
+export function defaultCorpusVersion(
+  sdkRoot: string,
+  versions: readonly string[] = installedCorpusVersions(sdkRoot),
+): string | undefined {
+  let pinned: string | undefined;
+  try {
+    pinned = readFileSync(join(sdkRoot, 'ADCP_VERSION'), 'utf8').trim();
+  } catch {
+    pinned = undefined;
+  }
+  if (pinned && versions.includes(pinned)) return pinned;
+  const releases = versions.filter((v) => !v.includes('-'));
+  return releases.at(-1) ?? versions.at(-1);
 }
 
 /** The corpus version or compliance-tree path env ADCP_COMPLIANCE names, if any. */
@@ -87,7 +127,7 @@ export function runCorpus(named: string | undefined, fromDir: string): Corpus | 
 
 /**
  * Resolves `compliance` (a corpus version like `3.0.6`, or a path to a
- * compliance tree) to a corpus. Without a value, the newest installed version.
+ * compliance tree) to a corpus. Without a value, the installed SDK's pinned version (defaultCorpusVersion).
  */
 export function resolveCorpus(compliance: string | undefined, fromDir: string = process.cwd()): Corpus {
   const sdkRoot = findSdkRoot(fromDir);
@@ -101,7 +141,7 @@ export function resolveCorpus(compliance: string | undefined, fromDir: string = 
       );
     }
     const version = readVersion(root);
-    return { root, version, schemasDir: schemasDirFor(sdkRoot, version) };
+    return { root, version, schemasDir: schemasDirFor(sdkRoot, version, root) };
   }
   if (!sdkRoot) {
     throw new CorpusNotFoundError(
@@ -109,20 +149,54 @@ export function resolveCorpus(compliance: string | undefined, fromDir: string = 
     );
   }
   const versions = installedCorpusVersions(sdkRoot);
-  const version = compliance ?? versions.at(-1);
+  const version = compliance ?? defaultCorpusVersion(sdkRoot, versions);
   if (!version || !versions.includes(version)) {
     throw new CorpusNotFoundError(
       `AdCP compliance version "${compliance}" is not in the installed @adcp/sdk (it has: ${versions.join(', ') || 'none'}). Set ADCP_COMPLIANCE to one of those, or to a path.`,
     );
   }
   const root = join(sdkRoot, 'compliance', 'cache', version);
-  return { root, version, schemasDir: schemasDirFor(sdkRoot, version) };
+  return { root, version, schemasDir: schemasDirFor(sdkRoot, version, root) };
 }
 
-/** The schema directory to use when no corpus was selected: the newest installed. */
+/** The schema directory to use when no corpus was selected: the default corpus version's. */
 export function defaultSchemasDir(fromDir: string = process.cwd()): string | undefined {
   const sdkRoot = findSdkRoot(fromDir);
   if (!sdkRoot) return undefined;
-  const versions = installedCorpusVersions(sdkRoot);
-  return schemasDirFor(sdkRoot, versions.at(-1));
+  return schemasDirFor(sdkRoot, defaultCorpusVersion(sdkRoot));
+}
+
+const contracts = new Map<string, string | undefined>();
+
+/**
+ * The runner-output contract version a compliance tree ships (`universal/runner-output-contract.yaml`, its top-level
+ * `version:`): 1.1.0 in the 3.0 corpus, 2.6.0 in 3.1.x. Undefined when the tree has none (or no tree): the newest.
+ */
+export function contractVersionOf(root: string | undefined): string | undefined {
+  if (!root) return undefined;
+  if (!contracts.has(root)) {
+    let version: string | undefined;
+    try {
+      const text = readFileSync(join(root, 'universal', 'runner-output-contract.yaml'), 'utf8');
+      version = /^version:\s*["']?([\w.-]+)["']?\s*$/m.exec(text)?.[1];
+    } catch {
+      version = undefined;
+    }
+    contracts.set(root, version);
+  }
+  return contracts.get(root);
+}
+
+/**
+ * The JSON Schemas of the AdCP version of the compliance tree at `root` (schemasDirFor): beside it in a bundle, in the
+ * SDK that ships it, or in the SDK installed where the tree lies or where the process runs. Undefined when none of
+ * that version is found — never another version's schemas.
+ */
+export function corpusSchemasDir(root: string, fromDir: string = process.cwd()): string | undefined {
+  const version = readVersion(root);
+  for (const sdk of new Set([findSdkRoot(root), findSdkRoot(fromDir)])) {
+    const dir = schemasDirFor(sdk, version, root);
+    if (dir) return dir;
+  }
+  return undefined;
 }

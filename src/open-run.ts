@@ -9,7 +9,9 @@ import { realpathSync } from 'node:fs';
 import { resolve, sep } from 'node:path';
 import { resolveRuntimeConfig, type RuntimeConfig } from './config.js';
 import { listCorpus } from './storyboard/select.js';
-import { defaultSchemasDir } from './corpus.js';
+import { contractVersionOf, defaultSchemasDir } from './corpus.js';
+import type { AgentCapabilities } from './engine/applicability.js';
+import { contractRules } from './model/contract-rules.js';
 import type { RunnerRole } from './engine/role.js';
 import { StoryboardRun } from './engine/run.js';
 import { secretsInUrl } from './model/redact.js';
@@ -76,6 +78,9 @@ export function openStoryboardRun(
     requestSigning: { skipRateAbuse: config.skipRateAbuse === true },
     loadWarnings: options.loadWarnings,
     requests: config.requests,
+    rules: contractRules(contractVersionOf(config.corpusRoot)),
+    seededState: config.seededState === true,
+    capabilities: (ask) => sharedCapabilities(`${config.protocol} ${config.agentUrl} ${config.authToken ?? ''}`, ask),
     urlGuard: { allowHttp: config.allowHttp === true },
     ...(options.webhooks || config.webhooks
       ? { webhooks: options.webhooks ?? new RemoteWebhookSink(config.webhooks!) }
@@ -141,4 +146,23 @@ function storyboardIdsIn(root: string): ReadonlySet<string> {
   let ids = idsByRoot.get(root);
   if (!ids) idsByRoot.set(root, (ids = new Set(listCorpus(root).map((entry) => entry.id))));
   return ids;
+}
+
+const capabilitiesByAgent = new Map<string, Promise<AgentCapabilities>>();
+
+/**
+ * The agent's get_adcp_capabilities answer, asked once per process and agent (protocol, URL and credentials): the
+ * `requires_capability` gates of every storyboard read the same answer, as the reference runner's one discovery call.
+ * An answer that was an error is asked again by the next run that needs it.
+ */
+function sharedCapabilities(key: string, ask: () => Promise<AgentCapabilities>): Promise<AgentCapabilities> {
+  let answer = capabilitiesByAgent.get(key);
+  if (!answer) {
+    answer = ask();
+    capabilitiesByAgent.set(key, answer);
+    void answer.then((a) => {
+      if (a.error !== undefined && capabilitiesByAgent.get(key) === answer) capabilitiesByAgent.delete(key);
+    });
+  }
+  return answer;
 }

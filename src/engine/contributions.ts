@@ -2,7 +2,7 @@
  * Branch-set contributions (storyboard-schema.yaml > "Branch sets"): which flag a passing step contributes, and the
  * `assert_contribution` step that grades whether any branch did.
  */
-import type { SkipResult, StepResult, ValidationResult } from '../model/records.js';
+import { failsStep, type SkipResult, type StepResult, type ValidationResult } from '../model/records.js';
 import type { Phase, Step } from '../model/storyboard.js';
 
 /** Branch-set flag → the step that first contributed it. */
@@ -46,7 +46,7 @@ export function assertContribution(
       source,
     };
   });
-  return { ...result, validations, passed: validations.every((v) => v.passed) };
+  return { ...result, validations, passed: !validations.some(failsStep) };
 }
 
 /**

@@ -8,9 +8,14 @@
  *   tool and the agent's tool list.
  * - `missing_test_controller`: the step (`requires_tool`) or the seeding
  *   phase needs `comply_test_controller`, which the agent does not advertise.
- * - `prerequisite_failed` — the stateful cascade: once a stateful step fails,
- *   the later stateful steps (this phase and every later one) would run on
- *   state that never materialised, so they skip, citing the step. A stateful
+ * - `prerequisite_failed` — the stateful cascade (runner-output-contract.yaml >
+ *   cascade_rules): once a stateful step fails, its phase "trips", and the later
+ *   stateful steps of that phase and of every phase that depends on it would run
+ *   on state that never materialised, so they skip, citing the step — and trip
+ *   their own phase in turn. A phase depends on every earlier phase unless it
+ *   says otherwise (`depends_on`: the named earlier phases, or `[]` for none);
+ *   under `any_of` semantics a branch-set peer never depends on another peer
+ *   of its set (cascade_rules.branch_set_cascade_exemption, contract 2.6.0). A stateful
  *   step skipped `missing_tool` / `missing_test_controller` trips the cascade
  *   too, unless it is its phase's only stateful step (nothing in the phase
  *   depends on it) or a same-phase peer that `provides_state_for` it passes —
@@ -68,8 +73,16 @@ interface Trigger {
   reason?: string;
 }
 
+export interface CascadeRules {
+  /** cascade_rules.branch_set_cascade_exemption (contract 2.6.0): `any_of` peers do not cascade onto each other. */
+  branchSetExemption: boolean;
+}
+
 export class CascadeState {
-  private tripped?: Trigger;
+  /** Per phase: the step that tripped its stateful cascade (a failure overrides a skip as the cited cause). */
+  private readonly trips = new Map<Phase, Trigger>();
+  /** Per phase: the phases whose trips cascade onto it. */
+  private readonly dependencies = new Map<Phase, readonly Phase[]>();
   /** Per phase: missing peers waiting for a substitute's verdict, and a pending not_applicable. */
   private readonly deferred = new Map<Phase, { target: number; trigger: Trigger }[]>();
   private readonly pendingNotApplicable = new Map<Phase, Trigger>();
@@ -78,7 +91,34 @@ export class CascadeState {
     private readonly entries: readonly { phase: Phase; step: Step }[],
     /** The storyboard's `required_tools`. */
     private readonly requiredTools: readonly string[] = [],
-  ) {}
+    rules: CascadeRules = { branchSetExemption: true },
+  ) {
+    const phases = [...new Set(entries.map((e) => e.phase))];
+    phases.forEach((phase, i) => {
+      const prior = phases.slice(0, i);
+      const named = phase.depends_on;
+      let on = named === undefined ? prior : prior.filter((p) => named.includes(p.id));
+      const set = phase.branch_set;
+      if (rules.branchSetExemption && set?.semantics === 'any_of')
+        on = on.filter((p) => !(p.branch_set?.semantics === 'any_of' && p.branch_set.id === set.id));
+      this.dependencies.set(phase, on);
+    });
+  }
+
+  /** What tripped the cascade this phase's stateful steps see: its own trip, else its dependencies', first first. */
+  private trippedFor(phase: Phase): Trigger | undefined {
+    return (
+      this.trips.get(phase) ??
+      this.dependencies
+        .get(phase)
+        ?.map((p) => this.trips.get(p))
+        .find(Boolean)
+    );
+  }
+
+  private trip(phase: Phase, trigger: Trigger, override = false): void {
+    if (override || !this.trips.has(phase)) this.trips.set(phase, trigger);
+  }
 
   /** The skip for a step about to run, or undefined when it runs. `passed: false` marks a cascade skip (the step's state is lost). */
   gate(index: number, task: string, agent: AgentTools): { skip: SkipResult; passed?: false } | undefined {
@@ -88,9 +128,10 @@ export class CascadeState {
     const toolList = tools ? `[${[...tools].sort().join(', ')}]` : '';
     const required = this.storyboardGate(agent);
     if (required) return { skip: required };
-    if (step.stateful === true && this.tripped) {
+    const tripped = step.stateful === true ? this.trippedFor(this.entries[index]!.phase) : undefined;
+    if (tripped) {
       if (!listed(task)) return { skip: missingTool(task, toolList) };
-      const t = this.tripped;
+      const t = tripped;
       return {
         skip: {
           reason: 'prerequisite_failed',
@@ -121,11 +162,18 @@ export class CascadeState {
     if (step.stateful !== true) return;
     const here = { phase: phase.id, step: step.id };
     if (!result.skip && !result.passed) {
-      this.tripped = here; // a failure overrides a skip as the cited cause
+      this.trip(phase, here, true); // a failure overrides a skip as the cited cause
       return;
     }
     const reason = result.skip?.reason;
-    if (!reason || result.passed === false) return; // passed, or itself a cascade skip
+    if (!reason) return; // passed
+    if (result.passed === false) {
+      // Itself a cascade skip: its phase trips in turn (contract > default_cascade: prerequisite_failed cascades),
+      // citing the step that started it.
+      const upstream = this.trippedFor(phase);
+      if (upstream) this.trip(phase, upstream);
+      return;
+    }
     if (HARD_MISSING.has(reason)) {
       if (this.substitutesOf(phase, step).length > 0) {
         const list = this.deferred.get(phase) ?? [];
@@ -133,7 +181,7 @@ export class CascadeState {
         this.deferred.set(phase, list);
         return;
       }
-      if (this.statefulCount(phase) > 1) this.tripped ??= { ...here, reason };
+      if (this.statefulCount(phase) > 1) this.trip(phase, { ...here, reason });
       else result.skip!.detail += ` (the only stateful step of phase ${phase.id}: nothing downstream is cascaded)`;
       return;
     }
@@ -159,7 +207,7 @@ export class CascadeState {
           detail: `${targetStep.id} state provided by ${phase.id}.${this.entries[substitute]!.step.id}`,
         };
       } else {
-        this.tripped ??= trigger;
+        this.trip(phase, trigger);
         result.skip!.detail += ` (declared substitute ${this.substitutesOf(phase, targetStep).join(', ')} did not pass)`;
       }
     }
@@ -167,7 +215,7 @@ export class CascadeState {
     const anyPassed = indexes.some(
       (i) => this.entries[i]!.step.stateful === true && results.get(i)?.passed === true && !results.get(i)?.skip,
     );
-    if (pending && !anyPassed && this.statefulCount(phase) > 1) this.tripped ??= pending;
+    if (pending && !anyPassed && this.statefulCount(phase) > 1) this.trip(phase, pending);
   }
 
   private substitutesOf(phase: Phase, step: Step): string[] {

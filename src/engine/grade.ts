@@ -8,14 +8,15 @@
  * `task_completion.` captures, polled the task to its end.
  */
 import { answerError, findErrorCode } from '../model/answer-error.js';
-import { checks, type Exchange } from '../checks/index.js';
+import { CHECK_KIND, checks, type CheckInput, type Exchange } from '../checks/index.js';
 import type { SchemaRegistry } from '../schemas/registry.js';
 import type { Step, Validation } from '../model/storyboard.js';
 import { checkInvariants } from './invariants.js';
 import { resolvePath } from '../model/path.js';
 import { TASK_COMPLETION_PREFIX } from '../model/runner-tasks.js';
 import type { TaskCompletion } from './polling.js';
-import type { ValidationResult } from '../model/records.js';
+import { failsStep, type ValidationResult } from '../model/records.js';
+import { withSeverity } from './severity.js';
 import { substitute, type SubstitutionScope } from './substitute.js';
 import { explainUnresolved, type EarlierStep } from './unresolved.js';
 
@@ -39,6 +40,8 @@ export interface GradeInput {
    * should have captured it and what became of it. Absent: the message says only that such a step did not provide it.
    */
   earlier?: readonly EarlierStep[];
+  /** What the checks that read beyond the answer get (checks/types.ts): earlier answers, the A2A context, upstream traffic, a response set. */
+  observed?: Pick<CheckInput, 'history' | 'priorA2a' | 'upstream' | 'responses'>;
 }
 
 export interface Graded {
@@ -56,12 +59,12 @@ export function gradeStep(input: GradeInput): Graded {
     // Contract > step_result.error: transport-level, no validations attempted.
     return { validations: [], passed: false, error: exchange.transportError, captures: new Map() };
   }
-  const validations = step.validations.map((validation) => runCheck(input, validation));
+  const validations = step.validations.map((validation) => withSeverity(runCheck(input, validation), validation));
   // Whether the agent answered with an error: one rule (model/answer-error.ts), for expect_error and for an error the
   // step did not expect alike — a comply_test_controller `success: false` on a plain result counts, like an isError.
   const failure = answerError(exchange);
   // A failed error_code check already says the answer carried no error (or not that one): no second verdict on it.
-  const errorCodeFailed = validations.some((v) => v.check === 'error_code' && !v.passed);
+  const errorCodeFailed = validations.some((v) => v.check === 'error_code' && failsStep(v));
   if (step.expect_error && !failure && !errorCodeFailed) {
     const advisory = findErrorCode(exchange);
     validations.push(
@@ -94,7 +97,7 @@ export function gradeStep(input: GradeInput): Graded {
   }
   const captured = capture(input);
   validations.push(...captured.failures);
-  const passed = !error && validations.every((v) => v.passed);
+  const passed = !error && !validations.some(failsStep);
   return { validations, passed, ...(error ? { error } : {}), captures: captured.values };
 }
 
@@ -118,10 +121,23 @@ function runCheck(input: GradeInput, written: Validation): ValidationResult {
     response: exchange.response,
   });
   const run = checks[written.check];
-  if (!run) {
+  if (!run && CHECK_KIND.has(written.check)) {
+    // A kind the engine grades elsewhere (any_of reads the run's contributions, on an assert_contribution step).
     return fail(
-      `check "${written.check}" is not a check vitest-adcp knows (storyboard-schema.yaml > Validation lists the kinds)`,
+      `check "${written.check}" grades only an assert_contribution step, where the run's branch-set contributions are read`,
     );
+  }
+  if (!run) {
+    // runner-output-contract.yaml 2.6.0 > validation_result > Forward compatibility: a kind this runner does not
+    // implement (a newer format's) passes with a note on the coverage gap, and is counted not applicable. The loader
+    // let it through only in a newer format's storyboard or with strictKeys: false, with a warning.
+    return {
+      check: written.check,
+      passed: true,
+      description,
+      note: `runner does not implement check type '${written.check}' — graded as not_applicable to preserve forward compatibility`,
+      source,
+    };
   }
   // storyboard-schema.yaml > Substitution: `value` / `allowed_values` may name captured context.
   const substituted = substitute({ value: written.value, allowed_values: written.allowed_values }, input.scope);
@@ -145,6 +161,7 @@ function runCheck(input: GradeInput, written: Validation): ValidationResult {
       schemas: input.schemas,
       context: input.scope.context,
       agentUrl: input.agentUrl,
+      ...input.observed,
     });
   } catch (error) {
     verdict = {
@@ -205,14 +222,15 @@ function capture(input: GradeInput): { failures: ValidationResult[]; values: Map
   const values = new Map<string, unknown>();
   for (const output of input.step.context_outputs ?? []) {
     let root = input.exchange.data;
-    let path = output.path;
-    if (typeof path !== 'string') continue; // `generate:` outputs are minted by the engine
+    const written = output.path;
+    if (typeof written !== 'string') continue; // `generate:` outputs are minted by the engine at run start
+    let path = written;
     if (path.startsWith(TASK_COMPLETION_PREFIX)) {
       path = path.slice(TASK_COMPLETION_PREFIX.length);
       const completion = input.completion;
       if (completion) {
         if (completion.outcome !== 'completed') {
-          failures.push(completionFailure(input, output.name, output.path, completion));
+          failures.push(completionFailure(input, output.name, written, completion));
           continue;
         }
         root = completion.data;
@@ -225,9 +243,9 @@ function capture(input: GradeInput): { failures: ValidationResult[]; values: Map
         runnerValidation(input, 'capture_path_not_resolvable', {
           passed: false,
           json_pointer: found.pointer,
-          expected: output.path,
+          expected: written,
           actual: found.found ? found.value : null,
-          error: `context_outputs "${output.name}" reads "${output.path}", which is not in the ${input.completion ? 'completed task' : 'response'}`,
+          error: `context_outputs "${output.name}" reads "${written}", which is not in the ${input.completion ? 'completed task' : 'response'}`,
         }),
       );
     }

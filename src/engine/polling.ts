@@ -11,6 +11,7 @@ import type { Step } from '../model/storyboard.js';
 import type { ResponseRecord } from '../model/records.js';
 import type { AgentTransport, CallOptions } from '../transport/types.js';
 import { TASK_COMPLETION_PREFIX } from '../model/runner-tasks.js';
+import { CHECK_KIND } from '../checks/kinds.js';
 
 const NON_TERMINAL = new Set(['submitted', 'working', 'input-required']);
 const FAILED = new Set(['failed', 'canceled', 'rejected']);
@@ -189,8 +190,7 @@ const ASYNC_STATUSES = new Set(['submitted', 'working', 'input-required']);
  */
 function validatesEnvelope(step: Step): boolean {
   return step.validations.some((v) => {
-    if (v.check === 'a2a_submitted_artifact' || v.check === 'envelope_field_present' || v.path === 'task_id')
-      return true;
+    if (CHECK_KIND.get(v.check)?.reads === 'envelope' || v.path === 'task_id') return true;
     if (v.path !== 'status') return false;
     const expected = [v.value, ...(Array.isArray(v.allowed_values) ? v.allowed_values : [])];
     return expected.some((value) => typeof value === 'string' && ASYNC_STATUSES.has(value));

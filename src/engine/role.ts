@@ -10,6 +10,7 @@
  * agent's tools are known, its own tasks' runs, what a cascade skip or an agent's graded answer means for the rest of
  * the storyboard (a halt), and the request's preparation (URLs minted before substitution).
  */
+import type { ResponseSet } from '../checks/types.js';
 import type { Exchange } from '../model/exchange.js';
 import type { SkipResult, StepResult } from '../model/records.js';
 import type { Phase, Step, Storyboard } from '../model/storyboard.js';
@@ -78,7 +79,7 @@ export interface AgentStep extends RoleStep {
 export type RoleOutcome =
   | { result: StepResult }
   | { skip: SkipResult; record?: Pick<StepResult, 'request' | 'response'> }
-  | { exchange: Exchange };
+  | { exchange: Exchange; /** The resolved response set of a multi-dispatch step (the cross_response kinds). */ responses?: ResponseSet };
 
 /** A role's reading of a graded agent answer: the step's record, and what every later step becomes (`halt`). */
 interface RoleVerdict {

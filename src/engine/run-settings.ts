@@ -2,11 +2,13 @@
  * What a storyboard run is configured with, apart from its roles (`StoryboardRunOptions` in run.ts adds them): what
  * the scheduler reads and what it hands each role's session (engine/role.ts `RoleRun.settings`).
  */
+import type { ContractRules } from '../model/contract-rules.js';
 import type { TestKit } from '../model/storyboard.js';
 import type { SchemaRegistry } from '../schemas/registry.js';
 import type { AgentTransport } from '../transport/types.js';
 import type { UrlGuardOptions } from '../transport/url-guard.js';
 import type { WebhookSink } from '../webhooks/receiver.js';
+import type { AgentCapabilities } from './applicability.js';
 import type { RequestMode } from './enrich/index.js';
 import type { PlanSettings } from './role.js';
 
@@ -52,4 +54,14 @@ export interface RunSettings extends PlanSettings {
   requests?: RequestMode;
   /** The clock enrichment reads (past flights, the flight anchor). @default Date.now */
   now?: () => number;
+  /** The runner-output contract's rules this run follows (model/contract-rules.ts). @default the newest */
+  rules?: ContractRules;
+  /**
+   * Shares the agent's get_adcp_capabilities answer (read by `requires_capability` gates) between the runs of a
+   * process: given the run's own way to ask, it answers with the first answer any run got for the same agent. Absent:
+   * each run asks once, when a gate first needs it.
+   */
+  capabilities?: (ask: () => Promise<AgentCapabilities>) => Promise<AgentCapabilities>;
+  /** The operator declares the prerequisite state seeded out of band (`requires: [seeded_state]`). @default false */
+  seededState?: boolean;
 }

@@ -25,15 +25,19 @@
  * needs their state: that is how running one step from the IDE replays the
  * steps it depends on.
  */
+import { randomUUID } from 'node:crypto';
 import type { Phase, Step, Storyboard } from '../model/storyboard.js';
-import type { Exchange } from '../checks/index.js';
+import type { Exchange, PriorAnswer } from '../checks/index.js';
 import { rateLimitBoundMs } from '../transport/rate-limit.js';
 import type { AgentTransport, CallOptions, Credentials } from '../transport/types.js';
 import { assertContribution, contributionAllowed, peerBranchTaken, type Contributions } from './contributions.js';
 import { CredentialResolver, CredentialsError } from './credentials.js';
 import { CascadeState, runnerOnlyTaskSkip, unresolvedScenarioSkip, type AgentTools } from './gate.js';
+import { capabilityUnmet, storyboardGate, type AgentCapabilities } from './applicability.js';
+import { answerError } from '../model/answer-error.js';
+import { contractRules, type ContractRules } from '../model/contract-rules.js';
 import { RunEnricher } from './enrich/run-enricher.js';
-import { gradeStep } from './grade.js';
+import { gradeStep, type GradeInput } from './grade.js';
 import { withIdempotencyKey } from './idempotency.js';
 import { IMPLEMENTED_INVARIANTS } from './invariants.js';
 import { PathSyntaxError, setPath } from '../model/path.js';
@@ -45,6 +49,10 @@ import type { RunSettings } from './run-settings.js';
 import { evaluateSkipIf } from './skip-if.js';
 import { StepEnd } from './step-end.js';
 import { resolveTask, substitute, type SubstitutionScope } from './substitute.js';
+
+const CAPABILITIES_TASK = 'get_adcp_capabilities';
+/** Where the capabilities schema's defaults are read (`requires_capability` value matchers). */
+const CAPABILITIES_RESPONSE = 'protocol/get-adcp-capabilities-response.json';
 
 export interface StoryboardRunOptions extends RunSettings {
   /**
@@ -77,6 +85,14 @@ export class StoryboardRun {
   /** Problems that concern the whole storyboard, shown on its first step. */
   private readonly storyboardWarnings: string[] = [];
   private tools?: Promise<AgentTools>;
+  private capabilities?: Promise<AgentCapabilities>;
+  /** The storyboard-level gates' verdict (applicability.ts), once per run. */
+  private applicability?: Promise<SkipResult | undefined>;
+  private readonly rules: ContractRules;
+  /** The steps that reached the agent (or a role's own exchange), oldest first: what checks reading earlier answers see. */
+  private readonly history: PriorAnswer[] = [];
+  /** The last A2A Task of this run with its step, for a2a_context_continuity. */
+  private lastA2a?: { step: string; contextId?: string };
   private transport?: AgentTransport;
   /** What a role decided every later step becomes (failed seeding, an unknown controller scenario, no request signing). */
   private halt?: SkipResult;
@@ -97,14 +113,21 @@ export class StoryboardRun {
     );
     this.entries.forEach((entry, index) => (entry.index = index));
     for (const [name, value] of Object.entries(storyboard.context ?? {})) this.context.set(name, value);
+    // storyboard-schema.yaml > context_outputs.generate: minted once per run, before any step, readable by every step.
+    for (const entry of this.entries)
+      for (const output of entry.step.context_outputs ?? [])
+        if (output.generate !== undefined && !this.context.has(output.name))
+          this.context.set(output.name, randomUUID());
     this.credentials = new CredentialResolver({
       defaultToken: options.authToken,
       testKit: options.testKit,
       audience: () => this.transport?.url,
     });
+    this.rules = options.rules ?? contractRules(undefined);
     this.cascade = new CascadeState(
       this.entries.map((e) => ({ phase: e.phase, step: e.step })),
       (storyboard.required_tools ?? []).filter((t) => typeof t === 'string'),
+      { branchSetExemption: this.rules.branchSetCascadeExemption },
     );
     this.enricher = new RunEnricher(storyboard, {
       testKit: options.testKit,
@@ -341,9 +364,14 @@ export class StoryboardRun {
       end.warnings.push(
         `the agent's tool list could not be read (${tools.error}), so missing tools are not told apart from failures`,
       );
-    // A storyboard whose required_tools the agent has none of does not apply to it, runner-only steps included.
-    const notForThisAgent = this.cascade.storyboardGate(tools);
+    // A storyboard that does not apply to this agent or run (applicability.ts; required_tools the agent has none of)
+    // is skipped as a whole, runner-only steps included; so is a phase whose capability gate does not hold.
+    const notForThisAgent = (await this.storyboardApplicability(tools)) ?? this.cascade.storyboardGate(tools);
     if (notForThisAgent) return end.skipped(notForThisAgent);
+    const phaseGate = step.phase.requires_capability
+      ? capabilityUnmet(step.phase.requires_capability, await this.agentCapabilities(tools), this.capabilityDefault)
+      : undefined;
+    if (phaseGate) return end.skipped({ reason: 'not_applicable', detail: phaseGate });
     const agentStep: AgentStep = { ...step, tools };
     const own = await this.runnerTask(agentStep, end);
     if (own) return own;
@@ -379,7 +407,13 @@ export class StoryboardRun {
   private roleRecord(step: AgentStep, outcome: RoleOutcome, end: StepEnd): StepResult {
     if ('result' in outcome) return end.done(outcome.result);
     if ('skip' in outcome) return end.skipped(outcome.skip, outcome.record ?? {});
-    return end.done(this.keep(step, outcome.exchange, this.graded(step, step.task, outcome.exchange, end.base)));
+    return end.done(
+      this.keep(
+        step,
+        outcome.exchange,
+        this.graded(step, step.task, outcome.exchange, end.base, undefined, { responses: outcome.responses }),
+      ),
+    );
   }
 
   /** The call to the agent: prepared, substituted, sent, followed to its end, graded; a role may decide the verdict. */
@@ -490,6 +524,7 @@ export class StoryboardRun {
     exchange: Exchange,
     result: StepResult,
     completion?: TaskCompletion,
+    observed: GradeInput['observed'] = {},
   ): { result: StepResult; captures: Map<string, unknown> } {
     const graded = gradeStep({
       file: this.storyboard.file,
@@ -507,6 +542,14 @@ export class StoryboardRun {
       completion,
       secrets: this.credentialSecrets(),
       earlier: this.earlierSteps(entry),
+      observed: { history: this.history, ...this.priorA2a(entry.step.id, exchange), ...observed },
+    });
+    this.history.push({
+      step: entry.step.id,
+      task,
+      request: exchange.request.payload,
+      data: exchange.data,
+      passed: graded.passed,
     });
     const recorded: StepResult = {
       ...result,
@@ -520,6 +563,20 @@ export class StoryboardRun {
     return { result: recorded, captures: graded.captures };
   }
 
+  /**
+   * The previous A2A step's Task `contextId` for this answer's a2a_context_continuity, and this answer's kept for the
+   * next: over A2A the Task is the answer's `response.payload` (the JSON-RPC result).
+   */
+  private priorA2a(stepId: string, exchange: Exchange): { priorA2a?: { step: string; contextId?: string } } {
+    const prior = this.lastA2a;
+    if (exchange.request.transport === 'a2a' && !exchange.rpcError && !exchange.transportError) {
+      const task = exchange.response?.payload as { contextId?: unknown } | undefined;
+      const contextId = typeof task?.contextId === 'string' && task.contextId !== '' ? task.contextId : undefined;
+      this.lastA2a = { step: stepId, ...(contextId ? { contextId } : {}) };
+    }
+    return prior ? { priorA2a: prior } : {};
+  }
+
   /** storyboard-schema.yaml > context_outputs: only a step that passed (not skipped) populates the accumulator. */
   private keep(
     entry: Entry,
@@ -528,6 +585,45 @@ export class StoryboardRun {
   ): StepResult {
     if (graded.result.passed && !graded.result.skip) this.recordPass(entry, exchange, graded.captures);
     return graded.result;
+  }
+
+  /** The storyboard-level gates (applicability.ts), evaluated once per run. */
+  private storyboardApplicability(tools: AgentTools): Promise<SkipResult | undefined> {
+    this.applicability ??= (async () =>
+      storyboardGate(
+        this.storyboard,
+        tools,
+        this.storyboard.requires_capability ? await this.agentCapabilities(tools) : undefined,
+        { webhookReceiver: this.options.webhooks !== undefined, seededState: this.options.seededState === true },
+        this.rules,
+        this.capabilityDefault,
+      ))();
+    return this.applicability;
+  }
+
+  /** What the capabilities schema says an absent field means (the `requires_capability` value matchers read it). */
+  private readonly capabilityDefault = (path: string): unknown =>
+    this.options.schemas?.defaultAt(CAPABILITIES_RESPONSE, path);
+
+  /** The agent's get_adcp_capabilities answer: the opener's shared one, else asked once by this run. */
+  private agentCapabilities(tools: AgentTools): Promise<AgentCapabilities> {
+    const ask = async (): Promise<AgentCapabilities> => {
+      if (tools.tools && !tools.tools.has(CAPABILITIES_TASK))
+        return { error: `the agent does not advertise ${CAPABILITIES_TASK}` };
+      const exchange = await this.transport!.call(
+        CAPABILITIES_TASK,
+        {},
+        { credentials: this.credentials.resolve(undefined), timeoutMs: this.options.timeoutMs },
+      );
+      if (exchange.transportError) return { error: exchange.transportError };
+      const failure = answerError(exchange);
+      if (failure) return { error: `the agent answered with an error${failure.code ? ` ${failure.code}` : ''}` };
+      return { data: exchange.data };
+    };
+    this.capabilities ??= (this.options.capabilities ? this.options.capabilities(ask) : ask()).catch(
+      (error): AgentCapabilities => ({ error: error instanceof Error ? error.message : String(error) }),
+    );
+    return this.capabilities;
   }
 
   /** The agent's tools, listed once per run. */

@@ -1,6 +1,8 @@
 /**
  * The storyboard "JSON path" dialect: dotted keys with `[n]` indexes and `[*]`
- * wildcards (`accounts[0].account_id`, `products[*].format_ids[*]`), as used by
+ * wildcards (`accounts[0].account_id`, `products[*].format_ids[*]`; `[]` is the same wildcard, as the 3.1 corpus
+ * writes it in schema prose style: `allowed_actions[]`), and `length` on an array for its item count (`rights.length`,
+ * storyboard-schema.yaml > Cross-step comparison), as used by
  * `validations[].path`, `context_outputs[].path` and `context_inputs[].inject_at`.
  * Results carry an RFC 6901 JSON Pointer, which is what the runner output
  * contract wants in `json_pointer`.
@@ -24,7 +26,7 @@ export function parsePath(path: string): PathSegment[] {
   const cached = cache.get(path);
   if (cached) return cached;
   const segments: PathSegment[] = [];
-  const re = /([^.[\]]+)|\[(\d+|\*|"[^"]*"|'[^']*')\]|(\.)/gy;
+  const re = /([^.[\]]+)|\[(\d+|\*|"[^"]*"|'[^']*'|)\]|(\.)/gy;
   let lastWasDot = true;
   let match: RegExpExecArray | null;
   let index = 0;
@@ -42,7 +44,7 @@ export function parsePath(path: string): PathSegment[] {
       segments.push(match[1]);
     } else {
       const inner = match[2]!;
-      segments.push(inner === '*' ? '*' : /^\d+$/.test(inner) ? Number(inner) : inner.slice(1, -1));
+      segments.push(inner === '*' || inner === '' ? '*' : /^\d+$/.test(inner) ? Number(inner) : inner.slice(1, -1));
     }
     lastWasDot = false;
   }
@@ -77,7 +79,8 @@ export interface PathResolution {
 function step(value: unknown, segment: string | number): unknown {
   if (value === null || typeof value !== 'object') return undefined;
   if (Array.isArray(value)) {
-    return typeof segment === 'number' ? value[segment] : undefined;
+    // `length` is the only key an array answers to: the item count the 3.1 corpus compares (`rights.length`).
+    return typeof segment === 'number' ? value[segment] : segment === 'length' ? value.length : undefined;
   }
   if (!Object.prototype.hasOwnProperty.call(value, segment)) return undefined;
   return (value as Record<string, unknown>)[String(segment)];

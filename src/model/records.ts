@@ -1,6 +1,6 @@
 /**
  * Result records in the shape of the AdCP runner output contract
- * (`compliance/cache/<version>/universal/runner-output-contract.yaml`, v1.1.0).
+ * (`compliance/cache/<version>/universal/runner-output-contract.yaml`, v1.1.0 for the 3.0 corpus, v2.6.0 for 3.1; one model, the fields 2.6.0 adds optional).
  * These are what the engine produces per step, what a test's `meta` carries to
  * the main process, and what the contract reporter writes. Field names are the
  * contract's (snake_case) on purpose: the JSON is consumed by AdCP tooling.
@@ -49,6 +49,21 @@ export interface ValidationResult {
   check: string;
   passed: boolean;
   description: string;
+  /** The storyboard validation's own `id`, echoed unchanged (contract 2.6.0). */
+  id?: string;
+  /** `advisory`: a failure does not fail the step (contract 2.6.0 > validation_result.severity). Absent: required. */
+  severity?: 'required' | 'advisory';
+  /**
+   * Tri-state (contract 2.6.0): true — the storyboard's `expires_after_version` is at or below the runner's capability
+   * version, so the advisory was promoted to required; false — it is above; absent — no expiry declared, or the check
+   * was not graded.
+   */
+  severity_promoted_from_advisory?: boolean;
+  /**
+   * Why a check passed without grading anything: a kind this runner does not implement (contract 2.6.0 >
+   * validation_result > Forward compatibility). Counted in `validations_not_applicable`.
+   */
+  note?: string;
   /** Failure-only fields (null when not applicable). */
   json_pointer?: string | null;
   expected?: unknown;
@@ -77,7 +92,9 @@ export type SkipReason =
   | 'missing_test_controller'
   | 'unsatisfied_contract'
   | 'peer_branch_taken'
-  | 'peer_substituted';
+  | 'peer_substituted'
+  /** Contract 2.6.0: a storyboard-level `requires` / `required_any_of_tools` gate was not met. */
+  | 'requirement_unmet';
 
 export interface SkipResult {
   reason: SkipReason;
@@ -147,4 +164,12 @@ export interface SignedRequestRecord {
 export interface StepOutcome {
   status: 'passed' | 'failed' | 'skipped';
   result: StepResult;
+}
+
+/**
+ * Whether a validation fails its step: it did not pass and is not advisory (runner-output-contract.yaml 2.6.0 >
+ * validation_result.severity: an advisory failure "MUST NOT cause its step to grade as failed").
+ */
+export function failsStep(v: Pick<ValidationResult, 'passed' | 'severity'>): boolean {
+  return !v.passed && v.severity !== 'advisory';
 }

@@ -43,9 +43,26 @@ export interface RefsEndpoint extends Annotations {
   path: string;
 }
 
+/** upstream_traffic `payload_must_contain` entry. */
+export interface PayloadMatch extends Annotations {
+  path: string;
+  match: 'present' | 'equals' | 'contains_any';
+  value?: unknown;
+  allowed_values?: unknown[];
+}
+
 export interface Validation extends Annotations {
-  /** One of the 14 checks of AdCP 3.0.6 (another name only loads with `strictKeys: false`, and fails at run time). */
+  /**
+   * A kind of src/checks/kinds.ts (AdCP 3.1). Another name loads only in a storyboard of a newer format (or with
+   * `strictKeys: false`), and is graded as the runner-output contract says for a kind the runner does not implement.
+   */
   check: string;
+  /** AdCP 3.1: stable id, echoed as `validation_result.id`. */
+  id?: string;
+  /** AdCP 3.1: an `advisory` failure does not fail the step. */
+  severity?: 'required' | 'advisory';
+  expires_after_version?: string;
+  permanent_advisory?: Annotations & { reason: string };
   path?: string;
   value?: unknown;
   allowed_values?: unknown[];
@@ -56,6 +73,18 @@ export interface Validation extends Annotations {
   match_keys?: string[];
   scope?: Annotations & { key: string; equals: string };
   on_out_of_scope?: 'warn' | 'ignore' | 'fail';
+  /** field_pattern / envelope_field_pattern. */
+  pattern?: string;
+  /** field_equals_context / field_less_than. */
+  context_key?: string;
+  // upstream_traffic
+  min_count?: number;
+  endpoint_pattern?: string;
+  payload_must_contain?: PayloadMatch[];
+  identifier_paths?: string[];
+  purpose_filter?: string[];
+  since?: string;
+  attestation_mode_required?: 'raw';
   loc: SourceLocation;
 }
 
@@ -64,7 +93,10 @@ export interface ContextOutput extends Annotations {
   name: string;
   /** Alternate spelling of `name` used by part of the AdCP corpus; kept as written. */
   key?: string;
-  path: string;
+  /** Exactly one of `path` (capture from the answer) and `generate` (mint at run start). */
+  path?: string;
+  /** AdCP 3.1: `uuid_v4` / `opaque_id`, minted once per run. */
+  generate?: 'uuid_v4' | 'opaque_id';
 }
 
 export interface ContextInput extends Annotations {
@@ -102,7 +134,10 @@ export interface Step extends Annotations {
   auth?: StepAuth;
   omit_idempotency_key?: boolean;
   expect_error?: boolean;
-  negative_path?: 'schema_invalid' | 'payload_well_formed';
+  /** `schema_invalid` (default), `payload_well_formed`, or a named runtime rejection (3.1: `mode_mismatch`, …) graded as the latter. */
+  negative_path?: 'schema_invalid' | 'payload_well_formed' | (string & {});
+  /** AdCP 3.1: the response `oneOf` arm expected (authoring lints only). */
+  expected_arm?: string;
   sample_request_skip_schema?: boolean;
   /** `contributes: true` is resolved by the loader into `contributes_to: <branch_set.id>`. */
   contributes?: boolean;
@@ -117,6 +152,25 @@ export interface Step extends Annotations {
   validations: Validation[];
   // Runner-side assertion steps (webhooks, substitution safety).
   requires_contract?: string;
+  /** AdCP 3.1, parallel_dispatch_runner. */
+  parallel_dispatch?: Annotations & {
+    count: number;
+    same_idempotency_key?: boolean;
+    barrier_timeout_ms?: number;
+    mode?: string;
+  };
+  /** AdCP 3.1, rate_limit_trip_runner. */
+  rate_limit_trip?: Annotations & {
+    trip_target_task: string;
+    trip_target_sample_request: Record<string, unknown>;
+    max_attempts: number;
+    replay_max_wait_seconds?: number;
+  };
+  /** AdCP 3.1, replay_webhook_vector. */
+  vector_ref?: string;
+  same_event_as?: string;
+  /** Used once by the 3.1 corpus on a step; grades nothing. */
+  severity?: 'required' | 'advisory';
   triggered_by?: string;
   filter?: Record<string, unknown>;
   timeout_seconds?: number;
@@ -152,8 +206,24 @@ export interface Phase extends Annotations {
   skip_if?: string;
   branch_set?: BranchSet;
   depends_on?: string[];
+  /** AdCP 3.1: the phase runs only when the agent's capabilities satisfy it. */
+  requires_capability?: CapabilityPredicate;
   steps: Step[];
   loc: SourceLocation;
+}
+
+/** AdCP 3.1 `requires_capability`: a predicate over the agent's get_adcp_capabilities answer. */
+export interface CapabilityPredicate extends Annotations {
+  path: string;
+  equals?: unknown;
+  contains?: unknown;
+  present?: boolean;
+}
+
+/** AdCP 3.1 `required_any_of_tools` entry. */
+export interface ToolFamily extends Annotations {
+  tools: string[];
+  rationale?: string;
 }
 
 export interface Prerequisites extends Annotations {
@@ -161,10 +231,13 @@ export interface Prerequisites extends Annotations {
   /** Path of the test kit, relative to the compliance tree root (e.g. `test-kits/acme-outdoor.yaml`). */
   test_kit?: string;
   controller_seeding?: boolean;
+  /** AdCP 3.1: the test-vector file the storyboard replays, relative to the compliance tree. */
+  vectors?: string;
 }
 
 /** Declarative state seeded through comply_test_controller (`prerequisites.controller_seeding`). */
 export interface Fixtures extends Annotations {
+  accounts?: unknown[];
   products?: unknown[];
   pricing_options?: unknown[];
   creatives?: unknown[];
@@ -182,6 +255,15 @@ export interface Storyboard extends Annotations {
   track?: string;
   protocol?: string;
   required_tools?: string[];
+  /** AdCP 3.1: every family must have one tool the agent advertises. */
+  required_any_of_tools?: ToolFamily[];
+  /** AdCP 3.1: runtime requirements (controller, seeded_state, real_wire, webhook_receiver, multi_agent, …). */
+  requires?: string[];
+  /** AdCP 3.1: the storyboard applies only when the agent's capabilities satisfy it. */
+  requires_capability?: CapabilityPredicate;
+  /** AdCP 3.1: the AdCP version that introduced the storyboard. */
+  introduced_in?: string;
+  status?: string;
   narrative?: string;
   requires_scenarios?: string[];
   default_agent?: string;

@@ -196,6 +196,52 @@ export class SchemaRegistry {
     return resolved;
   }
 
+  /**
+   * The `default` a schema declares for the property at a dotted path (`media_buy.supports_proposals`), following
+   * `properties` and `$ref`s (other files, `#/definitions/…`), and the object branches of `allOf` / `oneOf` / `anyOf`;
+   * undefined when no schema on the way declares one. Read from the parsed files: nothing is compiled.
+   */
+  defaultAt(ref: string, path: string): unknown {
+    const start = this.resolveRef(ref);
+    const loaded = start ? this.load(start) : null;
+    if (!loaded) return undefined;
+    let nodes: { node: unknown; file: LoadedSchema }[] = [{ node: loaded.schema, file: loaded }];
+    for (const key of path.split('.')) {
+      nodes = nodes
+        .flatMap(({ node, file }) => this.branches(node, file, 0))
+        .flatMap(({ node, file }) => {
+          const props = (node as { properties?: Record<string, unknown> }).properties;
+          return props && Object.hasOwn(props, key) ? [{ node: props[key], file }] : [];
+        });
+      if (nodes.length === 0) return undefined;
+    }
+    for (const candidate of nodes.flatMap(({ node, file }) => this.branches(node, file, 0)))
+      if (Object.hasOwn(candidate.node as object, 'default')) return (candidate.node as { default: unknown }).default;
+    return undefined;
+  }
+
+  /** A schema node with its `$ref` followed and its `allOf` / `oneOf` / `anyOf` branches spread, bounded in depth. */
+  private branches(node: unknown, file: LoadedSchema, depth: number): { node: object; file: LoadedSchema }[] {
+    if (depth > 16 || node === null || typeof node !== 'object' || Array.isArray(node)) return [];
+    const out: { node: object; file: LoadedSchema }[] = [{ node, file }];
+    const record = node as Record<string, unknown>;
+    if (typeof record.$ref === 'string') {
+      const [target, fragment] = record.$ref.split('#');
+      let next: LoadedSchema | null = file;
+      if (target) {
+        const path = new URL(target, `https://schemas.invalid${file.id}`).pathname;
+        next = this.load(normaliseRef(path));
+      }
+      let inner: unknown = next?.schema;
+      for (const part of (fragment ?? '').split('/').filter(Boolean))
+        inner = (inner as Record<string, unknown>)?.[part];
+      if (next) out.push(...this.branches(inner, next, depth + 1));
+    }
+    for (const key of ['allOf', 'oneOf', 'anyOf'])
+      if (Array.isArray(record[key])) for (const b of record[key]) out.push(...this.branches(b, file, depth + 1));
+    return out;
+  }
+
   validate(ref: string, data: unknown): SchemaVerdict {
     const identity = this.identify(ref);
     let validator = this.validators.get(identity.schema_id);

@@ -15,9 +15,9 @@
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { defaultSchemasDir, findSdkRoot } from '../corpus.js';
+import { corpusSchemasDir } from '../corpus.js';
 import { REQUEST_SIGNING_PROBE_TASK } from '../model/runner-tasks.js';
-import { readJson, readText, schemaRegistryFor, type SchemaRegistry } from '../schemas/registry.js';
+import { readText, schemaRegistryFor, type SchemaRegistry } from '../schemas/registry.js';
 
 /**
  * Tasks the engine answers itself, never sent to the agent as written: `assert_contribution` (engine/run.ts), the
@@ -138,15 +138,10 @@ function formatDefinedTasks(corpusRoot: string | undefined): string[] {
   return [...text.matchAll(/^#\s+(?:-\s+)?task:\s+([a-z][a-z0-9_]*)\s*$/gm)].map((m) => m[1]!);
 }
 
-/** The schema directory of a compliance tree's AdCP version, else the newest installed. */
+/**
+ * The schema directory of a compliance tree's AdCP version (corpus.ts corpusSchemasDir); none of that version: no
+ * task and sample_request checks rather than another version's schemas.
+ */
 function schemasDirForCorpus(corpusRoot: string): string | undefined {
-  const version = (readJson(join(corpusRoot, 'index.json')) as { adcp_version?: unknown } | undefined)?.adcp_version;
-  if (typeof version === 'string') {
-    const [major, minor] = version.split('.');
-    for (const sdk of new Set([findSdkRoot(corpusRoot), findSdkRoot()])) {
-      const dir = sdk ? join(sdk, 'dist', 'lib', 'schemas-data', `${major}.${minor}`) : undefined;
-      if (dir && existsSync(dir)) return dir;
-    }
-  }
-  return defaultSchemasDir();
+  return corpusSchemasDir(corpusRoot);
 }

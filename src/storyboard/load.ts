@@ -21,6 +21,7 @@ import { readFileSync } from 'node:fs';
 import { adcpKnowledge } from './adcp-tasks.js';
 import { checkDataBounds, checkTextBounds, fileBytesOverBound, reportBytes, type StoryboardBounds } from './bounds.js';
 import { DiagnosticSink, StoryboardLoadError, sortDiagnostics } from './diagnostics.js';
+import { formatVersionOf, forwardNote, keyPolicy } from './format.js';
 import { normaliseStoryboard } from './normalise.js';
 import { isPlainObject } from './paths.js';
 import { buildRuleContext, checkAuthoringRules } from './rules/index.js';
@@ -43,6 +44,12 @@ export interface LoadOptions {
    * @default true
    */
   strictKeys?: boolean;
+  /**
+   * The AdCP version the storyboard is written for. Default: its compliance tree's `index.json` `adcp_version` when
+   * the file lies under `corpusRoot`, else the format this package implements. A newer minor loads under the
+   * runner-output contract's forward compatibility (format.ts): unknown keys and check kinds are warnings naming them.
+   */
+  formatVersion?: string;
   /** Size and complexity bounds (bounds.ts); each one not given keeps its default. */
   bounds?: StoryboardBounds;
   /**
@@ -74,16 +81,28 @@ export function loadStoryboard(source: string, file: string, options: LoadOption
 
   const { data, map } = parsed;
   if (!checkDataBounds(data, map, sink, options.bounds, parsed.firstAlias)) return fail(sink.items);
+  const formatVersion = options.formatVersion ?? formatVersionOf(file, options.corpusRoot);
+  const keys = keyPolicy(options.strictKeys !== false, formatVersion);
+  if (keys === 'forward' && isPlainObject(data) && data.phases === undefined) {
+    // A newer format's non-executable entry (3.2's universal/governance.yaml indexes other storyboards): kept, and
+    // graded as the contract's placeholder, no_phases.
+    data.phases = [];
+    sink.warning(
+      'unknown_key',
+      { line: 1, column: 1 },
+      'this storyboard has no `phases:`',
+      `${forwardNote(formatVersion)}: it is loaded with none, and graded no_phases`,
+    );
+  }
   validateAgainstSchema(data, map, sink);
-  const strictKeys = options.strictKeys !== false;
-  checkUnknownKeys(data, map, sink, strictKeys);
+  checkUnknownKeys(data, map, sink, keys, formatVersion);
   if (isPlainObject(data)) {
     const adcp = adcpKnowledge({
       corpusRoot: options.corpusRoot,
       ...(options.schemasDir !== undefined ? { schemasDir: options.schemasDir } : {}),
       ...(options.schemaCacheDir !== undefined ? { schemaCacheDir: options.schemaCacheDir } : {}),
     });
-    checkAuthoringRules(buildRuleContext(data, map, sink, options.corpusRoot, strictKeys, adcp));
+    checkAuthoringRules(buildRuleContext(data, map, sink, options.corpusRoot, keys, adcp, formatVersion));
   }
 
   const diagnostics = sortDiagnostics(sink.items);

@@ -23,7 +23,7 @@ export const STORYBOARD_RULES = {
   unknown_key: {
     severity: 'error|warning',
     summary:
-      'A key the storyboard format does not define at that level (a typo that would silently disable something, e.g. `validation:` for `validations:`). An error with the closest known key; with strictKeys: false only near misses are reported, as warnings.',
+      'A key the storyboard format does not define at that level (a typo that would silently disable something, e.g. `validation:` for `validations:`). An error with the closest known key; with strictKeys: false only near misses are reported, as warnings; in a storyboard of a newer AdCP format (a 3.2 corpus), every unknown key is a warning naming it.',
   },
   duplicate_phase_id: { severity: 'error', summary: 'Two phases share an id.' },
   duplicate_step_id: { severity: 'error', summary: 'Two steps of one phase share an id.' },
@@ -44,7 +44,27 @@ export const STORYBOARD_RULES = {
   unknown_check: {
     severity: 'error|warning',
     summary:
-      'A check name this format version does not define, so vitest-adcp cannot grade it. An error; with strictKeys: false a warning (the validation then fails at run time rather than pass silently).',
+      'A check kind the AdCP 3.1 format does not define, so vitest-adcp cannot grade it. An error; with strictKeys: false, or in a storyboard of a newer AdCP format, a warning — the validation is then graded as the runner-output contract says for a kind the runner does not implement: passed, with a note on the coverage gap.',
+  },
+  negative_path_value: {
+    severity: 'error',
+    summary:
+      "A step's `negative_path` is a near miss of `schema_invalid` or `payload_well_formed` (other values name a runtime rejection, as the 3.1 corpus writes them, and are graded as payload_well_formed).",
+  },
+  invalid_pattern: {
+    severity: 'error',
+    summary:
+      'A field_pattern / envelope_field_pattern check whose `pattern` is missing or not a JavaScript regular expression source.',
+  },
+  invalid_expires_after_version: {
+    severity: 'error',
+    summary:
+      "A validation's `expires_after_version` is not a semver version (the runner compares it with its runner_capability_version by semver).",
+  },
+  advisory_without_expiry: {
+    severity: 'warning',
+    summary:
+      'A `severity: advisory` validation declares neither `expires_after_version` nor `permanent_advisory`, or both: the format asks for exactly one.',
   },
   contributes_outside_branch_set: { severity: 'error', summary: 'contributes: true in a phase without branch_set.' },
   contributes_with_contributes_to: {
@@ -113,7 +133,7 @@ export const STORYBOARD_RULES = {
   sample_request_schema: {
     severity: 'error|warning',
     summary:
-      "A step's sample_request does not match its task's AdCP request schema (placeholders match anything; skipped for expect_error without negative_path: payload_well_formed, and for sample_request_skip_schema: true). An error; with strictKeys: false a warning.",
+      "A step's sample_request does not match its task's AdCP request schema (placeholders match anything; skipped for expect_error with negative_path absent or schema_invalid, and for sample_request_skip_schema: true). An error; with strictKeys: false a warning.",
   },
   context_input_path: {
     severity: 'error',

@@ -14,6 +14,7 @@
  */
 import { closestMatch } from './did-you-mean.js';
 import type { DiagnosticSink } from './diagnostics.js';
+import { forwardNote, type KeyPolicy } from './format.js';
 import { derefSchema, storyboardSchema, type SchemaNode } from './schema.js';
 import { describeOwner, isPlainObject } from './paths.js';
 import type { DataPath, SourceMap } from './source-map.js';
@@ -25,15 +26,22 @@ export const LENIENT_KEYS_ESCAPE =
 /** How the hint tells a strict-mode author the way out when the key is really meant. */
 export const STRICT_KEYS_ESCAPE = `prefix your own annotations with "x-"; ${LENIENT_KEYS_ESCAPE}`;
 
-export function checkUnknownKeys(data: unknown, map: SourceMap, sink: DiagnosticSink, strict = true): void {
-  walk(data, storyboardSchema(), [], { root: data, map, sink, strict });
+export function checkUnknownKeys(
+  data: unknown,
+  map: SourceMap,
+  sink: DiagnosticSink,
+  policy: KeyPolicy = 'strict',
+  formatVersion?: string,
+): void {
+  walk(data, storyboardSchema(), [], { root: data, map, sink, policy, formatVersion });
 }
 
 interface WalkContext {
   root: unknown;
   map: SourceMap;
   sink: DiagnosticSink;
-  strict: boolean;
+  policy: KeyPolicy;
+  formatVersion: string | undefined;
 }
 
 function walk(value: unknown, schemaNode: SchemaNode | undefined, path: DataPath, ctx: WalkContext): void {
@@ -60,7 +68,15 @@ function walk(value: unknown, schemaNode: SchemaNode | undefined, path: DataPath
     // A near miss of a key the object already has is a second spelling, not a typo of it.
     const guess = closestMatch(key, known);
     const suggestion = guess && !Object.hasOwn(value, guess) ? guess : undefined;
-    if (ctx.strict) {
+    if (ctx.policy === 'forward') {
+      // Forward compatibility: a key of a newer format is kept and named, whatever it looks like.
+      ctx.sink.warning(
+        'unknown_key',
+        at,
+        `unknown key "${key}" in ${owner} (ignored)`,
+        `${forwardNote(ctx.formatVersion)}${suggestion ? `; or did you mean "${suggestion}"?` : ''}`,
+      );
+    } else if (ctx.policy === 'strict') {
       ctx.sink.error(
         'unknown_key',
         at,

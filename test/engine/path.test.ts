@@ -27,9 +27,23 @@ describe('storyboard paths', () => {
     expect(toJsonPointer(['a/b', '~k'])).toBe('/a~1b/~0k');
   });
 
-  it('does not read inherited properties', () => {
+  it('does not read inherited properties; `length` of an array is its item count (the 3.1 corpus: rights.length)', () => {
     expect(resolvePath({}, 'constructor').found).toBe(false);
-    expect(resolvePath([1], 'length').found).toBe(false);
+    expect(resolvePath({ a: [1] }, 'a.constructor').found).toBe(false);
+    expect(resolvePath({}, 'length').found).toBe(false);
+    expect(resolvePath({ rights: [1, 2, 3] }, 'rights.length')).toEqual({
+      found: true,
+      value: 3,
+      pointer: '/rights/length',
+    });
+    expect(resolvePath({ rights: { length: 'own' } }, 'rights.length').value).toBe('own');
+  });
+
+  it('reads `[]` as the `[*]` wildcard (the 3.1 corpus writes allowed_actions[])', () => {
+    const doc = { products: [{ allowed_actions: ['a', 'b'] }, { allowed_actions: ['c'] }] };
+    expect(resolvePath(doc, 'products[0].allowed_actions[]').value).toEqual(['a', 'b']);
+    expect(resolvePath(doc, 'products[].allowed_actions[]').value).toEqual(['a', 'b', 'c']);
+    expect(resolvePath(doc, 'products[].allowed_actions[]').matches![2]!.pointer).toBe('/products/1/allowed_actions/0');
   });
 
   it('flattens wildcards', () => {

@@ -3,6 +3,7 @@
  * against a real agent URL (our fixture agent on 127.0.0.1). No test framework
  * in between: for asserting the contract records the engine produces.
  */
+import { contractRules } from '../../src/model/contract-rules.js';
 import { stringify } from 'yaml';
 import { defaultSchemasDir } from '../../src/corpus.js';
 import type { StepOutcome } from '../../src/model/records.js';
@@ -31,6 +32,10 @@ export interface InlineRunOptions {
   strictKeys?: boolean;
   /** The loader's warnings handed to the run, as the Vitest adapter hands them (StoryboardRunOptions.loadWarnings). */
   loadWarnings?: string[];
+  /** The runner-output contract the run follows (a corpus's `version:`, e.g. '1.1.0'). @default the newest */
+  contract?: string;
+  /** RunSettings.seededState. */
+  seededState?: boolean;
 }
 
 export async function runInline(
@@ -66,6 +71,8 @@ export function openInline(yaml: string, url: string, options: InlineRunOptions 
     ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),
     ...(options.knownStoryboardIds ? { knownStoryboardIds: new Set(options.knownStoryboardIds) } : {}),
     ...(options.loadWarnings ? { loadWarnings: options.loadWarnings } : {}),
+    rules: contractRules(options.contract),
+    ...(options.seededState ? { seededState: true } : {}),
   });
 }
 

@@ -235,8 +235,23 @@ const cases: Case[] = [
   },
   {
     rule: 'schema',
+    bad: steps('      - { id: s, task: get_products, expect_error: yes-please }\n'),
+    good: steps('      - { id: s, task: get_products, expect_error: true }\n'),
+  },
+  {
+    rule: 'negative_path_value',
     bad: steps('      - { id: s, task: get_products, negative_path: payload_wellformed }\n'),
-    good: steps('      - { id: s, task: get_products, negative_path: payload_well_formed }\n'),
+    good: steps('      - { id: s, task: get_products, negative_path: mode_mismatch }\n'),
+  },
+  {
+    rule: 'invalid_pattern',
+    bad: validation('{ check: field_pattern, path: adcp_version, pattern: "^(3" }'),
+    good: validation('{ check: field_pattern, path: adcp_version, pattern: "^3\\\\." }'),
+  },
+  {
+    rule: 'invalid_expires_after_version',
+    bad: validation('{ check: field_present, path: products, severity: advisory, expires_after_version: "3.2" }'),
+    good: validation('{ check: field_present, path: products, severity: advisory, expires_after_version: "3.2.0-0" }'),
   },
   {
     rule: 'yaml_syntax',
@@ -264,7 +279,7 @@ describe('authoring rules', () => {
 
 describe('warnings', () => {
   it('unknown_check: a check this format version does not define is an error, a warning with strictKeys: false (a newer format version)', () => {
-    const source = validation('{ check: field_absent, path: errors }');
+    const source = validation('{ check: field_in_context_array, path: errors }');
     const strict = load(source);
     expect(strict.ok).toBe(false);
     expect(strict.diagnostics).toMatchObject([

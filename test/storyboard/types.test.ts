@@ -39,6 +39,11 @@ const storyboardKeys = {
   track: true,
   protocol: true,
   required_tools: true,
+  required_any_of_tools: true,
+  requires: true,
+  requires_capability: true,
+  introduced_in: true,
+  status: true,
   narrative: true,
   requires_scenarios: true,
   default_agent: true,
@@ -58,6 +63,7 @@ const phaseKeys = {
   narrative: true,
   optional: true,
   skip_if: true,
+  requires_capability: true,
   branch_set: true,
   depends_on: true,
   steps: true,
@@ -82,6 +88,7 @@ const stepKeys = {
   omit_idempotency_key: true,
   expect_error: true,
   negative_path: true,
+  expected_arm: true,
   sample_request_skip_schema: true,
   contributes: true,
   contributes_to: true,
@@ -92,6 +99,11 @@ const stepKeys = {
   context_inputs: true,
   validations: true,
   requires_contract: true,
+  parallel_dispatch: true,
+  rate_limit_trip: true,
+  vector_ref: true,
+  same_event_as: true,
+  severity: true,
   triggered_by: true,
   filter: true,
   timeout_seconds: true,
@@ -112,7 +124,11 @@ const stepKeys = {
   reviewer_checks: true,
 } as const satisfies Keys<Step>;
 const validationKeys = {
+  id: true,
   check: true,
+  severity: true,
+  expires_after_version: true,
+  permanent_advisory: true,
   path: true,
   value: true,
   allowed_values: true,
@@ -122,14 +138,24 @@ const validationKeys = {
   match_keys: true,
   scope: true,
   on_out_of_scope: true,
+  pattern: true,
+  context_key: true,
+  min_count: true,
+  endpoint_pattern: true,
+  payload_must_contain: true,
+  identifier_paths: true,
+  purpose_filter: true,
+  since: true,
+  attestation_mode_required: true,
 } as const satisfies Keys<Validation>;
 const prerequisitesKeys = {
   description: true,
   test_kit: true,
   controller_seeding: true,
+  vectors: true,
 } as const satisfies Keys<Prerequisites>;
 const branchSetKeys = { id: true, semantics: true } as const satisfies Keys<BranchSet>;
-const contextOutputKeys = { name: true, key: true, path: true } as const satisfies Keys<ContextOutput>;
+const contextOutputKeys = { name: true, key: true, path: true, generate: true } as const satisfies Keys<ContextOutput>;
 
 describe('storyboard types', () => {
   it.each([

@@ -9,7 +9,13 @@ import type { SigningVector, TestKey } from '../../signing/vectors.js';
 import type { Step } from '../../model/storyboard.js';
 import { parseAnswerBody, sendRaw, type RawFailure, type RawResponse } from '../../transport/raw-http.js';
 import type { VectorRef } from '../../plan/signing-vectors.js';
-import type { RequestRecord, ResponseRecord, StepResult, ValidationResult } from '../../model/records.js';
+import {
+  failsStep,
+  type RequestRecord,
+  type ResponseRecord,
+  type StepResult,
+  type ValidationResult,
+} from '../../model/records.js';
 import { buildVectorRequest, type BuiltRequest } from './build.js';
 import type { AgentSigningCapability, RequestSigningOptions } from './options.js';
 
@@ -101,7 +107,7 @@ export class VectorGrader {
     validations: ValidationResult[],
     error?: string,
   ): StepResult {
-    const passed = error === undefined && validations.every((v) => v.passed);
+    const passed = error === undefined && !validations.some(failsStep);
     return {
       ...this.result,
       passed,

@@ -41,7 +41,7 @@ import { WEBHOOK_SIGNING } from '../../signing/index.js';
 import type { Step, Storyboard, TestKit } from '../../model/storyboard.js';
 import { isRoutable, type RetryPolicy, type WebhookDelivery, type WebhookSink } from '../../webhooks/receiver.js';
 import type { UrlGuardOptions } from '../../transport/url-guard.js';
-import type { SkipResult, StepResult, ValidationResult } from '../../model/records.js';
+import { failsStep, type SkipResult, type StepResult, type ValidationResult } from '../../model/records.js';
 import { substitute, type RunnerVariables, type SubstitutionScope } from '../../engine/substitute.js';
 import { DeliverySignatures } from './signatures.js';
 import { expectWebhook } from './expect-webhook.js';
@@ -308,7 +308,7 @@ export class WebhookRun {
     };
     const deliveries = recordDeliveries(observed, matches);
     const validations = await this.gradeDeliveries(step, task, v, seen, { cap, hmac, agentUrl });
-    return record({ validations, passed: validations.every((x) => x.passed), webhook_deliveries: deliveries });
+    return record({ validations, passed: !validations.some(failsStep), webhook_deliveries: deliveries });
   }
 
   /** The step's validations on what arrived at its URL within the window. */

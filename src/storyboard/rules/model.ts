@@ -4,6 +4,7 @@
  * run reports everything), therefore nothing here trusts a type: a phase
  * that is not a mapping is skipped, an id that is not a string is absent.
  */
+import type { KeyPolicy } from '../format.js';
 import type { AdcpKnowledge } from '../adcp-tasks.js';
 import type { DiagnosticSink } from '../diagnostics.js';
 import { isPlainObject } from '../paths.js';
@@ -42,8 +43,12 @@ export interface RuleContext {
   sink: DiagnosticSink;
   file: string;
   corpusRoot: string | undefined;
-  /** LoadOptions.strictKeys: unknown check names are errors (true) or warnings. */
+  /** Unknown keys and check kinds: errors (`strict`), warnings for near misses (`lenient`), or named warnings (`forward`). */
+  keys: KeyPolicy;
+  /** `keys === 'strict'`: what a rule that is an error for authors and a warning otherwise asks. */
   strictKeys: boolean;
+  /** The AdCP version the storyboard is written for, when known (format.ts). */
+  formatVersion: string | undefined;
   /** Position of a value (a mapping: its first key). */
   at(path: DataPath): SourceLocation;
   /** Position of the key of the last path segment. */
@@ -59,8 +64,9 @@ export function buildRuleContext(
   map: SourceMap,
   sink: DiagnosticSink,
   corpusRoot: string | undefined,
-  strictKeys = true,
+  keys: KeyPolicy = 'strict',
   adcp?: AdcpKnowledge,
+  formatVersion?: string,
 ): RuleContext {
   const phases: RawPhase[] = [];
   const steps: RawStep[] = [];
@@ -97,7 +103,9 @@ export function buildRuleContext(
     sink,
     file: sink.file,
     corpusRoot,
-    strictKeys,
+    keys,
+    strictKeys: keys === 'strict',
+    formatVersion,
     at: (path) => map.valueLocation(path),
     keyAt: (path) => map.keyLocation(path),
     tokenAt: (path, token, occurrence) => map.locationInValue(path, token, occurrence),

@@ -50,7 +50,10 @@ export function checkSampleRequests(ctx: RuleContext): void {
     const request = step.raw.sample_request;
     if (typeof task !== 'string' || !isPlainObject(request)) continue;
     if (step.raw.sample_request_skip_schema === true) continue;
-    if (step.raw.expect_error === true && step.raw.negative_path !== 'payload_well_formed') continue;
+    // A payload malformed on purpose (negative_path absent or schema_invalid) is not checked; every other value says it
+    // is well formed (payload_well_formed, or a runtime rejection the 3.1 corpus names: mode_mismatch, …).
+    const negative = step.raw.negative_path;
+    if (step.raw.expect_error === true && (negative === undefined || negative === 'schema_invalid')) continue;
     const ref = adcp.requestSchemaFor(task);
     if (!ref) continue;
     let verdict;

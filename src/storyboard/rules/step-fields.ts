@@ -4,8 +4,13 @@
  * - `shared_receiver: true` — out of scope in v1, authors MUST NOT set it
  *   (storyboard-schema.yaml, "shared_receiver"): error.
  * - Deprecated spellings that still work: warning, with the new name.
+ * - `negative_path`: the format names `schema_invalid` and `payload_well_formed`; the 3.1 corpus also names the
+ *   runtime rejection itself (`mode_mismatch`, `wrong_status`, `unsupported_action`), which is a well-formed payload
+ *   rejected at run time and is graded as `payload_well_formed`. A near miss of a named value is an error
+ *   (`negative_path_value`): `payload_wellformed` would otherwise silently stand for a rejection reason.
  */
 import { parsePath, PathSyntaxError, PROTOTYPE_SEGMENTS } from '../../model/path.js';
+import { closestMatch } from '../did-you-mean.js';
 import { type RuleContext, stepLabel } from './model.js';
 
 const DEPRECATED_STEP_KEYS: Record<string, string> = {
@@ -14,6 +19,8 @@ const DEPRECATED_STEP_KEYS: Record<string, string> = {
   // @adcp/client's synonym of the spec field.
   peer_substitutes_for: 'provides_state_for',
 };
+
+const NEGATIVE_PATHS = ['schema_invalid', 'payload_well_formed'];
 
 export function checkStepFields(ctx: RuleContext): void {
   for (const step of ctx.steps) {
@@ -26,6 +33,15 @@ export function checkStepFields(ctx: RuleContext): void {
       );
     }
     checkContextInputPaths(ctx, step);
+    const negative = step.raw.negative_path;
+    const meant = typeof negative === 'string' ? closestMatch(negative, NEGATIVE_PATHS) : undefined;
+    if (meant)
+      ctx.sink.error(
+        'negative_path_value',
+        ctx.at([...step.path, 'negative_path']),
+        `negative_path "${negative}" in ${stepLabel(step)} is not a value the format defines`,
+        `did you mean "${meant}"? (schema_invalid: the payload is malformed on purpose; payload_well_formed: it is valid and rejected at run time)`,
+      );
     for (const [old, replacement] of Object.entries(DEPRECATED_STEP_KEYS)) {
       if (!Object.hasOwn(step.raw, old)) continue;
       ctx.sink.warning(

@@ -8,7 +8,9 @@
  *   contributes_if: "prior_step.<id>.passed"   (the only grammar)
  *   triggered_by: <id>                           (an earlier step)
  *   "{{prior_step.<id>.<field>}}"                 (an earlier step)
- *   "{{runner.webhook_url:<id>}}"                 (any step of the storyboard)
+ *   "{{runner.webhook_url:<id>}}"                 (any step of the storyboard — or a receiver name of its own, as
+ *                                                 the 3.1 corpus's account-level subscriber URLs are: a name that
+ *                                                 is no step and no near miss of one is accepted)
  *
  * Context references must name a value the run can have by then, or the step fails `unresolved_substitution` after
  * the agent has been called (rule `unknown_context_reference`, located at the placeholder):
@@ -16,7 +18,8 @@
  *   "$context.<name>…", "{{context.<name>…}}"    (in sample_request, validations' value / allowed_values, filter, …)
  *   context_inputs[].key                          (silently a no-op at run time when missing)
  *
- * A name is declared when the storyboard's root `context:` sets it or an earlier step's `context_outputs` captures it
+ * A name is declared when the storyboard's root `context:` sets it, an earlier step's `context_outputs` captures it, or
+ * any step's `context_outputs` mints it (`generate:`, at run start)
  * (storyboard-schema.yaml, "Context accumulator and substitution": the run's context holds exactly those — the
  * engine scopes no test-kit value into it). Earlier in document order is enough: the capturing step may sit in an
  * optional or branch-set phase, or be skipped at run time; that is a run-time verdict, not a typo. The field of
@@ -55,8 +58,8 @@ export function checkStepReferences(ctx: RuleContext): void {
   });
   const context = contextNames(ctx);
   ctx.steps.forEach((step, position) => {
-    const refer = (id: string, path: DataPath, what: string, mustBeEarlier: boolean, token?: Token) =>
-      checkReference(ctx, order, step, position, { id, path, what, mustBeEarlier, ...(token ? { token } : {}) });
+    const refer = (id: string, path: DataPath, what: string, mustBeEarlier: boolean, token?: Token, name = false) =>
+      checkReference(ctx, order, step, position, { id, path, what, mustBeEarlier, name, ...(token ? { token } : {}) });
 
     const gate = step.raw.contributes_if;
     if (typeof gate === 'string') {
@@ -91,7 +94,7 @@ export function checkStepReferences(ctx: RuleContext): void {
         }
       }
       for (const m of text.matchAll(WEBHOOK_URL))
-        refer(m[1]!, path, `{{runner.webhook_url:${m[1]}}}`, false, { text: m[0], occurrence: seen(m[0]) });
+        refer(m[1]!, path, `{{runner.webhook_url:${m[1]}}}`, false, { text: m[0], occurrence: seen(m[0]) }, true);
       for (const m of [...text.matchAll(CONTEXT), ...text.matchAll(MUSTACHE_CONTEXT)]) {
         checkContextName(ctx, context, step, position, m[1]!, { path, token: { text: m[0], occurrence: seen(m[0]) } });
       }
@@ -144,6 +147,11 @@ function contextNames(ctx: RuleContext): ContextNames {
       // `key:` is the corpus' other spelling of `name:` (normalise.ts).
       const name = isPlainObject(output) ? (typeof output.name === 'string' ? output.name : output.key) : undefined;
       if (typeof name !== 'string') continue;
+      // `generate:` values are minted at run start (storyboard-schema.yaml > context_outputs): every step may read them.
+      if (isPlainObject(output) && output.generate !== undefined) {
+        root.add(name);
+        continue;
+      }
       const at = captured.get(name) ?? [];
       at.push(position);
       captured.set(name, at);
@@ -212,6 +220,8 @@ interface Reference {
   path: DataPath;
   what: string;
   mustBeEarlier: boolean;
+  /** A name of its own is allowed when it is no near miss of a step id (a receiver URL's key). */
+  name: boolean;
   /** The placeholder the reference is written in, to locate it inside its string. */
   token?: Token;
 }
@@ -228,6 +238,7 @@ function checkReference(
   if (target === undefined) {
     const candidates = [...order].filter(([, i]) => !ref.mustBeEarlier || i < position).map(([id]) => id);
     const suggestion = closestMatch(ref.id, candidates);
+    if (ref.name && !suggestion) return;
     ctx.sink.error(
       'unknown_step_reference',
       at,

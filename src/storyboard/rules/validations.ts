@@ -1,60 +1,34 @@
 /**
- * Validation entries (storyboard-schema.yaml, "Validation").
+ * Validation entries (storyboard-schema.yaml, "Validation"), checked against the check kinds of
+ * src/checks/kinds.ts — the one table of names, versions and arguments.
  *
- * - `field_value_or_absent` with neither `value` nor `allowed_values` is a
- *   storyboard-load error ("runners MUST reject the storyboard"); likewise
- *   `field_value`, whose `value` is "required" (or `allowed_values`).
- * - Other checks missing the argument they cannot work without: error
- *   (`check_missing_argument`), so the author learns at load time, not from
- *   a validation that can only ever fail.
- * - `check` names: a near miss of a known name is always an error
- *   (`misspelled_check`, with the name meant): graded not_applicable by other
- *   runners it would pass silently. Any other name this format version does
- *   not define is an error too (`unknown_check`) — vitest-adcp cannot grade
- *   it — unless `strictKeys: false`, for storyboards of a newer format
- *   version: then a warning, and the validation fails at run time.
+ * - `check` names: a near miss of a known name is an error (`misspelled_check`, with the name meant): graded
+ *   not_applicable by a forward-compatible runner it would pass silently. Any other name this format does not define
+ *   is an error too (`unknown_check`) for an author (strict keys); a warning with `strictKeys: false` or in a
+ *   storyboard of a newer format version (format.ts), and then graded as the runner-output contract says for a kind
+ *   the runner does not implement (passed, with a note: engine/grade.ts).
+ * - Arguments a kind cannot work without (its descriptor's `needs`): `check_missing_argument` — the author learns at
+ *   load time, not from a validation that can only ever fail. `field_value_or_absent` without `value` or
+ *   `allowed_values` is named apart: "runners MUST reject the storyboard before execution begins".
+ * - `field_pattern` / `envelope_field_pattern` with a pattern that is not a JavaScript regular expression, and an
+ *   `expires_after_version` that is not semver (storyboard-schema.yaml > expires_after_version: "runners MUST use
+ *   semver.gte semantics"; the lint rejects malformed values): errors.
+ * - `severity: advisory` with neither `expires_after_version` nor `permanent_advisory` (or both): a warning — the
+ *   schema requires exactly one, and "the build-time lint surfaces violations (warning, not error)".
  */
+import { CHECK_KIND, NEWER_CHECK_KINDS } from '../../checks/kinds.js';
+import { compilePattern } from '../../checks/field-pattern.js';
 import { closestMatch } from '../did-you-mean.js';
-import { storyboardSchema } from '../schema.js';
+import { forwardNote } from '../format.js';
 import { LENIENT_KEYS_ESCAPE } from '../unknown-keys.js';
 import type { RawStep, RawValidation, RuleContext } from './model.js';
 
-/** Check kinds some runners (e.g. @adcp/client 6.x) implement beyond AdCP 3.0.6. */
-const RUNNER_EXTENSION_CHECKS = [
-  'field_absent',
-  'field_contains',
-  'field_less_than',
-  'field_equals_context',
-  'envelope_field_absent',
-  'envelope_field_value',
-  'envelope_field_value_or_absent',
-  'a2a_context_continuity',
-  'upstream_traffic',
-];
+/** Kinds some runners (@adcp/sdk) grade that no AdCP version defines. */
+const RUNNER_EXTENSION_CHECKS = ['envelope_field_value', 'envelope_field_value_or_absent'];
 
-/** Arguments each check needs; every listed alternative group needs one member. */
-const REQUIRED_ARGUMENTS: Record<string, string[][]> = {
-  field_present: [['path']],
-  envelope_field_present: [['path']],
-  field_value: [['path']],
-  field_value_or_absent: [['path']],
-  http_status: [['value']],
-  http_status_in: [['allowed_values']],
-  any_of: [['allowed_values']],
-  on_401_require_header: [['value']],
-  refs_resolve: [['source'], ['target'], ['match_keys']],
-};
-
-let specChecks: string[] | undefined;
-
-/** The checks AdCP 3.0.6 defines, as listed in the schema's `check` enum. */
-function specifiedChecks(): string[] {
-  if (!specChecks) {
-    const check = storyboardSchema().definitions?.validation?.properties?.check;
-    specChecks = Array.isArray(check?.enum) ? (check.enum as string[]) : [];
-  }
-  return specChecks;
-}
+/** semver 2.0.0 (the pattern of semver.org, without build metadata being required). */
+const SEMVER =
+  /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$/;
 
 export function checkValidations(ctx: RuleContext): void {
   for (const step of ctx.steps) {
@@ -62,74 +36,129 @@ export function checkValidations(ctx: RuleContext): void {
       const check = validation.raw.check;
       if (typeof check !== 'string') continue; // the schema reports it
       if (checkName(ctx, step, validation, check)) checkArguments(ctx, step, validation, check);
+      checkSeverity(ctx, step, validation);
     }
   }
 }
 
-/** False when the name is a misspelling (its arguments are then not worth checking). */
+const where = (step: RawStep, validation: RawValidation) =>
+  `validations[${validation.index}] of step "${step.id ?? '?'}"`;
+
+/** False when the name is not a kind of this format (its arguments are then not worth checking). */
 function checkName(ctx: RuleContext, step: RawStep, validation: RawValidation, check: string): boolean {
-  if (specifiedChecks().includes(check)) return true;
-  const known = [...specifiedChecks(), ...RUNNER_EXTENSION_CHECKS];
+  if (CHECK_KIND.has(check)) return true;
   const at = ctx.at([...validation.path, 'check']);
-  const where = `validations[${validation.index}] of step "${step.id ?? '?'}"`;
+  const known = [...CHECK_KIND.keys()];
+  // A kind of a newer AdCP minor, or a runner's own, is not a typo of one of ours.
+  const named = [...NEWER_CHECK_KINDS, ...RUNNER_EXTENSION_CHECKS].includes(check);
   // Short names tolerate one edit only: `all_of` is not a typo of `any_of`.
-  const suggestion = closestMatch(check, known, check.length <= 6 ? 1 : 2);
+  const suggestion = named ? undefined : closestMatch(check, known, check.length <= 6 ? 1 : 2);
+  if (ctx.keys === 'forward') {
+    ctx.sink.warning(
+      'unknown_check',
+      at,
+      `check "${check}" in ${where(step, validation)} is not a kind vitest-adcp implements`,
+      `${forwardNote(ctx.formatVersion)}: it is graded as the runner-output contract says — passed, with a note on the coverage gap${suggestion ? `; or did you mean "${suggestion}"?` : ''}`,
+    );
+    return false;
+  }
   if (suggestion) {
-    ctx.sink.error('misspelled_check', at, `unknown check "${check}" in ${where}`, `did you mean "${suggestion}"?`);
+    ctx.sink.error(
+      'misspelled_check',
+      at,
+      `unknown check "${check}" in ${where(step, validation)}`,
+      `did you mean "${suggestion}"?`,
+    );
     return false;
   }
   const origin = RUNNER_EXTENSION_CHECKS.includes(check)
-    ? 'a runner extension, not defined by AdCP 3.0.6'
-    : 'not defined by AdCP 3.0.6';
-  const list = `known checks: ${specifiedChecks().join(', ')}`;
+    ? 'a runner extension, not defined by AdCP'
+    : NEWER_CHECK_KINDS.includes(check)
+      ? 'defined by a newer AdCP version (3.2), not by the 3.1 format vitest-adcp implements'
+      : 'not defined by AdCP 3.1';
+  const list = `known checks: ${known.join(', ')}`;
   if (ctx.strictKeys) {
     ctx.sink.error(
       'unknown_check',
       at,
-      `check "${check}" in ${where} is ${origin}, so vitest-adcp cannot grade it`,
-      `${list}; ${LENIENT_KEYS_ESCAPE}: it then loads, and this validation fails at run time`,
+      `check "${check}" in ${where(step, validation)} is ${origin}, so vitest-adcp cannot grade it`,
+      `${list}; ${LENIENT_KEYS_ESCAPE}: it then loads, and this validation passes with a note that it was not graded`,
     );
-    return true;
+    return false;
   }
   ctx.sink.warning(
     'unknown_check',
     at,
-    `check "${check}" in ${where} is ${origin}`,
-    `it fails at run time: vitest-adcp does not grade it; ${list}`,
+    `check "${check}" in ${where(step, validation)} is ${origin}`,
+    `vitest-adcp does not grade it: it passes with a note on the coverage gap (runner-output contract, forward compatibility); ${list}`,
   );
-  return true;
+  return false;
 }
 
 function checkArguments(ctx: RuleContext, step: RawStep, validation: RawValidation, check: string): void {
   const raw = validation.raw;
-  const where = `validations[${validation.index}] of step "${step.id ?? '?'}"`;
   const at = ctx.at(validation.path);
-  if (check === 'field_value_or_absent' && !Object.hasOwn(raw, 'value') && !Object.hasOwn(raw, 'allowed_values')) {
+  const kind = CHECK_KIND.get(check)!;
+  const has = (key: string) => Object.hasOwn(raw, key);
+  if (check === 'field_value_or_absent' && !has('value') && !has('allowed_values')) {
     ctx.sink.error(
       'field_value_or_absent_without_value',
       at,
-      `field_value_or_absent check in ${where} declares neither value nor allowed_values`,
+      `field_value_or_absent check in ${where(step, validation)} declares neither value nor allowed_values`,
       'add `value: <expected>` or `allowed_values: [...]` — without one the check cannot tell a wrong value from a right one',
     );
     return;
   }
-  if (check === 'field_value' && !Object.hasOwn(raw, 'value') && !Object.hasOwn(raw, 'allowed_values')) {
+  if (check === 'field_value' && !has('value') && !has('allowed_values')) {
     ctx.sink.error(
       'field_value_without_value',
       at,
-      `field_value check in ${where} declares neither value nor allowed_values`,
+      `field_value check in ${where(step, validation)} declares neither value nor allowed_values`,
       'add `value: <expected>` (or `allowed_values: [...]`), or use `check: field_present` to only require the field',
     );
     return;
   }
-  const needed = Object.hasOwn(REQUIRED_ARGUMENTS, check) ? REQUIRED_ARGUMENTS[check]! : [];
-  const missing = needed.filter((group) => !group.some((key) => Object.hasOwn(raw, key)));
-  if (missing.length === 0) return;
-  const names = missing.map((group) => group.join(' / '));
-  ctx.sink.error(
-    'check_missing_argument',
-    at,
-    `${check} check in ${where} has no ${names.join(', ')}`,
-    `add ${missing.map((group) => `\`${group[0]}:\``).join(', ')} — ${check} cannot run without ${missing.length === 1 ? 'it' : 'them'}`,
-  );
+  const missing = kind.needs.filter((group) => !group.some(has));
+  if (missing.length > 0) {
+    const names = missing.map((group) => group.join(' / '));
+    ctx.sink.error(
+      'check_missing_argument',
+      at,
+      `${check} check in ${where(step, validation)} has no ${names.join(', ')}`,
+      `add ${missing.map((group) => `\`${group[0]}:\``).join(', ')} — ${check} cannot run without ${missing.length === 1 ? 'it' : 'them'}`,
+    );
+    return;
+  }
+  if (has('pattern') && (check === 'field_pattern' || check === 'envelope_field_pattern')) {
+    const compiled = compilePattern(raw.pattern);
+    if (typeof compiled === 'string')
+      ctx.sink.error(
+        'invalid_pattern',
+        ctx.at([...validation.path, 'pattern']),
+        `${check} check in ${where(step, validation)} ${compiled}`,
+        'write a JavaScript regular expression source, e.g. `^[0-9]+\\.[0-9]+$` (YAML: quote it)',
+      );
+  }
+}
+
+function checkSeverity(ctx: RuleContext, step: RawStep, validation: RawValidation): void {
+  const raw = validation.raw;
+  const expiry = raw.expires_after_version;
+  if (expiry !== undefined && (typeof expiry !== 'string' || !SEMVER.test(expiry))) {
+    ctx.sink.error(
+      'invalid_expires_after_version',
+      ctx.at([...validation.path, 'expires_after_version']),
+      `expires_after_version ${JSON.stringify(expiry)} in ${where(step, validation)} is not a semver version`,
+      'write a version like "3.2.0" (or "3.2.0-0" to include its pre-releases); the runner compares it with semver',
+    );
+  }
+  if (raw.severity !== 'advisory') return;
+  const gates = [expiry !== undefined, raw.permanent_advisory !== undefined].filter(Boolean).length;
+  if (gates !== 1)
+    ctx.sink.warning(
+      'advisory_without_expiry',
+      ctx.at([...validation.path, 'severity']),
+      `advisory validation in ${where(step, validation)} declares ${gates === 0 ? 'neither' : 'both'} expires_after_version ${gates === 0 ? 'nor' : 'and'} permanent_advisory`,
+      'storyboard-schema.yaml: an advisory declares exactly one — `expires_after_version: "<semver>"` (promoted to required from that runner version) or `permanent_advisory: { reason: … }`',
+    );
 }

@@ -1,0 +1,53 @@
+/**
+ * What depends on the runner-output contract a run follows, as data the engine and the report read — never an `if`
+ * on a version in their code. The contract comes with the corpus (`universal/runner-output-contract.yaml`,
+ * `version:`): 1.1.0 in the 3.0 corpus, 2.6.0 in 3.1.x. A run without a corpus (a user's own storyboards only)
+ * follows the newest.
+ */
+import type { SkipReason } from './records.js';
+
+export type ContractVersion = '1.1.0' | '2.6.0';
+
+export interface ContractRules {
+  readonly contract: ContractVersion;
+  /**
+   * The reason a storyboard-level `requires` / `required_any_of_tools` gate reports. 2.6.0 defines
+   * `requirement_unmet`; 1.1.0 has no such reason, so a 3.0 run reports the same gate as `not_applicable`.
+   */
+  readonly requirementUnmet: SkipReason;
+  /** cascade_rules.branch_set_cascade_exemption (2.6.0): `any_of` branch-set peers never cascade onto each other. */
+  readonly branchSetCascadeExemption: boolean;
+  /**
+   * storyboard-schema.yaml 3.1 > requires > webhook_receiver: a storyboard whose requests name the runner's webhook
+   * receiver (`{{runner.webhook_url:…}}`, `{{runner.webhook_base}}`) requires one, and without it is skipped as a
+   * whole rather than graded step by step.
+   */
+  readonly inferWebhookReceiverRequirement: boolean;
+}
+
+const RULES: Readonly<Record<ContractVersion, ContractRules>> = {
+  '1.1.0': {
+    contract: '1.1.0',
+    requirementUnmet: 'not_applicable',
+    branchSetCascadeExemption: false,
+    inferWebhookReceiverRequirement: false,
+  },
+  '2.6.0': {
+    contract: '2.6.0',
+    requirementUnmet: 'requirement_unmet',
+    branchSetCascadeExemption: true,
+    inferWebhookReceiverRequirement: true,
+  },
+};
+
+/** The newest contract this package writes. */
+export const NEWEST_CONTRACT: ContractVersion = '2.6.0';
+
+/**
+ * The rules of a contract version as a corpus states it (`1.1.0`, `2.6.0`, a later 2.x): its major picks the rules —
+ * 1.x the 3.0 line's, 2.x and anything newer the newest. Undefined: the newest.
+ */
+export function contractRules(version: string | undefined): ContractRules {
+  const major = version === undefined ? undefined : Number(/^(\d+)\./.exec(version)?.[1]);
+  return major === 1 ? RULES['1.1.0'] : RULES[NEWEST_CONTRACT];
+}
