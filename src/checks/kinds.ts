@@ -10,6 +10,7 @@
  * the one this table implements may name a kind that is not here; the runner-output contract (2.6.0 > validation_result
  * > Forward compatibility) says how that is graded — engine/grade.ts `notImplemented`.
  */
+import { a2aContextContinuity } from './a2a-context-continuity.js';
 import { a2aSubmittedArtifact } from './a2a-submitted-artifact.js';
 import { fieldEqualsContext, fieldLessThan } from './context-comparison.js';
 import { envelopeFieldPresent } from './envelope-field-present.js';
@@ -24,6 +25,7 @@ import { httpStatus, httpStatusIn, on401RequireHeader, resourceEqualsAgentUrl } 
 import { refsResolve } from './refs-resolve.js';
 import { responseSchema } from './response-schema.js';
 import { statusCode } from './status-code.js';
+import { upstreamTraffic } from './upstream-traffic.js';
 import type { Check } from './types.js';
 
 /** The AdCP minors whose storyboard formats this table covers, oldest first. */
@@ -257,6 +259,15 @@ export const CHECK_KINDS: readonly CheckKind[] = [
     grade: fieldContains,
   },
   {
+    name: 'a2a_context_continuity',
+    since: '3.1',
+    family: 'authored',
+    reads: 'transport',
+    needs: [],
+    takes: [],
+    grade: a2aContextContinuity,
+  },
+  {
     name: 'field_less_than',
     since: '3.1',
     family: 'authored',
@@ -273,6 +284,15 @@ export const CHECK_KINDS: readonly CheckKind[] = [
     needs: [['path'], ['context_key']],
     takes: ['path', 'context_key'],
     grade: fieldEqualsContext,
+  },
+  {
+    name: 'upstream_traffic',
+    since: '3.1',
+    family: 'authored',
+    reads: 'upstream',
+    needs: [],
+    takes: [...UPSTREAM_TRAFFIC_FIELDS],
+    grade: upstreamTraffic,
   },
 ];
 

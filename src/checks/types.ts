@@ -57,7 +57,11 @@ export interface CheckInput {
   responses?: ResponseSet;
 }
 
-/** A check returns the contract fields it knows; the engine adds check, description, source, request and response. */
-export type CheckVerdict = Omit<ValidationResult, 'check' | 'description' | 'request' | 'response' | 'source'>;
+/**
+ * A check returns the contract fields it knows; the engine adds check, description and source, and — on a failure —
+ * the step's request and response, unless the check names the exchange it graded instead (upstream_traffic: the
+ * controller query).
+ */
+export type CheckVerdict = Omit<ValidationResult, 'check' | 'description' | 'source'>;
 
 export type Check = (input: CheckInput) => CheckVerdict;

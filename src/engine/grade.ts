@@ -172,12 +172,13 @@ function runCheck(input: GradeInput, written: Validation): ValidationResult {
       error: error instanceof Error ? error.message : String(error),
     };
   }
-  const base: ValidationResult = { check: written.check, description, ...verdict, source };
+  const { request, response, ...fields } = verdict;
+  const base: ValidationResult = { check: written.check, description, ...fields, source };
   if (written.check !== 'response_schema') {
     base.schema_id ??= null;
     base.schema_url ??= null;
   }
-  return verdict.passed ? base : { ...base, request: exchange.request, response: exchange.response };
+  return verdict.passed ? base : { ...base, request: request ?? exchange.request, response: response ?? exchange.response };
 }
 
 /**

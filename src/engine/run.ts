@@ -34,6 +34,7 @@ import { assertContribution, contributionAllowed, peerBranchTaken, type Contribu
 import { CredentialResolver, CredentialsError } from './credentials.js';
 import { CascadeState, runnerOnlyTaskSkip, unresolvedScenarioSkip, type AgentTools } from './gate.js';
 import { capabilityUnmet, storyboardGate, type AgentCapabilities } from './applicability.js';
+import { listScenarios, observeUpstream } from './upstream.js';
 import { answerError } from '../model/answer-error.js';
 import { contractRules, type ContractRules } from '../model/contract-rules.js';
 import { RunEnricher } from './enrich/run-enricher.js';
@@ -93,6 +94,12 @@ export class StoryboardRun {
   private readonly history: PriorAnswer[] = [];
   /** The last A2A Task of this run with its step, for a2a_context_continuity. */
   private lastA2a?: { step: string; contextId?: string };
+  /** When the runner sent each step's request (ms since the epoch): upstream_traffic windows. */
+  private readonly requestStarts = new Map<string, number>();
+  /** The agent's controller scenarios (`list_scenarios`), asked once per run when an upstream_traffic check needs them. */
+  private controllerScenarios?: Promise<string[] | { error: string }>;
+  /** Phases whose `requires_capability` does not hold for this agent. */
+  private readonly capabilityGated = new Set<Phase>();
   private transport?: AgentTransport;
   /** What a role decided every later step becomes (failed seeding, an unknown controller scenario, no request signing). */
   private halt?: SkipResult;
@@ -286,7 +293,8 @@ export class StoryboardRun {
           result.warnings = [...this.storyboardWarnings, ...(result.warnings ?? [])];
         if (entry.phase.optional === true) result.optional = true;
         this.results.set(entry.index, result);
-        this.cascade.record(entry.index, result);
+        // A phase its capability gate skipped does not trip the cascade (applicability.ts; conformance.md).
+        if (!this.capabilityGated.has(entry.phase)) this.cascade.record(entry.index, result);
         if (this.isLastOfPhase(entry)) this.cascade.endPhase(entry.phase, this.results);
       }
     });
@@ -371,7 +379,10 @@ export class StoryboardRun {
     const phaseGate = step.phase.requires_capability
       ? capabilityUnmet(step.phase.requires_capability, await this.agentCapabilities(tools), this.capabilityDefault)
       : undefined;
-    if (phaseGate) return end.skipped({ reason: 'not_applicable', detail: phaseGate });
+    if (phaseGate) {
+      this.capabilityGated.add(step.phase);
+      return end.skipped({ reason: 'not_applicable', detail: phaseGate });
+    }
     const agentStep: AgentStep = { ...step, tools };
     const own = await this.runnerTask(agentStep, end);
     if (own) return own;
@@ -424,6 +435,8 @@ export class StoryboardRun {
     if ('record' in call) return call.record;
     this.enricher.observeRequest(call.payload);
     const transport = this.transport!;
+    const startedAt = Date.now();
+    this.requestStarts.set(step.step.id, startedAt);
     const answered = await transport.call(step.task, call.payload, call.callOptions);
     const { exchange, completion, warning } = await followAsync(transport, step.step, answered, {
       ...call.callOptions,
@@ -432,7 +445,16 @@ export class StoryboardRun {
     });
     if (warning) end.warnings.push(warning);
     this.enricher.observeAnswer(step.task, exchange);
-    const graded = this.graded(step, step.task, exchange, end.base, completion);
+    const upstream = await observeUpstream(step.step, startedAt, {
+      transport,
+      credentials: this.credentials.resolve(undefined),
+      timeoutMs: this.options.timeoutMs,
+      tools: step.tools,
+      scenarios: () =>
+        (this.controllerScenarios ??= listScenarios(transport, this.credentials.resolve(undefined), this.options.timeoutMs)),
+      startedAt: (id) => this.requestStarts.get(id),
+    });
+    const graded = this.graded(step, step.task, exchange, end.base, completion, upstream ? { upstream } : {});
     const verdict = this.roles.first((session) => session.verdict?.(step, exchange, graded.result));
     this.haltWith(verdict?.halt);
     return end.done(this.keep(step, exchange, { ...graded, result: verdict?.result ?? graded.result }));
@@ -460,6 +482,9 @@ export class StoryboardRun {
     if (typeof credentials === 'string')
       return { record: end.done({ ...end.base, request: requestOf(substituted.value), error: credentials }) };
     const callOptions: CallOptions = { credentials, timeoutMs: this.options.timeoutMs };
+    // A step that checks A2A context continuity continues the run's conversation: it names the last Task's context.
+    if (this.lastA2a?.contextId && step.step.validations.some((v) => v.check === 'a2a_context_continuity'))
+      callOptions.a2aContextId = this.lastA2a.contextId;
     const built = substituted.value as Record<string, unknown>;
     if (this.options.requests !== 'as-written' && built && typeof built === 'object' && !Array.isArray(built)) {
       end.warnings.push(...(await this.enricher.enrich(step, built, this.transport!, callOptions)));

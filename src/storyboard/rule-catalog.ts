@@ -56,6 +56,11 @@ export const STORYBOARD_RULES = {
     summary:
       'A field_pattern / envelope_field_pattern check whose `pattern` is missing or not a JavaScript regular expression source.',
   },
+  invalid_identifier_path: {
+    severity: 'error',
+    summary:
+      "An upstream_traffic `identifier_paths` entry outside the portable grammar (dotted keys, each optionally `[*]`; no indexes, quoting, `$` or request/response/context roots): the spec requires rejecting it at load time.",
+  },
   invalid_expires_after_version: {
     severity: 'error',
     summary:

@@ -106,7 +106,7 @@ export class A2aTransport implements AgentTransport {
       };
     request.url = discovered.endpoint;
 
-    const params = messageSendParams(task, payload, discovered.invocation);
+    const params = messageSendParams(task, payload, discovered.invocation, options.a2aContextId);
     const headers = discovered.invocation === 'input' ? { 'a2a-extensions': ADCP_A2A_EXTENSION } : undefined;
     const sent = await this.rpc(discovered, 'message/send', params, options.credentials, remaining(), signal, headers);
     const polling: Polling = { discovered, options, signal, headers, started, remaining };
@@ -354,12 +354,13 @@ function callSignal(options: CallOptions): AbortSignal {
  * A2A `message/send` params: one DataPart `{ skill, parameters }` (AdCP 3.0 a2a-guide), or `{ skill, input }` when
  * the card declares the AdCP A2A profile extension.
  */
-function messageSendParams(task: string, payload: unknown, invocation: Discovered['invocation']) {
+function messageSendParams(task: string, payload: unknown, invocation: Discovered['invocation'], contextId?: string) {
   const messageId = randomUUID();
   return {
     message: {
       kind: 'message',
       messageId,
+      ...(contextId ? { contextId } : {}),
       role: 'user',
       parts: [{ kind: 'data', data: { skill: task, [invocation]: payload ?? {} } }],
     },

@@ -9,6 +9,11 @@ export interface CallOptions {
   /** Bounds the whole call (connect + request + response). */
   timeoutMs: number;
   signal?: AbortSignal;
+  /**
+   * A2A: a follow-up send in an existing conversation — the `contextId` the message carries, which the server MUST
+   * echo (A2A 0.3 §7.1). Sent only when a step asks for continuity (a2a_context_continuity); MCP ignores it.
+   */
+  a2aContextId?: string;
 }
 
 /** A way to reach the agent under test. One instance per storyboard run. */

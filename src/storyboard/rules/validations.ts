@@ -10,6 +10,8 @@
  * - Arguments a kind cannot work without (its descriptor's `needs`): `check_missing_argument` — the author learns at
  *   load time, not from a validation that can only ever fail. `field_value_or_absent` without `value` or
  *   `allowed_values` is named apart: "runners MUST reject the storyboard before execution begins".
+ * - upstream_traffic `identifier_paths` outside the portable grammar ("MUST be rejected at storyboard load/lint
+ *   time rather than treated as paths that resolve to zero values"): `invalid_identifier_path`.
  * - `field_pattern` / `envelope_field_pattern` with a pattern that is not a JavaScript regular expression, and an
  *   `expires_after_version` that is not semver (storyboard-schema.yaml > expires_after_version: "runners MUST use
  *   semver.gte semantics"; the lint rejects malformed values): errors.
@@ -18,6 +20,7 @@
  */
 import { CHECK_KIND, NEWER_CHECK_KINDS } from '../../checks/kinds.js';
 import { compilePattern } from '../../checks/field-pattern.js';
+import { identifierPathProblem } from '../../checks/upstream-traffic.js';
 import { closestMatch } from '../did-you-mean.js';
 import { forwardNote } from '../format.js';
 import { LENIENT_KEYS_ESCAPE } from '../unknown-keys.js';
@@ -128,6 +131,18 @@ function checkArguments(ctx: RuleContext, step: RawStep, validation: RawValidati
       `add ${missing.map((group) => `\`${group[0]}:\``).join(', ')} — ${check} cannot run without ${missing.length === 1 ? 'it' : 'them'}`,
     );
     return;
+  }
+  if (check === 'upstream_traffic' && Array.isArray(raw.identifier_paths)) {
+    raw.identifier_paths.forEach((path, i) => {
+      const problem = typeof path === 'string' ? identifierPathProblem(path) : undefined;
+      if (problem)
+        ctx.sink.error(
+          'invalid_identifier_path',
+          ctx.at([...validation.path, 'identifier_paths', i]),
+          `${problem}, in ${where(step, validation)}`,
+          'storyboard-schema.yaml > identifier_paths: dotted keys of the step\'s request, each optionally `[*]` (e.g. "audiences[*].add[*].hashed_email"); no indexes, quoting, `$` or request/response/context roots',
+        );
+    });
   }
   if (has('pattern') && (check === 'field_pattern' || check === 'envelope_field_pattern')) {
     const compiled = compilePattern(raw.pattern);
