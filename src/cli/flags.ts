@@ -29,6 +29,7 @@ const OPTIONS = {
   'skip-rate-abuse': { type: 'boolean' },
   'lenient-keys': { type: 'boolean' },
   'requests-as-written': { type: 'boolean' },
+  'seeded-state': { type: 'boolean' },
   version: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;

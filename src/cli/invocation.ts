@@ -175,6 +175,7 @@ function pluginOptions(
     ...(flags['skip-rate-abuse'] ? { signedRequests: { skipRateAbuse: true } } : {}),
     ...(flags['lenient-keys'] ? { strictKeys: false } : {}),
     ...(flags['requests-as-written'] ? { requests: 'as-written' as const } : {}),
+    ...(flags['seeded-state'] ? { seededState: true } : {}),
     ...(webhooks ? { webhooks } : {}),
   };
 }

@@ -53,7 +53,11 @@ Options:
   --skip-rate-abuse          signed_requests: do not send vector 020's 101 requests
                              (it grades unsatisfied_contract, rate_abuse_opt_out)
   --lenient-keys             load storyboards of a newer format version: unknown
-                             keys and checks are warnings, not load errors
+                             keys and checks are warnings, not load errors (a
+                             newer corpus, e.g. 3.2, loads so by itself)
+  --seeded-state             declare the state of requires: [seeded_state]
+                             storyboards provisioned out of band (env
+                             ADCP_SEEDED_STATE=1); without it they are skipped
   --requests-as-written      send each sample_request as written (after
                              substitution): no request enrichment, no warnings
                              about it (env ADCP_REQUESTS=as-written)

@@ -51,6 +51,7 @@ const OPTION_SHAPE: Shape = {
     maxSteps: true,
   } satisfies KeysOf<NonNullable<Options['storyboardBounds']>>,
   requests: true,
+  seededState: true,
   webhooks: {
     receiver: true,
     publicBaseUrl: true,

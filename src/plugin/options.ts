@@ -127,8 +127,11 @@ export interface AdcpStoryboardsOptions {
    * key meant — a misspelt key would otherwise disable what it names and let the
    * step pass. `false` is for storyboards written for a newer format version:
    * near misses are then warnings (in the terminal and on the storyboard's first
-   * step in reports), other unknown keys are kept, and an unknown check fails at
-   * run time. Your own annotations never need it: prefix them `x-`.
+   * step in reports), other unknown keys are kept, and an unknown check passes
+   * with a note that it was not graded (the runner-output contract's forward
+   * compatibility). A storyboard of a newer AdCP corpus (3.2 under this 3.1
+   * runner) loads that way by itself, every unknown key a warning naming it.
+   * Your own annotations never need it: prefix them `x-`.
    * @default true
    */
   strictKeys?: boolean;
@@ -159,4 +162,10 @@ export interface AdcpStoryboardsOptions {
    * Env: ADCP_REQUESTS=as-written. @default 'enriched'
    */
   requests?: 'enriched' | 'as-written';
+  /**
+   * You declare that the prerequisite state of the storyboards tagged `requires: [seeded_state]` was provisioned out
+   * of band (AdCP 3.1 storyboard-schema.yaml > requires). Without it those storyboards are skipped
+   * `requirement_unmet`. Env: ADCP_SEEDED_STATE=1; CLI `--seeded-state`. @default false
+   */
+  seededState?: boolean;
 }

@@ -73,6 +73,7 @@ function runtimeConfigFor(
     ...(options.testKitDirs?.length ? { testKitDirs: options.testKitDirs.map((d) => resolve(root, d)) } : {}),
     skipRateAbuse: options.signedRequests?.skipRateAbuse,
     requests: options.requests,
+    seededState: options.seededState,
   };
 }
 
