@@ -141,6 +141,7 @@ export class StoryboardRun {
       ...(options.now ? { now: options.now } : {}),
       pollIntervalMs: options.pollIntervalMs ?? 1000,
       timeoutMs: options.timeoutMs,
+      ...(options.schemas ? { requestFields: (task: string) => options.schemas!.requestProperties(task) } : {}),
     });
     this.roles = new RoleSessions(options.roles, {
       storyboard,

@@ -6,8 +6,16 @@
  *
  * The phase is planned from the storyboard data alone (pure), so the compiler
  * can show each seed call as a test and the engine can run the same steps.
- * Order follows the spec's foreign-key DAG: products first, then the entities
- * that reference them (pricing options, plans), creatives, and media buys last.
+ * Order follows the spec's foreign-key DAG: accounts first (3.1), products, then
+ * the entities that reference them (pricing options, plans), creatives, and
+ * media buys last.
+ *
+ * Whose sandbox: the seeds belong to the identity the storyboard's steps use
+ * (storyboard-schema.yaml > controller seeding; create_media_buy_async.yaml:
+ * "keyed to the caller's … sandbox account"), so the seed calls carry the first
+ * account a step of the storyboard writes — with `sandbox: true`, which every
+ * comply_test_controller request must set — and only a storyboard that writes
+ * none gets a fictional `test.example` one.
  */
 import type { Phase, Step, Storyboard } from '../model/storyboard.js';
 import { CONTROLLER_TASK } from '../model/answer-error.js';
@@ -16,14 +24,15 @@ export const SEEDING_PHASE_ID = '__controller_seeding__';
 
 interface SeedKind {
   /** Key under `fixtures:`. */
-  key: 'products' | 'pricing_options' | 'creatives' | 'plans' | 'media_buys';
+  key: 'accounts' | 'products' | 'pricing_options' | 'creatives' | 'plans' | 'media_buys';
   scenario: string;
   /** Id fields lifted out of the entry into `params` (the rest is `params.fixture`). */
   ids: string[];
 }
 
-/** The FK order: product ──▶ pricing_option, plan, media_buy; creative, plan ──▶ media_buy. */
+/** The FK order: account ──▶ product ──▶ pricing_option, plan, media_buy; creative, plan ──▶ media_buy. */
 const SEED_ORDER: SeedKind[] = [
+  { key: 'accounts', scenario: 'seed_account', ids: ['account_id'] },
   { key: 'products', scenario: 'seed_product', ids: ['product_id'] },
   { key: 'pricing_options', scenario: 'seed_pricing_option', ids: ['product_id', 'pricing_option_id'] },
   { key: 'creatives', scenario: 'seed_creative', ids: ['creative_id'] },
@@ -53,6 +62,7 @@ export function planSeeding(storyboard: Storyboard): SeedingPlan {
   const known = new Set<string>(SEED_ORDER.map((k) => k.key));
   const unknownKeys = Object.keys(fixtures).filter((k) => !known.has(k));
   const steps: SeedStep[] = [];
+  const account = storyboardAccount(storyboard);
   for (const kind of SEED_ORDER) {
     const entries = fixtures[kind.key];
     if (!Array.isArray(entries)) continue;
@@ -61,8 +71,12 @@ export function planSeeding(storyboard: Storyboard): SeedingPlan {
       const ids = kind.ids.map((id) => record[id]);
       const label = ids.every((v) => typeof v === 'string' && v.length > 0) ? ids.join('.') : `#${index + 1}`;
       const params: Record<string, unknown> = {};
-      const fixture: Record<string, unknown> = {};
+      let fixture: Record<string, unknown> = {};
       for (const [k, v] of Object.entries(record)) (kind.ids.includes(k) ? params : fixture)[k] = v;
+      // An entry that writes its fixture out (`{ account_id, fixture: { … } }`, the 3.1 form) means that object.
+      const written = fixture.fixture;
+      if (Object.keys(fixture).length === 1 && written && typeof written === 'object' && !Array.isArray(written))
+        fixture = written as Record<string, unknown>;
       steps.push({
         id: `${kind.scenario}.${label}`,
         title: `${kind.scenario} ${label}`,
@@ -70,7 +84,7 @@ export function planSeeding(storyboard: Storyboard): SeedingPlan {
         // Seeding failures are graded storyboard-wide by the engine, not through the stateful cascade.
         stateful: false,
         requires_tool: CONTROLLER_TASK,
-        sample_request: { account: SEED_ACCOUNT, scenario: kind.scenario, params: { ...params, fixture } },
+        sample_request: { account: structuredClone(account), scenario: kind.scenario, params: { ...params, fixture } },
         validations: [],
         seed: { scenario: kind.scenario, key: kind.key },
         loc: storyboard.loc,
@@ -84,5 +98,24 @@ export function planSeeding(storyboard: Storyboard): SeedingPlan {
   };
 }
 
-/** The sandbox account seeds are made for: a controller scopes seeded state to it. */
-const SEED_ACCOUNT = Object.freeze({ brand: { domain: 'test.example' }, operator: 'test.example', sandbox: true });
+/** The sandbox account of a storyboard that writes none: a controller scopes seeded state to it. */
+const FALLBACK_ACCOUNT = Object.freeze({ brand: { domain: 'test.example' }, operator: 'test.example' });
+
+/**
+ * The account the storyboard's steps use: the first `account` object a step's sample_request writes without a
+ * placeholder in it (a placeholder is only known at run time), as a sandbox account.
+ */
+export function storyboardAccount(storyboard: Pick<Storyboard, 'phases'>): Record<string, unknown> {
+  for (const phase of storyboard.phases)
+    for (const step of phase.steps) {
+      const account = (step.sample_request as { account?: unknown } | undefined)?.account;
+      if (
+        account &&
+        typeof account === 'object' &&
+        !Array.isArray(account) &&
+        !/\$context\.|\{\{|\$test_kit\.|\$generate:/.test(JSON.stringify(account))
+      )
+        return { ...(account as Record<string, unknown>), sandbox: true };
+    }
+  return { ...FALLBACK_ACCOUNT, sandbox: true };
+}

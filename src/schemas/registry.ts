@@ -155,6 +155,14 @@ export class SchemaRegistry {
     return Array.isArray(required) && required.includes('idempotency_key');
   }
 
+  /** The top-level properties a task's request schema declares (read from the schema itself; nothing compiled). */
+  requestProperties(task: string): string[] {
+    const ref = this.requestSchemaFor(task);
+    const path = ref ? this.resolveRef(ref) : undefined;
+    const properties = path ? (this.load(path)?.schema as { properties?: unknown } | undefined)?.properties : undefined;
+    return properties && typeof properties === 'object' ? Object.keys(properties) : [];
+  }
+
   identify(ref: string): SchemaIdentity {
     const path = this.resolveRef(ref);
     const id = path ? this.load(path)?.id : undefined;

@@ -22,7 +22,7 @@
  * enrichers we chose not to follow.
  */
 import type { Step } from '../../model/storyboard.js';
-import { enrichCreateMediaBuy, type MediaBuyContext } from './create-media-buy.js';
+import { enrichCreateMediaBuy, FALLBACK_BRAND_DOMAIN, type MediaBuyContext } from './create-media-buy.js';
 import type { Discovery } from './discovery.js';
 import { useCapturedFixtureIds, type CapturedValue } from './fixture-ids.js';
 import { describeEnrichment, type Enrichment } from './note.js';
@@ -47,6 +47,8 @@ export interface EnrichInput {
   nowMs: number;
   /** The runner's own product discovery, when the run has none; returns why it did or did not find any. */
   discover: () => Promise<string | undefined>;
+  /** The top-level fields the task's request schema (of the run's AdCP version) declares; empty when unknown. */
+  requestFields: (task: string) => readonly string[];
 }
 
 type Enricher = (request: Record<string, unknown>, input: EnrichInput) => Promise<Enrichment[]>;
@@ -65,7 +67,40 @@ const ENRICHERS: Readonly<Record<string, Enricher>> = {
     };
     return enrichCreateMediaBuy(request, input.step.sample_request, ctx);
   },
+  comply_test_controller: async (request, input) => controllerAccount(request, input),
 };
+
+/**
+ * comply_test_controller in AdCP 3.1 takes the caller's `account`, and "the runner MUST set sandbox: true on every
+ * comply_test_controller request" (comply-test-controller-request.json > account): the account the storyboard sent
+ * earlier in the run (its seeds carry the steps' identity, plan/seeding.ts), else the test kit's brand as a
+ * natural-key account. A 3.0 controller request has no account field: nothing changes.
+ */
+function controllerAccount(request: Record<string, unknown>, input: EnrichInput): Enrichment[] {
+  if (!input.requestFields('comply_test_controller').includes('account')) return [];
+  const written = request.account;
+  if (written && typeof written === 'object' && !Array.isArray(written)) {
+    if ((written as { sandbox?: unknown }).sandbox === true) return [];
+    request.account = { ...written, sandbox: true };
+    return [
+      {
+        path: 'account.sandbox',
+        value: true,
+        reason: 'every comply_test_controller request must assert a sandbox account',
+      },
+    ];
+  }
+  const domain = input.kitBrandDomain ?? FALLBACK_BRAND_DOMAIN;
+  const account = { ...(input.discovery.sentAccount ?? { brand: { domain }, operator: domain }), sandbox: true };
+  request.account = account;
+  return [
+    {
+      path: 'account',
+      value: account,
+      reason: `the controller request schema requires the caller's sandbox account and the storyboard authored none; ${input.discovery.sentAccount ? 'the account this storyboard sent earlier in the run' : `${input.kitBrandDomain ? "the test kit's brand" : "the corpus's fictional buyer"}, as a natural-key account`}`,
+    },
+  ];
+}
 
 /**
  * Completes `input.payload` in place as the per-task request builder would,

@@ -20,6 +20,8 @@ export interface RunEnricherOptions {
   pollIntervalMs: number;
   /** The bound on the runner's own get_products. */
   timeoutMs: number;
+  /** The top-level fields of a task's request schema (of the run's AdCP version). */
+  requestFields?: (task: string) => readonly string[];
 }
 
 export class RunEnricher {
@@ -74,6 +76,7 @@ export class RunEnricher {
       anchorMs: this.anchorMs,
       nowMs: (this.options.now ?? Date.now)(),
       discover: () => (this.ownDiscovery ??= this.discoverProducts(step.tools, transport, callOptions)),
+      requestFields: this.options.requestFields ?? (() => []),
     });
   }
 

@@ -4,6 +4,7 @@
  * run reports everything), therefore nothing here trusts a type: a phase
  * that is not a mapping is skipped, an id that is not a string is absent.
  */
+import { resolve, sep } from 'node:path';
 import type { KeyPolicy } from '../format.js';
 import type { AdcpKnowledge } from '../adcp-tasks.js';
 import type { DiagnosticSink } from '../diagnostics.js';
@@ -111,6 +112,13 @@ export function buildRuleContext(
     tokenAt: (path, token, occurrence) => map.locationInValue(path, token, occurrence),
     adcp,
   };
+}
+
+/** The file lies in the compliance tree the run uses (a published storyboard, not the user's own). */
+export function inComplianceTree(ctx: Pick<RuleContext, 'corpusRoot' | 'file'>): boolean {
+  if (!ctx.corpusRoot) return false;
+  const root = resolve(ctx.corpusRoot) + sep;
+  return resolve(ctx.file).startsWith(root);
 }
 
 export function stringOrUndefined(value: unknown): string | undefined {

@@ -6,23 +6,26 @@
  * Which steps: an AdCP task whose request schema the installed manifest names, with a `sample_request` mapping, and
  * none of the opt-outs —
  *   `sample_request_skip_schema: true`;
- *   `expect_error: true` with `negative_path` absent or `schema_invalid` (the payload is malformed on purpose).
+ *   `expect_error: true` with `negative_path` absent or `schema_invalid` (the payload is malformed on purpose);
+ *   a step with neither that grades an `error_code` (a rejection test that does not say `expect_error`).
  * `expect_error: true` with `negative_path: payload_well_formed` IS validated.
  *
  * What is not known at load time is not judged:
  * - a value holding a placeholder (`$context.x`, `{{…}}`, `$test_kit.x`, `$generate:…`) takes any value: errors at or
  *   below it are dropped, and so is a failed `anyOf` / `oneOf` / `if` above it (the branch it would match is unknown);
  * - what the runner adds to a request that leaves it out (RUNNER_ADDED: `idempotency_key`; create_media_buy's account,
- *   brand, flight and packages) — its absence is not reported.
+ *   brand, flight and packages; comply_test_controller's account) — its absence is not reported.
  * A failed `anyOf` / `oneOf` is reported once, at its field, without the errors of each branch it tried.
  *
  * Severity (rules/index.ts): an error — the format calls such a payload malformed unless it opts out, and the agent
  * would be graded on a request AdCP does not define —; with `strictKeys: false` (storyboards of another format
- * version, whose schemas may not be the installed ones) a warning.
+ * version, whose schemas may not be the installed ones) a warning; so too in a storyboard of the compliance corpus,
+ * which its own build linted (3.1.x's si_send_message_with_mismatched_receipt says payload_well_formed of a payload
+ * its schema refuses: the step still runs, and the warning says why it may grade oddly).
  */
 import { isPlainObject, parsePointer } from '../paths.js';
 import type { DataPath } from '../source-map.js';
-import { type RawStep, type RuleContext, stepLabel } from './model.js';
+import { inComplianceTree, type RawStep, type RuleContext, stepLabel } from './model.js';
 
 const PLACEHOLDER = /\$context\.|\$test_kit\.|\$generate:|\{\{/;
 /** Keywords whose failure at a field depends on every value below it. */
@@ -38,6 +41,8 @@ const BRANCHING = new Set(['anyOf', 'oneOf']);
 const RUNNER_ADDED: Readonly<Record<string, ReadonlySet<string>>> = {
   '*': new Set(['idempotency_key']),
   create_media_buy: new Set(['account', 'brand', 'start_time', 'end_time', 'packages']),
+  // 3.1: the caller's sandbox account (engine/enrich/index.ts controllerAccount).
+  comply_test_controller: new Set(['account']),
 };
 /** Diagnostics per step: the first few say what is wrong; a wholly wrong payload need not list every field. */
 const MAX_PER_STEP = 5;
@@ -54,6 +59,9 @@ export function checkSampleRequests(ctx: RuleContext): void {
     // is well formed (payload_well_formed, or a runtime rejection the 3.1 corpus names: mode_mismatch, …).
     const negative = step.raw.negative_path;
     if (step.raw.expect_error === true && (negative === undefined || negative === 'schema_invalid')) continue;
+    // A step that grades an error code without saying expect_error is a rejection test all the same (the 3.1 corpus's
+    // si_send_message_with_mismatched_receipt): its payload may be wrong on purpose.
+    if (step.raw.expect_error === undefined && negative === undefined && expectsErrorCode(step)) continue;
     const ref = adcp.requestSchemaFor(task);
     if (!ref) continue;
     let verdict;
@@ -156,7 +164,8 @@ function report(
     const key = `${e.instance_path}\0${e.keyword}\0${e.message}\0${e.missingProperty ?? ''}`;
     return !seen.has(key) && Boolean(seen.add(key));
   });
-  const severity = ctx.strictKeys ? 'error' : 'warning';
+  // A published storyboard passed the corpus's own lint; a mismatch with the schemas here is reported, not refused.
+  const severity = ctx.strictKeys && !inComplianceTree(ctx) ? 'error' : 'warning';
   const claimed = new Set<string>();
   for (const error of unique.slice(0, MAX_PER_STEP)) {
     const extra =
@@ -222,4 +231,8 @@ function placeholderPointers(request: unknown): string[] {
   };
   walk(request, '');
   return out;
+}
+
+function expectsErrorCode(step: RawStep): boolean {
+  return step.validations.some((v) => v.raw.check === 'error_code');
 }

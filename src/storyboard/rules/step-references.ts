@@ -25,11 +25,10 @@
  * optional or branch-set phase, or be skipped at run time; that is a run-time verdict, not a typo. The field of
  * `{{prior_step.<id>.<field>}}` must be a path of the runner's dialect (rule `path_syntax`).
  */
-import { resolve, sep } from 'node:path';
 import { closestMatch } from '../did-you-mean.js';
 import { isPlainObject } from '../paths.js';
 import type { DataPath } from '../source-map.js';
-import { type RawStep, type RuleContext, formatLocation, stepLabel } from './model.js';
+import { type RawStep, type RuleContext, formatLocation, inComplianceTree, stepLabel } from './model.js';
 import { pathProblem } from './path-syntax.js';
 
 const CONTRIBUTES_IF = /^prior_step\.([^.\s]+)\.passed$/;
@@ -207,12 +206,6 @@ function checkContextName(
         ? `the context holds by then: ${known.slice(0, 12).join(', ')}${known.length > 12 ? ', …' : ''}; capture "${name}" with context_outputs on an earlier step, or set it in the storyboard's context:`
         : `capture "${name}" with context_outputs on an earlier step, or set it in the storyboard's context:`,
   );
-}
-
-function inComplianceTree(ctx: RuleContext): boolean {
-  if (!ctx.corpusRoot) return false;
-  const root = resolve(ctx.corpusRoot) + sep;
-  return resolve(ctx.file).startsWith(root);
 }
 
 interface Reference {
