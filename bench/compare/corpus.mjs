@@ -25,10 +25,11 @@ function yamlFiles(dir) {
 
 /**
  * @param {string} root compliance tree root (…/compliance/cache/<version>)
- * @returns {{ files: (id: string) => string[], primary: (id: string) => string|undefined, steps: (id: string) => { phases: { id: string, steps: { id: string, title: string }[] }[], seeding: string[] } | undefined }}
+ * @returns {{ files: (id: string) => string[], primary: (id: string) => string|undefined, idOf: (file: string) => string|undefined, steps: (id: string) => { phases: { id: string, steps: { id: string, title: string }[] }[], seeding: string[] } | undefined }}
  */
 export function openCorpus(root) {
   const byId = new Map();
+  const byFile = new Map();
   const parsed = new Map();
   for (const dir of ['universal', 'protocols', 'specialisms', 'domains']) {
     for (const file of yamlFiles(join(root, dir))) {
@@ -39,6 +40,7 @@ export function openCorpus(root) {
         continue;
       }
       if (!doc || typeof doc !== 'object' || !('phases' in doc) || typeof doc.id !== 'string') continue;
+      byFile.set(file, doc.id);
       const list = byId.get(doc.id) ?? [];
       list.push(file);
       byId.set(doc.id, list);
@@ -52,6 +54,8 @@ export function openCorpus(root) {
     root,
     files: (id) => byId.get(id) ?? [],
     primary: (id) => byId.get(id)?.[0],
+    /** The storyboard id of a file of this tree (an absolute path under `root`). */
+    idOf: (file) => byFile.get(file),
     steps(id) {
       const doc = parsed.get(id);
       if (!doc) return undefined;
