@@ -208,8 +208,22 @@ function summarise(rows) {
     };
   };
   const pct = (n, d) => (d === 0 ? null : Math.round((1000 * n) / d) / 10);
+  // 13.x: the same figures without the storyboards the reference graded not applicable up front (whose steps it
+  // reports as one skip each, against ours run or skipped step by step); absent when there are none (6.x).
+  const ran = main.filter((r) => !r.reference_not_executed);
+  const onReferenceRun =
+    ran.length === main.length
+      ? undefined
+      : {
+          compared: ran.length,
+          agree: ran.filter((r) => r.agree).length,
+          agreement_pct: pct(ran.filter((r) => r.agree).length, ran.length),
+          agreement_coarse_pct: pct(ran.filter((r) => r.agree_coarse).length, ran.length),
+          only_reference: rows.filter((r) => r.reference && !r.ours && !r.excluded && !r.reference_not_executed).length,
+        };
   return {
     summary: {
+      ...(onReferenceRun ? { on_reference_run: onReferenceRun } : {}),
       compared: main.length,
       agree: main.filter((r) => r.agree).length,
       agreement_pct: pct(main.filter((r) => r.agree).length, main.length),
@@ -272,6 +286,12 @@ export function printAgent(name, result, log = console.log) {
   log(
     `agreement: ${s.agree}/${s.compared} = ${s.agreement_pct ?? '–'}%  (pass/fail/skip ignoring skip reason: ${s.agreement_coarse_pct ?? '–'}%)`,
   );
+  if (s.on_reference_run) {
+    const o = s.on_reference_run;
+    log(
+      `  on the storyboards the reference ran (not those it graded not applicable up front): ${o.agree}/${o.compared} = ${o.agreement_pct ?? '–'}% (ignoring skip reason ${o.agreement_coarse_pct ?? '–'}%), only in reference ${o.only_reference}`,
+    );
+  }
   log(
     `only in reference: ${s.only_reference.count}${s.only_reference.excluded ? ` (${s.only_reference.excluded} excluded)` : ''}${fmtBy(s.only_reference.by_storyboard)}`,
   );
