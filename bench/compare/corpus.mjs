@@ -78,13 +78,18 @@ export const SEEDING_PHASE = '__controller_seeding__';
  * Step ids of the controller-seeding steps a storyboard implies
  * (`prerequisites.controller_seeding: true` + `fixtures:`), in the naming the
  * reference reports: `seed_<kind>.<id>` (pricing options: `.<product>.<option>`).
+ * Accounts, buyer agents and creative formats are fixtures of 3.1 (seeded by
+ * 13.x; 3.0 corpora have none).
  */
 function seedingSteps(doc) {
   if (doc?.prerequisites?.controller_seeding !== true || !doc.fixtures) return [];
   const f = doc.fixtures;
   const ids = [];
+  for (const a of f.accounts ?? []) ids.push(`seed_account.${a?.account_id}`);
+  for (const b of f.buyer_agents ?? []) ids.push(`seed_buyer_agent.${b?.agent_url}`);
   for (const p of f.products ?? []) ids.push(`seed_product.${p?.product_id}`);
   for (const p of f.pricing_options ?? []) ids.push(`seed_pricing_option.${p?.product_id}.${p?.pricing_option_id}`);
+  for (const c of f.creative_formats ?? []) ids.push(`seed_creative_format.${c?.format_id}`);
   for (const c of f.creatives ?? []) ids.push(`seed_creative.${c?.creative_id}`);
   for (const p of f.plans ?? []) ids.push(`seed_plan.${p?.plan_id}`);
   for (const m of f.media_buys ?? []) ids.push(`seed_media_buy.${m?.media_buy_id}`);
@@ -96,6 +101,9 @@ export function seedingStepId(title) {
   let m;
   if ((m = /^Seed pricing option (\S+) on (\S+)$/.exec(title))) return `seed_pricing_option.${m[2]}.${m[1]}`;
   if ((m = /^Seed media buy (\S+)$/.exec(title))) return `seed_media_buy.${m[1]}`;
+  if ((m = /^Seed creative format (\S+)$/.exec(title))) return `seed_creative_format.${m[1]}`;
+  if ((m = /^Seed buyer agent (\S+)$/.exec(title))) return `seed_buyer_agent.${m[1]}`;
+  if ((m = /^Seed account (\S+)$/.exec(title))) return `seed_account.${m[1]}`;
   if ((m = /^Seed (product|creative|plan) (\S+)$/.exec(title))) return `seed_${m[1]}.${m[2]}`;
   return undefined;
 }
