@@ -49,23 +49,26 @@ if (first) {
     '- **compared**: steps both runners reported (signed_requests and webhook_emission counted apart); **agreement**: same verdict (passed / failed / skipped:<canonical reason>); **coarse**: ignoring the skip reason.',
     '- **on the reference run**: the same without the storyboards the reference graded not applicable before running them (it reports one skip for such a storyboard, expanded here to its steps).',
     '- **only reference**: steps the reference reported and we did not (in brackets, how many of them it actually ran — passed or failed — rather than skipped); **not loaded**: storyboard files our loader rejected.',
+    '- **steps P/F/S**: passed / failed / skipped as each runner counts them in its own summary (the reference also counts validations of a check kind it does not know: `n/a checks`).',
     '',
   );
 }
 lines.push(
-  '| agent | storyboards (+ n/a up front) | compared | agreement | coarse | on the reference run: compared, agreement (coarse) | only reference (ran) | only ours | not loaded (ours) |',
-  '|---|--:|--:|--:|--:|--:|--:|--:|--:|',
+  '| agent | storyboards (+ n/a up front) | compared | agreement | coarse | on the reference run: compared, agreement (coarse) | only reference (ran) | only ours | not loaded (ours) | steps P/F/S reference | steps P/F/S ours |',
+  '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
 );
 for (const r of results) {
   if (r.error) {
-    lines.push(`| ${r.agent} | error: ${String(r.error).split('\n')[0].slice(0, 100)} | | | | | | | |`);
+    lines.push(`| ${r.agent} | error: ${String(r.error).split('\n')[0].slice(0, 100)} | | | | | | | | | |`);
     continue;
   }
   const s = r.comparison.summary;
   const o = s.on_reference_run;
   const upFront = r.reference.not_executed?.length ?? 0;
+  const pfs = (x) => (x ? `${x.steps_passed}/${x.steps_failed}/${x.steps_skipped}` : '–');
+  const naChecks = r.reference.summary?.validations_not_applicable;
   lines.push(
-    `| ${r.agent} | ${r.storyboards.length - upFront}${upFront ? ` (+${upFront})` : ''} | ${s.compared} | ${pct(s.agreement_pct)} (${s.agree}) | ${pct(s.agreement_coarse_pct)} | ${o ? `${o.compared}, ${pct(o.agreement_pct)} (${pct(o.agreement_coarse_pct)})` : '='} | ${s.only_reference.count} (${run(s.only_reference.verdicts)}) | ${s.only_ours.count} | ${r.ours.load_errors?.length ?? 0} |`,
+    `| ${r.agent} | ${r.storyboards.length - upFront}${upFront ? ` (+${upFront})` : ''} | ${s.compared} | ${pct(s.agreement_pct)} (${s.agree}) | ${pct(s.agreement_coarse_pct)} | ${o ? `${o.compared}, ${pct(o.agreement_pct)} (${pct(o.agreement_coarse_pct)})` : '='} | ${s.only_reference.count} (${run(s.only_reference.verdicts)}) | ${s.only_ours.count} | ${r.ours.load_errors?.length ?? 0} | ${pfs(r.reference.summary)}${naChecks ? ` (${naChecks} n/a checks)` : ''} | ${pfs(r.ours.summary)} |`,
   );
 }
 lines.push('');
