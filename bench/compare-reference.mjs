@@ -27,8 +27,9 @@
  *   npm run bench:compare:sdk13        (= --sdk /work/ref/sdk13 --out bench/out/sdk13)
  *   node bench/compare-reference.mjs --sdk /work/ref/sdk13 --agents signals-marketplace --dist /work/main/dist
  *
- * Writes bench/out/compare-<agent>.json (every compared step) and prints a
- * markdown table for docs/conformance.md. `--keep` keeps the raw outputs
+ * Writes bench/out/compare-<agent>.json (every compared step, each difference
+ * with its cause) and prints a markdown table for docs/conformance.md;
+ * `node bench/compare-summary.mjs <out dir>` summarises a run by cause. `--keep` keeps the raw outputs
  * (reference JSON, our contract report, logs) in bench/out/raw/<agent>/.
  * One agent at a time; not part of `npm test`.
  */
