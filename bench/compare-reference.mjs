@@ -144,8 +144,9 @@ cpSync(existsSync(builtSchema) ? builtSchema : join(root, 'schema'), join(snapsh
 // step ids through it; `--file` runs take their storyboard from it) and ours (ADCP_COMPLIANCE of our runner).
 const refCorpusRoot = referenceComplianceRoot(sdk);
 const ourCorpusRoot = complianceRoot(sdk, values.compliance);
-const corpus = openCorpus(refCorpusRoot);
-const ourCorpus = ourCorpusRoot === refCorpusRoot ? corpus : openCorpus(ourCorpusRoot);
+const seeds3_1 = sdk.major >= 13;
+const corpus = openCorpus(refCorpusRoot, { seeds3_1 });
+const ourCorpus = ourCorpusRoot === refCorpusRoot ? corpus : openCorpus(ourCorpusRoot, { seeds3_1 });
 const sdkVersion = sdk.version;
 const corpusVersion = (dir) => {
   try {

@@ -25,9 +25,10 @@ function yamlFiles(dir) {
 
 /**
  * @param {string} root compliance tree root (…/compliance/cache/<version>)
+ * @param {{ seeds3_1?: boolean }} [o] seeds3_1: the reference seeds 3.1's fixture kinds too (13.x), see seedingSteps
  * @returns {{ files: (id: string) => string[], primary: (id: string) => string|undefined, idOf: (file: string) => string|undefined, steps: (id: string) => { phases: { id: string, steps: { id: string, title: string }[] }[], seeding: string[] } | undefined }}
  */
-export function openCorpus(root) {
+export function openCorpus(root, { seeds3_1 = false } = {}) {
   const byId = new Map();
   const byFile = new Map();
   const parsed = new Map();
@@ -66,7 +67,7 @@ export function openCorpus(root) {
           title: String(s?.title ?? ''),
         })),
       }));
-      return { phases, seeding: seedingSteps(doc) };
+      return { phases, seeding: seedingSteps(doc, seeds3_1) };
     },
   };
 }
@@ -78,18 +79,20 @@ export const SEEDING_PHASE = '__controller_seeding__';
  * Step ids of the controller-seeding steps a storyboard implies
  * (`prerequisites.controller_seeding: true` + `fixtures:`), in the naming the
  * reference reports: `seed_<kind>.<id>` (pricing options: `.<product>.<option>`).
- * Accounts, buyer agents and creative formats are fixtures of 3.1 (seeded by
- * 13.x; 3.0 corpora have none).
+ * Accounts, buyer agents and creative formats are seeded by 13.x only (3.1
+ * fixtures; 6.11 leaves them, e.g. 3.0.6's pagination-integrity-creative-formats
+ * seeds its formats in steps of its own): `seeds3_1`.
  */
-function seedingSteps(doc) {
+function seedingSteps(doc, seeds3_1) {
   if (doc?.prerequisites?.controller_seeding !== true || !doc.fixtures) return [];
   const f = doc.fixtures;
   const ids = [];
-  for (const a of f.accounts ?? []) ids.push(`seed_account.${a?.account_id}`);
-  for (const b of f.buyer_agents ?? []) ids.push(`seed_buyer_agent.${b?.agent_url}`);
+  const newer = (list) => (seeds3_1 ? (list ?? []) : []);
+  for (const a of newer(f.accounts)) ids.push(`seed_account.${a?.account_id}`);
+  for (const b of newer(f.buyer_agents)) ids.push(`seed_buyer_agent.${b?.agent_url}`);
   for (const p of f.products ?? []) ids.push(`seed_product.${p?.product_id}`);
   for (const p of f.pricing_options ?? []) ids.push(`seed_pricing_option.${p?.product_id}.${p?.pricing_option_id}`);
-  for (const c of f.creative_formats ?? []) ids.push(`seed_creative_format.${c?.format_id}`);
+  for (const c of newer(f.creative_formats)) ids.push(`seed_creative_format.${c?.format_id}`);
   for (const c of f.creatives ?? []) ids.push(`seed_creative.${c?.creative_id}`);
   for (const p of f.plans ?? []) ids.push(`seed_plan.${p?.plan_id}`);
   for (const m of f.media_buys ?? []) ids.push(`seed_media_buy.${m?.media_buy_id}`);
