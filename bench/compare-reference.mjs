@@ -14,17 +14,31 @@
  *   node bench/compare-reference.mjs --agents error-compliant,signals-marketplace --keep
  *   node bench/compare-reference.mjs --list
  *
- * Writes bench/out/compare-<agent>.json (every compared step) and prints a
- * markdown table for docs/conformance.md. `--keep` keeps the raw outputs
+ * Against another @adcp/sdk (bench/compare/sdk.mjs): `--sdk <dir>`, a directory
+ * whose node_modules/@adcp/sdk it is. Its examples, `adcp mock-server`, the
+ * reference CLI (run in that directory) and the reference's corpus all come
+ * from it, and 13.x has its own agent set (bench/compare/agents.mjs
+ * AGENTS_SDK13). `--compliance <version-or-path>` is the corpus vitest-adcp
+ * runs (ADCP_COMPLIANCE; default the SDK's ADCP_VERSION); vitest-adcp also
+ * finds that SDK as its installed @adcp/sdk (a node_modules link in its
+ * scratch directory), as a user of that SDK would have it. `--dist <path>`
+ * runs another build (e.g. /work/main/dist).
+ *
+ *   npm run bench:compare:sdk13        (= --sdk /work/ref/sdk13 --out bench/out/sdk13)
+ *   node bench/compare-reference.mjs --sdk /work/ref/sdk13 --agents signals-marketplace --dist /work/main/dist
+ *
+ * Writes bench/out/compare-<agent>.json (every compared step, each difference
+ * with its cause) and prints a markdown table for docs/conformance.md;
+ * `node bench/compare-summary.mjs <out dir>` summarises a run by cause. `--keep` keeps the raw outputs
  * (reference JSON, our contract report, logs) in bench/out/raw/<agent>/.
  * One agent at a time; not part of `npm test`.
  */
 import { cpSync, existsSync, mkdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { AGENTS, DEFAULT_AGENTS } from './compare/agents.mjs';
+import { agentSet } from './compare/agents.mjs';
 import { openCorpus } from './compare/corpus.mjs';
-import { compare, markdown, printAgent, stepsFromOurReport } from './compare/diff.mjs';
+import { compare, loadErrorIssues, markdown, printAgent, stepsFromOurReport } from './compare/diff.mjs';
 import { runOurs } from './compare/ours.mjs';
 import {
   answersHttp,
@@ -42,10 +56,11 @@ import {
   stepsFromAssessment,
   stepsFromStoryboardResult,
   unreportedStoryboards,
+  useSkipTableOf,
 } from './compare/reference.mjs';
+import { complianceRoot, openSdk, referenceComplianceRoot } from './compare/sdk.mjs';
 
 const root = new URL('..', import.meta.url).pathname.replace(/\/$/, '');
-const sdkRoot = join(root, 'node_modules', '@adcp', 'sdk');
 const preload = join(root, 'bench', 'compare', 'listen-local.mjs');
 /** Serves an example's AdcpServer over A2A instead of MCP (agents with `protocol: 'a2a'`). */
 const a2aPreload = join(root, 'bench', 'compare', 'a2a-serve.mjs');
@@ -61,6 +76,9 @@ const { values } = parseArgs({
     // Where results, raw outputs and the dist/ snapshot go (default bench/out), and the built package to snapshot.
     out: { type: 'string' },
     dist: { type: 'string' },
+    // The SDK to compare against (a directory whose node_modules/@adcp/sdk it is) and the corpus our runner gets.
+    sdk: { type: 'string' },
+    compliance: { type: 'string' },
     keep: { type: 'boolean', default: false },
     list: { type: 'boolean', default: false },
     via: { type: 'string', default: 'auto' }, // auto | cli | vitest
@@ -69,8 +87,13 @@ const { values } = parseArgs({
   },
 });
 
-const outDir = values.out ? join(process.cwd(), values.out) : join(root, 'bench', 'out');
-const builtDist = values.dist ? join(process.cwd(), values.dist) : join(root, 'dist');
+const fromCwd = (p) => (isAbsolute(p) ? p : join(process.cwd(), p));
+const outDir = values.out ? fromCwd(values.out) : join(root, 'bench', 'out');
+const builtDist = values.dist ? fromCwd(values.dist) : join(root, 'dist');
+const sdk = openSdk(values.sdk, root);
+const sdkRoot = sdk.root;
+const { agents: AGENTS, defaults: DEFAULT_AGENTS } = agentSet(sdk);
+useSkipTableOf(sdkRoot);
 /** The receiver flags of each runner (a fresh port per run in proxy mode). */
 async function webhookArgs(runner) {
   if (!values.webhooks) return [];
@@ -114,18 +137,46 @@ if (!existsSync(join(builtDist, 'index.js'))) {
 }
 rmSync(snapshot, { recursive: true, force: true });
 cpSync(builtDist, dist, { recursive: true });
-cpSync(join(root, 'schema'), join(snapshot, 'schema'), { recursive: true });
-const adcp = await import(join(dist, 'internal.js'));
-const corpusInfo = adcp.resolveCorpus(undefined, root);
-const corpus = openCorpus(corpusInfo.root);
-const sdkVersion = JSON.parse(readFileSync(join(sdkRoot, 'package.json'), 'utf8')).version;
+// The schema/ beside that build (another checkout's, with --dist), else ours.
+const builtSchema = join(builtDist, '..', 'schema');
+cpSync(existsSync(builtSchema) ? builtSchema : join(root, 'schema'), join(snapshot, 'schema'), { recursive: true });
+// Two corpora, the same one unless --compliance says otherwise: the reference's (its step titles are mapped back to
+// step ids through it; `--file` runs take their storyboard from it) and ours (ADCP_COMPLIANCE of our runner).
+const refCorpusRoot = referenceComplianceRoot(sdk);
+const ourCorpusRoot = complianceRoot(sdk, values.compliance);
+const seeds3_1 = sdk.major >= 13;
+const corpus = openCorpus(refCorpusRoot, { seeds3_1 });
+const ourCorpus = ourCorpusRoot === refCorpusRoot ? corpus : openCorpus(ourCorpusRoot, { seeds3_1 });
+const sdkVersion = sdk.version;
+const corpusVersion = (dir) => {
+  try {
+    return JSON.parse(readFileSync(join(dir, 'index.json'), 'utf8')).adcp_version;
+  } catch {
+    return undefined;
+  }
+};
+const corpora = {
+  reference: { root: refCorpusRoot, version: corpusVersion(refCorpusRoot) },
+  ours: { root: ourCorpusRoot, version: corpusVersion(ourCorpusRoot) },
+};
+console.log(
+  `@adcp/sdk ${sdk.version} (${sdk.root}); corpus: reference ${corpora.reference.version}, vitest-adcp ${corpora.ours.version}${ourCorpusRoot === refCorpusRoot ? '' : ` (${ourCorpusRoot})`}; dist ${builtDist}`,
+);
 const oursVersion = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version;
 const readyTimeoutMs = Number(values['ready-timeout']) * 1000;
 
 /** Starts the agent (and its mock upstream), fresh, runs `fn(url)`, always stops both. */
 async function withAgent(spec, dir, label, fn) {
   const ports = { agent: await freePort(), mock: spec.mock ? await freePort() : undefined };
-  const baseEnv = { ...process.env, NODE_ENV: 'development' };
+  // ADCP_BENCH_SDK_ROOT: the SDK the a2a-serve preload patches (the one the example imports; signing-serve, whose
+  // agents are 6.x-only, still takes the checkout's).
+  // ADCP_SKIP_VERSION_CHECK: the SDK's CLI asks the npm registry for its latest version otherwise (13.x).
+  const baseEnv = {
+    ...process.env,
+    NODE_ENV: 'development',
+    ADCP_BENCH_SDK_ROOT: sdkRoot,
+    ADCP_SKIP_VERSION_CHECK: '1',
+  };
   delete baseEnv.PORT;
   let mock;
   let agent;
@@ -142,7 +193,7 @@ async function withAgent(spec, dir, label, fn) {
         String(ports.mock),
       ];
       mock = startProcess(`mock-server ${spec.mock}`, process.execPath, args, {
-        cwd: root,
+        cwd: sdk.dir,
         env: baseEnv,
         logFile: join(dir, `${label}-mock.log`),
       });
@@ -161,7 +212,7 @@ async function withAgent(spec, dir, label, fn) {
     const a2a = spec.protocol === 'a2a';
     agent = startProcess(
       spec.name,
-      join(root, 'node_modules', '.bin', 'tsx'),
+      sdk.tsx,
       [
         '--import',
         preload,
@@ -169,13 +220,13 @@ async function withAgent(spec, dir, label, fn) {
         ...(spec.signing ? ['--import', signingPreload] : []),
         example,
       ],
-      { cwd: root, env, logFile: join(dir, `${label}-agent.log`) },
+      { cwd: sdk.dir, env, logFile: join(dir, `${label}-agent.log`) },
     );
     started.agent = `NODE_ENV=development ${Object.entries(spec.env?.(ports) ?? {})
       .map(([k, v]) => `${k}=${v} `)
       .join(
         '',
-      )}tsx node_modules/@adcp/sdk/examples/${spec.example}${spec.fixedPort ? ` (port ${spec.fixedPort} rebound to ${ports.agent})` : ''}`;
+      )}tsx ${sdk.own ? '' : `${sdk.dir}/`}node_modules/@adcp/sdk/examples/${spec.example}${spec.fixedPort ? ` (port ${spec.fixedPort} rebound to ${ports.agent})` : ''}`;
     const url = `http://127.0.0.1:${ports.agent}/${a2a ? 'a2a' : 'mcp'}`;
     const t0 = Date.now();
     await waitUntilReady(agent, a2a ? answersHttp(`${url}/.well-known/agent-card.json`) : answersMcp(url, spec.auth), {
@@ -193,7 +244,7 @@ async function runAgent(spec) {
   const dir = join(outDir, 'raw', spec.name);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  const childEnv = { ...process.env };
+  const childEnv = { ...process.env, ADCP_SKIP_VERSION_CHECK: '1' };
   delete childEnv.NODE_ENV;
 
   console.log(`\n▶ ${spec.name}: ${spec.example}${spec.mock ? ` + mock-server ${spec.mock}` : ''}`);
@@ -204,7 +255,7 @@ async function runAgent(spec) {
       auth: spec.auth,
       outFile: join(dir, 'reference.json'),
       logFile: join(dir, 'reference.log'),
-      cwd: root,
+      cwd: sdk.dir,
       env: childEnv,
       timeoutS: Number(values['ref-timeout']),
       extraArgs: await argsFor(spec, 'reference'),
@@ -220,7 +271,7 @@ async function runAgent(spec) {
         file,
         outFile: referenceSupplementFile(dir, id),
         logFile: join(dir, 'reference.log'),
-        cwd: root,
+        cwd: sdk.dir,
         env: childEnv,
         extraArgs: await argsFor(spec, 'reference'),
       });
@@ -231,12 +282,13 @@ async function runAgent(spec) {
   const json = ref.assessment.json;
   if (json.overall_status === 'unreachable')
     throw new Error(`reference: agent unreachable — ${(json.failures ?? [])[0]?.error ?? ''}`);
-  const storyboards = json.storyboards_executed ?? [];
+  const refSteps = stepsFromAssessment(json, corpus);
+  // What it ran, then (13.x) what it graded not applicable without running it: ours gets both, to grade them itself.
+  const storyboards = [...(json.storyboards_executed ?? []), ...refSteps.notExecuted];
   console.log(
-    `  reference: ${storyboards.length} storyboards, ${json.summary?.total_steps} steps, ${(ref.assessment.ms / 1000).toFixed(1)} s (+${ref.supplement.length} via --file: ${ref.supplement.map((s) => s.id).join(', ') || 'none'}); agent ready in ${ref.started.ready_ms} ms`,
+    `  reference: ${storyboards.length - refSteps.notExecuted.length} storyboards${refSteps.notExecuted.length ? ` (+${refSteps.notExecuted.length} graded not applicable, not run)` : ''}, ${json.summary?.total_steps} steps, ${(ref.assessment.ms / 1000).toFixed(1)} s (+${ref.supplement.length} via --file: ${ref.supplement.map((s) => s.id).join(', ') || 'none'}); agent ready in ${ref.started.ready_ms} ms`,
   );
 
-  const refSteps = stepsFromAssessment(json, corpus);
   for (const s of ref.supplement)
     for (const [k, v] of stepsFromStoryboardResult(s.result, corpus, refSteps.emptyPhases))
       if (!refSteps.steps.has(k)) refSteps.steps.set(k, v);
@@ -267,8 +319,8 @@ async function runAgent(spec) {
 
   // 3. Ours, on a fresh agent, same storyboards, in the reference's order.
   const order = [
-    ...storyboards.flatMap((id) => corpus.files(id).slice(0, 1)),
-    ...storyboards.flatMap((id) => corpus.files(id).slice(1)),
+    ...storyboards.flatMap((id) => ourCorpus.files(id).slice(0, 1)),
+    ...storyboards.flatMap((id) => ourCorpus.files(id).slice(1)),
   ];
   const ours = await withAgent(spec, dir, 'ours', async (url) =>
     runOurs({
@@ -282,6 +334,8 @@ async function runAgent(spec) {
       outFile: join(dir, 'ours.json'),
       via: values.via,
       extraArgs: await argsFor(spec, 'ours'),
+      env: { ADCP_COMPLIANCE: ourCorpusRoot },
+      installedSdk: sdk.own ? undefined : sdkRoot,
     }),
   );
   if (!ours.report)
@@ -291,27 +345,48 @@ async function runAgent(spec) {
   console.log(
     `  vitest-adcp (${ours.via}): ${ours.report.storyboards.length} storyboards, ${ours.report.summary.total_steps} steps, ${(ours.ms / 1000).toFixed(1)} s`,
   );
-  const ourSteps = stepsFromOurReport(ours.report, corpus);
+  const ourSteps = stepsFromOurReport(ours.report, ourCorpus);
+  // Our report names a file relative to our run's cwd; the corpus knows it by absolute path.
+  const notLoaded = loadErrorIssues(ours.report.load_errors, (file) =>
+    ourCorpus.idOf(resolve(join(dir, 'ours'), file)),
+  );
 
   // 4. Compare.
-  const comparison = compare(refSteps.steps, ourSteps.steps);
+  const comparison = compare(refSteps.steps, ourSteps.steps, {
+    notLoaded,
+    ourStoryboards: new Set(ours.report.storyboards.map((sb) => sb.storyboard_id)),
+  });
   const result = {
     agent: spec.name,
     example: spec.example,
     role: spec.role,
     started: { reference: ref.started, ours: ours.started, auth: spec.auth ? `Bearer ${spec.auth}` : 'none' },
+    sdk: { version: sdk.version, root: sdk.root },
+    corpora,
     storyboards,
     reference: {
       command: ref.assessment.command.replace(/http:\/\/127\.0\.0\.1:\d+/, '<url>'),
       ms: ref.assessment.ms,
       exit_code: ref.assessment.exitCode,
       overall_status: json.overall_status,
+      adcp_version: json.adcp_version,
       summary: json.summary && {
         total_steps: json.summary.total_steps,
         steps_passed: json.summary.steps_passed,
         steps_failed: json.summary.steps_failed,
         steps_skipped: json.summary.steps_skipped,
+        // 13.x
+        ...(json.summary.skipped_by_reason ? { skipped_by_reason: json.summary.skipped_by_reason } : {}),
+        ...(json.summary.steps_not_selected !== undefined
+          ? { steps_not_selected: json.summary.steps_not_selected }
+          : {}),
+        ...(json.summary.validations_not_applicable !== undefined
+          ? { validations_not_applicable: json.summary.validations_not_applicable }
+          : {}),
       },
+      // 13.x: storyboards graded not applicable without a run (given to ours too), and storyboard-level verdicts.
+      not_executed: refSteps.notExecuted,
+      storyboard_level: refSteps.storyboardLevel,
       unreported_in_tracks: ref.supplement.map((s) => ({
         id: s.id,
         ran_via_file: Boolean(s.result),
@@ -335,6 +410,8 @@ async function runAgent(spec) {
       },
       duplicate_storyboards: ourSteps.duplicates,
       load_errors: ours.report.load_errors,
+      // Per storyboard id, what kept it from loading (unknown keys and checks, schema errors).
+      load_error_issues: Object.fromEntries(notLoaded),
     },
     comparison,
   };
@@ -358,7 +435,7 @@ async function runAgent(spec) {
     );
   if (ours.report.load_errors?.length)
     console.log(
-      `  note: ${ours.report.load_errors.length} storyboard file(s) did not load in vitest-adcp: ${ours.report.load_errors.map((e) => e.file).join(', ')}`,
+      `  note: ${ours.report.load_errors.length} storyboard file(s) did not load in vitest-adcp: ${[...notLoaded.keys()].join(', ')}`,
     );
   writeFileSync(join(outDir, `compare-${spec.name}.json`), JSON.stringify(result, null, 2) + '\n');
   printAgent(spec.name, result.comparison);
@@ -395,4 +472,12 @@ try {
 if (!values.keep) rmSync(snapshot, { recursive: true, force: true });
 
 console.log('\n── markdown (docs/conformance.md) ──────────────────────\n');
-console.log(markdown(results, { sdkVersion, oursVersion, via, date: new Date().toISOString().slice(0, 10) }));
+console.log(
+  markdown(results, {
+    sdkVersion,
+    oursVersion,
+    via,
+    corpora,
+    date: new Date().toISOString().slice(0, 10),
+  }),
+);

@@ -15,18 +15,26 @@
  * it "MUST appear on every interface"), so both runners can choose storyboards
  * from the agent's capabilities, as they do over MCP.
  *
- * How: `serve` is replaced on the SDK's own serve module before the example
- * loads; the SDK re-exports it by reference, so the example picks this one up.
+ * How: `serve` is replaced on the SDK's own serve module (CommonJS) before the
+ * example loads; the SDK re-exports it by reference, so the example picks this
+ * one up. The SDK is ADCP_BENCH_SDK_ROOT's (the compare bench sets it to the
+ * SDK under test), else this checkout's; express and the MCP SDK are resolved
+ * from beside it. In 6.x the module's `serve` is a plain property and is
+ * assigned; 13.x is bundled by esbuild, whose CommonJS exports are getters
+ * that cannot be assigned, so the module's cached exports are swapped for a
+ * copy with this `serve` (what `require('./serve')` in the SDK's server index
+ * then gets; the example runs as CommonJS under tsx, the package being
+ * `"type": "commonjs"`).
  */
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const require = createRequire(import.meta.url);
-const sdkRoot = fileURLToPath(new URL('../../node_modules/@adcp/sdk/', import.meta.url));
-const serveModule = require(`${sdkRoot}dist/lib/server/serve.js`);
-const { createA2AAdapter, respondUnauthorized } = require('@adcp/sdk/server');
-const { InMemoryTaskStore } = require('@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js');
-const express = require('express');
+const sdkRoot =
+  process.env.ADCP_BENCH_SDK_ROOT || fileURLToPath(new URL('../../node_modules/@adcp/sdk/', import.meta.url));
+const require = createRequire(join(sdkRoot, 'package.json'));
+const servePath = require.resolve(join(sdkRoot, 'dist', 'lib', 'server', 'serve.js'));
+const serveModule = require(servePath);
 
 /** The principal an authenticator returned, as the AdCP handlers expect it on `authInfo`. */
 function authInfoOf(principal) {
@@ -45,12 +53,28 @@ function authInfoOf(principal) {
   };
 }
 
-serveModule.serve = function serveOverA2a(createAgent, options = {}) {
+function serveOverA2a(createAgent, options = {}) {
   void listenOverA2a(createAgent, options).catch((error) => {
     console.error('a2a-serve:', error);
     process.exit(1);
   });
-};
+}
+
+if (Object.getOwnPropertyDescriptor(serveModule, 'serve')?.writable) serveModule.serve = serveOverA2a;
+else {
+  // Every other export read through from the module, as the SDK's own re-exports do.
+  const copy = {};
+  for (const key of Object.keys(serveModule))
+    Object.defineProperty(copy, key, { get: () => serveModule[key], enumerable: true, configurable: true });
+  Object.defineProperty(copy, '__esModule', { value: true });
+  Object.defineProperty(copy, 'serve', { value: serveOverA2a, enumerable: true });
+  require.cache[servePath].exports = copy;
+}
+
+// Only now: the SDK's server index takes `serve` from the module when it loads.
+const { createA2AAdapter, respondUnauthorized } = require('@adcp/sdk/server');
+const { InMemoryTaskStore } = require('@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js');
+const express = require('express');
 
 async function listenOverA2a(createAgent, options) {
   const port = options.port ?? (process.env.PORT ? Number(process.env.PORT) : 3001);

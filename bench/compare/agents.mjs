@@ -3,6 +3,10 @@
  * start each one: its file in node_modules/@adcp/sdk/examples/, the mock
  * upstream (`adcp mock-server <specialism>`) it wraps, if any, and the
  * credential its header comments document. Ports are chosen at run time.
+ *
+ * Two sets: AGENTS for the devDependency (6.11), AGENTS_SDK13 for @adcp/sdk 13
+ * (`--sdk <dir>`), whose examples and mock servers differ; agentSet() picks by
+ * the SDK's major version.
  */
 
 /** The harness bearer token the hello_* adapters accept (their ADCP_AUTH_TOKEN default). */
@@ -102,3 +106,53 @@ for (const name of ['seller-guaranteed', 'signals-marketplace', 'multi-tenant', 
 
 /** The default set: one agent per specialism family. */
 export const DEFAULT_AGENTS = AGENTS.filter((a) => !a.signing).map((a) => a.name);
+
+/**
+ * @adcp/sdk 13's worked adapters, each started as its header's "Demo:" says: `adcp mock-server <specialism>` as
+ * UPSTREAM_URL, PORT, the harness token (ADCP_AUTH_TOKEN default). 13.0.0's `mock-server --help` lists only five
+ * specialisms, but it boots `sales-non-guaranteed` and `creative-ad-server` too (dist/lib/mock-server/index.js).
+ * @type {AgentSpec[]}
+ */
+export const AGENTS_SDK13 = [
+  ['seller-guaranteed', 'hello_seller_adapter_guaranteed.ts', 'media-buy, sales-guaranteed (HITL)', 'sales-guaranteed'],
+  [
+    'seller-non-guaranteed',
+    'hello_seller_adapter_non_guaranteed.ts',
+    'media-buy, sales-non-guaranteed',
+    'sales-non-guaranteed',
+  ],
+  ['creative-ad-server', 'hello_creative_adapter_ad_server.ts', 'creative, creative-ad-server', 'creative-ad-server'],
+  ['creative-template', 'hello_creative_adapter_template.ts', 'creative, creative-template', 'creative-template'],
+  ['signals-marketplace', 'hello_signals_adapter_marketplace.ts', 'signals, signal-marketplace', 'signal-marketplace'],
+].map(([name, example, role, mock]) => ({
+  name,
+  example,
+  role,
+  mock,
+  auth: HARNESS_TOKEN,
+  env: ({ agent, mock: upstream }) => ({ PORT: String(agent), UPSTREAM_URL: `http://127.0.0.1:${upstream}` }),
+}));
+AGENTS_SDK13.push(
+  {
+    ...AGENTS_SDK13.find((a) => a.name === 'signals-marketplace'),
+    name: 'signals-marketplace-a2a',
+    role: 'the same over A2A (createA2AAdapter)',
+    protocol: 'a2a',
+  },
+  // "npx tsx examples/error-compliant-server.ts", port 3456 hard-coded, no credential.
+  {
+    name: 'error-compliant',
+    example: 'error-compliant-server.ts',
+    role: 'media-buy (legacy handler bag)',
+    fixedPort: 3456,
+  },
+);
+
+/**
+ * The agent set for an SDK (bench/compare/sdk.mjs): 13 and later get AGENTS_SDK13, older ones AGENTS.
+ * @returns {{ agents: AgentSpec[], defaults: string[] }}
+ */
+export function agentSet(sdk) {
+  if (sdk.major >= 13) return { agents: AGENTS_SDK13, defaults: AGENTS_SDK13.map((a) => a.name) };
+  return { agents: AGENTS, defaults: DEFAULT_AGENTS };
+}

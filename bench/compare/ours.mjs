@@ -9,7 +9,7 @@
  *     reporter with `outputFile`.
  * The credential goes through ADCP_AUTH_TOKEN, which both honour.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runToEnd } from './processes.mjs';
 
@@ -34,6 +34,9 @@ export function childEnv(extra) {
  * @param {string} o.outFile       where the contract report goes
  * @param {number} [o.testTimeoutMs] Vitest testTimeout for each step's `it` (Vitest path)
  * @param {'auto'|'cli'|'vitest'} [o.via]
+ * @param {Record<string,string>} [o.env]  more environment (e.g. ADCP_COMPLIANCE)
+ * @param {string} [o.installedSdk] an @adcp/sdk package root to link as `<workDir>/node_modules/@adcp/sdk`: what our
+ *                                  runner finds installed (its schemas, `@adcp/sdk/testing`) instead of the checkout's
  * @returns {Promise<{ report: object|undefined, via: string, command: string, ms: number, exitCode: number|null, log: string }>}
  */
 export async function runOurs({
@@ -49,11 +52,18 @@ export async function runOurs({
   timeoutMs = 1_800_000,
   via = 'auto',
   extraArgs = [],
+  env: extraEnv = {},
+  installedSdk,
 }) {
   mkdirSync(workDir, { recursive: true });
+  if (installedSdk) {
+    // Resolved from the run's cwd (workDir) before the checkout's node_modules further up.
+    mkdirSync(join(workDir, 'node_modules', '@adcp'), { recursive: true });
+    symlinkSync(installedSdk, join(workDir, 'node_modules', '@adcp', 'sdk'));
+  }
   const log = join(workDir, 'ours.log');
   const cli = join(dist, 'cli.js');
-  const env = childEnv({ ADCP_AGENT_URL: url, ...(auth ? { ADCP_AUTH_TOKEN: auth } : {}) });
+  const env = childEnv({ ADCP_AGENT_URL: url, ...(auth ? { ADCP_AUTH_TOKEN: auth } : {}), ...extraEnv });
   let args;
   const mode = via === 'auto' ? (existsSync(cli) ? 'cli' : 'vitest') : via;
   if (mode === 'cli') {

@@ -1,7 +1,7 @@
 /**
  * The reference runner (`adcp storyboard run`, from the devDependency
- * @adcp/sdk) as a child process, and its `--json` output read back into step
- * verdicts keyed like ours.
+ * @adcp/sdk, or the SDK of `--sdk`: bench/compare/sdk.mjs) as a child process,
+ * and its `--json` output read back into step verdicts keyed like ours.
  *
  * What the capability-driven `--json` output (a compliance result) gives, as
  * read from real runs of 6.11.0:
@@ -16,8 +16,31 @@
  * Whole-storyboard skips come as one synthetic phase + step (`missing_tool`,
  * `not_applicable`, `capability_unsupported`, `no_phases`, `discovery_failed`);
  * controller seeding as a synthetic `__controller_seeding__` phase.
+ *
+ * What 13.0.0 (corpus 3.1.15) prints, read from real runs against its examples:
+ * the same document (a compliance result), and still no step ids in the
+ * tracks (titles only; `failures[]` has them). Besides:
+ *   - steps carry `requirement` (a storyboard-level `requires:` that is not
+ *     met) and, when a step was left out of the run, `selection_reason`;
+ *   - a new whole-storyboard phase, `requirement_unmet` (skip reason
+ *     `requirement_unmet`, or `missing_test_controller` / `not_applicable` for
+ *     some requirements), e.g. `signed_requests` when the agent does not
+ *     advertise request signing — so it is reported in a track now;
+ *   - storyboards it graded not applicable without running them (a required
+ *     tool missing: `storyboards_missing_tools`; an older AdCP version:
+ *     `storyboards_not_applicable`) come as `<id>/not_applicable` scenarios but
+ *     are not in `storyboards_executed` (notExecutedStoryboards);
+ *   - when every phase passed but the storyboard failed (a storyboard-scoped
+ *     assertion), one stepless `<id>/storyboard` scenario;
+ *   - `skip_reason` is still the detailed reason; its canonical reason is the
+ *     SDK's own DETAILED_SKIP_TO_CANONICAL, which changed (13 grades
+ *     `capability_unsupported` as `not_applicable`, 6.11 as
+ *     `unsatisfied_contract`): useSkipTableOf reads it from the SDK run.
+ *   - `summary` adds `skipped_by_reason`, `steps_not_selected`,
+ *     `validations_not_applicable` (checks of a kind the runner does not know).
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { SEEDING_PHASE, seedingStepId } from './corpus.mjs';
 import { runToEnd } from './processes.mjs';
@@ -29,14 +52,16 @@ const WHOLE_STORYBOARD_PHASES = new Set([
   'capability_unsupported',
   'no_phases',
   'discovery_failed',
+  'requirement_unmet',
 ]);
 
 /**
  * The runner's detailed skip reasons and the contract reason each one is
  * reported as (runner-output-contract skip reasons); canonical ones map to
- * themselves.
+ * themselves. This is 6.11's table; useSkipTableOf replaces it with the table
+ * of the SDK being run.
  */
-const CANONICAL_SKIP = {
+let CANONICAL_SKIP = {
   probe_skipped: 'not_applicable',
   not_in_only_vectors: 'not_applicable',
   grader_skipped: 'not_applicable',
@@ -52,7 +77,27 @@ const CANONICAL_SKIP = {
 
 export const canonicalSkip = (reason) => CANONICAL_SKIP[reason] ?? reason ?? 'unknown';
 
+/**
+ * Takes the detailed → canonical skip table from the SDK at `sdkRoot` (its storyboard types module exports
+ * DETAILED_SKIP_TO_CANONICAL; not from a public entry point, so read by path), keeping the built-in one when it has
+ * none. 6.11's is the built-in table, entry for entry.
+ */
+export function useSkipTableOf(sdkRoot) {
+  try {
+    const table = createRequire(join(sdkRoot, 'package.json'))(
+      join(sdkRoot, 'dist', 'lib', 'testing', 'storyboard', 'types.js'),
+    ).DETAILED_SKIP_TO_CANONICAL;
+    if (table && typeof table === 'object') CANONICAL_SKIP = { ...table };
+  } catch {
+    // an SDK without that module: the built-in table
+  }
+  return CANONICAL_SKIP;
+}
+
 function verdictOf(step) {
+  // 13.x: a step the run's selection left out (`selection_reason`) was not skipped, it was not chosen.
+  const selection = step.selection_reason ?? step.selection_result?.reason;
+  if (selection) return `not_selected:${selection}`;
   if (step.skipped) return `skipped:${canonicalSkip(step.skip?.reason ?? step.skip_reason)}`;
   return step.passed ? 'passed' : 'failed';
 }
@@ -129,12 +174,27 @@ export function allStepsOf(defined) {
   return all;
 }
 
-/** Storyboard ids the assessment ran but reported in no track (so no step verdicts for them). */
-export function unreportedStoryboards(json) {
+/** Storyboard ids of the scenarios the assessment reported in its tracks. */
+function reportedStoryboards(json) {
   const seen = new Set();
   for (const track of json.tracks ?? [])
     for (const s of track.scenarios ?? []) seen.add(s.scenario.slice(0, s.scenario.lastIndexOf('/')));
+  return seen;
+}
+
+/** Storyboard ids the assessment ran but reported in no track (so no step verdicts for them). */
+export function unreportedStoryboards(json) {
+  const seen = reportedStoryboards(json);
   return (json.storyboards_executed ?? []).filter((id) => !seen.has(id));
+}
+
+/**
+ * Storyboard ids the assessment reported in a track but did not run (13.x: not in `storyboards_executed`, graded
+ * not applicable up front — `storyboards_missing_tools`, `storyboards_not_applicable`). Empty with 6.11.
+ */
+export function notExecutedStoryboards(json) {
+  const executed = new Set(json.storyboards_executed ?? []);
+  return [...reportedStoryboards(json)].filter((id) => !executed.has(id));
 }
 
 /**
@@ -146,6 +206,10 @@ export function stepsFromAssessment(json, corpus) {
   const steps = new Map();
   const unmapped = [];
   const emptyPhases = [];
+  // 13.x: `<id>/storyboard`, a stepless scenario for a storyboard-level verdict (every phase passed, the storyboard
+  // did not); not a phase, so not an empty one either.
+  const storyboardLevel = [];
+  const notExecuted = new Set(notExecutedStoryboards(json));
   const failureIds = new Map(); // storyboard_id → step_ids that failed (to cross-check the title mapping)
   for (const f of json.failures ?? [])
     failureIds.set(f.storyboard_id, [...(failureIds.get(f.storyboard_id) ?? []), f.step_id]);
@@ -155,6 +219,15 @@ export function stepsFromAssessment(json, corpus) {
       const storyboardId = scenario.scenario.slice(0, cut);
       const phaseId = scenario.scenario.slice(cut + 1);
       const defined = corpus.steps(storyboardId);
+      if (phaseId === 'storyboard' && scenario.steps.length === 0 && !defined?.phases.some((p) => p.id === phaseId)) {
+        storyboardLevel.push({
+          storyboard_id: storyboardId,
+          passed: scenario.overall_passed,
+          summary: scenario.summary,
+        });
+        continue;
+      }
+      const executed = !notExecuted.has(storyboardId);
       if (WHOLE_STORYBOARD_PHASES.has(phaseId) && !defined?.phases.some((p) => p.id === phaseId)) {
         // One synthetic step for the whole storyboard: it stands for every step the YAML has.
         const synthetic = scenario.steps[0] ?? {};
@@ -163,7 +236,9 @@ export function stepsFromAssessment(json, corpus) {
           put(steps, storyboardId, p, s, {
             verdict,
             raw_skip_reason: synthetic.skip_reason,
+            ...(synthetic.requirement ? { requirement: synthetic.requirement } : {}),
             whole_storyboard: phaseId,
+            ...(executed ? {} : { not_executed: true }),
             source: 'assessment',
             track: track.track,
             detail: synthetic.error ?? synthetic.warnings?.[0],
@@ -183,6 +258,8 @@ export function stepsFromAssessment(json, corpus) {
         put(steps, storyboardId, phaseId, stepId, {
           verdict: verdictOf(step),
           raw_skip_reason: step.skip_reason,
+          ...(step.requirement ? { requirement: step.requirement } : {}),
+          ...(executed ? {} : { not_executed: true }),
           source: 'assessment',
           track: track.track,
           task: step.task,
@@ -201,7 +278,7 @@ export function stepsFromAssessment(json, corpus) {
     if (unreported.has(storyboardId)) continue;
     for (const id of ids) if (!failedKeys.has(`${storyboardId}|${id}`)) mismatched.push(`${storyboardId}.${id}`);
   }
-  return { steps, unmapped, mismatched, emptyPhases };
+  return { steps, unmapped, mismatched, emptyPhases, storyboardLevel, notExecuted: [...notExecuted] };
 }
 
 /** Step verdicts of a `--file` run (a storyboard result: phases → steps with ids); `emptyPhases` collects phases it ran no step of. */
@@ -228,6 +305,7 @@ export function stepsFromStoryboardResult(result, corpus, emptyPhases = []) {
       put(steps, result.storyboard_id, phase.phase_id, step.step_id, {
         verdict: verdictOf(step),
         raw_skip_reason: step.skip_reason,
+        ...(step.skip?.requirement ? { requirement: step.skip.requirement } : {}),
         source: 'file',
         task: step.task,
         detail:
