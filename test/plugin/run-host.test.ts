@@ -269,9 +269,12 @@ describe('scheduling', () => {
     const agent = await proxy(plainUrl());
     host = await RunHost.start();
     const files = new Files();
-    const ready = new Promise<void>((_resolve, reject) =>
-      setTimeout(() => reject(new Error('the agent preflight failed')), 200),
-    );
+    const listed = () => [...agent.counts('tools/list').values()].reduce((a, b) => a + b, 0);
+    // The preflight fails once every run has prepared (not after a fixed delay, which a loaded machine outruns).
+    const ready = (async () => {
+      await vi.waitFor(() => expect(listed()).toBe(3), { timeout: 10_000, interval: 10 });
+      throw new Error('the agent preflight failed');
+    })();
     host.begin(
       storyboards.map((s) => files.file(s, agent.url)),
       8,
@@ -283,7 +286,7 @@ describe('scheduling', () => {
     expect(agent.toolCalls()).toEqual([]);
     // Each run opened its session and read the tool list meanwhile (StoryboardRun.prepare), so that its first call could
     // go out as soon as the run was ready.
-    expect([...agent.counts('tools/list').values()].reduce((a, b) => a + b, 0)).toBe(3);
+    expect(listed()).toBe(3);
   });
 
   /** A host given a long storyboard and a queued one, one at a time, cancelled once the first call reached the agent. */

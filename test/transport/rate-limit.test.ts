@@ -219,8 +219,17 @@ describe('RateLimitedTransport over MCP: rate_limited_<n> (AdCP RATE_LIMITED, re
 
   it('a call aborted while it waits ends with the RATE_LIMITED answer it had, not a resend cut short', async () => {
     const proxy = await endpoint(['rate_limited_1000']);
-    const transport = new RateLimitedTransport(mcp(proxy.url), new RateGate());
-    const signal = AbortSignal.timeout(300);
+    // The call is aborted the moment the transport starts its wait (the RATE_LIMITED answer in hand), not after a fixed
+    // delay a loaded machine can outrun.
+    const controller = new AbortController();
+    class AbortOnPause extends RateGate {
+      override pause(ms: number): void {
+        super.pause(ms);
+        controller.abort();
+      }
+    }
+    const transport = new RateLimitedTransport(mcp(proxy.url), new AbortOnPause());
+    const signal = controller.signal;
     const answer = await transport.call('get_products', { buying_mode: 'wholesale' }, { ...opts, signal });
     expect(answer.transportError).toBeUndefined();
     expect(findErrorCode(answer)?.code).toBe('RATE_LIMITED');
