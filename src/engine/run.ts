@@ -33,7 +33,7 @@ import type { AgentTransport, CallOptions, Credentials } from '../transport/type
 import { assertContribution, contributionAllowed, peerBranchTaken, type Contributions } from './contributions.js';
 import { CredentialResolver, CredentialsError } from './credentials.js';
 import { CascadeState, runnerOnlyTaskSkip, unresolvedScenarioSkip, type AgentTools } from './gate.js';
-import { capabilityUnmet, storyboardGate, type AgentCapabilities } from './applicability.js';
+import { capabilityUnmet, storyboardGate, storyboardRequirements, type AgentCapabilities } from './applicability.js';
 import { listScenarios, observeUpstream } from './upstream.js';
 import { answerError } from '../model/answer-error.js';
 import { contractRules, type ContractRules } from '../model/contract-rules.js';
@@ -90,6 +90,8 @@ export class StoryboardRun {
   /** The storyboard-level gates' verdict (applicability.ts), once per run. */
   private applicability?: Promise<SkipResult | undefined>;
   private readonly rules: ContractRules;
+  /** Whether the storyboard has 3.1 storyboard-level gates at all (worked out once). */
+  private gated?: boolean;
   /** The steps that reached the agent (or a role's own exchange), oldest first: what checks reading earlier answers see. */
   private readonly history: PriorAnswer[] = [];
   /** The last A2A Task of this run with its step, for a2a_context_continuity. */
@@ -335,7 +337,25 @@ export class StoryboardRun {
     const task = resolveTask(entry.step.task, entry.step.task_default, this.options.testKit) ?? entry.step.task;
     const end = new StepEnd(this.base(entry, task));
     const step: RoleStep = { ...entry, task };
-    return this.beforeAgent(step, end) ?? (await this.withAgent(step, end));
+    return (await this.applicable(end)) ?? this.beforeAgent(step, end) ?? (await this.withAgent(step, end));
+  }
+
+  /**
+   * The 3.1 storyboard-level gates (applicability.ts) come first — before a role's own storyboard skip (no webhook
+   * receiver: the role would say not_applicable, the contract says requirement_unmet), and before the agent is called.
+   * They need the agent's tool list (and, for requires_capability, its capabilities); a run whose configuration failed
+   * reaches no agent, and a storyboard without such gates asks nothing here.
+   */
+  private async applicable(end: StepEnd): Promise<StepResult | undefined> {
+    const sb = this.storyboard;
+    if (this.options.configurationError) return undefined;
+    this.gated ??= Boolean(
+      sb.requires_capability || sb.required_any_of_tools?.length || storyboardRequirements(sb, this.rules).length,
+    );
+    if (!this.gated) return undefined;
+    this.transport ??= this.options.transport();
+    const skip = await this.storyboardApplicability(await this.agentTools());
+    return skip ? end.skipped(skip) : undefined;
   }
 
   /** What decides a step before the agent is reached: storyboard-wide skips, `skip_if`, the configuration. */
@@ -373,9 +393,9 @@ export class StoryboardRun {
       end.warnings.push(
         `the agent's tool list could not be read (${tools.error}), so missing tools are not told apart from failures`,
       );
-    // A storyboard that does not apply to this agent or run (applicability.ts; required_tools the agent has none of)
-    // is skipped as a whole, runner-only steps included; so is a phase whose capability gate does not hold.
-    const notForThisAgent = (await this.storyboardApplicability(tools)) ?? this.cascade.storyboardGate(tools);
+    // A storyboard whose required_tools the agent has none of does not apply to it, runner-only steps included; nor
+    // does a phase whose capability gate does not hold.
+    const notForThisAgent = this.cascade.storyboardGate(tools);
     if (notForThisAgent) return end.skipped(notForThisAgent);
     const phaseGate = step.phase.requires_capability
       ? capabilityUnmet(step.phase.requires_capability, await this.agentCapabilities(tools), this.capabilityDefault)
@@ -452,7 +472,11 @@ export class StoryboardRun {
       timeoutMs: this.options.timeoutMs,
       tools: step.tools,
       scenarios: () =>
-        (this.controllerScenarios ??= listScenarios(transport, this.credentials.resolve(undefined), this.options.timeoutMs)),
+        (this.controllerScenarios ??= listScenarios(
+          transport,
+          this.credentials.resolve(undefined),
+          this.options.timeoutMs,
+        )),
       startedAt: (id) => this.requestStarts.get(id),
     });
     const graded = this.graded(step, step.task, exchange, end.base, completion, upstream ? { upstream } : {});

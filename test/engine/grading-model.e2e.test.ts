@@ -896,8 +896,17 @@ describe('runner-only tasks and {{runner.*}} substitutions', () => {
 
   it('contract 2.6.0: a storyboard naming {{runner.webhook_url:…}} requires a webhook receiver; without one it is skipped as a whole (requirement_unmet) and nothing is sent', async () => {
     const webhook = { push_notification_config: { url: '{{runner.webhook_url:book}}' } };
-    const r = await run([capabilities('first'), createBuy('book', {}, webhook)]);
-    expect(r.verdicts).toEqual({ first: 'skipped:requirement_unmet', book: 'skipped:requirement_unmet' });
+    const r = await run([
+      capabilities('first'),
+      createBuy('book', {}, webhook),
+      { id: 'hook', task: 'expect_webhook', triggered_by: 'book', validations: [] },
+    ]);
+    // The storyboard-level gate comes before the webhook role's own not_applicable for its steps.
+    expect(r.verdicts).toEqual({
+      first: 'skipped:requirement_unmet',
+      book: 'skipped:requirement_unmet',
+      hook: 'skipped:requirement_unmet',
+    });
     expect(result(r, 'book').skip!.detail).toMatch(
       /^webhook_receiver: the storyboard needs the runner's webhook receiver/,
     );
