@@ -33,6 +33,15 @@ export type AgentTools = { tools: ReadonlySet<string>; error?: undefined } | { t
  * roles/webhook-receiver/).
  */
 export function runnerOnlyTaskSkip(step: Step, task: string): SkipResult | undefined {
+  if (task === 'replay_webhook_vector') {
+    // universal/webhook-receiver-envelope.yaml: the runner POSTs the vectors to a buyer's webhook receiver, and "the
+    // storyboard grades not_applicable when the runner was not configured with a buyer receiver URL".
+    return {
+      reason: 'not_applicable',
+      detail:
+        'replay_webhook_vector tests a buyer or orchestrator webhook receiver (the runner POSTs webhook vectors to it); this run names no buyer receiver URL — vitest-adcp grades the agent under test, not a receiver',
+    };
+  }
   if (task === 'expect_substitution_safe') {
     const contract = typeof step.requires_contract === 'string' ? step.requires_contract : undefined;
     // storyboard-schema.yaml > Composition: a named contract not in scope grades not_applicable.

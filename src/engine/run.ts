@@ -35,6 +35,7 @@ import { CredentialResolver, CredentialsError } from './credentials.js';
 import { CascadeState, runnerOnlyTaskSkip, unresolvedScenarioSkip, type AgentTools } from './gate.js';
 import { capabilityUnmet, storyboardGate, storyboardRequirements, type AgentCapabilities } from './applicability.js';
 import { listScenarios, observeUpstream } from './upstream.js';
+import { conventionalCaptures, undeclaredContextReads } from './conventional-captures.js';
 import { answerError } from '../model/answer-error.js';
 import { contractRules, type ContractRules } from '../model/contract-rules.js';
 import { RunEnricher } from './enrich/run-enricher.js';
@@ -100,6 +101,8 @@ export class StoryboardRun {
   private readonly requestStarts = new Map<string, number>();
   /** The agent's controller scenarios (`list_scenarios`), asked once per run when an upstream_traffic check needs them. */
   private controllerScenarios?: Promise<string[] | { error: string }>;
+  /** Names the storyboard reads from the context and never declares (conventional-captures.ts). */
+  private readonly undeclaredReads: ReadonlySet<string>;
   /** Phases whose `requires_capability` does not hold for this agent. */
   private readonly capabilityGated = new Set<Phase>();
   private transport?: AgentTransport;
@@ -133,6 +136,7 @@ export class StoryboardRun {
       audience: () => this.transport?.url,
     });
     this.rules = options.rules ?? contractRules(undefined);
+    this.undeclaredReads = this.rules.conventionalCaptures ? undeclaredContextReads(storyboard) : new Set();
     this.cascade = new CascadeState(
       this.entries.map((e) => ({ phase: e.phase, step: e.step })),
       (storyboard.required_tools ?? []).filter((t) => typeof t === 'string'),
@@ -692,6 +696,11 @@ export class StoryboardRun {
       this.context.set(name, value);
       this.enricher.captures(name, value, entry.step.id);
     }
+    if (this.rules.conventionalCaptures)
+      for (const [name, value] of conventionalCaptures(entry.step.task, exchange.data, this.undeclaredReads)) {
+        this.context.set(name, value);
+        this.enricher.captures(name, value, entry.step.id);
+      }
     this.priorSteps.set(entry.step.id, exchange.data);
     const flag = entry.step.contributes_to;
     if (flag && contributionAllowed(entry.step, this.priorSteps) && !this.contributions.has(flag)) {

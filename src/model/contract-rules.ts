@@ -23,6 +23,11 @@ export interface ContractRules {
    * whole rather than graded step by step.
    */
   readonly inferWebhookReceiverRequirement: boolean;
+  /**
+   * The 3.1 corpus reads ids no step captures (`$context.media_buy_id` after create_media_buy …): a passing step of
+   * such a task provides them, for names the storyboard reads and never declares (engine/conventional-captures.ts).
+   */
+  readonly conventionalCaptures: boolean;
 }
 
 const RULES: Readonly<Record<ContractVersion, ContractRules>> = {
@@ -31,12 +36,14 @@ const RULES: Readonly<Record<ContractVersion, ContractRules>> = {
     requirementUnmet: 'not_applicable',
     branchSetCascadeExemption: false,
     inferWebhookReceiverRequirement: false,
+    conventionalCaptures: false,
   },
   '2.6.0': {
     contract: '2.6.0',
     requirementUnmet: 'requirement_unmet',
     branchSetCascadeExemption: true,
     inferWebhookReceiverRequirement: true,
+    conventionalCaptures: true,
   },
 };
 

@@ -4,6 +4,7 @@
  * here; the engine does not change.
  */
 import type { RunnerRole } from '../engine/role.js';
+import { brandJwksRole } from './brand-jwks/index.js';
 import { controllerSeedingRole } from './controller-seeding/index.js';
 import { oauthProbesRole } from './oauth-probes/index.js';
 import { requestSigningRole } from './request-signing/index.js';
@@ -14,4 +15,5 @@ export const BUILTIN_ROLES: readonly RunnerRole[] = [
   controllerSeedingRole,
   requestSigningRole,
   oauthProbesRole,
+  brandJwksRole,
 ];

@@ -35,6 +35,11 @@ export const RUNNER_TASKS: ReadonlySet<string> = new Set([
   'protected_resource_metadata',
   'oauth_auth_server_metadata',
   REQUEST_SIGNING_PROBE_TASK,
+  // AdCP 3.1 (roles/brand-jwks, roles/rate-limit-trip; replay_webhook_vector: engine/gate.ts runnerOnlyTaskSkip).
+  'fetch_brand_jwks',
+  'assert_jwks_purpose',
+  'expect_rate_limit_not_replayed',
+  'replay_webhook_vector',
 ]);
 
 export interface AdcpKnowledge {

@@ -39,6 +39,11 @@ export interface KeySource {
   jwksUri?: string;
   /** Set when discovery failed: no key can be resolved. */
   problem?: string;
+  /**
+   * Which document failed, in the codes of webhook-emission.yaml's `fetch_brand_jwks` (AdCP 3.1): brand.json could not
+   * be fetched, was not JSON (or redirected badly), named no jwks_uri for the agent — or the JWKS itself failed.
+   */
+  failure?: 'brand_json_unreachable' | 'brand_json_malformed' | 'agents_jwks_uri_missing' | 'jwks_unreachable';
 }
 
 export class SignerKeys {
@@ -69,6 +74,12 @@ export class SignerKeys {
     return found;
   }
 
+  /** What discovery found: where, and the keys of the JWKS (none when it failed). */
+  async discovered(): Promise<{ source: KeySource; keys?: AdcpJwk[] }> {
+    this.discovery ??= this.discover();
+    return this.discovery;
+  }
+
   /** Where keys are looked up (after the first lookup). */
   async source(): Promise<KeySource> {
     this.discovery ??= this.discover();
@@ -79,7 +90,7 @@ export class SignerKeys {
     const origin = new URL(this.agentUrl).origin;
     let brandJsonUrl = `${origin}/.well-known/brand.json`;
     let brand = await this.fetchJson(brandJsonUrl, MAX_BRAND_JSON_BYTES);
-    if ('problem' in brand) return { source: { brandJsonUrl, problem: brand.problem } };
+    if ('problem' in brand) return { source: { brandJsonUrl, problem: brand.problem, failure: brand.failure } };
     const redirect = redirectOf(brand.value);
     if (redirect) {
       const refused = this.refusal(redirect);
@@ -88,27 +99,36 @@ export class SignerKeys {
           source: {
             brandJsonUrl,
             problem: `brand.json redirects to ${redirect}, which the runner does not fetch: ${refused}`,
+            failure: 'brand_json_unreachable',
           },
         };
       brandJsonUrl = redirect;
       brand = await this.fetchJson(brandJsonUrl, MAX_BRAND_JSON_BYTES);
-      if ('problem' in brand) return { source: { brandJsonUrl, problem: brand.problem } };
+      if ('problem' in brand) return { source: { brandJsonUrl, problem: brand.problem, failure: brand.failure } };
       if (redirectOf(brand.value))
         return {
           source: {
             brandJsonUrl,
             problem: 'brand.json redirects more than once (discovery follows one redirect and stops)',
+            failure: 'brand_json_malformed',
           },
         };
     }
     const entries = agentEntries(brand.value).filter((entry) => sameAgentUrl(entry.url, this.agentUrl));
     if (entries.length === 0)
-      return { source: { brandJsonUrl, problem: `no agents[] entry of ${brandJsonUrl} has url ${this.agentUrl}` } };
+      return {
+        source: {
+          brandJsonUrl,
+          problem: `no agents[] entry of ${brandJsonUrl} has url ${this.agentUrl}`,
+          failure: 'agents_jwks_uri_missing',
+        },
+      };
     if (entries.length > 1)
       return {
         source: {
           brandJsonUrl,
           problem: `${entries.length} agents[] entries of ${brandJsonUrl} have url ${this.agentUrl}`,
+          failure: 'brand_json_malformed',
         },
       };
     const declared = entries[0]!.jwks_uri;
@@ -116,10 +136,16 @@ export class SignerKeys {
     const refused = this.refusal(jwksUri);
     if (refused)
       return {
-        source: { brandJsonUrl, jwksUri, problem: `the runner does not fetch the jwks_uri ${jwksUri}: ${refused}` },
+        source: {
+          brandJsonUrl,
+          jwksUri,
+          problem: `the runner does not fetch the jwks_uri ${jwksUri}: ${refused}`,
+          failure: 'jwks_unreachable',
+        },
       };
     const jwks = await this.fetchJwks(jwksUri);
-    if ('problem' in jwks) return { source: { brandJsonUrl, jwksUri, problem: jwks.problem } };
+    if ('problem' in jwks)
+      return { source: { brandJsonUrl, jwksUri, problem: jwks.problem, failure: 'jwks_unreachable' } };
     return { source: { brandJsonUrl, jwksUri }, keys: jwks.keys };
   }
 
@@ -136,7 +162,10 @@ export class SignerKeys {
     return { keys: keys.filter((k): k is AdcpJwk => k !== null && typeof k === 'object' && !Array.isArray(k)) };
   }
 
-  private async fetchJson(url: string, maxBytes: number): Promise<{ value: unknown } | { problem: string }> {
+  private async fetchJson(
+    url: string,
+    maxBytes: number,
+  ): Promise<{ value: unknown } | { problem: string; failure: 'brand_json_unreachable' | 'brand_json_malformed' }> {
     let text: string;
     let status: number;
     try {
@@ -149,11 +178,11 @@ export class SignerKeys {
       status = response.status;
       text = await response.text();
     } catch (error) {
-      return { problem: `GET ${url} failed: ${describeError(error)}` };
+      return { problem: `GET ${url} failed: ${describeError(error)}`, failure: 'brand_json_unreachable' };
     }
-    if (status !== 200) return { problem: `GET ${url} answered HTTP ${status}` };
+    if (status !== 200) return { problem: `GET ${url} answered HTTP ${status}`, failure: 'brand_json_unreachable' };
     const parsed = parseStrictJson(text);
-    if (!parsed.ok) return { problem: `${url}: ${parsed.error}` };
+    if (!parsed.ok) return { problem: `${url}: ${parsed.error}`, failure: 'brand_json_malformed' };
     return { value: parsed.value };
   }
 }

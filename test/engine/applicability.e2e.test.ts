@@ -296,3 +296,76 @@ describe('context_outputs.generate', () => {
     expect(sent[1]).toBe(sent[0]);
   });
 });
+
+describe('context the 3.1 corpus assumes (engine/conventional-captures.ts)', () => {
+  const MEDIA_BUY = {
+    account: { brand: { domain: 'fixture-brand.example' }, operator: 'pinnacle-agency.example' },
+    brand: { domain: 'fixture-brand.example' },
+    start_time: 'asap',
+    end_time: '2027-06-30T23:59:59Z',
+    packages: [{ product_id: 'prod_video_preroll', pricing_option_id: 'po_video_preroll_cpm', budget: 5000 }],
+  };
+  const phases = (readBack: Record<string, unknown>): InlinePhase[] =>
+    one(
+      { id: 'book', task: 'create_media_buy', sample_request: MEDIA_BUY } as never,
+      { id: 'read', task: 'get_media_buys', sample_request: readBack } as never,
+    );
+
+  it('contract 2.6.0: a passing create_media_buy provides media_buy_id to a storyboard that reads it and never captures it', async () => {
+    // strictKeys: false — an author's own storyboard names its captures (the loader refuses an undeclared name).
+    const r = await run(
+      phases({ account: MEDIA_BUY.account, media_buy_ids: ['$context.media_buy_id'] }),
+      {},
+      { strictKeys: false },
+    );
+    expect(r.verdicts).toEqual({ book: 'passed', read: 'passed' });
+    const booked = (r.steps.book!.result.response!.payload as { structuredContent: { media_buy_id: string } })
+      .structuredContent.media_buy_id;
+    expect((r.calls('get_media_buys')[0]!.arguments as { media_buy_ids: string[] }).media_buy_ids).toEqual([booked]);
+  });
+
+  it('contract 1.1.0 keeps the text: the name is unresolved and the step fails unsent', async () => {
+    const r = await run(
+      phases({ account: MEDIA_BUY.account, media_buy_ids: ['$context.media_buy_id'] }),
+      {},
+      {
+        contract: '1.1.0',
+        strictKeys: false,
+      },
+    );
+    expect(r.verdicts).toEqual({ book: 'passed', read: 'failed' });
+    expect(r.calls('get_media_buys')).toEqual([]);
+  });
+
+  it('an explicit capture decides: a name a step captures is never filled by convention', async () => {
+    const r = await run(
+      one(
+        { id: 'book', task: 'create_media_buy', sample_request: MEDIA_BUY } as never,
+        {
+          id: 'caps',
+          task: 'get_adcp_capabilities',
+          context_outputs: [{ name: 'media_buy_id', path: 'adcp.major_versions[0]' }],
+        } as never,
+        {
+          id: 'read',
+          task: 'get_media_buys',
+          sample_request: { account: MEDIA_BUY.account, media_buy_ids: ['$context.media_buy_id'] },
+        } as never,
+      ),
+      {},
+      { strictKeys: false },
+    );
+    expect((r.calls('get_media_buys')[0]!.arguments as { media_buy_ids: unknown[] }).media_buy_ids).toEqual([3]);
+  });
+});
+
+describe('replay_webhook_vector (universal/webhook-receiver-envelope.yaml)', () => {
+  it('is not applicable without a buyer receiver URL, and nothing is sent', async () => {
+    const r = await run(
+      one({ id: 'post', task: 'replay_webhook_vector', vector_ref: 'test-vectors/x.json#positive/a' } as never),
+    );
+    expect(r.verdicts).toEqual({ post: 'skipped:not_applicable' });
+    expect(detail(r, 'post')).toMatch(/^replay_webhook_vector tests a buyer or orchestrator webhook receiver/);
+    expect(r.calls()).toEqual([]);
+  });
+});
