@@ -11,6 +11,7 @@
  * > Forward compatibility) says how that is graded — engine/grade.ts `notImplemented`.
  */
 import { a2aSubmittedArtifact } from './a2a-submitted-artifact.js';
+import { canonicalFormatSatisfaction } from './canonical-format-satisfaction.js';
 import { fieldEqualsContext, fieldLessThan } from './context-comparison.js';
 import { envelopeFieldPresent } from './envelope-field-present.js';
 import { errorCode } from './error-code.js';
@@ -273,6 +274,15 @@ export const CHECK_KINDS: readonly CheckKind[] = [
     needs: [['path'], ['context_key']],
     takes: ['path', 'context_key'],
     grade: fieldEqualsContext,
+  },
+  {
+    name: 'canonical_format_satisfaction',
+    since: '3.1',
+    family: 'authored',
+    reads: 'context',
+    needs: [['value']],
+    takes: ['value', 'path'],
+    grade: canonicalFormatSatisfaction,
   },
 ];
 
