@@ -511,3 +511,590 @@ describe('canonical_format_satisfaction: the step and the packages', () => {
     });
   });
 });
+
+// --- local satisfaction, selector by selector -----------------------------------------------------------------------
+
+/** The local verdict alone: graded as `value: true` against an accepting agent, it passes exactly when satisfied. */
+function local(pkg: Record<string, unknown>): { satisfied: boolean; said: string } {
+  const verdict = grade({ packages: [pkg] });
+  return { satisfied: verdict.passed, said: [verdict.error ?? '', ...(verdict.observations ?? [])].join('\n') };
+}
+
+const onProduct = (p: { product_id: string }, selector: Record<string, unknown>) => ({
+  product_id: p.product_id,
+  ...selector,
+});
+
+describe('canonical_format_satisfaction: legacy format_ids, normalised', () => {
+  it.each([
+    [
+      'the v1_format_ref link (agent_url compared canonicalized)',
+      MREC,
+      { agent_url: 'HTTPS://Creative.AdContextProtocol.org:443', id: 'display_300x250_image' },
+      true,
+      'resolves through format_options[0].v1_format_ref',
+    ],
+    [
+      'a registry literal projecting to the fixed size',
+      MREC,
+      { agent_url: AAO, id: 'display_300x250' },
+      true,
+      'projects through the v1-canonical registry to image {"width":300,"height":250}, which satisfies format_options[0] (canonical_formats_image_mrec)',
+    ],
+    [
+      'a registry literal projecting to another size',
+      MREC,
+      { agent_url: AAO, id: 'display_728x90' },
+      false,
+      "728x90 is not contained in the product's 300x250",
+    ],
+    [
+      'a _2x literal (pixel ratios are opaque in 3.1)',
+      MREC,
+      { agent_url: AAO, id: 'display_300x250_image_2x' },
+      true,
+      'image {"width":300,"height":250}',
+    ],
+    [
+      'a parameterized template id',
+      MREC,
+      { agent_url: AAO, id: 'display_static', width: 300, height: 250 },
+      true,
+      'which satisfies format_options[0]',
+    ],
+    [
+      'the bare template id: no dimensions',
+      MREC,
+      { agent_url: AAO, id: 'display_static' },
+      false,
+      'under-specified: the product accepts 300x250',
+    ],
+    [
+      "another agent's id of the same name: no link, no registry literal",
+      MREC,
+      { agent_url: 'https://ads.example/', id: 'display_300x250_image' },
+      false,
+      "is linked by no format_options[].v1_format_ref, has no v1-canonical registry entry, and is not among the product's format_ids[]",
+    ],
+    [
+      'the parameterized variant of the linked id is another format',
+      MREC,
+      { agent_url: AAO, id: 'display_300x250_image', width: 728, height: 90 },
+      false,
+      'is linked by no',
+    ],
+    [
+      'the legacy-only product: one of its format_ids',
+      IDS_ONLY,
+      { agent_url: AAO, id: 'display_728x90_image' },
+      true,
+      "is one of the legacy-only product's format_ids[]",
+    ],
+    [
+      'the legacy-only product: a format it does not list',
+      IDS_ONLY,
+      { agent_url: AAO, id: 'display_300x250_image' },
+      false,
+      'is linked by no',
+    ],
+    [
+      'the divergent product: its linked id',
+      DIVERGENT,
+      { agent_url: AAO, id: 'display_728x90_image' },
+      true,
+      'resolves through format_options[0].v1_format_ref',
+    ],
+    [
+      'the divergent product: its unlinked own id (named-format behaviour)',
+      DIVERGENT,
+      { agent_url: AAO, id: 'display_300x250_image' },
+      true,
+      "has no canonical projection and is one of the product's format_ids[]",
+    ],
+    [
+      'a registry duration literal against a fixed duration',
+      PREROLL,
+      { agent_url: AAO, id: 'video_30s' },
+      true,
+      'video_hosted {"duration_ms_exact":30000}',
+    ],
+    [
+      'a registry duration literal of another duration',
+      PREROLL,
+      { agent_url: AAO, id: 'video_15s' },
+      false,
+      "a duration of 15000 ms is not contained in the product's 30000 ms",
+    ],
+  ])('%s', (_, p, formatId, satisfied, said) => {
+    const verdict = local(onProduct(p, { format_ids: [formatId] }));
+    expect(verdict.satisfied).toBe(satisfied);
+    expect(verdict.said).toContain(said);
+  });
+
+  it('a parameterized id is a variant of its own: its width and height are part of the link', () => {
+    const template = { agent_url: AAO, id: 'display_static', width: 300, height: 250 };
+    const linked = { ...MREC, format_options: [{ ...MREC.format_options[0], v1_format_ref: [template] }] };
+    const history = [discovered('get', [linked])];
+    const linkedVerdict = grade({ history, packages: [mrecPackage({ format_ids: [template] })] });
+    expect(linkedVerdict.observations?.[0]).toContain('resolves through format_options[0].v1_format_ref');
+    const wider = grade({ history, packages: [mrecPackage({ format_ids: [{ ...template, width: 728 }] })] });
+    expect(wider.passed).toBe(false);
+    expect(wider.error).toContain("728x250 is not contained in the product's 300x250");
+  });
+
+  it('an agent_url that is no URL compares as written; an option without a format_kind is no declaration', () => {
+    const local_ref = { agent_url: 'creative-agent', id: 'house_mrec' };
+    const house = {
+      ...MREC,
+      format_options: [
+        { display_name: 'not a declaration' },
+        { ...MREC.format_options[0], v1_format_ref: [local_ref] },
+      ],
+    };
+    const history = [discovered('get', [house])];
+    expect(grade({ history, packages: [mrecPackage({ format_ids: [local_ref] })] }).observations?.[0]).toContain(
+      'resolves through format_options[1].v1_format_ref',
+    );
+    const other = grade({
+      history,
+      packages: [mrecPackage({ format_ids: [{ ...local_ref, agent_url: 'other-agent' }] })],
+    });
+    expect(other.error).toContain('is linked by no format_options[].v1_format_ref');
+    expect(grade({ history, packages: [mrecPackage({ format_kind: 'image' })] }).error).toContain(
+      'satisfies no declaration of the product: format_options[1] (canonical_formats_image_mrec): under-specified',
+    );
+  });
+
+  it('a legacy-only product is projected through the registry for a canonical selector', () => {
+    const legacy = { product_id: 'legacy_mrec', format_ids: [{ agent_url: AAO, id: 'display_300x250' }] };
+    const history = [discovered('get', [legacy])];
+    expect(
+      grade({
+        history,
+        packages: [{ product_id: 'legacy_mrec', format_kind: 'image', params: { width: 300, height: 250 } }],
+      }),
+    ).toMatchObject({
+      passed: true,
+      observations: [expect.stringContaining('satisfies format_ids[0] (display_300x250, projected)')],
+    });
+    expect(grade({ history, packages: [{ product_id: 'legacy_mrec', format_kind: 'image' }] }).passed).toBe(false);
+    const unprojectable = [discovered('get', [IDS_ONLY])];
+    expect(
+      grade({
+        history: unprojectable,
+        packages: [onProduct(IDS_ONLY, { format_kind: 'image', params: { width: 728, height: 90 } })],
+      }).error,
+    ).toContain('format_kind "image" is outside the product\'s closed set (no canonical declaration)');
+  });
+
+  it('format_ids wins over a format_kind beside it, and must be a non-empty array of FormatIds', () => {
+    expect(local(mrecPackage({ format_ids: MREC.format_ids, format_kind: 'video_hosted' })).satisfied).toBe(true);
+    expect(local(mrecPackage({ format_ids: [] })).said).toContain('format_ids is not a non-empty array');
+    expect(local(mrecPackage({ format_ids: ['display_300x250_image'] })).said).toContain(
+      'format_ids[0] "display_300x250_image" is not a FormatId { agent_url, id }',
+    );
+  });
+});
+
+describe('canonical_format_satisfaction: format_option_refs', () => {
+  it.each([
+    [
+      'a product-local option',
+      MREC,
+      [{ scope: 'product', format_option_id: 'canonical_formats_image_mrec' }],
+      true,
+      'format_option_refs[0] selects format_options[0]',
+    ],
+    [
+      'an option the product does not have',
+      MREC,
+      [{ scope: 'product', format_option_id: 'canonical_formats_image_leaderboard' }],
+      false,
+      "selects none of the product's format_options[] (canonical_formats_image_mrec)",
+    ],
+    [
+      'a publisher ref to a product-local option',
+      MREC,
+      [
+        {
+          scope: 'publisher',
+          publisher_domain: 'outdoormagazine.example',
+          format_option_id: 'canonical_formats_image_mrec',
+        },
+      ],
+      false,
+      'selects none',
+    ],
+    [
+      'a publisher catalog option',
+      PUBLISHER_REELS,
+      [{ scope: 'publisher', publisher_domain: 'meta.example', format_option_id: 'meta_reels' }],
+      true,
+      'selects format_options[0]',
+    ],
+    [
+      'a product ref to a publisher catalog option',
+      PUBLISHER_REELS,
+      [{ scope: 'product', format_option_id: 'meta_reels' }],
+      false,
+      '(meta.example/meta_reels, feed_image)',
+    ],
+    [
+      'every ref must resolve',
+      PUBLISHER_REELS,
+      [
+        { scope: 'product', format_option_id: 'feed_image' },
+        { scope: 'product', format_option_id: 'stories' },
+      ],
+      false,
+      'format_option_refs[1]',
+    ],
+    [
+      'a publisher ref without its publisher_domain',
+      PUBLISHER_REELS,
+      [{ scope: 'publisher', format_option_id: 'meta_reels' }],
+      false,
+      'selects none',
+    ],
+    ['a ref that is not an object', MREC, ['canonical_formats_image_mrec'], false, 'is not a FormatOptionRef'],
+    [
+      'a ref without its scope',
+      MREC,
+      [{ format_option_id: 'canonical_formats_image_mrec' }],
+      false,
+      'is not a FormatOptionRef (scope "product" or "publisher")',
+    ],
+    [
+      'a legacy-only product',
+      IDS_ONLY,
+      [{ scope: 'product', format_option_id: 'display_728x90_image' }],
+      false,
+      'a legacy-format-only product has no closed set',
+    ],
+    [
+      'a product whose options publish no format_option_id',
+      NO_OPTION_IDS,
+      [{ scope: 'product', format_option_id: 'x' }],
+      false,
+      '(format_option_refs_not_published)',
+    ],
+    ['an empty list', MREC, [], false, 'format_option_refs is not a non-empty array'],
+  ])('%s', (_, p, refs, satisfied, said) => {
+    const verdict = local(onProduct(p, { format_option_refs: refs }));
+    expect(verdict.satisfied).toBe(satisfied);
+    expect(verdict.said).toContain(said);
+  });
+
+  it('format_option_refs wins over format_ids: the seller ignores the legacy hint', () => {
+    const refs = [{ scope: 'product', format_option_id: 'canonical_formats_image_mrec' }];
+    expect(
+      local(mrecPackage({ format_option_refs: refs, format_ids: [{ agent_url: AAO, id: 'video_30s' }] })).satisfied,
+    ).toBe(true);
+    expect(
+      local(
+        mrecPackage({
+          format_option_refs: [{ scope: 'product', format_option_id: 'no' }],
+          format_ids: MREC.format_ids,
+        }),
+      ).satisfied,
+    ).toBe(false);
+  });
+});
+
+describe('canonical_format_satisfaction: direct selectors — dimensions, durations, ranges, params', () => {
+  const image = (params?: Record<string, unknown>) => ({ format_kind: 'image', ...(params ? { params } : {}) });
+  it.each([
+    // Fixed dimensions: the selector must declare and match them.
+    ['fixed: the same size', MREC, image({ width: 300, height: 250 }), true, 'satisfies format_options[0]'],
+    [
+      'fixed: malformed sizes are no sizes',
+      MREC,
+      image({ sizes: [{ width: 300 }, '300x250'] }),
+      false,
+      'under-specified: the product accepts 300x250, and the selector declares no dimensions',
+    ],
+    [
+      'fixed: width only',
+      MREC,
+      image({ width: 300 }),
+      false,
+      "width 300, height any is not contained in the product's 300x250",
+    ],
+    [
+      'fixed: another size',
+      MREC,
+      image({ width: 728, height: 90 }),
+      false,
+      "728x90 is not contained in the product's 300x250",
+    ],
+    [
+      'fixed: sizes holding only the fixed size',
+      MREC,
+      image({ sizes: [{ width: 300, height: 250 }] }),
+      true,
+      'satisfies',
+    ],
+    [
+      'fixed: sizes beyond it',
+      MREC,
+      image({
+        sizes: [
+          { width: 300, height: 250 },
+          { width: 728, height: 90 },
+        ],
+      }),
+      false,
+      '300x250 or 728x90 is not contained',
+    ],
+    [
+      'a kind outside the closed set',
+      MREC,
+      { format_kind: 'video_hosted', params: { duration_ms_exact: 30000 } },
+      false,
+      'format_kind "video_hosted" is outside the product\'s closed set (image)',
+    ],
+    [
+      'a broad product accepts a specific selector',
+      ANY_SIZE_IMAGE,
+      image({ width: 300, height: 250 }),
+      true,
+      'satisfies format_options[0] (any_size)',
+    ],
+    ['a broad product accepts a bare one too', ANY_SIZE_IMAGE, image(), true, 'satisfies'],
+    // Multi-size products: the selector's sizes are a subset.
+    ['sizes: one listed size', MULTI_SIZE, image({ width: 728, height: 90 }), true, 'satisfies'],
+    [
+      'sizes: an unlisted size',
+      MULTI_SIZE,
+      image({ width: 320, height: 50 }),
+      false,
+      "320x50 is not contained in the product's 300x250 or 728x90 or 970x250",
+    ],
+    [
+      'sizes: a degenerate range on a listed size',
+      MULTI_SIZE,
+      image({ min_width: 728, max_width: 728, min_height: 90, max_height: 90 }),
+      true,
+      'satisfies',
+    ],
+    [
+      'sizes: a true range, from a listed size',
+      MULTI_SIZE,
+      image({ min_width: 300, max_width: 728, min_height: 250, max_height: 250 }),
+      false,
+      "width 300–728, height 250 is not contained in the product's 300x250 or 728x90 or 970x250",
+    ],
+    ['sizes: none declared', MULTI_SIZE, image(), false, 'under-specified'],
+    // Responsive ranges: containment, not overlap.
+    [
+      'range: an exact size inside',
+      RESPONSIVE,
+      { format_kind: 'html5', params: { width: 728, height: 90 } },
+      true,
+      'satisfies',
+    ],
+    [
+      'range: an exact size outside',
+      RESPONSIVE,
+      { format_kind: 'html5', params: { width: 160, height: 600 } },
+      false,
+      "160x600 is not contained in the product's width 300–970, height 50–250",
+    ],
+    [
+      'range: a contained range',
+      RESPONSIVE,
+      { format_kind: 'html5', params: { min_width: 320, max_width: 728, min_height: 50, max_height: 90 } },
+      true,
+      'satisfies',
+    ],
+    [
+      'range: an overlapping range',
+      RESPONSIVE,
+      { format_kind: 'html5', params: { min_width: 200, max_width: 728, min_height: 50, max_height: 90 } },
+      false,
+      'width 200–728, height 50–90 is not contained',
+    ],
+    [
+      'range: one axis only',
+      RESPONSIVE,
+      { format_kind: 'html5', params: { min_width: 320, max_width: 728 } },
+      false,
+      'width 320–728, height any is not contained',
+    ],
+    [
+      'range: an open-ended range',
+      RESPONSIVE,
+      { format_kind: 'html5', params: { min_width: 320, min_height: 50, max_height: 90 } },
+      false,
+      'width at least 320, height 50–90',
+    ],
+    // Durations: duration_ms_exact before duration_ms_range, null endpoints unbounded, containment.
+    [
+      'exact duration: the same',
+      PREROLL,
+      { format_kind: 'video_hosted', params: { duration_ms_exact: 30000 } },
+      true,
+      'satisfies',
+    ],
+    [
+      'exact duration: none declared',
+      PREROLL,
+      { format_kind: 'video_hosted' },
+      false,
+      'under-specified: the product accepts a duration of 30000 ms, and the selector declares none',
+    ],
+    [
+      'exact duration: another',
+      PREROLL,
+      { format_kind: 'video_hosted', params: { duration_ms_exact: 15000 } },
+      false,
+      "a duration of 15000 ms is not contained in the product's 30000 ms",
+    ],
+    [
+      'exact duration: a range around it',
+      PREROLL,
+      { format_kind: 'video_hosted', params: { duration_ms_range: [15000, 30000] } },
+      false,
+      'a duration of 15000–30000 ms',
+    ],
+    [
+      'up to 60 s: an exact value inside',
+      AUDIO_UP_TO_60S,
+      { format_kind: 'audio_hosted', params: { duration_ms_exact: 30000 } },
+      true,
+      'satisfies',
+    ],
+    [
+      'up to 60 s: an exact value above',
+      AUDIO_UP_TO_60S,
+      { format_kind: 'audio_hosted', params: { duration_ms_exact: 90000 } },
+      false,
+      "a duration of 90000 ms is not contained in the product's at most 60000 ms",
+    ],
+    [
+      'up to 60 s: a contained range',
+      AUDIO_UP_TO_60S,
+      { format_kind: 'audio_hosted', params: { duration_ms_range: [15000, 60000] } },
+      true,
+      'satisfies',
+    ],
+    [
+      'up to 60 s: an overlapping range',
+      AUDIO_UP_TO_60S,
+      { format_kind: 'audio_hosted', params: { duration_ms_range: [30000, 90000] } },
+      false,
+      'a duration of 30000–90000 ms is not contained',
+    ],
+    [
+      'up to 60 s: an unbounded range',
+      AUDIO_UP_TO_60S,
+      { format_kind: 'audio_hosted', params: { duration_ms_range: [15000, null] } },
+      false,
+      'a duration of at least 15000 ms is not contained',
+    ],
+    ['up to 60 s: none declared', AUDIO_UP_TO_60S, { format_kind: 'audio_hosted' }, false, 'under-specified'],
+    [
+      'up to 60 s: a malformed range is none',
+      AUDIO_UP_TO_60S,
+      { format_kind: 'audio_hosted', params: { duration_ms_range: ['15s', 30000] } },
+      false,
+      'under-specified: the product accepts a duration of at most 60000 ms, and the selector declares none',
+    ],
+    [
+      'exact beats range on the product',
+      AUDIO_EXACT_BEATS_RANGE,
+      { format_kind: 'audio_hosted', params: { duration_ms_exact: 45000 } },
+      false,
+      "not contained in the product's 30000 ms",
+    ],
+    // Other canonical params: the selector's value narrows the product's, or the product's is inherited.
+    ['params: a stricter max_', MREC, image({ width: 300, height: 250, max_file_size_kb: 150 }), true, 'satisfies'],
+    [
+      'params: a looser max_',
+      MREC,
+      image({ width: 300, height: 250, max_file_size_kb: 300 }),
+      false,
+      "params.max_file_size_kb 300 exceeds the product's 200",
+    ],
+    ['params: an enum subset', MREC, image({ width: 300, height: 250, image_formats: ['png'] }), true, 'satisfies'],
+    [
+      'params: an enum value outside',
+      MREC,
+      image({ width: 300, height: 250, image_formats: ['png', 'gif'] }),
+      false,
+      'params.image_formats ["png","gif"] lists ["gif"], which the product\'s ["jpg","png"] does not accept',
+    ],
+    [
+      'params: dropping a requirement',
+      MREC,
+      image({ width: 300, height: 250, ssl_required: false }),
+      false,
+      "params.ssl_required false is not the product's true",
+    ],
+    [
+      'params: another asset source',
+      MREC,
+      image({ width: 300, height: 250, asset_source: 'agent_synthesized' }),
+      false,
+      'params.asset_source "agent_synthesized" is not the product\'s "buyer_uploaded"',
+    ],
+    [
+      'params: asking for a requirement the product leaves off',
+      ANY_SIZE_IMAGE,
+      image({ ssl_required: true }),
+      true,
+      'satisfies format_options[0] (any_size)',
+    ],
+    [
+      'params: one the product does not declare',
+      MREC,
+      image({ width: 300, height: 250, headline_max_chars: 40 }),
+      true,
+      'satisfies',
+    ],
+    [
+      'params: another value of a plain number',
+      AUDIO_UP_TO_60S,
+      { format_kind: 'audio_hosted', params: { duration_ms_exact: 30000, loudness_lufs: -23 } },
+      false,
+      "params.loudness_lufs -23 is not the product's -16",
+    ],
+    [
+      "params: a min_ below the product's",
+      MIN_BITRATE,
+      { format_kind: 'video_hosted', params: { min_bitrate_kbps: 1000 } },
+      false,
+      "params.min_bitrate_kbps 1000 is below the product's 2000",
+    ],
+    [
+      'params: composite ones are not compared',
+      MREC,
+      image({
+        width: 300,
+        height: 250,
+        slots: [{ asset_group_id: 'image_main', asset_type: 'image', required: true, min: 1 }],
+      }),
+      true,
+      'params.slots differs from the product\'s and is composite: not compared ("Narrows": unknown — pass)',
+    ],
+    [
+      'params: not an object',
+      MREC,
+      { format_kind: 'image', params: 'width=300' },
+      false,
+      'params "width=300" is not an object',
+    ],
+    ['format_kind: not a string', MREC, { format_kind: 7 }, false, 'format_kind 7 is not a canonical format kind'],
+  ])('%s', (_, p, selector, satisfied, said) => {
+    const verdict = local(onProduct(p, selector));
+    expect(verdict.satisfied).toBe(satisfied);
+    expect(verdict.said).toContain(said);
+  });
+
+  it('no selector at all: every format of the product is active', () => {
+    expect(local({ product_id: MREC.product_id, budget: 1000 })).toEqual({
+      satisfied: true,
+      said: '\npackages[0] (product "canonical_formats_mrec_display" from step "get_canonical_product_for_create_satisfaction"): satisfies — no format selector: every format of the product is active (package-request.json)',
+    });
+  });
+});
