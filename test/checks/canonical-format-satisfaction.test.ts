@@ -366,6 +366,12 @@ describe('canonical_format_satisfaction: a negative case passes only on a reject
       'code ACCOUNT_NOT_FOUND; field account; message "No such account"',
     ],
     [
+      // "format" inside another word names no format (the reference runner matches /format/i anywhere).
+      'an auth failure whose message holds "format" inside a word',
+      { errors: [{ code: 'AUTH_INVALID', message: 'Invalid authentication information' }] },
+      'code AUTH_INVALID; message "Invalid authentication information"',
+    ],
+    [
       'UNSUPPORTED_FEATURE at the package, with nothing naming formats',
       { errors: [{ code: 'UNSUPPORTED_FEATURE', field: 'packages[0]', message: 'Not supported' }] },
       'code UNSUPPORTED_FEATURE; field packages[0]; message "Not supported"',
