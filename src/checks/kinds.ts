@@ -12,6 +12,7 @@
  */
 import { a2aContextContinuity } from './a2a-context-continuity.js';
 import { a2aSubmittedArtifact } from './a2a-submitted-artifact.js';
+import { canonicalFormatSatisfaction } from './canonical-format-satisfaction.js';
 import { fieldEqualsContext, fieldLessThan } from './context-comparison.js';
 import { envelopeFieldPresent } from './envelope-field-present.js';
 import { errorCode } from './error-code.js';
@@ -293,6 +294,15 @@ export const CHECK_KINDS: readonly CheckKind[] = [
     needs: [],
     takes: [...UPSTREAM_TRAFFIC_FIELDS],
     grade: upstreamTraffic,
+  },
+  {
+    name: 'canonical_format_satisfaction',
+    since: '3.1',
+    family: 'authored',
+    reads: 'context',
+    needs: [['value']],
+    takes: ['value', 'path'],
+    grade: canonicalFormatSatisfaction,
   },
 ];
 
