@@ -17,7 +17,7 @@ import type { StepResult, ValidationResult } from '../model/records.js';
 import { failureHeadline, taskResult } from './format.js';
 import { redactStepResult } from './record.js';
 import { sanitizeOutput } from '../model/redact.js';
-import type { ContractReport, StoryboardReport } from './build.js';
+import type { RunModel, StoryboardReport } from './model.js';
 import { counts, relativeTo, verdict } from './markdown.js';
 import { statusWithSkips } from './summary.js';
 
@@ -339,7 +339,7 @@ const SCRIPT = `
 
 const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
 
-export function renderHtmlReport(report: ContractReport, options: HtmlReportOptions = {}): string {
+export function renderHtmlReport(report: RunModel, options: HtmlReportOptions = {}): string {
   const root = options.root ?? process.cwd();
   const title = options.title ?? 'AdCP storyboard report';
   const { total_steps, steps_passed, steps_failed, steps_skipped, steps_not_run, tracks } = report.summary;

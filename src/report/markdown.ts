@@ -13,7 +13,7 @@ import { failureHeadline } from './format.js';
 import { redactStepResult } from './record.js';
 import { sanitizeOutput, fence } from '../model/redact.js';
 import { statusWithSkips } from './summary.js';
-import type { ContractReport, StoryboardReport, TrackReport } from './build.js';
+import type { RunModel, StoryboardReport, TrackReport } from './model.js';
 
 export interface MarkdownSummaryOptions {
   /** YAML paths in failures are printed relative to this (the project root). @default process.cwd() */
@@ -101,7 +101,7 @@ function failureLines(step: StepResult, root: string): string[] {
   return lines;
 }
 
-export function renderMarkdownSummary(report: ContractReport, options: MarkdownSummaryOptions = {}): string {
+export function renderMarkdownSummary(report: RunModel, options: MarkdownSummaryOptions = {}): string {
   const root = options.root ?? process.cwd();
   const maxFailures = options.maxFailures ?? 50;
   const multi = report.run.targets.length > 1;
@@ -116,7 +116,7 @@ export function renderMarkdownSummary(report: ContractReport, options: MarkdownS
 }
 
 /** The verdict and totals, what was tested with what, and whether the run was partial. */
-function headingLines(report: ContractReport, multi: boolean): string[] {
+function headingLines(report: RunModel, multi: boolean): string[] {
   const { total_steps, steps_passed, steps_failed, steps_skipped, steps_not_run } = report.summary;
   const run = report.run;
   const out = [
@@ -134,21 +134,21 @@ function headingLines(report: ContractReport, multi: boolean): string[] {
 }
 
 /** ❌ when a step or storyboard failed or a file did not load, ◐ for a partial run, else ✅. */
-function runVerdict(report: ContractReport): string {
+function runVerdict(report: RunModel): string {
   const failedStoryboards = report.storyboards.filter((s) => s.status === 'failed').length;
   if (report.summary.steps_failed > 0 || failedStoryboards > 0 || report.load_errors.length > 0) return '❌';
   return report.run.complete ? '✅' : '◐';
 }
 
 /** What the run tested: the agent, its protocol and project, or how many agents when more than one. */
-function against(report: ContractReport, multi: boolean): string {
+function against(report: RunModel, multi: boolean): string {
   const run = report.run;
   if (multi) return `${run.targets.length} agents (below)`;
   return `${run.agent_url ? code(run.agent_url) : 'no agent'}${run.protocol ? ` over ${run.protocol.toUpperCase()}` : ''}${run.project ? ` from project ${code(run.project)}` : ''}`;
 }
 
 /** The table of tracks: status and storyboards counted by status. */
-function trackTableLines(report: ContractReport, multi: boolean): string[] {
+function trackTableLines(report: RunModel, multi: boolean): string[] {
   if (report.summary.tracks.length === 0) return [];
   return [
     `| track |${multi ? ' project · agent |' : ''} status | storyboards |`,
@@ -159,7 +159,7 @@ function trackTableLines(report: ContractReport, multi: boolean): string[] {
 }
 
 /** A track's row: its status (with the skip reasons) and its storyboards counted by status. */
-function trackRow(report: ContractReport, track: TrackReport, multi: boolean): string {
+function trackRow(report: RunModel, track: TrackReport, multi: boolean): string {
   const by = { passed: 0, failed: 0, skipped: 0, incomplete: 0, not_run: 0 } as Record<string, number>;
   for (const s of track.storyboards) by[s.status] = (by[s.status] ?? 0) + 1;
   const tally = Object.entries(by)
@@ -176,7 +176,7 @@ function trackRow(report: ContractReport, track: TrackReport, multi: boolean): s
 }
 
 /** The table of storyboards: track, status, steps counted by verdict, file. */
-function storyboardTableLines(report: ContractReport, multi: boolean): string[] {
+function storyboardTableLines(report: RunModel, multi: boolean): string[] {
   if (report.storyboards.length === 0) return [];
   const notRun = report.summary.steps_not_run;
   return [
@@ -196,7 +196,7 @@ function storyboardRow(sb: StoryboardReport, notRun: number, multi: boolean): st
 }
 
 /** The failed steps, each with where it is and its failure lines in a block: `maxFailures` listed, the rest counted. */
-function failedStepLines(report: ContractReport, root: string, maxFailures: number, multi: boolean): string[] {
+function failedStepLines(report: RunModel, root: string, maxFailures: number, multi: boolean): string[] {
   const failures = report.storyboards.flatMap((sb) =>
     sb.steps.filter((s) => verdict(s) === 'failed').map((step) => ({ sb, step })),
   );
@@ -218,7 +218,7 @@ function failedStepLines(report: ContractReport, root: string, maxFailures: numb
 }
 
 /** The storyboard files that did not load, each with its error in a block. */
-function loadErrorLines(report: ContractReport): string[] {
+function loadErrorLines(report: RunModel): string[] {
   if (report.load_errors.length === 0) return [];
   return [
     `### Storyboard files that did not load (${report.load_errors.length})`,

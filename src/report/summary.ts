@@ -8,7 +8,7 @@
  * can quote agent-supplied names (its tool list, ids): every line goes through the output sanitiser.
  */
 import type { SkipResult, StepResult } from '../model/records.js';
-import type { ContractReport, StoryboardReport, TrackReport } from './build.js';
+import type { RunModel, StoryboardReport, TrackReport } from './model.js';
 import { sanitizeOutput } from '../model/redact.js';
 
 /**
@@ -146,7 +146,7 @@ interface TrackRow {
 /**
  * The summary's lines (no trailing newline), or `''` when the run had no storyboard. Plain text, sanitised.
  */
-export function renderTerminalSummary(report: ContractReport, options: TerminalSummaryOptions = {}): string {
+export function renderTerminalSummary(report: RunModel, options: TerminalSummaryOptions = {}): string {
   const maxGroups = options.maxGroups ?? 6;
   if (report.storyboards.length === 0 && report.load_errors.length === 0) return '';
   const multi = report.run.targets.length > 1;
@@ -165,14 +165,14 @@ export function renderTerminalSummary(report: ContractReport, options: TerminalS
 }
 
 /** The first line: storyboards and steps of the whole run. */
-function totalsLine(report: ContractReport): string {
+function totalsLine(report: RunModel): string {
   const { total_steps, steps_passed, steps_failed, steps_skipped, steps_not_run } = report.summary;
   const notRun = steps_not_run > 0 ? `, ${steps_not_run} not run` : '';
   return `vitest-adcp: ${count(report.storyboards.length, 'storyboard')}, ${count(total_steps, 'step')}: ${steps_passed} passed, ${steps_failed} failed, ${steps_skipped} skipped${notRun}`;
 }
 
 /** Each track with its storyboards, their steps tallied, and its label (the project and agent too when the run had several). */
-function trackRows(report: ContractReport, multi: boolean): TrackRow[] {
+function trackRows(report: RunModel, multi: boolean): TrackRow[] {
   return report.summary.tracks.map((track) => {
     const members = report.storyboards.filter(
       (sb) =>
@@ -240,7 +240,7 @@ function failedStep(s: StepResult): boolean {
 }
 
 /** One cause that failed many steps before any reached the agent (a configuration error): said once here. */
-function failedBeforeAgentLines(report: ContractReport): string[] {
+function failedBeforeAgentLines(report: RunModel): string[] {
   const before = new Map<string, number>();
   for (const s of report.storyboards.flatMap((sb) => sb.steps))
     if (failedStep(s) && !s.request && !s.response && s.error && s.validations.length === 0)
@@ -254,7 +254,7 @@ function failedBeforeAgentLines(report: ContractReport): string[] {
 }
 
 /** The storyboard files that did not load: the first three named (their errors are printed above). */
-function loadErrorLines(report: ContractReport): string[] {
+function loadErrorLines(report: RunModel): string[] {
   if (report.load_errors.length === 0) return [];
   return [
     `  ✗ ${count(report.load_errors.length, 'storyboard file')} did not load: ${report.load_errors
@@ -265,7 +265,7 @@ function loadErrorLines(report: ContractReport): string[] {
 }
 
 /** How many steps each hint is for: skipped steps by their group's hint, then failed steps the agent refused auth to. */
-function hintCounts(skips: { skip: SkipResult }[], report: ContractReport): Map<SkipHint, number> {
+function hintCounts(skips: { skip: SkipResult }[], report: RunModel): Map<SkipHint, number> {
   const hints = new Map<SkipHint, number>();
   for (const { skip } of skips) {
     const hint = groupOf(skip).hint;
