@@ -7,8 +7,13 @@
  * second walk over Vitest's tasks. Storyboard text (titles, ids) is escaped as
  * markdown; anything the agent wrote (headlines quote it, fenced) only ever
  * appears inside code blocks, where GitHub renders no link, image or HTML.
+ *
+ * Contract 2.6.0's rendering rules: the advisory checks that failed are counted beside the failed steps in the
+ * heading and listed in their own section, every line `[ADVISORY]`; a check not graded (its `note`), an observation,
+ * a not-selected item's detail and a notice's message are fenced, inside code blocks, like the agent's values.
  */
-import type { StepResult } from '../model/records.js';
+import { failsStep, type StepResult, type ValidationResult } from '../model/records.js';
+import { isAdvisoryFailure, isNotGraded, runCounters } from './counters.js';
 import { failureHeadline } from './format.js';
 import { redactStepResult } from './record.js';
 import { sanitizeOutput, fence } from '../model/redact.js';
@@ -87,18 +92,26 @@ function shorten(text: string): string {
   return text.length > 160 ? `${text.slice(0, 159)}…` : text;
 }
 
-/** One line per failed validation under the headline: what, where in the response, where in the YAML. */
-function failureLines(step: StepResult, root: string): string[] {
-  const lines = [failureHeadline(step, { cwd: root })];
-  for (const v of step.validations.filter((x) => !x.passed)) {
-    const pointer = typeof v.json_pointer === 'string' ? ` at ${v.json_pointer || '""'}` : '';
-    const source = v.source ? ` — ${relativeTo(root, v.source.file)}:${v.source.line}:${v.source.column}` : '';
-    lines.push(`  ✗ ${v.description} [${v.check}]${pointer}${source}`);
-    // What the agent sent there (the headline says "a different string (below)" when it is not short and plain): fenced.
-    if (v.actual !== undefined && v.check !== 'response_schema')
-      lines.push(`    actual: ${fence(shorten(JSON.stringify(v.actual) ?? String(v.actual)), 'agent value')}`);
-  }
+/** A failed validation's lines: what, where in the response, where in the YAML; the agent's value and notes fenced. */
+function validationLines(v: ValidationResult, root: string, mark = ''): string[] {
+  const pointer = typeof v.json_pointer === 'string' ? ` at ${v.json_pointer || '""'}` : '';
+  const source = v.source ? ` — ${relativeTo(root, v.source.file)}:${v.source.line}:${v.source.column}` : '';
+  const lines = [`  ${mark}✗ ${v.description} [${v.check}]${pointer}${source}`];
+  // What the agent sent there (the headline says "a different string (below)" when it is not short and plain): fenced.
+  if (v.actual !== undefined && v.check !== 'response_schema')
+    lines.push(`    actual: ${fence(shorten(JSON.stringify(v.actual) ?? String(v.actual)), 'agent value')}`);
+  for (const observation of v.observations ?? [])
+    lines.push(`    observation: ${fence(shorten(observation), 'observation')}`);
   return lines;
+}
+
+/** One line per failed validation under the headline — the advisory ones after, marked `[ADVISORY]`. */
+function failureLines(step: StepResult, root: string): string[] {
+  return [
+    failureHeadline(step, { cwd: root }),
+    ...step.validations.filter(failsStep).flatMap((v) => validationLines(v, root)),
+    ...step.validations.filter(isAdvisoryFailure).flatMap((v) => validationLines(v, root, '[ADVISORY] ')),
+  ];
 }
 
 export function renderMarkdownSummary(report: RunModel, options: MarkdownSummaryOptions = {}): string {
@@ -110,6 +123,10 @@ export function renderMarkdownSummary(report: RunModel, options: MarkdownSummary
     ...trackTableLines(report, multi),
     ...storyboardTableLines(report, multi),
     ...failedStepLines(report, root, maxFailures, multi),
+    ...advisoryLines(report, root, maxFailures, multi),
+    ...notGradedLines(report, maxFailures),
+    ...notSelectedLines(report),
+    ...noticeLines(report),
     ...loadErrorLines(report),
   ];
   return `${out.join('\n').trimEnd()}\n`;
@@ -118,9 +135,13 @@ export function renderMarkdownSummary(report: RunModel, options: MarkdownSummary
 /** The verdict and totals, what was tested with what, and whether the run was partial. */
 function headingLines(report: RunModel, multi: boolean): string[] {
   const { total_steps, steps_passed, steps_failed, steps_skipped, steps_not_run } = report.summary;
+  const { validations_advisory_failed: advisory, steps_not_selected: notSelected } = runCounters(report);
   const run = report.run;
+  // Contract 2.6.0 > validations_advisory_failed: shown beside steps_failed, never below the fold.
+  const advisoryText = advisory ? `, ${advisory} advisory check${advisory === 1 ? '' : 's'} failed` : '';
+  const notSelectedText = notSelected ? `, ${notSelected} not selected` : '';
   const out = [
-    `## ${runVerdict(report)} AdCP storyboards: ${steps_passed} passed, ${steps_failed} failed, ${steps_skipped} skipped (${total_steps} steps, ${report.storyboards.length} storyboards)`,
+    `## ${runVerdict(report)} AdCP storyboards: ${steps_passed} passed, ${steps_failed} failed${advisoryText}, ${steps_skipped} skipped (${total_steps} steps, ${report.storyboards.length} storyboards${notSelectedText})`,
     '',
     `Against ${against(report, multi)}${run.corpus_version ? `, corpus ${md(run.corpus_version)}` : ''}; ${run.tool.name} ${run.tool.version}, runner output contract ${report.contract.version}, ${run.started_at}, ${(run.duration_ms / 1000).toFixed(1)} s.`,
   ];
@@ -215,6 +236,94 @@ function failedStepLines(report: RunModel, root: string, maxFailures: number, mu
   if (failures.length > maxFailures)
     out.push(`… and ${failures.length - maxFailures} more failed steps: see the contract report.`, '');
   return out;
+}
+
+/** Where a step is, for a list line: storyboard › phase › step, its file, and the agent when the run had several. */
+function stepPlace(sb: StoryboardReport, step: StepResult, multi: boolean): string {
+  return `**${md(sb.title)}** › ${md(step.phase_id)} › ${md(step.step_id)} (${code(step.task)}) in ${code(sb.file)}${multi ? ` against ${target(sb)}` : ''}`;
+}
+
+/**
+ * Advisory findings: every advisory check that failed, in steps that passed as in steps that failed — a façade that
+ * marks its anti-façade checks advisory must not pass unseen (contract 2.6.0 > severity > rendered-output rule).
+ */
+function advisoryLines(report: RunModel, root: string, maxFailures: number, multi: boolean): string[] {
+  const found = report.storyboards.flatMap((sb) =>
+    sb.steps
+      .filter((s) => verdict(s) !== 'not_run' && s.validations.some(isAdvisoryFailure))
+      .map((step) => ({ sb, step: redactStepResult(step) })),
+  );
+  if (found.length === 0) return [];
+  const count = found.reduce((n, { step }) => n + step.validations.filter(isAdvisoryFailure).length, 0);
+  const out = [`### Advisory findings (${count}): they fail no step`, ''];
+  for (const { sb, step } of found.slice(0, maxFailures)) {
+    const lines = step.validations.filter(isAdvisoryFailure).flatMap((v) => validationLines(v, root, '[ADVISORY] '));
+    out.push(`[ADVISORY] ${stepPlace(sb, step, multi)}`, '', block(lines.join('\n')), '');
+  }
+  if (found.length > maxFailures)
+    out.push(`… and ${found.length - maxFailures} more steps with advisory findings: see the contract report.`, '');
+  return out;
+}
+
+/** The checks this runner did not grade (forward compatibility): where, and their notes fenced. */
+function notGradedLines(report: RunModel, maxFailures: number): string[] {
+  const notes = report.storyboards.flatMap((sb) =>
+    sb.steps.flatMap((step) =>
+      step.validations
+        .filter(isNotGraded)
+        .map(
+          (v) =>
+            `${sb.storyboard_id} › ${step.phase_id} › ${step.step_id} [${v.check}]: ${fence(v.note!, 'runner note')}`,
+        ),
+    ),
+  );
+  if (notes.length === 0) return [];
+  const shown = notes.slice(0, maxFailures);
+  if (notes.length > maxFailures) shown.push(`… and ${notes.length - maxFailures} more`);
+  return [
+    `### Checks not graded (${notes.length}): this runner does not implement their kind`,
+    '',
+    block(shown.join('\n')),
+    '',
+  ];
+}
+
+/** What the run's selection left out before execution: never skipped, never failed. */
+function notSelectedLines(report: RunModel): string[] {
+  const items = report.summary.not_selected ?? [];
+  if (items.length === 0) return [];
+  const steps = items.reduce((n, item) => n + item.step_count, 0);
+  return [
+    `### Not selected (${items.length} storyboard${items.length === 1 ? '' : 's'}, ${steps} step${steps === 1 ? '' : 's'})`,
+    '',
+    '| storyboard | reason | steps | detail |',
+    '|---|---|---|---|',
+    ...items.map(
+      (item) =>
+        `| ${code([item.storyboard_id, item.phase_id, item.step_id].filter(Boolean).join('/'), true)} | ${md(item.reason)} | ${item.step_count} | ${code(item.detail, true)} |`,
+    ),
+    '',
+  ];
+}
+
+/** The run's notices and its steps', once per code: severity, code, the message fenced. */
+function noticeLines(report: RunModel): string[] {
+  const byCode = new Map<string, { severity: string; message: string; where: string[] }>();
+  const add = (notice: { severity: string; code: string; message: string }, where: string) => {
+    const entry = byCode.get(notice.code) ?? { severity: notice.severity, message: notice.message, where: [] };
+    if (where) entry.where.push(where);
+    byCode.set(notice.code, entry);
+  };
+  for (const notice of report.summary.notices ?? []) add(notice, '');
+  for (const sb of report.storyboards)
+    for (const step of sb.steps)
+      for (const notice of step.notices ?? []) add(notice, `${sb.storyboard_id}/${step.phase_id}/${step.step_id}`);
+  if (byCode.size === 0) return [];
+  const lines = [...byCode].map(
+    ([c, n]) =>
+      `${n.severity} ${c}: ${fence(n.message, 'notice')}${n.where.length ? ` (${n.where.slice(0, 3).join(', ')}${n.where.length > 3 ? ', …' : ''})` : ''}`,
+  );
+  return [`### Notices (${byCode.size})`, '', block(lines.join('\n')), ''];
 }
 
 /** The storyboard files that did not load, each with its error in a block. */
