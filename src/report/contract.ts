@@ -50,13 +50,13 @@ export function expectedContract(fromDir: string, given: readonly (string | null
 }
 
 /** A storyboard entry of a 1.1.0 report: no corpus version. */
-export type StoryboardReportV1 = Omit<StoryboardReport, 'corpus_version'>;
+type StoryboardReportV1 = Omit<StoryboardReport, 'corpus_version'>;
 
 /** The run summary of a 1.1.0 report. */
-export type RunSummaryV1 = Omit<RunSummary, 'not_selected' | 'notices'>;
+type RunSummaryV1 = Omit<RunSummary, 'not_selected' | 'notices'>;
 
 /** The run summary of a 2.6.0 report (runner-output-contract.yaml 2.6.0 > run_summary). */
-export interface RunSummaryV2 extends RunSummaryV1, RunCounters {
+interface RunSummaryV2 extends RunSummaryV1, RunCounters {
   runner_capability_version: string;
   not_selected: NotSelectedRecord[];
   notices: Notice[];

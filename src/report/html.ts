@@ -19,6 +19,7 @@
 import { createHash } from 'node:crypto';
 import type { StepResult, ValidationResult } from '../model/records.js';
 import type { Notice } from '../model/records.js';
+import { RUNNER_CAPABILITY_VERSION } from '../engine/severity.js';
 import { isAdvisoryFailure, runCounters } from './counters.js';
 import { failureHeadline, taskResult } from './format.js';
 import { redactStepResult } from './record.js';
@@ -184,7 +185,7 @@ function statusCell(v: ValidationResult): string {
 function severityTag(v: ValidationResult): Html | '' {
   if (v.severity === 'advisory') return html` <span class="tag advisory">advisory</span>`;
   if (v.severity_promoted_from_advisory)
-    return html` <span class="tag" title="its expires_after_version is at or below this runner's capability version">required — was advisory</span>`;
+    return html` <span class="tag" title="its expires_after_version is at or below this runner's capability version">required — was advisory; promoted at v${RUNNER_CAPABILITY_VERSION}</span>`;
   return '';
 }
 

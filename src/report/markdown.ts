@@ -13,6 +13,7 @@
  * a not-selected item's detail and a notice's message are fenced, inside code blocks, like the agent's values.
  */
 import { failsStep, type StepResult, type ValidationResult } from '../model/records.js';
+import { RUNNER_CAPABILITY_VERSION } from '../engine/severity.js';
 import { isAdvisoryFailure, isNotGraded, runCounters } from './counters.js';
 import { failureHeadline } from './format.js';
 import { redactStepResult } from './record.js';
@@ -96,7 +97,11 @@ function shorten(text: string): string {
 function validationLines(v: ValidationResult, root: string, mark = ''): string[] {
   const pointer = typeof v.json_pointer === 'string' ? ` at ${v.json_pointer || '""'}` : '';
   const source = v.source ? ` — ${relativeTo(root, v.source.file)}:${v.source.line}:${v.source.column}` : '';
-  const lines = [`  ${mark}✗ ${v.description} [${v.check}]${pointer}${source}`];
+  // Contract 2.6.0 > severity_promoted_from_advisory: the promotion's provenance, on the true case.
+  const promoted = v.severity_promoted_from_advisory
+    ? ` [REQUIRED — was advisory; promoted at v${RUNNER_CAPABILITY_VERSION}]`
+    : '';
+  const lines = [`  ${mark}✗ ${v.description} [${v.check}]${promoted}${pointer}${source}`];
   // What the agent sent there (the headline says "a different string (below)" when it is not short and plain): fenced.
   if (v.actual !== undefined && v.check !== 'response_schema')
     lines.push(`    actual: ${fence(shorten(JSON.stringify(v.actual) ?? String(v.actual)), 'agent value')}`);

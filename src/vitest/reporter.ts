@@ -67,14 +67,7 @@ export type {
   StoryboardStatus,
   TrackReport,
 } from '../report/build.js';
-export type {
-  ContractReportJson,
-  ContractReportV1,
-  ContractReportV2,
-  RunSummaryV1,
-  RunSummaryV2,
-  StoryboardReportV1,
-} from '../report/contract.js';
+export type { ContractReportJson, ContractReportV1, ContractReportV2 } from '../report/contract.js';
 export type { RunEnvelope, RunTargetReport } from '../report/envelope.js';
 export type { Notice, NotSelectedRecord, SelectionReason } from '../model/records.js';
 

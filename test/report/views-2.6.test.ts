@@ -23,6 +23,7 @@ import { NdjsonStream } from '../../src/report/ndjson.js';
 import { renderTerminalSummary } from '../../src/report/summary.js';
 import { writeContractReport } from '../../src/report/write.js';
 import AdcpReporter from '../../src/vitest/reporter.js';
+import { RUNNER_CAPABILITY_VERSION } from '../../src/engine/severity.js';
 
 const ROOT = '/project';
 const dir = mkdtempSync(join(tmpdir(), 'adcp-views-26-'));
@@ -268,6 +269,34 @@ describe('the HTML report', () => {
     expect(page).toContain('drop it &#60;/script&#62;');
     expect(page).toMatch(
       /<h3>Not selected \(1\)<\/h3>[\s\S]*<code>sales_guaranteed<\/code><\/td><td>explicit_scope_excluded<\/td><td>7<\/td>/,
+    );
+  });
+});
+
+describe('a promoted advisory (severity_promoted_from_advisory: true)', () => {
+  it('fails its step as required, and the views say where its severity came from', () => {
+    const promoted = buildReport(
+      [
+        ran(
+          sb,
+          step(sb, 'p', {
+            passed: false,
+            validations: [
+              failure({ severity: 'required', severity_promoted_from_advisory: true, description: 'expired' }),
+            ],
+          }),
+        ),
+      ],
+      { root: ROOT },
+    );
+    expect(renderTerminalSummary(promoted).split('\n')[0]).toBe(
+      'vitest-adcp: 1 storyboard, 1 step: 0 passed, 1 failed, 0 skipped',
+    );
+    expect(renderMarkdownSummary(promoted, { root: ROOT })).toContain(
+      `  ✗ expired [field_value] [REQUIRED — was advisory; promoted at v${RUNNER_CAPABILITY_VERSION}] at /id`,
+    );
+    expect(renderHtmlReport(promoted, { root: ROOT })).toContain(
+      `required — was advisory; promoted at v${RUNNER_CAPABILITY_VERSION}</span>`,
     );
   });
 });
