@@ -120,16 +120,20 @@ function providedByProjects(vitest: Vitest | undefined): {
   notSelected: NotSelectedRecord[];
 } {
   const corpusVersions: (string | null)[] = [];
-  const notSelected: NotSelectedRecord[] = [];
+  // A project inherits what the root project was given: one record per item, under the first project that has it.
+  const notSelected = new Map<string, NotSelectedRecord>();
   // A fake Vitest (in-process tests) or an older one may have no projects to ask.
   for (const project of vitest?.projects ?? []) {
     const provided = project.getProvidedContext?.() as
       { vitestAdcp?: { corpusVersion?: string }; vitestAdcpNotSelected?: NotSelectedRecord[] } | undefined;
     if (!provided?.vitestAdcp) continue;
     corpusVersions.push(provided.vitestAdcp.corpusVersion ?? null);
-    for (const item of provided.vitestAdcpNotSelected ?? []) notSelected.push({ project: project.name, ...item });
+    for (const item of provided.vitestAdcpNotSelected ?? []) {
+      const key = JSON.stringify(item);
+      if (!notSelected.has(key)) notSelected.set(key, { project: project.name, ...item });
+    }
   }
-  return { corpusVersions, notSelected };
+  return { corpusVersions, notSelected: [...notSelected.values()] };
 }
 
 export default class AdcpReporter implements Reporter {

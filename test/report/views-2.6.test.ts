@@ -396,9 +396,9 @@ describe('the Vitest reporter', () => {
   it('reports what the plugin says its projects’ selection left out, each under its project', () => {
     const root = mkdtempSync(join(tmpdir(), 'adcp-reporter-26-'));
     const reporter = new AdcpReporter();
-    reporter.onInit(
-      vitestWith(root, [{ vitestAdcp: { corpusVersion: '3.1.15' }, vitestAdcpNotSelected: notSelected }, {}]),
-    );
+    const given = { vitestAdcp: { corpusVersion: '3.1.15' }, vitestAdcpNotSelected: notSelected };
+    // The second project inherits what the first (the root) was given; the third was given nothing.
+    reporter.onInit(vitestWith(root, [given, given, {}]));
     reporter.onTestRunEnd(modules(info('a')));
     const written = JSON.parse(readFileSync(join(root, 'adcp-results.json'), 'utf8'));
     expect(written.contract.version).toBe('2.6.0');
