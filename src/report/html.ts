@@ -17,8 +17,7 @@
  * selection left out, have their own lines — all of it escaped like the agent's text.
  */
 import { createHash } from 'node:crypto';
-import type { StepResult, ValidationResult } from '../model/records.js';
-import type { Notice } from '../model/records.js';
+import type { Notice, StepResult, ValidationResult } from '../model/records.js';
 import { RUNNER_CAPABILITY_VERSION } from '../engine/severity.js';
 import { isAdvisoryFailure, runCounters } from './counters.js';
 import { failureHeadline, taskResult } from './format.js';

@@ -79,7 +79,7 @@ export interface ContractId<V extends ContractVersion = ContractVersion> {
 
 /**
  * The run model. `contract` is the version the run's report follows, decided from the corpus versions its storyboards
- * ran against (build.ts `reportContract`); a serialised report of either version is a run model too, so a view
+ * ran against (contract.ts `reportContract`); a serialised report of either version is a run model too, so a view
  * renders a report file as it renders a run.
  */
 export interface RunModel {

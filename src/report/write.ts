@@ -12,8 +12,9 @@ import { stringifyInert } from '../model/redact.js';
 
 /**
  * Writes `report` as given — the contract JSON: a run model goes through contract.ts `serialiseReport` first — to
- * `file` (absolute) and returns the line to show the user — with the advisory failures beside the failed steps (contract 2.6.0 > validations_advisory_failed: shown
- * adjacent to steps_failed), and the steps the selection left out, when there are any.
+ * `file` (absolute) and returns the line to show the user, with the advisory checks that failed beside the failed
+ * steps (contract 2.6.0 > validations_advisory_failed: shown adjacent to steps_failed) and the steps the selection
+ * left out, when there are any.
  */
 export function writeContractReport(report: ContractReport, file: string): string {
   mkdirSync(dirname(file), { recursive: true });
