@@ -25,6 +25,8 @@ const { RECORDS_DIR_ENV, recordsFile } = require('./records.cjs') as {
 };
 // Node's require of an ES module (Node ≥ 20.19 / 22.12), as the environment loads the adapter.
 const { buildReport } = require('../report/build.js') as typeof import('../report/build.js');
+const { expectedContract, serialiseReport } =
+  require('../report/contract.js') as typeof import('../report/contract.js');
 const { isLoadFailureTest, isTitleOf } = require('../model/test-titles.js') as typeof import('../model/test-titles.js');
 const { writeContractReport, writeReportViews } = require('../report/write.js') as typeof import('../report/write.js');
 const { ndjsonBeside, NdjsonStream } = require('../report/ndjson.js') as typeof import('../report/ndjson.js');
@@ -110,7 +112,8 @@ class AdcpJestReporter {
 
   onRunStart(): void {
     this.startedAt = new Date().toISOString();
-    this.stream?.start(this.startedAt, this.testNamePattern);
+    // The corpus the preset's workers take when its options name none (ADCP_COMPLIANCE, else the installed default).
+    this.stream?.start(this.startedAt, this.testNamePattern, expectedContract(this.rootDir));
   }
 
   onTestFileResult(
@@ -174,19 +177,19 @@ class AdcpJestReporter {
   }
 
   onRunComplete(): void {
-    const report = buildReport(this.tests, {
+    const model = buildReport(this.tests, {
       root: this.rootDir,
       started_at: this.startedAt,
       finished_at: new Date().toISOString(),
       test_name_pattern: this.testNamePattern,
     });
     rmSync(this.recordsDir, { recursive: true, force: true });
-    this.stream?.end(report);
+    this.stream?.end(model);
     // The same terminal summary as under Vitest (report/summary.ts): per track, skip reasons grouped, what runs them.
-    const summary = renderTerminalSummary(report, { runner: 'jest' });
+    const summary = renderTerminalSummary(model, { runner: 'jest' });
     if (summary) process.stderr.write(`\n${summary}\n`);
-    process.stderr.write(`${writeContractReport(report, this.outputFile)}\n`);
-    for (const line of writeReportViews(report, { root: this.rootDir, ...this.views }))
+    process.stderr.write(`${writeContractReport(serialiseReport(model), this.outputFile)}\n`);
+    for (const line of writeReportViews(model, { root: this.rootDir, ...this.views }))
       process.stderr.write(`${line}\n`);
   }
 }

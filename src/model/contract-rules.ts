@@ -58,3 +58,25 @@ export function contractRules(version: string | undefined): ContractRules {
   const major = version === undefined ? undefined : Number(/^(\d+)\./.exec(version)?.[1]);
   return major === 1 ? RULES['1.1.0'] : RULES[NEWEST_CONTRACT];
 }
+
+/**
+ * The contract a report of a corpus version follows: 2.6.0 from AdCP 3.1 on (its `major.minor` at least 3.1, a 3.2
+ * tree included — the newest this package writes), 1.1.0 for the 3.0 line. No version known (no corpus, or one whose
+ * `index.json` names none): the newest, as the engine's `contractRules(undefined)`.
+ */
+export function contractForCorpus(corpusVersion: string | null | undefined): ContractVersion {
+  const match = corpusVersion ? /^(\d+)\.(\d+)/.exec(corpusVersion) : null;
+  if (!match) return NEWEST_CONTRACT;
+  const [major, minor] = [Number(match[1]), Number(match[2])];
+  return major < 3 || (major === 3 && minor < 1) ? '1.1.0' : '2.6.0';
+}
+
+/** The newest of some contract versions; none: the newest this package writes. */
+export function newestContract(versions: Iterable<ContractVersion>): ContractVersion {
+  let newest: ContractVersion | undefined;
+  for (const v of versions)
+    if (newest === undefined || CONTRACT_ORDER.indexOf(v) > CONTRACT_ORDER.indexOf(newest)) newest = v;
+  return newest ?? NEWEST_CONTRACT;
+}
+
+const CONTRACT_ORDER: readonly ContractVersion[] = ['1.1.0', '2.6.0'];

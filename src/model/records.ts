@@ -127,6 +127,50 @@ export interface StepResult {
   signed_request?: SignedRequestRecord;
   /** Webhook steps: what the runner's receiver observed at the step's URL, oldest first (vitest-adcp extension). */
   webhook_deliveries?: WebhookDeliveryRecord[];
+  /** Informational signals on a step that did not change `passed` (contract 2.6.0 > step_result.notices). */
+  notices?: Notice[];
+}
+
+/**
+ * runner-output-contract.yaml 2.6.0 > notice: a forward-looking or migration advisory about a passing observation. It
+ * never changes `passed` or a counter. `severity` and `code` are open sets (receivers take unknown values verbatim).
+ */
+export interface Notice {
+  /** `info` | `deprecation` | `future_required`, or a newer one. */
+  severity: string;
+  code: string;
+  /** Rendered fenced: a storyboard author controls part of it. */
+  message: string;
+  /** Required for `future_required`, allowed on `deprecation`, never on `info`. */
+  effective_version?: string;
+  requirement?: string;
+  capability_path?: string;
+  reference_url?: string;
+}
+
+/** runner-output-contract.yaml 2.6.0 > selection_result > reasons. */
+export type SelectionReason = 'run_mode_excluded' | 'explicit_scope_excluded' | 'version_excluded' | 'profile_excluded';
+
+/**
+ * A storyboard (or one of its phases or steps) the run's selection left out before execution — never a skip
+ * (contract 2.6.0 > selection_result; `run_summary.not_selected`): the selection_result's `reason` and `detail` with the
+ * identity of what it excluded and how many steps that is (`steps_not_selected` is their sum).
+ */
+export interface NotSelectedRecord {
+  storyboard_id: string;
+  phase_id?: string;
+  step_id?: string;
+  title?: string;
+  track?: string;
+  /** Project-relative path of the storyboard file, when it has one. */
+  file?: string;
+  /** The Vitest project whose selection left it out. */
+  project?: string;
+  reason: SelectionReason;
+  /** Cites the selected scope, run mode, AdCP version or profile rule that excluded it. */
+  detail: string;
+  /** How many steps it stands for. */
+  step_count: number;
 }
 
 /** One webhook delivery as a step record shows it (headers through the allowlist and the body redacted on the way out). */

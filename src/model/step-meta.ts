@@ -1,4 +1,4 @@
-import type { SkipResult, StepResult } from './records.js';
+import type { NotSelectedRecord, SkipResult, StepResult } from './records.js';
 
 export interface StoryboardInfo {
   id: string;
@@ -46,6 +46,13 @@ export interface AdcpStepMeta {
 }
 
 declare module 'vitest' {
+  interface ProvidedContext {
+    /**
+     * What the run's storyboard selection left out of a project (the runner-output contract's `not_selected`), for the
+     * contract reporter, which reads it from each project at the run's end (vitest/reporter.ts).
+     */
+    vitestAdcpNotSelected?: NotSelectedRecord[];
+  }
   interface TaskMeta {
     adcpPlanned?: AdcpPlannedStep;
     adcp?: AdcpStepMeta;

@@ -1,8 +1,8 @@
 /**
- * The contract report, built from plain records of a run's tests — what any
- * test framework can hand over (Vitest's reporter here, a Jest reporter later):
- * the test's project, file, name, state, first error messages, and the
- * vitest-adcp meta the adapter attached (`adcp`, `adcpPlanned`, `adcpStoryboard`).
+ * The run model (model.ts) of the contract report, built from plain records of a run's tests — what any test
+ * framework can hand over (Vitest's reporter, Jest's): the test's project, file, name, state, first error messages,
+ * and the vitest-adcp meta the adapter attached (`adcp`, `adcpPlanned`, `adcpStoryboard`). Which contract version
+ * the report follows is decided here (`reportContract`); contract.ts writes the model out in that version.
  *
  * Entries are keyed by project × agent × file × storyboard id: two Vitest
  * projects testing two agents with the same storyboard are two entries, never
@@ -10,82 +10,22 @@
  */
 import { relative } from 'node:path';
 import { isLoadFailureTest } from '../model/test-titles.js';
-import type { SkipReason, SkipResult, StepResult } from '../model/records.js';
+import type { NotSelectedRecord, StepResult } from '../model/records.js';
 import type { AdcpPlannedStep, AdcpStepMeta, AdcpStoryboardMeta, StoryboardInfo } from '../model/step-meta.js';
-import {
-  buildEnvelope,
-  CONTRACT,
-  publicAgentUrl,
-  toolVersion,
-  type RunEnvelope,
-  type RunTargetReport,
-  type RunTimes,
-} from './envelope.js';
+import { CONTRACT_ID, reportContract } from './contract.js';
+import { buildEnvelope, publicAgentUrl, toolVersion, type RunTargetReport, type RunTimes } from './envelope.js';
+import type { NotRunStep, RunModel, RunSummary, StoryboardReport, StoryboardStatus, TrackReport } from './model.js';
 import { redactStepResult, stepKey } from './record.js';
 
-/**
- * `incomplete`: no step failed but some did not run (a filtered or cut-short run) — never `passed` on a subset.
- * `not_run`: none of its steps ran.
- */
-export type StoryboardStatus = 'passed' | 'failed' | 'skipped' | 'incomplete' | 'not_run';
-
-/** A step whose test did not run in this run (vitest-adcp extension): it has no verdict. */
-export interface NotRunStep extends StepResult {
-  not_run: { reason: 'filtered' | 'not_reached'; detail: string };
-}
-
-export interface StoryboardReport {
-  storyboard_id: string;
-  title: string;
-  version?: string;
-  track?: string;
-  /** Project-relative path of the YAML file. */
-  file: string;
-  /** The Vitest project that ran it (`''` for an unnamed root project). */
-  project: string;
-  /** The agent it tested (credentials in the URL removed), and how it was reached. */
-  agent_url: string | null;
-  protocol: 'mcp' | 'a2a' | null;
-  status: StoryboardStatus;
-  /** When the storyboard was skipped as a whole (e.g. `no_phases`). */
-  skip?: SkipResult;
-  steps: StepResult[];
-}
-
-/** A track's status for one project × agent (two agents' results never merge into one track status). */
-export interface TrackReport {
-  track: string;
-  project: string;
-  agent_url: string | null;
-  status: StoryboardStatus;
-  storyboards: { storyboard_id: string; status: StoryboardStatus }[];
-  /** When every storyboard of the track skipped: the reasons, as the contract's skip distinctions. */
-  skip_reasons?: SkipReason[];
-}
-
-export interface RunSummary {
-  /** Steps with a verdict: passed + failed + skipped (steps that did not run are counted apart). */
-  total_steps: number;
-  steps_passed: number;
-  steps_failed: number;
-  steps_skipped: number;
-  /** Planned steps whose tests did not run (vitest-adcp extension). */
-  steps_not_run: number;
-  tracks: TrackReport[];
-  schemas_used: { schema_id: string; schema_url: string }[];
-}
-
-export interface ContractReport {
-  contract: typeof CONTRACT;
-  runner: { name: 'vitest-adcp'; version: string };
-  generated_at: string;
-  /** Which agent(s), protocol, project(s), corpus version, tool version, start and end. */
-  run: RunEnvelope;
-  summary: RunSummary;
-  storyboards: StoryboardReport[];
-  /** Storyboard files that did not load (no steps ran). */
-  load_errors: { file: string; message: string; project: string }[];
-}
+export type {
+  ContractReport,
+  NotRunStep,
+  RunModel,
+  RunSummary,
+  StoryboardReport,
+  StoryboardStatus,
+  TrackReport,
+} from './model.js';
 
 /** One test of the run, as any framework can describe it. */
 export interface ReportTest {
@@ -109,6 +49,13 @@ export interface ReportTest {
 export interface BuildOptions extends Partial<RunTimes> {
   /** Makes `file` paths relative. */
   root: string;
+  /** What the run's selection left out before execution (contract 2.6.0 `not_selected`). */
+  notSelected?: readonly NotSelectedRecord[];
+  /**
+   * The corpus versions the run's projects were configured with: the report's contract when no storyboard entry says
+   * its own (a run whose every file failed to load).
+   */
+  configuredCorpusVersions?: readonly (string | null | undefined)[];
 }
 
 /**
@@ -131,8 +78,11 @@ const targetKey = (project: string, info: StoryboardInfo) =>
 const storyboardKey = (project: string, info: StoryboardInfo) =>
   `${targetKey(project, info)}\u0000${info.file}#${info.id}`;
 
-/** Builds the report from the tests of a run. Pure but for the clock when no times are given. */
-export function buildReport(input: Iterable<ReportTest>, options: BuildOptions): ContractReport {
+/**
+ * Builds the run model from the tests of a run; contract.ts `serialiseReport` writes it out. Pure but for the clock
+ * when no times are given.
+ */
+export function buildReport(input: Iterable<ReportTest>, options: BuildOptions): RunModel {
   const { root } = options;
   const tests = [...input];
   // Steps a settle ran while their own tests were filtered out (`-t`): they called the agent, so they keep their verdict.
@@ -142,7 +92,7 @@ export function buildReport(input: Iterable<ReportTest>, options: BuildOptions):
       replayed.set(`${storyboardKey(test.project, meta.storyboard)}/${stepKey(meta.result)}`, meta);
   const byStoryboard = new Map<string, StoryboardReport>();
   const targets = new Map<string, RunTargetReport>();
-  const loadErrors: ContractReport['load_errors'] = [];
+  const loadErrors: RunModel['load_errors'] = [];
   const reportFor = (project: string, info: StoryboardInfo): StoryboardReport => {
     const key = storyboardKey(project, info);
     let report = byStoryboard.get(key);
@@ -157,6 +107,7 @@ export function buildReport(input: Iterable<ReportTest>, options: BuildOptions):
         project,
         agent_url,
         protocol: info.protocol ?? null,
+        ...(info.corpus_version ? { corpus_version: info.corpus_version } : {}),
         status: 'passed',
         steps: [],
       };
@@ -195,8 +146,36 @@ export function buildReport(input: Iterable<ReportTest>, options: BuildOptions):
     a.project < b.project ? -1 : a.project > b.project ? 1 : 0;
   const storyboards = [...byStoryboard.values()].sort(byProject);
   for (const report of storyboards) report.status = report.skip ? 'skipped' : storyboardStatus(report.steps);
+  const now = new Date().toISOString();
+  const runTargets = [...targets.values()].sort(byProject);
+  const summary = runSummary(storyboards, options.notSelected);
+  return {
+    contract: { id: CONTRACT_ID, version: reportContract(corporaOf(runTargets, options)) },
+    runner: { name: 'vitest-adcp', version: toolVersion() },
+    generated_at: now,
+    run: buildEnvelope(
+      runTargets,
+      {
+        started_at: options.started_at ?? now,
+        finished_at: options.finished_at ?? now,
+        test_name_pattern: options.test_name_pattern ?? null,
+      },
+      summary.steps_not_run === 0,
+    ),
+    summary,
+    storyboards,
+    load_errors: loadErrors,
+  };
+}
+
+/** The corpus versions that decide the report's contract: its targets', else those its projects were given. */
+function corporaOf(targets: RunTargetReport[], options: BuildOptions): readonly (string | null | undefined)[] {
+  return targets.length ? targets.map((t) => t.corpus_version) : (options.configuredCorpusVersions ?? []);
+}
+
+/** The run summary of the model: steps counted by verdict, tracks, the schemas applied, what selection left out. */
+function runSummary(storyboards: StoryboardReport[], notSelected: BuildOptions['notSelected']): RunSummary {
   const all = storyboards.flatMap((s) => s.steps);
-  const notRunCount = all.filter((s) => 'not_run' in s).length;
   const steps = all.filter((s) => !('not_run' in s));
   const schemas = new Map<string, string>();
   // Every schema the run applied — response_schema, a webhook's payload schema —, not the presumed identity a failed
@@ -206,33 +185,17 @@ export function buildReport(input: Iterable<ReportTest>, options: BuildOptions):
     for (const v of step.validations)
       if (v.schema_id && v.schema_url && !schemaNotFound(v)) schemas.set(v.schema_id, v.schema_url);
   }
-  const now = new Date().toISOString();
   return {
-    contract: CONTRACT,
-    runner: { name: 'vitest-adcp', version: toolVersion() },
-    generated_at: now,
-    run: buildEnvelope(
-      [...targets.values()].sort(byProject),
-      {
-        started_at: options.started_at ?? now,
-        finished_at: options.finished_at ?? now,
-        test_name_pattern: options.test_name_pattern ?? null,
-      },
-      notRunCount === 0,
-    ),
-    summary: {
-      total_steps: steps.length,
-      steps_passed: steps.filter((s) => s.passed && !s.skip).length,
-      steps_failed: steps.filter((s) => !s.passed && !s.skip).length,
-      steps_skipped: steps.filter((s) => s.skip).length,
-      steps_not_run: notRunCount,
-      tracks: tracks(storyboards),
-      schemas_used: [...schemas]
-        .map(([schema_id, schema_url]) => ({ schema_id, schema_url }))
-        .sort((a, b) => a.schema_id.localeCompare(b.schema_id)),
-    },
-    storyboards,
-    load_errors: loadErrors,
+    total_steps: steps.length,
+    steps_passed: steps.filter((s) => s.passed && !s.skip).length,
+    steps_failed: steps.filter((s) => !s.passed && !s.skip).length,
+    steps_skipped: steps.filter((s) => s.skip).length,
+    steps_not_run: all.length - steps.length,
+    tracks: tracks(storyboards),
+    schemas_used: [...schemas]
+      .map(([schema_id, schema_url]) => ({ schema_id, schema_url }))
+      .sort((a, b) => a.schema_id.localeCompare(b.schema_id)),
+    ...(notSelected?.length ? { not_selected: [...notSelected] } : {}),
   };
 }
 

@@ -34,8 +34,6 @@ export function runTarget(config: RuntimeConfig, env: NodeJS.ProcessEnv = proces
 }
 
 let version: string | undefined;
-/** The contract this runner's reports follow (runner-output-contract.yaml), as every report and stream names it. */
-export const CONTRACT = { id: 'runner_output_contract', version: '1.1.0' } as const;
 
 /** This package's version (src/ and dist/ both sit two levels below package.json). */
 export function toolVersion(): string {

@@ -5,15 +5,24 @@
  * the part of the answer around the failing pointer — whole with `verbose`;
  * the full records are always in the test meta and the report. Agent-controlled
  * text is fenced, control characters escaped and known secrets scrubbed
- * (runner-output-contract.yaml > security).
+ * (runner-output-contract.yaml > security). An advisory validation that failed
+ * (contract 2.6.0 > validation_result.severity) fails no step: it is never the
+ * headline, and is listed apart, each line starting `[ADVISORY]`.
  */
 import { relative } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { answerError, type AnswerLike } from '../model/answer-error.js';
-import type { ResponseRecord, SignedRequestRecord, StepResult, ValidationResult } from '../model/records.js';
+import {
+  failsStep,
+  type ResponseRecord,
+  type SignedRequestRecord,
+  type StepResult,
+  type ValidationResult,
+} from '../model/records.js';
 import { extractA2aResult } from '../transport/a2a-extract.js';
 import { jsonRpcErrorOf } from '../transport/answer-body.js';
 import { extractMcpResult } from '../transport/mcp.js';
+import { isAdvisoryFailure } from './counters.js';
 import { excerptAround } from './excerpt.js';
 import {
   sanitizeOutput,
@@ -314,11 +323,7 @@ function verdictOf(v: ValidationResult): string {
  * formatStepFailure puts first, without rendering the rest.
  */
 export function failureHeadline(result: StepResult, options: Pick<FormatOptions, 'cwd' | 'secrets'> = {}): string {
-  const headline = headlineOf(
-    result,
-    result.validations.filter((v) => !v.passed),
-    options.cwd ?? process.cwd(),
-  );
+  const headline = headlineOf(result, result.validations.filter(failsStep), options.cwd ?? process.cwd());
   return sanitizeOutput(scrubSecrets(headline, options.secrets ?? []));
 }
 
@@ -372,7 +377,8 @@ function diffHelps(expected: unknown, actual: unknown): boolean {
 export function formatStepFailure(result: StepResult, options: FormatOptions = {}): FormattedFailure {
   const cwd = options.cwd ?? process.cwd();
   const verbose = options.verbose ?? false;
-  const failed = result.validations.filter((v) => !v.passed);
+  const failed = result.validations.filter(failsStep);
+  const advisory = result.validations.filter(isAdvisoryFailure);
   const headline = headlineOf(result, failed, cwd);
   // A placeholder that did not resolve stops the call: what is shown is what would have gone, never "sent".
   const unsent = !result.response && failed.some((v) => v.check === 'unresolved_substitution');
@@ -380,6 +386,7 @@ export function formatStepFailure(result: StepResult, options: FormatOptions = {
     headline,
     ...stepPreambleLines(result, failed),
     ...failed.flatMap((v) => validationLines(v, cwd)),
+    ...advisoryLines(advisory, cwd),
     ...requestLines(result, unsent, verbose),
     ...(result.signed_request ? signedRequestLines(result.signed_request) : []),
     ...responseLines(result, failed, unsent, verbose),
@@ -411,9 +418,18 @@ function stepPreambleLines(result: StepResult, failed: ValidationResult[]): stri
   return lines;
 }
 
+/** The advisory checks that failed, apart from the failures and marked: they do not fail the step. */
+function advisoryLines(advisory: ValidationResult[], cwd: string): string[] {
+  if (advisory.length === 0) return [];
+  return [
+    `${advisory.length} advisory check${advisory.length === 1 ? '' : 's'} failed too (advisory: reported, never failing the step):`,
+    ...advisory.flatMap((v) => validationLines(v, cwd, '[ADVISORY] ')),
+  ];
+}
+
 /** One failed validation: what and where, its reason, then the placeholders that did not resolve or what was compared. */
-function validationLines(v: ValidationResult, cwd: string): string[] {
-  const lines = [`  ✗ ${v.description} [${v.check}]${v.source ? ` at ${where(v, cwd)}` : ''}`];
+function validationLines(v: ValidationResult, cwd: string, mark = ''): string[] {
+  const lines = [`  ${mark}✗ ${v.description} [${v.check}]${v.source ? ` at ${where(v, cwd)}` : ''}`];
   if (v.json_pointer !== undefined && v.json_pointer !== null)
     lines.push(`    pointer:  ${v.json_pointer === '' ? '"" (the whole response)' : v.json_pointer}`);
   if (v.error)
@@ -423,6 +439,9 @@ function validationLines(v: ValidationResult, cwd: string): string[] {
       ),
     );
   if (v.check === 'response_schema' && v.schema_id) lines.push(`    schema ${v.schema_id} (${v.schema_url})`);
+  // Notes on the verdict can quote the agent's values (refs out of scope): fenced.
+  for (const observation of v.observations ?? [])
+    lines.push(`    observation: ${fence(clip(observation, 300), 'observation')}`);
   const tokens = unresolvedPlaceholders(v);
   // Nothing was compared: the placeholders, not an expected value against a null.
   if (tokens) return [...lines, `    unresolved: ${tokens.join(', ')}`];

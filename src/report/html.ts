@@ -11,13 +11,19 @@
  * hash). Every interpolated value goes through `html` (escaped, control
  * characters made visible); agent payloads pass the JSON report's redaction
  * (record.ts) again on the way in.
+ *
+ * Contract 2.6.0's rendering rules: an advisory check that failed is muted and marked `[ADVISORY]` (never the red of a
+ * failure), and counted beside the failed steps in the header; a check not graded shows its note; notices, and what the
+ * selection left out, have their own lines — all of it escaped like the agent's text.
  */
 import { createHash } from 'node:crypto';
-import type { StepResult, ValidationResult } from '../model/records.js';
+import type { Notice, StepResult, ValidationResult } from '../model/records.js';
+import { RUNNER_CAPABILITY_VERSION } from '../engine/severity.js';
+import { isAdvisoryFailure, runCounters } from './counters.js';
 import { failureHeadline, taskResult } from './format.js';
 import { redactStepResult } from './record.js';
 import { sanitizeOutput } from '../model/redact.js';
-import type { ContractReport, StoryboardReport } from './build.js';
+import type { RunModel, StoryboardReport } from './model.js';
 import { counts, relativeTo, verdict } from './markdown.js';
 import { statusWithSkips } from './summary.js';
 
@@ -167,11 +173,34 @@ function where(root: string, v: Pick<ValidationResult, 'source'>, sbFile?: strin
   return html`<code class="yaml">${file}:${v.source.line}:${v.source.column}</code>`;
 }
 
+/** A validation's status: ✓, ✗, `n/a` (not applicable, or not graded), `[ADVISORY] ✗` for an advisory that failed. */
+function statusCell(v: ValidationResult): string {
+  if (isAdvisoryFailure(v)) return '[ADVISORY] ✗';
+  if (!v.passed) return '✗';
+  return v.not_applicable || v.note ? 'n/a' : '✓';
+}
+
+/** Its severity when it is not plain required: advisory, or required since the advisory expired. */
+function severityTag(v: ValidationResult): Html | '' {
+  if (v.severity === 'advisory') return html` <span class="tag advisory">advisory</span>`;
+  if (v.severity_promoted_from_advisory)
+    return html` <span class="tag" title="its expires_after_version is at or below this runner's capability version">required — was advisory; promoted at v${RUNNER_CAPABILITY_VERSION}</span>`;
+  return '';
+}
+
+function noticeList(notices: readonly Notice[] | undefined): Html | '' {
+  if (!notices?.length) return '';
+  return html`<ul class="notices">${notices.map(
+    (n) =>
+      html`<li><span class="tag">${n.severity}</span> <code>${n.code}</code> ${n.message}${n.effective_version ? html` <span class="muted">(AdCP ${n.effective_version})</span>` : ''}</li>`,
+  )}</ul>`;
+}
+
 function validationsTable(step: StepResult, root: string, sbFile: string): Html {
   if (step.validations.length === 0) return html`<p class="muted">No validations.</p>`;
   const rows = step.validations.map(
-    (v) => html`<tr class="${v.passed ? 'ok' : 'ko'}">
-<td>${v.passed ? (v.not_applicable ? 'n/a' : '✓') : '✗'}</td><td><code>${v.check}</code></td><td>${v.description}${v.not_applicable ? html`<div class="muted">${v.not_applicable}</div>` : ''}</td>
+    (v) => html`<tr class="${v.passed ? 'ok' : isAdvisoryFailure(v) ? 'advisory' : 'ko'}">
+<td>${statusCell(v)}</td><td><code>${v.check}</code>${severityTag(v)}</td><td>${v.description}${v.not_applicable ? html`<div class="muted">${v.not_applicable}</div>` : ''}${v.note ? html`<div class="muted note">not graded: ${v.note}</div>` : ''}</td>
 <td>${typeof v.json_pointer === 'string' ? html`<code class="${v.passed ? '' : 'ptr'}">${v.json_pointer || '""'}</code>` : ''}</td>
 <td>${v.passed ? '' : html`<code>${shortJson(v.expected)}</code>`}</td>
 <td>${v.passed || v.check === 'response_schema' ? '' : html`<code class="agent">${shortJson(v.actual)}</code>`}</td>
@@ -192,6 +221,7 @@ ${stepSummary(step, status, root)}
 ${stepLocation(step, sb, root)}
 ${step.error ? html`<h4>Error</h4><pre class="reason">${step.error}</pre>` : ''}
 ${(step.warnings ?? []).map((w) => html`<p class="warning">warning: ${w}</p>`)}
+${step.notices?.length ? html`<h4>Notices</h4>${noticeList(step.notices)}` : ''}
 <h4>Validations</h4>
 ${validationsTable(step, root, sb.file)}
 ${responseSection(step)}
@@ -206,9 +236,10 @@ ${step.webhook_deliveries ? html`<h4>Webhook deliveries</h4>${pre(step.webhook_d
 function stepSummary(step: StepResult, status: ReturnType<typeof verdict>, root: string): Html {
   const headline = status === 'failed' ? failureHeadline(step, { cwd: root }) : '';
   const notRun = 'not_run' in step ? (step as { not_run: { reason: string; detail: string } }).not_run : undefined;
+  const advisory = step.validations.filter(isAdvisoryFailure).length;
   return html`<summary>${badge(status)} <b>${step.step_id}</b> <code>${step.task}</code> <span class="muted">${step.duration_ms} ms</span>${
     step.optional ? html` <span class="tag">optional</span>` : ''
-  }${headline ? html`<div class="headline">${headline}</div>` : ''}${step.skip ? html`<div class="skip">${step.skip.reason}: ${step.skip.detail}</div>` : ''}${
+  }${advisory ? html` <span class="tag advisory">[ADVISORY] ${advisory} failed</span>` : ''}${headline ? html`<div class="headline">${headline}</div>` : ''}${step.skip ? html`<div class="skip">${step.skip.reason}: ${step.skip.detail}</div>` : ''}${
     notRun ? html`<div class="skip">not run (${notRun.reason}): ${notRun.detail}</div>` : ''
   }</summary>`;
 }
@@ -295,7 +326,8 @@ details.step[data-status=failed]{border-left-color:var(--ko)}.tally .not_run{col
 pre{background:var(--bg);border:1px solid var(--line);border-radius:4px;padding:8px;overflow:auto;max-height:420px;white-space:pre-wrap;word-break:break-word}
 pre.reason{max-height:160px;margin:0}.w-st{width:24px}.w-check{width:11%}.w-desc{width:17%}.w-ptr{width:11%}.w-val{width:16%}.w-yaml{width:8%}
 table{border-collapse:collapse;width:100%;table-layout:fixed}td{overflow-wrap:anywhere}th,td{border:1px solid var(--line);padding:3px 6px;vertical-align:top;text-align:left}
-tr.ko{background:#ffebe9}code.ptr{background:#ffd8d3;color:var(--ko);font-weight:600}
+tr.ko{background:#ffebe9}tr.advisory{background:#f6f8fa;color:var(--muted)}.tag.advisory{color:var(--muted);border-style:dashed}
+.tally .advisory{color:var(--muted)}ul.notices{margin:4px 0;padding-left:18px}code.ptr{background:#ffd8d3;color:var(--ko);font-weight:600}
 mark.fail{background:#ffd8d3;outline:2px solid var(--ko);color:inherit}mark.near{background:#fff1c2;outline:1px dashed var(--skip);color:inherit}
 .j-key{color:#0550ae}.j-string{color:#0a3069}.j-number,.j-boolean,.j-null{color:#953800}.warning{color:var(--skip)}
 .loaderr{border:1px solid var(--ko);border-radius:6px;padding:6px 10px;margin:6px 0}
@@ -337,12 +369,38 @@ const SCRIPT = `
 })();
 `;
 
+/** What the run's selection left out before execution: neither skipped nor failed. */
+function notSelectedSection(report: RunModel): Html | '' {
+  const items = report.summary.not_selected ?? [];
+  if (items.length === 0) return '';
+  return html`<section><h3>Not selected (${items.length})</h3><table class="not-selected"><thead><tr><th>storyboard</th><th>reason</th><th>steps</th><th>detail</th></tr></thead><tbody>${items.map(
+    (item) =>
+      html`<tr><td><code>${[item.storyboard_id, item.phase_id, item.step_id].filter(Boolean).join('/')}</code></td><td>${item.reason}</td><td>${item.step_count}</td><td>${item.detail}</td></tr>`,
+  )}</tbody></table></section>`;
+}
+
+/**
+ * The run's counts: steps by verdict — the advisory checks that failed right beside the failed steps (contract 2.6.0 >
+ * validations_advisory_failed) —, not run, not selected, not graded, storyboards.
+ */
+function countChips(report: RunModel): Html {
+  const { total_steps, steps_passed, steps_failed, steps_skipped, steps_not_run } = report.summary;
+  const counters = runCounters(report);
+  return html`<div class="chips"><span><b>${total_steps}</b> steps</span><span class="tally"><span class="passed">${steps_passed} passed</span></span><span class="tally"><span class="failed">${steps_failed} failed</span></span>${
+    counters.validations_advisory_failed
+      ? html`<span class="tally"><span class="advisory">[ADVISORY] ${counters.validations_advisory_failed} advisory check${counters.validations_advisory_failed === 1 ? '' : 's'} failed</span></span>`
+      : ''
+  }<span class="tally"><span class="skipped">${steps_skipped} skipped</span></span>${steps_not_run ? html`<span class="tally"><span class="not_run">${steps_not_run} not run</span></span>` : ''}${
+    counters.steps_not_selected ? html`<span class="muted">${counters.steps_not_selected} not selected</span>` : ''
+  }${counters.validations_not_applicable ? html`<span class="muted">${counters.validations_not_applicable} checks not graded</span>` : ''}<span>${report.storyboards.length} storyboards</span></div>`;
+}
+
 const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
 
-export function renderHtmlReport(report: ContractReport, options: HtmlReportOptions = {}): string {
+export function renderHtmlReport(report: RunModel, options: HtmlReportOptions = {}): string {
   const root = options.root ?? process.cwd();
   const title = options.title ?? 'AdCP storyboard report';
-  const { total_steps, steps_passed, steps_failed, steps_skipped, steps_not_run, tracks } = report.summary;
+  const { steps_passed, steps_failed, steps_skipped, steps_not_run, tracks } = report.summary;
   const run = report.run;
   const trackNames = [...new Set(tracks.map((t) => t.track))];
   const trackCounts = (t: (typeof tracks)[number]) =>
@@ -368,7 +426,7 @@ export function renderHtmlReport(report: ContractReport, options: HtmlReportOpti
 <body>
 <header>
 <h1>${badge(failed ? 'failed' : 'passed', { passed: steps_passed, failed: steps_failed, skipped: steps_skipped })} ${title}</h1>
-<div class="chips"><span><b>${total_steps}</b> steps</span><span class="tally"><span class="passed">${steps_passed} passed</span></span><span class="tally"><span class="failed">${steps_failed} failed</span></span><span class="tally"><span class="skipped">${steps_skipped} skipped</span></span>${steps_not_run ? html`<span class="tally"><span class="not_run">${steps_not_run} not run</span></span>` : ''}<span>${report.storyboards.length} storyboards</span></div>
+${countChips(report)}
 <div class="chips muted"><span>${
     run.targets.length > 1
       ? `${run.targets.length} agents: ${run.targets.map((t) => `${t.project ? `${t.project} · ` : ''}${t.agent_url ?? 'no agent'}`).join(', ')}`
@@ -389,6 +447,8 @@ ${
     ? html`<section><h3>Storyboard files that did not load</h3>${report.load_errors.map((e) => html`<div class="loaderr"><code>${e.file}</code><pre class="reason">${e.message}</pre></div>`)}</section>`
     : ''
 }
+${report.summary.notices?.length ? html`<section><h3>Notices</h3>${noticeList(report.summary.notices)}</section>` : ''}
+${notSelectedSection(report)}
 ${report.storyboards.map((sb) => storyboardSection(sb, root, run.targets.length > 1))}
 <p id="f-none" class="muted" hidden>Nothing matches these filters.</p>
 </main>

@@ -7,13 +7,19 @@
  * second walk over Vitest's tasks. Storyboard text (titles, ids) is escaped as
  * markdown; anything the agent wrote (headlines quote it, fenced) only ever
  * appears inside code blocks, where GitHub renders no link, image or HTML.
+ *
+ * Contract 2.6.0's rendering rules: the advisory checks that failed are counted beside the failed steps in the
+ * heading and listed in their own section, every line `[ADVISORY]`; a check not graded (its `note`), an observation,
+ * a not-selected item's detail and a notice's message are fenced, inside code blocks, like the agent's values.
  */
-import type { StepResult } from '../model/records.js';
+import { failsStep, type StepResult, type ValidationResult } from '../model/records.js';
+import { RUNNER_CAPABILITY_VERSION } from '../engine/severity.js';
+import { isAdvisoryFailure, isNotGraded, runCounters } from './counters.js';
 import { failureHeadline } from './format.js';
 import { redactStepResult } from './record.js';
 import { sanitizeOutput, fence } from '../model/redact.js';
 import { statusWithSkips } from './summary.js';
-import type { ContractReport, StoryboardReport, TrackReport } from './build.js';
+import type { RunModel, StoryboardReport, TrackReport } from './model.js';
 
 export interface MarkdownSummaryOptions {
   /** YAML paths in failures are printed relative to this (the project root). @default process.cwd() */
@@ -87,21 +93,33 @@ function shorten(text: string): string {
   return text.length > 160 ? `${text.slice(0, 159)}…` : text;
 }
 
-/** One line per failed validation under the headline: what, where in the response, where in the YAML. */
-function failureLines(step: StepResult, root: string): string[] {
-  const lines = [failureHeadline(step, { cwd: root })];
-  for (const v of step.validations.filter((x) => !x.passed)) {
-    const pointer = typeof v.json_pointer === 'string' ? ` at ${v.json_pointer || '""'}` : '';
-    const source = v.source ? ` — ${relativeTo(root, v.source.file)}:${v.source.line}:${v.source.column}` : '';
-    lines.push(`  ✗ ${v.description} [${v.check}]${pointer}${source}`);
-    // What the agent sent there (the headline says "a different string (below)" when it is not short and plain): fenced.
-    if (v.actual !== undefined && v.check !== 'response_schema')
-      lines.push(`    actual: ${fence(shorten(JSON.stringify(v.actual) ?? String(v.actual)), 'agent value')}`);
-  }
+/** A failed validation's lines: what, where in the response, where in the YAML; the agent's value and notes fenced. */
+function validationLines(v: ValidationResult, root: string, mark = ''): string[] {
+  const pointer = typeof v.json_pointer === 'string' ? ` at ${v.json_pointer || '""'}` : '';
+  const source = v.source ? ` — ${relativeTo(root, v.source.file)}:${v.source.line}:${v.source.column}` : '';
+  // Contract 2.6.0 > severity_promoted_from_advisory: the promotion's provenance, on the true case.
+  const promoted = v.severity_promoted_from_advisory
+    ? ` [REQUIRED — was advisory; promoted at v${RUNNER_CAPABILITY_VERSION}]`
+    : '';
+  const lines = [`  ${mark}✗ ${v.description} [${v.check}]${promoted}${pointer}${source}`];
+  // What the agent sent there (the headline says "a different string (below)" when it is not short and plain): fenced.
+  if (v.actual !== undefined && v.check !== 'response_schema')
+    lines.push(`    actual: ${fence(shorten(JSON.stringify(v.actual) ?? String(v.actual)), 'agent value')}`);
+  for (const observation of v.observations ?? [])
+    lines.push(`    observation: ${fence(shorten(observation), 'observation')}`);
   return lines;
 }
 
-export function renderMarkdownSummary(report: ContractReport, options: MarkdownSummaryOptions = {}): string {
+/** One line per failed validation under the headline — the advisory ones after, marked `[ADVISORY]`. */
+function failureLines(step: StepResult, root: string): string[] {
+  return [
+    failureHeadline(step, { cwd: root }),
+    ...step.validations.filter(failsStep).flatMap((v) => validationLines(v, root)),
+    ...step.validations.filter(isAdvisoryFailure).flatMap((v) => validationLines(v, root, '[ADVISORY] ')),
+  ];
+}
+
+export function renderMarkdownSummary(report: RunModel, options: MarkdownSummaryOptions = {}): string {
   const root = options.root ?? process.cwd();
   const maxFailures = options.maxFailures ?? 50;
   const multi = report.run.targets.length > 1;
@@ -110,17 +128,25 @@ export function renderMarkdownSummary(report: ContractReport, options: MarkdownS
     ...trackTableLines(report, multi),
     ...storyboardTableLines(report, multi),
     ...failedStepLines(report, root, maxFailures, multi),
+    ...advisoryLines(report, root, maxFailures, multi),
+    ...notGradedLines(report, maxFailures),
+    ...notSelectedLines(report),
+    ...noticeLines(report),
     ...loadErrorLines(report),
   ];
   return `${out.join('\n').trimEnd()}\n`;
 }
 
 /** The verdict and totals, what was tested with what, and whether the run was partial. */
-function headingLines(report: ContractReport, multi: boolean): string[] {
+function headingLines(report: RunModel, multi: boolean): string[] {
   const { total_steps, steps_passed, steps_failed, steps_skipped, steps_not_run } = report.summary;
+  const { validations_advisory_failed: advisory, steps_not_selected: notSelected } = runCounters(report);
   const run = report.run;
+  // Contract 2.6.0 > validations_advisory_failed: shown beside steps_failed, never below the fold.
+  const advisoryText = advisory ? `, ${advisory} advisory check${advisory === 1 ? '' : 's'} failed` : '';
+  const notSelectedText = notSelected ? `, ${notSelected} not selected` : '';
   const out = [
-    `## ${runVerdict(report)} AdCP storyboards: ${steps_passed} passed, ${steps_failed} failed, ${steps_skipped} skipped (${total_steps} steps, ${report.storyboards.length} storyboards)`,
+    `## ${runVerdict(report)} AdCP storyboards: ${steps_passed} passed, ${steps_failed} failed${advisoryText}, ${steps_skipped} skipped (${total_steps} steps, ${report.storyboards.length} storyboards${notSelectedText})`,
     '',
     `Against ${against(report, multi)}${run.corpus_version ? `, corpus ${md(run.corpus_version)}` : ''}; ${run.tool.name} ${run.tool.version}, runner output contract ${report.contract.version}, ${run.started_at}, ${(run.duration_ms / 1000).toFixed(1)} s.`,
   ];
@@ -134,21 +160,21 @@ function headingLines(report: ContractReport, multi: boolean): string[] {
 }
 
 /** ❌ when a step or storyboard failed or a file did not load, ◐ for a partial run, else ✅. */
-function runVerdict(report: ContractReport): string {
+function runVerdict(report: RunModel): string {
   const failedStoryboards = report.storyboards.filter((s) => s.status === 'failed').length;
   if (report.summary.steps_failed > 0 || failedStoryboards > 0 || report.load_errors.length > 0) return '❌';
   return report.run.complete ? '✅' : '◐';
 }
 
 /** What the run tested: the agent, its protocol and project, or how many agents when more than one. */
-function against(report: ContractReport, multi: boolean): string {
+function against(report: RunModel, multi: boolean): string {
   const run = report.run;
   if (multi) return `${run.targets.length} agents (below)`;
   return `${run.agent_url ? code(run.agent_url) : 'no agent'}${run.protocol ? ` over ${run.protocol.toUpperCase()}` : ''}${run.project ? ` from project ${code(run.project)}` : ''}`;
 }
 
 /** The table of tracks: status and storyboards counted by status. */
-function trackTableLines(report: ContractReport, multi: boolean): string[] {
+function trackTableLines(report: RunModel, multi: boolean): string[] {
   if (report.summary.tracks.length === 0) return [];
   return [
     `| track |${multi ? ' project · agent |' : ''} status | storyboards |`,
@@ -159,7 +185,7 @@ function trackTableLines(report: ContractReport, multi: boolean): string[] {
 }
 
 /** A track's row: its status (with the skip reasons) and its storyboards counted by status. */
-function trackRow(report: ContractReport, track: TrackReport, multi: boolean): string {
+function trackRow(report: RunModel, track: TrackReport, multi: boolean): string {
   const by = { passed: 0, failed: 0, skipped: 0, incomplete: 0, not_run: 0 } as Record<string, number>;
   for (const s of track.storyboards) by[s.status] = (by[s.status] ?? 0) + 1;
   const tally = Object.entries(by)
@@ -176,7 +202,7 @@ function trackRow(report: ContractReport, track: TrackReport, multi: boolean): s
 }
 
 /** The table of storyboards: track, status, steps counted by verdict, file. */
-function storyboardTableLines(report: ContractReport, multi: boolean): string[] {
+function storyboardTableLines(report: RunModel, multi: boolean): string[] {
   if (report.storyboards.length === 0) return [];
   const notRun = report.summary.steps_not_run;
   return [
@@ -196,7 +222,7 @@ function storyboardRow(sb: StoryboardReport, notRun: number, multi: boolean): st
 }
 
 /** The failed steps, each with where it is and its failure lines in a block: `maxFailures` listed, the rest counted. */
-function failedStepLines(report: ContractReport, root: string, maxFailures: number, multi: boolean): string[] {
+function failedStepLines(report: RunModel, root: string, maxFailures: number, multi: boolean): string[] {
   const failures = report.storyboards.flatMap((sb) =>
     sb.steps.filter((s) => verdict(s) === 'failed').map((step) => ({ sb, step })),
   );
@@ -217,8 +243,96 @@ function failedStepLines(report: ContractReport, root: string, maxFailures: numb
   return out;
 }
 
+/** Where a step is, for a list line: storyboard › phase › step, its file, and the agent when the run had several. */
+function stepPlace(sb: StoryboardReport, step: StepResult, multi: boolean): string {
+  return `**${md(sb.title)}** › ${md(step.phase_id)} › ${md(step.step_id)} (${code(step.task)}) in ${code(sb.file)}${multi ? ` against ${target(sb)}` : ''}`;
+}
+
+/**
+ * Advisory findings: every advisory check that failed, in steps that passed as in steps that failed — a façade that
+ * marks its anti-façade checks advisory must not pass unseen (contract 2.6.0 > severity > rendered-output rule).
+ */
+function advisoryLines(report: RunModel, root: string, maxFailures: number, multi: boolean): string[] {
+  const found = report.storyboards.flatMap((sb) =>
+    sb.steps
+      .filter((s) => verdict(s) !== 'not_run' && s.validations.some(isAdvisoryFailure))
+      .map((step) => ({ sb, step: redactStepResult(step) })),
+  );
+  if (found.length === 0) return [];
+  const count = found.reduce((n, { step }) => n + step.validations.filter(isAdvisoryFailure).length, 0);
+  const out = [`### Advisory findings (${count}): they fail no step`, ''];
+  for (const { sb, step } of found.slice(0, maxFailures)) {
+    const lines = step.validations.filter(isAdvisoryFailure).flatMap((v) => validationLines(v, root, '[ADVISORY] '));
+    out.push(`[ADVISORY] ${stepPlace(sb, step, multi)}`, '', block(lines.join('\n')), '');
+  }
+  if (found.length > maxFailures)
+    out.push(`… and ${found.length - maxFailures} more steps with advisory findings: see the contract report.`, '');
+  return out;
+}
+
+/** The checks this runner did not grade (forward compatibility): where, and their notes fenced. */
+function notGradedLines(report: RunModel, maxFailures: number): string[] {
+  const notes = report.storyboards.flatMap((sb) =>
+    sb.steps.flatMap((step) =>
+      step.validations
+        .filter(isNotGraded)
+        .map(
+          (v) =>
+            `${sb.storyboard_id} › ${step.phase_id} › ${step.step_id} [${v.check}]: ${fence(v.note!, 'runner note')}`,
+        ),
+    ),
+  );
+  if (notes.length === 0) return [];
+  const shown = notes.slice(0, maxFailures);
+  if (notes.length > maxFailures) shown.push(`… and ${notes.length - maxFailures} more`);
+  return [
+    `### Checks not graded (${notes.length}): this runner does not implement their kind`,
+    '',
+    block(shown.join('\n')),
+    '',
+  ];
+}
+
+/** What the run's selection left out before execution: never skipped, never failed. */
+function notSelectedLines(report: RunModel): string[] {
+  const items = report.summary.not_selected ?? [];
+  if (items.length === 0) return [];
+  const steps = items.reduce((n, item) => n + item.step_count, 0);
+  return [
+    `### Not selected (${items.length} storyboard${items.length === 1 ? '' : 's'}, ${steps} step${steps === 1 ? '' : 's'})`,
+    '',
+    '| storyboard | reason | steps | detail |',
+    '|---|---|---|---|',
+    ...items.map(
+      (item) =>
+        `| ${code([item.storyboard_id, item.phase_id, item.step_id].filter(Boolean).join('/'), true)} | ${md(item.reason)} | ${item.step_count} | ${code(item.detail, true)} |`,
+    ),
+    '',
+  ];
+}
+
+/** The run's notices and its steps', once per code: severity, code, the message fenced. */
+function noticeLines(report: RunModel): string[] {
+  const byCode = new Map<string, { severity: string; message: string; where: string[] }>();
+  const add = (notice: { severity: string; code: string; message: string }, where: string) => {
+    const entry = byCode.get(notice.code) ?? { severity: notice.severity, message: notice.message, where: [] };
+    if (where) entry.where.push(where);
+    byCode.set(notice.code, entry);
+  };
+  for (const notice of report.summary.notices ?? []) add(notice, '');
+  for (const sb of report.storyboards)
+    for (const step of sb.steps)
+      for (const notice of step.notices ?? []) add(notice, `${sb.storyboard_id}/${step.phase_id}/${step.step_id}`);
+  if (byCode.size === 0) return [];
+  const lines = [...byCode].map(
+    ([c, n]) =>
+      `${n.severity} ${c}: ${fence(n.message, 'notice')}${n.where.length ? ` (${n.where.slice(0, 3).join(', ')}${n.where.length > 3 ? ', …' : ''})` : ''}`,
+  );
+  return [`### Notices (${byCode.size})`, '', block(lines.join('\n')), ''];
+}
+
 /** The storyboard files that did not load, each with its error in a block. */
-function loadErrorLines(report: ContractReport): string[] {
+function loadErrorLines(report: RunModel): string[] {
   if (report.load_errors.length === 0) return [];
   return [
     `### Storyboard files that did not load (${report.load_errors.length})`,

@@ -9,11 +9,18 @@
  *   {"type":"storyboard_skip",…}          a storyboard skipped as a whole (no_phases)
  *   {"type":"load_error",…}               a storyboard file that did not load
  *   {"type":"run_end",…,"summary":{…}}     the run envelope and summary; absent when the run was killed
+ *
+ * `run_start` names the contract the run is expected to follow (contract.ts `expectedContract`: the corpus the run was
+ * given); the run's records decide it (build.ts), and `run_end`'s summary is the contract's run summary in that
+ * version. A 1.1.0 stream's lines are what they always were; from 2.6.0 on — or when the records decided otherwise than
+ * `run_start` said — `run_end` names its contract too.
  */
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { buildReport, type ContractReport, type ReportTest } from './build.js';
-import { CONTRACT, toolVersion } from './envelope.js';
+import type { ContractVersion } from '../model/contract-rules.js';
+import { buildReport, type ReportTest, type RunModel } from './build.js';
+import { CONTRACT_ID, expectedContract, serialiseReport } from './contract.js';
+import { toolVersion } from './envelope.js';
 import { stringifyInert } from '../model/redact.js';
 
 export type NdjsonLine = Record<string, unknown> & {
@@ -47,17 +54,23 @@ export function ndjsonBeside(jsonFile: string): string {
 
 export class NdjsonStream {
   private started = false;
+  /** The contract run_start named. */
+  private announced: ContractVersion | undefined;
 
   constructor(readonly file: string) {}
 
-  /** Starts the file afresh (a previous run's lines must not mix with this one's). */
-  start(startedAt: string, testNamePattern: string | null): void {
+  /**
+   * Starts the file afresh (a previous run's lines must not mix with this one's). `contract`: the one the run is
+   * expected to follow; by default that of the corpus a run takes when none is named (contract.ts `expectedContract`).
+   */
+  start(startedAt: string, testNamePattern: string | null, contract?: ContractVersion): void {
     this.started = true;
+    this.announced = contract ?? expectedContract(process.cwd());
     mkdirSync(dirname(this.file), { recursive: true });
     writeFileSync(this.file, '');
     this.write({
       type: 'run_start',
-      contract: CONTRACT,
+      contract: { id: CONTRACT_ID, version: this.announced },
       runner: { name: 'vitest-adcp', version: toolVersion() },
       started_at: startedAt,
       test_name_pattern: testNamePattern,
@@ -70,9 +83,16 @@ export class NdjsonStream {
     for (const line of linesForTest(test, root)) this.write(line);
   }
 
-  end(report: ContractReport): void {
-    if (!this.started) this.start(report.run.started_at, report.run.test_name_pattern);
-    this.write({ type: 'run_end', run: report.run, summary: report.summary });
+  end(model: RunModel): void {
+    if (!this.started) this.start(model.run.started_at, model.run.test_name_pattern, model.contract.version);
+    const report = serialiseReport(model);
+    const named = report.contract.version !== '1.1.0' || report.contract.version !== this.announced;
+    this.write({
+      type: 'run_end',
+      ...(named ? { contract: report.contract } : {}),
+      run: report.run,
+      summary: report.summary,
+    });
   }
 
   private write(line: NdjsonLine): void {

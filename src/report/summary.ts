@@ -4,12 +4,15 @@
  * skipped, the skip reasons grouped and counted, the agent's tool list once (a `missing_tool` skip names only the
  * missing tool), and what would run the skipped work (`--webhook-receiver`, `--auth`, …).
  *
- * Pure: rendered from the contract report object (report/build.ts), as the markdown and HTML views are. Skip details
- * can quote agent-supplied names (its tool list, ids): every line goes through the output sanitiser.
+ * Pure: rendered from the run model (report/build.ts), as the markdown and HTML views are. Skip details can quote
+ * agent-supplied names (its tool list, ids): every line goes through the output sanitiser. Contract 2.6.0: the advisory
+ * checks that failed are counted beside the failed steps on the first line and named on an `[ADVISORY]` line; the
+ * checks not graded, the steps the selection left out and the notices are counted (notice messages fenced).
  */
 import type { SkipResult, StepResult } from '../model/records.js';
-import type { ContractReport, StoryboardReport, TrackReport } from './build.js';
-import { sanitizeOutput } from '../model/redact.js';
+import type { RunModel, StoryboardReport, TrackReport } from './model.js';
+import { fence, sanitizeOutput } from '../model/redact.js';
+import { isAdvisoryFailure, runCounters } from './counters.js';
 
 /**
  * The `; agent tools: [...]` part of a missing_tool / missing_test_controller detail (engine/gate.ts, the
@@ -146,7 +149,7 @@ interface TrackRow {
 /**
  * The summary's lines (no trailing newline), or `''` when the run had no storyboard. Plain text, sanitised.
  */
-export function renderTerminalSummary(report: ContractReport, options: TerminalSummaryOptions = {}): string {
+export function renderTerminalSummary(report: RunModel, options: TerminalSummaryOptions = {}): string {
   const maxGroups = options.maxGroups ?? 6;
   if (report.storyboards.length === 0 && report.load_errors.length === 0) return '';
   const multi = report.run.targets.length > 1;
@@ -156,6 +159,10 @@ export function renderTerminalSummary(report: ContractReport, options: TerminalS
   const out = [
     totalsLine(report),
     ...rows.flatMap((row) => trackLines(row, width, maxGroups)),
+    ...advisoryLines(report),
+    ...notGradedLines(report),
+    ...notSelectedLines(report),
+    ...noticeLines(report),
     ...toolLines(skips, multi),
     ...failedBeforeAgentLines(report),
     ...loadErrorLines(report),
@@ -164,15 +171,74 @@ export function renderTerminalSummary(report: ContractReport, options: TerminalS
   return sanitizeOutput(out.join('\n'));
 }
 
-/** The first line: storyboards and steps of the whole run. */
-function totalsLine(report: ContractReport): string {
+/**
+ * The first line: storyboards and steps of the whole run — the advisory checks that failed beside the failed steps
+ * (contract 2.6.0 > validations_advisory_failed: adjacent to steps_failed), the steps not run and not selected after.
+ */
+function totalsLine(report: RunModel): string {
   const { total_steps, steps_passed, steps_failed, steps_skipped, steps_not_run } = report.summary;
+  const { validations_advisory_failed: advisory, steps_not_selected: notSelected } = runCounters(report);
+  const advisoryText = advisory > 0 ? `, ${count(advisory, 'advisory check')} failed` : '';
   const notRun = steps_not_run > 0 ? `, ${steps_not_run} not run` : '';
-  return `vitest-adcp: ${count(report.storyboards.length, 'storyboard')}, ${count(total_steps, 'step')}: ${steps_passed} passed, ${steps_failed} failed, ${steps_skipped} skipped${notRun}`;
+  const left = notSelected > 0 ? `, ${notSelected} not selected` : '';
+  return `vitest-adcp: ${count(report.storyboards.length, 'storyboard')}, ${count(total_steps, 'step')}: ${steps_passed} passed, ${steps_failed} failed${advisoryText}, ${steps_skipped} skipped${notRun}${left}`;
+}
+
+/** Where the advisory checks that failed are (the first three): they fail no step, so no test failure shows them. */
+function advisoryLines(report: RunModel): string[] {
+  const found = report.storyboards.flatMap((sb) =>
+    sb.steps.flatMap((step) =>
+      step.validations
+        .filter(isAdvisoryFailure)
+        .map((v) => `${sb.storyboard_id}/${step.phase_id}/${step.step_id} ${v.check}`),
+    ),
+  );
+  if (found.length === 0) return [];
+  const shown = `${found.slice(0, 3).join(', ')}${found.length > 3 ? `, ${found.length - 3} more` : ''}`;
+  return [`  [ADVISORY] ${count(found.length, 'advisory check')} failed (reported, failing no step): ${shown}`];
+}
+
+/** How many checks this runner did not grade, and their kinds (storyboard text: fenced). */
+function notGradedLines(report: RunModel): string[] {
+  const { validations_not_applicable: n } = runCounters(report);
+  if (n === 0) return [];
+  const kinds = [
+    ...new Set(
+      report.storyboards.flatMap((sb) =>
+        sb.steps.flatMap((s) => s.validations.filter((v) => v.note).map((v) => v.check)),
+      ),
+    ),
+  ];
+  return [
+    `  ${count(n, 'check')} not graded — kinds this runner does not implement: ${fence(kinds.join(', '), 'storyboard value')}`,
+  ];
+}
+
+/** The storyboards the selection left out, counted by reason. */
+function notSelectedLines(report: RunModel): string[] {
+  const items = report.summary.not_selected ?? [];
+  if (items.length === 0) return [];
+  const { steps_not_selected, not_selected_by_reason } = runCounters(report);
+  const reasons = Object.entries(not_selected_by_reason)
+    .map(([reason, n]) => `${reason} ×${n}`)
+    .join(', ');
+  return [`  not selected: ${count(items.length, 'storyboard')} (${count(steps_not_selected, 'step')}): ${reasons}`];
+}
+
+/** The notices of the run and its steps, once per code, their messages fenced. */
+function noticeLines(report: RunModel): string[] {
+  const notices = [
+    ...(report.summary.notices ?? []),
+    ...report.storyboards.flatMap((sb) => sb.steps.flatMap((s) => s.notices ?? [])),
+  ];
+  const byCode = new Map(notices.map((n) => [n.code, n]));
+  return [...byCode.values()].map(
+    (n) => `  notice (${n.severity}) ${n.code}: ${fence(n.message.split('\n')[0]!, 'notice')}`,
+  );
 }
 
 /** Each track with its storyboards, their steps tallied, and its label (the project and agent too when the run had several). */
-function trackRows(report: ContractReport, multi: boolean): TrackRow[] {
+function trackRows(report: RunModel, multi: boolean): TrackRow[] {
   return report.summary.tracks.map((track) => {
     const members = report.storyboards.filter(
       (sb) =>
@@ -240,7 +306,7 @@ function failedStep(s: StepResult): boolean {
 }
 
 /** One cause that failed many steps before any reached the agent (a configuration error): said once here. */
-function failedBeforeAgentLines(report: ContractReport): string[] {
+function failedBeforeAgentLines(report: RunModel): string[] {
   const before = new Map<string, number>();
   for (const s of report.storyboards.flatMap((sb) => sb.steps))
     if (failedStep(s) && !s.request && !s.response && s.error && s.validations.length === 0)
@@ -254,7 +320,7 @@ function failedBeforeAgentLines(report: ContractReport): string[] {
 }
 
 /** The storyboard files that did not load: the first three named (their errors are printed above). */
-function loadErrorLines(report: ContractReport): string[] {
+function loadErrorLines(report: RunModel): string[] {
   if (report.load_errors.length === 0) return [];
   return [
     `  ✗ ${count(report.load_errors.length, 'storyboard file')} did not load: ${report.load_errors
@@ -265,7 +331,7 @@ function loadErrorLines(report: ContractReport): string[] {
 }
 
 /** How many steps each hint is for: skipped steps by their group's hint, then failed steps the agent refused auth to. */
-function hintCounts(skips: { skip: SkipResult }[], report: ContractReport): Map<SkipHint, number> {
+function hintCounts(skips: { skip: SkipResult }[], report: RunModel): Map<SkipHint, number> {
   const hints = new Map<SkipHint, number>();
   for (const { skip } of skips) {
     const hint = groupOf(skip).hint;

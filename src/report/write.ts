@@ -5,18 +5,29 @@
  */
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
-import type { ContractReport } from './build.js';
+import type { ContractReport, RunModel } from './model.js';
 import { renderHtmlReport } from './html.js';
 import { renderMarkdownSummary } from './markdown.js';
 import { stringifyInert } from '../model/redact.js';
 
-/** Writes `report` to `file` (absolute) and returns the line to show the user. */
+/**
+ * Writes `report` as given — the contract JSON: a run model goes through contract.ts `serialiseReport` first — to
+ * `file` (absolute) and returns the line to show the user, with the advisory checks that failed beside the failed
+ * steps (contract 2.6.0 > validations_advisory_failed: shown adjacent to steps_failed) and the steps the selection
+ * left out, when there are any.
+ */
 export function writeContractReport(report: ContractReport, file: string): string {
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, stringifyInert(report, 2) + '\n');
   const { total_steps, steps_passed, steps_failed, steps_skipped, steps_not_run } = report.summary;
+  const { validations_advisory_failed: advisory = 0, steps_not_selected: notSelected = 0 } = report.summary as {
+    validations_advisory_failed?: number;
+    steps_not_selected?: number;
+  };
+  const advisoryText = advisory > 0 ? `, ${advisory} advisory check${advisory === 1 ? '' : 's'} failed` : '';
   const notRun = steps_not_run > 0 ? `; ${steps_not_run} not run` : '';
-  return `vitest-adcp: runner output contract report (${total_steps} ${total_steps === 1 ? 'step' : 'steps'}: ${steps_passed} passed, ${steps_failed} failed, ${steps_skipped} skipped${notRun}) written to ${relative(process.cwd(), file) || file}`;
+  const left = notSelected > 0 ? `; ${notSelected} not selected` : '';
+  return `vitest-adcp: runner output contract report (${total_steps} ${total_steps === 1 ? 'step' : 'steps'}: ${steps_passed} passed, ${steps_failed} failed${advisoryText}, ${steps_skipped} skipped${notRun}${left}) written to ${relative(process.cwd(), file) || file}`;
 }
 
 export interface ReportViewOptions {
@@ -31,7 +42,7 @@ export interface ReportViewOptions {
 }
 
 /** Writes the markdown summary and the HTML report the options ask for; returns the lines to show the user. */
-export function writeReportViews(report: ContractReport, options: ReportViewOptions): string[] {
+export function writeReportViews(report: RunModel, options: ReportViewOptions): string[] {
   const { root, markdownFile, htmlFile, jobSummary = true } = options;
   const lines: string[] = [];
   const shown = (file: string) => relative(process.cwd(), file) || file;

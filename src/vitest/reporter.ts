@@ -14,7 +14,9 @@
  */
 import { resolve } from 'node:path';
 import type { Reporter, TestCase, TestModule, Vitest } from 'vitest/node';
-import { buildReport, type ContractReport, type ReportTest } from '../report/build.js';
+import type { NotSelectedRecord } from '../model/records.js';
+import { buildReport, type BuildOptions, type ReportTest, type RunModel } from '../report/build.js';
+import { expectedContract, serialiseReport, type ContractReportJson } from '../report/contract.js';
 import type { RunTimes } from '../report/envelope.js';
 import { ndjsonBeside, NdjsonStream } from '../report/ndjson.js';
 import { claimSummary, renderTerminalSummary } from '../report/summary.js';
@@ -59,12 +61,15 @@ export type {
   ContractReport,
   NotRunStep,
   ReportTest,
+  RunModel,
   RunSummary,
   StoryboardReport,
   StoryboardStatus,
   TrackReport,
 } from '../report/build.js';
+export type { ContractReportJson, ContractReportV1, ContractReportV2 } from '../report/contract.js';
 export type { RunEnvelope, RunTargetReport } from '../report/envelope.js';
+export type { Notice, NotSelectedRecord, SelectionReason } from '../model/records.js';
 
 /** Vitest's view of a test, as the framework-neutral record `buildReport` takes. */
 function reportTest(test: TestCase, file: string): ReportTest {
@@ -85,20 +90,55 @@ function reportTest(test: TestCase, file: string): ReportTest {
   };
 }
 
-/** Builds the report from the storyboard tests of a run (the Vitest side of `buildReport`, build.ts). */
+/** The run model of a run's storyboard tests (the Vitest side of `buildReport`, build.ts). */
+function runModel(
+  modules: ReadonlyArray<TestModule>,
+  root: string,
+  options: Omit<BuildOptions, 'root'> = {},
+): RunModel {
+  const tests = modules.flatMap((module) =>
+    [...module.children.allTests()].map((test) => reportTest(test, module.moduleId)),
+  );
+  return buildReport(tests, { root, ...options });
+}
+
+/**
+ * The contract report of a run's storyboard tests: its run model (build.ts) written out in the contract version the
+ * run's corpus carries (contract.ts).
+ */
 export function buildContractReport(
   modules: ReadonlyArray<TestModule>,
   root: string,
   times: Partial<RunTimes> = {},
-): ContractReport {
-  const tests = modules.flatMap((module) =>
-    [...module.children.allTests()].map((test) => reportTest(test, module.moduleId)),
-  );
-  return buildReport(tests, { root, ...times });
+): ContractReportJson {
+  return serialiseReport(runModel(modules, root, times));
+}
+
+/** What the run's projects were given by the plugin (`project.provide`), each project's: corpus version, selection. */
+function providedByProjects(vitest: Vitest | undefined): {
+  corpusVersions: (string | null)[];
+  notSelected: NotSelectedRecord[];
+} {
+  const corpusVersions: (string | null)[] = [];
+  // A project inherits what the root project was given: one record per item, under the first project that has it.
+  const notSelected = new Map<string, NotSelectedRecord>();
+  // A fake Vitest (in-process tests) or an older one may have no projects to ask.
+  for (const project of vitest?.projects ?? []) {
+    const provided = project.getProvidedContext?.() as
+      { vitestAdcp?: { corpusVersion?: string }; vitestAdcpNotSelected?: NotSelectedRecord[] } | undefined;
+    if (!provided?.vitestAdcp) continue;
+    corpusVersions.push(provided.vitestAdcp.corpusVersion ?? null);
+    for (const item of provided.vitestAdcpNotSelected ?? []) {
+      const key = JSON.stringify(item);
+      if (!notSelected.has(key)) notSelected.set(key, { project: project.name, ...item });
+    }
+  }
+  return { corpusVersions, notSelected: [...notSelected.values()] };
 }
 
 export default class AdcpReporter implements Reporter {
   private root = process.cwd();
+  private vitest: Vitest | undefined;
   private outputFile: string | undefined;
   private log: (message: string) => void = () => {};
 
@@ -114,6 +154,7 @@ export default class AdcpReporter implements Reporter {
   private stream: NdjsonStream | undefined;
 
   onInit(vitest: Vitest): void {
+    this.vitest = vitest;
     this.root = vitest.config.root;
     this.startedAt = new Date().toISOString();
     this.testNamePattern = vitest.config.testNamePattern?.source ?? null;
@@ -139,7 +180,10 @@ export default class AdcpReporter implements Reporter {
   onTestRunStart(): void {
     // Watch mode starts a run per change: each run has its own times and stream.
     this.startedAt = new Date().toISOString();
-    this.stream?.start(this.startedAt, this.testNamePattern);
+    if (this.stream) {
+      const { corpusVersions } = providedByProjects(this.vitest);
+      this.stream.start(this.startedAt, this.testNamePattern, expectedContract(this.root, corpusVersions));
+    }
   }
 
   onTestCaseResult(test: TestCase): void {
@@ -147,20 +191,22 @@ export default class AdcpReporter implements Reporter {
   }
 
   onTestRunEnd(modules: ReadonlyArray<TestModule>): void {
-    const report = buildContractReport(modules, this.root, {
+    const { corpusVersions, notSelected } = providedByProjects(this.vitest);
+    const model = runModel(modules, this.root, {
       started_at: this.startedAt,
       finished_at: new Date().toISOString(),
       test_name_pattern: this.testNamePattern,
+      notSelected,
+      configuredCorpusVersions: corpusVersions,
     });
-    this.stream?.end(report);
+    this.stream?.end(model);
     // The terminal summary (once per run end, whichever vitest-adcp reporter gets there first), then where files went.
     if (claimSummary(modules)) {
-      const summary = renderTerminalSummary(report);
+      const summary = renderTerminalSummary(model);
       if (summary) this.log(`\n${summary}`);
     }
-    this.log(writeContractReport(report, resolve(this.root, this.outputFile ?? 'adcp-results.json')));
+    this.log(writeContractReport(serialiseReport(model), resolve(this.root, this.outputFile ?? 'adcp-results.json')));
     const { markdownFile, htmlFile, jobSummary } = this.options;
-    for (const line of writeReportViews(report, { root: this.root, markdownFile, htmlFile, jobSummary }))
-      this.log(line);
+    for (const line of writeReportViews(model, { root: this.root, markdownFile, htmlFile, jobSummary })) this.log(line);
   }
 }

@@ -53,7 +53,8 @@ const skip = (reason: SkipResult['reason']): SkipResult => ({ reason, detail: `b
 
 describe('buildContractReport', () => {
   it('writes the contract header, one entry per storyboard with its metadata and counts every step once', () => {
-    const a = info('a', { version: '1.0', track: 'core' });
+    // A 3.0 corpus's run: contract 1.1.0 (a run without a corpus version follows the newest: contract-versions.test.ts).
+    const a = info('a', { version: '1.0', track: 'core', corpus_version: '3.0.6' });
     const report = buildContractReport(
       [
         moduleOf('/repo/sb/a.yaml', [
