@@ -1,8 +1,8 @@
 import { resolvePath } from '../model/path.js';
-import type { PayloadMatch } from '../model/storyboard.js';
+import type { PayloadMatch, Validation } from '../model/storyboard.js';
 import { jsonEqual } from './equality.js';
 import type { Check, CheckVerdict } from './types.js';
-import type { RecordedCall } from './upstream-observation.js';
+import type { RecordedCall, UpstreamObservation } from './upstream-observation.js';
 
 /**
  * `upstream_traffic` (storyboard-schema.yaml > Upstream side-effects; runner-output-contract.yaml 2.6.0 >
@@ -27,45 +27,57 @@ import type { RecordedCall } from './upstream-observation.js';
  */
 export const upstreamTraffic: Check = ({ validation, exchange, upstream }) => {
   const expected = declared(validation as unknown as Record<string, unknown>);
-  const observation = upstream?.[typeof validation.since === 'string' ? validation.since : ''];
-  const notApplicable = (note: string): CheckVerdict => ({
-    passed: true,
-    json_pointer: null,
-    note,
-    expected,
-    actual: null,
-    schema_id: null,
-    schema_url: null,
-  });
   const badPath = (validation.identifier_paths ?? []).map(identifierPathProblem).find(Boolean);
   if (badPath) return failure(expected, null, `storyboard authoring error: ${badPath}`);
+  const observation = upstream?.[typeof validation.since === 'string' ? validation.since : ''];
+  if (observation?.status !== 'observed') return unobserved(observation, expected);
+  return graded(validation, exchange.request.payload, observation.calls, expected, records(observation));
+};
+
+type Observed = Extract<UpstreamObservation, { status: 'observed' }>;
+type Indexed = { call: RecordedCall; index: number };
+
+/** The verdict when there are no calls to grade: not applicable, or the query's own failure. */
+function unobserved(observation: Exclude<UpstreamObservation, Observed> | undefined, expected: unknown): CheckVerdict {
   if (!observation)
-    return notApplicable('no upstream traffic was observed for this step (the run had no controller to ask)');
+    return notApplicable(expected, 'no upstream traffic was observed for this step (the run had no controller to ask)');
   switch (observation.status) {
     case 'not_advertised':
-      return notApplicable(`${observation.detail} — graded as not_applicable`);
+      return notApplicable(expected, `${observation.detail} — graded as not_applicable`);
     case 'unresolved_since':
       return failure(
         expected,
         null,
         `since: "${observation.since}" names no earlier step of this run that sent a request`,
       );
-    case 'failed':
-      if (observation.nonFinite)
-        return {
-          ...notApplicable(
-            'the controller could not canonicalise a non-finite JSON number for a digest (RFC 8785) — graded as not_applicable',
-          ),
-          ...records(observation),
-        };
-      return {
-        ...failure(expected, null, `the upstream traffic query failed: ${observation.error}`),
-        ...records(observation),
-      };
     default:
-      break;
+      return observation.nonFinite
+        ? {
+            ...notApplicable(
+              expected,
+              'the controller could not canonicalise a non-finite JSON number for a digest (RFC 8785) — graded as not_applicable',
+            ),
+            ...records(observation),
+          }
+        : {
+            ...failure(expected, null, `the upstream traffic query failed: ${observation.error}`),
+            ...records(observation),
+          };
   }
-  const calls = observation.calls;
+}
+
+function notApplicable(expected: unknown, note: string): CheckVerdict {
+  return { passed: true, json_pointer: null, note, expected, actual: null, schema_id: null, schema_url: null };
+}
+
+/** The assertions on the calls the controller reported for the window. */
+function graded(
+  validation: Validation,
+  request: unknown,
+  calls: RecordedCall[],
+  expected: unknown,
+  query: Partial<Pick<CheckVerdict, 'request' | 'response'>>,
+): CheckVerdict {
   const purposes = validation.purpose_filter;
   const matched = calls
     .map((call, index) => ({ call, index }))
@@ -73,25 +85,8 @@ export const upstreamTraffic: Check = ({ validation, exchange, upstream }) => {
     .filter(({ call }) => !purposes || purposes.includes(typeof call.purpose === 'string' ? call.purpose : 'other'));
   const minCount = typeof validation.min_count === 'number' ? validation.min_count : 1;
   const countOk = minCount === 0 ? matched.length === 0 : matched.length >= minCount;
-
-  const missingPaths: string[] = [];
-  const notApplicablePaths: string[] = [];
-  for (const spec of validation.payload_must_contain ?? []) {
-    const inspectable = matched.filter(({ call }) => rawJson(call));
-    if (inspectable.some(({ call }) => payloadHolds(call.payload, spec))) continue;
-    (inspectable.length > 0 ? missingPaths : notApplicablePaths).push(spec.path);
-  }
-  const missingValues: unknown[] = [];
-  const notApplicableValues: unknown[] = [];
-  for (const path of validation.identifier_paths ?? []) {
-    for (const value of identifierValues(exchange.request.payload, path)) {
-      const raw = matched.filter(({ call }) => call.attestation_mode !== 'digest' && call.payload !== undefined);
-      if (raw.some(({ call }) => containsAnywhere(call.payload, value, 0))) continue;
-      const proven = matched.some(({ call }) => call.identifier_match_proofs?.some((p) => p.found === true));
-      if (proven) continue;
-      (raw.length > 0 ? missingValues : notApplicableValues).push(value);
-    }
-  }
+  const payload = payloadAssertions(validation.payload_must_contain ?? [], matched);
+  const identifiers = identifierAssertions(validation.identifier_paths ?? [], request, matched);
   const introspects =
     (validation.payload_must_contain?.length ?? 0) > 0 || (validation.identifier_paths?.length ?? 0) > 0;
   const rawRequiredButDigest =
@@ -99,51 +94,105 @@ export const upstreamTraffic: Check = ({ validation, exchange, upstream }) => {
     introspects &&
     matched.length > 0 &&
     matched.every(({ call }) => call.attestation_mode === 'digest');
-
-  const actual: Record<string, unknown> = {
-    matched_count: matched.length,
-    total_calls: calls.length,
-    missing_payload_paths: rawRequiredButDigest ? [] : missingPaths,
-    missing_identifier_values: rawRequiredButDigest ? [] : missingValues,
-    ...(purposes && matched.length === 0
-      ? { unclassified_calls: calls.filter((c) => typeof c.purpose !== 'string').length }
-      : {}),
-  };
-  const passed = countOk && (rawRequiredButDigest || (missingPaths.length === 0 && missingValues.length === 0));
-  if (passed) {
-    const why = rawRequiredButDigest
-      ? 'attestation_mode_required: raw, but the controller attested the matching calls as digests'
-      : notApplicablePaths.length > 0
-        ? `payload_must_contain ${notApplicablePaths.join(', ')} could only be looked for in digest or non-JSON calls`
-        : notApplicableValues.length > 0 &&
-            missingPaths.length === 0 &&
-            (validation.payload_must_contain?.length ?? 0) === 0
-          ? 'identifier_paths values could only be looked for in digest calls without proofs'
-          : undefined;
+  const actual = summary(calls, matched.length, purposes, rawRequiredButDigest, payload.missing, identifiers.missing);
+  const held = rawRequiredButDigest || (payload.missing.length === 0 && identifiers.missing.length === 0);
+  if (countOk && held) {
+    const why = notApplicableWhy(rawRequiredButDigest, payload.notApplicable, identifiers.notApplicable, validation);
     return why
-      ? { ...notApplicable(`${why} — graded as not_applicable`), actual }
+      ? { ...notApplicable(expected, `${why} — graded as not_applicable`), actual }
       : { passed: true, json_pointer: null, expected, actual, schema_id: null, schema_url: null };
   }
-  const reasons = [
-    ...(countOk
-      ? []
-      : [
-          minCount === 0
-            ? `expected no matching upstream call, observed ${matched.length}`
-            : `expected at least ${minCount} matching upstream call(s), observed ${matched.length} of ${calls.length}`,
-        ]),
-    ...(missingPaths.length ? [`no matching call's payload holds ${missingPaths.join(', ')}`] : []),
-    ...(missingValues.length
-      ? [`${missingValues.length} identifier value(s) the request sent never reached upstream`]
-      : []),
-  ];
-  const firstInspected = missingPaths.length ? matched.find(({ call }) => rawJson(call)) : undefined;
+  const reasons = failureReasons(countOk, minCount, matched.length, calls.length, payload.missing, identifiers.missing);
+  const firstInspected = payload.missing.length ? matched.find(({ call }) => rawJson(call)) : undefined;
   return {
     ...failure(expected, firstInspected ? `/recorded_calls/${firstInspected.index}/payload` : null, reasons.join('; ')),
     actual,
-    ...records(observation),
+    ...query,
   };
-};
+}
+
+/** contract > validation_result.actual for upstream_traffic (plus the unclassified count a purpose filter asks for). */
+function summary(
+  calls: readonly RecordedCall[],
+  matchedCount: number,
+  purposes: readonly string[] | undefined,
+  rawRequiredButDigest: boolean,
+  missingPaths: readonly string[],
+  missingValues: readonly unknown[],
+): Record<string, unknown> {
+  return {
+    matched_count: matchedCount,
+    total_calls: calls.length,
+    missing_payload_paths: rawRequiredButDigest ? [] : missingPaths,
+    missing_identifier_values: rawRequiredButDigest ? [] : missingValues,
+    ...(purposes && matchedCount === 0
+      ? { unclassified_calls: calls.filter((c) => typeof c.purpose !== 'string').length }
+      : {}),
+  };
+}
+
+function failureReasons(
+  countOk: boolean,
+  minCount: number,
+  matched: number,
+  total: number,
+  missingPaths: readonly string[],
+  missingValues: readonly unknown[],
+): string[] {
+  const reasons: string[] = [];
+  if (!countOk)
+    reasons.push(
+      minCount === 0
+        ? `expected no matching upstream call, observed ${matched}`
+        : `expected at least ${minCount} matching upstream call(s), observed ${matched} of ${total}`,
+    );
+  if (missingPaths.length) reasons.push(`no matching call's payload holds ${missingPaths.join(', ')}`);
+  if (missingValues.length)
+    reasons.push(`${missingValues.length} identifier value(s) the request sent never reached upstream`);
+  return reasons;
+}
+
+/** Each payload_must_contain entry: held by a matching raw JSON call, missing, or only answerable by other calls. */
+function payloadAssertions(specs: readonly PayloadMatch[], matched: readonly Indexed[]) {
+  const missing: string[] = [];
+  const notApplicable: string[] = [];
+  const inspectable = matched.filter(({ call }) => rawJson(call));
+  for (const spec of specs) {
+    if (inspectable.some(({ call }) => payloadHolds(call.payload, spec))) continue;
+    (inspectable.length > 0 ? missing : notApplicable).push(spec.path);
+  }
+  return { missing, notApplicable };
+}
+
+/** Each value identifier_paths reaches in the request: echoed in a raw call, proven by a digest call, or missing. */
+function identifierAssertions(paths: readonly string[], request: unknown, matched: readonly Indexed[]) {
+  const missing: unknown[] = [];
+  const notApplicable: unknown[] = [];
+  const raw = matched.filter(({ call }) => call.attestation_mode !== 'digest' && call.payload !== undefined);
+  const proven = matched.some(({ call }) => call.identifier_match_proofs?.some((p) => p.found === true));
+  for (const path of paths)
+    for (const value of identifierValues(request, path)) {
+      if (proven || raw.some(({ call }) => containsAnywhere(call.payload, value, 0))) continue;
+      (raw.length > 0 ? missing : notApplicable).push(value);
+    }
+  return { missing, notApplicable };
+}
+
+/** Why a check that held is not applicable after all (its assertions could only be answered by digest calls). */
+function notApplicableWhy(
+  rawRequiredButDigest: boolean,
+  paths: readonly string[],
+  values: readonly unknown[],
+  validation: Validation,
+): string | undefined {
+  if (rawRequiredButDigest)
+    return 'attestation_mode_required: raw, but the controller attested the matching calls as digests';
+  if (paths.length > 0)
+    return `payload_must_contain ${paths.join(', ')} could only be looked for in digest or non-JSON calls`;
+  if (values.length > 0 && (validation.payload_must_contain?.length ?? 0) === 0)
+    return 'identifier_paths values could only be looked for in digest calls without proofs';
+  return undefined;
+}
 
 function failure(expected: unknown, pointer: string | null, error: string): CheckVerdict {
   return { passed: false, json_pointer: pointer, expected, actual: null, error, schema_id: null, schema_url: null };

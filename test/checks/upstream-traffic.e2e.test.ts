@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureAgent, type FixtureAgent } from '../../fixtures/agent/server.mjs';
 import type { ValidationResult } from '../../src/model/records.js';
-import { phasedStoryboard, runInline } from '../helpers/inline-run.js';
+import { phasedStoryboard, runInline, type InlineStep } from '../helpers/inline-run.js';
 
 let agent: FixtureAgent;
 beforeAll(async () => {
@@ -29,7 +29,7 @@ const MEDIA_BUY = {
 async function book(
   validations: Record<string, unknown>[],
   behaviours: string[],
-  before: Record<string, unknown>[] = [],
+  before: InlineStep[] = [],
 ) {
   const session = `up${++sessions}`;
   const yaml = phasedStoryboard([

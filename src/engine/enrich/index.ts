@@ -47,8 +47,8 @@ export interface EnrichInput {
   nowMs: number;
   /** The runner's own product discovery, when the run has none; returns why it did or did not find any. */
   discover: () => Promise<string | undefined>;
-  /** The top-level fields the task's request schema (of the run's AdCP version) declares; empty when unknown. */
-  requestFields: (task: string) => readonly string[];
+  /** The top-level fields the task's request schema (of the run's AdCP version) declares; absent: none known. */
+  requestFields?: (task: string) => readonly string[];
 }
 
 type Enricher = (request: Record<string, unknown>, input: EnrichInput) => Promise<Enrichment[]>;
@@ -77,7 +77,7 @@ const ENRICHERS: Readonly<Record<string, Enricher>> = {
  * natural-key account. A 3.0 controller request has no account field: nothing changes.
  */
 function controllerAccount(request: Record<string, unknown>, input: EnrichInput): Enrichment[] {
-  if (!input.requestFields('comply_test_controller').includes('account')) return [];
+  if (!input.requestFields?.('comply_test_controller').includes('account')) return [];
   const written = request.account;
   if (written && typeof written === 'object' && !Array.isArray(written)) {
     if ((written as { sandbox?: unknown }).sandbox === true) return [];

@@ -76,7 +76,7 @@ export class RunEnricher {
       anchorMs: this.anchorMs,
       nowMs: (this.options.now ?? Date.now)(),
       discover: () => (this.ownDiscovery ??= this.discoverProducts(step.tools, transport, callOptions)),
-      requestFields: this.options.requestFields ?? (() => []),
+      ...(this.options.requestFields ? { requestFields: this.options.requestFields } : {}),
     });
   }
 
