@@ -400,7 +400,16 @@ export class StoryboardRun {
     if (roleSkip) return end.skipped(roleSkip);
     const owner = this.roles.owner(step.task);
     if (!owner?.run) return undefined;
-    return this.roleRecord(step, await owner.run(step, end.base), end);
+    // The role's step may send another task's request (rate_limit_trip's target), built as a step's own. A record
+    // comes back as the role's outcome, which `end` finishes again: the step's warnings go on it once.
+    const request = async (target: { task: string; sample_request: unknown }) => {
+      const at = { ...step, task: target.task, step: { ...step.step, sample_request: target.sample_request } };
+      const call = await this.request(at, end);
+      if (!('record' in call)) return call;
+      const { warnings: _once, ...record } = call.record;
+      return { record };
+    };
+    return this.roleRecord(step, await owner.run(step, end.base, { request }), end);
   }
 
   /** A role's outcome as the step's record: an exchange is graded as an agent's answer is. */
@@ -423,6 +432,9 @@ export class StoryboardRun {
     const call = await this.request(step, end);
     if ('record' in call) return call.record;
     this.enricher.observeRequest(call.payload);
+    // A role that sends the request itself (parallel_dispatch: N calls at once): its outcome is the step's.
+    const sender = this.roles.first((session) => session.sender?.(step));
+    if (sender) return this.roleRecord(step, await sender(call, end.base), end);
     const transport = this.transport!;
     const answered = await transport.call(step.task, call.payload, call.callOptions);
     const { exchange, completion, warning } = await followAsync(transport, step.step, answered, {
