@@ -12,6 +12,7 @@
  */
 import { a2aSubmittedArtifact } from './a2a-submitted-artifact.js';
 import { fieldEqualsContext, fieldLessThan } from './context-comparison.js';
+import { crossResponseCountDistinct, crossResponseFieldEqual, replayNotCachedRateLimit } from './cross-response.js';
 import { envelopeFieldPresent } from './envelope-field-present.js';
 import { errorCode } from './error-code.js';
 import { envelopeFieldAbsent, fieldAbsent } from './field-absent.js';
@@ -273,6 +274,34 @@ export const CHECK_KINDS: readonly CheckKind[] = [
     needs: [['path'], ['context_key']],
     takes: ['path', 'context_key'],
     grade: fieldEqualsContext,
+  },
+  // AdCP 3.1, cross-response: graded on the response set of a runner contract's step (cross-response.ts).
+  {
+    name: 'cross_response_field_equal',
+    since: '3.1',
+    family: 'cross_response',
+    reads: 'responses',
+    needs: PATH,
+    takes: ['path'],
+    grade: crossResponseFieldEqual,
+  },
+  {
+    name: 'cross_response_count_distinct',
+    since: '3.1',
+    family: 'cross_response',
+    reads: 'responses',
+    needs: [['path'], ['allowed_values']],
+    takes: ['path', 'allowed_values'],
+    grade: crossResponseCountDistinct,
+  },
+  {
+    name: 'replay_not_cached_rate_limit',
+    since: '3.1',
+    family: 'cross_response',
+    reads: 'responses',
+    needs: [],
+    takes: [],
+    grade: replayNotCachedRateLimit,
   },
 ];
 
