@@ -6,6 +6,8 @@
 import type { RunnerRole } from '../engine/role.js';
 import { controllerSeedingRole } from './controller-seeding/index.js';
 import { oauthProbesRole } from './oauth-probes/index.js';
+import { parallelDispatchRole } from './parallel-dispatch/index.js';
+import { rateLimitTripRole } from './rate-limit-trip/index.js';
 import { requestSigningRole } from './request-signing/index.js';
 import { webhookReceiverRole } from './webhook-receiver/index.js';
 
@@ -14,4 +16,6 @@ export const BUILTIN_ROLES: readonly RunnerRole[] = [
   controllerSeedingRole,
   requestSigningRole,
   oauthProbesRole,
+  parallelDispatchRole,
+  rateLimitTripRole,
 ];
