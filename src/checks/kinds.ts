@@ -14,6 +14,7 @@ import { a2aContextContinuity } from './a2a-context-continuity.js';
 import { a2aSubmittedArtifact } from './a2a-submitted-artifact.js';
 import { canonicalFormatSatisfaction } from './canonical-format-satisfaction.js';
 import { fieldEqualsContext, fieldLessThan } from './context-comparison.js';
+import { crossResponseCountDistinct, crossResponseFieldEqual, replayNotCachedRateLimit } from './cross-response.js';
 import { envelopeFieldPresent } from './envelope-field-present.js';
 import { errorCode } from './error-code.js';
 import { envelopeFieldAbsent, fieldAbsent } from './field-absent.js';
@@ -303,6 +304,34 @@ export const CHECK_KINDS: readonly CheckKind[] = [
     needs: [['value']],
     takes: ['value', 'path'],
     grade: canonicalFormatSatisfaction,
+  },
+  // AdCP 3.1, cross-response: graded on the response set of a runner contract's step (cross-response.ts).
+  {
+    name: 'cross_response_field_equal',
+    since: '3.1',
+    family: 'cross_response',
+    reads: 'responses',
+    needs: PATH,
+    takes: ['path'],
+    grade: crossResponseFieldEqual,
+  },
+  {
+    name: 'cross_response_count_distinct',
+    since: '3.1',
+    family: 'cross_response',
+    reads: 'responses',
+    needs: [['path'], ['allowed_values']],
+    takes: ['path', 'allowed_values'],
+    grade: crossResponseCountDistinct,
+  },
+  {
+    name: 'replay_not_cached_rate_limit',
+    since: '3.1',
+    family: 'cross_response',
+    reads: 'responses',
+    needs: [],
+    takes: [],
+    grade: replayNotCachedRateLimit,
   },
 ];
 

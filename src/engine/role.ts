@@ -15,7 +15,7 @@ import type { Exchange } from '../model/exchange.js';
 import type { SkipResult, StepResult } from '../model/records.js';
 import type { Phase, Step, Storyboard } from '../model/storyboard.js';
 import type { SigningVectorSource } from '../plan/signing-vectors.js';
-import type { AgentTransport, Credentials } from '../transport/types.js';
+import type { AgentTransport, CallOptions, Credentials } from '../transport/types.js';
 import type { AgentTools } from './gate.js';
 import type { RunSettings } from './run-settings.js';
 import type { RunnerVariables, SubstitutionScope } from './substitute.js';
@@ -73,6 +73,28 @@ export interface AgentStep extends RoleStep {
 }
 
 /**
+ * A request ready to go out, built as the engine builds a step's own (run.ts `request`: substituted, with the step's
+ * credentials, completed by the request builder, keyed, with the step's `context_inputs`), or the step's record of why
+ * it cannot go out (an unresolved placeholder, a credential the run lacks).
+ */
+type RoleRequest = { payload: Record<string, unknown>; callOptions: CallOptions } | { record: StepResult };
+
+/** What the engine does for a role while the role runs one of its steps (per step: the warnings go on its record). */
+export interface RoleStepHelp {
+  /**
+   * The request of `task` from `sample_request`, built as the engine builds a step's own, the request builder's
+   * warnings on this step's record: for a role whose step sends another task's request (rate_limit_trip's target).
+   */
+  request(target: { task: string; sample_request: unknown }): Promise<RoleRequest>;
+}
+
+/** A role that sends a step's request itself, once the engine built it: the step's outcome. */
+export type RoleSender = (
+  request: Exclude<RoleRequest, { record: StepResult }>,
+  result: StepResult,
+) => Promise<RoleOutcome>;
+
+/**
  * What a role's run of its own task comes to: a record (the engine times it), a skip (with what was exchanged), or an
  * exchange the engine grades as it grades the agent's answers (validations, captures, context).
  */
@@ -100,7 +122,13 @@ export interface RoleSession {
   /** A skip once the agent's tools are known, before the step runs or the cascade gates it. */
   gate?(step: AgentStep): SkipResult | undefined;
   /** Runs one of the role's `tasks`. `result` is the engine's empty record for the step. */
-  run?(step: AgentStep, result: StepResult): Promise<RoleOutcome>;
+  run?(step: AgentStep, result: StepResult, help: RoleStepHelp): Promise<RoleOutcome>;
+  /**
+   * Sends an agent step's request in place of the engine's one call (a `parallel_dispatch` step: N calls at once),
+   * after the gates, the cascade and the request's preparation; undefined: the engine sends it. The outcome is graded
+   * as a role's run is, its response set handed to every check.
+   */
+  sender?(step: AgentStep): RoleSender | undefined;
   /** The cascade skipped a step: a halt for every later step, if that decides the storyboard. */
   gateSkipped?(step: RoleStep, skip: SkipResult): SkipResult | undefined;
   /** Before the step's request is substituted; a message fails the step. */

@@ -64,4 +64,12 @@ export interface RunSettings extends PlanSettings {
   capabilities?: (ask: () => Promise<AgentCapabilities>) => Promise<AgentCapabilities>;
   /** The operator declares the prerequisite state seeded out of band (`requires: [seeded_state]`). @default false */
   seededState?: boolean;
+  /**
+   * The AdCP 3.1 runner contracts that send more than a step's one request, each in scope for this run or not (a step
+   * that needs one out of scope grades not_applicable): `parallel_dispatch_runner` sends a step's request 2–10 times
+   * at once (roles/parallel-dispatch/), `rate_limit_trip_runner` sends up to 500 mutating requests to trip the agent's
+   * rate limiter (roles/rate-limit-trip/; its test kit: "Graders MUST target a sandbox/staging endpoint", so only on
+   * the operator's word). @default { parallel_dispatch_runner: true, rate_limit_trip_runner: false }
+   */
+  runnerContracts?: { parallel_dispatch_runner?: boolean; rate_limit_trip_runner?: boolean };
 }

@@ -32,11 +32,11 @@ import { rateLimitBoundMs } from '../transport/rate-limit.js';
 import type { AgentTransport, CallOptions, Credentials } from '../transport/types.js';
 import { assertContribution, contributionAllowed, peerBranchTaken, type Contributions } from './contributions.js';
 import { CredentialResolver, CredentialsError } from './credentials.js';
-import { CascadeState, runnerOnlyTaskSkip, unresolvedScenarioSkip, type AgentTools } from './gate.js';
-import { capabilityUnmet, storyboardGate, storyboardRequirements, type AgentCapabilities } from './applicability.js';
-import { listScenarios, observeUpstream } from './upstream.js';
+import { CascadeState, runnerOnlyTaskSkip, unresolvedScenarioSkip } from './gate.js';
+import { AgentFacts } from './agent-facts.js';
+import { capabilityUnmet } from './applicability.js';
+import { observeUpstream } from './upstream.js';
 import { conventionalCaptures, undeclaredContextReads } from './conventional-captures.js';
-import { answerError } from '../model/answer-error.js';
 import { contractRules, type ContractRules } from '../model/contract-rules.js';
 import { RunEnricher } from './enrich/run-enricher.js';
 import { gradeStep, type GradeInput } from './grade.js';
@@ -51,10 +51,6 @@ import type { RunSettings } from './run-settings.js';
 import { evaluateSkipIf } from './skip-if.js';
 import { StepEnd } from './step-end.js';
 import { resolveTask, substitute, type SubstitutionScope } from './substitute.js';
-
-const CAPABILITIES_TASK = 'get_adcp_capabilities';
-/** Where the capabilities schema's defaults are read (`requires_capability` value matchers). */
-const CAPABILITIES_RESPONSE = 'protocol/get-adcp-capabilities-response.json';
 
 export interface StoryboardRunOptions extends RunSettings {
   /**
@@ -86,21 +82,15 @@ export class StoryboardRun {
   private readonly cascade: CascadeState;
   /** Problems that concern the whole storyboard, shown on its first step. */
   private readonly storyboardWarnings: string[] = [];
-  private tools?: Promise<AgentTools>;
-  private capabilities?: Promise<AgentCapabilities>;
-  /** The storyboard-level gates' verdict (applicability.ts), once per run. */
-  private applicability?: Promise<SkipResult | undefined>;
+  /** The agent's tools, capabilities, controller scenarios and the storyboard gates' verdict, asked once per run. */
+  private readonly facts: AgentFacts;
   private readonly rules: ContractRules;
-  /** Whether the storyboard has 3.1 storyboard-level gates at all (worked out once). */
-  private gated?: boolean;
   /** The steps that reached the agent (or a role's own exchange), oldest first: what checks reading earlier answers see. */
   private readonly history: PriorAnswer[] = [];
   /** The last A2A Task of this run with its step, for a2a_context_continuity. */
   private lastA2a?: { step: string; contextId?: string };
   /** When the runner sent each step's request (ms since the epoch): upstream_traffic windows. */
   private readonly requestStarts = new Map<string, number>();
-  /** The agent's controller scenarios (`list_scenarios`), asked once per run when an upstream_traffic check needs them. */
-  private controllerScenarios?: Promise<string[] | { error: string }>;
   /** Names the storyboard reads from the context and never declares (conventional-captures.ts). */
   private readonly undeclaredReads: ReadonlySet<string>;
   /** Phases whose `requires_capability` does not hold for this agent. */
@@ -137,6 +127,10 @@ export class StoryboardRun {
     });
     this.rules = options.rules ?? contractRules(undefined);
     this.undeclaredReads = this.rules.conventionalCaptures ? undeclaredContextReads(storyboard) : new Set();
+    this.facts = new AgentFacts(storyboard, options, this.rules, () => ({
+      transport: (this.transport ??= options.transport()),
+      credentials: this.credentials.resolve(undefined),
+    }));
     this.cascade = new CascadeState(
       this.entries.map((e) => ({ phase: e.phase, step: e.step })),
       (storyboard.required_tools ?? []).filter((t) => typeof t === 'string'),
@@ -220,7 +214,7 @@ export class StoryboardRun {
   prepare(): Promise<void> {
     if (this.options.configurationError || this.stopped) return Promise.resolve();
     this.transport ??= this.options.transport();
-    return this.agentTools().then(() => undefined);
+    return this.facts.agentTools().then(() => undefined);
   }
 
   /**
@@ -351,14 +345,9 @@ export class StoryboardRun {
    * reaches no agent, and a storyboard without such gates asks nothing here.
    */
   private async applicable(end: StepEnd): Promise<StepResult | undefined> {
-    const sb = this.storyboard;
-    if (this.options.configurationError) return undefined;
-    this.gated ??= Boolean(
-      sb.requires_capability || sb.required_any_of_tools?.length || storyboardRequirements(sb, this.rules).length,
-    );
-    if (!this.gated) return undefined;
+    if (this.options.configurationError || !this.facts.gated) return undefined;
     this.transport ??= this.options.transport();
-    const skip = await this.storyboardApplicability(await this.agentTools());
+    const skip = await this.facts.storyboardGate(await this.facts.agentTools());
     return skip ? end.skipped(skip) : undefined;
   }
 
@@ -392,7 +381,7 @@ export class StoryboardRun {
   private async withAgent(step: RoleStep, end: StepEnd): Promise<StepResult> {
     // Creating the transport is cheap (it connects on first call); it names the protocol in records.
     this.transport ??= this.options.transport();
-    const tools = await this.agentTools();
+    const tools = await this.facts.agentTools();
     if (tools.error && step.index === 0)
       end.warnings.push(
         `the agent's tool list could not be read (${tools.error}), so missing tools are not told apart from failures`,
@@ -402,7 +391,11 @@ export class StoryboardRun {
     const notForThisAgent = this.cascade.storyboardGate(tools);
     if (notForThisAgent) return end.skipped(notForThisAgent);
     const phaseGate = step.phase.requires_capability
-      ? capabilityUnmet(step.phase.requires_capability, await this.agentCapabilities(tools), this.capabilityDefault)
+      ? capabilityUnmet(
+          step.phase.requires_capability,
+          await this.facts.agentCapabilities(tools),
+          this.facts.capabilityDefault,
+        )
       : undefined;
     if (phaseGate) {
       this.capabilityGated.add(step.phase);
@@ -436,7 +429,16 @@ export class StoryboardRun {
     if (roleSkip) return end.skipped(roleSkip);
     const owner = this.roles.owner(step.task);
     if (!owner?.run) return undefined;
-    return this.roleRecord(step, await owner.run(step, end.base), end);
+    // The role's step may send another task's request (rate_limit_trip's target), built as a step's own. A record
+    // comes back as the role's outcome, which `end` finishes again: the step's warnings go on it once.
+    const request = async (target: { task: string; sample_request: unknown }) => {
+      const at = { ...step, task: target.task, step: { ...step.step, sample_request: target.sample_request } };
+      const call = await this.request(at, end);
+      if (!('record' in call)) return call;
+      const { warnings: _once, ...record } = call.record;
+      return { record };
+    };
+    return this.roleRecord(step, await owner.run(step, end.base, { request }), end);
   }
 
   /** A role's outcome as the step's record: an exchange is graded as an agent's answer is. */
@@ -459,6 +461,9 @@ export class StoryboardRun {
     const call = await this.request(step, end);
     if ('record' in call) return call.record;
     this.enricher.observeRequest(call.payload);
+    // A role that sends the request itself (parallel_dispatch: N calls at once): its outcome is the step's.
+    const sender = this.roles.first((session) => session.sender?.(step));
+    if (sender) return this.roleRecord(step, await sender(call, end.base), end);
     const transport = this.transport!;
     const startedAt = Date.now();
     this.requestStarts.set(step.step.id, startedAt);
@@ -475,12 +480,7 @@ export class StoryboardRun {
       credentials: this.credentials.resolve(undefined),
       timeoutMs: this.options.timeoutMs,
       tools: step.tools,
-      scenarios: () =>
-        (this.controllerScenarios ??= listScenarios(
-          transport,
-          this.credentials.resolve(undefined),
-          this.options.timeoutMs,
-        )),
+      scenarios: () => this.facts.controllerScenarios(),
       startedAt: (id) => this.requestStarts.get(id),
     });
     const graded = this.graded(step, step.task, exchange, end.base, completion, upstream ? { upstream } : {});
@@ -639,55 +639,6 @@ export class StoryboardRun {
   ): StepResult {
     if (graded.result.passed && !graded.result.skip) this.recordPass(entry, exchange, graded.captures);
     return graded.result;
-  }
-
-  /** The storyboard-level gates (applicability.ts), evaluated once per run. */
-  private storyboardApplicability(tools: AgentTools): Promise<SkipResult | undefined> {
-    this.applicability ??= (async () =>
-      storyboardGate(
-        this.storyboard,
-        tools,
-        this.storyboard.requires_capability ? await this.agentCapabilities(tools) : undefined,
-        { webhookReceiver: this.options.webhooks !== undefined, seededState: this.options.seededState === true },
-        this.rules,
-        this.capabilityDefault,
-      ))();
-    return this.applicability;
-  }
-
-  /** What the capabilities schema says an absent field means (the `requires_capability` value matchers read it). */
-  private readonly capabilityDefault = (path: string): unknown =>
-    this.options.schemas?.defaultAt(CAPABILITIES_RESPONSE, path);
-
-  /** The agent's get_adcp_capabilities answer: the opener's shared one, else asked once by this run. */
-  private agentCapabilities(tools: AgentTools): Promise<AgentCapabilities> {
-    const ask = async (): Promise<AgentCapabilities> => {
-      if (tools.tools && !tools.tools.has(CAPABILITIES_TASK))
-        return { error: `the agent does not advertise ${CAPABILITIES_TASK}` };
-      const exchange = await this.transport!.call(
-        CAPABILITIES_TASK,
-        {},
-        { credentials: this.credentials.resolve(undefined), timeoutMs: this.options.timeoutMs },
-      );
-      if (exchange.transportError) return { error: exchange.transportError };
-      const failure = answerError(exchange);
-      if (failure) return { error: `the agent answered with an error${failure.code ? ` ${failure.code}` : ''}` };
-      return { data: exchange.data };
-    };
-    this.capabilities ??= (this.options.capabilities ? this.options.capabilities(ask) : ask()).catch(
-      (error): AgentCapabilities => ({ error: error instanceof Error ? error.message : String(error) }),
-    );
-    return this.capabilities;
-  }
-
-  /** The agent's tools, listed once per run. */
-  private agentTools(): Promise<AgentTools> {
-    this.tools ??= (async () => {
-      const credentials = this.credentials.resolve(undefined);
-      const listed = await this.transport!.listTools({ credentials, timeoutMs: this.options.timeoutMs });
-      return 'tools' in listed ? { tools: new Set(listed.tools) } : { error: listed.error };
-    })().catch((error): AgentTools => ({ error: error instanceof Error ? error.message : String(error) }));
-    return this.tools;
   }
 
   /** storyboard-schema.yaml > context_outputs: a failed step MUST NOT populate the accumulator. */

@@ -7,6 +7,8 @@ import type { RunnerRole } from '../engine/role.js';
 import { brandJwksRole } from './brand-jwks/index.js';
 import { controllerSeedingRole } from './controller-seeding/index.js';
 import { oauthProbesRole } from './oauth-probes/index.js';
+import { parallelDispatchRole } from './parallel-dispatch/index.js';
+import { rateLimitTripRole } from './rate-limit-trip/index.js';
 import { requestSigningRole } from './request-signing/index.js';
 import { webhookReceiverRole } from './webhook-receiver/index.js';
 
@@ -15,5 +17,7 @@ export const BUILTIN_ROLES: readonly RunnerRole[] = [
   controllerSeedingRole,
   requestSigningRole,
   oauthProbesRole,
+  parallelDispatchRole,
+  rateLimitTripRole,
   brandJwksRole,
 ];

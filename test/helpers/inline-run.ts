@@ -13,6 +13,8 @@ import { schemaRegistryFor } from '../../src/schemas/registry.js';
 import { loadStoryboard } from '../../src/storyboard/load.js';
 import type { TestKit } from '../../src/model/storyboard.js';
 import { createTransport } from '../../src/transport/create.js';
+import { RateLimitedTransport } from '../../src/transport/rate-limit.js';
+import type { RunSettings } from '../../src/engine/run-settings.js';
 
 export const TOKEN = 'demo-e2e-token-v1';
 
@@ -36,6 +38,10 @@ export interface InlineRunOptions {
   contract?: string;
   /** RunSettings.seededState. */
   seededState?: boolean;
+  /** RunSettings.runnerContracts. */
+  runnerContracts?: RunSettings['runnerContracts'];
+  /** The transport as open-run.ts makes it: a RATE_LIMITED answer waits and is sent again. @default false */
+  rateLimited?: boolean;
 }
 
 export async function runInline(
@@ -59,11 +65,13 @@ export function openInline(yaml: string, url: string, options: InlineRunOptions 
     throw new Error(loaded.diagnostics.map((d) => `${d.line}:${d.column} [${d.rule}] ${d.message}`).join('\n'));
   return new StoryboardRun(loaded.storyboard, {
     roles: BUILTIN_ROLES,
-    transport: () =>
-      createTransport(options.protocol ?? 'mcp', {
+    transport: () => {
+      const transport = createTransport(options.protocol ?? 'mcp', {
         url,
         maxResponseBytes: options.maxResponseBytes ?? 10 * 1024 * 1024,
-      }),
+      });
+      return options.rateLimited ? new RateLimitedTransport(transport) : transport;
+    },
     schemas: schemaRegistryFor(defaultSchemasDir()!),
     authToken: options.authToken === null ? undefined : (options.authToken ?? TOKEN),
     testKit: options.testKit,
@@ -73,6 +81,7 @@ export function openInline(yaml: string, url: string, options: InlineRunOptions 
     ...(options.loadWarnings ? { loadWarnings: options.loadWarnings } : {}),
     rules: contractRules(options.contract),
     ...(options.seededState ? { seededState: true } : {}),
+    ...(options.runnerContracts ? { runnerContracts: options.runnerContracts } : {}),
   });
 }
 
