@@ -16,7 +16,7 @@
  */
 import type { ContractRules } from '../model/contract-rules.js';
 import type { SkipResult } from '../model/records.js';
-import type { CapabilityPredicate, Step, Storyboard } from '../model/storyboard.js';
+import type { CapabilityPredicate, Phase, Step, Storyboard } from '../model/storyboard.js';
 import { jsonEqual } from '../checks/equality.js';
 import type { AgentTools } from './gate.js';
 
@@ -163,6 +163,31 @@ function parentIsObject(root: unknown, path: string): boolean {
   const keys = path.split('.');
   const parent = keys.length === 1 ? root : valueAt(root, keys.slice(0, -1).join('.'));
   return parent !== null && typeof parent === 'object' && !Array.isArray(parent);
+}
+
+/**
+ * The controller scenarios a phase drives the agent with: the literal `scenario` of each of its comply_test_controller
+ * steps that does not expect an error (a step that expects one may be testing the refusal: deterministic_testing's
+ * missing_params accepts UNKNOWN_SCENARIO), other than the discovery and seeding ones.
+ */
+export function phaseScenarios(phase: Phase): string[] {
+  const scenarios = phase.steps
+    .filter((s) => s.task === CONTROLLER && s.expect_error !== true)
+    .map((s) => (s.sample_request as { scenario?: unknown } | undefined)?.scenario)
+    .filter((x): x is string => typeof x === 'string' && /^(force|simulate)_/.test(x));
+  return [...new Set(scenarios)];
+}
+
+/**
+ * universal/deterministic-testing.yaml > prerequisites: "The controller is detected via list_scenarios before any state
+ * transitions are attempted. Phases that require specific scenarios are skipped if the controller does not support
+ * them." The phase's skip detail when the agent's list (when it gave one) lacks a scenario the phase drives.
+ */
+export function phaseScenarioUnmet(phase: Phase, listed: readonly string[] | { error: string }): string | undefined {
+  if (!Array.isArray(listed)) return undefined;
+  const missing = phaseScenarios(phase).filter((s) => !listed.includes(s));
+  if (missing.length === 0) return undefined;
+  return `phase "${phase.id}" drives the ${CONTROLLER} scenario${missing.length > 1 ? 's' : ''} ${missing.map((s) => `"${s}"`).join(', ')}, which the agent's list_scenarios does not list`;
 }
 
 /** The storyboard-level gates, first unmet first (see the file comment). */

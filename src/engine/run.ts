@@ -34,7 +34,7 @@ import { assertContribution, contributionAllowed, peerBranchTaken, type Contribu
 import { CredentialResolver, CredentialsError } from './credentials.js';
 import { CascadeState, runnerOnlyTaskSkip, unresolvedScenarioSkip } from './gate.js';
 import { AgentFacts } from './agent-facts.js';
-import { capabilityUnmet } from './applicability.js';
+import { capabilityUnmet, phaseScenarios, phaseScenarioUnmet } from './applicability.js';
 import { observeUpstream } from './upstream.js';
 import { conventionalCaptures, undeclaredContextReads } from './conventional-captures.js';
 import { contractRules, type ContractRules } from '../model/contract-rules.js';
@@ -93,7 +93,7 @@ export class StoryboardRun {
   private readonly requestStarts = new Map<string, number>();
   /** Names the storyboard reads from the context and never declares (conventional-captures.ts). */
   private readonly undeclaredReads: ReadonlySet<string>;
-  /** Phases whose `requires_capability` does not hold for this agent. */
+  /** Phases whose `requires_capability` does not hold for this agent, or whose controller scenarios it does not list. */
   private readonly capabilityGated = new Set<Phase>();
   private transport?: AgentTransport;
   /** What a role decided every later step becomes (failed seeding, an unknown controller scenario, no request signing). */
@@ -397,9 +397,14 @@ export class StoryboardRun {
           this.facts.capabilityDefault,
         )
       : undefined;
-    if (phaseGate) {
+    const scenarioGate =
+      phaseGate ??
+      (phaseScenarios(step.phase).length > 0 && tools.tools?.has('comply_test_controller')
+        ? phaseScenarioUnmet(step.phase, await this.facts.controllerScenarios())
+        : undefined);
+    if (scenarioGate) {
       this.capabilityGated.add(step.phase);
-      return end.skipped({ reason: 'not_applicable', detail: phaseGate });
+      return end.skipped({ reason: 'not_applicable', detail: scenarioGate });
     }
     const agentStep: AgentStep = { ...step, tools };
     const own = await this.runnerTask(agentStep, end);

@@ -369,3 +369,49 @@ describe('replay_webhook_vector (universal/webhook-receiver-envelope.yaml)', () 
     expect(r.calls()).toEqual([]);
   });
 });
+
+describe('controller scenarios a phase drives (deterministic-testing.yaml > prerequisites)', () => {
+  const force = (id: string, extra: Record<string, unknown> = {}) => ({
+    id,
+    task: 'comply_test_controller',
+    sample_request: {
+      scenario: 'force_creative_status',
+      params: { creative_id: 'cr_trail_hero_300x250', status: 'approved' },
+    },
+    ...extra,
+  });
+
+  it('a phase driving a scenario the controller does not list is skipped not_applicable as a whole, before any call; it trips no cascade', async () => {
+    const phases: InlinePhase[] = [
+      {
+        id: 'creative_states',
+        steps: [formats('before', { stateful: true }), force('approve', { stateful: true }) as never],
+      },
+      { id: 'after', steps: [formats('later', { stateful: true })] },
+    ];
+    const r = await run(phases, {}, { behaviours: ['no_force'] });
+    expect(r.verdicts).toEqual({
+      before: 'skipped:not_applicable',
+      approve: 'skipped:not_applicable',
+      later: 'passed',
+    });
+    expect(detail(r, 'before')).toBe(
+      'phase "creative_states" drives the comply_test_controller scenario "force_creative_status", which the agent\'s list_scenarios does not list',
+    );
+    expect(r.calls('list_creative_formats')).toHaveLength(1);
+    expect(r.calls('comply_test_controller').map((c) => (c.arguments as { scenario: string }).scenario)).toEqual([
+      'list_scenarios',
+    ]);
+    const listed = await run(phases);
+    expect(listed.verdicts).toEqual({ before: 'passed', approve: 'passed', later: 'passed' });
+  });
+
+  it('a step that expects an error (testing the refusal) runs: UNKNOWN_SCENARIO is an answer it may accept', async () => {
+    const refusal = force('refused', {
+      expect_error: true,
+      validations: [{ check: 'error_code', allowed_values: ['INVALID_PARAMS', 'UNKNOWN_SCENARIO'] }],
+    });
+    const r = await run(one(refusal as never), {}, { behaviours: ['no_force'] });
+    expect(r.verdicts).toEqual({ refused: 'passed' });
+  });
+});
