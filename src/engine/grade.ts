@@ -178,7 +178,9 @@ function runCheck(input: GradeInput, written: Validation): ValidationResult {
     base.schema_id ??= null;
     base.schema_url ??= null;
   }
-  return verdict.passed ? base : { ...base, request: request ?? exchange.request, response: response ?? exchange.response };
+  return verdict.passed
+    ? base
+    : { ...base, request: request ?? exchange.request, response: response ?? exchange.response };
 }
 
 /**
@@ -267,7 +269,7 @@ function completionFailure(
         json_pointer: null,
         expected: path,
         actual: completion.lastStatus ?? null,
-        error: `context_outputs "${name}": the task was still ${completion.lastStatus ?? 'pending'} after ${completion.polls} poll(s) over ${completion.waitedMs} ms (tasks/get); raise timeoutMs if the agent is just slow`,
+        error: `context_outputs "${name}": the task was still ${completion.lastStatus ?? 'pending'} after ${completion.polls} poll(s) over ${completion.waitedMs} ms (${completion.tool}); raise timeoutMs if the agent is just slow`,
       });
     case 'failed':
       return runnerValidation(input, 'capture_task_failed', {

@@ -1,8 +1,8 @@
 /**
  * `task_completion.<path>` captures (storyboard-schema.yaml > context_outputs):
  * when a task answers with a non-terminal envelope (`submitted`, `working`,
- * `input-required`, with a `task_id`), the runner polls the AdCP `tasks/get`
- * task until a terminal state and reads the capture from the completion —
+ * `input-required`, with a `task_id`), the runner polls the AdCP task-status
+ * tool (`get_task_status` in 3.1, `tasks/get` before) until a terminal state and reads the capture from the completion —
  * bounded in time, so an agent that never finishes costs one step, not the run.
  */
 import { answerError, PROTOCOL_ENVELOPE_KEYS } from '../model/answer-error.js';
@@ -21,7 +21,7 @@ const PAUSED = new Set(['input-required', 'auth-required']);
 export type TaskCompletion =
   | { outcome: 'completed'; data: unknown; polls: number; response?: ResponseRecord }
   | { outcome: 'failed'; status: string; data: unknown; polls: number; response?: ResponseRecord }
-  | { outcome: 'timeout'; lastStatus?: string; polls: number; waitedMs: number }
+  | { outcome: 'timeout'; lastStatus?: string; polls: number; waitedMs: number; tool: string }
   | { outcome: 'error'; error: string; polls: number };
 
 export interface PollOptions extends CallOptions {
@@ -29,6 +29,17 @@ export interface PollOptions extends CallOptions {
   intervalMs: number;
   /** Bound on the whole wait. */
   deadlineMs: number;
+  /** The tool polled (pollingTool). @default 'tasks/get' */
+  pollTool?: string;
+}
+
+/**
+ * Which tool polls an AdCP async task: AdCP 3.1 names it `get_task_status` ("a 3.x protocol-namespace alias for the
+ * legacy AdCP tasks/get polling surface", protocol/get-task-status-request.json; same request), 3.0 `tasks/get` (some
+ * agents serve it as `tasks_get`). The one the agent advertises, the 3.1 name first; none advertised: `tasks/get`.
+ */
+export function pollingTool(tools: ReadonlySet<string> | undefined): string {
+  return ['get_task_status', 'tasks/get', 'tasks_get'].find((t) => tools?.has(t)) ?? 'tasks/get';
 }
 
 /** The async envelope of an answer, if it is one and the storyboard wants its completion. */
@@ -67,26 +78,23 @@ async function pollTaskCompletion(
   taskId: string,
   options: PollOptions,
 ): Promise<TaskCompletion> {
+  const tool = options.pollTool ?? 'tasks/get';
   const started = performance.now();
   let polls = 0;
   let lastStatus: string | undefined;
   for (;;) {
     const remaining = options.deadlineMs - (performance.now() - started);
     if (remaining <= 0)
-      return { outcome: 'timeout', lastStatus, polls, waitedMs: Math.round(performance.now() - started) };
+      return { outcome: 'timeout', lastStatus, polls, waitedMs: Math.round(performance.now() - started), tool };
     // Whole milliseconds: the transports hand this to AbortSignal.timeout, which throws on a fraction.
     const timeoutMs = Math.ceil(Math.min(options.timeoutMs, remaining));
-    const exchange = await transport.call(
-      'tasks/get',
-      { task_id: taskId, include_result: true },
-      { ...options, timeoutMs },
-    );
+    const exchange = await transport.call(tool, { task_id: taskId, include_result: true }, { ...options, timeoutMs });
     polls++;
     if (exchange.transportError) {
       // A poll cut short by the overall deadline means the task did not finish in time, not that polling broke.
       const waitedMs = performance.now() - started;
       if (waitedMs >= options.deadlineMs)
-        return { outcome: 'timeout', lastStatus, polls, waitedMs: Math.round(waitedMs) };
+        return { outcome: 'timeout', lastStatus, polls, waitedMs: Math.round(waitedMs), tool };
       return { outcome: 'error', error: exchange.transportError, polls };
     }
     const body = (exchange.data ?? {}) as { status?: unknown; result?: unknown };
@@ -97,7 +105,7 @@ async function pollTaskCompletion(
     if (failure && !(status && FAILED.has(status))) {
       return {
         outcome: 'error',
-        error: `tasks/get answered with an error: ${failure.message ?? failure.code ?? failure.where}`,
+        error: `${tool} answered with an error: ${failure.message ?? failure.code ?? failure.where}`,
         polls,
       };
     }
@@ -123,7 +131,7 @@ export interface FollowedAnswer {
 
 /**
  * An async answer (`submitted` / `working` with a `task_id`) is followed to
- * its end through `tasks/get`, bounded by `deadlineMs`:
+ * its end through the task-status tool (pollingTool), bounded by `deadlineMs`:
  * - when the step captures `task_completion.` values, for those captures
  *   (storyboard-schema.yaml > context_outputs); the step is graded on the
  *   immediate answer;
@@ -158,7 +166,17 @@ export async function followAsync(
       warning: `the agent answered ${pending.status} (task ${pending.taskId}); the task ${why}, so the step is graded on that interim answer`,
     };
   }
-  const note = `the agent answered ${pending.status} (task ${pending.taskId}); graded on the task's ${completion.outcome === 'completed' ? 'completion' : `end (${completion.status})`} after ${completion.polls} tasks/get poll(s)`;
+  return { exchange: completedExchange(exchange, pending, completion, options.pollTool ?? 'tasks/get') };
+}
+
+/** The answer a step is graded on when its task ended: the completion (or failure), with a note on how it was reached. */
+function completedExchange(
+  exchange: Exchange,
+  pending: { taskId: string; status: string },
+  completion: Extract<TaskCompletion, { outcome: 'completed' | 'failed' }>,
+  tool: string,
+): Exchange {
+  const note = `the agent answered ${pending.status} (task ${pending.taskId}); graded on the task's ${completion.outcome === 'completed' ? 'completion' : `end (${completion.status})`} after ${completion.polls} ${tool} poll(s)`;
   // The context echo belongs to the answer to this call (storyboard-schema.yaml > Context echo contract: "whether
   // the response is synchronous or asynchronous"); a completion artifact that lacks it keeps the envelope's.
   const envelopeContext = (exchange.data as { context?: unknown }).context;
@@ -171,12 +189,10 @@ export async function followAsync(
       ? { ...(completion.data as Record<string, unknown>), context: envelopeContext }
       : completion.data;
   return {
-    exchange: {
-      ...exchange,
-      ...(completion.response ? { response: completion.response } : {}),
-      data,
-      extraction: { path: completion.outcome === 'failed' ? 'error' : exchange.extraction.path, note },
-    },
+    ...exchange,
+    ...(completion.response ? { response: completion.response } : {}),
+    data,
+    extraction: { path: completion.outcome === 'failed' ? 'error' : exchange.extraction.path, note },
   };
 }
 

@@ -101,7 +101,10 @@ export type RoleSender = (
 export type RoleOutcome =
   | { result: StepResult }
   | { skip: SkipResult; record?: Pick<StepResult, 'request' | 'response'> }
-  | { exchange: Exchange; /** The resolved response set of a multi-dispatch step (the cross_response kinds). */ responses?: ResponseSet };
+  | {
+      exchange: Exchange;
+      /** The resolved response set of a multi-dispatch step (the cross_response kinds). */ responses?: ResponseSet;
+    };
 
 /** A role's reading of a graded agent answer: the step's record, and what every later step becomes (`halt`). */
 interface RoleVerdict {

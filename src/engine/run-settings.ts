@@ -24,7 +24,7 @@ export interface RunSettings extends PlanSettings {
   timeoutMs: number;
   /** Largest body read by the runner's own HTTP probes. @default 10485760 */
   maxResponseBytes?: number;
-  /** Pause between `tasks/get` polls of an async task. @default 1000 */
+  /** Pause between task-status polls (`get_task_status`, `tasks/get`) of an async task. @default 1000 */
   pollIntervalMs?: number;
   /**
    * A configuration problem that makes every step fail before reaching the

@@ -44,7 +44,7 @@ import { withIdempotencyKey } from './idempotency.js';
 import { IMPLEMENTED_INVARIANTS } from './invariants.js';
 import { PathSyntaxError, setPath } from '../model/path.js';
 import { unresolvedRecord } from './unresolved.js';
-import { followAsync, type TaskCompletion } from './polling.js';
+import { followAsync, pollingTool, type TaskCompletion } from './polling.js';
 import type { SkipResult, StepOutcome, StepResult } from '../model/records.js';
 import { planPhases, RoleSessions, type AgentStep, type RoleOutcome, type RoleStep, type RunnerRole } from './role.js';
 import type { RunSettings } from './run-settings.js';
@@ -93,8 +93,6 @@ export class StoryboardRun {
   private readonly requestStarts = new Map<string, number>();
   /** Names the storyboard reads from the context and never declares (conventional-captures.ts). */
   private readonly undeclaredReads: ReadonlySet<string>;
-  /** Phases whose `requires_capability` does not hold for this agent, or whose controller scenarios it does not list. */
-  private readonly capabilityGated = new Set<Phase>();
   private transport?: AgentTransport;
   /** What a role decided every later step becomes (failed seeding, an unknown controller scenario, no request signing). */
   private halt?: SkipResult;
@@ -294,8 +292,10 @@ export class StoryboardRun {
           result.warnings = [...this.storyboardWarnings, ...(result.warnings ?? [])];
         if (entry.phase.optional === true) result.optional = true;
         this.results.set(entry.index, result);
-        // A phase its capability gate skipped does not trip the cascade (applicability.ts; conformance.md).
-        if (!this.capabilityGated.has(entry.phase)) this.cascade.record(entry.index, result);
+        // A phase its capability or scenario gate skipped is graded not_applicable step by step, and its stateful steps
+        // cascade like any other not_applicable skip (runner-output-contract.yaml > cascade_rules.default_cascade;
+        // storyboard-schema.yaml > phases[].requires_capability exempts only the siblings that declare depends_on: []).
+        this.cascade.record(entry.index, result);
         if (this.isLastOfPhase(entry)) this.cascade.endPhase(entry.phase, this.results);
       }
     });
@@ -402,10 +402,7 @@ export class StoryboardRun {
       (phaseScenarios(step.phase).length > 0 && tools.tools?.has('comply_test_controller')
         ? phaseScenarioUnmet(step.phase, await this.facts.controllerScenarios())
         : undefined);
-    if (scenarioGate) {
-      this.capabilityGated.add(step.phase);
-      return end.skipped({ reason: 'not_applicable', detail: scenarioGate });
-    }
+    if (scenarioGate) return end.skipped({ reason: 'not_applicable', detail: scenarioGate });
     const agentStep: AgentStep = { ...step, tools };
     const own = await this.runnerTask(agentStep, end);
     if (own) return own;
@@ -475,6 +472,7 @@ export class StoryboardRun {
     const answered = await transport.call(step.task, call.payload, call.callOptions);
     const { exchange, completion, warning } = await followAsync(transport, step.step, answered, {
       ...call.callOptions,
+      pollTool: pollingTool(step.tools.tools),
       intervalMs: this.options.pollIntervalMs ?? 1000,
       deadlineMs: end.remainingMs(this.options.timeoutMs),
     });

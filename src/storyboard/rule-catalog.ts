@@ -59,7 +59,7 @@ export const STORYBOARD_RULES = {
   invalid_identifier_path: {
     severity: 'error',
     summary:
-      "An upstream_traffic `identifier_paths` entry outside the portable grammar (dotted keys, each optionally `[*]`; no indexes, quoting, `$` or request/response/context roots): the spec requires rejecting it at load time.",
+      'An upstream_traffic `identifier_paths` entry outside the portable grammar (dotted keys, each optionally `[*]`; no indexes, quoting, `$` or request/response/context roots): the spec requires rejecting it at load time.',
   },
   invalid_expires_after_version: {
     severity: 'error',

@@ -26,11 +26,7 @@ const MEDIA_BUY = {
 };
 
 /** One create_media_buy step with the given upstream_traffic validation(s), on a fresh sandbox with `behaviours`. */
-async function book(
-  validations: Record<string, unknown>[],
-  behaviours: string[],
-  before: InlineStep[] = [],
-) {
+async function book(validations: Record<string, unknown>[], behaviours: string[], before: InlineStep[] = []) {
   const session = `up${++sessions}`;
   const yaml = phasedStoryboard([
     {

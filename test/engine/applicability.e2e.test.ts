@@ -121,17 +121,40 @@ describe('requires_capability (storyboard)', () => {
 });
 
 describe('requires_capability (phase)', () => {
-  it('skips only that phase, not_applicable, and does not trip the cascade of later phases', async () => {
+  const gatedPhase = (...steps: ReturnType<typeof formats>[]) => ({
+    id: 'signals_family',
+    requires_capability: { path: 'supported_protocols', contains: 'signals' },
+    steps,
+  });
+
+  it('skips only that phase, not_applicable; its stateful steps cascade like any not_applicable skip (cascade_rules.default_cascade)', async () => {
     const r = await run([
-      {
-        id: 'signals_family',
-        requires_capability: { path: 'supported_protocols', contains: 'signals' },
-        steps: [formats('s1', { stateful: true }), formats('s2', { stateful: true })],
-      },
+      gatedPhase(formats('s1', { stateful: true }), formats('s2', { stateful: true })),
+      { id: 'after', steps: [formats('later', { stateful: true }), formats('stateless')] },
+    ]);
+    expect(r.verdicts).toEqual({
+      s1: 'skipped:not_applicable',
+      s2: 'skipped:not_applicable',
+      later: 'skipped:prerequisite_failed',
+      stateless: 'passed',
+    });
+    expect(detail(r, 's1')).toMatch(/^requires_capability: supported_protocols must contain "signals"/);
+  });
+
+  it('a later phase that declares depends_on: [] runs anyway (storyboard-schema.yaml > phases[].requires_capability)', async () => {
+    const r = await run([
+      gatedPhase(formats('s1', { stateful: true }), formats('s2', { stateful: true })),
+      { id: 'after', depends_on: [], steps: [formats('later', { stateful: true })] },
+    ]);
+    expect(r.verdicts).toMatchObject({ s1: 'skipped:not_applicable', later: 'passed' });
+  });
+
+  it('a gated sole stateful step trips nothing (cascade_rules.sole_stateful_step_exemption)', async () => {
+    const r = await run([
+      gatedPhase(formats('s1', { stateful: true }), formats('s2')),
       { id: 'after', steps: [formats('later', { stateful: true })] },
     ]);
     expect(r.verdicts).toEqual({ s1: 'skipped:not_applicable', s2: 'skipped:not_applicable', later: 'passed' });
-    expect(detail(r, 's1')).toMatch(/^requires_capability: supported_protocols must contain "signals"/);
   });
 });
 
@@ -381,19 +404,21 @@ describe('controller scenarios a phase drives (deterministic-testing.yaml > prer
     ...extra,
   });
 
-  it('a phase driving a scenario the controller does not list is skipped not_applicable as a whole, before any call; it trips no cascade', async () => {
+  it('a phase driving a scenario the controller does not list is skipped not_applicable as a whole, before any call', async () => {
     const phases: InlinePhase[] = [
       {
         id: 'creative_states',
         steps: [formats('before', { stateful: true }), force('approve', { stateful: true }) as never],
       },
       { id: 'after', steps: [formats('later', { stateful: true })] },
+      { id: 'independent', depends_on: [], steps: [formats('own', { stateful: true })] },
     ];
     const r = await run(phases, {}, { behaviours: ['no_force'] });
     expect(r.verdicts).toEqual({
       before: 'skipped:not_applicable',
       approve: 'skipped:not_applicable',
-      later: 'passed',
+      later: 'skipped:prerequisite_failed',
+      own: 'passed',
     });
     expect(detail(r, 'before')).toBe(
       'phase "creative_states" drives the comply_test_controller scenario "force_creative_status", which the agent\'s list_scenarios does not list',
@@ -403,7 +428,7 @@ describe('controller scenarios a phase drives (deterministic-testing.yaml > prer
       'list_scenarios',
     ]);
     const listed = await run(phases);
-    expect(listed.verdicts).toEqual({ before: 'passed', approve: 'passed', later: 'passed' });
+    expect(listed.verdicts).toEqual({ before: 'passed', approve: 'passed', later: 'passed', own: 'passed' });
   });
 
   it('a step that expects an error (testing the refusal) runs: UNKNOWN_SCENARIO is an answer it may accept', async () => {

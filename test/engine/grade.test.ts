@@ -213,16 +213,18 @@ describe('gradeStep: context_outputs of an async task', () => {
   });
 
   it('names the last status a timed-out task had, else pending', () => {
-    expect(failure({ outcome: 'timeout', lastStatus: 'working', polls: 3, waitedMs: 1500 })).toMatchObject({
+    expect(
+      failure({ outcome: 'timeout', lastStatus: 'working', polls: 3, waitedMs: 1500, tool: 'tasks/get' }),
+    ).toMatchObject({
       check: 'capture_poll_timeout',
       actual: 'working',
       error:
         'context_outputs "media_buy_id": the task was still working after 3 poll(s) over 1500 ms (tasks/get); raise timeoutMs if the agent is just slow',
     });
-    expect(failure({ outcome: 'timeout', polls: 1, waitedMs: 100 })).toMatchObject({
+    expect(failure({ outcome: 'timeout', polls: 1, waitedMs: 100, tool: 'get_task_status' })).toMatchObject({
       actual: null,
       error:
-        'context_outputs "media_buy_id": the task was still pending after 1 poll(s) over 100 ms (tasks/get); raise timeoutMs if the agent is just slow',
+        'context_outputs "media_buy_id": the task was still pending after 1 poll(s) over 100 ms (get_task_status); raise timeoutMs if the agent is just slow',
     });
   });
 

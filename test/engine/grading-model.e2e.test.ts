@@ -230,8 +230,18 @@ describe('a controller scenario the agent does not implement (UNKNOWN_SCENARIO)'
     ...extra,
   });
 
-  it('grades that step and the rest of the storyboard not_applicable, and sends nothing after it', async () => {
+  it("the agent's list_scenarios lacks it: the phase is skipped not_applicable before anything is sent", async () => {
     const r = await run([force(), products('after')]);
+    expect(r.verdicts).toEqual({ force: 'skipped:not_applicable', after: 'skipped:not_applicable' });
+    expect(result(r, 'force').skip!.detail).toBe(
+      'phase "main" drives the comply_test_controller scenario "force_account_status", which the agent\'s list_scenarios does not list',
+    );
+    expect(sent(r, 'comply_test_controller').map((a) => a.scenario)).toEqual(['list_scenarios']);
+    expect(r.calls('get_products')).toEqual([]);
+  });
+
+  it('no list_scenarios answer: that step meets UNKNOWN_SCENARIO and grades the rest not_applicable, sending nothing after it', async () => {
+    const r = await run([force(), products('after')], { behaviours: ['no_list_scenarios'] });
     expect(r.verdicts).toEqual({ force: 'skipped:not_applicable', after: 'skipped:not_applicable' });
     expect(result(r, 'force').skip!.detail).toBe(
       'the agent\'s comply_test_controller does not implement scenario "force_account_status" (UNKNOWN_SCENARIO), so this storyboard does not apply to it',
@@ -673,6 +683,24 @@ describe('task_completion captures', () => {
       { task_id: taskId, include_result: true },
     ]);
     expect(sent(r, 'get_adcp_capabilities')[0]!.context.correlation_id).toMatch(/^mb_[0-9a-f]{12}$/);
+  });
+
+  it('polls get_task_status (AdCP 3.1) when the agent lists it, and nothing through tasks/get', async () => {
+    const r = await run(asyncBody(), { ...fast, behaviours: asyncAgent('async_polls_2', 'get_task_status') });
+    expect(r.verdicts).toEqual({ book: 'passed', use: 'passed' });
+    expect(r.calls('get_task_status')).toHaveLength(2);
+    expect(r.calls('tasks/get')).toEqual([]);
+  });
+
+  it('an envelope graded on its completion names the tool it polled', async () => {
+    const r = await run([createBuy('book')], { ...fast, behaviours: asyncAgent('get_task_status') });
+    expect(result(r, 'book').extraction.note).toMatch(/after 1 get_task_status poll\(s\)$/);
+  });
+
+  it('polls tasks_get when that is the only polling tool the agent lists', async () => {
+    const r = await run(asyncBody(), { ...fast, behaviours: asyncAgent('async_polls_2', 'without@tasks/get') });
+    expect(r.verdicts).toEqual({ book: 'passed', use: 'passed' });
+    expect(r.calls('tasks_get')).toHaveLength(2);
   });
 
   it("an answer that is only the async envelope is graded on the task's completion, polled to its end", async () => {

@@ -18,8 +18,8 @@ afterAll(async () => {
   await agent?.close();
 });
 
-/** agent.test.ts pins the list itself. */
-const ALL_TOOLS = TOOL_NAMES;
+/** agent.test.ts pins the list itself. get_task_status is served only with the `get_task_status` behaviour. */
+const ALL_TOOLS = TOOL_NAMES.filter((t) => t !== 'get_task_status');
 
 async function toolNames(url: string): Promise<string[]> {
   const client = await connect(url);
@@ -36,6 +36,10 @@ describe('without@<tool>', () => {
     expect(await toolNames(agent.urlFor(['without@comply_test_controller']))).toEqual(
       ALL_TOOLS.filter((t) => t !== 'comply_test_controller'),
     );
+  });
+
+  it('get_task_status: lists the AdCP 3.1 polling tool besides the 3.0 ones', async () => {
+    expect(await toolNames(agent.urlFor(['get_task_status']))).toEqual(TOOL_NAMES);
   });
 
   it('combines: several tokens remove several tools, the rest still work', async () => {

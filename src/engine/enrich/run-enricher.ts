@@ -8,7 +8,7 @@ import type { Exchange } from '../../model/exchange.js';
 import type { Step, Storyboard, TestKit } from '../../model/storyboard.js';
 import type { AgentTransport, CallOptions } from '../../transport/types.js';
 import type { AgentTools } from '../gate.js';
-import { followAsync } from '../polling.js';
+import { followAsync, pollingTool } from '../polling.js';
 import { FALLBACK_BRAND_DOMAIN } from './create-media-buy.js';
 import { declaredFixtureIds, Discovery, enrichRequest, flightAnchor, type CapturedValue } from './index.js';
 
@@ -16,7 +16,7 @@ export interface RunEnricherOptions {
   testKit?: TestKit;
   /** The clock enrichment reads (past flights, the flight anchor). @default Date.now */
   now?: () => number;
-  /** Pause between `tasks/get` polls of the runner's own get_products. */
+  /** Pause between task-status polls of the runner's own get_products. */
   pollIntervalMs: number;
   /** The bound on the runner's own get_products. */
   timeoutMs: number;
@@ -99,7 +99,12 @@ export class RunEnricher {
       transport,
       { id: 'runner_discovery', title: 'runner discovery', task: 'get_products' } as Step,
       answered,
-      { ...callOptions, intervalMs: this.options.pollIntervalMs, deadlineMs: this.options.timeoutMs },
+      {
+        ...callOptions,
+        pollTool: pollingTool(tools.tools),
+        intervalMs: this.options.pollIntervalMs,
+        deadlineMs: this.options.timeoutMs,
+      },
     );
     if (exchange.transportError)
       return `the runner's own get_products ${JSON.stringify(request)} failed: ${exchange.transportError}`;
