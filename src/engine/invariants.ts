@@ -20,6 +20,7 @@
 import { jsonEqual } from '../checks/equality.js';
 import { findErrorCode } from '../checks/error-code.js';
 import type { Exchange } from '../model/exchange.js';
+import { PROTOCOL_ENVELOPE_KEYS } from '../model/answer-error.js';
 
 export interface InvariantVerdict {
   id: string;
@@ -136,18 +137,8 @@ function noSecretEcho(exchange: Exchange, secrets: readonly string[]): Invariant
   };
 }
 
-/** Keys an IDEMPOTENCY_CONFLICT answer may carry: the error itself and the envelope. */
-const CONFLICT_TOP_KEYS = new Set([
-  'adcp_error',
-  'errors',
-  'context',
-  'ext',
-  'status',
-  'message',
-  'task_id',
-  'context_id',
-  'timestamp',
-]);
+/** Keys an IDEMPOTENCY_CONFLICT answer may carry: the error itself and the envelope (protocol and version envelope). */
+const CONFLICT_TOP_KEYS: ReadonlySet<string> = new Set(['adcp_error', 'errors', ...PROTOCOL_ENVELOPE_KEYS]);
 const CONFLICT_ERROR_KEYS = new Set(['code', 'message', 'field', 'suggestion', 'recovery', 'retry_after', 'retryable']);
 
 function conflictNoPayloadLeak(exchange: Exchange): InvariantVerdict | undefined {

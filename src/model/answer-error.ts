@@ -67,8 +67,9 @@ export interface AnswerError {
 }
 
 /**
- * Keys of the protocol envelope (core/protocol-envelope.json): they ride in the task data on MCP and A2A, and none of
- * them is a task result.
+ * Keys of the protocol envelope (core/protocol-envelope.json) and, since 3.1, of the version envelope composed into every
+ * request and response (core/version-envelope.json: `adcp_version`, `adcp_major_version`): they ride in the task data
+ * on MCP and A2A, and none of them is a task result.
  */
 export const PROTOCOL_ENVELOPE_KEYS: ReadonlySet<string> = new Set([
   'status',
@@ -79,6 +80,7 @@ export const PROTOCOL_ENVELOPE_KEYS: ReadonlySet<string> = new Set([
   'timestamp',
   'ext',
   'adcp_version',
+  'adcp_major_version',
   'progress',
   'push_notification_config',
   'replayed',

@@ -192,6 +192,9 @@ describe('idempotency.conflict_no_payload_leak', () => {
       task_id: 't',
       context_id: 'c',
       timestamp: 'now',
+      // core/version-envelope.json (3.1): composed into every response.
+      adcp_version: '3.1',
+      adcp_major_version: 3,
     };
     expect(byId(exchange({ context: { a: 1 } }, data))['idempotency.conflict_no_payload_leak']).toEqual({
       id: 'idempotency.conflict_no_payload_leak',
