@@ -24,15 +24,20 @@ export const SEEDING_PHASE_ID = '__controller_seeding__';
 
 interface SeedKind {
   /** Key under `fixtures:`. */
-  key: 'accounts' | 'products' | 'pricing_options' | 'creatives' | 'plans' | 'media_buys';
+  key: 'accounts' | 'creative_formats' | 'products' | 'pricing_options' | 'creatives' | 'plans' | 'media_buys';
   scenario: string;
   /** Id fields lifted out of the entry into `params` (the rest is `params.fixture`). */
   ids: string[];
 }
 
-/** The FK order: account ──▶ product ──▶ pricing_option, plan, media_buy; creative, plan ──▶ media_buy. */
+/**
+ * The FK order: account ──▶ product ──▶ pricing_option, plan, media_buy; creative, plan ──▶ media_buy. Creative formats
+ * (3.1: seed_creative_format in compliance/comply-test-controller-request.json, a collection storyboards use though the
+ * schema's list of keys leaves it out) come before the products and creatives that name them.
+ */
 const SEED_ORDER: SeedKind[] = [
   { key: 'accounts', scenario: 'seed_account', ids: ['account_id'] },
+  { key: 'creative_formats', scenario: 'seed_creative_format', ids: ['format_id'] },
   { key: 'products', scenario: 'seed_product', ids: ['product_id'] },
   { key: 'pricing_options', scenario: 'seed_pricing_option', ids: ['product_id', 'pricing_option_id'] },
   { key: 'creatives', scenario: 'seed_creative', ids: ['creative_id'] },

@@ -26,6 +26,7 @@ describe('planSeeding', () => {
           creatives: [{ creative_id: 'c1', format: 'f' }],
           pricing_options: [{ product_id: 'p1', pricing_option_id: 'po1', rate: 5 }],
           products: [{ product_id: 'p1', name: 'P' }],
+          creative_formats: [{ format_id: 'f', fixture: { name: 'F', type: 'display' } }],
           audiences: [{ id: 'a' }],
         },
       }),
@@ -35,13 +36,14 @@ describe('planSeeding', () => {
     expect(plan.phase!.title).toBe('Controller seeding');
     const steps = plan.phase!.steps;
     expect(steps.map((s) => s.id)).toEqual([
+      'seed_creative_format.f',
       'seed_product.p1',
       'seed_pricing_option.p1.po1',
       'seed_creative.c1',
       'seed_plan.pl1',
       'seed_media_buy.mb1',
     ]);
-    expect(steps[1]).toEqual({
+    expect(steps[2]).toEqual({
       id: 'seed_pricing_option.p1.po1',
       title: 'seed_pricing_option p1.po1',
       task: 'comply_test_controller',
@@ -57,6 +59,7 @@ describe('planSeeding', () => {
       loc,
     });
     expect(steps.map((s) => (s.sample_request as { params: unknown }).params)).toEqual([
+      { format_id: 'f', fixture: { name: 'F', type: 'display' } },
       { product_id: 'p1', fixture: { name: 'P' } },
       { product_id: 'p1', pricing_option_id: 'po1', fixture: { rate: 5 } },
       { creative_id: 'c1', fixture: { format: 'f' } },
