@@ -92,7 +92,7 @@ function schemasDataDir(sdkRoot: string, version: string | undefined): string | 
  * (`3.1.0-beta.7`) only when it is all there is. A version the SDK ships beside its pin (13.0.0's package-only
  * `3.2.0`) is used only when named.
  */
-export function defaultCorpusVersion(
+function defaultCorpusVersion(
   sdkRoot: string,
   versions: readonly string[] = installedCorpusVersions(sdkRoot),
 ): string | undefined {

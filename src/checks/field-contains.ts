@@ -33,7 +33,7 @@ export const fieldContains: Check = ({ validation, exchange }) => {
 };
 
 /** Deep-subset match: what `field_contains` means by "contains". Bounded by the depth of the expectation. */
-export function containsMatch(actual: unknown, expected: unknown): boolean {
+function containsMatch(actual: unknown, expected: unknown): boolean {
   if (Array.isArray(expected)) {
     if (!Array.isArray(actual)) return false;
     if (expected.length === 0) return actual.length === 0;

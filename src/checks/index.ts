@@ -3,7 +3,7 @@ import type { Check } from './types.js';
 
 export type { Check, CheckInput, CheckVerdict, PriorAnswer, ResponseSet } from './types.js';
 export type { Exchange } from '../model/exchange.js';
-export { CHECK_KIND, CHECK_KINDS, type CheckKind } from './kinds.js';
+export { CHECK_KIND, CHECK_KINDS } from './kinds.js';
 
 /**
  * The graders of checks/kinds.ts by name: one pure function per `check` kind of storyboard-schema.yaml > "Validation".

@@ -32,7 +32,7 @@ import type { Check } from './types.js';
 
 /** The AdCP minors whose storyboard formats this table covers, oldest first. */
 export const FORMAT_MINORS = ['3.0', '3.1'] as const;
-export type FormatMinor = (typeof FORMAT_MINORS)[number];
+type FormatMinor = (typeof FORMAT_MINORS)[number];
 
 /**
  * What a kind grades:
@@ -46,8 +46,7 @@ export type FormatMinor = (typeof FORMAT_MINORS)[number];
  *   (engine/upstream.ts fetches it for the step before grading);
  * - `responses`: the response set of a multi-dispatch step, which a runner contract's role produced.
  */
-export type CheckReads =
-  'body' | 'envelope' | 'http' | 'transport' | 'context' | 'contributions' | 'upstream' | 'responses';
+type CheckReads = 'body' | 'envelope' | 'http' | 'transport' | 'context' | 'contributions' | 'upstream' | 'responses';
 
 export interface CheckKind {
   readonly name: string;
@@ -77,7 +76,7 @@ const PATH = [['path']] as const;
 const VALUE = ['value', 'allowed_values'] as const;
 
 /** The upstream_traffic assertion fields (storyboard-schema.yaml > Upstream side-effects). */
-export const UPSTREAM_TRAFFIC_FIELDS = [
+const UPSTREAM_TRAFFIC_FIELDS = [
   'min_count',
   'endpoint_pattern',
   'payload_must_contain',

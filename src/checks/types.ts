@@ -4,8 +4,6 @@ import type { Exchange } from '../model/exchange.js';
 import type { ValidationResult } from '../model/records.js';
 import type { UpstreamObservation } from './upstream-observation.js';
 
-export type { UpstreamObservation } from './upstream-observation.js';
-
 /** An earlier step of the same storyboard run that reached the agent (or a role), oldest first. */
 export interface PriorAnswer {
   step: string;

@@ -221,7 +221,7 @@ function declared(v: Record<string, unknown>): Record<string, unknown> {
 }
 
 /** comply-test-controller-request.json > endpoint_pattern: `*` is the only wildcard, the match is anchored. */
-export function endpointMatches(call: RecordedCall, pattern: string | undefined): boolean {
+function endpointMatches(call: RecordedCall, pattern: string | undefined): boolean {
   if (pattern === undefined) return true;
   const endpoint = typeof call.endpoint === 'string' ? call.endpoint : `${call.method ?? ''} ${call.url ?? ''}`;
   const source = pattern

@@ -41,7 +41,7 @@ const CONTROLLER = 'comply_test_controller';
 const RECEIVER_TOKEN = /\{\{\s*runner\.(?:webhook_url:[^}\s]+|webhook_base)\s*\}\}/;
 
 /** Whether any step's request names the runner's webhook receiver (the inferred `requires: [webhook_receiver]`). */
-export function namesWebhookReceiver(steps: readonly Step[]): boolean {
+function namesWebhookReceiver(steps: readonly Step[]): boolean {
   const scan = (value: unknown, depth: number): boolean => {
     if (typeof value === 'string') return RECEIVER_TOKEN.test(value);
     if (depth > 64 || value === null || typeof value !== 'object') return false;
@@ -68,11 +68,7 @@ export function storyboardRequirements(storyboard: Storyboard, rules: ContractRu
  * The first unmet `requires` value with its detail (storyboard-schema.yaml 3.1 > requires; the detail "names" the
  * value: it starts with it, the contract's bare legacy form), or undefined.
  */
-export function unmetRequirement(
-  requirements: readonly string[],
-  tools: AgentTools,
-  facts: RunFacts,
-): string | undefined {
+function unmetRequirement(requirements: readonly string[], tools: AgentTools, facts: RunFacts): string | undefined {
   for (const requirement of requirements) {
     if (!KNOWN_REQUIREMENTS.has(requirement))
       return `${requirement}: a runtime requirement vitest-adcp does not know, so it is unmet (forward compatibility)`;
@@ -99,7 +95,7 @@ export function unmetRequirement(
 }
 
 /** `required_any_of_tools`: the first family the agent advertises no tool of, in the contract's detail shape. */
-export function missingToolFamily(storyboard: Storyboard, tools: AgentTools): string | undefined {
+function missingToolFamily(storyboard: Storyboard, tools: AgentTools): string | undefined {
   if (!tools.tools) return undefined;
   const family = (storyboard.required_any_of_tools ?? []).find(
     (f) => Array.isArray(f.tools) && !f.tools.some((tool) => tools.tools!.has(tool)),

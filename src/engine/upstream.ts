@@ -33,7 +33,7 @@ export interface UpstreamContext {
 }
 
 /** Whether a step has anything for this module to observe. */
-export function observesUpstream(step: Step): boolean {
+function observesUpstream(step: Step): boolean {
   return step.validations.some((v) => v.check === 'upstream_traffic');
 }
 

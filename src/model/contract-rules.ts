@@ -48,7 +48,7 @@ const RULES: Readonly<Record<ContractVersion, ContractRules>> = {
 };
 
 /** The newest contract this package writes. */
-export const NEWEST_CONTRACT: ContractVersion = '2.6.0';
+const NEWEST_CONTRACT: ContractVersion = '2.6.0';
 
 /**
  * The rules of a contract version as a corpus states it (`1.1.0`, `2.6.0`, a later 2.x): its major picks the rules —

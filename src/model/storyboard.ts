@@ -221,7 +221,7 @@ export interface CapabilityPredicate extends Annotations {
 }
 
 /** AdCP 3.1 `required_any_of_tools` entry. */
-export interface ToolFamily extends Annotations {
+interface ToolFamily extends Annotations {
   tools: string[];
   rationale?: string;
 }

@@ -110,7 +110,7 @@ const FALLBACK_ACCOUNT = Object.freeze({ brand: { domain: 'test.example' }, oper
  * The account the storyboard's steps use: the first `account` object a step's sample_request writes without a
  * placeholder in it (a placeholder is only known at run time), as a sandbox account.
  */
-export function storyboardAccount(storyboard: Pick<Storyboard, 'phases'>): Record<string, unknown> {
+function storyboardAccount(storyboard: Pick<Storyboard, 'phases'>): Record<string, unknown> {
   for (const phase of storyboard.phases)
     for (const step of phase.steps) {
       const account = (step.sample_request as { account?: unknown } | undefined)?.account;

@@ -419,7 +419,7 @@ function listJsonFiles(dir: string): string[] {
 
 /** A JSON file's content; undefined when it cannot be read or parsed. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- schema and manifest JSON, read by callers that know its shape
-export function readJson(file: string): any {
+function readJson(file: string): any {
   const text = readText(file);
   return text === undefined ? undefined : parseJson(text);
 }

@@ -14,7 +14,7 @@ import { join, relative, resolve, sep } from 'node:path';
 import { FORMAT_MINORS } from '../checks/kinds.js';
 
 /** The newest storyboard format implemented: AdCP minor. */
-export const IMPLEMENTED_FORMAT = FORMAT_MINORS[FORMAT_MINORS.length - 1]!;
+const IMPLEMENTED_FORMAT = FORMAT_MINORS[FORMAT_MINORS.length - 1]!;
 
 /**
  * What the loader does with a key or check kind the format does not define:
@@ -31,7 +31,7 @@ function minorOf(version: string): [number, number] | undefined {
 }
 
 /** Whether `version` (an AdCP version or minor) is newer than the format this package implements. */
-export function newerThanImplemented(version: string | undefined): boolean {
+function newerThanImplemented(version: string | undefined): boolean {
   const mine = minorOf(IMPLEMENTED_FORMAT)!;
   const theirs = version === undefined ? undefined : minorOf(version);
   if (!theirs) return false;
