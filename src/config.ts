@@ -9,6 +9,7 @@
  *   ADCP_ALLOW_HTTP   1: local development — a plain-http agent that is not loopback, and
  *                     agent-supplied URLs (OAuth issuer, A2A endpoint) that are http or private
  *   ADCP_SEEDED_STATE 1: the operator declares `requires: [seeded_state]` met (state provisioned out of band)
+ *   ADCP_RATE_LIMIT_TRIP 1: the run hosts rate_limit_trip_runner (it trips the agent's rate limiter)
  */
 
 import { isLoopbackHost } from './transport/url-guard.js';
@@ -64,6 +65,11 @@ export interface RuntimeConfig {
    * band (storyboard-schema.yaml > requires). Env: ADCP_SEEDED_STATE=1. @default false
    */
   seededState?: boolean;
+  /**
+   * The runner contracts the run hosts (RunSettings.runnerContracts). Env: ADCP_RATE_LIMIT_TRIP=1 puts
+   * `rate_limit_trip_runner` in scope. @default { parallel_dispatch_runner: true, rate_limit_trip_runner: false }
+   */
+  runnerContracts?: { parallel_dispatch_runner?: boolean; rate_limit_trip_runner?: boolean };
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -99,6 +105,10 @@ function withEnvFallbacks(given: RuntimeConfig, env: NodeJS.ProcessEnv, protocol
     skipRateAbuse: given.skipRateAbuse ?? envFlag(env.ADCP_SKIP_RATE_ABUSE),
     allowHttp: given.allowHttp ?? envFlag(env.ADCP_ALLOW_HTTP),
     seededState: given.seededState ?? envFlag(env.ADCP_SEEDED_STATE),
+    runnerContracts: {
+      ...given.runnerContracts,
+      rate_limit_trip_runner: given.runnerContracts?.rate_limit_trip_runner ?? envFlag(env.ADCP_RATE_LIMIT_TRIP),
+    },
     requests:
       given.requests ?? (nonEmpty(env.ADCP_REQUESTS)?.toLowerCase() === 'as-written' ? 'as-written' : 'enriched'),
   };

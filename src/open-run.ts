@@ -80,6 +80,7 @@ export function openStoryboardRun(
     requests: config.requests,
     rules: contractRules(contractVersionOf(config.corpusRoot)),
     seededState: config.seededState === true,
+    ...(config.runnerContracts ? { runnerContracts: config.runnerContracts } : {}),
     capabilities: (ask) => sharedCapabilities(`${config.protocol} ${config.agentUrl} ${config.authToken ?? ''}`, ask),
     urlGuard: { allowHttp: config.allowHttp === true },
     ...(options.webhooks || config.webhooks

@@ -183,6 +183,20 @@ describe('run configuration from options and environment', () => {
     expect(resolveRuntimeConfig({ protocol: 'mcp' }, { ...env, ADCP_PROTOCOL: 'a2a' }).protocol).toBe('mcp');
   });
 
+  it('runner contracts: rate_limit_trip_runner only when asked for (option or ADCP_RATE_LIMIT_TRIP=1)', () => {
+    const env = { ADCP_AGENT_URL: 'http://127.0.0.1:1/mcp' };
+    expect(resolveRuntimeConfig({}, env).runnerContracts).toEqual({ rate_limit_trip_runner: false });
+    expect(resolveRuntimeConfig({}, { ...env, ADCP_RATE_LIMIT_TRIP: '1' }).runnerContracts).toEqual({
+      rate_limit_trip_runner: true,
+    });
+    expect(
+      resolveRuntimeConfig(
+        { runnerContracts: { rate_limit_trip_runner: false, parallel_dispatch_runner: false } },
+        { ...env, ADCP_RATE_LIMIT_TRIP: '1' },
+      ).runnerContracts,
+    ).toEqual({ rate_limit_trip_runner: false, parallel_dispatch_runner: false });
+  });
+
   it('turns a missing or bad setting into a message that says what to do', () => {
     expect(resolveRuntimeConfig({}, {}).error).toMatch(/no agent to test: set ADCP_AGENT_URL/);
     expect(resolveRuntimeConfig({}, { ADCP_AGENT_URL: 'localhost:3000' }).error).toMatch(/not an http\(s\) URL/);

@@ -30,6 +30,7 @@ const OPTIONS = {
   'lenient-keys': { type: 'boolean' },
   'requests-as-written': { type: 'boolean' },
   'seeded-state': { type: 'boolean' },
+  'rate-limit-trip': { type: 'boolean' },
   version: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;

@@ -176,6 +176,7 @@ function pluginOptions(
     ...(flags['lenient-keys'] ? { strictKeys: false } : {}),
     ...(flags['requests-as-written'] ? { requests: 'as-written' as const } : {}),
     ...(flags['seeded-state'] ? { seededState: true } : {}),
+    ...(flags['rate-limit-trip'] ? { runnerContracts: { rate_limit_trip_runner: true } } : {}),
     ...(webhooks ? { webhooks } : {}),
   };
 }

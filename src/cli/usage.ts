@@ -58,6 +58,10 @@ Options:
   --seeded-state             declare the state of requires: [seeded_state]
                              storyboards provisioned out of band (env
                              ADCP_SEEDED_STATE=1); without it they are skipped
+  --rate-limit-trip          host rate_limit_trip_runner: expect_rate_limit_not_replayed
+                             sends up to 200 create_media_buy to trip the agent's
+                             rate limiter (a sandbox only; env ADCP_RATE_LIMIT_TRIP=1);
+                             without it that step is skipped not_applicable
   --requests-as-written      send each sample_request as written (after
                              substitution): no request enrichment, no warnings
                              about it (env ADCP_REQUESTS=as-written)

@@ -52,6 +52,10 @@ const OPTION_SHAPE: Shape = {
   } satisfies KeysOf<NonNullable<Options['storyboardBounds']>>,
   requests: true,
   seededState: true,
+  runnerContracts: {
+    parallel_dispatch_runner: true,
+    rate_limit_trip_runner: true,
+  } satisfies KeysOf<NonNullable<Options['runnerContracts']>>,
   webhooks: {
     receiver: true,
     publicBaseUrl: true,

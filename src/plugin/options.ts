@@ -168,4 +168,12 @@ export interface AdcpStoryboardsOptions {
    * `requirement_unmet`. Env: ADCP_SEEDED_STATE=1; CLI `--seeded-state`. @default false
    */
   seededState?: boolean;
+  /**
+   * The runner contracts (AdCP 3.1 test kits) this run hosts. `parallel_dispatch_runner` (default on): a step with
+   * `parallel_dispatch` sends its request 2–10 times at once with one idempotency key. `rate_limit_trip_runner`
+   * (default off: it sends up to `max_attempts` — 200 in the corpus — mutating requests to trip the agent's rate
+   * limiter; point it at a sandbox): `expect_rate_limit_not_replayed`. Out of scope, their steps are skipped
+   * `not_applicable` naming the contract. Env: ADCP_RATE_LIMIT_TRIP=1; CLI `--rate-limit-trip`.
+   */
+  runnerContracts?: { parallel_dispatch_runner?: boolean; rate_limit_trip_runner?: boolean };
 }

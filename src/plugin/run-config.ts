@@ -74,6 +74,7 @@ function runtimeConfigFor(
     skipRateAbuse: options.signedRequests?.skipRateAbuse,
     requests: options.requests,
     seededState: options.seededState,
+    runnerContracts: options.runnerContracts,
   };
 }
 
