@@ -72,4 +72,11 @@ export interface RunSettings extends PlanSettings {
    * the operator's word). @default { parallel_dispatch_runner: true, rate_limit_trip_runner: false }
    */
   runnerContracts?: { parallel_dispatch_runner?: boolean; rate_limit_trip_runner?: boolean };
+  /**
+   * How long a `parallel_dispatch` step may take to resolve its IDEMPOTENCY_IN_FLIGHT answers (waiting each
+   * `retry_after` and resending the key) before it grades `step_timeout`. test-kits/parallel-dispatch-runner.yaml
+   * bounds it by "the runner's documented timeout (default 60s; CI configurable)". @default the larger of timeoutMs
+   * and 60 s
+   */
+  inFlightBudgetMs?: number;
 }

@@ -132,9 +132,16 @@ describe('parallel_dispatch_runner: N requests at once, graded on the resolved s
     expect(r.creates()).toHaveLength(3);
   });
 
-  it('an in-flight answer whose retry_after runs past the step timeout grades step_timeout, not a rule-9 violation', async () => {
-    // The first dispatch books within the step's 3 s; the second is asked to come back in 3 s, past the budget.
+  it('by default the in-flight budget is 60 s, past a shorter step timeout (parallel-dispatch-runner.yaml: "default 60s")', async () => {
+    // The second dispatch is asked to come back in 3 s, past the 3 s call timeout but within the 60 s budget.
     const r = await run([concurrent()], { behaviours: ['in_flight_ms_2500'], timeoutMs: 3000 });
+    expect(r.steps.concurrent!.status).toBe('passed');
+    expect(r.creates()).toHaveLength(3);
+  });
+
+  it('an in-flight answer whose retry_after runs past the budget grades step_timeout, not a rule-9 violation', async () => {
+    // The first dispatch books within the step's 3 s; the second is asked to come back in 3 s, past the budget.
+    const r = await run([concurrent()], { behaviours: ['in_flight_ms_2500'], timeoutMs: 3000, inFlightBudgetMs: 3000 });
     const step = result(r, 'concurrent');
     expect(r.steps.concurrent!.status).toBe('failed');
     expect(step.error).toMatch(/^step_timeout: the parallel dispatches did not resolve within the step's 3000 ms/);

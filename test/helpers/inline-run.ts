@@ -40,6 +40,8 @@ export interface InlineRunOptions {
   seededState?: boolean;
   /** RunSettings.runnerContracts. */
   runnerContracts?: RunSettings['runnerContracts'];
+  /** RunSettings.inFlightBudgetMs. */
+  inFlightBudgetMs?: number;
   /** The transport as open-run.ts makes it: a RATE_LIMITED answer waits and is sent again. @default false */
   rateLimited?: boolean;
 }
@@ -82,6 +84,7 @@ export function openInline(yaml: string, url: string, options: InlineRunOptions 
     rules: contractRules(options.contract),
     ...(options.seededState ? { seededState: true } : {}),
     ...(options.runnerContracts ? { runnerContracts: options.runnerContracts } : {}),
+    ...(options.inFlightBudgetMs ? { inFlightBudgetMs: options.inFlightBudgetMs } : {}),
   });
 }
 

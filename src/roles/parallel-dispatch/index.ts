@@ -54,6 +54,9 @@ function parallelSession(run: RoleRun): RoleSession {
   };
 }
 
+/** test-kits/parallel-dispatch-runner.yaml: in-flight resolution is bounded by "the runner's documented timeout (default 60s)". */
+const IN_FLIGHT_BUDGET_MS = 60_000;
+
 function sender(run: RoleRun, step: Step, task: string): RoleSender {
   return async ({ payload, callOptions }, result) => {
     const block = step.parallel_dispatch!;
@@ -65,7 +68,7 @@ function sender(run: RoleRun, step: Step, task: string): RoleSender {
         ? { ...payload }
         : { ...payload, idempotency_key: randomUUID() },
     );
-    const budgetMs = run.settings.timeoutMs;
+    const budgetMs = run.settings.inFlightBudgetMs ?? Math.max(run.settings.timeoutMs, IN_FLIGHT_BUDGET_MS);
     const dispatched = await dispatchAll({ transport: run.transport(), task, payloads, callOptions, budgetMs });
     const first = dispatched.find((d) => !d.exchange.transportError) ?? dispatched[0]!;
     const unresolved = dispatched.flatMap((d, i) => (d.unresolved ? [`dispatch ${i + 1}: ${d.unresolved}`] : []));
