@@ -27,7 +27,7 @@ import { httpStatus, httpStatusIn, on401RequireHeader, resourceEqualsAgentUrl } 
 import { refsResolve } from './refs-resolve.js';
 import { responseSchema } from './response-schema.js';
 import { statusCode } from './status-code.js';
-import { upstreamTraffic } from './upstream-traffic.js';
+import { UPSTREAM_TRAFFIC_FIELDS, upstreamTraffic } from './upstream-traffic.js';
 import type { Check } from './types.js';
 
 /** The AdCP minors whose storyboard formats this table covers, oldest first. */
@@ -74,17 +74,6 @@ export const VALIDATION_KEYS = [
 
 const PATH = [['path']] as const;
 const VALUE = ['value', 'allowed_values'] as const;
-
-/** The upstream_traffic assertion fields (storyboard-schema.yaml > Upstream side-effects). */
-const UPSTREAM_TRAFFIC_FIELDS = [
-  'min_count',
-  'endpoint_pattern',
-  'payload_must_contain',
-  'identifier_paths',
-  'purpose_filter',
-  'since',
-  'attestation_mode_required',
-] as const;
 
 export const CHECK_KINDS: readonly CheckKind[] = [
   // AdCP 3.0

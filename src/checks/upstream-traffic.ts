@@ -4,6 +4,17 @@ import { jsonEqual } from './equality.js';
 import type { Check, CheckVerdict } from './types.js';
 import type { RecordedCall, UpstreamObservation } from './upstream-observation.js';
 
+/** The upstream_traffic assertion fields (storyboard-schema.yaml > Upstream side-effects), as the storyboard may declare them. */
+export const UPSTREAM_TRAFFIC_FIELDS = [
+  'min_count',
+  'endpoint_pattern',
+  'payload_must_contain',
+  'identifier_paths',
+  'purpose_filter',
+  'since',
+  'attestation_mode_required',
+] as const;
+
 /**
  * `upstream_traffic` (storyboard-schema.yaml > Upstream side-effects; runner-output-contract.yaml 2.6.0 >
  * validation_result, notes.upstream_traffic_*): the agent caused upstream calls carrying what the storyboard sent.
@@ -208,16 +219,7 @@ function records(observation: { request?: CheckVerdict['request']; response?: Ch
 
 /** The assertion as the storyboard declared it (contract > validation_result.expected). */
 function declared(v: Record<string, unknown>): Record<string, unknown> {
-  const fields = [
-    'min_count',
-    'endpoint_pattern',
-    'payload_must_contain',
-    'identifier_paths',
-    'purpose_filter',
-    'since',
-    'attestation_mode_required',
-  ];
-  return Object.fromEntries(fields.filter((f) => v[f] !== undefined).map((f) => [f, v[f]]));
+  return Object.fromEntries(UPSTREAM_TRAFFIC_FIELDS.filter((f) => v[f] !== undefined).map((f) => [f, v[f]]));
 }
 
 /** comply-test-controller-request.json > endpoint_pattern: `*` is the only wildcard, the match is anchored. */
