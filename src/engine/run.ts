@@ -399,7 +399,9 @@ export class StoryboardRun {
       : undefined;
     const scenarioGate =
       phaseGate ??
-      (phaseScenarios(step.phase).length > 0 && tools.tools?.has('comply_test_controller')
+      (this.rules.phaseScenarioGate &&
+      phaseScenarios(step.phase).length > 0 &&
+      tools.tools?.has('comply_test_controller')
         ? phaseScenarioUnmet(step.phase, await this.facts.controllerScenarios())
         : undefined);
     if (scenarioGate) return end.skipped({ reason: 'not_applicable', detail: scenarioGate });

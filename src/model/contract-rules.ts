@@ -28,6 +28,14 @@ export interface ContractRules {
    * such a task provides them, for names the storyboard reads and never declares (engine/conventional-captures.ts).
    */
   readonly conventionalCaptures: boolean;
+  /**
+   * deterministic-testing.yaml > prerequisites: "Phases that require specific scenarios are skipped if the controller
+   * does not support them" — a phase driving a force_/simulate_ scenario the agent's list_scenarios does not list is
+   * skipped before any call (engine/applicability.ts phaseScenarioUnmet). The 3.1 corpus is built around it (its
+   * deterministic phases each declare `depends_on: []` and their own gate); a 3.0 run keeps the verdicts it always had:
+   * the phase runs and meets the agent's UNKNOWN_SCENARIO step by step.
+   */
+  readonly phaseScenarioGate: boolean;
 }
 
 const RULES: Readonly<Record<ContractVersion, ContractRules>> = {
@@ -37,6 +45,7 @@ const RULES: Readonly<Record<ContractVersion, ContractRules>> = {
     branchSetCascadeExemption: false,
     inferWebhookReceiverRequirement: false,
     conventionalCaptures: false,
+    phaseScenarioGate: false,
   },
   '2.6.0': {
     contract: '2.6.0',
@@ -44,6 +53,7 @@ const RULES: Readonly<Record<ContractVersion, ContractRules>> = {
     branchSetCascadeExemption: true,
     inferWebhookReceiverRequirement: true,
     conventionalCaptures: true,
+    phaseScenarioGate: true,
   },
 };
 

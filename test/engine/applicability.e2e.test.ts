@@ -431,6 +431,23 @@ describe('controller scenarios a phase drives (deterministic-testing.yaml > prer
     expect(listed.verdicts).toEqual({ before: 'passed', approve: 'passed', later: 'passed', own: 'passed' });
   });
 
+  it('a 3.0 run (contract 1.1.0) keeps its verdicts: the phase runs and meets UNKNOWN_SCENARIO step by step', async () => {
+    const r = await run(
+      [{ id: 'creative_states', steps: [formats('before'), force('approve') as never, formats('after')] }],
+      {},
+      { behaviours: ['no_force'], contract: '1.1.0' },
+    );
+    expect(r.verdicts).toEqual({
+      before: 'passed',
+      approve: 'skipped:not_applicable',
+      after: 'skipped:not_applicable',
+    });
+    expect(detail(r, 'approve')).toMatch(/does not implement scenario "force_creative_status" \(UNKNOWN_SCENARIO\)/);
+    expect(r.calls('comply_test_controller').map((c) => (c.arguments as { scenario: string }).scenario)).toEqual([
+      'force_creative_status',
+    ]);
+  });
+
   it('a step that expects an error (testing the refusal) runs: UNKNOWN_SCENARIO is an answer it may accept', async () => {
     const refusal = force('refused', {
       expect_error: true,

@@ -90,9 +90,8 @@ const EXPECTED_SKIPS: Record<string, RegExp> = {
   prerequisite_failed:
     /^prerequisite step "[^"]+" \(phase [^)]+\) was skipped \((missing_tool|not_applicable|peer_branch_taken)\)/,
   // Runner contracts this run does not host: the substitution observer; the webhook receiver for WITHOUT_RECEIVER.
-  // deterministic_testing: the phases driving a controller scenario the fixture does not implement (force_account_status, …).
   not_applicable:
-    /requires the test-kit contract "(substitution_observer_runner|webhook_receiver_runner)"|needs the runner's webhook receiver|^phase "[^"]+" drives the comply_test_controller scenario "[^"]+", which the agent's list_scenarios does not list$/,
+    /requires the test-kit contract "(substitution_observer_runner|webhook_receiver_runner)"|needs the runner's webhook receiver/,
   // schema_validation: create_buy_past_start_adjust is moot once its peer (the reject branch) passed.
   peer_branch_taken: /contributed by /,
 };
