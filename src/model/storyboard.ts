@@ -280,6 +280,11 @@ export interface Storyboard extends Annotations {
   loc: SourceLocation;
   /** Path of the YAML file this storyboard was loaded from, as passed to the loader. */
   file: string;
+  /**
+   * The AdCP version whose format the storyboard is written for: its compliance tree's `index.json` `adcp_version`.
+   * Absent for a storyboard outside a tree (a user's own), which is read in the newest format.
+   */
+  formatVersion?: string;
 }
 
 /** A test kit: brand kit or runner contract. Kept as plain data. */

@@ -19,6 +19,7 @@
  */
 import type { Phase, Step, Storyboard } from '../model/storyboard.js';
 import { CONTROLLER_TASK } from '../model/answer-error.js';
+import { formatHas } from '../storyboard/format.js';
 
 export const SEEDING_PHASE_ID = '__controller_seeding__';
 
@@ -28,6 +29,8 @@ interface SeedKind {
   scenario: string;
   /** Id fields lifted out of the entry into `params` (the rest is `params.fixture`). */
   ids: string[];
+  /** The format minor whose controller has the scenario (comply-test-controller-request.json); absent: 3.0. */
+  since?: string;
 }
 
 /**
@@ -36,8 +39,8 @@ interface SeedKind {
  * schema's list of keys leaves it out) come before the products and creatives that name them.
  */
 const SEED_ORDER: SeedKind[] = [
-  { key: 'accounts', scenario: 'seed_account', ids: ['account_id'] },
-  { key: 'creative_formats', scenario: 'seed_creative_format', ids: ['format_id'] },
+  { key: 'accounts', scenario: 'seed_account', ids: ['account_id'], since: '3.1' },
+  { key: 'creative_formats', scenario: 'seed_creative_format', ids: ['format_id'], since: '3.1' },
   { key: 'products', scenario: 'seed_product', ids: ['product_id'] },
   { key: 'pricing_options', scenario: 'seed_pricing_option', ids: ['product_id', 'pricing_option_id'] },
   { key: 'creatives', scenario: 'seed_creative', ids: ['creative_id'] },
@@ -64,11 +67,13 @@ export function planSeeding(storyboard: Storyboard): SeedingPlan {
   const fixtures = storyboard.fixtures;
   if (storyboard.prerequisites?.controller_seeding !== true || !fixtures || typeof fixtures !== 'object')
     return { unknownKeys: [] };
-  const known = new Set<string>(SEED_ORDER.map((k) => k.key));
+  // A 3.0 storyboard's controller has no seed_account / seed_creative_format: those keys seed nothing there.
+  const kinds = SEED_ORDER.filter((k) => k.since === undefined || formatHas(storyboard.formatVersion, k.since));
+  const known = new Set<string>(kinds.map((k) => k.key));
   const unknownKeys = Object.keys(fixtures).filter((k) => !known.has(k));
   const steps: SeedStep[] = [];
   const account = storyboardAccount(storyboard);
-  for (const kind of SEED_ORDER) {
+  for (const kind of kinds) {
     const entries = fixtures[kind.key];
     if (!Array.isArray(entries)) continue;
     entries.forEach((entry, index) => {

@@ -30,6 +30,17 @@ function minorOf(version: string): [number, number] | undefined {
   return match ? [Number(match[1]), Number(match[2])] : undefined;
 }
 
+/**
+ * Whether a storyboard written for `formatVersion` (undefined: a storyboard outside any compliance tree, read as the
+ * newest format) has a feature of format `since` (a minor, e.g. `3.1`).
+ */
+export function formatHas(formatVersion: string | undefined, since: string): boolean {
+  const theirs = formatVersion === undefined ? undefined : minorOf(formatVersion);
+  const needed = minorOf(since)!;
+  if (!theirs) return true;
+  return theirs[0] > needed[0] || (theirs[0] === needed[0] && theirs[1] >= needed[1]);
+}
+
 /** Whether `version` (an AdCP version or minor) is newer than the format this package implements. */
 function newerThanImplemented(version: string | undefined): boolean {
   const mine = minorOf(IMPLEMENTED_FORMAT)!;

@@ -107,7 +107,9 @@ export function loadStoryboard(source: string, file: string, options: LoadOption
 
   const diagnostics = sortDiagnostics(sink.items);
   if (diagnostics.some((d) => d.severity === 'error')) return fail(diagnostics);
-  return { ok: true, storyboard: normaliseStoryboard(data as Record<string, unknown>, map, file), diagnostics };
+  const storyboard = normaliseStoryboard(data as Record<string, unknown>, map, file);
+  if (formatVersion !== undefined) storyboard.formatVersion = formatVersion;
+  return { ok: true, storyboard, diagnostics };
 }
 
 /**

@@ -69,6 +69,29 @@ describe('planSeeding', () => {
     expect(steps.every(isSeedStep)).toBe(true);
   });
 
+  it('a 3.0 storyboard seeds no accounts or creative formats: its controller has no such scenario', () => {
+    const fixtures = {
+      accounts: [{ account_id: 'a1' }],
+      creative_formats: [{ format_id: 'f' }],
+      products: [{ product_id: 'p1' }],
+    };
+    const plan = planSeeding({
+      ...storyboard({ prerequisites: { controller_seeding: true }, fixtures }),
+      formatVersion: '3.0.6',
+    });
+    expect(plan.phase!.steps.map((s) => s.id)).toEqual(['seed_product.p1']);
+    expect(plan.unknownKeys).toEqual(['accounts', 'creative_formats']);
+    const newer = planSeeding({
+      ...storyboard({ prerequisites: { controller_seeding: true }, fixtures }),
+      formatVersion: '3.1.15',
+    });
+    expect(newer.phase!.steps.map((s) => s.id)).toEqual([
+      'seed_account.a1',
+      'seed_creative_format.f',
+      'seed_product.p1',
+    ]);
+  });
+
   it('labels an entry without all its ids by position', () => {
     const steps = planSeeding(
       storyboard({

@@ -27,7 +27,7 @@ const schemaFile = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '.
 const schema = JSON.parse(readFileSync(schemaFile, 'utf8'));
 
 /** Exactly the named keys of `T` (annotation patterns and what the loader adds left out). */
-type Named<T> = Exclude<keyof T, `x-${string}` | `$${string}` | 'loc' | 'file'>;
+type Named<T> = Exclude<keyof T, `x-${string}` | `$${string}` | 'loc' | 'file' | 'formatVersion'>;
 type Keys<T> = { readonly [K in Named<T>]-?: true };
 
 const storyboardKeys = {
