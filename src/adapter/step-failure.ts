@@ -3,7 +3,7 @@
  * details, a stack whose first frame is the failing validation's YAML line), the skip text, the retry refusal, the
  * load-failure text. No test framework import: both adapters (src/vitest/suite.ts, src/jest/suite.ts) build on it.
  */
-import type { StepOutcome } from '../model/records.js';
+import { failsStep, type StepOutcome } from '../model/records.js';
 import { failureHeadline, formatStepFailure } from '../report/format.js';
 import { redactStepResult } from '../report/record.js';
 import { sanitizeOutput } from '../model/redact.js';
@@ -54,7 +54,9 @@ export function stepFailureText(
 ): StepFailureText {
   const formatted = formatStepFailure(result, { secrets, verbose });
   const details = formatted.message.slice(formatted.headline.length).replace(/^\n/, '');
-  const validation = result.validations.find((v) => !v.passed && v.source) as FailingValidation | undefined;
+  // The check that fails the step (an advisory one fails none), else the first that failed at all.
+  const validation = (result.validations.find((v) => failsStep(v) && v.source) ??
+    result.validations.find((v) => !v.passed && v.source)) as FailingValidation | undefined;
   return {
     headline: formatted.headline,
     details,
