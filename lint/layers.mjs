@@ -5,8 +5,8 @@
  * A top-level module (`src/cli.ts`) is the unit of its name; `src/cli.ts` and `src/cli/` are one unit.
  */
 export const LAYERS = [
-  ['model'],
-  ['cache', 'corpus'],
+  ['model', 'cache'],
+  ['corpus'],
   ['transport'],
   ['signing', 'schemas'],
   ['checks', 'webhooks'],

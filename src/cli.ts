@@ -22,6 +22,7 @@
 import { relative } from 'node:path';
 import { defaultCacheDir } from './cache/location.js';
 import { configurationFailure } from './cli/failure.js';
+import type { Corpus } from './corpus.js';
 import { init } from './cli/init.js';
 import { parse, type Command, type Invocation } from './cli/invocation.js';
 import { runVitest } from './cli/run-vitest.js';
@@ -62,7 +63,11 @@ async function select(
       },
       invocation.corpusRoot,
       // Where the plugin keeps its caches by default (cache/location.ts): Vite's cache directory of this project.
-      { fromDir: cwd, cacheDir: defaultCacheDir(cwd, 'node_modules/.vite') },
+      {
+        fromDir: cwd,
+        cacheDir: defaultCacheDir(cwd, 'node_modules/.vite'),
+        allowUnsupportedVersion: invocation.allowUnsupportedVersion,
+      },
     );
   }
   const selection = explainSelection({
@@ -75,11 +80,17 @@ async function select(
   return { ...selection, ...(capabilityIds ? { capabilityIds } : {}) };
 }
 
-/** `--list`: one line per storyboard, `id<TAB>path<TAB>why`, then the notes and the count. */
-function printSelection(selection: Selection, cwd: string): void {
+/** The corpus a run takes storyboards from, and why this one: `AdCP 3.1.15 (the version @adcp/sdk 13.0.0 pins)`. */
+function corpusLine(corpus: Corpus): string {
+  return `AdCP ${corpus.version ?? '(version unknown)'} compliance corpus (${corpus.choice})`;
+}
+
+/** `--list`: one line per storyboard, `id<TAB>path<TAB>why`, then the notes, the corpus and the count. */
+function printSelection(selection: Selection, cwd: string, corpus: Corpus | undefined): void {
   for (const storyboard of selection.storyboards)
     console.log(`${storyboard.id}\t${relative(cwd, storyboard.file)}\t${storyboard.reasons.join('; ')}`);
   for (const note of selection.notes) console.log(`note: ${note}`);
+  if (corpus) console.log(`corpus: ${corpusLine(corpus)}`);
   console.log(selectionSummary(selection));
 }
 
@@ -120,11 +131,12 @@ async function run(invocation: Invocation, cwd: string, env: NodeJS.ProcessEnv):
     return configurationFailure(error, false, secrets);
   }
   if (invocation.list) {
-    printSelection(selection, cwd);
+    printSelection(selection, cwd, invocation.corpus);
     return 0;
   }
-  // The run's first lines: what runs, and why (--list has each storyboard). On stderr: stdout may be a reporter's
-  // (`-- --reporter=json`).
+  // The run's first lines: the corpus and why this one, what runs, and why (--list has each storyboard). On stderr:
+  // stdout may be a reporter's (`-- --reporter=json`).
+  if (invocation.corpus) console.error(`vitest-adcp: ${corpusLine(invocation.corpus)}`);
   console.error(`vitest-adcp: ${selectionSummary(selection)}; --list shows each and why`);
   for (const note of selection.notes) console.error(`vitest-adcp: note: ${note}`);
   const plugin: AdcpStoryboardsOptions = {

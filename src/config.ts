@@ -140,7 +140,7 @@ function setConfigurationError(
 }
 
 /** An env switch: on for 1, true or yes (any case). */
-function envFlag(value: string | undefined): boolean {
+export function envFlag(value: string | undefined): boolean {
   return /^(1|true|yes)$/i.test(value ?? '');
 }
 

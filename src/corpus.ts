@@ -8,6 +8,13 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
+import {
+  DEFAULT_BASE_URL,
+  fetchCorpus,
+  fetchedCorpusRoot,
+  fetchedFrom,
+  type FetchCorpusOptions,
+} from './corpus/fetch.js';
 import { ConfigurationError } from './model/errors.js';
 
 export class CorpusNotFoundError extends ConfigurationError {}
@@ -19,6 +26,11 @@ export interface Corpus {
   version: string | undefined;
   /** The JSON Schema directory matching the version, when one is installed. */
   schemasDir: string | undefined;
+  /**
+   * Why this corpus, in words for the run's first line, `--version` and `--list`: `named`, `the version @adcp/sdk
+   * 13.0.0 pins`, `fetched from https://…`, `the compliance tree at <path>`.
+   */
+  choice: string;
 }
 
 /** Root of the installed `@adcp/sdk` package, resolved from `fromDir` (the user's project). */
@@ -52,7 +64,8 @@ function compareVersions(a: string, b: string): number {
   return 0;
 }
 
-function readVersion(root: string): string | undefined {
+/** The AdCP version of the compliance tree at `root` (its index.json `adcp_version`), or undefined. */
+export function corpusVersionOf(root: string): string | undefined {
   try {
     return JSON.parse(readFileSync(join(root, 'index.json'), 'utf8')).adcp_version;
   } catch {
@@ -140,9 +153,16 @@ export function resolveCorpus(compliance: string | undefined, fromDir: string = 
         `ADCP_COMPLIANCE points at ${root}, which is not a compliance tree (no index.json or universal/ in it). Point it at a folder like node_modules/@adcp/sdk/compliance/cache/3.0.6.`,
       );
     }
-    const version = readVersion(root);
-    return { root, version, schemasDir: schemasDirFor(sdkRoot, version, root) };
+    const version = corpusVersionOf(root);
+    return {
+      root,
+      version,
+      schemasDir: schemasDirFor(sdkRoot, version, root),
+      choice: `the compliance tree at ${root}`,
+    };
   }
+  const fetched = compliance && !installedIn(sdkRoot, compliance) ? fetchedCorpus(compliance) : undefined;
+  if (fetched) return fetched;
   if (!sdkRoot) {
     throw new CorpusNotFoundError(
       'the AdCP compliance corpus was asked for but @adcp/sdk is not installed. Run `npm install -D @adcp/sdk`, or set ADCP_COMPLIANCE to the path of a compliance tree.',
@@ -152,11 +172,74 @@ export function resolveCorpus(compliance: string | undefined, fromDir: string = 
   const version = compliance ?? defaultCorpusVersion(sdkRoot, versions);
   if (!version || !versions.includes(version)) {
     throw new CorpusNotFoundError(
-      `AdCP compliance version "${compliance}" is not in the installed @adcp/sdk (it has: ${versions.join(', ') || 'none'}). Set ADCP_COMPLIANCE to one of those, or to a path.`,
+      compliance
+        ? `AdCP compliance version "${compliance}" is neither in the installed @adcp/sdk (it has: ${versions.join(', ') || 'none'}) nor fetched: \`npx vitest-adcp --version --compliance-version ${compliance}\` fetches a published version (from ADCP_BASE_URL, default ${DEFAULT_BASE_URL}); or set ADCP_COMPLIANCE to an installed version, or to a path.`
+        : `the installed @adcp/sdk has no compliance corpus (it has: none). Install an @adcp/sdk that ships one, name a published version (--compliance-version / compliance.version / ADCP_COMPLIANCE: it is fetched), or set ADCP_COMPLIANCE to a path.`,
     );
   }
   const root = join(sdkRoot, 'compliance', 'cache', version);
-  return { root, version, schemasDir: schemasDirFor(sdkRoot, version, root) };
+  return { root, version, schemasDir: schemasDirFor(sdkRoot, version, root), choice: sdkChoice(sdkRoot, compliance) };
+}
+
+/** Whether the installed SDK at `sdkRoot` ships the corpus `version`. */
+function installedIn(sdkRoot: string | undefined, version: string): boolean {
+  return sdkRoot !== undefined && installedCorpusVersions(sdkRoot).includes(version);
+}
+
+/** A corpus fetched earlier by version (corpus/fetch.ts) and still intact in the per-user cache, or undefined. */
+function fetchedCorpus(version: string): Corpus | undefined {
+  const root = fetchedCorpusRoot(version);
+  if (!root) return undefined;
+  return {
+    root,
+    version: corpusVersionOf(root) ?? version,
+    schemasDir: resolve(root, '..', 'schemas'),
+    choice: `named, fetched from ${fetchedFrom(version) ?? 'the AdCP site'}, kept in the per-user cache`,
+  };
+}
+
+/** Why the SDK's corpus: named, the SDK's pin, or the newest it ships. */
+function sdkChoice(sdkRoot: string, named: string | undefined): string {
+  const sdk = sdkVersion(sdkRoot);
+  if (named) return `named, shipped in @adcp/sdk ${sdk}`;
+  let pinned: string | undefined;
+  try {
+    pinned = readFileSync(join(sdkRoot, 'ADCP_VERSION'), 'utf8').trim();
+  } catch {
+    pinned = undefined;
+  }
+  const version = defaultCorpusVersion(sdkRoot);
+  return version === pinned ? `the version @adcp/sdk ${sdk} pins` : `the newest release in @adcp/sdk ${sdk}`;
+}
+
+function sdkVersion(sdkRoot: string): string {
+  try {
+    return String(JSON.parse(readFileSync(join(sdkRoot, 'package.json'), 'utf8')).version ?? 'of unknown version');
+  } catch {
+    return 'of unknown version';
+  }
+}
+
+/**
+ * Whether `compliance` (a version or a path) names a published version that neither the installed SDK nor the
+ * per-user cache has: the corpus to fetch before anything resolves it (prepareCorpus).
+ */
+export function needsFetch(compliance: string | undefined, fromDir: string = process.cwd()): compliance is string {
+  if (!compliance || !/^\d+\.\d+\.\d+(-[\w.]+)?$/.test(compliance)) return false;
+  return !installedIn(findSdkRoot(fromDir), compliance) && fetchedCorpusRoot(compliance) === undefined;
+}
+
+/**
+ * Before a run resolves its corpus (synchronously, in many places): a named published version that is not installed
+ * is fetched, verified and cached (corpus/fetch.ts), so every later `resolveCorpus` finds it there, offline.
+ */
+export async function prepareCorpus(
+  compliance: string | undefined,
+  fromDir: string,
+  options: FetchCorpusOptions = {},
+): Promise<void> {
+  if (!needsFetch(compliance, fromDir)) return;
+  await fetchCorpus(compliance, { onProgress: (line) => console.error(line), ...options });
 }
 
 /** The schema directory to use when no corpus was selected: the default corpus version's. */
@@ -193,7 +276,7 @@ export function contractVersionOf(root: string | undefined): string | undefined 
  * that version is found — never another version's schemas.
  */
 export function corpusSchemasDir(root: string, fromDir: string = process.cwd()): string | undefined {
-  const version = readVersion(root);
+  const version = corpusVersionOf(root);
   for (const sdk of new Set([findSdkRoot(root), findSdkRoot(fromDir)])) {
     const dir = schemasDirFor(sdk, version, root);
     if (dir) return dir;

@@ -19,6 +19,42 @@ describe('ADCP_COMPLIANCE: finding the corpus', () => {
     });
   });
 
+  it('takes the version the SDK pins (ADCP_VERSION), else its newest release, and says why (Corpus.choice)', () => {
+    const project = mkdtempSync(join(tmpdir(), 'adcp-choice-'));
+    try {
+      const sdk = join(project, 'node_modules', '@adcp', 'sdk');
+      for (const version of ['3.0.12', '3.1.0-beta.7', '3.1.15', '3.2.0']) {
+        mkdirSync(join(sdk, 'compliance', 'cache', version), { recursive: true });
+        writeFileSync(
+          join(sdk, 'compliance', 'cache', version, 'index.json'),
+          JSON.stringify({ adcp_version: version }),
+        );
+      }
+      writeFileSync(join(sdk, 'package.json'), JSON.stringify({ name: '@adcp/sdk', version: '13.0.0' }));
+      writeFileSync(join(sdk, 'ADCP_VERSION'), '3.1.15\n');
+      expect(resolveCorpus(undefined, project)).toMatchObject({
+        version: '3.1.15',
+        choice: 'the version @adcp/sdk 13.0.0 pins',
+      });
+      expect(resolveCorpus('3.2.0', project)).toMatchObject({
+        version: '3.2.0',
+        choice: 'named, shipped in @adcp/sdk 13.0.0',
+      });
+      const tree = join(sdk, 'compliance', 'cache', '3.0.12');
+      expect(resolveCorpus(tree, project)).toMatchObject({
+        version: '3.0.12',
+        choice: `the compliance tree at ${tree}`,
+      });
+      rmSync(join(sdk, 'ADCP_VERSION'));
+      expect(resolveCorpus(undefined, project)).toMatchObject({
+        version: '3.2.0',
+        choice: 'the newest release in @adcp/sdk 13.0.0',
+      });
+    } finally {
+      rmSync(project, { recursive: true, force: true });
+    }
+  });
+
   it('takes a version or a path', () => {
     expect(resolveCorpus('3.0.6', repo).root).toBe(installed);
     expect(resolveCorpus(installed, repo)).toMatchObject({ root: installed, version: '3.0.6' });
@@ -28,7 +64,7 @@ describe('ADCP_COMPLIANCE: finding the corpus', () => {
   it('says what exists when the version or path is wrong', () => {
     expect(() => resolveCorpus('9.9.9', repo)).toThrow(
       new CorpusNotFoundError(
-        'AdCP compliance version "9.9.9" is not in the installed @adcp/sdk (it has: 3.0.6). Set ADCP_COMPLIANCE to one of those, or to a path.',
+        'AdCP compliance version "9.9.9" is neither in the installed @adcp/sdk (it has: 3.0.6) nor fetched: `npx vitest-adcp --version --compliance-version 9.9.9` fetches a published version (from ADCP_BASE_URL, default https://adcontextprotocol.org); or set ADCP_COMPLIANCE to an installed version, or to a path.',
       ),
     );
     expect(() => resolveCorpus('/nowhere/at/all', repo)).toThrow(/not a compliance tree .* Point it at a folder like/);

@@ -27,6 +27,7 @@ const MESSAGE_SOURCES = [
   'src/open-run.ts',
   'src/webhooks/options.ts',
   'src/client/client.ts',
+  ...filesUnder('src/corpus'),
   ...filesUnder('src/plugin'),
   ...filesUnder('src/cli'),
 ];

@@ -18,6 +18,7 @@ const OPTIONS = {
   'report-html': { type: 'string' },
   'report-markdown': { type: 'string' },
   'allow-http': { type: 'boolean' },
+  'allow-unsupported-version': { type: 'boolean' },
   'compliance-version': { type: 'string' },
   list: { type: 'boolean' },
   sequential: { type: 'boolean' },

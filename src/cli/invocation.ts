@@ -4,8 +4,14 @@
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { DEFAULT_TIMEOUT_MS, resolveRuntimeConfig, type ResolvedRuntimeConfig, type RuntimeConfig } from '../config.js';
-import { resolveCorpus } from '../corpus.js';
+import {
+  DEFAULT_TIMEOUT_MS,
+  envFlag,
+  resolveRuntimeConfig,
+  type ResolvedRuntimeConfig,
+  type RuntimeConfig,
+} from '../config.js';
+import { prepareCorpus, resolveCorpus, type Corpus } from '../corpus.js';
 import type { AdcpStoryboardsOptions } from '../plugin/plugin.js';
 import { bundleIds } from '../storyboard/select.js';
 import type { WebhookOptions } from '../webhooks/options.js';
@@ -30,8 +36,12 @@ export interface Invocation {
   runtime: RuntimeConfig;
   /** What to select: the corpus, the names given, and whether the agent's capabilities choose. */
   corpusRoot?: string;
+  /** The corpus taken from (when anything is), with why it is this one: said on the run's first line and by --list. */
+  corpus?: Corpus;
   names: { storyboards: string[]; bundles: string[]; tracks: string[]; files: { given: string; file: string }[] };
   fromCapabilities: boolean;
+  /** Run the corpus even when the agent's `adcp.supported_versions` leave its release out (`--allow-unsupported-version`). */
+  allowUnsupportedVersion: boolean;
   report?: string;
   reportHtml?: string;
   reportMarkdown?: string;
@@ -54,7 +64,11 @@ export async function parse(argv: string[], cwd: string, env: NodeJS.ProcessEnv)
   const { values, positionals } = parseFlags(own);
   if (values.help) return { kind: 'help' };
   const version = values['compliance-version'] ?? (env.ADCP_COMPLIANCE?.trim() || undefined);
-  if (values.version) return { kind: 'version', ...(version ? { version } : {}) };
+  if (values.version) {
+    // A published version the SDK lacks is fetched here, once: `--version` then says what a run would use.
+    await prepareCorpus(version, cwd, { allowHttp: values['allow-http'] === true, env });
+    return { kind: 'version', ...(version ? { version } : {}) };
+  }
   return { kind: 'run', invocation: await runInvocation(values, positionals, forVitest, version, cwd, env) };
 }
 
@@ -88,14 +102,19 @@ async function runInvocation(
       `--list prints the storyboards that would run, without running Vitest: the arguments after -- (${forVitest.join(' ')}) do not apply to it; drop them, or drop --list`,
     );
   const vitest = await vitestArguments(forVitest);
-  const { corpusRoot, names, explicit } = namedStoryboards(flags, version, cwd);
   const webhooks = webhookOptions(flags, env);
+  // Every flag checked first: a download is not started for a command that would stop at a usage error.
+  await prepareCorpus(version, cwd, { allowHttp: flags['allow-http'] === true, env });
+  const { corpus, names, explicit } = namedStoryboards(flags, version, cwd);
+  const corpusRoot = corpus?.root;
   return {
     url,
     runtime,
     corpusRoot,
+    ...(corpus ? { corpus } : {}),
     names,
     fromCapabilities: !explicit,
+    allowUnsupportedVersion: flags['allow-unsupported-version'] === true || envFlag(env.ADCP_ALLOW_UNSUPPORTED_VERSION),
     ...reportFiles(flags, cwd),
     list,
     vitest,
@@ -111,14 +130,15 @@ function namedStoryboards(
   flags: Flags,
   version: string | undefined,
   cwd: string,
-): { corpusRoot: string | undefined; names: Invocation['names']; explicit: boolean } {
+): { corpus: Corpus | undefined; names: Invocation['names']; explicit: boolean } {
   const names = commaList(flags.storyboards);
   const tracks = commaList(flags.tracks);
   const files: { given: string; file: string }[] = [];
   const storyboards: string[] = [];
   const bundles: string[] = [];
   const corpusWanted = names.some((n) => !/\.ya?ml$/.test(n)) || tracks.length > 0 || names.length === 0;
-  const corpusRoot = corpusWanted ? resolveCorpus(version, cwd).root : undefined;
+  const corpus = corpusWanted ? resolveCorpus(version, cwd) : undefined;
+  const corpusRoot = corpus?.root;
   const known = new Set(corpusRoot ? bundleIds(corpusRoot) : []);
   for (const name of names) {
     if (/\.ya?ml$/.test(name)) {
@@ -129,7 +149,7 @@ function namedStoryboards(
     else storyboards.push(name);
   }
   const explicit = names.length > 0 || tracks.length > 0;
-  return { corpusRoot, names: { storyboards, bundles, tracks, files }, explicit };
+  return { corpus, names: { storyboards, bundles, tracks, files }, explicit };
 }
 
 /** `--report`, `--report-html`, `--report-markdown`: where each report goes, resolved from the current directory. */

@@ -44,9 +44,20 @@ Options:
   --allow-http               local development: allow a plain http:// URL that is
                              not loopback, and agent-supplied URLs (OAuth issuer,
                              A2A endpoint) over http or on private addresses
-  --compliance-version <v>   corpus version of the installed @adcp/sdk, or a path
-                             to a compliance tree (default: env ADCP_COMPLIANCE,
-                             else the newest installed)
+  --compliance-version <v>   the AdCP compliance corpus: a version (3.1.19) or a
+                             path to a compliance tree (default: env ADCP_COMPLIANCE,
+                             else the version the installed @adcp/sdk pins). A
+                             version the SDK lacks is fetched once from
+                             $ADCP_BASE_URL/protocol/<v>.tgz (default
+                             https://adcontextprotocol.org), checked against its
+                             .sha256 (and cosign signature, when published and
+                             cosign is installed; ADCP_REQUIRE_SIGNATURE=1 insists),
+                             and cached per user
+  --allow-unsupported-version
+                             run the corpus even when the agent's
+                             adcp.supported_versions leave its release out
+                             (otherwise the run stops, exit 2; env
+                             ADCP_ALLOW_UNSUPPORTED_VERSION=1)
   --list                     print the storyboards that would run, each with why
                              (capabilities, named, required scenario of …) and a
                              count, without running anything, and exit

@@ -32,7 +32,7 @@ export function printVersions(cwd: string, corpusVersion: string | undefined): n
   let corpus: string;
   try {
     const found = resolveCorpus(corpusVersion, cwd);
-    corpus = `compliance corpus ${found.version ?? 'of unknown version'}${corpusVersion ? ` (${corpusVersion})` : ''}`;
+    corpus = `compliance corpus ${found.version ?? 'of unknown version'} (${found.choice})`;
   } catch {
     corpus = corpusVersion ? `no compliance corpus ${corpusVersion}` : 'no compliance corpus';
   }

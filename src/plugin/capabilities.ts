@@ -16,6 +16,7 @@ import { DiskCache, fileStamp, packageFingerprint } from '../cache/disk-cache.js
 import { answerError } from '../model/answer-error.js';
 import { ConfigurationError } from '../model/errors.js';
 import { sanitizeLine, sanitizeOutput, scrubSecrets, secretsInUrl } from '../model/redact.js';
+import { corpusVersionOf } from '../corpus.js';
 import { createTransport } from '../transport/create.js';
 import { credentialError, type AgentAccess } from './agent-preflight.js';
 
@@ -25,6 +26,54 @@ export type { AgentAccess } from './agent-preflight.js';
 export interface DeclaredCapabilities {
   supported_protocols?: string[];
   specialisms?: string[];
+  /**
+   * The AdCP releases the agent speaks, at release precision (`adcp.supported_versions`, 3.1 schema: `["3.0", "3.1"]`);
+   * absent or empty when it does not say (a 3.0 agent): then every corpus is taken to apply, as the grader takes it.
+   */
+  supported_versions?: string[];
+}
+
+/** The agent does not claim the AdCP release of the run's corpus (`adcp.supported_versions`): the run stops. */
+export class UnsupportedCorpusVersionError extends ConfigurationError {}
+
+/**
+ * Whether the agent's `adcp.supported_versions` cover the corpus version `corpus` (a full version, `3.1.15`), as the
+ * grader reads them: an entry names a release (`3.1`) or a full version (`3.1.15`, any patch of that release); a
+ * pre-release corpus (`3.2.0-beta.5`) is covered only by an entry naming it, or its pre-release line (`3.2-beta`).
+ * An agent that declares none claims nothing, and nothing is refused.
+ */
+export function corpusVersionSupported(corpus: string, supported: readonly string[]): boolean {
+  if (supported.length === 0) return true;
+  const match = /^(\d+)\.(\d+)(?:\.\d+)?(?:-([A-Za-z]+)[\w.]*)?$/.exec(corpus.trim());
+  if (!match) return supported.includes(corpus);
+  const [, major, minor, pre] = match;
+  const line = `${major}.${minor}`;
+  const accepted = pre ? new Set([corpus, `${line}-${pre}`]) : new Set([corpus, line]);
+  return supported.some((entry) => {
+    const v = entry.trim().replace(/^v/, '');
+    if (accepted.has(v)) return true;
+    // A full version names its release: `3.1.10` covers the 3.1 corpus (not a pre-release's).
+    const release = /^(\d+)\.(\d+)\.\d+$/.exec(v);
+    return !pre && release !== null && `${release[1]}.${release[2]}` === line;
+  });
+}
+
+/**
+ * The run's stop when the agent declares `adcp.supported_versions` and the corpus version is not among them (the
+ * grader refuses the same: "Compliance cache version … is not supported by this seller"): one line naming the corpus,
+ * the agent's list and the ways forward.
+ */
+function unsupportedCorpusVersion(
+  corpusVersion: string | undefined,
+  capabilities: DeclaredCapabilities,
+  secrets: readonly string[] = [],
+): UnsupportedCorpusVersionError | undefined {
+  const supported = capabilities.supported_versions ?? [];
+  if (!corpusVersion || corpusVersionSupported(corpusVersion, supported)) return undefined;
+  const list = supported.map((v) => quoted(v, secrets)).join(', ');
+  return new UnsupportedCorpusVersionError(
+    `vitest-adcp cannot run the storyboards: the compliance corpus is AdCP ${corpusVersion}, and the agent does not speak it (its get_adcp_capabilities declares adcp.supported_versions [${list}]). Name a corpus of a release it declares (--compliance-version / compliance.version / ADCP_COMPLIANCE, e.g. an @adcp/sdk that pins it), or run this one deliberately with --allow-unsupported-version (compliance.allowUnsupportedVersion, ADCP_ALLOW_UNSUPPORTED_VERSION=1).`,
+  );
 }
 
 /** The part of `@adcp/sdk/testing` the selection calls (typed here: the SDK is an optional peer). */
@@ -115,8 +164,14 @@ export async function readAgentCapabilities(
         problem: `get_adcp_capabilities at ${safeText(agent.url, secrets)} answered without capabilities (${quoted(said.slice(0, 400), secrets)})`,
       };
     }
+    const adcp = data.adcp as { supported_versions?: unknown } | undefined;
+    const versions = strings(adcp && typeof adcp === 'object' ? adcp.supported_versions : undefined);
     return {
-      capabilities: { supported_protocols: strings(data.supported_protocols), specialisms: strings(data.specialisms) },
+      capabilities: {
+        supported_protocols: strings(data.supported_protocols),
+        specialisms: strings(data.specialisms),
+        ...(versions.length > 0 ? { supported_versions: versions } : {}),
+      },
     };
   } finally {
     await transport.close();
@@ -158,6 +213,8 @@ export interface CapabilitySelectionOptions {
   warn?: (message: string) => void;
   /** The run's secrets (agentSecrets): scrubbed from every warning before it is printed or cached. */
   secrets?: readonly string[];
+  /** Run the corpus even when the agent's `adcp.supported_versions` do not cover its version. @default false */
+  allowUnsupportedVersion?: boolean;
 }
 
 /**
@@ -172,6 +229,10 @@ export async function storyboardIdsForAgent(
 ): Promise<string[]> {
   const { capabilities, problem } = await readAgentCapabilities(agent);
   const secrets = [...(options.secrets ?? []), ...agentSecrets(agent)];
+  if (!options.allowUnsupportedVersion) {
+    const refused = unsupportedCorpusVersion(corpusVersionOf(corpusRoot), capabilities, secrets);
+    if (refused) throw refused;
+  }
   if (problem)
     (options.warn ?? defaultWarn)(
       safeText(`${problem}: only the universal storyboards are selected, as the reference runner does.`, secrets),

@@ -28,6 +28,8 @@ const OPTION_SHAPE: Shape = {
     fromCapabilities: true,
     version: true,
     path: true,
+    allowUnsupportedVersion: true,
+    baseUrl: true,
   } satisfies KeysOf<NonNullable<Options['compliance']>>,
   agent: { url: true, protocol: true, auth: { token: true }, allowHttp: true } satisfies KeysOf<
     NonNullable<Options['agent']>

@@ -33,8 +33,27 @@ export interface AdcpStoryboardsOptions {
      * @default false
      */
     fromCapabilities?: boolean;
+    /**
+     * The corpus version: one the installed `@adcp/sdk` ships, or any published one, which is then fetched from
+     * `<baseUrl>/protocol/<version>.tgz`, checked against its `.sha256` (and its cosign signature when one is
+     * published and `cosign` is installed; env ADCP_REQUIRE_SIGNATURE=1 refuses a bundle without one) and kept in
+     * the per-user cache, so later runs are offline. Env: ADCP_COMPLIANCE.
+     * @default the version the installed @adcp/sdk pins
+     */
     version?: string;
+    /** A compliance tree on disk (`…/compliance`, holding index.json) instead of a version. */
     path?: string;
+    /**
+     * Where published corpora are fetched from. Plain http only for a loopback host or with `agent.allowHttp`.
+     * Env: ADCP_BASE_URL. @default 'https://adcontextprotocol.org'
+     */
+    baseUrl?: string;
+    /**
+     * Capability selection (`fromCapabilities`) stops the run when the agent declares `adcp.supported_versions` and
+     * the corpus's AdCP release is not among them, as the grader does. `true` runs that corpus deliberately.
+     * Env: ADCP_ALLOW_UNSUPPORTED_VERSION=1. @default false
+     */
+    allowUnsupportedVersion?: boolean;
   };
   /** The agent under test. Env fallbacks: ADCP_AGENT_URL, ADCP_PROTOCOL, ADCP_AUTH_TOKEN. */
   agent?: {

@@ -10,7 +10,7 @@
  */
 import type { Plugin } from 'vitest/config';
 import type { VitestPluginContext } from 'vitest/node';
-import { runCorpus } from '../corpus.js';
+import { prepareCorpus, runCorpus } from '../corpus.js';
 import { addSummaryReporter } from '../vitest/summary-reporter.js';
 import { checkOptions } from './check-options.js';
 import type { AdcpStoryboardsOptions } from './options.js';
@@ -74,6 +74,11 @@ async function configureVitest(state: PluginState, plugin: Plugin, context: Vite
   watchRuns(state, vitest, project, userProject);
   includeStoryboardFiles(state, project);
   const version = options.compliance?.path ?? options.compliance?.version ?? state.complianceEnv;
+  // A published version the installed SDK lacks: fetched (and verified, and cached) before anything resolves it.
+  await prepareCorpus(version, state.root, {
+    ...(options.compliance?.baseUrl ? { baseUrl: options.compliance.baseUrl } : {}),
+    ...(options.agent?.allowHttp ? { allowHttp: true } : {}),
+  });
   const cacheDir = runtimeCacheDir(options, state.root, project);
   state.schemaCacheDir = cacheDir;
   const corpus = findCorpus(state, version);

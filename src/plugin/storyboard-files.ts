@@ -6,7 +6,7 @@
  */
 import { isAbsolute, relative, resolve } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { resolveRuntimeConfig, type RuntimeConfig } from '../config.js';
+import { envFlag, resolveRuntimeConfig, type RuntimeConfig } from '../config.js';
 import { resolveCorpus, type Corpus } from '../corpus.js';
 import { ConfigurationError } from '../model/errors.js';
 import { selectCorpusInRunOrder } from '../storyboard/select.js';
@@ -124,7 +124,12 @@ function storyboardIdsFromCapabilities(
       allowHttp: agent.allowHttp,
     },
     corpus.root,
-    { fromDir: state.root, ...(cacheDir ? { cacheDir } : {}) },
+    {
+      fromDir: state.root,
+      ...(cacheDir ? { cacheDir } : {}),
+      allowUnsupportedVersion:
+        state.options.compliance?.allowUnsupportedVersion ?? envFlag(process.env.ADCP_ALLOW_UNSUPPORTED_VERSION),
+    },
   );
 }
 

@@ -11,12 +11,15 @@
  *    says `--auth` is visible there.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { c as createTar } from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureAgent, type FixtureAgent } from '../../fixtures/agent/server.mjs';
+import { closedPort } from '../helpers/ports.js';
 import { buildBin, repoRoot, runNode, type NodeRun } from '../helpers/run-vitest.js';
 
 const scratch = join(repoRoot, '.vitest-adcp', `cli-reasons-${process.pid}`);
@@ -244,5 +247,114 @@ describe('e. the token off the process list: --auth-file', () => {
     expect(run.stdout).toMatch(
       /--auth-file <path>\s+read the bearer token from this file, or from stdin\n\s+with `--auth-file -` \(one line; neither it nor env\n\s+ADCP_AUTH_TOKEN shows in the process list\)/,
     );
+  });
+});
+
+describe("an agent whose adcp.supported_versions leave out the corpus's release (issue 30)", () => {
+  it('stops the run before anything runs with one line, exit 2; --allow-unsupported-version runs it', async () => {
+    const url = agent.urlFor(['speaks_3_1']);
+    const [refused, anyway, speaks] = await Promise.all([
+      cli(url, '--list'),
+      cli(url, '--list', '--allow-unsupported-version'),
+      cli(agent.urlFor(['speaks_3_0']), '--list'),
+    ]);
+    expect(refused.exitCode, refused.stdout + refused.stderr).toBe(2);
+    expect(refused.stdout).toBe('');
+    const lines = refused.stderr.split('\n').filter(Boolean);
+    expect(lines).toEqual([
+      expect.stringContaining('the compliance corpus is AdCP 3.0.6, and the agent does not speak it'),
+    ]);
+    expect(lines[0]).toContain('adcp.supported_versions ["3.1"]');
+    expect(lines[0]).toContain('--allow-unsupported-version');
+    for (const run of [anyway, speaks]) {
+      expect(run.exitCode, run.stdout + run.stderr).toBe(0);
+      expect(run.stdout).toMatch(/^capability_discovery\t/m);
+    }
+  });
+});
+
+describe('--compliance-version <a published version the SDK lacks>: fetched from ADCP_BASE_URL (issue 30)', () => {
+  const V = '9.9.2';
+  let bundle: Buffer;
+  let published: { base: string; digest: string; close: () => Promise<void> };
+
+  beforeAll(async () => {
+    const stage = join(scratch, 'publish', `adcp-${V}`);
+    const files: Record<string, string> = {
+      'compliance/index.json': JSON.stringify({ adcp_version: V }),
+      'compliance/universal/tiny-one.yaml': 'id: tiny_one\ntitle: Tiny\ntrack: core\nphases: []\n',
+      'schemas/manifest.json': JSON.stringify({ adcp_version: V, tools: {} }),
+    };
+    for (const [path, text] of Object.entries(files)) {
+      mkdirSync(join(stage, path, '..'), { recursive: true });
+      writeFileSync(join(stage, path), text);
+    }
+    const tgz = join(scratch, 'publish', 'bundle.tgz');
+    await createTar({ gzip: true, cwd: join(scratch, 'publish'), file: tgz }, [`adcp-${V}`]);
+    bundle = readFileSync(tgz);
+    let digest = createHash('sha256').update(bundle).digest('hex');
+    const server = http.createServer((req, res) => {
+      if (req.url === `/protocol/${V}.tgz`) res.end(bundle);
+      else if (req.url === `/protocol/${V}.tgz.sha256`) res.end(`${digest}  ${V}.tgz\n`);
+      else res.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    published = {
+      base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      get digest() {
+        return digest;
+      },
+      set digest(value: string) {
+        digest = value;
+      },
+      close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    };
+  });
+  afterAll(() => published?.close());
+
+  const fetchEnv = (cache: string) => ({ ...CLEAN_ENV, XDG_CACHE_HOME: cache, ADCP_BASE_URL: published.base });
+
+  it('a wrong checksum: exit 2, one line saying so, nothing unpacked', async () => {
+    const cache = join(scratch, 'xdg-bad');
+    const right = published.digest;
+    published.digest = '0'.repeat(64);
+    try {
+      const run = await runNode([cliJs, agent.url, '--compliance-version', V, '--storyboards', 'tiny_one', '--list'], {
+        env: fetchEnv(cache),
+      });
+      expect(run.exitCode, run.stdout + run.stderr).toBe(2);
+      expect(run.stderr).toMatch(
+        new RegExp(
+          `AdCP ${V} from ${published.base}/protocol/${V}\\.tgz does not match its \\.sha256 .*nothing was unpacked`,
+        ),
+      );
+      expect(existsSync(join(cache, 'vitest-adcp', 'corpora', `adcp-${V}`))).toBe(false);
+    } finally {
+      published.digest = right;
+    }
+  });
+
+  it('lists its storyboards from the per-user cache, says which corpus and why; the second run is offline', async () => {
+    const cache = join(scratch, 'xdg-good');
+    const first = await runNode([cliJs, agent.url, '--compliance-version', V, '--storyboards', 'tiny_one', '--list'], {
+      env: fetchEnv(cache),
+    });
+    expect(first.exitCode, first.stdout + first.stderr).toBe(0);
+    expect(first.stderr).toContain(`fetching AdCP ${V} from ${published.base}/protocol/${V}.tgz`);
+    const tree = join(cache, 'vitest-adcp', 'corpora', `adcp-${V}`, 'compliance');
+    expect(first.stdout).toMatch(
+      /^tiny_one\t.*corpora\/adcp-9\.9\.2\/compliance\/universal\/tiny-one\.yaml\t--storyboards tiny_one$/m,
+    );
+    expect(first.stdout).toContain(
+      `corpus: AdCP ${V} compliance corpus (named, fetched from ${published.base}/protocol/${V}.tgz, kept in the per-user cache)`,
+    );
+    expect(existsSync(join(tree, 'index.json'))).toBe(true);
+    // Offline: a base nobody answers at.
+    const second = await runNode([cliJs, agent.url, '--compliance-version', V, '--storyboards', 'tiny_one', '--list'], {
+      env: { ...fetchEnv(cache), ADCP_BASE_URL: `http://127.0.0.1:${await closedPort()}` },
+    });
+    expect(second.exitCode, second.stdout + second.stderr).toBe(0);
+    expect(second.stderr).not.toContain('fetching');
+    expect(second.stdout).toMatch(/^tiny_one\t/m);
   });
 });

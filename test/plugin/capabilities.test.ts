@@ -13,10 +13,12 @@ import { DiskCache } from '../../src/cache/disk-cache.js';
 import { resolveCorpus } from '../../src/corpus.js';
 import {
   AgentUnreachableError,
+  corpusVersionSupported,
   readAgentCapabilities,
   storyboardIdsForAgent,
   storyboardIdsForCapabilities,
   type DeclaredCapabilities,
+  UnsupportedCorpusVersionError,
 } from '../../src/plugin/capabilities.js';
 import { listCorpus, selectCorpus } from '../../src/storyboard/select.js';
 import { closedPort } from '../helpers/ports.js';
@@ -121,6 +123,55 @@ describe('asking the agent', () => {
     expect(error).toBeInstanceOf(AgentUnreachableError);
     expect(error.message).toContain(`cannot ask the agent at ${url} for its capabilities`);
     expect(error.stack).toBe(`AgentUnreachableError: ${error.message}`);
+  });
+});
+
+describe("the agent's adcp.supported_versions against the corpus version", () => {
+  it.each<[string, string[], boolean]>([
+    ['3.1.15', [], true],
+    ['3.1.15', ['3.1'], true],
+    ['3.1.15', ['3.0', '3.1'], true],
+    ['3.1.15', ['3.1.10'], true],
+    ['3.1.15', ['v3.1'], true],
+    ['3.1.15', ['3.0'], false],
+    ['3.1.15', ['3.10'], false],
+    ['3.1.15', ['3.2', '3.0.6'], false],
+    ['3.0.6', ['3.0'], true],
+    ['3.0.6', ['3.1'], false],
+    ['3.2.0-beta.5', ['3.2.0-beta.5'], true],
+    ['3.2.0-beta.5', ['3.2-beta'], true],
+    ['3.2.0-beta.5', ['3.2'], false],
+    ['3.2.0-beta.5', ['3.2.0'], false],
+    ['3.2.0', ['3.2-beta'], false],
+  ])('corpus %s, agent %j: supported %s', (corpus, supported, expected) => {
+    expect(corpusVersionSupported(corpus, supported)).toBe(expected);
+  });
+
+  it('reads them from get_adcp_capabilities (adcp.supported_versions)', async () => {
+    const url = `${inject('agentOrigin')}/x/speaks_3_0+speaks_3_1/mcp`;
+    expect((await readAgentCapabilities(access(url))).capabilities.supported_versions).toEqual(['3.0', '3.1']);
+  });
+
+  it("stops the selection with one line naming the corpus version, the agent's list and the ways forward", async () => {
+    const url = `${inject('agentOrigin')}/x/speaks_3_1/mcp`;
+    const error = await storyboardIdsForAgent(access(url), root, { fromDir: repo }).catch((e) => e);
+    expect(error).toBeInstanceOf(UnsupportedCorpusVersionError);
+    expect(error.message).toBe(
+      'vitest-adcp cannot run the storyboards: the compliance corpus is AdCP 3.0.6, and the agent does not speak it (its get_adcp_capabilities declares adcp.supported_versions ["3.1"]). Name a corpus of a release it declares (--compliance-version / compliance.version / ADCP_COMPLIANCE, e.g. an @adcp/sdk that pins it), or run this one deliberately with --allow-unsupported-version (compliance.allowUnsupportedVersion, ADCP_ALLOW_UNSUPPORTED_VERSION=1).',
+    );
+    expect(error.message).not.toContain('\n');
+  });
+
+  it('selects as usual for an agent that speaks the release, and for one told to run anyway', async () => {
+    const speaks = await storyboardIdsForAgent(access(`${inject('agentOrigin')}/x/speaks_3_0/mcp`), root, {
+      fromDir: repo,
+    });
+    const anyway = await storyboardIdsForAgent(access(`${inject('agentOrigin')}/x/speaks_3_1/mcp`), root, {
+      fromDir: repo,
+      allowUnsupportedVersion: true,
+    });
+    expect(speaks).toEqual(reference({ supported_protocols: ['media_buy', 'creative'] }));
+    expect(anyway).toEqual(speaks);
   });
 });
 
