@@ -181,6 +181,18 @@ export function resolveCorpus(compliance: string | undefined, fromDir: string = 
   return { root, version, schemasDir: schemasDirFor(sdkRoot, version, root), choice: sdkChoice(sdkRoot, compliance) };
 }
 
+/**
+ * The run's stop when a corpus of a known version has no JSON Schemas of that version (and `schemasDir` names none):
+ * its storyboards would otherwise be validated with whatever schemas are installed — another version's — and graded
+ * against the wrong artifacts. The reference runner refuses the same.
+ */
+export function missingSchemas(corpus: Corpus, schemasDir: string | undefined): ConfigurationError | undefined {
+  if (schemasDir || corpus.schemasDir || !corpus.version) return undefined;
+  return new CorpusNotFoundError(
+    `the compliance corpus at ${corpus.root} is AdCP ${corpus.version}, and no JSON Schemas of that version were found (beside it as a bundle's schemas/, or in an installed @adcp/sdk that ships ${corpus.version}); a corpus is never graded with another version's schemas. Name the version instead of a path (a published version is fetched with its schemas), unpack the whole bundle (adcp-${corpus.version}/schemas beside adcp-${corpus.version}/compliance), or set schemasDir.`,
+  );
+}
+
 /** Whether the installed SDK at `sdkRoot` ships the corpus `version`. */
 function installedIn(sdkRoot: string | undefined, version: string): boolean {
   return sdkRoot !== undefined && installedCorpusVersions(sdkRoot).includes(version);

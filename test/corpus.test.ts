@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CorpusNotFoundError, resolveCorpus } from '../src/corpus.js';
+import { CorpusNotFoundError, missingSchemas, resolveCorpus } from '../src/corpus.js';
 import { resolveRuntimeConfig } from '../src/config.js';
 import { CorpusSelectionError, listCorpus, selectCorpus } from '../src/storyboard/select.js';
 
@@ -53,6 +53,18 @@ describe('ADCP_COMPLIANCE: finding the corpus', () => {
     } finally {
       rmSync(project, { recursive: true, force: true });
     }
+  });
+
+  it("refuses a corpus of a known version without that version's schemas, unless schemasDir names some", () => {
+    const corpus = { root: '/c', version: '3.1.19', schemasDir: undefined, choice: 'named' };
+    expect(missingSchemas(corpus, undefined)?.message).toMatch(
+      /^the compliance corpus at \/c is AdCP 3\.1\.19, and no JSON Schemas of that version were found .* or set schemasDir\.$/,
+    );
+    expect(missingSchemas(corpus, '/schemas')).toBeUndefined();
+    expect(missingSchemas({ ...corpus, schemasDir: '/s' }, undefined)).toBeUndefined();
+    // A tree that does not say its version: nothing to match schemas to.
+    expect(missingSchemas({ ...corpus, version: undefined }, undefined)).toBeUndefined();
+    expect(missingSchemas(resolveCorpus(undefined, repo), undefined)).toBeUndefined();
   });
 
   it('takes a version or a path', () => {

@@ -25,7 +25,7 @@ const nodePath = require('node:path') as typeof import('node:path');
 const { selectCorpus } = require('../storyboard/select.js') as {
   selectCorpus: (root: string, selection: CorpusSelection) => string[];
 };
-const { complianceFromEnv, resolveCorpus } = require('../corpus.js') as typeof import('../corpus.js');
+const { complianceFromEnv, missingSchemas, resolveCorpus } = require('../corpus.js') as typeof import('../corpus.js');
 
 export interface JestPresetOptions {
   /** The run configuration (agent URL, protocol, token, timeouts…); ADCP_* environment variables are the fallbacks. */
@@ -107,6 +107,8 @@ function corpusStubs(options: JestPresetOptions, rootDir: string): string | unde
   clearStubs(dir, selected);
   if (!selected) return undefined;
   const corpus = resolveCorpus(options.compliance?.version ?? complianceFromEnv(), rootDir);
+  const unschema = missingSchemas(corpus, options.adcp?.schemasDir);
+  if (unschema) throw unschema;
   const files = selectCorpus(corpus.root, selection);
   if (files.length === 0) return undefined;
   mkdirSync(dir, { recursive: true });

@@ -25,7 +25,7 @@ import { loadFailureText, stepErrorStack, type FailingValidation } from '../adap
 
 /** The preset's `adcp` option (`testEnvironmentOptions.adcp`): the run configuration, env vars as fallbacks. */
 export interface JestAdcpOptions extends RuntimeConfig {
-  /** Corpus version of the installed @adcp/sdk, or a path to a compliance tree. Env: ADCP_COMPLIANCE. @default newest installed */
+  /** Corpus version (installed in @adcp/sdk, or fetched earlier: see README > Versions), or a path to a compliance tree. Env: ADCP_COMPLIANCE. @default the version the installed @adcp/sdk pins */
   compliance?: string;
 }
 

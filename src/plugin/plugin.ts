@@ -10,7 +10,7 @@
  */
 import type { Plugin } from 'vitest/config';
 import type { VitestPluginContext } from 'vitest/node';
-import { prepareCorpus, runCorpus } from '../corpus.js';
+import { missingSchemas, prepareCorpus, runCorpus } from '../corpus.js';
 import { addSummaryReporter } from '../vitest/summary-reporter.js';
 import { checkOptions } from './check-options.js';
 import type { AdcpStoryboardsOptions } from './options.js';
@@ -82,6 +82,8 @@ async function configureVitest(state: PluginState, plugin: Plugin, context: Vite
   const cacheDir = runtimeCacheDir(options, state.root, project);
   state.schemaCacheDir = cacheDir;
   const corpus = findCorpus(state, version);
+  const unschema = corpus ? missingSchemas(corpus, options.schemasDir) : undefined;
+  if (unschema) throw unschema;
   /** The selected corpus files in the reference runner's order (`sequential`). */
   const corpusOrder = corpus && state.wantsCorpus ? await includeCorpus(state, project, corpus, cacheDir) : [];
   if (options.sequential === true) await runInOrder(state, vitest, project, userProject, corpusOrder);

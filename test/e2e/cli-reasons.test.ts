@@ -358,3 +358,19 @@ describe('--compliance-version <a published version the SDK lacks>: fetched from
     expect(second.stdout).toMatch(/^tiny_one\t/m);
   });
 });
+
+describe("a corpus without the JSON Schemas of its version (issue 30: never another version's schemas)", () => {
+  it('stops the run with one line naming the corpus and the fix, exit 2, nothing run', async () => {
+    const tree = join(scratch, 'no-schemas', 'compliance');
+    mkdirSync(join(tree, 'universal'), { recursive: true });
+    writeFileSync(join(tree, 'index.json'), JSON.stringify({ adcp_version: '9.9.3' }));
+    writeFileSync(join(tree, 'universal', 'tiny-one.yaml'), 'id: tiny_one\ntitle: Tiny\ntrack: core\nphases: []\n');
+    const run = await cli(agent.url, '--compliance-version', tree, '--storyboards', 'tiny_one');
+    expect(run.exitCode, run.stdout + run.stderr).toBe(2);
+    expect(run.stderr).toContain(
+      `the compliance corpus at ${tree} is AdCP 9.9.3, and no JSON Schemas of that version were found`,
+    );
+    expect(run.stderr).toContain("a corpus is never graded with another version's schemas");
+    expect(run.stdout).not.toMatch(/passed|failed/);
+  });
+});
