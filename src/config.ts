@@ -34,6 +34,8 @@ export interface RuntimeConfig {
   corpusRoot?: string;
   /** AdCP version of that tree (`3.0.6`), for the contract report's run envelope. */
   corpusVersion?: string;
+  /** Why the run took that corpus (corpus.ts `Corpus.choice`), for the 2.6.0 report's run envelope. */
+  corpusChoice?: string;
   /** AdCP JSON Schema directory (`.../schemas-data/<major.minor>`). */
   schemasDir?: string;
   /** Where compiled schema validators are kept between runs (schemas/validator-cache.ts). @default none: no cache */

@@ -106,6 +106,7 @@ function runtimeConfig(options: JestAdcpOptions, rootDir: string): RuntimeConfig
     config = {
       corpusRoot: corpus?.root,
       corpusVersion: corpus?.version,
+      corpusChoice: corpus?.choice,
       schemasDir: corpus?.schemasDir,
       // Compiled schema validators between runs (schemas/validator-cache.ts); `cacheDir: ''` turns it off. The Vitest
       // plugin's default (Vite's default cache directory inside a package, the OS user cache outside any): a project

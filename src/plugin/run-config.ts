@@ -67,6 +67,7 @@ function runtimeConfigFor(
     ...agentGiven({ options }),
     corpusRoot: kitRoot,
     corpusVersion: fallback?.version,
+    corpusChoice: fallback?.choice,
     schemasDir: options.schemasDir ?? fallback?.schemasDir,
     cacheDir,
     projectRoot: root,

@@ -56,6 +56,8 @@ export interface BuildOptions extends Partial<RunTimes> {
    * its own (a run whose every file failed to load).
    */
   configuredCorpusVersions?: readonly (string | null | undefined)[];
+  /** Why each project took its corpus (`Corpus.choice`), as its plugin was configured: the envelope's `corpus_choice`. */
+  corpusChoices?: readonly (string | null | undefined)[];
 }
 
 /**
@@ -161,6 +163,7 @@ export function buildReport(input: Iterable<ReportTest>, options: BuildOptions):
         test_name_pattern: options.test_name_pattern ?? null,
       },
       summary.steps_not_run === 0,
+      options.corpusChoices,
     ),
     summary,
     storyboards,

@@ -62,18 +62,20 @@ interface RunSummaryV2 extends RunSummaryV1, RunCounters {
   notices: Notice[];
 }
 
-interface ReportBody<V extends ContractVersion, S, B> {
+type RunEnvelopeV1 = Omit<RunModel['run'], 'corpus_choice'>;
+
+interface ReportBody<V extends ContractVersion, S, B, R = RunModel['run']> {
   contract: ContractId<V>;
   runner: RunModel['runner'];
   generated_at: string;
-  run: RunModel['run'];
+  run: R;
   summary: S;
   storyboards: B[];
   load_errors: RunModel['load_errors'];
 }
 
 /** A report following runner output contract 1.1.0 (the 3.0 corpus's). */
-export type ContractReportV1 = ReportBody<'1.1.0', RunSummaryV1, StoryboardReportV1>;
+export type ContractReportV1 = ReportBody<'1.1.0', RunSummaryV1, StoryboardReportV1, RunEnvelopeV1>;
 /** A report following runner output contract 2.6.0 (the 3.1 corpus's). */
 export type ContractReportV2 = ReportBody<'2.6.0', RunSummaryV2, StoryboardReport>;
 /** The runner output contract JSON as written: in the version the run's corpus carries. */
@@ -83,13 +85,18 @@ function contractId<V extends ContractVersion>(version: V): ContractId<V> {
   return { id: CONTRACT_ID, version };
 }
 
+/** The 1.1.0 envelope: the one a 3.0 run always wrote (no `corpus_choice`). */
+function runV1({ corpus_choice: _, ...run }: RunModel['run']): RunEnvelopeV1 {
+  return run;
+}
+
 function serialiseV1(model: RunModel): ContractReportV1 {
   const { total_steps, steps_passed, steps_failed, steps_skipped, steps_not_run, tracks, schemas_used } = model.summary;
   return {
     contract: contractId('1.1.0'),
     runner: model.runner,
     generated_at: model.generated_at,
-    run: model.run,
+    run: runV1(model.run),
     summary: { total_steps, steps_passed, steps_failed, steps_skipped, steps_not_run, tracks, schemas_used },
     // Key order kept (the entry's own), so a 3.0 run's file is the bytes it always was.
     storyboards: model.storyboards.map(({ corpus_version: _, ...entry }) => entry),

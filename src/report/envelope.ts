@@ -69,6 +69,11 @@ export interface RunEnvelope {
   project: string | null;
   /** The corpus version when every target used the same one; `null` otherwise (or none known). */
   corpus_version: string | null;
+  /**
+   * Why the run took that corpus (`the version @adcp/sdk 13.0.0 pins`, `named, fetched from …`), when every project
+   * says the same; `null` otherwise. Written from contract 2.6.0 on (a 1.1.0 report keeps the envelope it always had).
+   */
+  corpus_choice?: string | null;
   tool: { name: 'vitest-adcp'; version: string };
   /** Every project × agent the run tested; each storyboard entry names its own. */
   targets: RunTargetReport[];
@@ -87,9 +92,15 @@ export interface RunTimes {
   test_name_pattern?: string | null;
 }
 
-export function buildEnvelope(targets: RunTargetReport[], times: RunTimes, complete: boolean): RunEnvelope {
+export function buildEnvelope(
+  targets: RunTargetReport[],
+  times: RunTimes,
+  complete: boolean,
+  corpusChoices: readonly (string | null | undefined)[] = [],
+): RunEnvelope {
   const only = targets.length === 1 ? targets[0]! : undefined;
   const versions = [...new Set(targets.map((t) => t.corpus_version).filter((v): v is string => v !== null))];
+  const choices = [...new Set(corpusChoices.filter((c): c is string => typeof c === 'string' && c !== ''))];
   return {
     started_at: times.started_at,
     finished_at: times.finished_at,
@@ -98,6 +109,7 @@ export function buildEnvelope(targets: RunTargetReport[], times: RunTimes, compl
     protocol: only?.protocol ?? null,
     project: only?.project ?? null,
     corpus_version: versions.length === 1 ? versions[0]! : null,
+    corpus_choice: choices.length === 1 && versions.length <= 1 ? choices[0]! : null,
     tool: { name: 'vitest-adcp', version: toolVersion() },
     targets,
     complete,

@@ -431,7 +431,7 @@ ${countChips(report)}
     run.targets.length > 1
       ? `${run.targets.length} agents: ${run.targets.map((t) => `${t.project ? `${t.project} · ` : ''}${t.agent_url ?? 'no agent'}`).join(', ')}`
       : `agent ${run.agent_url ?? 'none'}${run.protocol ? ` (${run.protocol})` : ''}${run.project ? ` · project ${run.project}` : ''}`
-  }</span>${run.corpus_version ? html`<span>corpus ${run.corpus_version}</span>` : ''}<span>${run.started_at} · ${(run.duration_ms / 1000).toFixed(1)} s</span><span>${run.tool.name} ${run.tool.version} · runner output contract ${report.contract.version}</span></div>
+  }</span>${run.corpus_version ? html`<span>corpus ${run.corpus_version}${run.corpus_choice ? ` (${run.corpus_choice})` : ''}</span>` : ''}<span>${run.started_at} · ${(run.duration_ms / 1000).toFixed(1)} s</span><span>${run.tool.name} ${run.tool.version} · runner output contract ${report.contract.version}</span></div>
 ${run.complete ? '' : html`<p class="warning">Partial run: ${steps_not_run} planned steps did not run${run.test_name_pattern ? ` (test name filter ${run.test_name_pattern})` : ''}.</p>`}
 <div class="chips">tracks: ${tracks.map((t) => html`<span>${t.track} ${badge(t.status, trackCounts(t))}${run.targets.length > 1 ? html` <span class="muted">${t.project ? `${t.project} · ` : ''}${t.agent_url ?? ''}</span>` : ''}</span>`)}</div>
 <div class="filters">

@@ -148,7 +148,7 @@ function headingLines(report: RunModel, multi: boolean): string[] {
   const out = [
     `## ${runVerdict(report)} AdCP storyboards: ${steps_passed} passed, ${steps_failed} failed${advisoryText}, ${steps_skipped} skipped (${total_steps} steps, ${report.storyboards.length} storyboards${notSelectedText})`,
     '',
-    `Against ${against(report, multi)}${run.corpus_version ? `, corpus ${md(run.corpus_version)}` : ''}; ${run.tool.name} ${run.tool.version}, runner output contract ${report.contract.version}, ${run.started_at}, ${(run.duration_ms / 1000).toFixed(1)} s.`,
+    `Against ${against(report, multi)}${run.corpus_version ? `, corpus ${md(run.corpus_version)}${run.corpus_choice ? ` (${md(run.corpus_choice)})` : ''}` : ''}; ${run.tool.name} ${run.tool.version}, runner output contract ${report.contract.version}, ${run.started_at}, ${(run.duration_ms / 1000).toFixed(1)} s.`,
   ];
   if (!run.complete)
     out.push(

@@ -117,23 +117,27 @@ export function buildContractReport(
 /** What the run's projects were given by the plugin (`project.provide`), each project's: corpus version, selection. */
 function providedByProjects(vitest: Vitest | undefined): {
   corpusVersions: (string | null)[];
+  corpusChoices: (string | null)[];
   notSelected: NotSelectedRecord[];
 } {
   const corpusVersions: (string | null)[] = [];
+  const corpusChoices: (string | null)[] = [];
   // A project inherits what the root project was given: one record per item, under the first project that has it.
   const notSelected = new Map<string, NotSelectedRecord>();
   // A fake Vitest (in-process tests) or an older one may have no projects to ask.
   for (const project of vitest?.projects ?? []) {
     const provided = project.getProvidedContext?.() as
-      { vitestAdcp?: { corpusVersion?: string }; vitestAdcpNotSelected?: NotSelectedRecord[] } | undefined;
+      | { vitestAdcp?: { corpusVersion?: string; corpusChoice?: string }; vitestAdcpNotSelected?: NotSelectedRecord[] }
+      | undefined;
     if (!provided?.vitestAdcp) continue;
     corpusVersions.push(provided.vitestAdcp.corpusVersion ?? null);
+    corpusChoices.push(provided.vitestAdcp.corpusChoice ?? null);
     for (const item of provided.vitestAdcpNotSelected ?? []) {
       const key = JSON.stringify(item);
       if (!notSelected.has(key)) notSelected.set(key, { project: project.name, ...item });
     }
   }
-  return { corpusVersions, notSelected: [...notSelected.values()] };
+  return { corpusVersions, corpusChoices, notSelected: [...notSelected.values()] };
 }
 
 export default class AdcpReporter implements Reporter {
@@ -191,13 +195,14 @@ export default class AdcpReporter implements Reporter {
   }
 
   onTestRunEnd(modules: ReadonlyArray<TestModule>): void {
-    const { corpusVersions, notSelected } = providedByProjects(this.vitest);
+    const { corpusVersions, corpusChoices, notSelected } = providedByProjects(this.vitest);
     const model = runModel(modules, this.root, {
       started_at: this.startedAt,
       finished_at: new Date().toISOString(),
       test_name_pattern: this.testNamePattern,
       notSelected,
       configuredCorpusVersions: corpusVersions,
+      corpusChoices,
     });
     this.stream?.end(model);
     // The terminal summary (once per run end, whichever vitest-adcp reporter gets there first), then where files went.

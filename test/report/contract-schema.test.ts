@@ -317,6 +317,8 @@ describe('run envelope', () => {
       protocol: 'mcp',
       project: 'vitest-adcp',
       corpus_version: '3.0.6',
+      // Why this corpus: known to the run's reporter (from the plugin's configuration), not to a bare model.
+      corpus_choice: null,
       tool: { name: 'vitest-adcp', version },
       targets: [{ project: 'vitest-adcp', agent_url: good, protocol: 'mcp', corpus_version: '3.0.6' }],
       complete: true,
@@ -499,7 +501,9 @@ describe('the NDJSON stream', () => {
 
     stream.end(report);
     const last = JSON.parse(readFileSync(file, 'utf8').trimEnd().split('\n').at(-1)!);
-    expect(last).toEqual({ type: 'run_end', run: report.run, summary: report.summary });
+    // The envelope as the report's contract writes it (1.1.0 here: without 2.6.0's corpus_choice).
+    const { corpus_choice: _, ...runV1 } = report.run;
+    expect(last).toEqual({ type: 'run_end', run: runV1, summary: report.summary });
     // A second run starts the file afresh.
     stream.start('2026-11-30T11:00:00.000Z', 'x');
     expect(readFileSync(file, 'utf8').trimEnd().split('\n')).toHaveLength(1);

@@ -146,6 +146,7 @@ describe('1.1.0: the report of a 3.0 run', () => {
     });
     expect(r.contract.version).toBe('1.1.0');
     expect(r.storyboards[0]).not.toHaveProperty('corpus_version');
+    expect(r.run).not.toHaveProperty('corpus_choice');
     expect(Object.keys(r.summary)).toEqual([
       'total_steps',
       'steps_passed',
@@ -171,7 +172,7 @@ describe('2.6.0: the report of a 3.1 run', () => {
     expect(r.storyboards.map(({ corpus_version, ...entry }) => [corpus_version, entry])).toEqual(
       golden.storyboards.map((entry) => ['3.1.15', entry]),
     );
-    expect(r.run).toEqual({ ...golden.run, corpus_version: '3.1.15', targets: expect.any(Array) });
+    expect(r.run).toEqual({ ...golden.run, corpus_version: '3.1.15', corpus_choice: null, targets: expect.any(Array) });
     expect(r.load_errors).toEqual(golden.load_errors);
   });
 

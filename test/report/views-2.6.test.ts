@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestModule, Vitest } from 'vitest/node';
 import { describe, expect, it } from 'vitest';
+import { assertValidContractReport } from '../helpers/contract-schema.js';
 import type { NotSelectedRecord, StepResult, ValidationResult } from '../../src/model/records.js';
 import type { StoryboardInfo } from '../../src/model/step-meta.js';
 import { buildReport, type BuildOptions, type ReportTest } from '../../src/report/build.js';
@@ -404,6 +405,23 @@ describe('the Vitest reporter', () => {
     expect(written.contract.version).toBe('2.6.0');
     expect(written.summary.not_selected).toEqual([{ project: 'p0', ...notSelected[0] }]);
     expect(written.summary.steps_not_selected).toBe(7);
+  });
+
+  it('says in the envelope why the run took its corpus, when its projects agree (2.6.0 only)', () => {
+    const root = mkdtempSync(join(tmpdir(), 'adcp-reporter-26-'));
+    const why = 'the version @adcp/sdk 13.0.0 pins';
+    const written = (given: object[]) => {
+      const reporter = new AdcpReporter();
+      reporter.onInit(vitestWith(root, given));
+      reporter.onTestRunEnd(modules(info('a')));
+      return JSON.parse(readFileSync(join(root, 'adcp-results.json'), 'utf8'));
+    };
+    const pinned = { vitestAdcp: { corpusVersion: '3.1.15', corpusChoice: why } };
+    const report = written([pinned, pinned]);
+    expect(report.run.corpus_choice).toBe(why);
+    assertValidContractReport(report);
+    const named = { vitestAdcp: { corpusVersion: '3.1.15', corpusChoice: 'named, shipped in @adcp/sdk 13.0.0' } };
+    expect(written([pinned, named]).run.corpus_choice).toBeNull();
   });
 
   it('names at run_start the contract of the corpus its projects were given, before any record', () => {
