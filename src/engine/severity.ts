@@ -57,7 +57,7 @@ function parse(version: string): Parsed | undefined {
 }
 
 /** semver precedence (semver.org §11): `a >= b`. An unparsable `b` never promotes (the loader refuses one). */
-function semverAtLeast(a: string, b: string): boolean {
+export function semverAtLeast(a: string, b: string): boolean {
   const x = parse(a);
   const y = parse(b);
   if (!x || !y) return false;

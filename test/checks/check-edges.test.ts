@@ -247,3 +247,294 @@ describe('response_schema without a schema to apply fails, saying why', () => {
     expect(verdict.error).toMatch(/^\/ /);
   });
 });
+
+describe('field_absent / envelope_field_absent', () => {
+  it('passes when the path does not resolve, or resolves to null; fails naming the value found', () => {
+    expect(grade({ check: 'field_absent', path: 'gone' }, answered({ a: 1 }))).toEqual({
+      passed: true,
+      json_pointer: '/gone',
+    });
+    expect(grade({ check: 'field_absent', path: 'a' }, answered({ a: null }))).toEqual({
+      passed: true,
+      json_pointer: '/a',
+    });
+    expect(grade({ check: 'field_absent', path: 'a.b' }, answered({ a: { b: 0 } }))).toEqual({
+      passed: false,
+      json_pointer: '/a/b',
+      expected: null,
+      actual: 0,
+      error: '"a.b" is present in the response, and must not be',
+    });
+  });
+
+  it('envelope_field_absent reads the protocol envelope (the data when there is none) and says so', () => {
+    const withEnvelope = { ...answered({ replayed: true }), envelope: { replayed: false } };
+    expect(grade({ check: 'envelope_field_absent', path: 'replayed' }, withEnvelope)).toMatchObject({
+      passed: false,
+      actual: false,
+      error: '"replayed" is present in the protocol envelope, and must not be',
+    });
+    expect(grade({ check: 'envelope_field_absent', path: 'replayed' }, answered({ replayed: true }))).toMatchObject({
+      passed: false,
+      actual: true,
+    });
+    expect(grade({ check: 'field_absent', path: 'replayed' }, withEnvelope)).toMatchObject({
+      passed: false,
+      actual: true,
+    });
+  });
+});
+
+describe('field_pattern / envelope_field_pattern', () => {
+  it('passes an unanchored match; fails a non-match, a missing field and a non-string, each said', () => {
+    const data = answered({ id: 'mb_123', n: 5, list: ['mb_1'] });
+    expect(grade({ check: 'field_pattern', path: 'id', pattern: '\\d+' }, data)).toEqual({
+      passed: true,
+      json_pointer: '/id',
+    });
+    expect(grade({ check: 'field_pattern', path: 'id', pattern: '^x' }, data)).toEqual({
+      passed: false,
+      json_pointer: '/id',
+      expected: { pattern: '^x' },
+      actual: 'mb_123',
+      error: '"id" does not match the pattern',
+    });
+    expect(grade({ check: 'field_pattern', path: 'nope', pattern: 'x' }, data)).toEqual({
+      passed: false,
+      json_pointer: '/nope',
+      expected: { pattern: 'x' },
+      actual: null,
+      error: '"nope" is missing from the response',
+    });
+    expect(grade({ check: 'field_pattern', path: 'n', pattern: '5' }, data)).toMatchObject({
+      passed: false,
+      actual: 5,
+      error: '"n" is a number, not a string',
+    });
+    expect(grade({ check: 'field_pattern', path: 'list', pattern: 'mb' }, data)).toMatchObject({
+      passed: false,
+      error: '"list" is an array, not a string',
+    });
+  });
+
+  it('a pattern that is missing, empty, not a string or not a regular expression fails the validation, naming why', () => {
+    const data = answered({ id: 'x' });
+    for (const pattern of [undefined, '', 7]) {
+      expect(grade({ check: 'field_pattern', path: 'id', pattern }, data)).toEqual({
+        passed: false,
+        json_pointer: '/id',
+        expected: { pattern: typeof pattern === 'string' ? pattern : null },
+        actual: null,
+        error: 'the check needs a non-empty `pattern` (a JavaScript regular expression source)',
+      });
+    }
+    expect(grade({ check: 'field_pattern', path: 'id', pattern: '(' }, data)).toMatchObject({
+      passed: false,
+      expected: { pattern: '(' },
+      actual: null,
+      error: expect.stringMatching(/^the check has a pattern that is not a valid JavaScript regular expression: .+/),
+    });
+  });
+
+  it('envelope_field_pattern reads the protocol envelope and says so', () => {
+    const exchange = { ...answered({ v: '3.1' }), envelope: { adcp_version: 'x' } };
+    expect(grade({ check: 'envelope_field_pattern', path: 'adcp_version', pattern: '^x$' }, exchange)).toEqual({
+      passed: true,
+      json_pointer: '/adcp_version',
+    });
+    expect(grade({ check: 'envelope_field_pattern', path: 'v', pattern: '3' }, exchange)).toMatchObject({
+      passed: false,
+      error: '"v" is missing from the protocol envelope',
+    });
+    expect(grade({ check: 'envelope_field_pattern', path: 'v', pattern: '^3' }, answered({ v: '3.1' }))).toMatchObject({
+      passed: true,
+    });
+  });
+});
+
+describe('field_contains', () => {
+  const data = answered({
+    name: 'x',
+    items: [
+      { id: 'a', tags: ['t1', 't2'] },
+      { id: 'b', tags: [] },
+    ],
+  });
+
+  it('passes on any value a wildcard path resolves to, pointing at it', () => {
+    expect(grade({ check: 'field_contains', path: 'items[*].id', value: 'b' }, data)).toEqual({
+      passed: true,
+      json_pointer: '/items/1/id',
+    });
+    expect(grade({ check: 'field_contains', path: 'name', value: 'x' }, data)).toEqual({
+      passed: true,
+      json_pointer: '/name',
+    });
+  });
+
+  it('fails with every value resolved as actual, and says whether the path reached anything', () => {
+    expect(grade({ check: 'field_contains', path: 'items[*].id', value: 'c' }, data)).toMatchObject({
+      passed: false,
+      expected: 'c',
+      actual: ['a', 'b'],
+      error: 'no value at "items[*].id" contains the expected value',
+    });
+    expect(grade({ check: 'field_contains', path: 'name', value: 'y' }, data)).toMatchObject({
+      passed: false,
+      actual: ['x'],
+    });
+    expect(grade({ check: 'field_contains', path: 'nothing[*].id', value: 'a' }, data)).toMatchObject({
+      passed: false,
+      actual: [],
+      error: '"nothing[*].id" resolves to nothing in the response',
+    });
+  });
+
+  it('allowed_values: any one of them matches; an empty list means value', () => {
+    expect(grade({ check: 'field_contains', path: 'items[*].id', allowed_values: ['z', 'a'] }, data)).toEqual({
+      passed: true,
+      json_pointer: '/items/0/id',
+    });
+    expect(grade({ check: 'field_contains', path: 'items[*].id', allowed_values: ['y', 'z'] }, data)).toMatchObject({
+      passed: false,
+      expected: ['y', 'z'],
+      error: 'no value at "items[*].id" matches any of the allowed values',
+    });
+    expect(grade({ check: 'field_contains', path: 'items[*].id', allowed_values: [], value: 'b' }, data)).toMatchObject(
+      { passed: true },
+    );
+    expect(grade({ check: 'field_contains', path: 'items[*].id', allowed_values: [], value: 'q' }, data)).toMatchObject(
+      { passed: false, expected: 'q' },
+    );
+  });
+
+  it('an object expectation is a deep subset: its keys present and matching, more keys allowed', () => {
+    const contains = (value: unknown) => grade({ check: 'field_contains', path: 'items[*]', value }, data).passed;
+    expect(contains({ id: 'a' })).toBe(true);
+    expect(contains({ id: 'a', tags: ['t2'] })).toBe(true);
+    expect(contains({ id: 'a', tags: ['t3'] })).toBe(false);
+    expect(contains({ id: 'a', colour: 'red' })).toBe(false);
+    expect(contains({ id: 'b', tags: [] })).toBe(true);
+    // Own keys only: what every object inherits is not "listed".
+    expect(contains({ toString: Object.prototype.toString })).toBe(false);
+    expect(grade({ check: 'field_contains', path: 'name', value: { id: 'x' } }, data).passed).toBe(false);
+    expect(grade({ check: 'field_contains', path: 'items', value: { id: 'a' } }, data).passed).toBe(false);
+    expect(grade({ check: 'field_contains', path: 'n', value: { id: 'a' } }, answered({ n: null })).passed).toBe(false);
+  });
+
+  it('an array expectation: each listed item matches a distinct item, in any order; [] only an empty array', () => {
+    const contains = (path: string, value: unknown) => grade({ check: 'field_contains', path, value }, data).passed;
+    expect(contains('items[0].tags', ['t2', 't1'])).toBe(true);
+    expect(contains('items[0].tags', ['t2', 't2'])).toBe(false);
+    expect(contains('items[0].tags', ['t1', 't9'])).toBe(false);
+    expect(contains('items[0].tags', [])).toBe(false);
+    expect(contains('items[1].tags', [])).toBe(true);
+    expect(contains('items', [{ id: 'b' }, { id: 'a' }])).toBe(true);
+    expect(contains('items', [{ id: 'b' }, { id: 'b' }])).toBe(false);
+    expect(contains('name', ['x'])).toBe(false);
+    expect(contains('items[0]', ['a'])).toBe(false);
+  });
+});
+
+describe('field_less_than / field_equals_context', () => {
+  const ctx = (entries: Record<string, unknown>) => ({ context: new Map(Object.entries(entries)) });
+
+  it('field_less_than: strictly below a literal or a captured value', () => {
+    const data = answered({ n: 5 });
+    expect(grade({ check: 'field_less_than', path: 'n', value: 6 }, data)).toEqual({
+      passed: true,
+      json_pointer: '/n',
+    });
+    expect(grade({ check: 'field_less_than', path: 'n', value: 5 }, data)).toEqual({
+      passed: false,
+      json_pointer: '/n',
+      expected: 5,
+      actual: 5,
+      error: '"n" is 5, not < 5',
+    });
+    expect(grade({ check: 'field_less_than', path: 'n', context_key: 'max' }, data, ctx({ max: 10 }))).toMatchObject({
+      passed: true,
+    });
+    expect(grade({ check: 'field_less_than', path: 'n', context_key: 'max' }, data, ctx({ max: 4 }))).toMatchObject({
+      passed: false,
+      expected: 4,
+    });
+  });
+
+  it('field_less_than: a comparand or a field that is not a finite number, or a missing field, fails naming it', () => {
+    expect(grade({ check: 'field_less_than', path: 'n', value: 'x' }, answered({ n: 1 }))).toMatchObject({
+      passed: false,
+      expected: 'x',
+      error: 'the comparand "x" is not a finite number',
+    });
+    expect(grade({ check: 'field_less_than', path: 'n' }, answered({ n: 1 }))).toMatchObject({
+      passed: false,
+      expected: null,
+      error: 'the comparand undefined is not a finite number',
+    });
+    expect(grade({ check: 'field_less_than', path: 'n', value: Infinity }, answered({ n: 1 }))).toMatchObject({
+      passed: false,
+      error: 'the comparand null is not a finite number',
+    });
+    expect(grade({ check: 'field_less_than', path: 'm', value: 3 }, answered({ n: 1 }))).toMatchObject({
+      passed: false,
+      actual: null,
+      error: '"m" is missing from the response',
+    });
+    for (const n of ['1', Number.NaN, Infinity])
+      expect(grade({ check: 'field_less_than', path: 'n', value: 3 }, answered({ n }))).toMatchObject({
+        passed: false,
+        error: '"n" is not a finite number',
+      });
+  });
+
+  it('a context_key the context does not hold passes with the context_key_absent observation (both kinds)', () => {
+    for (const check of ['field_less_than', 'field_equals_context']) {
+      for (const more of [{}, ctx({}), ctx({ k: undefined })])
+        expect(grade({ check, path: 'n', context_key: 'k', value: 1 }, answered({ n: 9 }), more)).toEqual({
+          passed: true,
+          json_pointer: null,
+          observations: [
+            'context_key_absent: "k" is not in the run\'s context (the step that captures it was skipped or did not run)',
+          ],
+        });
+    }
+  });
+
+  it('field_equals_context: deep-equal to the captured value, never to a literal value', () => {
+    const data = answered({ buy: { id: 'mb_1', tags: ['a'] } });
+    expect(
+      grade({ check: 'field_equals_context', path: 'buy.id', context_key: 'id' }, data, ctx({ id: 'mb_1' })),
+    ).toEqual({ passed: true, json_pointer: '/buy/id' });
+    expect(
+      grade(
+        { check: 'field_equals_context', path: 'buy', context_key: 'b' },
+        data,
+        ctx({ b: { tags: ['a'], id: 'mb_1' } }),
+      ),
+    ).toMatchObject({ passed: true });
+    expect(
+      grade({ check: 'field_equals_context', path: 'buy.id', context_key: 'id' }, data, ctx({ id: 'mb_2' })),
+    ).toEqual({
+      passed: false,
+      json_pointer: '/buy/id',
+      expected: 'mb_2',
+      actual: 'mb_1',
+      error: '"buy.id" differs from the value captured as "id"',
+    });
+    expect(
+      grade({ check: 'field_equals_context', path: 'gone', context_key: 'id' }, data, ctx({ id: 'mb_1' })),
+    ).toEqual({
+      passed: false,
+      json_pointer: '/gone',
+      expected: 'mb_1',
+      actual: null,
+      error: '"gone" is missing from the response',
+    });
+    // Without a context_key there is nothing captured to compare with: a literal value is not a comparand here.
+    expect(grade({ check: 'field_equals_context', path: 'buy.id', value: 'mb_1' }, data)).toMatchObject({
+      passed: false,
+      expected: undefined,
+    });
+  });
+});

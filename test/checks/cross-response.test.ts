@@ -150,20 +150,33 @@ describe('replay_not_cached_rate_limit', () => {
   });
 
   it('fails when the replay is RATE_LIMITED again: the rate-limited answer was cached as the replay', () => {
-    expect(grade(WRITTEN, trip({ data: RATE_LIMITED, errorCode: 'RATE_LIMITED' }))).toMatchObject({
+    expect(grade(WRITTEN, trip({ data: RATE_LIMITED, errorCode: 'RATE_LIMITED' }))).toEqual({
       passed: false,
       json_pointer: '/replay_response/adcp_error/code',
+      expected: { replay_error_code: 'not RATE_LIMITED: the handler re-executed (a success, or another error)' },
       actual: { trip_error_code: 'RATE_LIMITED', replay_error_code: 'RATE_LIMITED' },
-      error: expect.stringMatching(/^rate_limit_response_cached_as_replay: /),
+      error:
+        'rate_limit_response_cached_as_replay: the replay of the rate-limited idempotency_key, sent after its retry_after, answered RATE_LIMITED again — the rate-limited answer was cached as the replay for the key (security.mdx#idempotency rule 3: only successful responses are cached)',
     });
   });
 
   it('fails a set whose trip is not RATE_LIMITED: there was no rate-limited key to replay', () => {
     const set: ResponseSet = { ...trip({ data: {} }), trip: { data: { media_buy_id: 'mb_1' } } };
-    expect(grade(WRITTEN, set)).toMatchObject({
+    expect(grade(WRITTEN, set)).toEqual({
       passed: false,
       json_pointer: '/trip_response',
+      expected: { trip_error_code: 'RATE_LIMITED' },
       actual: { trip_error_code: null, replay_error_code: null },
+      error: 'the trip answer is not RATE_LIMITED (no error code), so there is no rate-limited key to replay',
+    });
+    const other: ResponseSet = {
+      ...trip({ data: {} }),
+      trip: { data: { errors: [{ code: 'BUDGET_EXHAUSTED' }] }, errorCode: 'BUDGET_EXHAUSTED' },
+    };
+    expect(grade(WRITTEN, other)).toMatchObject({
+      passed: false,
+      json_pointer: '/trip_response/errors/0/code',
+      error: 'the trip answer is not RATE_LIMITED (BUDGET_EXHAUSTED), so there is no rate-limited key to replay',
     });
   });
 });
@@ -195,6 +208,15 @@ describe('what the roles read of an answer', () => {
     expect(retryAfterOf(exchange({ adcp_error: { code: 'RATE_LIMITED' }, retry_after: 3 }))).toBe(3);
     expect(retryAfterOf(exchange({ adcp_error: { code: 'RATE_LIMITED', retry_after: '2' } }))).toBeUndefined();
     expect(retryAfterOf(exchange({ adcp_error: { code: 'RATE_LIMITED' } }))).toBeUndefined();
+    // Infinity or NaN is no wait; a code found outside any object (no error at all) leaves the top of the data.
+    expect(retryAfterOf(exchange({ adcp_error: { code: 'RATE_LIMITED', retry_after: Infinity } }))).toBeUndefined();
+    expect(retryAfterOf(exchange({ adcp_error: { code: 'RATE_LIMITED', retry_after: Number.NaN } }))).toBeUndefined();
+    expect(retryAfterOf(exchange({ retry_after: 4 }))).toBe(4);
+    expect(retryAfterOf(exchange(undefined))).toBeUndefined();
+    // The retry_after beside the code, not another one at the same depth elsewhere.
+    expect(
+      retryAfterOf(exchange({ errors: [{ code: 'X', retry_after: 1 }, { retry_after: 9 }], retry_after: 7 })),
+    ).toBe(1);
   });
 
   it('a dispatch is its data and error code, or the transport failure', () => {
@@ -206,6 +228,12 @@ describe('what the roles read of an answer', () => {
       error: 'timeout',
       timedOut: true,
     });
+    expect(dispatchOf(exchange(undefined, { transportError: 'reset' }))).toEqual({ error: 'reset' });
+    expect(dispatchOf(exchange({ media_buy_id: 'mb_1' }))).toEqual({ data: { media_buy_id: 'mb_1' } });
+    expect(dispatchOf(exchange({ media_buy_id: 'mb_1' }), true)).toEqual({
+      data: { media_buy_id: 'mb_1' },
+      timedOut: true,
+    });
   });
 
   it("the trip's structured result names the test kit's three objects, with the replay's context echo", () => {
@@ -215,5 +243,10 @@ describe('what the roles read of an answer', () => {
       rate_limited_request: { task: 't', attempt: 4, idempotency_key: 'k' },
       context: { c: 3 },
     });
+    // No context echo in the replay (or no replay object at all): no context key.
+    for (const replay of [{ b: 2 }, 'text', undefined])
+      expect(tripResult({ a: 1 }, replay, { task: 't', attempt: 1, idempotency_key: 'k' })).not.toHaveProperty(
+        'context',
+      );
   });
 });

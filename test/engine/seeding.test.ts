@@ -112,6 +112,80 @@ describe('planSeeding', () => {
     expect((steps[2]!.sample_request as { params: unknown }).params).toEqual({ fixture: {} });
   });
 
+  it('an entry that writes its fixture out (`{ id, fixture: { … } }`) means that object; beside other keys it is one of them', () => {
+    const steps = planSeeding(
+      storyboard({
+        prerequisites: { controller_seeding: true },
+        fixtures: {
+          products: [
+            { product_id: 'p1', fixture: { name: 'P' } },
+            { product_id: 'p2', fixture: { name: 'Q' }, channel: 'display' },
+            { product_id: 'p3', fixture: ['not', 'an', 'object'] },
+            { product_id: 'p4', fixture: null },
+          ],
+        },
+      }),
+    ).phase!.steps;
+    expect(steps.map((s) => (s.sample_request as { params: unknown }).params)).toEqual([
+      { product_id: 'p1', fixture: { name: 'P' } },
+      { product_id: 'p2', fixture: { fixture: { name: 'Q' }, channel: 'display' } },
+      { product_id: 'p3', fixture: { fixture: ['not', 'an', 'object'] } },
+      { product_id: 'p4', fixture: { fixture: null } },
+    ]);
+  });
+
+  it("seeds under the account the storyboard's steps send (as a sandbox account), else a sandbox test.example", () => {
+    const withSteps = (...requests: unknown[]) =>
+      ({
+        id: 'sb',
+        title: 'sb',
+        loc,
+        prerequisites: { controller_seeding: true },
+        fixtures: { products: [{ product_id: 'p1' }] },
+        phases: [
+          { id: 'a', title: 'A', loc, steps: [] },
+          {
+            id: 'b',
+            title: 'B',
+            loc,
+            steps: requests.map((sample_request, i) => ({ id: `s${i}`, task: 'get_products', sample_request, loc })),
+          },
+        ],
+      }) as unknown as Storyboard;
+    const seededUnder = (...requests: unknown[]) =>
+      (planSeeding(withSteps(...requests)).phase!.steps[0]!.sample_request as { account: unknown }).account;
+    const kit = { brand: { domain: 'acmeoutdoor.example' }, operator: 'pinnacle.example' };
+    expect(seededUnder({ brief: 'x' }, { account: kit }, { account: { account_id: 'other' } })).toEqual({
+      ...kit,
+      sandbox: true,
+    });
+    // Not an account object, or one with a placeholder known only at run time: the next step's, else the fallback.
+    for (const skipped of [
+      'acct_1',
+      ['a'],
+      null,
+      { account_id: '$context.account_id' },
+      { brand: { domain: '{{runner.brand}}' } },
+      { brand: '$test_kit.brand' },
+      { account_id: '$generate:uuid' },
+    ]) {
+      expect(seededUnder({ account: skipped }, { account: kit }), JSON.stringify(skipped)).toEqual({
+        ...kit,
+        sandbox: true,
+      });
+      expect(seededUnder({ account: skipped }), JSON.stringify(skipped)).toEqual(ACCOUNT);
+    }
+    expect(seededUnder()).toEqual(ACCOUNT);
+    expect(seededUnder(undefined, { account: { account_id: 'acc_9', sandbox: false } })).toEqual({
+      account_id: 'acc_9',
+      sandbox: true,
+    });
+    // Each seed step gets its own copy.
+    const plan = planSeeding(withSteps({ account: kit }));
+    const [first] = plan.phase!.steps;
+    expect((first!.sample_request as { account: unknown }).account).not.toBe(kit);
+  });
+
   it('plans nothing without controller_seeding: true, without fixtures, or with nothing seedable', () => {
     const fixtures = { products: [{ product_id: 'p1' }] };
     expect(planSeeding(storyboard({ fixtures }))).toEqual({ unknownKeys: [] });
