@@ -538,3 +538,36 @@ describe('field_less_than / field_equals_context', () => {
     });
   });
 });
+
+describe('the field checks without a path: the whole answer is the field', () => {
+  it('each reads the root of the data', () => {
+    expect(grade({ check: 'field_absent' }, answered({ a: 1 }))).toMatchObject({
+      passed: false,
+      json_pointer: '',
+      error: '"" is present in the response, and must not be',
+    });
+    expect(grade({ check: 'field_pattern', pattern: '^ok$' }, answered('ok'))).toEqual({
+      passed: true,
+      json_pointer: '',
+    });
+    expect(grade({ check: 'field_contains', value: 'ok' }, answered('ok'))).toEqual({ passed: true, json_pointer: '' });
+    expect(grade({ check: 'field_less_than', value: 3 }, answered(2))).toEqual({ passed: true, json_pointer: '' });
+    expect(
+      grade({ check: 'field_equals_context', context_key: 'k' }, answered('v'), { context: new Map([['k', 'v']]) }),
+    ).toEqual({ passed: true, json_pointer: '' });
+  });
+});
+
+describe('field_contains: null and array-shaped objects', () => {
+  it('a null expectation matches a null value; an object expectation never matches an array by its indexes', () => {
+    expect(grade({ check: 'field_contains', path: 'n', value: null }, answered({ n: null }))).toMatchObject({
+      passed: true,
+    });
+    expect(grade({ check: 'field_contains', path: 'n', value: null }, answered({ n: 0 }))).toMatchObject({
+      passed: false,
+    });
+    expect(
+      grade({ check: 'field_contains', path: 'tags', value: { 0: 't1' } }, answered({ tags: ['t1'] })).passed,
+    ).toBe(false);
+  });
+});

@@ -108,5 +108,13 @@ describe('semverAtLeast (semver.org §11 precedence)', () => {
     expect(semverAtLeast('12.0.0', '3.0.0')).toBe(true);
     expect(semverAtLeast('3.2.0-rc.10', '3.2.0-rc.9')).toBe(true);
     expect(semverAtLeast('3.2.0-rc.9', '3.2.0-rc.10')).toBe(false);
+    expect(semverAtLeast('3.2.0-rc.100', '3.2.0-rc.99')).toBe(true);
+  });
+
+  it('an identifier with letters and digits is compared as text, whole', () => {
+    expect(semverAtLeast('3.2.0-rc2', '3.2.0-rc1')).toBe(true);
+    expect(semverAtLeast('3.2.0-rc1', '3.2.0-rc2')).toBe(false);
+    expect(semverAtLeast('3.2.0-2a', '3.2.0-1b')).toBe(true);
+    expect(semverAtLeast('3.2.0-1b', '3.2.0-2a')).toBe(false);
   });
 });
