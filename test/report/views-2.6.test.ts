@@ -410,7 +410,7 @@ describe('the Vitest reporter', () => {
   it('says in the envelope why the run took its corpus, when its projects agree (2.6.0 only)', () => {
     const root = mkdtempSync(join(tmpdir(), 'adcp-reporter-26-'));
     const why = 'the version @adcp/sdk 13.0.0 pins';
-    const written = (given: object[]) => {
+    const written = (given: Record<string, unknown>[]) => {
       const reporter = new AdcpReporter();
       reporter.onInit(vitestWith(root, given));
       reporter.onTestRunEnd(modules(info('a')));
