@@ -286,15 +286,23 @@ describe("an agent slower than Vitest's own test timeout", () => {
 });
 
 describe('configuration errors', () => {
-  it('a compliance version that is not installed stops the run with the versions there are, even with no corpus storyboard selected', async () => {
+  it('a compliance version neither installed nor fetchable stops the run, naming the version and where it looked, even with no corpus storyboard selected', async () => {
+    // A mirror nobody answers at (never the network): the named version is fetched before anything resolves it.
+    const mirror = `http://127.0.0.1:${await closedPort()}`;
     const run = await runVitest({
       config,
-      env: { ADCP_AGENT_URL: inject('agentUrl'), ADCP_COMPLIANCE: '9.9.9', E2E_STORYBOARDS: good[0]! },
+      env: {
+        ADCP_AGENT_URL: inject('agentUrl'),
+        ADCP_COMPLIANCE: '9.9.9',
+        ADCP_BASE_URL: mirror,
+        E2E_STORYBOARDS: good[0]!,
+      },
     });
     expect(run.exitCode).not.toBe(0);
-    expect(run.stdout + run.stderr).toMatch(
-      /AdCP compliance version "9\.9\.9" is not in the installed @adcp\/sdk \(it has: [\d.]+/,
+    expect(run.stdout + run.stderr).toContain(
+      `could not fetch the checksum of AdCP 9.9.9 from ${mirror}/protocol/9.9.9.tgz.sha256`,
     );
+    expect(run.tests).toEqual([]);
   });
 
   it('a missing agent URL stops the run once, with the fix, before any step — not once per step', async () => {
