@@ -109,12 +109,7 @@ function defaultCorpusVersion(
   sdkRoot: string,
   versions: readonly string[] = installedCorpusVersions(sdkRoot),
 ): string | undefined {
-  let pinned: string | undefined;
-  try {
-    pinned = readFileSync(join(sdkRoot, 'ADCP_VERSION'), 'utf8').trim();
-  } catch {
-    pinned = undefined;
-  }
+  const pinned = pinnedVersion(sdkRoot);
   if (pinned && versions.includes(pinned)) return pinned;
   const releases = versions.filter((v) => !v.includes('-'));
   return releases.at(-1) ?? versions.at(-1);
@@ -178,7 +173,12 @@ export function resolveCorpus(compliance: string | undefined, fromDir: string = 
     );
   }
   const root = join(sdkRoot, 'compliance', 'cache', version);
-  return { root, version, schemasDir: schemasDirFor(sdkRoot, version, root), choice: sdkChoice(sdkRoot, compliance) };
+  return {
+    root,
+    version,
+    schemasDir: schemasDirFor(sdkRoot, version, root),
+    choice: sdkChoice(sdkRoot, version, compliance !== undefined),
+  };
 }
 
 /**
@@ -210,18 +210,22 @@ function fetchedCorpus(version: string): Corpus | undefined {
   };
 }
 
-/** Why the SDK's corpus: named, the SDK's pin, or the newest it ships. */
-function sdkChoice(sdkRoot: string, named: string | undefined): string {
+/** The version the SDK at `sdkRoot` pins: its `ADCP_VERSION` file, if it has one. */
+function pinnedVersion(sdkRoot: string): string | undefined {
+  try {
+    return readFileSync(join(sdkRoot, 'ADCP_VERSION'), 'utf8').trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Why the SDK's corpus `version` (already chosen): named, the SDK's pin, or the newest it ships. */
+function sdkChoice(sdkRoot: string, version: string, named: boolean): string {
   const sdk = sdkVersion(sdkRoot);
   if (named) return `named, shipped in @adcp/sdk ${sdk}`;
-  let pinned: string | undefined;
-  try {
-    pinned = readFileSync(join(sdkRoot, 'ADCP_VERSION'), 'utf8').trim();
-  } catch {
-    pinned = undefined;
-  }
-  const version = defaultCorpusVersion(sdkRoot);
-  return version === pinned ? `the version @adcp/sdk ${sdk} pins` : `the newest release in @adcp/sdk ${sdk}`;
+  return version === pinnedVersion(sdkRoot)
+    ? `the version @adcp/sdk ${sdk} pins`
+    : `the newest release in @adcp/sdk ${sdk}`;
 }
 
 function sdkVersion(sdkRoot: string): string {
