@@ -146,11 +146,15 @@ export function buildReport(input: Iterable<ReportTest>, options: BuildOptions):
   // results arrive in is not the report's business.
   const byProject = (a: { project: string }, b: { project: string }) =>
     a.project < b.project ? -1 : a.project > b.project ? 1 : 0;
-  const storyboards = [...byStoryboard.values()].sort(byProject);
-  for (const report of storyboards) report.status = report.skip ? 'skipped' : storyboardStatus(report.steps);
+  const planned = [...byStoryboard.values()].sort(byProject);
+  // Status from every planned step (a storyboard with steps left out is `incomplete`, never `passed` on a subset), then
+  // the steps a `-t` filter left out leave the entries for `not_selected` (contract 2.6.0: "Not-selected steps are not
+  // step results").
+  for (const report of planned) report.status = report.skip ? 'skipped' : storyboardStatus(report.steps);
+  const { storyboards, notSelected } = withoutFilteredSteps(planned, options.test_name_pattern ?? null);
   const now = new Date().toISOString();
   const runTargets = [...targets.values()].sort(byProject);
-  const summary = runSummary(storyboards, options.notSelected);
+  const summary = runSummary(storyboards, [...(options.notSelected ?? []), ...notSelected]);
   return {
     contract: { id: CONTRACT_ID, version: reportContract(corporaOf(runTargets, options)) },
     runner: { name: 'vitest-adcp', version: toolVersion() },
@@ -162,7 +166,7 @@ export function buildReport(input: Iterable<ReportTest>, options: BuildOptions):
         finished_at: options.finished_at ?? now,
         test_name_pattern: options.test_name_pattern ?? null,
       },
-      summary.steps_not_run === 0,
+      summary.steps_not_run === 0 && notSelected.length === 0,
       options.corpusChoices,
     ),
     summary,
@@ -216,9 +220,11 @@ function stepEntry(
   if (!planned) return undefined;
   // The test ended before the engine answered (its timeout, a crash): failed, with the framework's reason — never dropped.
   if (test.state === 'failed') return { storyboard: planned.storyboard, step: cutShort(planned, test.errors[0]) };
-  // Its test was filtered out, but another test's settle ran it (`-t`): it called the agent, so it keeps its verdict.
+  // Its test was filtered out, but a selected step depends on it, so a settle ran it (`-t`): reported as replayed, its
+  // outcome said, and not counted — the run's verdict is the selected steps' (issue 31: a filtered run reports what was
+  // asked).
   const replay = ranSilently(planned);
-  if (replay) return { storyboard: replay.storyboard, step: redactStepResult(replay.result) };
+  if (replay) return { storyboard: replay.storyboard, step: replayedStep(planned, replay.result, pattern) };
   // Planned at collection, never run: a `-t` / line filter, or a run that stopped before it.
   return { storyboard: planned.storyboard, step: notRun(planned, pattern) };
 }
@@ -268,13 +274,76 @@ function notRun(planned: AdcpPlannedStep, pattern: string | null): NotRunStep {
     not_run: pattern
       ? {
           reason: 'filtered',
-          detail: `its test did not run: the run was filtered (-t ${JSON.stringify(pattern)}); a step a selected step depends on was replayed silently, and is not graded here`,
+          detail: `its test did not run: the run was filtered (-t ${JSON.stringify(pattern)})`,
         }
       : {
           reason: 'not_reached',
           detail: 'its test did not run (a line or name filter, .only elsewhere, or the run stopped before it)',
         },
   };
+}
+
+/** What a replayed step came to, in a few words: its verdict and, when it did not pass, the first reason. */
+function outcomeOf(record: StepResult): string {
+  if (record.skip) return `skipped (${record.skip.reason}): ${record.skip.detail}`;
+  if (record.passed) return 'passed';
+  const failed = record.validations.find((v) => !v.passed && v.severity !== 'advisory');
+  return `failed: ${record.error ?? failed?.error ?? failed?.description ?? 'no reason given'}`;
+}
+
+/** The entry of a step run only to set up a selected step: no verdict of its own here, its outcome in the detail. */
+function replayedStep(planned: AdcpPlannedStep, record: StepResult, pattern: string | null): NotRunStep {
+  const redacted = redactStepResult({ ...record, error: outcomeOf(record) });
+  const outcome = redacted.error!;
+  return {
+    ...bareStep(planned),
+    task: record.task,
+    duration_ms: record.duration_ms,
+    // What went out and came back stays readable (redacted like every record); the verdict is in the detail only.
+    extraction: redacted.extraction,
+    ...(redacted.request ? { request: redacted.request } : {}),
+    ...(redacted.response ? { response: redacted.response } : {}),
+    not_run: {
+      reason: 'replayed',
+      detail: `replayed, not graded: its own test was filtered out${pattern ? ` (-t ${JSON.stringify(pattern)})` : ''} and a selected step depends on it; it ${outcome}`,
+    },
+  };
+}
+
+const isFiltered = (step: StepResult) => (step as Partial<NotRunStep>).not_run?.reason === 'filtered';
+
+/**
+ * The entries without the steps a `-t` filter left out, and those steps as `not_selected` records
+ * (runner-output-contract.yaml 2.6.0 > selection_result > explicit_scope_excluded: "detail MUST cite the selected
+ * scope"): one record for a storyboard left out whole (and no entry for it), one per step otherwise.
+ */
+function withoutFilteredSteps(
+  planned: StoryboardReport[],
+  pattern: string | null,
+): { storyboards: StoryboardReport[]; notSelected: NotSelectedRecord[] } {
+  const notSelected: NotSelectedRecord[] = [];
+  const storyboards: StoryboardReport[] = [];
+  const detail = `outside the selected scope: the run was filtered by test name (-t ${JSON.stringify(pattern ?? '')})`;
+  for (const report of planned) {
+    const filtered = report.steps.filter(isFiltered);
+    const identity = {
+      storyboard_id: report.storyboard_id,
+      title: report.title,
+      ...(report.track ? { track: report.track } : {}),
+      file: report.file,
+      project: report.project,
+      reason: 'explicit_scope_excluded' as const,
+      detail,
+    };
+    if (filtered.length > 0 && filtered.length === report.steps.length && !report.skip) {
+      notSelected.push({ ...identity, step_count: filtered.length });
+      continue;
+    }
+    for (const step of filtered)
+      notSelected.push({ ...identity, phase_id: step.phase_id, step_id: step.step_id, step_count: 1 });
+    storyboards.push(filtered.length ? { ...report, steps: report.steps.filter((s) => !isFiltered(s)) } : report);
+  }
+  return { storyboards, notSelected };
 }
 
 function tracks(storyboards: StoryboardReport[]): TrackReport[] {

@@ -25,7 +25,7 @@ import { redactStepResult } from './record.js';
 import { sanitizeOutput } from '../model/redact.js';
 import type { RunModel, StoryboardReport } from './model.js';
 import { counts, relativeTo, verdict } from './markdown.js';
-import { statusWithSkips } from './summary.js';
+import { partialRunText, statusWithSkips } from './summary.js';
 
 export interface HtmlReportOptions {
   /** YAML paths are printed relative to this (the project root). @default process.cwd() */
@@ -400,7 +400,7 @@ const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text).di
 export function renderHtmlReport(report: RunModel, options: HtmlReportOptions = {}): string {
   const root = options.root ?? process.cwd();
   const title = options.title ?? 'AdCP storyboard report';
-  const { steps_passed, steps_failed, steps_skipped, steps_not_run, tracks } = report.summary;
+  const { steps_passed, steps_failed, steps_skipped, tracks } = report.summary;
   const run = report.run;
   const trackNames = [...new Set(tracks.map((t) => t.track))];
   const trackCounts = (t: (typeof tracks)[number]) =>
@@ -432,7 +432,7 @@ ${countChips(report)}
       ? `${run.targets.length} agents: ${run.targets.map((t) => `${t.project ? `${t.project} · ` : ''}${t.agent_url ?? 'no agent'}`).join(', ')}`
       : `agent ${run.agent_url ?? 'none'}${run.protocol ? ` (${run.protocol})` : ''}${run.project ? ` · project ${run.project}` : ''}`
   }</span>${run.corpus_version ? html`<span>corpus ${run.corpus_version}${run.corpus_choice ? ` (${run.corpus_choice})` : ''}</span>` : ''}<span>${run.started_at} · ${(run.duration_ms / 1000).toFixed(1)} s</span><span>${run.tool.name} ${run.tool.version} · runner output contract ${report.contract.version}</span></div>
-${run.complete ? '' : html`<p class="warning">Partial run: ${steps_not_run} planned steps did not run${run.test_name_pattern ? ` (test name filter ${run.test_name_pattern})` : ''}.</p>`}
+${run.complete ? '' : html`<p class="warning">${partialRunText(report, (pattern) => pattern)}.</p>`}
 <div class="chips">tracks: ${tracks.map((t) => html`<span>${t.track} ${badge(t.status, trackCounts(t))}${run.targets.length > 1 ? html` <span class="muted">${t.project ? `${t.project} · ` : ''}${t.agent_url ?? ''}</span>` : ''}</span>`)}</div>
 <div class="filters">
 <label><input type="checkbox" id="f-failed"> failed only</label>

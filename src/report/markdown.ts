@@ -18,7 +18,7 @@ import { isAdvisoryFailure, isNotGraded, runCounters } from './counters.js';
 import { failureHeadline } from './format.js';
 import { redactStepResult } from './record.js';
 import { sanitizeOutput, fence } from '../model/redact.js';
-import { statusWithSkips } from './summary.js';
+import { partialRunText, statusWithSkips } from './summary.js';
 import type { RunModel, StoryboardReport, TrackReport } from './model.js';
 
 export interface MarkdownSummaryOptions {
@@ -139,7 +139,7 @@ export function renderMarkdownSummary(report: RunModel, options: MarkdownSummary
 
 /** The verdict and totals, what was tested with what, and whether the run was partial. */
 function headingLines(report: RunModel, multi: boolean): string[] {
-  const { total_steps, steps_passed, steps_failed, steps_skipped, steps_not_run } = report.summary;
+  const { total_steps, steps_passed, steps_failed, steps_skipped } = report.summary;
   const { validations_advisory_failed: advisory, steps_not_selected: notSelected } = runCounters(report);
   const run = report.run;
   // Contract 2.6.0 > validations_advisory_failed: shown beside steps_failed, never below the fold.
@@ -151,10 +151,7 @@ function headingLines(report: RunModel, multi: boolean): string[] {
     `Against ${against(report, multi)}${run.corpus_version ? `, corpus ${md(run.corpus_version)}${run.corpus_choice ? ` (${md(run.corpus_choice)})` : ''}` : ''}; ${run.tool.name} ${run.tool.version}, runner output contract ${report.contract.version}, ${run.started_at}, ${(run.duration_ms / 1000).toFixed(1)} s.`,
   ];
   if (!run.complete)
-    out.push(
-      '',
-      `◐ Partial run: ${steps_not_run} planned step${steps_not_run === 1 ? '' : 's'} did not run${run.test_name_pattern ? ` (test name filter ${code(run.test_name_pattern)})` : ''}; no storyboard with an unrun step is called passed.`,
-    );
+    out.push('', `◐ ${partialRunText(report, code)}; no storyboard with a step left out or unrun is called passed.`);
   out.push('');
   return out;
 }

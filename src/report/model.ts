@@ -16,9 +16,16 @@ import type { RunEnvelope } from './envelope.js';
  */
 export type StoryboardStatus = 'passed' | 'failed' | 'skipped' | 'incomplete' | 'not_run';
 
-/** A step whose test did not run in this run (vitest-adcp extension): it has no verdict. */
+/**
+ * A step this run gives no verdict for (vitest-adcp extension), counted apart from the graded steps:
+ * - `not_reached`: its test did not run (a line filter, `.only` elsewhere, a run that stopped before it);
+ * - `replayed`: its own test was filtered out (`-t`), but a selected step depends on it, so it ran to set that step
+ *   up; the record is kept, and its outcome is in `detail`;
+ * - `filtered`: left out by a `-t` filter. build.ts marks such steps so, then moves them to `summary.not_selected`
+ *   (they are not step results); a report file of an earlier vitest-adcp may still list such steps, and the views read it.
+ */
 export interface NotRunStep extends StepResult {
-  not_run: { reason: 'filtered' | 'not_reached'; detail: string };
+  not_run: { reason: 'filtered' | 'not_reached' | 'replayed'; detail: string };
 }
 
 export interface StoryboardReport {
@@ -61,7 +68,7 @@ export interface RunSummary {
   steps_passed: number;
   steps_failed: number;
   steps_skipped: number;
-  /** Planned steps whose tests did not run (vitest-adcp extension). */
+  /** Planned steps with no verdict in this run (vitest-adcp extension): not reached, or replayed for a selected step. */
   steps_not_run: number;
   tracks: TrackReport[];
   schemas_used: { schema_id: string; schema_url: string }[];

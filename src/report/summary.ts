@@ -214,6 +214,26 @@ function notGradedLines(report: RunModel): string[] {
   ];
 }
 
+/**
+ * What makes a run partial, in words the markdown and HTML views share: the steps a test name filter left out (not
+ * selected), and the planned steps with no verdict here (not reached, or replayed only to set up a selected step).
+ * `quote` formats the filter for the view.
+ */
+export function partialRunText(report: RunModel, quote: (text: string) => string): string {
+  const filtered = (report.summary.not_selected ?? [])
+    .filter((item) => item.reason === 'explicit_scope_excluded')
+    .reduce((n, item) => n + item.step_count, 0);
+  const notRun = report.summary.steps_not_run;
+  const parts = [
+    ...(filtered ? [`${count(filtered, 'step')} not selected`] : []),
+    ...(notRun
+      ? [`${count(notRun, 'planned step')} without a verdict (not reached, or replayed for a selected step)`]
+      : []),
+  ];
+  const pattern = report.run.test_name_pattern;
+  return `Partial run: ${parts.join(', ') || 'some planned steps did not run'}${pattern ? ` (test name filter ${quote(pattern)})` : ''}`;
+}
+
 /** The storyboards the selection left out, counted by reason. */
 function notSelectedLines(report: RunModel): string[] {
   const items = report.summary.not_selected ?? [];
@@ -222,7 +242,8 @@ function notSelectedLines(report: RunModel): string[] {
   const reasons = Object.entries(not_selected_by_reason)
     .map(([reason, n]) => `${reason} ×${n}`)
     .join(', ');
-  return [`  not selected: ${count(items.length, 'storyboard')} (${count(steps_not_selected, 'step')}): ${reasons}`];
+  const storyboards = new Set(items.map((item) => JSON.stringify([item.project, item.file, item.storyboard_id]))).size;
+  return [`  not selected: ${count(steps_not_selected, 'step')} of ${count(storyboards, 'storyboard')}: ${reasons}`];
 }
 
 /** The notices of the run and its steps, once per code, their messages fenced. */

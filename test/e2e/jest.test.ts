@@ -192,10 +192,12 @@ describe('Jest 30.5 with the preset', () => {
     const results = readJestJson(join(project, 'results.json'));
     expect(run.exitCode, run.stdout + run.stderr).toBe(1);
     expect([results.numFailedTests, results.numPassedTests, results.numPendingTests]).toEqual([1, 0, 1]);
-    // The report: the step -t filtered out but the settle replayed has the verdict it had (it called the agent).
+    // The report: the step -t filtered out but the settle replayed is reported as replayed, not graded; only the
+    // selected step counts.
     const report = JSON.parse(readFileSync(join(project, 'reports', 'jest-adcp.json'), 'utf8'));
     assertValidContractReport(report);
-    expect(report.summary).toMatchObject({ total_steps: 2, steps_passed: 1, steps_failed: 1, steps_not_run: 0 });
+    expect(report.summary).toMatchObject({ total_steps: 1, steps_passed: 0, steps_failed: 1, steps_not_run: 1 });
+    expect(report.storyboards[0].steps[0].not_run).toMatchObject({ reason: 'replayed' });
     expect(existsSync(join(project, 'results.json'))).toBe(true);
   }, 120_000);
 

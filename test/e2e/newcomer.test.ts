@@ -233,4 +233,72 @@ describe('a newcomer repository', () => {
     expect(down.output.match(/ECONNREFUSED/g), down.output).toHaveLength(1);
     expect(down.output).not.toMatch(/Tests\s+\d+ failed/);
   }, 240_000);
+
+  it('issue 31 item 4: a -t filtered run grades what was selected: the step it depends on is replayed, not counted; the rest is not selected, not run', () => {
+    // caps_filtered reads a capture of caps; caps_wrong, which fails on any agent, is needed by nothing selected.
+    const storyboard = [
+      'id: core',
+      'version: "1.0.0"',
+      'title: Filtered run',
+      'category: capability_discovery',
+      'summary: A step that needs another, and a failing step nothing selected needs.',
+      'track: core',
+      'narrative: x',
+      'agent: { interaction_model: media_buy_seller, capabilities: [sells_media] }',
+      'caller: { role: buyer_agent }',
+      'phases:',
+      '  - id: p',
+      '    title: P',
+      '    steps:',
+      '      - id: caps',
+      '        title: Capabilities',
+      '        task: get_adcp_capabilities',
+      '        stateful: true',
+      '        context_outputs: [{ name: first_protocol, path: "supported_protocols[0]" }]',
+      '        validations: [{ check: field_present, path: supported_protocols, description: protocols }]',
+      '      - id: caps_filtered',
+      '        title: Capabilities of the first protocol',
+      '        task: get_adcp_capabilities',
+      '        sample_request: { protocols: ["$context.first_protocol"] }',
+      '        validations: [{ check: field_present, path: supported_protocols, description: protocols }]',
+      '      - id: caps_wrong',
+      '        title: Capabilities, expecting what the agent does not say',
+      '        task: get_adcp_capabilities',
+      '        validations: [{ check: field_value, path: adcp.idempotency.supported, value: false, description: wrong on purpose }]',
+      '',
+    ].join('\n');
+    writeFileSync(join(project, 'filtered.storyboard.yaml'), storyboard);
+    const run = npx(
+      [
+        'vitest-adcp',
+        inject('agentUrl'),
+        '--storyboards',
+        'filtered.storyboard.yaml',
+        '--report',
+        'filtered.json',
+        '--',
+        '-t',
+        'caps_filtered',
+      ],
+      { ADCP_AUTH_TOKEN: TOKEN },
+    );
+    expect(run.status, run.output).toBe(0);
+    expect(run.output).toMatch(/Tests\s+1 passed \| 2 skipped \(3\)/);
+    expect(run.output).toContain(
+      'vitest-adcp: 1 storyboard, 1 step: 1 passed, 0 failed, 0 skipped, 1 not run, 1 not selected',
+    );
+    expect(run.output).not.toMatch(/core\s+failed/);
+    const report = JSON.parse(readFileSync(join(project, 'filtered.json'), 'utf8'));
+    expect(report.summary).toMatchObject({ total_steps: 1, steps_passed: 1, steps_failed: 0, steps_not_run: 1 });
+    expect(report.storyboards[0].steps.map((s: any) => [s.step_id, s.not_run?.reason ?? s.passed])).toEqual([
+      ['caps', 'replayed'],
+      ['caps_filtered', true],
+    ]);
+    // The installed SDK's corpus decides the contract: 2.6.0 lists the step left out, 1.1.0 has no field for it.
+    if (report.contract.version === '2.6.0')
+      expect(report.summary.not_selected).toEqual([
+        expect.objectContaining({ step_id: 'caps_wrong', reason: 'explicit_scope_excluded', step_count: 1 }),
+      ]);
+    else expect(report.summary).not.toHaveProperty('not_selected');
+  }, 120_000);
 });

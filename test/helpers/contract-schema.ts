@@ -108,7 +108,20 @@ function consistencyErrors(report: any): string[] {
         );
     });
     const own = sb.steps.filter((s: any) => !s.not_run);
-    const expected = sb.skip
+    // Steps a -t filter left out are not step results (2.6.0: not_selected); a storyboard missing some is incomplete.
+    // A 1.1.0 report cannot say which, only that the run was filtered.
+    const leftOut =
+      report.contract.version === '2.6.0'
+        ? Boolean(report.run.test_name_pattern) &&
+          (report.summary.not_selected ?? []).some(
+            (n: any) =>
+              n.reason === 'explicit_scope_excluded' &&
+              n.storyboard_id === sb.storyboard_id &&
+              n.file === sb.file &&
+              n.project === sb.project,
+          )
+        : Boolean(report.run.test_name_pattern);
+    const fromSteps = sb.skip
       ? 'skipped'
       : own.some((s: any) => !s.passed && !s.skip && !s.optional)
         ? 'failed'
@@ -119,11 +132,22 @@ function consistencyErrors(report: any): string[] {
             : sb.steps.length > 0 && sb.steps.every((s: any) => s.skip)
               ? 'skipped'
               : 'passed';
+    const expected =
+      leftOut && (fromSteps === 'passed' || fromSteps === 'skipped') && sb.status === 'incomplete'
+        ? 'incomplete'
+        : fromSteps;
     if (sb.status !== expected)
       errors.push(`/storyboards/${i}/status is "${sb.status}", but its steps make it "${expected}"`);
   });
-  if (report.run.complete !== (counts.steps_not_run === 0))
-    errors.push(`/run/complete is ${report.run.complete} with ${counts.steps_not_run} steps not run`);
+  const filtered =
+    report.contract.version === '2.6.0'
+      ? Boolean(report.run.test_name_pattern) &&
+        (report.summary.not_selected ?? []).some((n: any) => n.reason === 'explicit_scope_excluded')
+      : Boolean(report.run.test_name_pattern) && !report.run.complete;
+  if (report.run.complete !== (counts.steps_not_run === 0 && !filtered))
+    errors.push(
+      `/run/complete is ${report.run.complete} with ${counts.steps_not_run} steps not run${filtered ? ' and steps a filter left out' : ''}`,
+    );
   return errors;
 }
 

@@ -1,7 +1,7 @@
 /**
  * The contract report's builder (src/report/build.ts) on test records written here, so each rule is shown on its
- * own: a storyboard's status from its steps; steps a settle replayed while their tests were filtered out, matched by
- * project, storyboard and step; a test that failed after its step passed; steps that never ran; one entry and one
+ * own: a storyboard's status from its steps; a filtered run (steps replayed while their tests were filtered out,
+ * matched by project, storyboard and step; steps the filter left out, as not selected); a test that failed after its step passed; steps that never ran; one entry and one
  * target per project × agent × protocol, grouped by project; tracks per project × agent, and their status.
  * The reporter's records of real runs against the fixture agent: test/report/contract-schema.test.ts.
  */
@@ -105,21 +105,81 @@ describe("a storyboard's status", () => {
   });
 });
 
-describe('steps a settle replayed while their own tests were filtered out', () => {
-  it('keep the verdict of the replay instead of reading as not run', () => {
+describe('a filtered run (-t): what the user selected, and nothing else, is graded', () => {
+  it('reports a replayed step as replayed (not run, its outcome in the detail, its exchange kept) and counts it nowhere', () => {
     const sb = info('sb');
-    const replayedFirst = result(sb, 'first', { duration_ms: 42 });
+    const request = { transport: 'mcp', operation: 'get_products', payload: { brief: 'b' } } as StepResult['request'];
+    const replayedFirst = result(sb, 'first', { duration_ms: 42, request });
     const second = ran(sb, 'second');
     second.meta.adcpReplayed = [{ id: 'sb/p/first', status: 'passed', result: replayedFirst, storyboard: sb }];
     const report = buildReport([planned(sb, 'first'), second], { root: ROOT, test_name_pattern: 'second' });
-    expect(report.storyboards[0]!.status).toBe('passed');
-    expect(report.storyboards[0]!.steps[0]).toMatchObject({ step_id: 'first', passed: true, duration_ms: 42 });
-    expect(report.storyboards[0]!.steps[0]).not.toHaveProperty('not_run');
-    expect(report.summary).toMatchObject({ total_steps: 2, steps_passed: 2, steps_not_run: 0 });
-    expect(report.run.complete).toBe(true);
+    // A storyboard of which a step ran only as set-up is not called passed on the selected subset.
+    expect(report.storyboards[0]!.status).toBe('incomplete');
+    expect(report.storyboards[0]!.steps[0]).toMatchObject({
+      step_id: 'first',
+      passed: false,
+      duration_ms: 42,
+      validations: [],
+      request,
+      not_run: {
+        reason: 'replayed',
+        detail:
+          'replayed, not graded: its own test was filtered out (-t "second") and a selected step depends on it; it passed',
+      },
+    });
+    expect(report.summary).toMatchObject({ total_steps: 1, steps_passed: 1, steps_failed: 0, steps_not_run: 1 });
+    expect(report.run.complete).toBe(false);
   });
 
-  it('are matched by project, storyboard and step: the same ids elsewhere stay not run', () => {
+  it("says a replayed step's failure or skip in its detail, and the failure does not fail the run", () => {
+    const sb = info('sb');
+    const second = ran(sb, 'second');
+    const third = ran(sb, 'third', { over: skipped('prerequisite') });
+    second.meta.adcpReplayed = [
+      {
+        id: 'sb/p/first',
+        status: 'failed',
+        result: result(sb, 'first', { passed: false, error: 'boom' }),
+        storyboard: sb,
+      },
+    ];
+    third.meta.adcpReplayed = [
+      { id: 'sb/p/zero', status: 'skipped', result: result(sb, 'zero', skipped('no tool')), storyboard: sb },
+    ];
+    const report = buildReport([planned(sb, 'zero'), planned(sb, 'first'), second, third], {
+      root: ROOT,
+      test_name_pattern: 'second|third',
+    });
+    const details = report.storyboards[0]!.steps.map((s) => (s as { not_run?: { detail: string } }).not_run?.detail);
+    expect(details[0]).toMatch(/; it skipped \(not_applicable\): no tool$/);
+    expect(details[1]).toMatch(/; it failed: boom$/);
+    expect(report.summary).toMatchObject({ steps_passed: 1, steps_failed: 0, steps_skipped: 1, steps_not_run: 2 });
+    expect(report.storyboards[0]!.status).toBe('incomplete');
+  });
+
+  it('lists the steps the filter left out as not selected (explicit_scope_excluded, citing -t), not as steps', () => {
+    const sb = info('sb');
+    const other = info('other');
+    const report = buildReport([ran(sb, 'first'), planned(sb, 'second'), planned(other, 'a'), planned(other, 'b')], {
+      root: ROOT,
+      test_name_pattern: 'first',
+    });
+    // A storyboard the filter left out whole has no entry: one record for it, with its step count.
+    expect(report.storyboards.map((s) => [s.storyboard_id, s.status, s.steps.map((x) => x.step_id)])).toEqual([
+      ['sb', 'incomplete', ['first']],
+    ]);
+    const detail = 'outside the selected scope: the run was filtered by test name (-t "first")';
+    expect(report.summary.not_selected).toEqual([
+      expect.objectContaining({ storyboard_id: 'sb', phase_id: 'p', step_id: 'second', step_count: 1, detail }),
+      expect.objectContaining({ storyboard_id: 'other', step_count: 2, reason: 'explicit_scope_excluded', detail }),
+    ]);
+    expect(report.summary.not_selected![1]).not.toHaveProperty('step_id');
+    expect(report.summary).toMatchObject({ total_steps: 1, steps_passed: 1, steps_not_run: 0 });
+    expect(report.summary.tracks[0]!.storyboards).toEqual([{ storyboard_id: 'sb', status: 'incomplete' }]);
+    expect(report.run.complete).toBe(false);
+  });
+
+  it('are matched by project, storyboard and step: the same ids elsewhere are not selected', () => {
     const sb = info('sb');
     const twin = info('twin');
     const second = ran(sb, 'second', { project: 'a' });
@@ -142,18 +202,27 @@ describe('steps a settle replayed while their own tests were filtered out', () =
       ],
       { root: ROOT, test_name_pattern: 'second' },
     );
-    const steps = (project: string, id: string) =>
-      report.storyboards
-        .find((s) => s.project === project && s.storyboard_id === id)!
-        .steps.map((s) => [s.step_id, 'not_run' in s ? 'not_run' : s.passed]);
-    expect(steps('a', 'sb')).toEqual([
-      ['first', false],
-      ['second', true],
-      ['third', 'not_run'],
+    expect(
+      report.storyboards.map((s) => [
+        s.project,
+        s.storyboard_id,
+        s.steps.map((x) => [x.step_id, (x as { not_run?: { reason: string } }).not_run?.reason ?? x.passed]),
+      ]),
+    ).toEqual([
+      [
+        'a',
+        'sb',
+        [
+          ['first', 'replayed'],
+          ['second', true],
+        ],
+      ],
     ]);
-    expect(report.storyboards.find((s) => s.project === 'a' && s.storyboard_id === 'sb')!.steps[0]!.error).toBe('boom');
-    expect(steps('a', 'twin')).toEqual([['first', 'not_run']]);
-    expect(steps('b', 'sb')).toEqual([['first', 'not_run']]);
+    expect(report.summary.not_selected!.map((n) => [n.project, n.storyboard_id, n.step_id ?? null])).toEqual([
+      ['a', 'sb', 'third'],
+      ['a', 'twin', null],
+      ['b', 'sb', null],
+    ]);
   });
 });
 

@@ -403,7 +403,7 @@ describe('a filtered run', () => {
     meta: { adcpPlanned: { storyboard, phase_id: 'p', step_id, task: 'get_adcp_capabilities' } },
   });
 
-  it('records unrun steps as not run, and never calls a storyboard passed on a subset', async () => {
+  it('lists the steps the filter left out as not selected, and never calls a storyboard passed on a subset', async () => {
     const { good } = await failingRuns();
     const sb = info('partial', good);
     const outcomes = Object.values(
@@ -420,28 +420,25 @@ describe('a filtered run', () => {
     assertValidContractReport(report);
     const partial = report.storyboards.find((s) => s.storyboard_id === 'partial')!;
     expect(partial.status).toBe('incomplete');
-    expect(partial.steps.map((s) => [s.step_id, 'not_run' in s ? 'not_run' : s.passed])).toEqual([
-      ['before', 'not_run'],
-      ['ran', true],
-      ['after', 'not_run'],
+    expect(partial.steps.map((s) => [s.step_id, 'not_run' in s ? 'not_run' : s.passed])).toEqual([['ran', true]]);
+    expect(report.storyboards.map((s) => s.storyboard_id)).toEqual(['partial']);
+    expect(report.summary.not_selected!.map((n) => [n.storyboard_id, n.step_id ?? null, n.step_count])).toEqual([
+      ['partial', 'before', 1],
+      ['partial', 'after', 1],
+      ['untouched', null, 1],
     ]);
-    expect(partial.steps[0]).toMatchObject({
-      passed: false,
-      validations: [],
-      not_run: { reason: 'filtered', detail: expect.stringContaining('-t "ran"') },
+    expect(report.summary.not_selected![0]).toMatchObject({
+      reason: 'explicit_scope_excluded',
+      detail: expect.stringContaining('-t "ran"'),
     });
-    expect(report.storyboards.find((s) => s.storyboard_id === 'untouched')!.status).toBe('not_run');
     expect(report.summary).toMatchObject({
       total_steps: 1,
       steps_passed: 1,
       steps_failed: 0,
       steps_skipped: 0,
-      steps_not_run: 3,
+      steps_not_run: 0,
     });
-    expect(report.summary.tracks.map((t) => [t.track, t.status])).toEqual([
-      ['core', 'incomplete'],
-      ['other', 'not_run'],
-    ]);
+    expect(report.summary.tracks.map((t) => [t.track, t.status])).toEqual([['core', 'incomplete']]);
     expect(report.run).toMatchObject({ complete: false, test_name_pattern: 'ran' });
   });
 

@@ -1,6 +1,8 @@
 /**
  * The runner-output contract version of a report (src/report/contract.ts over the run model of build.ts): 1.1.0 for
- * a 3.0 corpus's run, byte for byte what the builder always wrote (fixtures/report-1.1.0.json); 2.6.0 for a 3.1
+ * a 3.0 corpus's run, byte for byte the pinned report (fixtures/report-1.1.0.json: what the builder always wrote, but
+ * for a filtered run, which since issue 31 lists neither the steps the filter left out nor a replayed step's verdict,
+ * as in 2.6.0); 2.6.0 for a 3.1
  * corpus's, with every field 2.6.0 requires and the counters it adds, each pinned here on records built in-process;
  * the newest for a run with no corpus version and for a run mixing corpora; and each report against the JSON Schema
  * of its version (test/helpers/contract-schema.ts).

@@ -181,7 +181,7 @@ describe('the terminal summary', () => {
     expect(text).toMatch(
       /^ {2}1 check not graded — kinds this runner does not implement: <<storyboard value [0-9a-f]{12}>> future_kind <<end [0-9a-f]{12}>>$/m,
     );
-    expect(text).toContain('  not selected: 1 storyboard (7 steps): explicit_scope_excluded ×1');
+    expect(text).toContain('  not selected: 7 steps of 1 storyboard: explicit_scope_excluded ×1');
     expect(text).toMatch(
       /^ {2}notice \(deprecation\) signed_requests_specialism_deprecated: <<notice [0-9a-f]{12}>> drop it <\/script>/m,
     );

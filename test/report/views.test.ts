@@ -343,7 +343,10 @@ describe('the reporter writes the views', () => {
 });
 
 describe('a run over two agents, filtered', () => {
-  /** Two projects testing two agents, each one step graded and one planned but filtered out: built by the reporter's buildReport. */
+  /**
+   * Two projects testing two agents, each one step graded, one replayed to set it up, and one planned but filtered out:
+   * built by the reporter's buildReport.
+   */
   function twoAgents(): ContractReport {
     const tests: ReportTest[] = [];
     for (const [project, agent_url] of [
@@ -369,13 +372,26 @@ describe('a run over two agents, filtered', () => {
         extraction: { path: 'none' },
         ...(project === 'seller-b' ? { error: 'boom' } : {}),
       };
+      const setup: StepResult = { ...result, step_id: 'setup', passed: true };
+      delete setup.error;
+      tests.push({
+        project,
+        file: storyboard.file,
+        name: 'setup',
+        state: 'skipped',
+        errors: [],
+        meta: { adcpPlanned: { storyboard, phase_id: 'p', step_id: 'setup', task: 't' } },
+      });
       tests.push({
         project,
         file: storyboard.file,
         name: 'graded',
         state: result.passed ? 'passed' : 'failed',
         errors: [],
-        meta: { adcp: { id: 'sb/p/graded', status: result.passed ? 'passed' : 'failed', result, storyboard } },
+        meta: {
+          adcp: { id: 'sb/p/graded', status: result.passed ? 'passed' : 'failed', result, storyboard },
+          adcpReplayed: [{ id: 'sb/p/setup', status: 'passed', result: setup, storyboard }],
+        },
       });
       tests.push({
         project,
@@ -398,7 +414,7 @@ describe('a run over two agents, filtered', () => {
     const md = renderMarkdownSummary(twoAgents(), { root: '/r' });
     expect(md).toContain('Against 2 agents (below); vitest-adcp');
     expect(md).toContain(
-      '◐ Partial run: 2 planned steps did not run (test name filter `graded`); no storyboard with an unrun step is called passed.',
+      '◐ Partial run: 2 steps not selected, 2 planned steps without a verdict (not reached, or replayed for a selected step) (test name filter `graded`); no storyboard with a step left out or unrun is called passed.',
     );
     expect(md).toContain('| core | `seller-a` `https://a.example/mcp` | ◐ incomplete | 1 incomplete |');
     expect(md).toContain('| core | `seller-b` `https://b.example/mcp` | ❌ failed | 1 failed |');
@@ -410,18 +426,21 @@ describe('a run over two agents, filtered', () => {
     );
   });
 
-  it('the HTML shows each agent, the unrun steps as not run, and a partial-run warning', () => {
+  it('the HTML shows each agent, the replayed steps as not run, no step the filter left out, and a partial-run warning', () => {
     const page = renderHtmlReport(twoAgents(), { root: '/r' });
     expect(page).toContain('2 agents: seller-a · https://a.example/mcp, seller-b · https://b.example/mcp');
     expect(page).toContain(
-      '<p class="warning">Partial run: 2 planned steps did not run (test name filter graded).</p>',
+      '<p class="warning">Partial run: 2 steps not selected, 2 planned steps without a verdict (not reached, or replayed for a selected step) (test name filter graded).</p>',
     );
     expect(page.match(/<details class="sb" data-status="(\w+)"/g)).toEqual([
       '<details class="sb" data-status="incomplete"',
       '<details class="sb" data-status="failed"',
     ]);
     expect(page.match(/<details class="step" data-status="not_run">/g)).toHaveLength(2);
-    expect(page).toContain('<div class="skip">not run (filtered): its test did not run');
+    expect(page).toContain('<div class="skip">not run (replayed): replayed, not graded: its own test was filtered out');
+    // The step the filter left out is no step of the page: a row of the not-selected table.
+    expect(page).not.toMatch(/<details class="step"[^>]*>\s*<summary>[^<]*later/);
+    expect(page).toContain('<tr><td><code>sb/p/later</code></td><td>explicit_scope_excluded</td><td>1</td>');
     expect(page).toContain('sb.storyboard.yaml · seller-b · https://b.example/mcp');
   });
 });
