@@ -19,8 +19,7 @@ const { compileOversizeStoryboard, compileStoryboard } = require('../compile/com
   compileOversizeStoryboard: typeof CompileOversizeStoryboard;
 };
 const { readStoryboardFile } = require('../storyboard/read.js') as typeof import('../storyboard/read.js');
-const { formatDiagnostic } =
-  require('../storyboard/diagnostics.js') as typeof import('../storyboard/diagnostics.js');
+const { formatDiagnostic } = require('../storyboard/diagnostics.js') as typeof import('../storyboard/diagnostics.js');
 const { complianceFromEnv, runCorpus } = require('../corpus.js') as typeof import('../corpus.js');
 const { signingVectorsFor } =
   require('../roles/request-signing/vectors.js') as typeof import('../roles/request-signing/vectors.js');

@@ -121,7 +121,7 @@ describe("the plugin's run host", () => {
 });
 
 describe('the Jest transformer', () => {
-  it("a corpus stub naming a file over the configured bound: the module of its one load failure, the file unread", async () => {
+  it('a corpus stub naming a file over the configured bound: the module of its one load failure, the file unread', async () => {
     const require = createRequire(import.meta.url);
     const { createTransformer } = require(join(await builtDist(), 'jest', 'transformer.cjs')) as {
       createTransformer(options: object): {
