@@ -9,9 +9,13 @@
  * call for its bundle (universal, a protocol, a specialism), or because a storyboard in the run requires it
  * (`requires_scenarios`) — often for several of these at once.
  */
-import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
-import { bundlePaths, listCorpus, selectCorpusInRunOrder, type CorpusEntry } from '../storyboard/select.js';
+import {
+  bundlePaths,
+  listCorpus,
+  selectCorpusInRunOrder,
+  storyboardKeys,
+  type CorpusEntry,
+} from '../storyboard/select.js';
 
 export interface SelectionRequest {
   /** The compliance tree, when anything is taken from it. */
@@ -32,7 +36,7 @@ export interface SelectionRequest {
 
 interface SelectedStoryboard {
   file: string;
-  /** The storyboard's `id` (`-` when a named file has none the YAML parser can read: the run reports why). */
+  /** The storyboard's `id` (`-` when a named file has none that can be told without loading it: the run reports why). */
   id: string;
   /** Why it runs: one or more of `--storyboards <id>`, `bundle <b> (--storyboards)`, `track <t> (--tracks)`, `capabilities: …`, `required scenario of …`. */
   reasons: string[];
@@ -57,14 +61,14 @@ function bundleLabel(bundle: { kind: string; id: string }): string {
   return bundle.kind === 'universal' ? 'universal' : `${bundle.kind} ${bundle.id}`;
 }
 
-/** The `id` of a storyboard file named on the command line; `-` when it cannot be read. */
+/**
+ * The `id` of a storyboard file named on the command line; `-` when it cannot be told. Read as the corpus is read
+ * (`storyboardKeys`): of a file over the byte bound only its head, so a 43 MB file is not read whole to print its id
+ * (the run then fails that file on the bound).
+ */
 function fileId(file: string): string {
-  try {
-    const id = parseYaml(readFileSync(file, 'utf8'))?.id;
-    return typeof id === 'string' ? id : '-';
-  } catch {
-    return '-';
-  }
+  const id = storyboardKeys(file)?.id;
+  return typeof id === 'string' ? id : '-';
 }
 
 function sample(ids: string[], at = 5): string {

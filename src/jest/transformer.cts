@@ -13,13 +13,13 @@ import type {
 import type { StoryboardBounds } from '../storyboard/bounds.js' with { 'resolution-mode': 'import' };
 
 const { createHash } = require('node:crypto') as typeof import('node:crypto');
-const { readFileSync } = require('node:fs') as typeof import('node:fs');
 // Node's require of an ES module (Node ≥ 20.19 / 22.12).
 const { compileOversizeStoryboard, compileStoryboard } = require('../compile/compile.js') as {
   compileStoryboard: typeof CompileStoryboard;
   compileOversizeStoryboard: typeof CompileOversizeStoryboard;
 };
-const { fileBytesOverBound } = require('../storyboard/bounds.js') as typeof import('../storyboard/bounds.js');
+const { readStoryboardFile } = require('../storyboard/read.js') as typeof import('../storyboard/read.js');
+const { formatDiagnostic } = require('../storyboard/diagnostics.js') as typeof import('../storyboard/diagnostics.js');
 const { complianceFromEnv, runCorpus } = require('../corpus.js') as typeof import('../corpus.js');
 const { signingVectorsFor } =
   require('../roles/request-signing/vectors.js') as typeof import('../roles/request-signing/vectors.js');
@@ -62,8 +62,11 @@ function source(
   const stub = CORPUS_STUB.exec(sourceText.slice(0, 2000));
   if (!stub) return { text: sourceText, file: sourcePath };
   const file = stub[1]!.trim();
-  const oversize = fileBytesOverBound(file, bounds);
-  return oversize === undefined ? { text: readFileSync(file, 'utf8'), file } : { text: '', file, oversize };
+  const read = readStoryboardFile(file, bounds);
+  if (read.ok) return { text: read.text, file };
+  // Over the byte bound: nothing read, compiled as its one load failure. Unreadable: Jest reports the error.
+  if (read.oversize === undefined) throw new Error(read.diagnostics.map(formatDiagnostic).join('\n'));
+  return { text: '', file, oversize: read.oversize };
 }
 
 function createTransformer(options: TransformerOptions = {}) {

@@ -3,13 +3,15 @@
  * file runs — never for a collection (`vitest list`, an IDE's test discovery), which calls no agent.
  */
 import { statSync } from 'node:fs';
+import { isAbsolute, relative } from 'node:path';
 import type { TestProject, TestSpecification, VitestPluginContext } from 'vitest/node';
 import { resolveRuntimeConfig, type RuntimeConfig } from '../config.js';
 import { ConfigurationError } from '../model/errors.js';
 import { agentPreflight } from './agent-preflight.js';
 import { filtered } from './run-host.js';
 import { isStoryboard, type PluginState } from './state.js';
-import { loadForRun } from './storyboard-modules.js';
+import { formatDiagnostic } from '../storyboard/diagnostics.js';
+import { loadErrors, loadForRun } from './storyboard-modules.js';
 
 /** `concurrency`'s default: storyboards in flight at once (docs/architecture.md, "Storyboards in flight"). */
 const DEFAULT_CONCURRENCY = 8;
@@ -66,7 +68,9 @@ export function watchRuns(
       if (storyboards.length > 0) {
         // The runs are loaded and opened while the preflight waits on the agent; none calls it before the preflight
         // has passed (a failed one stops the run here, and the runs that waited never call).
-        const preflight = preflightRun(state, project);
+        const preflight = preflightRun(state, project).catch((error: unknown) =>
+          loadErrorsFirst(state, storyboards, error),
+        );
         await hostRun(state, vitest, project, storyboards, preflight);
         await preflight;
       }
@@ -74,6 +78,48 @@ export function watchRuns(
       if (state.selectionProblem && !filtered && vitest.projects.includes(project)) throw state.selectionProblem;
     },
   });
+}
+
+/** The start of the preflight's messages (agent-preflight.ts), said of the files that loaded when some did not. */
+const CANNOT_RUN = 'vitest-adcp cannot run the storyboards: ';
+
+/**
+ * A failed preflight, with the run's load errors said first (issue 31, item 5: a misspelt task hid behind "the agent
+ * … cannot be reached"). Load errors need no agent. When no file loads, nothing would call the agent: the run goes on
+ * and each file fails on its own load errors. When some load, the run stops with one error: each load error located
+ * (`file:line:col: [rule] …`), then the preflight's one line, said of the files that loaded. A failed capability
+ * selection is not the agent's answer to these files: it stops the run as it is.
+ */
+function loadErrorsFirst(state: PluginState, specs: readonly TestSpecification[], error: unknown): void {
+  if (error === state.selectionProblem || !(error instanceof Error)) throw error;
+  const failing = specs
+    .map((spec) => ({ file: spec.moduleId, errors: loadErrors(state, spec.moduleId) }))
+    .filter((f) => f.errors.length > 0);
+  if (failing.length === 0) throw error;
+  if (failing.length === specs.length) return;
+  const loaded = specs.length - failing.length;
+  const lines = failing.flatMap((f) => f.errors.map((d) => formatDiagnostic({ ...d, file: shown(state, d.file) })));
+  const agentLine = error.message.startsWith(CANNOT_RUN)
+    ? `vitest-adcp cannot run the ${filesThat(loaded, 'loads', 'load')}: ${error.message.slice(CANNOT_RUN.length)}`
+    : error.message;
+  const heading = `vitest-adcp: ${failing.length} of ${storyboardFiles(specs.length)} ${failing.length === 1 ? 'does' : 'do'} not load (load errors need no agent: fix them first):`;
+  throw new ConfigurationError([heading, ...lines, agentLine].join('\n'));
+}
+
+/** `1 storyboard file`, `2 storyboard files`. */
+function storyboardFiles(n: number): string {
+  return `${n} storyboard file${n === 1 ? '' : 's'}`;
+}
+
+/** `1 storyboard file that loads`, `2 storyboard files that load`. */
+function filesThat(n: number, one: string, many: string): string {
+  return `${storyboardFiles(n)} that ${n === 1 ? one : many}`;
+}
+
+/** A file as the messages show it: relative to the project root when below it. */
+function shown(state: PluginState, file: string): string {
+  const rel = relative(state.root, file);
+  return rel.startsWith('..') || isAbsolute(rel) ? file : rel;
 }
 
 /** How many storyboards the run host runs at once: the option, `1` for `sequential`. */

@@ -2,7 +2,6 @@
  * The plugin's `load` and `transform` of storyboard files: each compiles to a test module (with a source map back to
  * the YAML), or to its typed data when another module imports it (`?adcp-storyboard-data`, state.ts).
  */
-import { readFileSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { CompileCache, type CachedCompile } from '../compile/compile-cache.js';
@@ -11,7 +10,8 @@ import type { Corpus } from '../corpus.js';
 import { signingVectorsFor } from '../roles/request-signing/vectors.js';
 import { fileBytesOverBound } from '../storyboard/bounds.js';
 import { formatDiagnostic } from '../storyboard/diagnostics.js';
-import type { Storyboard } from '../model/storyboard.js';
+import { readStoryboardFile } from '../storyboard/read.js';
+import type { Diagnostic, Storyboard } from '../model/storyboard.js';
 import { cleanId, DATA_QUERY, isStoryboard, type CompileState } from './state.js';
 
 /** What `transform` uses of Vite's plugin context. */
@@ -116,20 +116,33 @@ export function loadForRun(
   state: CompileState,
   file: string,
 ): { storyboard: Storyboard; loadWarnings: string[] } | undefined {
-  if (fileBytesOverBound(file, state.options.storyboardBounds) !== undefined) return undefined;
-  let code: string;
-  try {
-    code = readFileSync(file, 'utf8');
-  } catch {
-    return undefined;
-  }
-  const result = compiled(state, code, file);
-  state.recentCompiles.set(`tests\0${file}`, { code, result });
-  if (result.storyboard === undefined) return undefined;
+  const loaded = compileForRun(state, file);
+  if (!loaded.ok) return undefined;
   return {
-    storyboard: JSON.parse(result.storyboard) as Storyboard,
-    loadWarnings: result.diagnostics.filter((d) => d.severity === 'warning').map(formatDiagnostic),
+    storyboard: JSON.parse(loaded.storyboard) as Storyboard,
+    loadWarnings: loaded.result.diagnostics.filter((d) => d.severity === 'warning').map(formatDiagnostic),
   };
+}
+
+/**
+ * The load errors of a storyboard file, each located (`file:line:col`, its rule); none when it loads. Compiled as the
+ * run host compiles it, so the transform reuses the compile; a file over the byte bound is not read.
+ */
+export function loadErrors(state: CompileState, file: string): Diagnostic[] {
+  const loaded = compileForRun(state, file);
+  return loaded.ok ? [] : loaded.diagnostics.filter((d) => d.severity === 'error');
+}
+
+type RunCompile = { ok: true; storyboard: string; result: CachedCompile } | { ok: false; diagnostics: Diagnostic[] };
+
+/** A storyboard file compiled for the run (read after its size is checked), kept for the transform of the same text. */
+function compileForRun(state: CompileState, file: string): RunCompile {
+  const read = readStoryboardFile(file, state.options.storyboardBounds);
+  if (!read.ok) return { ok: false, diagnostics: read.diagnostics };
+  const result = compiled(state, read.text, file);
+  state.recentCompiles.set(`tests\0${file}`, { code: read.text, result });
+  if (result.storyboard === undefined) return { ok: false, diagnostics: result.diagnostics };
+  return { ok: true, storyboard: result.storyboard, result };
 }
 
 function isBelow(file: string, dir: string): boolean {

@@ -5,9 +5,9 @@
  * a storyboard when it is named `*.storyboard.yaml` (authoring convention of
  * this package) or declares a top-level `phases:` key.
  */
-import { closeSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { DEFAULT_STORYBOARD_BOUNDS, fileBytesOverBound } from './bounds.js';
+import { readStoryboardHead } from './read.js';
 
 const STORYBOARD_NAME = /\.storyboard\.ya?ml$/;
 const YAML_NAME = /\.ya?ml$/;
@@ -20,21 +20,6 @@ export function isStoryboardSource(source: string, file?: string): boolean {
   return /^phases[ \t]*:/m.test(source);
 }
 
-/**
- * The text to look for `phases:` in: the whole file, or of a file over the default byte bound its first that many
- * bytes (a huge YAML is not read whole to find out; if it is a storyboard, loading it says it is too big).
- */
-function head(file: string): string {
-  if (fileBytesOverBound(file, undefined) === undefined) return readFileSync(file, 'utf8');
-  const buffer = Buffer.alloc(DEFAULT_STORYBOARD_BOUNDS.maxBytes);
-  const fd = openSync(file, 'r');
-  try {
-    return buffer.toString('utf8', 0, readSync(fd, buffer, 0, buffer.length, 0));
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /** Storyboard files under `dir`, recursively, sorted, as absolute paths. */
 export function findStoryboardFiles(dir: string): string[] {
   const found: string[] = [];
@@ -43,7 +28,7 @@ export function findStoryboardFiles(dir: string): string[] {
       const full = path.join(current, entry.name);
       if (entry.isDirectory()) {
         if (!entry.name.startsWith('.') && !NON_STORYBOARD_DIRS.has(entry.name)) visit(full);
-      } else if (YAML_NAME.test(entry.name) && isStoryboardSource(head(full), full)) {
+      } else if (YAML_NAME.test(entry.name) && isStoryboardSource(readStoryboardHead(full).text, full)) {
         found.push(full);
       }
     }

@@ -17,12 +17,12 @@
  * Steps 2–4 all run even when an earlier one found errors, so one run lists
  * everything to fix.
  */
-import { readFileSync } from 'node:fs';
 import { adcpKnowledge } from './adcp-tasks.js';
-import { checkDataBounds, checkTextBounds, fileBytesOverBound, reportBytes, type StoryboardBounds } from './bounds.js';
+import { checkDataBounds, checkTextBounds, type StoryboardBounds } from './bounds.js';
 import { DiagnosticSink, StoryboardLoadError, sortDiagnostics } from './diagnostics.js';
 import { formatVersionOf, forwardNote, keyPolicy } from './format.js';
 import { normaliseStoryboard } from './normalise.js';
+import { readStoryboardFile } from './read.js';
 import { isPlainObject } from './paths.js';
 import { buildRuleContext, checkAuthoringRules } from './rules/index.js';
 import { validateAgainstSchema } from './schema.js';
@@ -117,27 +117,8 @@ export function loadStoryboard(source: string, file: string, options: LoadOption
  * `storyboard_bound` one, without reading it.
  */
 export function loadStoryboardFile(file: string, options: LoadOptions = {}): LoadResult {
-  const oversize = fileBytesOverBound(file, options.bounds);
-  if (oversize !== undefined) {
-    const sink = new DiagnosticSink(file);
-    reportBytes(sink, oversize, options.bounds);
-    return fail(sink.items);
-  }
-  let source: string;
-  try {
-    source = readFileSync(file, 'utf8');
-  } catch (error) {
-    const sink = new DiagnosticSink(file);
-    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    sink.error(
-      'file_unreadable',
-      { line: 1, column: 1 },
-      `cannot read storyboard file (${reason})`,
-      'check the path and permissions',
-    );
-    return fail(sink.items);
-  }
-  return loadStoryboard(source, file, options);
+  const read = readStoryboardFile(file, options.bounds);
+  return read.ok ? loadStoryboard(read.text, file, options) : fail(read.diagnostics);
 }
 
 /** The storyboard of a successful load; throws `StoryboardLoadError` otherwise. */

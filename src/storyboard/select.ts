@@ -23,6 +23,9 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { parse } from 'yaml';
 import { ConfigurationError } from '../model/errors.js';
+import { checkTextBounds } from './bounds.js';
+import { DiagnosticSink } from './diagnostics.js';
+import { readStoryboardHead } from './read.js';
 import { closestMatch } from './did-you-mean.js';
 
 /** What to run from the corpus: the union of every storyboard named here, by id, bundle or track. */
@@ -81,7 +84,7 @@ export function listCorpus(root: string): CorpusEntry[] {
       continue;
     }
     for (const file of files) {
-      const doc = topLevelKeys(readFileSync(file, 'utf8'));
+      const doc = storyboardKeys(file);
       if (!doc || typeof doc !== 'object' || !('phases' in doc) || typeof doc.id !== 'string') continue;
       const requires = strings(doc.requires_scenarios);
       entries.push({
@@ -97,14 +100,29 @@ export function listCorpus(root: string): CorpusEntry[] {
 }
 
 /**
- * The top-level `id`, `track`, `phases` and `requires_scenarios` of a
- * storyboard, without parsing the whole file: every run selects from the
- * corpus, and parsing its 84 files whole took 0.4 s of each run's start. The
- * plain one-line forms (`id: x`, `track: "y"`, `phases:`) are read from the
- * text; a file that uses `requires_scenarios`, or writes any of them another
- * way, is parsed whole, so the answer is always the YAML parser's.
+ * The top-level `id`, `track`, `phases` and `requires_scenarios` of a storyboard file, read after its size is checked
+ * (read.ts: of a file over the byte bound only its head is read; its load then fails on the bound). What `listCorpus`
+ * and the bin's `--list` know of a file. Undefined when the file cannot be read or the keys cannot be told.
  */
-function topLevelKeys(text: string): Record<string, unknown> | undefined {
+export function storyboardKeys(file: string): Record<string, unknown> | undefined {
+  let head: { text: string; whole: boolean };
+  try {
+    head = readStoryboardHead(file);
+  } catch {
+    return undefined; // Loading it says why (file_unreadable).
+  }
+  return topLevelKeys(head.text, head.whole);
+}
+
+/**
+ * The top-level keys of `storyboardKeys`, without parsing the whole file: every run selects from the corpus, and
+ * parsing its 84 files whole took 0.4 s of each run's start. The plain one-line forms (`id: x`, `track: "y"`,
+ * `phases:`) are read from the text; a file that uses `requires_scenarios`, or writes any of them another way, is
+ * parsed whole, so the answer is always the YAML parser's — unless the text is only the head of a file over the byte
+ * bound (`whole: false`, cut anywhere) or over the anchor or alias bound (whose parse is what the bound prevents):
+ * then the plain lines are all it says.
+ */
+function topLevelKeys(text: string, whole: boolean): Record<string, unknown> | undefined {
   const line = (key: string) => new RegExp(`^${key}:[ \\t]*(.*)$`, 'm').exec(text)?.[1];
   const id = line('id');
   const track = line('track');
@@ -113,13 +131,13 @@ function topLevelKeys(text: string): Record<string, unknown> | undefined {
   // No `id:` line and not a flow-style document: not a storyboard (storyboard-schema.yaml, the output contract).
   if (id === undefined && !/^(?:[ \t]*(?:#.*)?\n)*[ \t]*[{[]/.test(text)) return {};
   const requires = blockList(text, 'requires_scenarios');
-  if (
+  const needsParse =
     requires === null ||
     id === undefined ||
     !plain(id) ||
     !plain(track) ||
-    /^(?:"id"|'id'|"track"|'track'|"phases"|'phases'|"requires_scenarios"|'requires_scenarios')\s*:/m.test(text)
-  ) {
+    /^(?:"id"|'id'|"track"|'track'|"phases"|'phases'|"requires_scenarios"|'requires_scenarios')\s*:/m.test(text);
+  if (needsParse && whole && checkTextBounds(text, new DiagnosticSink(''), undefined)) {
     try {
       return parse(text) as Record<string, unknown>;
     } catch {
@@ -127,10 +145,11 @@ function topLevelKeys(text: string): Record<string, unknown> | undefined {
       return undefined;
     }
   }
+  if (needsParse && (id === undefined || !plain(id))) return undefined;
   const unquote = (value: string | undefined) => value?.replace(/[ \t]+#.*$/, '').replace(/^["']|["']$/g, '');
   return {
     ...(id !== undefined ? { id: unquote(id) } : {}),
-    ...(track !== undefined ? { track: unquote(track) } : {}),
+    ...(track !== undefined && plain(track) ? { track: unquote(track) } : {}),
     ...(/^phases:/m.test(text) ? { phases: true } : {}),
     ...(requires ? { requires_scenarios: requires } : {}),
   };
