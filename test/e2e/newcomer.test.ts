@@ -11,12 +11,26 @@
  *  4. createAdcpClient and the matchers under Jest 30 on Node 20: test/e2e/jest-client.test.ts (a packed install too);
  *  5. typos in a task name, a `$context` placeholder, a path, a sample_request: load errors located at the token;
  *  9. the bin: `--version`, Vitest flags after `--`, a dead agent is exit 2, `--report-html` alone.
+ *
+ * And issue 31's cases a user meets through the bin: a `-t` filtered run (item 4), load errors before an unreachable
+ * agent (item 5), a 40 MB storyboard never read whole (item 6; each process's peak RSS through
+ * test/helpers/rss-probe.mjs). test/e2e/load-first.test.ts has item 5 under `vitest run`.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { PASSING_STORYBOARD } from '../helpers/jest-project.js';
 import { packedTarball } from '../helpers/packed.js';
 import { closedPort } from '../helpers/ports.js';
 import { repoRoot } from '../helpers/run-vitest.js';
@@ -233,6 +247,75 @@ describe('a newcomer repository', () => {
     expect(down.output.match(/ECONNREFUSED/g), down.output).toHaveLength(1);
     expect(down.output).not.toMatch(/Tests\s+\d+ failed/);
   }, 240_000);
+
+  it('issue 31 item 5: load errors come first, then the unreachable agent in one line for the files that load', async () => {
+    copyFileSync(
+      join(repoRoot, 'fixtures', 'broken', 'misspelled-task.storyboard.yaml'),
+      join(project, 'misspelt.storyboard.yaml'),
+    );
+    // A storyboard that loads (the packed-package tests' passing one).
+    writeFileSync(join(project, 'caps.storyboard.yaml'), PASSING_STORYBOARD);
+    const loadError =
+      'misspelt.storyboard.yaml:9:15: [misspelled_task] task "get_adcp_capabilites" in step "caps" is not an AdCP or runner task';
+    const url = `http://127.0.0.1:${await closedPort()}/mcp`;
+    const both = npx(['vitest-adcp', url, '--storyboards', 'misspelt.storyboard.yaml,caps.storyboard.yaml'], {
+      ADCP_AUTH_TOKEN: TOKEN,
+    });
+    expect(both.status, both.output).toBe(2);
+    const order = [
+      'vitest-adcp: 1 of 2 storyboard files does not load (load errors need no agent: fix them first):',
+      loadError,
+      `vitest-adcp cannot run the 1 storyboard file that loads: the agent at ${url} cannot be reached (connect ECONNREFUSED`,
+    ].map((text) => both.output.indexOf(text));
+    expect(
+      order.every((at, i) => at >= 0 && (i === 0 || at > order[i - 1]!)),
+      both.output,
+    ).toBe(true);
+    expect(both.output.match(/cannot be reached/g)).toHaveLength(1);
+    expect(both.output).not.toMatch(/Unhandled Error|^\s+at /m);
+    // No file loads: no agent needed; the load error fails its test, and there is no agent line.
+    const none = npx(['vitest-adcp', url, '--storyboards', 'misspelt.storyboard.yaml'], { ADCP_AUTH_TOKEN: TOKEN });
+    expect(none.status, none.output).toBe(1);
+    expect(none.output).toContain('loads without errors (misspelled_task)');
+    expect(none.output).not.toMatch(/cannot be reached/);
+  }, 120_000);
+
+  it('issue 31 item 6: a 40 MB storyboard named to the bin is never read whole: --list and the run stay small', () => {
+    const head =
+      'id: big_one\nversion: "1.0.0"\ntitle: T\ncategory: x\nsummary: s\nnarrative: n\nagent:\n  interaction_model: media_buy_seller\ncaller:\n  role: buyer_agent\nphases:\n  - id: p\n    title: P\n    steps:\n      - { id: s, title: S, task: get_products }\nx-filler:\n';
+    writeFileSync(
+      join(project, 'big.storyboard.yaml'),
+      head + '  - "0123456789012345678901234567890123456789012345678901234567890123456789"\n'.repeat(530_000),
+    );
+    /** The bin with every process's peak RSS written down (VmHWM); the largest, in MB. */
+    const withPeak = (args: string[]) => {
+      const probes = mkdtempSync(join(dir, 'rss-'));
+      const run = npx(['vitest-adcp', inject('agentUrl'), ...args], {
+        ADCP_AUTH_TOKEN: TOKEN,
+        RSS_PROBE_DIR: probes,
+        NODE_OPTIONS: `--import=${join(repoRoot, 'test', 'helpers', 'rss-probe.mjs')}`,
+      });
+      const peaks = readdirSync(probes)
+        .filter((f) => /^\d+\.json$/.test(f))
+        .map((f) => (JSON.parse(readFileSync(join(probes, f), 'utf8')) as { peakKiB: number }).peakKiB);
+      expect(peaks.length, run.output).toBeGreaterThan(0);
+      return { run, peakMB: Math.max(...peaks) / 1024 };
+    };
+    // Before: 1.75 GB for --list, 1.6 GB for the run (selection read and parsed the file whole to learn its id).
+    const list = withPeak(['--list', '--storyboards', 'big.storyboard.yaml']);
+    expect(list.run.status, list.run.output).toBe(0);
+    expect(list.run.stdout).toMatch(/^big_one\t.*big\.storyboard\.yaml\t--storyboards /m);
+    expect(list.peakMB).toBeLessThan(200); // measured 60–70 MB
+    const run = withPeak(['--storyboards', 'big.storyboard.yaml']);
+    expect(run.run.status, run.run.output).toBe(1);
+    expect(run.run.output).toContain('loads without errors (storyboard_bound)');
+    expect(run.run.output).toMatch(
+      /\[storyboard_bound\] the storyboard file is \d{8} bytes, over the bound maxBytes = 524288 bytes/,
+    );
+    // Measured ~280 MB: Vitest itself reads each test file whole once (hostile-yaml.test.ts says where); nothing of ours does.
+    expect(run.peakMB).toBeLessThan(500);
+    rmSync(join(project, 'big.storyboard.yaml'));
+  }, 180_000);
 
   it('issue 31 item 4: a -t filtered run grades what was selected: the step it depends on is replayed, not counted; the rest is not selected, not run', () => {
     // caps_filtered reads a capture of caps; caps_wrong, which fails on any agent, is needed by nothing selected.
