@@ -1404,6 +1404,38 @@ describe('unseeded literal fixture ids', () => {
     ]);
   });
 
+  it('an id the step is creating is sent as written; a reference beside it still gets the capture', async () => {
+    // deterministic-testing.yaml > sync_fresh_creative_for_rejection's shape, on the tasks the fixture serves: the
+    // library creative captured first must not turn the new upload into a re-write of that creative.
+    const library = creatives('library', {
+      context_outputs: [{ name: 'creative_id', path: 'creatives[0].creative_id' }],
+    });
+    const book = createBuy('book', { context_outputs: [{ name: 'media_buy_id', path: 'media_buy_id' }] });
+    const upload = {
+      ...MEDIA_BUY.packages[0],
+      creatives: [{ creative_id: 'fresh-upload-probe', name: 'Fresh upload' }],
+      creative_assignments: [{ creative_id: 'assigned-literal' }],
+    };
+    const again = createBuy('again', { validations: [] }, { media_buy_id: 'new-buy-literal', packages: [upload] });
+    const change = {
+      id: 'change',
+      task: 'update_media_buy',
+      sample_request: { media_buy_id: 'old-buy-literal', paused: true },
+      validations: [],
+    };
+    const r = await run([library, book, again, change]);
+    const libraryCreative = (result(r, 'library').response!.payload as any).structuredContent.creatives[0].creative_id;
+    const booked = (result(r, 'book').response!.payload as any).structuredContent.media_buy_id;
+    const [, created] = sent(r, 'create_media_buy');
+    expect(created!.media_buy_id).toBe('new-buy-literal');
+    expect(created!.packages[0].creatives[0].creative_id).toBe('fresh-upload-probe');
+    expect(created!.packages[0].creative_assignments[0].creative_id).toBe(libraryCreative);
+    expect(result(r, 'again').warnings).toEqual([
+      `packages[0].creative_assignments[0].creative_id = ${JSON.stringify(libraryCreative)} replaced "assigned-literal": the storyboard hard-codes creative_id "assigned-literal", which no fixtures: entry seeds; step "library" captured the agent's own`,
+    ]);
+    expect(sent(r, 'update_media_buy')[0]!.media_buy_id).toBe(booked);
+  });
+
   it('a negative test (expect_error) keeps its literal, and so does an id the fixtures declare', async () => {
     const negative = await run([
       discover,
