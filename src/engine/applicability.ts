@@ -19,6 +19,8 @@ import type { SkipResult } from '../model/records.js';
 import type { CapabilityPredicate, Phase, Step, Storyboard } from '../model/storyboard.js';
 import { jsonEqual } from '../checks/equality.js';
 import type { AgentTools } from './gate.js';
+import { runnerTokens } from './substitute.js';
+import { requestsOf } from './unresolved.js';
 
 /** The agent's get_adcp_capabilities answer, or why there is none. */
 export type AgentCapabilities = { data: unknown; error?: undefined } | { data?: undefined; error: string };
@@ -37,19 +39,12 @@ export type SchemaDefault = (path: string) => unknown;
 const KNOWN_REQUIREMENTS = new Set(['controller', 'seeded_state', 'real_wire', 'webhook_receiver', 'multi_agent']);
 const CONTROLLER = 'comply_test_controller';
 
-/** `{{runner.webhook_url:<key>}}` / `{{runner.webhook_base}}`: a request that names the runner's receiver. */
-const RECEIVER_TOKEN = /\{\{\s*runner\.(?:webhook_url:[^}\s]+|webhook_base)\s*\}\}/;
-
-/** Whether any step's request names the runner's webhook receiver (the inferred `requires: [webhook_receiver]`). */
+/**
+ * Whether any step's request names the runner's webhook receiver (`{{runner.webhook_url:<key>}}`,
+ * `{{runner.webhook_base}}`): the inferred `requires: [webhook_receiver]`.
+ */
 function namesWebhookReceiver(steps: readonly Step[]): boolean {
-  const scan = (value: unknown, depth: number): boolean => {
-    if (typeof value === 'string') return RECEIVER_TOKEN.test(value);
-    if (depth > 64 || value === null || typeof value !== 'object') return false;
-    return Object.values(value).some((v) => scan(v, depth + 1));
-  };
-  return steps.some(
-    (step) => scan(step.sample_request, 0) || scan(step.rate_limit_trip?.trip_target_sample_request, 0),
-  );
+  return steps.some((step) => runnerTokens(requestsOf(step)).some((t) => t.provided));
 }
 
 /** The requirements a storyboard declares, and those the contract's rules infer from its requests. */

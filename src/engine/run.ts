@@ -43,7 +43,7 @@ import { gradeStep, type GradeInput } from './grade.js';
 import { withIdempotencyKey } from './idempotency.js';
 import { IMPLEMENTED_INVARIANTS } from './invariants.js';
 import { PathSyntaxError, setPath } from '../model/path.js';
-import { unresolvedRecord } from './unresolved.js';
+import { runnerPreflightSkip, unresolvedRecord } from './unresolved.js';
 import { followAsync, pollingTool, type TaskCompletion } from './polling.js';
 import type { SkipResult, StepOutcome, StepResult } from '../model/records.js';
 import { planPhases, RoleSessions, type AgentStep, type RoleOutcome, type RoleStep, type RunnerRole } from './role.js';
@@ -96,6 +96,8 @@ export class StoryboardRun {
   private transport?: AgentTransport;
   /** What a role decided every later step becomes (failed seeding, an unknown controller scenario, no request signing). */
   private halt?: SkipResult;
+  /** A `{{runner.*}}` placeholder no step can resolve: every step's skip (after a role's own: webhook_emission's). */
+  private readonly runnerPreflight?: SkipResult;
   /** The per-task request builder with what this run learnt for it (enrich/run-enricher.ts). */
   private readonly enricher: RunEnricher;
   private readonly roles: RoleSessions;
@@ -149,6 +151,8 @@ export class StoryboardRun {
       scope: () => this.scope(),
       results: this.results,
     });
+    // `{{runner.*}}` values come from the roles (the webhook receiver's URLs): none when the run hosts no receiver.
+    this.runnerPreflight = runnerPreflightSkip(this.entries, this.roles.first((s) => s.variables) !== undefined);
     this.storyboardWarnings.push(...(options.loadWarnings ?? []));
     this.storyboardWarnings.push(...this.roles.all((session) => session.storyboardWarnings?.()));
     const unchecked = (Array.isArray(storyboard.invariants) ? storyboard.invariants : []).filter(
@@ -356,6 +360,7 @@ export class StoryboardRun {
     const skip =
       unresolvedScenarioSkip(this.storyboard, this.options.knownStoryboardIds) ??
       this.roles.first((session) => session.storyboardSkip?.(step)) ??
+      this.runnerPreflight ??
       this.haltFor(step.phase);
     if (skip) return end.skipped(skip);
     const skipIf = evaluateSkipIf(step.phase.skip_if, step.phase.id, this.options.testKit);

@@ -101,6 +101,30 @@ function lookupMustache(expression: string, scope: SubstitutionScope): { found: 
   return url !== undefined ? { found: true, value: url } : { found: false };
 }
 
+/** The `{{runner.*}}` variables a run that hosts a webhook receiver provides (lookupMustache). */
+const RUNNER_VARIABLE = /^runner\.(?:webhook_base|webhook_url:.+)$/;
+
+/** A `{{runner.*}}` placeholder as written, and whether it names a variable a run with a webhook receiver provides. */
+export interface RunnerToken {
+  token: string;
+  provided: boolean;
+}
+
+/** The distinct `{{runner.*}}` placeholders in a value (a request), at any depth. */
+export function runnerTokens(value: unknown): RunnerToken[] {
+  const found = new Map<string, RunnerToken>();
+  const scan = (v: unknown, depth: number) => {
+    if (typeof v === 'string') {
+      for (const [token, expression] of v.matchAll(MUSTACHE))
+        if (expression!.startsWith('runner.')) found.set(token, { token, provided: RUNNER_VARIABLE.test(expression!) });
+    } else if (depth <= 64 && v !== null && typeof v === 'object') {
+      for (const inner of Object.values(v)) scan(inner, depth + 1);
+    }
+  };
+  scan(value, 0);
+  return [...found.values()];
+}
+
 function substituteString(input: string, scope: SubstitutionScope, unresolved: string[]): unknown {
   const whole = [
     { re: /^\$context\.([A-Za-z_][\w-]*(?:\.[\w-]+|\[\d+\])*)$/, lookup: lookupContext },

@@ -6,7 +6,8 @@
  * which step and why, not just that something upstream went wrong.
  */
 import type { Phase, Step } from '../model/storyboard.js';
-import type { StepResult } from '../model/records.js';
+import type { SkipResult, StepResult } from '../model/records.js';
+import { runnerTokens, type RunnerToken } from './substitute.js';
 
 export interface EarlierStep {
   phase: Phase;
@@ -60,9 +61,10 @@ export function explainUnresolved(tokens: readonly string[], earlier: readonly E
 
 /**
  * The record of a step whose request kept placeholders (storyboard-schema.yaml > "Unresolved substitution behavior":
- * never ship the token): a runner-provided value (the webhook receiver) this run does not have is not applicable — the
- * spec grades that as not applicable, not as the agent's failure —; anything else fails with the sentence that names
- * the step to look at. Untimed: the caller finishes it.
+ * never ship the token). A runner-provided value is not the agent's failure: it is not applicable. The run's preflight
+ * (`runnerPreflightSkip`) already skipped every storyboard with a `{{runner.*}}` token known to be unresolvable, so one
+ * reaches a step only when the run's receiver could not give it a value there. Anything else fails with the sentence
+ * that names the step to look at. Untimed: the caller finishes it.
  */
 export function unresolvedRecord(
   result: StepResult,
@@ -71,15 +73,15 @@ export function unresolvedRecord(
   earlier: readonly EarlierStep[],
   source: { file: string; line: number; column: number },
 ): StepResult {
-  const runnerTokens = tokens.filter((t) => /^\{\{\s*runner\./.test(t));
-  if (runnerTokens.length === tokens.length) {
+  const fromRunner = tokens.filter((t) => /^\{\{\s*runner\./.test(t));
+  if (fromRunner.length === tokens.length) {
     return {
       ...result,
       passed: true,
       request,
       skip: {
         reason: 'not_applicable',
-        detail: `unresolved_substitution: ${runnerTokens.join(', ')} needs the runner's webhook receiver, and this run hosts none (plugin option webhooks: { receiver: 'loopback' }, or --webhook-receiver)`,
+        detail: `unresolved_substitution: ${fromRunner.join(', ')} did not resolve: the runner's webhook receiver gives no value for it at this step`,
       },
     };
   }
@@ -101,5 +103,50 @@ export function unresolvedRecord(
         source,
       },
     ],
+  };
+}
+
+/** The requests a step sends: its `sample_request`, and a rate_limit_trip's target request. */
+export function requestsOf(step: Step): unknown[] {
+  return [step.sample_request, step.rate_limit_trip?.trip_target_sample_request];
+}
+
+/** How to get the runner's webhook receiver, as the messages about it say. */
+const ENABLE_RECEIVER = "plugin option webhooks: { receiver: 'loopback' }, or --webhook-receiver";
+
+/**
+ * storyboard-schema.yaml > Unresolved substitution behavior (3.0.6 and 3.1 alike), preflight 1: "Before the storyboard
+ * run starts — if any step references an unresolvable substitution, grade the storyboard as not_applicable with
+ * `unresolved_substitution` as the reason, and skip execution entirely. This is the preferred behavior for absent
+ * webhook receivers." A `{{runner.*}}` placeholder is the kind known to be unresolvable before the run, since no step
+ * can supply it: every one when the run hosts no webhook receiver (`receiver`), else one naming a variable no runner
+ * provides. Graded step by step, the storyboard's other steps would run on state it did not mean (its webhook-carrying
+ * booking never made). `steps`: the run's planned steps. The skip of every step, naming each such token, the steps
+ * that write it and how to enable the receiver; undefined when every token can resolve.
+ */
+export function runnerPreflightSkip(steps: readonly { step: Step }[], receiver: boolean): SkipResult | undefined {
+  const writers = new Map<string, { token: RunnerToken; steps: string[] }>();
+  for (const { step } of steps)
+    for (const token of runnerTokens(requestsOf(step)))
+      if (!receiver || !token.provided) {
+        const entry = writers.get(token.token) ?? { token, steps: [] };
+        writers.set(token.token, { token, steps: [...entry.steps, step.id] });
+      }
+  if (writers.size === 0) return undefined;
+  const named = (provided: boolean) =>
+    [...writers.values()]
+      .filter((w) => w.token.provided === provided)
+      .map((w) => `${w.token.token} (${w.steps.map((id) => `step "${id}"`).join(', ')})`)
+      .join(', ');
+  const [needsReceiver, unknown] = [named(true), named(false)];
+  const reasons = [
+    needsReceiver &&
+      `${needsReceiver} needs the runner's webhook receiver, and this run hosts none (${ENABLE_RECEIVER})`,
+    unknown &&
+      `${unknown} names no runner variable vitest-adcp provides ({{runner.webhook_base}}, {{runner.webhook_url:<step_id>}})`,
+  ].filter(Boolean);
+  return {
+    reason: 'not_applicable',
+    detail: `unresolved_substitution: ${reasons.join('; ')} — so no step of this storyboard runs`,
   };
 }

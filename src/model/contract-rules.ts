@@ -20,7 +20,9 @@ export interface ContractRules {
   /**
    * storyboard-schema.yaml 3.1 > requires > webhook_receiver: a storyboard whose requests name the runner's webhook
    * receiver (`{{runner.webhook_url:…}}`, `{{runner.webhook_base}}`) requires one, and without it is skipped as a
-   * whole rather than graded step by step.
+   * whole, `requirement_unmet`. 1.1.0 has no such reason: a 3.0 run skips the same storyboard as a whole too, as
+   * `not_applicable` (`unresolved_substitution`, the preflight of the Unresolved substitution behavior text that 3.0.6
+   * and 3.1 share: engine/unresolved.ts `runnerPreflightSkip`).
    */
   readonly inferWebhookReceiverRequirement: boolean;
   /**

@@ -81,6 +81,65 @@ describe('unseeded literal fixture ids', () => {
     expect(positive.notes).toHaveLength(1);
   });
 
+  it("never replaces an id the step is creating: the own id of an item of a <things> array, create_<thing>'s top-level <thing>_id", () => {
+    const ids = new Map<string, CapturedValue>([
+      ['creative_id', { value: 'comply-state-test-creative', by: 'sync_creative' }],
+      ['plan_id', { value: 'old-plan', by: 'plans' }],
+      ['media_buy_id', { value: 'real-mb', by: 'book' }],
+      ['product_id', { value: 'real-prod', by: 'discover' }],
+      ['pricing_option_id', { value: 'real-po', by: 'discover' }],
+    ]);
+    const send = (task: string, written: unknown) => {
+      const payload = structuredClone(written);
+      const notes = useCapturedFixtureIds(written, payload, new Set(), ids, task).map(describeEnrichment);
+      return { payload, paths: notes.map((n) => n.split(' = ')[0]) };
+    };
+    // deterministic-testing.yaml > sync_fresh_creative_for_rejection: a fresh creative, not the archived one.
+    const fresh = {
+      creatives: [{ creative_id: 'deterministic-rejection-probe', name: 'probe' }],
+      assignments: [{ creative_id: 'assigned-literal', package_id: 'pkg' }],
+    };
+    expect(send('sync_creatives', fresh)).toEqual({
+      payload: { ...fresh, assignments: [{ creative_id: 'comply-state-test-creative', package_id: 'pkg' }] },
+      paths: ['assignments[0].creative_id'],
+    });
+    expect(send('sync_plans', { plans: [{ plan_id: 'new-plan' }] }).paths).toEqual([]);
+    // Inline uploads are created; the assignments and the package's product are references.
+    const buy = {
+      media_buy_id: 'new-buy',
+      packages: [
+        {
+          product_id: 'test-product',
+          creatives: [{ creative_id: 'inline-upload' }],
+          creative_assignments: [{ creative_id: 'assigned-literal' }],
+        },
+      ],
+    };
+    expect(send('create_media_buy', buy).paths).toEqual([
+      'packages[0].product_id',
+      'packages[0].creative_assignments[0].creative_id',
+    ]);
+    // update_media_buy's media_buy_id names the buy it changes; its inline creatives are still uploads.
+    expect(send('update_media_buy', buy).paths).toEqual([
+      'media_buy_id',
+      'packages[0].product_id',
+      'packages[0].creative_assignments[0].creative_id',
+    ]);
+    // A controller's force_task_completion result defines the products the agent will return.
+    const result = {
+      params: {
+        result: { products: [{ product_id: 'async_curated', pricing_options: [{ pricing_option_id: 'po' }] }] },
+      },
+    };
+    expect(send('comply_test_controller', result).paths).toEqual([]);
+    // A bare object, or an item of an array not named <things> for its id: references.
+    expect(send('get_products', { refine: [{ product_id: 'p' }], product: { product_id: 'p' } }).paths).toEqual([
+      'refine[0].product_id',
+      'product.product_id',
+    ]);
+    expect(send('create_media_buy', { nested: { media_buy_id: 'deep' } }).paths).toEqual(['nested.media_buy_id']);
+  });
+
   it('walks only where the sent payload has the same shape, and not forever', () => {
     expect(apply('product_id').notes).toEqual([]);
     const written = { wrap: { product_id: 'test-product' } };

@@ -941,23 +941,64 @@ describe('runner-only tasks and {{runner.*}} substitutions', () => {
     expect(r.calls()).toEqual([]);
   });
 
-  it('contract 1.1.0: {{runner.webhook_url:<step>}} is skipped not_applicable (unresolved_substitution) and never sent; a missing capture beside it fails', async () => {
+  it('contract 1.1.0: a {{runner.webhook_url:<step>}} with no receiver grades the whole storyboard not_applicable (unresolved_substitution) before any step runs', async () => {
+    // storyboard-schema.yaml (3.0.6 and 3.1) > Unresolved substitution behavior, preflight 1. 3.0.6 idempotency's shape:
+    // its webhook-carrying booking, and steps beside it (create_media_buy_missing_key) that must not run without it.
     const webhook = { push_notification_config: { url: '{{runner.webhook_url:book}}' } };
-    // strictKeys: false — never_captured is a load error otherwise (unknown_context_reference); the run-time path is graded.
     const r = await run(
       [
-        createBuy('book', {}, webhook),
-        createBuy('with_capture', {}, { ...webhook, po_number: '$context.never_captured' }),
+        { id: 'discovery', steps: [capabilities('first')] },
+        { id: 'missing_key', steps: [createBuy('missing_key', { expect_error: true, omit_idempotency_key: true })] },
+        {
+          id: 'replay',
+          steps: [
+            createBuy('book', {}, webhook),
+            createBuy('replay', {}, webhook),
+            { id: 'hook', task: 'expect_webhook', triggered_by: 'book', validations: [] },
+          ],
+        },
       ],
-      { strictKeys: false, contract: '1.1.0' },
+      { contract: '1.1.0' },
     );
-    expect(r.verdicts).toEqual({ book: 'skipped:not_applicable', with_capture: 'failed' });
-    expect(result(r, 'book').skip!.detail).toMatch(/^unresolved_substitution: \{\{runner\.webhook_url:book\}\}/);
+    const detail = `unresolved_substitution: {{runner.webhook_url:book}} (step "book", step "replay") needs the runner's webhook receiver, and this run hosts none (plugin option webhooks: { receiver: 'loopback' }, or --webhook-receiver) — so no step of this storyboard runs`;
+    expect(r.verdicts).toEqual({
+      first: 'skipped:not_applicable',
+      missing_key: 'skipped:not_applicable',
+      book: 'skipped:not_applicable',
+      replay: 'skipped:not_applicable',
+      hook: 'skipped:not_applicable',
+    });
+    for (const id of Object.keys(r.verdicts)) expect(result(r, id).skip!.detail).toBe(detail);
+    expect(r.calls()).toEqual([]);
+  });
+
+  it('a {{runner.*}} variable no runner provides grades the storyboard not_applicable under either contract, naming it', async () => {
+    const steps = [capabilities('first'), createBuy('book', {}, { po_number: 'po-{{runner.purchase_order}}' })];
+    for (const contract of ['1.1.0', '2.6.0']) {
+      const r = await run(steps, { contract });
+      expect(r.verdicts).toEqual({ first: 'skipped:not_applicable', book: 'skipped:not_applicable' });
+      expect(result(r, 'first').skip!.detail).toBe(
+        'unresolved_substitution: {{runner.purchase_order}} (step "book") names no runner variable vitest-adcp provides ({{runner.webhook_base}}, {{runner.webhook_url:<step_id>}}) — so no step of this storyboard runs',
+      );
+      expect(r.calls()).toEqual([]);
+    }
+  });
+
+  it('a $context placeholder that did not resolve still fails its own step: only {{runner.*}} is known before the run', async () => {
+    // strictKeys: false — never_captured is a load error otherwise (unknown_context_reference); the run-time path is graded.
+    const r = await run(
+      [capabilities('first'), createBuy('with_capture', {}, { po_number: '$context.never_captured' })],
+      {
+        strictKeys: false,
+        contract: '1.1.0',
+      },
+    );
+    expect(r.verdicts).toEqual({ first: 'passed', with_capture: 'failed' });
     expect(validation(r, 'with_capture', 'unresolved_substitution')).toMatchObject({
       passed: false,
-      expected: ['{{runner.webhook_url:book}}', '$context.never_captured'],
+      expected: ['$context.never_captured'],
     });
-    expect(r.calls()).toEqual([]);
+    expect(r.calls('create_media_buy')).toEqual([]);
   });
 });
 
@@ -1402,6 +1443,38 @@ describe('unseeded literal fixture ids', () => {
       `packages[0].product_id = ${JSON.stringify(captured.product_id)} replaced "test-product": the storyboard hard-codes product_id "test-product", which no fixtures: entry seeds; step "discover" captured the agent's own`,
       `packages[0].pricing_option_id = ${JSON.stringify(captured.pricing_options[0].pricing_option_id)} replaced "test-pricing": the storyboard hard-codes pricing_option_id "test-pricing", which no fixtures: entry seeds; step "discover" captured the agent's own`,
     ]);
+  });
+
+  it('an id the step is creating is sent as written; a reference beside it still gets the capture', async () => {
+    // deterministic-testing.yaml > sync_fresh_creative_for_rejection's shape, on the tasks the fixture serves: the
+    // library creative captured first must not turn the new upload into a re-write of that creative.
+    const library = creatives('library', {
+      context_outputs: [{ name: 'creative_id', path: 'creatives[0].creative_id' }],
+    });
+    const book = createBuy('book', { context_outputs: [{ name: 'media_buy_id', path: 'media_buy_id' }] });
+    const upload = {
+      ...MEDIA_BUY.packages[0],
+      creatives: [{ creative_id: 'fresh-upload-probe', name: 'Fresh upload' }],
+      creative_assignments: [{ creative_id: 'assigned-literal' }],
+    };
+    const again = createBuy('again', { validations: [] }, { media_buy_id: 'new-buy-literal', packages: [upload] });
+    const change = {
+      id: 'change',
+      task: 'update_media_buy',
+      sample_request: { media_buy_id: 'old-buy-literal', paused: true },
+      validations: [],
+    };
+    const r = await run([library, book, again, change]);
+    const libraryCreative = (result(r, 'library').response!.payload as any).structuredContent.creatives[0].creative_id;
+    const booked = (result(r, 'book').response!.payload as any).structuredContent.media_buy_id;
+    const [, created] = sent(r, 'create_media_buy');
+    expect(created!.media_buy_id).toBe('new-buy-literal');
+    expect(created!.packages[0].creatives[0].creative_id).toBe('fresh-upload-probe');
+    expect(created!.packages[0].creative_assignments[0].creative_id).toBe(libraryCreative);
+    expect(result(r, 'again').warnings).toEqual([
+      `packages[0].creative_assignments[0].creative_id = ${JSON.stringify(libraryCreative)} replaced "assigned-literal": the storyboard hard-codes creative_id "assigned-literal", which no fixtures: entry seeds; step "library" captured the agent's own`,
+    ]);
+    expect(sent(r, 'update_media_buy')[0]!.media_buy_id).toBe(booked);
   });
 
   it('a negative test (expect_error) keeps its literal, and so does an id the fixtures declare', async () => {

@@ -1,6 +1,6 @@
 /**
  * The corpus storyboards the fixture agent's strict seller claims (fixtures/agent/README.md > Strict seller), run
- * through openStoryboardRun — enriched requests, a loopback webhook receiver (but see WITHOUT_RECEIVER) — against
+ * through openStoryboardRun — enriched requests, a loopback webhook receiver, the seeds SEEDED_OUT_OF_BAND names — against
  * `/x/strict+session_<unique>/mcp`: one fresh sandbox and one credential per storyboard. No step may fail; a step may
  * skip only for a reason listed in EXPECTED_SKIPS (a tool the fixture does not serve, a runner contract this run
  * does not host, a peer branch the storyboard took, or a stateful step behind one of those skips).
@@ -18,6 +18,8 @@ import { listCorpus } from '../../src/storyboard/select.js';
 import { loadStoryboardFile } from '../../src/storyboard/load.js';
 import type { Storyboard } from '../../src/model/storyboard.js';
 import { WebhookReceiver } from '../../src/webhooks/receiver.js';
+import { McpTransport } from '../../src/transport/mcp.js';
+import { answerError } from '../../src/model/answer-error.js';
 
 /** What the strict seller claims: each passes, skips aside. Keep in sync with fixtures/agent/README.md > Strict seller. */
 const CLAIMED = [
@@ -61,14 +63,66 @@ const RUNS_CLEAN = [
 ];
 
 /**
- * Storyboards run without the webhook receiver. idempotency's webhook-carrying phases book the hard-coded
- * `test-product` / `test-pricing` with no `fixtures:` entry and no discovery step ("pre-seed matching IDs out of
- * band", storyboard-schema.yaml > fixtures); the request builder replaces such a literal only with a product the agent
- * listed in the run, and this run lists none, so the seller rightly answers PRODUCT_NOT_FOUND. The text expects the agent
- * to have pre-seeded that id; the strict seller has not, so without a receiver those phases are not_applicable (and the
- * rest of idempotency still runs).
+ * Ids the storyboard hard-codes and expects seeded out of band (storyboard-schema.yaml > fixtures: hard-coded literals
+ * "are permitted through 3.x for existing storyboards that pre-seed matching IDs out of band"), seeded in the run's
+ * sandbox through the controller before it runs. idempotency's webhook-carrying phases book `test-product` /
+ * `test-pricing` with no `fixtures:` entry and no discovery step; the request builder replaces such a literal only with
+ * a product the agent listed in the run, and this run lists none. Without them the strict seller rightly answers
+ * PRODUCT_NOT_FOUND; without the receiver those phases' `{{runner.webhook_url:…}}` grades the whole storyboard
+ * not_applicable (storyboard-schema.yaml > Unresolved substitution behavior, preflight 1), so it runs with both.
  */
-const WITHOUT_RECEIVER = new Set(['idempotency']);
+const SEEDED_OUT_OF_BAND: Record<string, { scenario: string; params: Record<string, unknown> }[]> = {
+  idempotency: [
+    { scenario: 'seed_product', params: { product_id: 'test-product', fixture: {} } },
+    {
+      scenario: 'seed_pricing_option',
+      params: {
+        product_id: 'test-product',
+        pricing_option_id: 'test-pricing',
+        fixture: { pricing_model: 'cpm', fixed_price: 10, currency: 'USD' },
+      },
+    },
+  ],
+};
+
+/**
+ * Captures of a response field the response schema does not define, left out: idempotency's `idempotency_key_a` reads
+ * `idempotency_key` from create_media_buy's answer (create-media-buy-response.json has no such field, the fixture does
+ * not invent one), and no step reads it — its failure would only cascade over the steps under test (as in
+ * webhooks.e2e.test.ts; docs/conformance.md names the defect).
+ */
+const UNDEFINED_CAPTURES: Record<string, Record<string, string[]>> = {
+  idempotency: { create_media_buy_initial: ['idempotency_key_a'] },
+};
+
+/** The storyboard less its UNDEFINED_CAPTURES (a copy). */
+function withoutUndefinedCaptures(id: string, storyboard: Storyboard): Storyboard {
+  const dropped = UNDEFINED_CAPTURES[id];
+  if (!dropped) return storyboard;
+  const copy = structuredClone(storyboard);
+  for (const step of copy.phases.flatMap((p) => p.steps))
+    step.context_outputs = step.context_outputs?.filter((o) => !dropped[step.id]?.includes(o.name));
+  return copy;
+}
+
+/** The out-of-band seeds of a storyboard, sent to its sandbox as the operator's test setup would. */
+async function seedOutOfBand(id: string, url: string, token: string): Promise<void> {
+  const seeds = SEEDED_OUT_OF_BAND[id];
+  if (!seeds) return;
+  const transport = new McpTransport({ url, maxResponseBytes: 1_000_000 });
+  try {
+    for (const seed of seeds) {
+      const answer = await transport.call('comply_test_controller', seed, {
+        credentials: { kind: 'bearer', token },
+        timeoutMs: 10_000,
+      });
+      if (answer.transportError || answerError(answer))
+        throw new Error(`${id}: ${seed.scenario} failed: ${answer.transportError ?? JSON.stringify(answer.data)}`);
+    }
+  } finally {
+    await transport.close();
+  }
+}
 
 /**
  * Steps that fail by design: the storyboard expects what the fixture truthfully does not do. media_buy_seller books its
@@ -89,9 +143,8 @@ const EXPECTED_SKIPS: Record<string, RegExp> = {
   // A stateful step whose prerequisite was itself skipped for one of these reasons — never one that failed.
   prerequisite_failed:
     /^prerequisite step "[^"]+" \(phase [^)]+\) was skipped \((missing_tool|not_applicable|peer_branch_taken)\)/,
-  // Runner contracts this run does not host: the substitution observer; the webhook receiver for WITHOUT_RECEIVER.
-  not_applicable:
-    /requires the test-kit contract "(substitution_observer_runner|webhook_receiver_runner)"|needs the runner's webhook receiver/,
+  // A runner contract this run does not host: the substitution observer.
+  not_applicable: /requires the test-kit contract "substitution_observer_runner"/,
   // schema_validation: create_buy_past_start_adjust is moot once its peer (the reject branch) passed.
   peer_branch_taken: /contributed by /,
 };
@@ -119,15 +172,17 @@ for (const entry of listCorpus(corpus.root)) {
 }
 
 async function run(id: string, requests: 'enriched' | 'as-written' = 'enriched'): Promise<StepResult[]> {
-  const storyboard = byId.get(id);
-  if (!storyboard) throw new Error(`${id} is not in the corpus at ${corpus.root}`);
+  const listed = byId.get(id);
+  if (!listed) throw new Error(`${id} is not in the corpus at ${corpus.root}`);
+  const storyboard = withoutUndefinedCaptures(id, listed);
   const n = ++sessions;
   const url = agent.urlFor(['strict', `session_strict_corpus_${n}`]);
-  const webhooks = WITHOUT_RECEIVER.has(id) ? {} : { webhooks: receiver };
+  const token = `${TOKEN_PREFIX}-${n}`;
+  await seedOutOfBand(id, url, token);
   const engine = openStoryboardRun(
     storyboard,
-    { agentUrl: url, authToken: `${TOKEN_PREFIX}-${n}`, corpusRoot: corpus.root, timeoutMs: 10_000, requests },
-    { env: {}, ...webhooks },
+    { agentUrl: url, authToken: token, corpusRoot: corpus.root, timeoutMs: 10_000, requests },
+    { env: {}, webhooks: receiver },
   );
   try {
     return (await engine.runAll()).map((o) => o.result);

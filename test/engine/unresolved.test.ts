@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureAgent, type FixtureAgent } from '../../fixtures/agent/server.mjs';
 import type { StepResult } from '../../src/model/records.js';
-import { explainUnresolved, type EarlierStep } from '../../src/engine/unresolved.js';
+import { explainUnresolved, runnerPreflightSkip, type EarlierStep } from '../../src/engine/unresolved.js';
 import { formatStepFailure } from '../../src/report/format.js';
 import type { Phase, Step } from '../../src/model/storyboard.js';
 import { phasedStoryboard, runInline } from '../helpers/inline-run.js';
@@ -139,5 +139,42 @@ describe('on a real run', () => {
     );
     expect(message).not.toMatch(/\n {2}sent \(/);
     expect(message).not.toContain('received: nothing');
+  });
+});
+
+describe('runnerPreflightSkip: {{runner.*}} placeholders no step can resolve', () => {
+  const writes = (id: string, extra: Partial<Step>) => ({ step: { ...step(id), ...extra } as Step });
+  const hook = { push_notification_config: { url: '{{runner.webhook_url:book}}' } };
+
+  it('none, or every one resolvable with the receiver: nothing to skip', () => {
+    expect(runnerPreflightSkip([{ step: step('plain') }], false)).toBeUndefined();
+    expect(runnerPreflightSkip([writes('book', { sample_request: hook })], true)).toBeUndefined();
+  });
+
+  it('without a receiver: each token once, with every step that writes it, rate_limit_trip targets and interpolations included', () => {
+    const skip = runnerPreflightSkip(
+      [
+        writes('book', { sample_request: hook }),
+        writes('trip', {
+          rate_limit_trip: { trip_target_task: 'create_media_buy', trip_target_sample_request: hook, max_attempts: 1 },
+        } as unknown as Partial<Step>),
+        writes('base', { sample_request: { notes: ['at {{ runner.webhook_base }}/x'] } }),
+      ],
+      false,
+    );
+    expect(skip).toEqual({
+      reason: 'not_applicable',
+      detail: `unresolved_substitution: {{runner.webhook_url:book}} (step "book", step "trip"), {{ runner.webhook_base }} (step "base") needs the runner's webhook receiver, and this run hosts none (plugin option webhooks: { receiver: 'loopback' }, or --webhook-receiver) — so no step of this storyboard runs`,
+    });
+  });
+
+  it('a variable no runner provides: unresolvable with a receiver too, said apart from the receiver ones', () => {
+    const steps = [writes('a', { sample_request: { x: '{{runner.nope}}', url: '{{runner.webhook_base}}' } })];
+    expect(runnerPreflightSkip(steps, true)!.detail).toBe(
+      'unresolved_substitution: {{runner.nope}} (step "a") names no runner variable vitest-adcp provides ({{runner.webhook_base}}, {{runner.webhook_url:<step_id>}}) — so no step of this storyboard runs',
+    );
+    expect(runnerPreflightSkip(steps, false)!.detail).toMatch(
+      /^unresolved_substitution: \{\{runner\.webhook_base\}\} \(step "a"\) needs the runner's webhook receiver, .*; \{\{runner\.nope\}\} \(step "a"\) names no runner variable/,
+    );
   });
 });

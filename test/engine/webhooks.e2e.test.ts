@@ -282,16 +282,19 @@ describe('{{runner.webhook_url}} in another corpus storyboard: universal/idempot
     ).toHaveLength(2);
   });
 
-  it('without a receiver the webhook steps are not applicable and the rest runs', async () => {
-    const r = await run(idempotency(), { before: seedPlaceholders, receiver: false });
-    expect(r.verdicts).toMatchObject({
-      create_media_buy_missing_key: 'passed',
-      create_media_buy_initial: 'skipped:not_applicable',
-      no_duplicate_webhooks_on_replay: 'skipped:not_applicable',
-    });
-    expect(r.results.no_duplicate_webhooks_on_replay!.skip!.detail).toBe(
-      'expect_webhook requires the test-kit contract "webhook_receiver_runner" (a webhook receiver), which is not in scope for this run',
-    );
+  it('without a receiver the whole storyboard is not_applicable before any step runs (unresolved_substitution), create_media_buy_missing_key included, and nothing reaches the agent', async () => {
+    // storyboard-schema.yaml (3.0.6 as 3.1) > Unresolved substitution behavior, preflight 1: "grade the storyboard as
+    // not_applicable … and skip execution entirely. This is the preferred behavior for absent webhook receivers."
+    const a = await fixture();
+    const r = await run(idempotency(), { receiver: false });
+    const steps = idempotency().phases.flatMap((p) => p.steps.map((s) => s.id));
+    expect(Object.keys(r.verdicts)).toEqual(steps);
+    expect(Object.values(r.verdicts)).toEqual(steps.map(() => 'skipped:not_applicable'));
+    const detail =
+      'unresolved_substitution: {{runner.webhook_url:create_media_buy_initial}} (step "create_media_buy_initial", step "create_media_buy_replay") needs the runner\'s webhook receiver, and this run hosts none (plugin option webhooks: { receiver: \'loopback\' }, or --webhook-receiver) — so no step of this storyboard runs';
+    for (const id of steps) expect(r.results[id]!.skip!.detail, id).toBe(detail);
+    const session = new URL(r.url).pathname.match(/session_(\w+)/)![1];
+    expect(a.calls.filter((c) => c.session === session)).toEqual([]);
   });
 });
 

@@ -13,6 +13,13 @@
  * step captured under the same name. It is one of the request enrichments
  * (enrich/index.ts): shown as a step warning, never applied to negative tests
  * (an unknown id may be exactly what they test), off with `requests: 'as-written'`.
+ *
+ * Only a reference is replaced: an id the step is creating is never. A literal
+ * there is the storyboard naming the new thing, not a shortcut for the agent's
+ * id — replacing it turns "create a new one" into "write over an old one"
+ * (deterministic-testing.yaml > sync_fresh_creative_for_rejection syncs
+ * `deterministic-rejection-probe` precisely because the creative captured
+ * before it is archived). See `createdIdKey` for what counts as creating.
  */
 import type { Storyboard } from '../../model/storyboard.js';
 import { pathJoin, type Enrichment } from './note.js';
@@ -45,25 +52,48 @@ export function isUnseededLiteral(value: unknown, declared: ReadonlySet<string>)
 }
 
 /**
+ * The id key that names what an object of a request creates, if the request writes it (`collection`: the key of the
+ * array the object is an item of; `atRoot`: the object is the request itself):
+ *   - an item of a `<things>` array names itself with `<thing>_id`: sync_creatives' `creatives[].creative_id`,
+ *     sync_plans' `plans[].plan_id`, the inline uploads of create_/update_media_buy's `packages[].creatives[]`, the
+ *     products a controller's `force_task_completion` result defines (`products[].product_id`,
+ *     `pricing_options[].pricing_option_id`). A reference is spelt otherwise — `creative_ids: [...]` filters,
+ *     `creative_assignments[].creative_id`, `assignments[].creative_id`, `refine[].product_id` — and stays replaceable;
+ *   - the request of `create_<thing>` names the thing it creates with a top-level `<thing>_id` (create_media_buy's
+ *     `media_buy_id`, available_actions.yaml); update_media_buy's `media_buy_id` names the buy it changes: a reference.
+ */
+function createdIdKey(collection: string | undefined, task: string | undefined, atRoot: boolean): string | undefined {
+  if (collection !== undefined) return collection.endsWith('s') ? `${collection.slice(0, -1)}_id` : undefined;
+  const created = atRoot && task ? /^create_(\w+)$/.exec(task)?.[1] : undefined;
+  return created === undefined ? undefined : `${created}_id`;
+}
+
+/**
  * Writes captured ids over the request's unseeded literal fixture ids, in
- * place. `written` is the step's sample_request as authored (to tell literals
- * from placeholders); `payload` the request after substitution (same shape).
+ * place — never over an id the step is creating (`createdIdKey`). `written` is
+ * the step's sample_request as authored (to tell literals from placeholders);
+ * `payload` the request after substitution (same shape); `task` the task called
+ * (absent: no `create_<thing>` top-level id is known).
  */
 export function useCapturedFixtureIds(
   written: unknown,
   payload: unknown,
   declared: ReadonlySet<string>,
   captured: ReadonlyMap<string, CapturedValue>,
+  task?: string,
 ): Enrichment[] {
   const changes: Enrichment[] = [];
-  const walk = (authored: unknown, sent: unknown, at: string, depth: number) => {
+  /** `collection`: the key of the array `authored` is (or is an item of). */
+  const walk = (authored: unknown, sent: unknown, at: string, depth: number, collection?: string) => {
     if (depth > 32 || authored === null || typeof authored !== 'object' || sent === null || typeof sent !== 'object')
       return;
+    const created = Array.isArray(authored) ? undefined : createdIdKey(collection, task, depth === 0);
     for (const [key, value] of Object.entries(authored)) {
       const here = pathJoin(at, Array.isArray(authored) ? Number(key) : key);
       const capture = captured.get(key);
       if (
         FIXTURE_ID_KEYS.has(key) &&
+        key !== created &&
         isUnseededLiteral(value, declared) &&
         capture &&
         typeof capture.value === 'string' &&
@@ -77,7 +107,9 @@ export function useCapturedFixtureIds(
           reason: `the storyboard hard-codes ${key} "${value}", which no fixtures: entry seeds; step "${capture.by}" captured the agent's own`,
         });
       } else {
-        walk(value, (sent as Record<string, unknown>)[key], here, depth + 1);
+        // An array under `key` is the collection `key`, and its items are items of it.
+        const next = Array.isArray(authored) ? collection : Array.isArray(value) ? key : undefined;
+        walk(value, (sent as Record<string, unknown>)[key], here, depth + 1, next);
       }
     }
   };

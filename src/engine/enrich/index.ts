@@ -108,7 +108,13 @@ function controllerAccount(request: Record<string, unknown>, input: EnrichInput)
  */
 export async function enrichRequest(input: EnrichInput): Promise<string[]> {
   if (input.step.expect_error === true) return [];
-  const changes = useCapturedFixtureIds(input.step.sample_request, input.payload, input.declared, input.captured);
+  const changes = useCapturedFixtureIds(
+    input.step.sample_request,
+    input.payload,
+    input.declared,
+    input.captured,
+    input.task,
+  );
   const enricher = Object.hasOwn(ENRICHERS, input.task) ? ENRICHERS[input.task] : undefined;
   if (enricher) changes.push(...(await enricher(input.payload, input)));
   return changes.map(describeEnrichment);
