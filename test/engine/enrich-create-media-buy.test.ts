@@ -288,6 +288,260 @@ describe('create_media_buy request builder', () => {
   });
 });
 
+/** What the builder did to one request, by path: the value sent and the reason it gave (Stryker's survivors, pinned). */
+const byPath = (notes: string[]) => notes.map((n) => n.slice(0, n.indexOf(' ')));
+const fixed = (extra: Record<string, unknown> = {}) => ({
+  product_id: 'mixed',
+  pricing_option_id: 'mixed_fixed',
+  budget: 3000,
+  ...extra,
+});
+
+describe('create_media_buy request builder: each decision', () => {
+  it('a buy by proposal_id gets no identity and no package of ours, only its flight; its authored packages are still completed', async () => {
+    const bare = await build({ proposal_id: 'prop_1', start_time: complete.start_time, end_time: complete.end_time });
+    expect(bare.payload).toEqual({
+      proposal_id: 'prop_1',
+      start_time: complete.start_time,
+      end_time: complete.end_time,
+    });
+    expect(bare.notes).toEqual([]);
+    expect(bare.asked()).toBe(0);
+    const withPackages = await build({
+      proposal_id: 'prop_1',
+      ...complete,
+      packages: [{ product_id: 'auction_only', pricing_option_id: 'cpm_auction', budget: 10 }],
+    });
+    expect(byPath(withPackages.notes)).toEqual(['packages[0].bid_price']);
+  });
+
+  it('an empty packages array is no packages: one on the first listed product; packages that are not objects are left alone', async () => {
+    const empty = await build({ ...complete, packages: [] });
+    expect(empty.payload.packages).toEqual([
+      { product_id: 'auction_only', pricing_option_id: 'cpm_auction', budget: 1000, bid_price: 5 },
+    ]);
+    expect(empty.notes[0]).toBe(
+      'packages[0].product_id = "auction_only" added: the storyboard authored no packages; the first product the agent listed in this run',
+    );
+    const odd = await build({ ...complete, packages: ['not-an-object', fixed()] });
+    expect(odd.payload.packages).toEqual(['not-an-object', fixed()]);
+    expect(odd.notes).toEqual([]);
+  });
+
+  it('a package without product_id gets the first listed product, and a pricing option it already names on that product is kept', async () => {
+    const { payload, notes } = await build({
+      ...complete,
+      packages: [{ pricing_option_id: 'cpm_auction', budget: 10 }],
+    });
+    expect(payload.packages).toEqual([
+      { pricing_option_id: 'cpm_auction', budget: 10, product_id: 'auction_only', bid_price: 5 },
+    ]);
+    expect(notes).toEqual([
+      'packages[0].product_id = "auction_only" added: the package names no product; the first product the agent listed in this run',
+      'packages[0].bid_price = 5 added: pricing option "cpm_auction" is an auction (no fixed_price) and the storyboard authored no bid_price; its floor_price (the lowest bid it accepts)',
+    ]);
+  });
+
+  it('keeps a product or pricing option an earlier step captured (not the authored literal), and every literal when the run listed no product', async () => {
+    const written = {
+      ...complete,
+      packages: [{ product_id: 'test-product', pricing_option_id: 'test-pricing', budget: 10 }],
+    };
+    // fixture-ids.ts put captured ids in the request: they are not the authored literal, so they stay.
+    const payload = structuredClone(written);
+    payload.packages[0] = { product_id: 'captured-product', pricing_option_id: 'captured-pricing', budget: 10 };
+    const notes = await enrichRequest({
+      task: 'create_media_buy',
+      step: { id: 's', task: 'create_media_buy', sample_request: written } as Step,
+      payload,
+      discovery: discovered(),
+      declared: new Set(),
+      captured: new Map(),
+      anchorMs: ANCHOR,
+      nowMs: NOW,
+      discover: async () => 'asked',
+    });
+    expect(payload.packages).toEqual([
+      { product_id: 'captured-product', pricing_option_id: 'captured-pricing', budget: 10 },
+    ]);
+    expect(notes).toEqual([]);
+    // On a listed product, a captured pricing option it does not have stays too.
+    const onListed = structuredClone(written);
+    onListed.packages[0] = { product_id: 'mixed', pricing_option_id: 'captured-pricing', budget: 10 };
+    await enrichRequest({
+      task: 'create_media_buy',
+      step: {
+        id: 's',
+        task: 'create_media_buy',
+        sample_request: { ...written, packages: [{ product_id: 'mixed', pricing_option_id: 'test-pricing' }] },
+      } as Step,
+      payload: onListed,
+      discovery: discovered(),
+      declared: new Set(),
+      captured: new Map(),
+      anchorMs: ANCHOR,
+      nowMs: NOW,
+      discover: async () => 'asked',
+    });
+    expect(onListed.packages[0]).toEqual({ product_id: 'mixed', pricing_option_id: 'captured-pricing', budget: 10 });
+    // No product listed in the run: nothing to replace a literal with.
+    const none = await build(written, { discovery: new Discovery() });
+    expect(none.payload.packages).toEqual(written.packages);
+    expect(none.notes).toEqual([]);
+  });
+
+  it("a package naming no pricing option gets the product's first fixed-price one, or its first when all are auctions", async () => {
+    const { notes } = await build({
+      ...complete,
+      packages: [
+        { product_id: 'mixed', budget: 3000 },
+        { product_id: 'guided', budget: 3000, bid_price: 4 },
+      ],
+    });
+    expect(notes).toEqual([
+      'packages[0].pricing_option_id = "mixed_fixed" added: product "mixed" has no pricing option named in the package; its first fixed-price option',
+      'packages[1].pricing_option_id = "guided_auction" added: product "guided" has no pricing option named in the package; its first option',
+    ]);
+  });
+
+  it('budgets: the default above a smaller minimum spend, the minimum spend above the default, each saying which', async () => {
+    const small = await build({
+      ...complete,
+      packages: [{ product_id: 'guided', pricing_option_id: 'guided_auction', bid_price: 3 }],
+    });
+    expect(small.notes).toEqual([
+      'packages[0].budget = 1000 added: the package has no budget; 1000, above pricing option "guided_auction"\'s minimum spend',
+    ]);
+    const large = await build({ ...complete, packages: [{ product_id: 'mixed', pricing_option_id: 'mixed_fixed' }] });
+    expect(large.notes).toEqual([
+      'packages[0].budget = 2500 added: the package has no budget; pricing option "mixed_fixed"\'s min_spend_per_package',
+    ]);
+  });
+
+  it('bids: the floor when the guidance median is under it, the median when there is no floor', async () => {
+    const discovery = new Discovery();
+    discovery.observeAnswer('get_products', {
+      data: {
+        products: [
+          {
+            product_id: 'under',
+            pricing_options: [
+              {
+                pricing_option_id: 'o1',
+                pricing_model: 'cpm',
+                currency: 'USD',
+                floor_price: 4,
+                price_guidance: { p50: 3 },
+              },
+            ],
+          },
+          {
+            product_id: 'open',
+            pricing_options: [
+              { pricing_option_id: 'o2', pricing_model: 'cpm', currency: 'USD', price_guidance: { p50: 2.5 } },
+            ],
+          },
+          {
+            product_id: 'equal',
+            pricing_options: [
+              {
+                pricing_option_id: 'o3',
+                pricing_model: 'cpm',
+                currency: 'USD',
+                floor_price: 3,
+                price_guidance: { p50: 3 },
+              },
+            ],
+          },
+        ],
+      },
+      extraction: { path: 'structured_content' },
+    });
+    const { payload, notes } = await build(
+      {
+        ...complete,
+        packages: [
+          { product_id: 'under', pricing_option_id: 'o1', budget: 10 },
+          { product_id: 'open', pricing_option_id: 'o2', budget: 10 },
+          { product_id: 'equal', pricing_option_id: 'o3', budget: 10 },
+        ],
+      },
+      { discovery },
+    );
+    expect((payload.packages as { bid_price: number }[]).map((p) => p.bid_price)).toEqual([4, 2.5, 3]);
+    expect(notes.map((n) => n.slice(n.lastIndexOf(';') + 2))).toEqual([
+      'its floor_price (the lowest bid it accepts)',
+      'its price_guidance median (p50)',
+      'its price_guidance median (p50)',
+    ]);
+  });
+
+  it("identity reasons: the brand and the account sent earlier, the test kit's brand as brand and operator", async () => {
+    const discovery = discovered();
+    discovery.observeRequest({ brand: { domain: 'sent.example' }, account: { account_id: 'acc_1' } });
+    const sent = await build(
+      { packages: [fixed()], start_time: complete.start_time, end_time: complete.end_time },
+      { discovery },
+    );
+    expect(sent.notes).toEqual([
+      'brand = {"domain":"sent.example"} added: the request schema requires brand and the storyboard authored none; the brand this storyboard sent earlier in the run',
+      'account = {"account_id":"acc_1"} added: the request schema requires account and the storyboard authored none; the account this storyboard sent earlier in the run',
+    ]);
+    const kit = await build(
+      { packages: [fixed()], start_time: complete.start_time, end_time: complete.end_time },
+      { kitBrandDomain: 'kit.example' },
+    );
+    expect(kit.notes).toEqual([
+      'brand = {"domain":"kit.example"} added: the request schema requires brand and the storyboard authored none; the test kit\'s brand',
+      'account = {"brand":{"domain":"kit.example"},"operator":"kit.example"} added: the request schema requires account and the storyboard authored none; the test kit\'s brand, as a natural-key account',
+    ]);
+    const authored = await build({ ...complete, packages: [fixed()] }, { kitBrandDomain: 'kit.example' });
+    expect(authored.payload).toMatchObject({ brand: complete.brand, account: complete.account });
+  });
+
+  it('flights: an end a week after an authored start, a start alone added, an end kept when it is not after the past start', async () => {
+    const startOnly = await build({ ...complete, end_time: undefined, packages: [fixed()] });
+    expect(startOnly.payload.end_time).toBe('2027-02-08T00:00:00Z');
+    expect(startOnly.notes).toEqual([
+      'end_time = "2027-02-08T00:00:00Z" added: the request schema requires end_time and the storyboard authored none; a week after start_time',
+    ]);
+    const endOnly = await build({ ...complete, start_time: undefined, packages: [fixed()] });
+    expect(endOnly.payload).toMatchObject({ start_time: '2026-12-02T00:00:00Z', end_time: complete.end_time });
+    expect(endOnly.notes).toEqual([
+      'start_time = "2026-12-02T00:00:00Z" added: the request schema requires start_time and the storyboard authored none; the start of the next UTC day',
+    ]);
+    const inverted = await build({
+      ...complete,
+      start_time: '2026-04-01T00:00:00Z',
+      end_time: '2026-03-01T00:00:00Z',
+      packages: [fixed()],
+    });
+    expect(inverted.payload).toMatchObject({ start_time: '2026-12-02T00:00:00Z', end_time: '2026-03-01T00:00:00Z' });
+    expect(byPath(inverted.notes)).toEqual(['start_time']);
+    const asapNoEnd = await build({ ...complete, start_time: 'asap', end_time: undefined, packages: [fixed()] });
+    expect(asapNoEnd.payload.end_time).toBe('2026-12-09T00:00:00Z');
+    // A start the request got from elsewhere (a capture), not authored as a date: sent as it is.
+    const payload = { ...complete, start_time: '2026-04-01T00:00:00Z', packages: [fixed()] };
+    const notes = await enrichRequest({
+      task: 'create_media_buy',
+      step: {
+        id: 's',
+        task: 'create_media_buy',
+        sample_request: { ...complete, start_time: { from: 'context' }, packages: [fixed()] },
+      } as unknown as Step,
+      payload,
+      discovery: discovered(),
+      declared: new Set(),
+      captured: new Map(),
+      anchorMs: ANCHOR,
+      nowMs: NOW,
+      discover: async () => undefined,
+    });
+    expect(payload.start_time).toBe('2026-04-01T00:00:00Z');
+    expect(notes).toEqual([]);
+  });
+});
+
 describe('enrichment warnings', () => {
   it('quote values through the record redaction: a secret under a redacted key never reaches the warning', async () => {
     const { describeEnrichment } = await import('../../src/engine/enrich/note.js');
