@@ -1,12 +1,19 @@
 /**
  * ESLint rule `layers/downward-only`: an import from another folder of src/ must go to a lower layer
- * (lint/layers.mjs). Relative specifiers only — src/ imports its own modules relatively — resolved by path, so the rule
+ * (lint/layers.mjs), and into roles/ only through its registry, `roles/index.ts`: a role is one folder, and what the
+ * rest of the code needs of one (its plan, its compile-time data) the registry hands out. Relative specifiers only — src/ imports its own modules relatively — resolved by path, so the rule
  * needs no module resolver and sees type-only imports too (a type cycle is still a cycle in the design).
  */
 import path from 'node:path';
 import { LAYER_OF, LAYERS, unitOf } from './layers.mjs';
 
 const layerNames = (rank) => LAYERS[rank].join(', ');
+
+/** src/roles/index.ts, however the specifier names it (`../roles/index.js`, `../roles`, `../roles/index`). */
+function isRoleRegistry(target, src) {
+  const inSrc = target.slice(src.length).split(path.sep).join('/');
+  return /^roles(\/index(\.(c|m)?(ts|js))?)?$/.test(inSrc);
+}
 
 export const downwardOnly = {
   meta: {
@@ -34,6 +41,13 @@ export const downwardOnly = {
         return;
       }
       const toRank = LAYER_OF.get(toUnit);
+      if (toUnit === 'roles' && toRank < fromRank && !isRoleRegistry(target, src)) {
+        context.report({
+          node,
+          message: `${fromUnit} may not import a role's own module (${path.relative(src, target)}): import it from roles/index.ts, the role registry, which exports what other layers need of a role`,
+        });
+        return;
+      }
       if (toRank === undefined || toRank >= fromRank)
         context.report({
           node,

@@ -36,7 +36,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DiskCache, packageFingerprint } from '../cache/disk-cache.js';
-import { requestSigningVectorsDir } from '../roles/request-signing/vectors.js';
+import { requestSigningVectorsDir } from '../roles/index.js';
 import { adcpKnowledge } from '../storyboard/adcp-tasks.js';
 import { resolveTestKitPath } from '../storyboard/test-kit.js';
 import type { CompileResult } from './compile.js';

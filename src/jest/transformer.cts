@@ -21,8 +21,7 @@ const { compileOversizeStoryboard, compileStoryboard } = require('../compile/com
 const { readStoryboardFile } = require('../storyboard/read.js') as typeof import('../storyboard/read.js');
 const { formatDiagnostic } = require('../storyboard/diagnostics.js') as typeof import('../storyboard/diagnostics.js');
 const { complianceFromEnv, runCorpus } = require('../corpus.js') as typeof import('../corpus.js');
-const { signingVectorsFor } =
-  require('../roles/request-signing/vectors.js') as typeof import('../roles/request-signing/vectors.js');
+const { signingVectorsFor } = require('../roles/index.js') as typeof import('../roles/index.js');
 
 /** Options: `transform: { '\\.storyboard\\.ya?ml$': ['vitest-adcp/jest/transformer', { strictKeys: false }] }`. */
 interface TransformerOptions {

@@ -7,7 +7,7 @@ import type { TestProject } from 'vitest/node';
 import { CompileCache, type CachedCompile } from '../compile/compile-cache.js';
 import { compileOversizeStoryboard, compileStoryboard, type CompileOptions } from '../compile/compile.js';
 import type { Corpus } from '../corpus.js';
-import { signingVectorsFor } from '../roles/request-signing/vectors.js';
+import { signingVectorsFor } from '../roles/index.js';
 import { fileBytesOverBound } from '../storyboard/bounds.js';
 import { formatDiagnostic } from '../storyboard/diagnostics.js';
 import { readStoryboardFile } from '../storyboard/read.js';

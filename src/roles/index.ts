@@ -12,6 +12,13 @@ import { rateLimitTripRole } from './rate-limit-trip/index.js';
 import { requestSigningRole } from './request-signing/index.js';
 import { webhookReceiverRole } from './webhook-receiver/index.js';
 
+/**
+ * What other layers need of a role outside a run, handed out here so that nothing outside roles/ reaches into a
+ * role's folder (`npm run lint`'s layer rule): the request-signing vectors, which the compiler plans from and its
+ * cache keys on.
+ */
+export { requestSigningVectorsDir, signingVectorsFor } from './request-signing/vectors.js';
+
 export const BUILTIN_ROLES: readonly RunnerRole[] = [
   webhookReceiverRole,
   controllerSeedingRole,

@@ -27,6 +27,13 @@ tester.run('layers/downward-only', downwardOnly, {
     { filename: at('cli/init.ts'), code: "import { x } from '../plugin/plugin.js';" },
     { filename: at('engine/run.ts'), code: "import { x } from 'undici';" },
     { filename: join(root, 'test', 'engine', 'run.test.ts'), code: "import { x } from '../../src/cli.js';" },
+    // roles/ through its registry; inside roles/, any of its modules.
+    { filename: at('compile/compile.ts'), code: "import { BUILTIN_ROLES } from '../roles/index.js';" },
+    { filename: at('roles/index.ts'), code: "import { x } from './request-signing/vectors.js';" },
+    {
+      filename: join(root, 'test', 'roles', 'x.test.ts'),
+      code: "import { x } from '../../src/roles/brand-jwks/jwks.js';",
+    },
   ],
   invalid: [
     {
@@ -44,6 +51,22 @@ tester.run('layers/downward-only', downwardOnly, {
       filename: at('report/build.ts'),
       code: "import { x } from '../compile/compile.js';",
       errors: [{ message: /layer 9/ }],
+    },
+    // A role's own module from outside roles/: only the registry.
+    {
+      filename: at('compile/compile-cache.ts'),
+      code: "import { requestSigningVectorsDir } from '../roles/request-signing/vectors.js';",
+      errors: [
+        {
+          message:
+            /compile may not import a role's own module \(roles\/request-signing\/vectors\.js\): import it from roles\/index\.ts/,
+        },
+      ],
+    },
+    {
+      filename: at('jest/transformer.cts'),
+      code: "const v = require('../roles/webhook-receiver/webhooks.js');",
+      errors: 1,
     },
     {
       filename: at('engine/run.ts'),
