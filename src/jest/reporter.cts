@@ -88,6 +88,8 @@ class AdcpJestReporter {
   private readonly recordsDir: string;
   private readonly testNamePattern: string | null;
   private readonly tests: ReportTest[] = [];
+  /** The corpus choices the workers' files report (`run.corpus_choice` when they agree). */
+  private readonly corpusChoices = new Set<string>();
   private startedAt = new Date().toISOString();
 
   constructor(
@@ -131,6 +133,7 @@ class AdcpJestReporter {
     } catch {
       // no storyboard ran in this file (a user's own test, or a storyboard that did not load)
     }
+    if (records.corpusChoice) this.corpusChoices.add(records.corpusChoice);
     const byStep = new Map(records.steps.map((meta) => [meta.adcp.id, meta]));
     const assertionOf = (planned: AdcpPlannedStep) =>
       result.testResults.find(
@@ -182,6 +185,7 @@ class AdcpJestReporter {
       started_at: this.startedAt,
       finished_at: new Date().toISOString(),
       test_name_pattern: this.testNamePattern,
+      corpusChoices: [...this.corpusChoices],
     });
     rmSync(this.recordsDir, { recursive: true, force: true });
     this.stream?.end(model);

@@ -38,6 +38,11 @@ export interface JestFileRecords {
   planned: AdcpPlannedStep[];
   steps: { adcp: AdcpStepMeta; adcpReplayed?: AdcpStepMeta[] }[];
   storyboards: AdcpStoryboardMeta[];
+  /**
+   * Why the file's storyboards ran against their corpus (`Corpus.choice`), as the worker resolved it: the report's
+   * `run.corpus_choice`, as the Vitest plugin provides it to its reporter.
+   */
+  corpusChoice?: string;
 }
 
 /** The test file's globals the adapter uses: its `Error` (so the stack is source-mapped by Jest) and its console. */
@@ -145,6 +150,7 @@ export function createJestRuntime(
     });
     // Jest has no per-test meta: every step is planned when the module registers its tests.
     records.planned.push(...session.plannedSteps());
+    if (config().corpusChoice) records.corpusChoice = config().corpusChoice;
     /** How often each step's test ran: Jest re-runs a failed test's callback in the same module (`jest.retryTimes`). */
     const attempts = new Map<string, number>();
     return {

@@ -150,6 +150,11 @@ describe('Jest 30.5 with the preset', () => {
     // and the self-contained HTML report.
     const markdown = readFileSync(join(project, 'reports', 'jest-adcp.md'), 'utf8');
     expect(markdown.split('\n')[0]!).toMatch(/^## ❌ AdCP storyboards: /);
+    // Why this corpus, as under Vitest: the workers' files report the choice their corpus was made by.
+    const sdk = JSON.parse(
+      readFileSync(join(repoRoot, 'node_modules', '@adcp', 'sdk', 'package.json'), 'utf8'),
+    ).version;
+    expect(markdown).toContain(`(the version @adcp/sdk ${sdk} pins)`);
     expect(readFileSync(stepSummary, 'utf8')).toBe(`# an earlier step\n${markdown}\n`);
     const html = readFileSync(join(project, 'reports', 'jest-adcp.html'), 'utf8');
     expect(html).toMatch(/^<!doctype html>/i);
@@ -185,7 +190,7 @@ describe('Jest 30.5 with the preset', () => {
     ]);
   }, 120_000);
 
-  it('runs one step with -t, replaying the steps before it silently', async () => {
+  it('runs one step with -t, replaying the steps before it (reported as replayed, not graded)', async () => {
     const run = await jest(['-t', '\\(caps_wrong\\)', 'storyboards/smoke']);
     // No corpus storyboard selected this time: the stubs of the earlier runs are gone, so none of them runs.
     expect(existsSync(join(project, STUB_DIR))).toBe(false);
