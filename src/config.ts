@@ -12,7 +12,7 @@
  *   ADCP_RATE_LIMIT_TRIP 1: the run hosts rate_limit_trip_runner (it trips the agent's rate limiter)
  */
 
-import { isLoopbackHost } from './transport/url-guard.js';
+import { isLoopbackHost } from './model/addresses.js';
 import type { RemoteWebhookConfig } from './webhooks/remote.js';
 
 /** Where a worker reads the outcomes of the storyboard runs the plugin's main process drives (plugin/run-host.ts). */

@@ -3,6 +3,7 @@
  * bad one is a usage error (exit 2) before anything runs.
  */
 import { parseArgs } from 'node:util';
+import { isLoopbackHost } from '../model/addresses.js';
 import { resolveWebhookReceiver, type WebhookOptions } from '../webhooks/options.js';
 import { readAuthFile } from './auth-file.js';
 import { UsageError } from './usage-error.js';
@@ -48,11 +49,6 @@ export function parseFlags(args: string[]) {
   }
 }
 
-function isLoopback(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
-}
-
 export function commaList(values: string[] | undefined): string[] {
   return (values ?? [])
     .flatMap((v) => v.split(','))
@@ -79,7 +75,7 @@ export function agentUrl(positionals: string[], allowHttp: boolean): string {
     throw new UsageError(
       `"${url}" is not an http(s) URL: give the agent's MCP endpoint, e.g. https://agent.example.com/mcp`,
     );
-  if (parsedUrl.protocol === 'http:' && !isLoopback(parsedUrl.hostname) && !allowHttp) {
+  if (parsedUrl.protocol === 'http:' && !isLoopbackHost(parsedUrl.hostname) && !allowHttp) {
     throw new UsageError(
       `${url} is plain http to a host that is not loopback: agents must terminate TLS (use https://), or pass --allow-http for a development agent (results are then not publishable).`,
     );

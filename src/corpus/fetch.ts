@@ -46,6 +46,7 @@ import { createGunzip } from 'node:zlib';
 import { Parser, UnpackSync, type ReadEntry } from 'tar';
 import { Agent, EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
 import { DiskCache, cacheSecret, userCacheRoot } from '../cache/disk-cache.js';
+import { isLoopbackHost } from '../model/addresses.js';
 import { ConfigurationError } from '../model/errors.js';
 import { scrubSecrets, secretsInUrl } from '../model/redact.js';
 
@@ -307,18 +308,10 @@ function checkedBase(given: string, allowHttp: boolean, show: (url: URL) => stri
 
 function schemeRefusal(url: URL, allowHttp: boolean): string | undefined {
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return `is ${url.protocol}, not https: use https://`;
-  if (url.protocol === 'http:' && !allowHttp && !isLoopback(url.hostname))
+  if (url.protocol === 'http:' && !allowHttp && !isLoopbackHost(url.hostname))
     return 'is plain http to a host that is not loopback, where a bundle can be swapped in transit: use https://, or pass --allow-http (allowHttp) for a development mirror';
   return undefined;
 }
-
-/**
- * localhost (RFC 6761), 127.0.0.0/8, ::1 — as the URL parser spells them: it has already canonicalised every other
- * spelling (`127.1`, `0x7f.0.0.1`, `[0:0::1]`). The same rule as transport/url-guard.ts `isLoopbackHost`, which this
- * layer cannot import.
- */
-const isLoopback = (host: string) =>
-  host === 'localhost' || host.endsWith('.localhost') || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
 
 /** `<base>/protocol/<file>`, the base's query (a mirror's token) kept. */
 function asset(f: Fetch, file: string): URL {

@@ -31,14 +31,8 @@ import { extractA2aResult } from './a2a-extract.js';
 import { otherTask, runningTask } from './a2a-poll.js';
 import { jsonRpcErrorOf, parseJsonOrText } from './answer-body.js';
 import { boundedFetch, describeError, isTimeoutError, type ObservedHttp } from './http.js';
-import {
-  isLoopbackHost,
-  pinnedDispatcher,
-  sameOrigin,
-  UrlRefusedError,
-  vetUrl,
-  type UrlGuardOptions,
-} from './url-guard.js';
+import { isLoopbackHost } from '../model/addresses.js';
+import { pinnedDispatcher, sameOrigin, UrlRefusedError, vetUrl, type UrlGuardOptions } from './url-guard.js';
 import type { Dispatcher } from 'undici';
 import { authorizationHeader, type AgentTransport, type CallOptions, type Credentials } from './types.js';
 

@@ -16,12 +16,11 @@ import { OAuthProbes } from '../../src/roles/oauth-probes/probes.js';
 import { A2aTransport } from '../../src/transport/a2a.js';
 import { McpTransport } from '../../src/transport/mcp.js';
 import { probe } from '../../src/transport/probe.js';
+import { isLoopbackHost, nonPublicAddress } from '../../src/model/addresses.js';
 import {
   agentOriginRedirects,
   guardedFetch,
   guardedGet,
-  isLoopbackHost,
-  nonPublicAddress,
   UrlRefusedError,
   type Resolver,
   type UrlGuardOptions,
