@@ -16,6 +16,7 @@ import {
   type FetchCorpusOptions,
 } from './corpus/fetch.js';
 import { ConfigurationError } from './model/errors.js';
+import { packageVersionAt } from './model/package-version.js';
 
 export class CorpusNotFoundError extends ConfigurationError {}
 
@@ -229,11 +230,7 @@ function sdkChoice(sdkRoot: string, version: string, named: boolean): string {
 }
 
 function sdkVersion(sdkRoot: string): string {
-  try {
-    return String(JSON.parse(readFileSync(join(sdkRoot, 'package.json'), 'utf8')).version ?? 'of unknown version');
-  } catch {
-    return 'of unknown version';
-  }
+  return packageVersionAt(join(sdkRoot, 'package.json')) ?? 'of unknown version';
 }
 
 /**

@@ -1,24 +1,12 @@
 /** `npx vitest-adcp --version`: this package's version, and the Vitest, @adcp/sdk and corpus a run would use. */
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { findSdkRoot, resolveCorpus } from '../corpus.js';
-
-/** The version of the package at `packageJson`, or undefined when it cannot be read. */
-function packageVersion(packageJson: string | undefined): string | undefined {
-  if (!packageJson) return undefined;
-  try {
-    const version = (JSON.parse(readFileSync(packageJson, 'utf8')) as { version?: unknown }).version;
-    return typeof version === 'string' ? version : undefined;
-  } catch {
-    return undefined;
-  }
-}
+import { ownVersion, packageVersionAt } from '../model/package-version.js';
 
 /** `--version`: this package's, and the Vitest and @adcp/sdk (and corpus) a run from `cwd` would use. */
 export function printVersions(cwd: string, corpusVersion: string | undefined): number {
-  const own = packageVersion(fileURLToPath(new URL('../../package.json', import.meta.url))) ?? 'unknown';
+  const own = ownVersion();
   let vitestJson: string | undefined;
   try {
     // The Vitest this command imports: resolved from here, as `import('vitest/node')` resolves it.
@@ -26,9 +14,9 @@ export function printVersions(cwd: string, corpusVersion: string | undefined): n
   } catch {
     vitestJson = undefined;
   }
-  const vitest = packageVersion(vitestJson);
+  const vitest = packageVersionAt(vitestJson);
   const sdkRoot = findSdkRoot(cwd);
-  const sdk = packageVersion(sdkRoot ? resolve(sdkRoot, 'package.json') : undefined);
+  const sdk = packageVersionAt(sdkRoot ? resolve(sdkRoot, 'package.json') : undefined);
   let corpus: string;
   try {
     const found = resolveCorpus(corpusVersion, cwd);

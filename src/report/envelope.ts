@@ -4,8 +4,8 @@
  * which Vitest project, against which corpus, by which vitest-adcp, and when.
  * A report handed to AdCP tooling must say what it is a report of.
  */
-import { readFileSync } from 'node:fs';
 import { resolveRuntimeConfig, type RuntimeConfig } from '../config.js';
+import { ownVersion } from '../model/package-version.js';
 import { REDACTED, secretsInUrl } from '../model/redact.js';
 
 /** What a storyboard's records say about the agent they tested (set in the worker, from the run configuration). */
@@ -33,22 +33,8 @@ export function runTarget(config: RuntimeConfig, env: NodeJS.ProcessEnv = proces
   };
 }
 
-let version: string | undefined;
-
-/** This package's version (src/ and dist/ both sit two levels below package.json). */
-export function toolVersion(): string {
-  if (version === undefined) {
-    try {
-      version = String(
-        (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown })
-          .version ?? 'unknown',
-      );
-    } catch {
-      version = 'unknown';
-    }
-  }
-  return version;
-}
+/** This package's version, as the report names its runner and tool. */
+export const toolVersion = ownVersion;
 
 /** One agent a run tested: a Vitest project × agent URL × protocol. */
 export interface RunTargetReport {

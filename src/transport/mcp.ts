@@ -9,6 +9,7 @@ import type { CallToolResultSchema, McpError } from '@modelcontextprotocol/sdk/t
 import { isErrorOnly } from '../model/answer-error.js';
 import type { Exchange } from '../model/exchange.js';
 import type { ExtractionRecord, ResponseRecord } from '../model/records.js';
+import { ownVersion } from '../model/package-version.js';
 import { filterResponseHeaders } from '../model/redact.js';
 import { jsonRpcErrorOf, parseJsonOrText, type JsonRpcError } from './answer-body.js';
 import { boundedFetch, describeError, isTimeoutError, type ObservedHttp } from './http.js';
@@ -84,7 +85,8 @@ export class McpSessionPool {
 /** The sessions the storyboard runs of this process share (open-run.ts). */
 export const workerSessions = new McpSessionPool();
 
-const CLIENT_INFO = { name: 'vitest-adcp', version: '0.1.0' };
+/** Who we are in MCP's `initialize`: this package and its version (an agent's logs name the runner that called). */
+const CLIENT_INFO = { name: 'vitest-adcp', version: ownVersion() };
 
 interface McpSdk {
   Client: typeof import('@modelcontextprotocol/sdk/client/index.js').Client;
