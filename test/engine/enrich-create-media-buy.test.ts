@@ -542,6 +542,115 @@ describe('create_media_buy request builder: each decision', () => {
   });
 });
 
+describe('create_media_buy request builder: the edges', () => {
+  it("names a fixed-price first option as such, and says nothing more when the agent's own discovery found nothing", async () => {
+    const discovery = new Discovery();
+    discovery.observeAnswer('get_products', {
+      data: { products: [products.products[2]] },
+      extraction: { path: 'structured_content' },
+    });
+    const { notes } = await build({ ...complete, packages: [] }, { discovery });
+    expect(notes[1]).toBe(
+      'packages[0].pricing_option_id = "mixed_fixed" added: product "mixed"\'s first fixed-price pricing option',
+    );
+    const nothing = await build(
+      { ...complete, push_notification_config: { url: 'https://r.example/x' } },
+      {
+        discovery: new Discovery(),
+        discover: async () => undefined,
+      },
+    );
+    expect(nothing.notes).toEqual([
+      'packages not added: the storyboard authored no packages and the agent listed no product with a pricing option',
+    ]);
+  });
+
+  it('keeps packages the request got from elsewhere (none written): their product ids are not the authored literals', async () => {
+    const written = { ...complete };
+    const payload: Record<string, unknown> = {
+      ...complete,
+      packages: [{ product_id: 'test-product', pricing_option_id: 'test-pricing', budget: 10 }],
+    };
+    const notes = await enrichRequest({
+      task: 'create_media_buy',
+      step: { id: 's', task: 'create_media_buy', sample_request: written } as Step,
+      payload,
+      discovery: discovered(),
+      declared: new Set(),
+      captured: new Map(),
+      anchorMs: ANCHOR,
+      nowMs: NOW,
+      discover: async () => 'asked',
+    });
+    expect(payload.packages).toEqual([{ product_id: 'test-product', pricing_option_id: 'test-pricing', budget: 10 }]);
+    expect(notes).toEqual([]);
+  });
+
+  it('a minimum spend equal to the default budget is the default; a floor that is not a number is no floor', async () => {
+    const discovery = new Discovery();
+    discovery.observeAnswer('get_products', {
+      data: {
+        products: [
+          {
+            product_id: 'p',
+            pricing_options: [
+              {
+                pricing_option_id: 'at_default',
+                pricing_model: 'cpm',
+                currency: 'USD',
+                fixed_price: 1,
+                min_spend_per_package: 1000,
+              },
+              {
+                pricing_option_id: 'text_floor',
+                pricing_model: 'cpm',
+                currency: 'USD',
+                floor_price: '5',
+                price_guidance: 'high',
+              },
+            ],
+          },
+        ],
+      },
+      extraction: { path: 'structured_content' },
+    });
+    const { payload, notes } = await build(
+      {
+        ...complete,
+        packages: [
+          { product_id: 'p', pricing_option_id: 'at_default' },
+          { product_id: 'p', pricing_option_id: 'text_floor', budget: 10 },
+        ],
+      },
+      { discovery },
+    );
+    expect(notes).toEqual([
+      'packages[0].budget = 1000 added: the package has no budget; 1000, above pricing option "at_default"\'s minimum spend',
+      'packages[1].bid_price not added: pricing option "text_floor" is an auction but gives neither floor_price nor price_guidance to bid from',
+    ]);
+    expect((payload.packages as Record<string, unknown>[])[1]).not.toHaveProperty('bid_price');
+  });
+
+  it('a flight starting now is not past; an end equal to a past start is not moved with it; a dated step changes nothing', async () => {
+    const now = new Date(NOW).toISOString();
+    const atNow = await build({ ...complete, start_time: now, packages: [fixed()] });
+    expect(atNow.notes).toEqual([]);
+    const zeroLength = await build({
+      ...complete,
+      start_time: '2026-04-01T00:00:00Z',
+      end_time: '2026-04-01T00:00:00Z',
+      packages: [fixed()],
+    });
+    expect(zeroLength.payload.end_time).toBe('2026-04-01T00:00:00Z');
+    expect(byPath(zeroLength.notes)).toEqual(['start_time']);
+    const dated = await build(
+      { ...complete, start_time: '2020-01-01T00:00:00Z', packages: [fixed()] },
+      { step: { comply_scenario: 'temporal_validation' } },
+    );
+    expect(dated.notes).toEqual([]);
+  });
+});
+
 describe('enrichment warnings', () => {
   it('quote values through the record redaction: a secret under a redacted key never reaches the warning', async () => {
     const { describeEnrichment } = await import('../../src/engine/enrich/note.js');
