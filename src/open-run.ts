@@ -2,8 +2,8 @@
  * One way to get from a loaded storyboard and a run configuration to a ready
  * `StoryboardRun`: resolve the configuration (with ADCP_* fallbacks), load the
  * storyboard's test kit, pick the schema registry and the transport. The
- * Vitest adapter uses it, and so will the Jest adapter, the benches and the
- * tests — so they all run storyboards the same way.
+ * Vitest and Jest adapters, the plugin's run host, the benches and the tests
+ * all open runs through it, so they all run storyboards the same way.
  */
 import { realpathSync } from 'node:fs';
 import { resolve, sep } from 'node:path';
