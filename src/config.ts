@@ -10,9 +10,12 @@
  *                     agent-supplied URLs (OAuth issuer, A2A endpoint) that are http or private
  *   ADCP_SEEDED_STATE 1: the operator declares `requires: [seeded_state]` met (state provisioned out of band)
  *   ADCP_RATE_LIMIT_TRIP 1: the run hosts rate_limit_trip_runner (it trips the agent's rate limiter)
+ *   ADCP_RUNNER_WEBHOOK_SIGNER_JWKS  local development: a JWKS file or URL webhook signatures are verified against,
+ *                     instead of the spec's brand.json discovery (webhooks/operator-jwks.ts)
  */
 
 import { isLoopbackHost } from './model/addresses.js';
+import { SIGNER_JWKS_ENV, signerJwksLocationProblem } from './webhooks/operator-jwks.js';
 import type { RemoteWebhookConfig } from './webhooks/remote.js';
 
 /** Where a worker reads the outcomes of the storyboard runs the plugin's main process drives (plugin/run-host.ts). */
@@ -72,6 +75,13 @@ export interface RuntimeConfig {
    * `rate_limit_trip_runner` in scope. @default { parallel_dispatch_runner: true, rate_limit_trip_runner: false }
    */
   runnerContracts?: { parallel_dispatch_runner?: boolean; rate_limit_trip_runner?: boolean };
+  /**
+   * Local development only: the webhook signer's JWKS — a file path (relative to `projectRoot`) or a URL (https, or
+   * http to a loopback host) — that webhook signatures are verified against instead of the spec's brand.json
+   * discovery; each such verdict says so (webhooks/operator-jwks.ts). Plugin option `webhooks.signerJwks`.
+   * Env: ADCP_RUNNER_WEBHOOK_SIGNER_JWKS.
+   */
+  webhookSignerJwks?: string;
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -113,6 +123,7 @@ function withEnvFallbacks(given: RuntimeConfig, env: NodeJS.ProcessEnv, protocol
     },
     requests:
       given.requests ?? (nonEmpty(env.ADCP_REQUESTS)?.toLowerCase() === 'as-written' ? 'as-written' : 'enriched'),
+    webhookSignerJwks: given.webhookSignerJwks ?? nonEmpty(env[SIGNER_JWKS_ENV]),
   };
 }
 
@@ -138,6 +149,9 @@ function setConfigurationError(
     config.error =
       `agent URL ${agentUrl} is plain http to a host that is not loopback: the credentials would go out in cleartext. ` +
       'Use https://, or for a development agent set agent.allowHttp: true in adcpStoryboards() (env ADCP_ALLOW_HTTP=1, CLI --allow-http); results are then not publishable';
+  } else if (config.webhookSignerJwks !== undefined) {
+    // The location's text only; the file or URL itself is read once the run starts (operator-jwks.ts signerJwksFor).
+    config.error = signerJwksLocationProblem(config.webhookSignerJwks, config.allowHttp);
   }
 }
 

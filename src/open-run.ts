@@ -13,6 +13,7 @@ import { contractVersionOf, defaultSchemasDir } from './corpus.js';
 import type { AgentCapabilities } from './engine/applicability.js';
 import { contractRules } from './model/contract-rules.js';
 import type { RunnerRole } from './engine/role.js';
+import type { RunSettings } from './engine/run-settings.js';
 import { StoryboardRun } from './engine/run.js';
 import { secretsInUrl } from './model/redact.js';
 import { BUILTIN_ROLES } from './roles/index.js';
@@ -22,6 +23,7 @@ import type { Storyboard, TestKit } from './model/storyboard.js';
 import { createTransport } from './transport/create.js';
 import { workerSessions } from './transport/mcp.js';
 import { RateLimitedTransport } from './transport/rate-limit.js';
+import { signerJwksFor } from './webhooks/operator-jwks.js';
 import type { WebhookSink } from './webhooks/receiver.js';
 import { RemoteWebhookSink } from './webhooks/remote.js';
 
@@ -83,6 +85,7 @@ export function openStoryboardRun(
     ...(config.runnerContracts ? { runnerContracts: config.runnerContracts } : {}),
     capabilities: (ask) => sharedCapabilities(`${config.protocol} ${config.agentUrl} ${config.authToken ?? ''}`, ask),
     urlGuard: { allowHttp: config.allowHttp === true },
+    ...operatorSignerJwks(config),
     ...(options.webhooks || config.webhooks
       ? { webhooks: options.webhooks ?? new RemoteWebhookSink(config.webhooks!) }
       : {}),
@@ -90,6 +93,18 @@ export function openStoryboardRun(
       ? { knownStoryboardIds: storyboardIdsIn(config.corpusRoot) }
       : {}),
   });
+}
+
+/** The run's loader of the operator's webhook signer JWKS, when the configuration names one. */
+function operatorSignerJwks(config: ReturnType<typeof resolveRuntimeConfig>): Pick<RunSettings, 'webhookSignerJwks'> {
+  const location = config.webhookSignerJwks;
+  if (location === undefined) return {};
+  const options = {
+    timeoutMs: config.timeoutMs,
+    allowHttp: config.allowHttp === true,
+    baseDir: config.projectRoot ?? process.cwd(),
+  };
+  return { webhookSignerJwks: () => signerJwksFor(location, options) };
 }
 
 /** The storyboard's test kit, or the configuration error of a kit that cannot be loaded (or of the config itself). */

@@ -7,7 +7,7 @@
  * - every configuration / usage error message written in the code — the
  *   literal of each `new …Error(…)`, `super(…)`, `config.error =` and warning
  *   of the plugin, the CLI (cli.ts, cli/), the run configuration, the corpus, webhooks and
- *   createAdcpClient — appears in the page: each literal fragment of it (the
+ *   createAdcpClient, and each `jwksProblem(…)` / `const FIX =` of the operator's webhook signer JWKS — appears in the page: each literal fragment of it (the
  *   text between `${…}` interpolations) is quoted verbatim. Rewording a message
  *   or adding one without its entry fails here, with the text to add.
  */
@@ -26,6 +26,7 @@ const MESSAGE_SOURCES = [
   'src/cli.ts',
   'src/open-run.ts',
   'src/webhooks/options.ts',
+  'src/webhooks/operator-jwks.ts',
   'src/client/client.ts',
   ...filesUnder('src/corpus'),
   ...filesUnder('src/plugin'),
@@ -101,7 +102,7 @@ interface Message {
 function configurationMessages(): Message[] {
   const found: Message[] = [];
   const opener =
-    /(?:new (?:\w*Error)\(|\bsuper\(|\bconfig\.error =|\bconfigurationError =|(?<![.\w])warn\(|\?\? defaultWarn\)\()/g;
+    /(?:new (?:\w*Error)\(|\bsuper\(|\bconfig\.error =|\bconfigurationError =|(?<![.\w])warn\(|\?\? defaultWarn\)\(|\bjwksProblem\(|\bconst FIX =)/g;
   for (const file of MESSAGE_SOURCES) {
     const source = readFileSync(join(repo, file), 'utf8');
     for (const match of source.matchAll(opener)) {

@@ -4,6 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { isLoopbackHost } from '../model/addresses.js';
+import { absoluteJwksLocation, signerJwksLocationProblem } from '../webhooks/operator-jwks.js';
 import { resolveWebhookReceiver, type WebhookOptions } from '../webhooks/options.js';
 import { readAuthFile } from './auth-file.js';
 import { UsageError } from './usage-error.js';
@@ -28,6 +29,7 @@ const OPTIONS = {
   'webhook-base-url': { type: 'string' },
   'webhook-port': { type: 'string' },
   'webhook-allow-http': { type: 'boolean' },
+  'webhook-signer-jwks': { type: 'string' },
   'skip-rate-abuse': { type: 'boolean' },
   'lenient-keys': { type: 'boolean' },
   'requests-as-written': { type: 'boolean' },
@@ -118,8 +120,11 @@ export function webhookOptions(
     'webhook-base-url'?: string;
     'webhook-port'?: string;
     'webhook-allow-http'?: boolean;
+    'webhook-signer-jwks'?: string;
+    'allow-http'?: boolean;
   },
   env: NodeJS.ProcessEnv,
+  cwd: string,
 ): WebhookOptions | undefined {
   const port = values['webhook-port'];
   if (port !== undefined && !/^\d{1,5}$/.test(port))
@@ -133,9 +138,24 @@ export function webhookOptions(
     ...(values['webhook-allow-http'] ? { allowHttpBaseUrl: true } : {}),
   };
   try {
-    if (!resolveWebhookReceiver(options, env)) return undefined;
+    const receiver = resolveWebhookReceiver(options, env);
+    const signerJwks = signerJwksFlag(values, cwd);
+    if (signerJwks) return { ...options, signerJwks };
+    if (!receiver) return undefined;
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
   return options;
+}
+
+/** `--webhook-signer-jwks <url|file>`: its text checked now; a file path made absolute (the run's root may differ). */
+function signerJwksFlag(
+  values: { 'webhook-signer-jwks'?: string; 'allow-http'?: boolean },
+  cwd: string,
+): string | undefined {
+  const location = values['webhook-signer-jwks'];
+  if (location === undefined) return undefined;
+  const problem = signerJwksLocationProblem(location, values['allow-http'] === true);
+  if (problem) throw new UsageError(problem);
+  return absoluteJwksLocation(location, cwd);
 }

@@ -102,7 +102,7 @@ async function runInvocation(
       `--list prints the storyboards that would run, without running Vitest: the arguments after -- (${forVitest.join(' ')}) do not apply to it; drop them, or drop --list`,
     );
   const vitest = await vitestArguments(forVitest);
-  const webhooks = webhookOptions(flags, env);
+  const webhooks = webhookOptions(flags, env, cwd);
   // Every flag checked first: a download is not started for a command that would stop at a usage error.
   await prepareCorpus(version, cwd, { allowHttp: flags['allow-http'] === true, env });
   const { corpus, names, explicit } = namedStoryboards(flags, version, cwd);

@@ -89,6 +89,11 @@ they grade not_applicable):
   --webhook-port <n>         the port the receiver listens on (proxy mode needs
                              one; default: env ADCP_RUNNER_WEBHOOK_PORT)
   --webhook-allow-http       local development only: accept an http:// base URL
+  --webhook-signer-jwks <url|file>
+                             local development only: verify webhook signatures
+                             against this JWKS instead of the spec's brand.json
+                             discovery (each such verdict says so; default: env
+                             ADCP_RUNNER_WEBHOOK_SIGNER_JWKS)
 
 Vitest: everything after -- goes to Vitest, as to \`vitest run\`, e.g.
   -- -t '\\(get_capabilities\\)'      only the steps whose test name matches

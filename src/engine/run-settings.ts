@@ -7,6 +7,7 @@ import type { TestKit } from '../model/storyboard.js';
 import type { SchemaRegistry } from '../schemas/registry.js';
 import type { AgentTransport } from '../transport/types.js';
 import type { UrlGuardOptions } from '../transport/url-guard.js';
+import type { OperatorJwks } from '../webhooks/operator-jwks.js';
 import type { WebhookSink } from '../webhooks/receiver.js';
 import type { AgentCapabilities } from './applicability.js';
 import type { RequestMode } from './enrich/index.js';
@@ -43,6 +44,12 @@ export interface RunSettings extends PlanSettings {
   requestSigning?: { skipRateAbuse?: boolean };
   /** The webhook receiver this run mints `{{runner.webhook_url:…}}` URLs on; absent: no receiver (webhook steps not applicable). */
   webhooks?: WebhookSink;
+  /**
+   * Local development: the operator's webhook signer JWKS (config `webhookSignerJwks`), loaded on first use; webhook
+   * signatures are then verified against it instead of the spec's brand.json discovery. Rejects with a
+   * ConfigurationError when it cannot be loaded. Absent: the spec's discovery.
+   */
+  webhookSignerJwks?: () => Promise<OperatorJwks>;
   /** The SSRF guard on URLs the agent supplies (url-guard.ts): `allowHttp` for local development; tests' lookup / dial. */
   urlGuard?: Omit<UrlGuardOptions, 'agentUrl'>;
   /** The loader's warnings for the storyboard file (`file:line:col: warning: [rule] …`), reported with the storyboard-wide warnings. */

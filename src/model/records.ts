@@ -78,6 +78,11 @@ export interface ValidationResult {
   remediation?: string;
   /** Notes on a verdict that did not change it (e.g. refs_resolve's out-of-scope refs under `warn`). */
   observations?: string[];
+  /**
+   * A webhook signature check whose keys came from the operator's JWKS (`webhooks.signerJwks`, local development),
+   * not from the spec's brand.json discovery: its verdict is not one under the spec (vitest-adcp extension).
+   */
+  key_source?: 'operator_jwks';
   /** A validation that does not apply to this run (e.g. `a2a_submitted_artifact` over MCP): passed, with the reason. */
   not_applicable?: string;
   /** Where the validation is written: `file:line:column` of the YAML node (vitest-adcp extension). */

@@ -65,6 +65,7 @@ const OPTION_SHAPE: Shape = {
     port: true,
     allowHttpBaseUrl: true,
     maxBodyBytes: true,
+    signerJwks: true,
   } satisfies KeysOf<NonNullable<Options['webhooks']>>,
 } satisfies KeysOf<Options>;
 

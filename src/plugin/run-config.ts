@@ -7,6 +7,7 @@ import type { TestProject, VitestPluginContext } from 'vitest/node';
 import { defaultCacheDir } from '../cache/location.js';
 import type { RuntimeConfig } from '../config.js';
 import type { Corpus } from '../corpus.js';
+import { absoluteJwksLocation } from '../webhooks/operator-jwks.js';
 import { resolveWebhookReceiver } from '../webhooks/options.js';
 import { HostedWebhookReceiver } from '../webhooks/remote.js';
 import type { AdcpStoryboardsOptions } from './options.js';
@@ -76,6 +77,8 @@ function runtimeConfigFor(
     requests: options.requests,
     seededState: options.seededState,
     runnerContracts: options.runnerContracts,
+    webhookSignerJwks:
+      options.webhooks?.signerJwks !== undefined ? absoluteJwksLocation(options.webhooks.signerJwks, root) : undefined,
   };
 }
 

@@ -5,8 +5,9 @@
 import { statSync } from 'node:fs';
 import { isAbsolute, relative } from 'node:path';
 import type { TestProject, TestSpecification, VitestPluginContext } from 'vitest/node';
-import { resolveRuntimeConfig, type RuntimeConfig } from '../config.js';
+import { resolveRuntimeConfig, type ResolvedRuntimeConfig, type RuntimeConfig } from '../config.js';
 import { ConfigurationError } from '../model/errors.js';
+import { signerJwksFor } from '../webhooks/operator-jwks.js';
 import { agentPreflight } from './agent-preflight.js';
 import { filtered } from './run-host.js';
 import { isStoryboard, type PluginState } from './state.js';
@@ -27,6 +28,7 @@ async function preflightRun(state: PluginState, project: TestProject): Promise<v
   const config = resolveRuntimeConfig(given, process.env);
   if (config.error) throw new ConfigurationError(`vitest-adcp cannot run the storyboards: ${config.error}`);
   if (state.selectionProblem) throw state.selectionProblem;
+  await checkSignerJwks(config);
   // Once per Vitest process while it passes; a failed check is made again on the next run (watch mode: the agent
   // may be up, or the token fixed, by then).
   state.agentChecked ??= agentPreflight({
@@ -41,6 +43,24 @@ async function preflightRun(state: PluginState, project: TestProject): Promise<v
     throw error;
   });
   await state.agentChecked;
+}
+
+/**
+ * The operator's webhook signer JWKS, read once before anything runs: a file or URL that cannot be used stops the run
+ * with its one line, before the agent is called (the storyboard runs then share what was read: signerJwksFor).
+ */
+async function checkSignerJwks(config: ResolvedRuntimeConfig): Promise<void> {
+  const location = config.webhookSignerJwks;
+  if (location === undefined) return;
+  try {
+    await signerJwksFor(location, {
+      timeoutMs: config.timeoutMs,
+      allowHttp: config.allowHttp === true,
+      baseDir: config.projectRoot ?? process.cwd(),
+    });
+  } catch (error) {
+    throw new ConfigurationError(`vitest-adcp cannot run the storyboards: ${(error as Error).message}`);
+  }
 }
 
 /**

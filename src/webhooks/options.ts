@@ -32,6 +32,13 @@ export interface WebhookOptions {
   allowHttpBaseUrl?: boolean;
   /** Largest webhook body kept. @default 1048576 */
   maxBodyBytes?: number;
+  /**
+   * Local development only: the webhook signer's JWKS — a JSON file (relative to the project root) or a URL (https, or
+   * http to a loopback host) — webhook signatures are verified against *instead of* the spec's brand.json discovery,
+   * for an agent that publishes no brand.json yet. Each such verdict says its keys are the operator's, not the spec's
+   * discovery (operator-jwks.ts). Only the keys' public members are kept. Env ADCP_RUNNER_WEBHOOK_SIGNER_JWKS.
+   */
+  signerJwks?: string;
 }
 
 const WEBHOOK_BASE_URL_ENV = 'ADCP_RUNNER_WEBHOOK_BASE_URL';

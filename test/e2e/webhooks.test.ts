@@ -75,6 +75,46 @@ describe('webhook_emission through the plugin', () => {
     }
   });
 
+  it('with ADCP_RUNNER_WEBHOOK_SIGNER_JWKS the signatures are verified against the operator’s JWKS, and the step says so in its meta and annotations', async () => {
+    // The agent's own jwks.json, named as the operator's: the same key, another source (not the spec's discovery).
+    const jwks = `${new URL(inject('agentUrl')).origin}/.well-known/jwks.json`;
+    const run = await runVitest({
+      config,
+      env: {
+        ADCP_AGENT_URL: inject('agentUrl'),
+        ADCP_AUTH_TOKEN: 'demo-webhooks-plugin',
+        E2E_CORPUS: 'webhook_emission',
+        ADCP_RUNNER_WEBHOOK_SIGNER_JWKS: jwks,
+      },
+      reporters: ['verbose'],
+    });
+    const signed = byId(run, 'webhook_emission/signature_validity/expect_signature_valid');
+    expect(signed.state, `${run.stdout}\n${run.stderr}`).toBe('passed');
+    expect(signed.meta.adcp.result.validations[0]).toMatchObject({ passed: true, key_source: 'operator_jwks' });
+    const warning = `webhook signatures were verified against the operator-supplied JWKS ${jwks} (webhooks.signerJwks), not keys found by the spec's brand.json discovery`;
+    expect(signed.meta.adcp.result.warnings[0]).toContain(warning);
+    expect(run.stdout + run.stderr).toContain(warning);
+    expect(run.exitCode).toBe(0);
+  });
+
+  it('a signer JWKS that cannot be read stops the run before any step, with one line naming the fix', async () => {
+    const run = await runVitest({
+      config,
+      env: {
+        ADCP_AGENT_URL: inject('agentUrl'),
+        ADCP_AUTH_TOKEN: 'demo-webhooks-plugin',
+        E2E_CORPUS: 'webhook_emission',
+        ADCP_RUNNER_WEBHOOK_SIGNER_JWKS: 'no-such-jwks.json',
+      },
+    });
+    const output = run.stdout + run.stderr;
+    expect(run.exitCode).toBe(1);
+    expect(output).toMatch(
+      /vitest-adcp cannot run the storyboards: the webhook signer JWKS \S+no-such-jwks\.json cannot be read \(ENOENT\): set webhooks\.signerJwks \(--webhook-signer-jwks, ADCP_RUNNER_WEBHOOK_SIGNER_JWKS\) to a JWKS JSON file/,
+    );
+    expect(run.tests).toEqual([]);
+  });
+
   it('without a receiver every step is skipped not_applicable (unresolved_substitution)', async () => {
     const run = await runVitest({
       config,

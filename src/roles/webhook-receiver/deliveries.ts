@@ -14,10 +14,16 @@ export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9_.:-]{16,255}$/;
 const MAX_RECORDED_DELIVERIES = 50;
 const MAX_RECORDED_BODY_CHARS = 64 * 1024;
 
-/** A signature's verdict on one delivery. */
-export type Verdict =
+/** A signature's verdict on one delivery; `operatorJwks`: the location of the operator's JWKS its keys came from. */
+export type Verdict = (
   | { ok: true; keyid: string }
-  | { ok: false; code: WebhookSignatureErrorCode | 'webhook_body_malformed'; step: number | string; detail: string };
+  | { ok: false; code: WebhookSignatureErrorCode | 'webhook_body_malformed'; step: number | string; detail: string }
+) & { operatorJwks?: string };
+
+/** The step warning of a signature graded with the operator's keys: the verdict is not one under the spec's discovery. */
+export function operatorJwksWarning(location: string): string {
+  return `webhook signatures were verified against the operator-supplied JWKS ${location} (webhooks.signerJwks), not keys found by the spec's brand.json discovery: a pass here is not a pass under AdCP key discovery; publish the key at your brand.json agents[].jwks_uri before deploying`;
+}
 
 /** A webhook step cannot observe what its trigger never caused. */
 export function triggerProblem(trigger: StepResult): SkipResult | undefined {
@@ -111,7 +117,31 @@ export function signatureValidation(
   tag: string,
 ): ValidationResult {
   const description = `the webhook's RFC 9421 signature verifies under ${tag}`;
-  if (verdict.ok) return v.pass(`${description} (keyid ${verdict.keyid})`);
+  const validation = verdict.ok
+    ? v.pass(`${description} (keyid ${verdict.keyid})`)
+    : signatureFailure(v, verdict, delivery, tag, description);
+  return verdict.operatorJwks === undefined ? validation : withOperatorKeySource(validation, verdict.operatorJwks);
+}
+
+/** Marks a signature check graded with the operator's keys, in a field and in words. */
+export function withOperatorKeySource(validation: ValidationResult, location: string): ValidationResult {
+  return {
+    ...validation,
+    key_source: 'operator_jwks',
+    observations: [
+      ...(validation.observations ?? []),
+      `key source: the operator-supplied JWKS ${location} (webhooks.signerJwks), not the spec's brand.json discovery`,
+    ],
+  };
+}
+
+function signatureFailure(
+  v: Validations,
+  verdict: Extract<Verdict, { ok: false }>,
+  delivery: WebhookDelivery,
+  tag: string,
+  description: string,
+): ValidationResult {
   return v.fail(
     verdict.code,
     description,

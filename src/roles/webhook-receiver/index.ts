@@ -22,6 +22,7 @@ function webhookSession(run: RoleRun): RoleSession {
     schemas: settings.schemas,
     file: storyboard.file,
     ...(settings.urlGuard ? { urlGuard: settings.urlGuard } : {}),
+    ...(settings.webhookSignerJwks ? { signerJwks: settings.webhookSignerJwks } : {}),
   });
   return {
     storyboardSkip: () => webhooks.storyboardSkip(settings.testKit),

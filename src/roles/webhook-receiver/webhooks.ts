@@ -41,6 +41,7 @@ import { WEBHOOK_SIGNING } from '../../signing/index.js';
 import type { Step, Storyboard, TestKit } from '../../model/storyboard.js';
 import { isRoutable, type RetryPolicy, type WebhookDelivery, type WebhookSink } from '../../webhooks/receiver.js';
 import type { UrlGuardOptions } from '../../transport/url-guard.js';
+import type { OperatorJwks } from '../../webhooks/operator-jwks.js';
 import { failsStep, type SkipResult, type StepResult, type ValidationResult } from '../../model/records.js';
 import { substitute, type RunnerVariables, type SubstitutionScope } from '../../engine/substitute.js';
 import { DeliverySignatures } from './signatures.js';
@@ -52,6 +53,8 @@ import {
   matchesFilter,
   signatureValidation,
   recordDeliveries,
+  operatorJwksWarning,
+  withOperatorKeySource,
   Validations,
   IDEMPOTENCY_KEY_PATTERN,
 } from './deliveries.js';
@@ -81,6 +84,8 @@ export interface WebhookRunOptions {
   file: string;
   /** The SSRF guard for brand.json / JWKS discovery (`allowHttp`; tests' lookup / dial). */
   urlGuard?: Omit<UrlGuardOptions, 'agentUrl'>;
+  /** Local development: the operator's JWKS, verified against instead of the spec's discovery (operator-jwks.ts). */
+  signerJwks?: () => Promise<OperatorJwks>;
 }
 
 /** What arrived at a step's receiver URL within its window. */
@@ -267,6 +272,10 @@ export class WebhookRun {
     if ('problem' in target)
       return record({ validations: [v.fail('webhook_target', 'which receiver URL to watch', target.problem)] });
 
+    // An operator JWKS that cannot be loaded is the run's configuration, not the agent's signature: the step says so.
+    const keysProblem = task === 'expect_webhook' ? undefined : await this.signatures.keysProblem();
+    if (keysProblem) return record({ error: keysProblem });
+
     const { windowMs, window } = watchWindow(step, task, this.options.timeoutMs);
     const matches = (d: WebhookDelivery) => matchesFilter(d, bodyFilter);
     const cap =
@@ -308,7 +317,19 @@ export class WebhookRun {
     };
     const deliveries = recordDeliveries(observed, matches);
     const validations = await this.gradeDeliveries(step, task, v, seen, { cap, hmac, agentUrl });
-    return record({ validations, passed: !validations.some(failsStep), webhook_deliveries: deliveries });
+    return record({
+      validations,
+      passed: !validations.some(failsStep),
+      webhook_deliveries: deliveries,
+      ...(await this.operatorKeysWarning(validations)),
+    });
+  }
+
+  /** The step's warning when a signature check used the operator's keys: the verdict is not one under the spec. */
+  private async operatorKeysWarning(validations: ValidationResult[]): Promise<{ warnings?: string[] }> {
+    if (!validations.some((v) => v.key_source === 'operator_jwks')) return {};
+    const location = await this.signatures.operatorJwksLocation();
+    return location === undefined ? {} : { warnings: [operatorJwksWarning(location)] };
   }
 
   /** The step's validations on what arrived at its URL within the window. */
@@ -426,6 +447,7 @@ export class WebhookRun {
     out.push(v.pass(`the idempotency_key is byte-identical on all ${strings.length} deliveries`));
     // storyboard-schema.yaml > expect_webhook_retry_keys_stable: under 9421 every retry is verified, with the run's replay store.
     if (!hmac && step.verify_signature_on_every_delivery !== false) {
+      let operatorJwks: string | undefined;
       for (const [i, delivery] of matched.entries()) {
         const verdict = await this.signatures.verify(delivery, WEBHOOK_SIGNING.tag, agentUrl);
         if (!verdict.ok) {
@@ -433,8 +455,10 @@ export class WebhookRun {
           out.push({ ...failed, error: `delivery ${i + 1} of ${matched.length}: ${failed.error}` });
           return out;
         }
+        operatorJwks = verdict.operatorJwks;
       }
-      out.push(v.pass(`every delivery's RFC 9421 signature verifies, each with a fresh nonce`));
+      const verified = v.pass(`every delivery's RFC 9421 signature verifies, each with a fresh nonce`);
+      out.push(operatorJwks === undefined ? verified : withOperatorKeySource(verified, operatorJwks));
     }
     return out;
   }
