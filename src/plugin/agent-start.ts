@@ -37,7 +37,7 @@ export interface StartContext {
   env?: NodeJS.ProcessEnv;
 }
 
-export const DEFAULT_START_TIMEOUT_MS = 60_000;
+const DEFAULT_START_TIMEOUT_MS = 60_000;
 /** How often the agent is looked at while it starts, and the bound on one look. */
 const POLL_MS = 200;
 const LOOK_MS = 2_000;
