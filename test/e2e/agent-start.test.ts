@@ -7,6 +7,7 @@
  * The commands write the shell's pid (`$$`: the leader of the process group the agent runs in) to a file, and run the
  * agent as the shell's child rather than `exec` it: the stop must take a command's children down, not the shell alone.
  */
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
@@ -72,6 +73,10 @@ function connectTo(port: number): Promise<'connected' | 'refused'> {
 async function expectGone(pid: string, port: number): Promise<void> {
   const pgid = groupOf(pid);
   expect(pgid).toBeGreaterThan(1);
+  // A run that ends on a signal stops the agent from its exit handler, where it cannot reap its shell: the shell is a
+  // zombie of the group until init reaps it, a moment after the run's exit. A live process would stay past this wait.
+  const until = Date.now() + 3_000;
+  while (groupAlive(pgid) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
   expect(groupAlive(pgid)).toBe(false);
   expect(await connectTo(port)).toBe('refused');
 }
@@ -171,6 +176,43 @@ describe('agent.start in vitest.config.ts', () => {
   });
 });
 
+/**
+ * Starts `node <args>` (a run), waits until the agent's shell has written its pid file, sends the run `signal`, and
+ * resolves to the run's exit code once it has ended.
+ */
+async function interrupted(
+  args: string[],
+  env: Record<string, string | undefined>,
+  pid: string,
+  signal: NodeJS.Signals,
+) {
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, FORCE_COLOR: '0', ...env };
+  for (const key of Object.keys(childEnv))
+    if (childEnv[key] === undefined || key.startsWith('VITEST')) delete childEnv[key];
+  const run = spawn(process.execPath, args, { cwd: repoRoot, env: childEnv, stdio: 'ignore' });
+  const ended = new Promise<number | null>((resolve) => run.once('exit', (code) => resolve(code)));
+  const until = Date.now() + 60_000;
+  while (!existsSync(pid) || readFileSync(pid, 'utf8').trim() === '') {
+    if (Date.now() > until) throw new Error('the agent was never started');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  run.kill(signal);
+  return ended;
+}
+
+describe('the run ends early: the agent goes with it', () => {
+  const never = (pid: string) => recorded(pid, `'${process.execPath}' -e 'setInterval(() => {}, 1000)'`);
+
+  it("SIGTERM to `vitest run` while the agent starts: the run exits, and the agent's group is gone", async () => {
+    const port = await closedPort();
+    const pid = pidFile();
+    const vitestBin = join(repoRoot, 'node_modules', 'vitest', 'vitest.mjs');
+    const code = await interrupted([vitestBin, 'run', '--config', config], startEnv(never(pid), port), pid, 'SIGTERM');
+    expect(code).not.toBe(0);
+    await expectGone(pid, port);
+  });
+});
+
 describe('npx vitest-adcp <url> --start', () => {
   const binScratch = join(scratch, 'bin');
   let cliJs: string;
@@ -209,6 +251,20 @@ describe('npx vitest-adcp <url> --start', () => {
     expect(run.exitCode).toBe(2);
     expect(run.stderr.trim().split('\n'), run.stderr).toHaveLength(1);
     expect(run.stderr).toMatch(/the agent command `echo bye; exit 1` exited with code 1 before it answered at .*"bye"/);
+  });
+
+  it("Ctrl-C (SIGINT) of the bin while the agent starts: exit 130, and the agent's group is gone", async () => {
+    const port = await closedPort();
+    const pid = pidFile();
+    const command = recorded(pid, `'${process.execPath}' -e 'setInterval(() => {}, 1000)'`);
+    const code = await interrupted(
+      [cliJs, `http://127.0.0.1:${port}/mcp`, '--start', command],
+      CLEAN_ENV,
+      pid,
+      'SIGINT',
+    );
+    expect(code).toBe(130);
+    await expectGone(pid, port);
   });
 
   it('a command that never answers: stopped within --start-timeout, one line, exit 2, its group gone', async () => {
