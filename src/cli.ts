@@ -26,6 +26,7 @@ import type { Corpus } from './corpus.js';
 import { init } from './cli/init.js';
 import { parse, type Command, type Invocation } from './cli/invocation.js';
 import { runVitest } from './cli/run-vitest.js';
+import { withStartedAgent } from './cli/start-agent.js';
 import { explainSelection, selectionSummary, type Selection } from './cli/selection.js';
 import { USAGE } from './cli/usage.js';
 import { UsageError } from './cli/usage-error.js';
@@ -121,9 +122,21 @@ async function main(
   return run(command.invocation, cwd, env);
 }
 
-/** A run: the selection made and said (`--list` stops there), then the storyboards run by Vitest. */
+/** A run: the agent of `--start` up when one is given, then the selection and the storyboards (selectAndRun). */
 async function run(invocation: Invocation, cwd: string, env: NodeJS.ProcessEnv): Promise<number> {
   const secrets = runSecrets(invocation, env);
+  // `--start`: the agent up before anything asks it (a --list of named storyboards asks nothing), down at the end.
+  if (!invocation.start || (invocation.list && !invocation.fromCapabilities))
+    return selectAndRun(invocation, cwd, secrets);
+  try {
+    return await withStartedAgent(invocation, cwd, () => selectAndRun(invocation, cwd, secrets));
+  } catch (error) {
+    return configurationFailure(error, false, secrets);
+  }
+}
+
+/** The selection made and said (`--list` stops there), then the storyboards run by Vitest. */
+async function selectAndRun(invocation: Invocation, cwd: string, secrets: readonly string[]): Promise<number> {
   let selection: Selection & { capabilityIds?: string[] };
   try {
     selection = await select(invocation, cwd, invocation.list);

@@ -5,6 +5,7 @@
 import { parseArgs } from 'node:util';
 import { isLoopbackHost } from '../model/addresses.js';
 import { absoluteJwksLocation, signerJwksLocationProblem } from '../webhooks/operator-jwks.js';
+import type { AgentStartOptions } from '../plugin/agent-start.js';
 import { resolveWebhookReceiver, type WebhookOptions } from '../webhooks/options.js';
 import { readAuthFile } from './auth-file.js';
 import { UsageError } from './usage-error.js';
@@ -35,6 +36,8 @@ const OPTIONS = {
   'requests-as-written': { type: 'boolean' },
   'seeded-state': { type: 'boolean' },
   'rate-limit-trip': { type: 'boolean' },
+  start: { type: 'string' },
+  'start-timeout': { type: 'string' },
   version: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -111,6 +114,26 @@ export function concurrencyFlag(flags: Flags): number | undefined {
       `--concurrency is "${value}": give how many storyboards run at once, 1 or more (1: one after another)`,
     );
   return Number(value);
+}
+
+/** `--start "<command>"` and `--start-timeout <ms>`: the agent the run starts (plugin/agent-start.ts); undefined without `--start`. */
+export function startFlags(flags: Flags): AgentStartOptions | undefined {
+  const command = flags.start;
+  const timeout = flags['start-timeout'];
+  if (command === undefined) {
+    if (timeout !== undefined)
+      throw new UsageError(
+        '--start-timeout bounds how long the agent started by --start has to answer: give --start "<command>" too',
+      );
+    return undefined;
+  }
+  if (command.trim() === '')
+    throw new UsageError('--start is empty: give the command that starts the agent, e.g. --start "npm run dev"');
+  if (timeout !== undefined && (!/^\d{1,9}$/.test(timeout) || Number(timeout) < 1))
+    throw new UsageError(
+      `--start-timeout is "${timeout}": give how long the agent has to answer, in ms (default 60000)`,
+    );
+  return { command, ...(timeout !== undefined ? { timeoutMs: Number(timeout) } : {}) };
 }
 
 /** The --webhook-* flags as plugin options, checked now so a bad setting is a usage error (exit 2). */

@@ -12,6 +12,7 @@ import {
   type RuntimeConfig,
 } from '../config.js';
 import { prepareCorpus, resolveCorpus, type Corpus } from '../corpus.js';
+import type { AgentStartOptions } from '../plugin/agent-start.js';
 import type { AdcpStoryboardsOptions } from '../plugin/plugin.js';
 import { bundleIds } from '../storyboard/select.js';
 import type { WebhookOptions } from '../webhooks/options.js';
@@ -22,6 +23,7 @@ import {
   concurrencyFlag,
   parseFlags,
   protocolFlag,
+  startFlags,
   webhookOptions,
   type Flags,
 } from './flags.js';
@@ -46,6 +48,8 @@ export interface Invocation {
   reportHtml?: string;
   reportMarkdown?: string;
   list: boolean;
+  /** `--start`: the agent this command starts before it asks the agent anything, and stops at the end. */
+  start?: AgentStartOptions;
   /** What goes to Vitest (the arguments after `--`). */
   vitest: VitestArguments;
 }
@@ -102,6 +106,7 @@ async function runInvocation(
       `--list prints the storyboards that would run, without running Vitest: the arguments after -- (${forVitest.join(' ')}) do not apply to it; drop them, or drop --list`,
     );
   const vitest = await vitestArguments(forVitest);
+  const start = startFlags(flags);
   const webhooks = webhookOptions(flags, env, cwd);
   // Every flag checked first: a download is not started for a command that would stop at a usage error.
   await prepareCorpus(version, cwd, { allowHttp: flags['allow-http'] === true, env });
@@ -117,6 +122,7 @@ async function runInvocation(
     allowUnsupportedVersion: flags['allow-unsupported-version'] === true || envFlag(env.ADCP_ALLOW_UNSUPPORTED_VERSION),
     ...reportFiles(flags, cwd),
     list,
+    ...(start ? { start } : {}),
     vitest,
     plugin: pluginOptions(flags, { url, runtime, authToken: token, names, version, webhooks }),
   };

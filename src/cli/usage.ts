@@ -76,6 +76,14 @@ Options:
   --requests-as-written      send each sample_request as written (after
                              substitution): no request enrichment, no warnings
                              about it (env ADCP_REQUESTS=as-written)
+  --start <command>          start the agent with this shell command, wait until
+                             it answers at <agent-url> (MCP initialize, or the
+                             A2A agent card), run, then stop its process group.
+                             An agent already answering there is used as it is,
+                             unless env CI is set (then: exit 2)
+  --start-timeout <ms>       how long the agent of --start has to answer
+                             (default 60000); a command that exits first, or
+                             does not answer in time, stops the run: exit 2
   --version                  print the versions of vitest-adcp, Vitest, @adcp/sdk
                              and its compliance corpus, and exit
   -h, --help                 this text

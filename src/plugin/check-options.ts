@@ -31,9 +31,15 @@ const OPTION_SHAPE: Shape = {
     allowUnsupportedVersion: true,
     baseUrl: true,
   } satisfies KeysOf<NonNullable<Options['compliance']>>,
-  agent: { url: true, protocol: true, auth: { token: true }, allowHttp: true } satisfies KeysOf<
-    NonNullable<Options['agent']>
-  >,
+  agent: {
+    url: true,
+    protocol: true,
+    auth: { token: true },
+    allowHttp: true,
+    start: { command: true, cwd: true, env: true, timeoutMs: true, reuseExisting: true } satisfies KeysOf<
+      NonNullable<NonNullable<Options['agent']>['start']>
+    >,
+  } satisfies KeysOf<NonNullable<Options['agent']>>,
   timeoutMs: true,
   maxResponseBytes: true,
   signedRequests: { skipRateAbuse: true },

@@ -5,6 +5,7 @@
 import type { CorpusSelection } from '../storyboard/select.js';
 import type { StoryboardBounds } from '../storyboard/bounds.js';
 import type { WebhookOptions } from '../webhooks/options.js';
+import type { AgentStartOptions } from './agent-start.js';
 
 export interface AdcpStoryboardsOptions {
   /**
@@ -69,6 +70,15 @@ export interface AdcpStoryboardsOptions {
      * Results are then not publishable. Env: ADCP_ALLOW_HTTP=1. @default false
      */
     allowHttp?: boolean;
+    /**
+     * Start the agent for the run, as Playwright's `webServer` starts a web app: `command` (a string run by the shell,
+     * or an argv array) in `cwd` with `env` added, waited for until it answers at `url` as the run talks to it (MCP
+     * `initialize`, the A2A agent card) for up to `timeoutMs` (default 60000), and stopped with its whole process
+     * group when the run ends. `reuseExisting` (default true, false when `CI` is set): an agent already answering at
+     * `url` is used as it is, and left running. With a JSON report configured, its output is kept beside it
+     * (`<report>.agent.log`). CLI `--start "<command>"`, `--start-timeout <ms>`.
+     */
+    start?: AgentStartOptions;
   };
   /** Per-step bound on the call to the agent, in ms. @default 30000 */
   timeoutMs?: number;

@@ -15,6 +15,7 @@ import { addSummaryReporter } from '../vitest/summary-reporter.js';
 import { checkOptions } from './check-options.js';
 import type { AdcpStoryboardsOptions } from './options.js';
 import { configHook, projectForStoryboards } from './projects.js';
+import { prepareAgentStart } from './run-agent.js';
 import { provideRunConfig, runtimeCacheDir } from './run-config.js';
 import { watchRuns } from './run-start.js';
 import { cleanId, createState, DATA_QUERY, isStoryboard, type PluginState } from './state.js';
@@ -72,6 +73,7 @@ async function configureVitest(state: PluginState, plugin: Plugin, context: Vite
   // The per-track summary at the end of a run (vitest/summary-reporter.ts), beside a terminal reporter only.
   addSummaryReporter(vitest);
   watchRuns(state, vitest, project, userProject);
+  prepareAgentStart(state, vitest);
   includeStoryboardFiles(state, project);
   const version = options.compliance?.path ?? options.compliance?.version ?? state.complianceEnv;
   // A published version the installed SDK lacks: fetched (and verified, and cached) before anything resolves it.

@@ -9,6 +9,7 @@ import { resolveRuntimeConfig, type ResolvedRuntimeConfig, type RuntimeConfig } 
 import { ConfigurationError } from '../model/errors.js';
 import { signerJwksFor } from '../webhooks/operator-jwks.js';
 import { agentPreflight } from './agent-preflight.js';
+import { ensureAgentStarted } from './run-agent.js';
 import { filtered } from './run-host.js';
 import { isStoryboard, type PluginState } from './state.js';
 import { formatDiagnostic } from '../storyboard/diagnostics.js';
@@ -29,6 +30,8 @@ async function preflightRun(state: PluginState, project: TestProject): Promise<v
   if (config.error) throw new ConfigurationError(`vitest-adcp cannot run the storyboards: ${config.error}`);
   if (state.selectionProblem) throw state.selectionProblem;
   await checkSignerJwks(config);
+  // `agent.start`: the agent up and answering before the preflight looks at it.
+  await ensureAgentStarted(state, config);
   // Once per Vitest process while it passes; a failed check is made again on the next run (watch mode: the agent
   // may be up, or the token fixed, by then).
   state.agentChecked ??= agentPreflight({

@@ -10,6 +10,7 @@ import type { CachedCompile, CompileCache } from '../compile/compile-cache.js';
 import { complianceFromEnv } from '../corpus.js';
 import type { ConfigurationError } from '../model/errors.js';
 import type { HostedWebhookReceiver } from '../webhooks/remote.js';
+import type { StartedAgent } from './agent-start.js';
 import type { AdcpStoryboardsOptions } from './options.js';
 import type { RunHost } from './run-host.js';
 
@@ -48,6 +49,11 @@ export interface PluginState extends CompileState {
   webhookReceiver?: Promise<HostedWebhookReceiver>;
   /** The run host (run-host.ts): one per plugin instance, closed with Vitest. */
   runHost?: Promise<RunHost>;
+  /** The agent `agent.start` started (or found answering) for this Vitest process (run-agent.ts). */
+  agentStarted?: Promise<StartedAgent>;
+  /** Where that agent's output is written when it stops: `<report>.agent.log`, when a contract report is written. */
+  agentLogFile?: string;
+  agentStartPrepared?: boolean;
   /** The agent preflight (agent-preflight.ts) of this Vitest process, once it has passed. */
   agentChecked?: Promise<void>;
   /**

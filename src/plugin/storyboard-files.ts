@@ -11,6 +11,7 @@ import { resolveCorpus, type Corpus } from '../corpus.js';
 import { ConfigurationError } from '../model/errors.js';
 import { selectCorpusInRunOrder } from '../storyboard/select.js';
 import { CapabilitySelectionError, storyboardIdsForAgent } from './capabilities.js';
+import { ensureAgentStarted } from './run-agent.js';
 import type { PluginState } from './state.js';
 
 const DEFAULT_INCLUDE = ['**/*.storyboard.yaml', '**/*.storyboard.yml'];
@@ -102,18 +103,18 @@ export function agentGiven({ options }: Pick<PluginState, 'options'>): RuntimeCo
   };
 }
 
-function storyboardIdsFromCapabilities(
+async function storyboardIdsFromCapabilities(
   state: PluginState,
   corpus: Corpus,
   cacheDir: string | undefined,
 ): Promise<string[]> {
   const agent = resolveRuntimeConfig(agentGiven(state));
   if (agent.error)
-    return Promise.reject(
-      new CapabilitySelectionError(
-        `compliance.fromCapabilities asks the agent which storyboards apply, but ${agent.error}`,
-      ),
+    throw new CapabilitySelectionError(
+      `compliance.fromCapabilities asks the agent which storyboards apply, but ${agent.error}`,
     );
+  // `agent.start`: the agent asked for its capabilities is the one the run starts.
+  await ensureAgentStarted(state, agent);
   return storyboardIdsForAgent(
     {
       url: agent.agentUrl!,

@@ -14,7 +14,7 @@ describe('adcpStoryboards() options', () => {
 
   it('lists what is known where nothing is close', () => {
     expect(() => checkOptions({ agent: { zzzzzz: 1 } })).toThrow(
-      'unknown option "agent.zzzzzz" (known here: url, protocol, auth, allowHttp)',
+      'unknown option "agent.zzzzzz" (known here: url, protocol, auth, allowHttp, start)',
     );
   });
 
@@ -31,7 +31,13 @@ describe('adcpStoryboards() options', () => {
           version: '3.0.6',
           path: undefined,
         },
-        agent: { url: 'http://127.0.0.1:1/mcp', protocol: 'mcp', auth: { token: 't' }, allowHttp: false },
+        agent: {
+          url: 'http://127.0.0.1:1/mcp',
+          protocol: 'mcp',
+          auth: { token: 't' },
+          allowHttp: false,
+          start: { command: ['node', 'agent.js'], cwd: '.', env: {}, timeoutMs: 1000, reuseExisting: false },
+        },
         timeoutMs: 1,
         maxResponseBytes: 1,
         signedRequests: { skipRateAbuse: true },

@@ -1,0 +1,72 @@
+/**
+ * The plugin's use of `agent.start` (agent-start.ts): the agent started once per Vitest process — before the agent is
+ * first asked anything (capability selection, else the run's preflight) — and stopped when Vitest closes, its output
+ * kept beside the contract report when one is configured.
+ */
+import { resolve } from 'node:path';
+import type { VitestPluginContext } from 'vitest/node';
+import type { ResolvedRuntimeConfig } from '../config.js';
+import { startAgent } from './agent-start.js';
+import type { PluginState } from './state.js';
+
+type Vitest = VitestPluginContext['vitest'];
+
+/** The contract report's default file (vitest/reporter.ts) when its reporter is named without an outputFile. */
+const DEFAULT_REPORT = 'adcp-results.json';
+
+/** Called from configureVitest: where the agent's log goes, and its stop at Vitest's close. Once per plugin instance. */
+export function prepareAgentStart(state: PluginState, vitest: Vitest): void {
+  if (!state.options.agent?.start || state.agentStartPrepared) return;
+  state.agentStartPrepared = true;
+  const report = contractReportFile(vitest, state.root);
+  if (report) state.agentLogFile = `${report}.agent.log`;
+  vitest.onClose(() => stopStartedAgent(state));
+}
+
+/**
+ * Starts the agent of `agent.start` unless this Vitest process already has (a failed start is tried again on the next
+ * run: watch mode). Resolves once it answers; rejects with the one-line ConfigurationError of agent-start.ts.
+ */
+export async function ensureAgentStarted(state: PluginState, config: ResolvedRuntimeConfig): Promise<void> {
+  const start = state.options.agent?.start;
+  if (!start || !config.agentUrl) return;
+  state.agentStarted ??= startAgent(
+    start,
+    { url: config.agentUrl, protocol: config.protocol, ...(config.authToken ? { authToken: config.authToken } : {}) },
+    { root: state.root, ...(state.agentLogFile ? { logFile: state.agentLogFile } : {}) },
+  ).catch((error: unknown) => {
+    state.agentStarted = undefined;
+    throw error;
+  });
+  await state.agentStarted;
+}
+
+async function stopStartedAgent(state: PluginState): Promise<void> {
+  const started = state.agentStarted;
+  state.agentStarted = undefined;
+  if (!started) return;
+  const agent = await started.catch(() => undefined);
+  await agent?.stop();
+}
+
+/**
+ * The contract report's file when the run writes one: the `vitest-adcp/reporter` entry's `outputFile`, else Vitest's
+ * `outputFile['vitest-adcp']`, else the reporter's default — as vitest/reporter.ts chooses it.
+ */
+function contractReportFile(vitest: Vitest, root: string): string | undefined {
+  const outputFile = (vitest.config as { outputFile?: string | Record<string, string> }).outputFile;
+  const configured = typeof outputFile === 'object' ? outputFile['vitest-adcp'] : undefined;
+  for (const entry of vitest.config.reporters as unknown[]) {
+    const [reporter, options] = Array.isArray(entry) ? entry : [entry, undefined];
+    const named =
+      typeof reporter === 'string' && /(^vitest-adcp\/reporter$|[\\/]vitest[\\/]reporter\.[cm]?[jt]s$)/.test(reporter);
+    const instance =
+      typeof reporter === 'object' && reporter !== null && reporter.constructor?.name === 'AdcpReporter'
+        ? (reporter as { outputFile?: string })
+        : undefined;
+    if (!named && !instance) continue;
+    const file = (options as { outputFile?: string } | undefined)?.outputFile ?? instance?.outputFile ?? configured;
+    return resolve(root, file ?? DEFAULT_REPORT);
+  }
+  return undefined;
+}

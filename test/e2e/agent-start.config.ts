@@ -1,0 +1,28 @@
+/**
+ * The config of the `agent.start` end-to-end tests (agent-start.test.ts): the plugin starts the agent itself.
+ * E2E_START: the command (a JSON argv array, or a shell string); E2E_AGENT_URL: where it answers; E2E_START_TIMEOUT:
+ * agent.start.timeoutMs; E2E_REUSE: `0`/`1` for agent.start.reuseExisting (unset: the default); E2E_STORYBOARDS.
+ */
+import { defineConfig } from 'vitest/config';
+import { adcpStoryboards } from '../../src/index.js';
+
+const start = process.env.E2E_START ?? '';
+const reuse = process.env.E2E_REUSE;
+
+export default defineConfig({
+  plugins: [
+    adcpStoryboards({
+      include: (process.env.E2E_STORYBOARDS ?? '').split(',').filter(Boolean),
+      timeoutMs: 5_000,
+      agent: {
+        url: process.env.E2E_AGENT_URL!,
+        start: {
+          command: start.startsWith('[') ? (JSON.parse(start) as string[]) : start,
+          ...(process.env.E2E_START_TIMEOUT ? { timeoutMs: Number(process.env.E2E_START_TIMEOUT) } : {}),
+          ...(reuse !== undefined ? { reuseExisting: reuse === '1' } : {}),
+        },
+      },
+    }),
+  ],
+  test: { include: [], passWithNoTests: true },
+});
