@@ -102,6 +102,11 @@ export class HostedRun implements SettlingRun {
     return this.local().worstCaseMs();
   }
 
+  /** The test run was cancelled: this worker's own run, if it has one (the host's runs hear the cancel themselves). */
+  stop(): void {
+    this.localRun?.stop();
+  }
+
   /** The file's tests are done: the host lets its run's records go (and this worker's own run, if it had one). */
   async close(): Promise<void> {
     await this.localRun?.close();

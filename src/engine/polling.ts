@@ -111,14 +111,39 @@ async function pollTaskCompletion(
     }
     lastStatus = status;
     const data = body.result !== undefined ? body.result : body;
-    if (status === 'completed') return { outcome: 'completed', data, polls, response: exchange.response };
-    if (status && FAILED.has(status)) return { outcome: 'failed', status, data, polls, response: exchange.response };
-    if (status && PAUSED.has(status)) return { outcome: 'completed', data, polls, response: exchange.response };
+    const ended = taskEnd(status, data, polls, exchange.response);
+    if (ended) return ended;
     // Short first waits (agents that finish at once), growing to the interval.
     const backoff = Math.min(options.intervalMs, 50 * 2 ** (polls - 1));
     const wait = Math.min(backoff, Math.max(0, options.deadlineMs - (performance.now() - started)));
-    await new Promise((resolve) => setTimeout(resolve, wait));
+    await pause(wait, options.signal);
+    if (options.signal?.aborted) return { outcome: 'error', error: 'polling was cancelled', polls };
   }
+}
+
+/** The task's end, when a poll's `status` says it ended (or waits on someone else: polling further cannot help). */
+function taskEnd(
+  status: string | undefined,
+  data: unknown,
+  polls: number,
+  response: ResponseRecord | undefined,
+): TaskCompletion | undefined {
+  if (status === 'completed' || (status && PAUSED.has(status))) return { outcome: 'completed', data, polls, response };
+  if (status && FAILED.has(status)) return { outcome: 'failed', status, data, polls, response };
+  return undefined;
+}
+
+/** A wait between polls that a cancelled run (the call's signal) ends at once. */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }
 
 export interface FollowedAnswer {

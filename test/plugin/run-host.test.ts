@@ -306,10 +306,12 @@ describe('scheduling', () => {
     return { long, queued, agent, files };
   }
 
-  it('cancel(): the step under way finishes, no later step or queued file starts, and a settle of a later step fails', async () => {
+  it('cancel(): the call under way is aborted (its record says cancelled), no later step or queued file starts, and a settle of a later step fails', async () => {
     const { long, agent, files } = await cancelledAfterFirstCall('halted', 4, 'never');
     expect(agent.toolCalls()).toHaveLength(1);
-    expect(brief(await files.runs.get(long.file)!.settle('p', 's1'))).toBe('s1:passed');
+    const first = await files.runs.get(long.file)!.settle('p', 's1');
+    expect(brief(first)).toBe('s1:failed');
+    expect(first.result.cancelled).toBe(true);
 
     const { run, openLocal } = worker(long, plainUrl());
     await expect(run.settle('p', 's4')).rejects.toThrow(/answered 410 .*cancelled before this step ran/);
