@@ -97,7 +97,7 @@ async function pollTaskCompletion(
         return { outcome: 'timeout', lastStatus, polls, waitedMs: Math.round(waitedMs), tool };
       return { outcome: 'error', error: exchange.transportError, polls };
     }
-    const body = (exchange.data ?? {}) as { status?: unknown; result?: unknown };
+    const body = (exchange.data ?? {}) as { status?: unknown; result?: unknown; task_id?: unknown };
     const status = typeof body.status === 'string' ? body.status : undefined;
     // An error answer (model/answer-error.ts) is the poll failing — unless it reports the task's own failed end
     // (`{ task_id, status: "failed", errors }`): that is the task's outcome, read below.
@@ -109,6 +109,8 @@ async function pollTaskCompletion(
         polls,
       };
     }
+    const otherTask = notThisTask(body.task_id, taskId, tool);
+    if (otherTask) return { outcome: 'error', error: otherTask, polls };
     lastStatus = status;
     const data = body.result !== undefined ? body.result : body;
     const ended = taskEnd(status, data, polls, exchange.response);
@@ -119,6 +121,17 @@ async function pollTaskCompletion(
     await pause(wait, options.signal);
     if (options.signal?.aborted) return { outcome: 'error', error: 'polling was cancelled', polls };
   }
+}
+
+/**
+ * Why a poll's answer is not about the task polled, or undefined when it is: the answer names its task (`task_id` is
+ * required in tasks-get-response.json and get-task-status-response.json), and an answer for another task must not be
+ * taken as this task's result (its status, its artifact).
+ */
+function notThisTask(answered: unknown, taskId: string, tool: string): string | undefined {
+  if (answered === taskId) return undefined;
+  const said = typeof answered === 'string' ? `for task ${JSON.stringify(answered.slice(0, 80))}` : 'without a task_id';
+  return `${tool} for task ${JSON.stringify(taskId)} answered ${said}: an answer for another task is not this task's`;
 }
 
 /** The task's end, when a poll's `status` says it ended (or waits on someone else: polling further cannot help). */
