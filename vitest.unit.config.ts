@@ -16,9 +16,10 @@ export const notUnit = [
   'test/webhooks/forgery.test.ts', // a child vitest run against a forging agent
   'test/client/client.test.ts', // a node child loading the client as Jest would
   'test/storyboard/bounds.test.ts', // a node child with a 300 MB heap
+  'test/storyboard/read-bounded.test.ts', // loads the Jest transformer from the shared build
   'test/report/views.test.ts', // headless Chromium, when installed
   'test/cache/disk-cache.test.ts', // mkfifo
-  'test/storyboard/read-bounded.test.ts', // the Jest transformer from the shared build
+  'test/transport/mcp-first-call.test.ts', // a node child whose MCP SDK import is held back (the shared build)
   // In-process, but long: the lane is for the inner loop. `npm test` runs them.
   'test/transport/a2a-parity.e2e.test.ts', // every fixture and green corpus storyboard over MCP and A2A: ~55 s
   'test/engine/corpus-run.e2e.test.ts', // the whole corpus against the fixture agent, no verdicts asserted

@@ -13,6 +13,8 @@
  *     404 { hosted: false }              the host does not run this file (a filtered run, a file it could not load):
  *                                        the worker runs it itself, as without a host
  *     409 { error }                      the host's storyboard is not the worker's (fingerprint): the worker runs it
+ *   no answer at all (the host cannot be reached): the step fails, and the worker never runs the file itself — the
+ *   host may have started it, and a step must not reach the agent twice
  *
  *   POST <url>/release { file }          the file's tests are done: the host drops its run's records
  *
@@ -102,6 +104,11 @@ export class HostedRun implements SettlingRun {
     return this.local().worstCaseMs();
   }
 
+  /** The test run was cancelled: this worker's own run, if it has one (the host's runs hear the cancel themselves). */
+  stop(): void {
+    this.localRun?.stop();
+  }
+
   /** The file's tests are done: the host lets its run's records go (and this worker's own run, if it had one). */
   async close(): Promise<void> {
     await this.localRun?.close();
@@ -127,12 +134,7 @@ export class HostedRun implements SettlingRun {
     try {
       answer = await this.post('/settle', body);
     } catch (error) {
-      // Before the host has answered for this file, nothing of it reached a test: the worker can run it itself.
-      if (this.settled.length === 0) return undefined;
-      throw new Error(
-        `vitest-adcp's run host (the Vitest main process) stopped answering: ${error instanceof Error ? error.message : String(error)}`,
-        { cause: error },
-      );
+      throw unreachableHost(error);
     }
     if (answer.status === 200) return deserialize(answer.bytes) as HostedSettle;
     if ((answer.status === 404 || answer.status === 409) && this.settled.length === 0) return undefined;
@@ -140,4 +142,16 @@ export class HostedRun implements SettlingRun {
       `vitest-adcp's run host answered ${answer.status} for step ${phaseId}/${stepId}: ${answer.bytes.toString('utf8').slice(0, 500)}`,
     );
   }
+}
+
+/**
+ * The host could not be asked. The step fails, and the worker never runs the file itself: the host runs its files
+ * ahead of their tests, so it may already have sent this storyboard's steps to the agent — running them here would
+ * send them twice (a second create_media_buy, a second sync), and grade the agent on state the first run changed.
+ */
+function unreachableHost(error: unknown): Error {
+  return new Error(
+    `vitest-adcp's run host (the Vitest main process) cannot be reached: ${error instanceof Error ? error.message : String(error)}. The step is not run here: the host may already have sent this storyboard's steps to the agent, and running them again would call the agent twice`,
+    { cause: error },
+  );
 }

@@ -63,7 +63,7 @@ export interface StepTestState {
  * What a step session needs of a storyboard run: the engine's `StoryboardRun` itself, or a run the plugin's main
  * process drives (adapter/hosted-run.ts), whose outcomes the session reads instead.
  */
-export type SettlingRun = Pick<StoryboardRun, 'settle' | 'secrets' | 'ranBefore' | 'worstCaseMs' | 'close'>;
+export type SettlingRun = Pick<StoryboardRun, 'settle' | 'secrets' | 'ranBefore' | 'worstCaseMs' | 'close' | 'stop'>;
 
 export interface StepSessionOptions {
   storyboard: Storyboard;
@@ -157,6 +157,14 @@ export class StepSession {
       ...(text.validation ? { validation: text.validation } : {}),
     };
     return { ...report, failure };
+  }
+
+  /**
+   * The test run was cancelled: the run's call under way is aborted and no later step starts — the file's close then
+   * waits for no agent (a run this worker drives itself; the host's runs hear the cancel in the main process).
+   */
+  stop(): void {
+    this.run?.stop();
   }
 
   async close(): Promise<void> {

@@ -7,8 +7,8 @@ const SIGNAL_EXIT: Record<'SIGINT' | 'SIGTERM', number> = { SIGINT: 130, SIGTERM
 /**
  * SIGINT/SIGTERM during a run. Vitest's own handlers exit the process at once, so the reporters never end the run and
  * no report is written: they are replaced, as soon as Vitest exists (its \`configureVitest\` hook), by these. The first
- * signal cancels the run the way Vitest's own cancel key does (\`cancelCurrentRun\`: the steps under way finish, the
- * rest are not run) and the run ends normally — every reporter's end, the contract report with what ran — with
+ * signal cancels the run the way Vitest's own cancel key does (\`cancelCurrentRun\`: the steps under way have their
+ * calls to the agent aborted, their records say cancelled, the rest are not run) and the run ends normally — every reporter's end, the contract report with what ran — with
  * 128 + the signal's number; a second signal exits at once. Before Vitest exists (the capability check), a signal
  * exits at once: nothing ran.
  */
@@ -72,7 +72,7 @@ export class Interruption {
     this.exitCode = code;
     process.exitCode = code;
     console.error(
-      `vitest-adcp: ${signal}: cancelling the run (the steps under way finish, the rest are not run); the report is still written. Send it again to exit at once.`,
+      `vitest-adcp: ${signal}: cancelling the run (the calls under way are aborted, the rest are not run); the report is still written. Send it again to exit at once.`,
     );
     void this.vitest.cancelCurrentRun('keyboard-input' as never).catch(() => {});
   }

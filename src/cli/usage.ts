@@ -120,6 +120,6 @@ A storyboard of your own:
 
 Exit status: 0 passed, 1 a step failed, 2 usage or configuration error (the
 agent unreachable or refusing the credentials included: nothing ran),
-130/143 interrupted by SIGINT/SIGTERM: the run is cancelled (the step under way
-finishes, the rest are not run) and --report is still written; a second signal
+130/143 interrupted by SIGINT/SIGTERM: the run is cancelled (the call under way
+is aborted, the rest are not run) and --report is still written; a second signal
 exits at once.`;

@@ -97,7 +97,7 @@ async function pollTaskCompletion(
         return { outcome: 'timeout', lastStatus, polls, waitedMs: Math.round(waitedMs), tool };
       return { outcome: 'error', error: exchange.transportError, polls };
     }
-    const body = (exchange.data ?? {}) as { status?: unknown; result?: unknown };
+    const body = (exchange.data ?? {}) as { status?: unknown; result?: unknown; task_id?: unknown };
     const status = typeof body.status === 'string' ? body.status : undefined;
     // An error answer (model/answer-error.ts) is the poll failing — unless it reports the task's own failed end
     // (`{ task_id, status: "failed", errors }`): that is the task's outcome, read below.
@@ -109,16 +109,54 @@ async function pollTaskCompletion(
         polls,
       };
     }
+    const otherTask = notThisTask(body.task_id, taskId, tool);
+    if (otherTask) return { outcome: 'error', error: otherTask, polls };
     lastStatus = status;
     const data = body.result !== undefined ? body.result : body;
-    if (status === 'completed') return { outcome: 'completed', data, polls, response: exchange.response };
-    if (status && FAILED.has(status)) return { outcome: 'failed', status, data, polls, response: exchange.response };
-    if (status && PAUSED.has(status)) return { outcome: 'completed', data, polls, response: exchange.response };
+    const ended = taskEnd(status, data, polls, exchange.response);
+    if (ended) return ended;
     // Short first waits (agents that finish at once), growing to the interval.
     const backoff = Math.min(options.intervalMs, 50 * 2 ** (polls - 1));
     const wait = Math.min(backoff, Math.max(0, options.deadlineMs - (performance.now() - started)));
-    await new Promise((resolve) => setTimeout(resolve, wait));
+    await pause(wait, options.signal);
+    if (options.signal?.aborted) return { outcome: 'error', error: 'polling was cancelled', polls };
   }
+}
+
+/**
+ * Why a poll's answer is not about the task polled, or undefined when it is: the answer names its task (`task_id` is
+ * required in tasks-get-response.json and get-task-status-response.json), and an answer for another task must not be
+ * taken as this task's result (its status, its artifact).
+ */
+function notThisTask(answered: unknown, taskId: string, tool: string): string | undefined {
+  if (answered === taskId) return undefined;
+  const said = typeof answered === 'string' ? `for task ${JSON.stringify(answered.slice(0, 80))}` : 'without a task_id';
+  return `${tool} for task ${JSON.stringify(taskId)} answered ${said}: an answer for another task is not this task's`;
+}
+
+/** The task's end, when a poll's `status` says it ended (or waits on someone else: polling further cannot help). */
+function taskEnd(
+  status: string | undefined,
+  data: unknown,
+  polls: number,
+  response: ResponseRecord | undefined,
+): TaskCompletion | undefined {
+  if (status === 'completed' || (status && PAUSED.has(status))) return { outcome: 'completed', data, polls, response };
+  if (status && FAILED.has(status)) return { outcome: 'failed', status, data, polls, response };
+  return undefined;
+}
+
+/** A wait between polls that a cancelled run (the call's signal) ends at once. */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }
 
 export interface FollowedAnswer {

@@ -49,7 +49,7 @@ import type { SkipResult, StepOutcome, StepResult } from '../model/records.js';
 import { planPhases, RoleSessions, type AgentStep, type RoleOutcome, type RoleStep, type RunnerRole } from './role.js';
 import type { RunSettings } from './run-settings.js';
 import { evaluateSkipIf } from './skip-if.js';
-import { StepEnd } from './step-end.js';
+import { CANCELLED_STEP, emptyRecord, StepEnd } from './step-end.js';
 import { resolveTask, substitute, type SubstitutionScope } from './substitute.js';
 
 export interface StoryboardRunOptions extends RunSettings {
@@ -103,8 +103,8 @@ export class StoryboardRun {
   private readonly roles: RoleSessions;
   private next = 0;
   private queue: Promise<void> = Promise.resolve();
-  /** Set by `stop()`: no step starts after the one under way. */
-  private stopped = false;
+  /** Aborted by `stop()`: no step starts after the one under way, whose call (polls, enrichment calls) ends at once. */
+  private readonly cancel = new AbortController();
 
   constructor(
     readonly storyboard: Storyboard,
@@ -214,17 +214,18 @@ export class StoryboardRun {
    * configuration failed (no step reaches the agent) or that was stopped.
    */
   prepare(): Promise<void> {
-    if (this.options.configurationError || this.stopped) return Promise.resolve();
+    if (this.options.configurationError || this.cancel.signal.aborted) return Promise.resolve();
     this.transport ??= this.options.transport();
     return this.facts.agentTools().then(() => undefined);
   }
 
   /**
-   * Stops the run after the step under way: no later step starts, and a settle of one that did not run rejects. For a
-   * runner whose test run was cancelled (the run host's runs go ahead of their tests).
+   * Stops the run: the call of the step under way is aborted (its record says it was cancelled), no later step starts,
+   * and a settle of one that did not run rejects. For a runner whose test run was cancelled (the run host's runs go
+   * ahead of their tests; the bin's SIGTERM must not wait out a slow agent's answer).
    */
   stop(): void {
-    this.stopped = true;
+    this.cancel.abort(new Error(CANCELLED_STEP));
   }
 
   /**
@@ -279,7 +280,7 @@ export class StoryboardRun {
   private runThrough(lastIndex: number): Promise<void> {
     this.queue = this.queue.then(async () => {
       // lastIndex is always a step's index (settlesAt, runAll): no bound of its own is needed.
-      while (this.next <= lastIndex && !this.stopped) {
+      while (this.next <= lastIndex && !this.cancel.signal.aborted) {
         const entry = this.entries[this.next++]!;
         let result: StepResult;
         try {
@@ -288,7 +289,7 @@ export class StoryboardRun {
           // A bug of ours must cost one step, not the run and its report.
           const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
           result = {
-            ...this.base(entry, entry.step.task),
+            ...emptyRecord(this.storyboard.id, entry, entry.step.task),
             error: `vitest-adcp internal error (please report it): ${message}`,
           };
         }
@@ -318,28 +319,17 @@ export class StoryboardRun {
     return moot ? { status: 'skipped', result: { ...result, skip: moot } } : { status: 'failed', result };
   }
 
-  private base(entry: Entry, task: string): StepResult {
-    return {
-      storyboard_id: this.storyboard.id,
-      phase_id: entry.phase.id,
-      step_id: entry.step.id,
-      task,
-      passed: false,
-      duration_ms: 0,
-      validations: [],
-      extraction: { path: 'none' },
-    };
-  }
-
   /**
    * One step, start to record. The order is the contract's: storyboard-wide skips and the configuration before the
    * agent is reached; then the agent's tools, the engine's and the roles' own tasks, the cascade; then the call.
    */
   private async execute(entry: Entry): Promise<StepResult> {
     const task = resolveTask(entry.step.task, entry.step.task_default, this.options.testKit) ?? entry.step.task;
-    const end = new StepEnd(this.base(entry, task));
+    const end = new StepEnd(emptyRecord(this.storyboard.id, entry, task));
     const step: RoleStep = { ...entry, task };
-    return (await this.applicable(end)) ?? this.beforeAgent(step, end) ?? (await this.withAgent(step, end));
+    const result = (await this.applicable(end)) ?? this.beforeAgent(step, end) ?? (await this.withAgent(step, end));
+    // A call aborted by stop() failed because we ended it, not because of the agent: no verdict, and said so.
+    return this.cancel.signal.aborted && !result.skip ? end.cancelled(result) : result;
   }
 
   /**
@@ -484,6 +474,8 @@ export class StoryboardRun {
       deadlineMs: end.remainingMs(this.options.timeoutMs),
     });
     if (warning) end.warnings.push(warning);
+    // Cancelled: no upstream observation (more calls), nor grading of an answer cut off: execute says cancelled.
+    if (this.cancel.signal.aborted) return end.cancelled({ ...end.base, request: exchange.request });
     this.enricher.observeAnswer(step.task, exchange);
     const upstream = await observeUpstream(step.step, startedAt, {
       transport,
@@ -520,7 +512,7 @@ export class StoryboardRun {
     const credentials = this.stepCredentials(step);
     if (typeof credentials === 'string')
       return { record: end.done({ ...end.base, request: requestOf(substituted.value), error: credentials }) };
-    const callOptions: CallOptions = { credentials, timeoutMs: this.options.timeoutMs };
+    const callOptions: CallOptions = { credentials, timeoutMs: this.options.timeoutMs, signal: this.cancel.signal };
     // A step that checks A2A context continuity continues the run's conversation: it names the last Task's context.
     if (this.lastA2a?.contextId && step.step.validations.some((v) => v.check === 'a2a_context_continuity'))
       callOptions.a2aContextId = this.lastA2a.contextId;

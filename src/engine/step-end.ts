@@ -4,6 +4,28 @@
  */
 import type { SkipResult, StepResult } from '../model/records.js';
 
+/** What the record of a step whose call the run's `stop()` aborted says. */
+export const CANCELLED_STEP =
+  'cancelled: the run was cancelled while this step waited for the agent, so its call was aborted and it has no verdict';
+
+/** The engine's empty record of a step: no verdict yet (`passed: false`), nothing sent. */
+export function emptyRecord(
+  storyboardId: string,
+  entry: { phase: { id: string }; step: { id: string } },
+  task: string,
+): StepResult {
+  return {
+    storyboard_id: storyboardId,
+    phase_id: entry.phase.id,
+    step_id: entry.step.id,
+    task,
+    passed: false,
+    duration_ms: 0,
+    validations: [],
+    extraction: { path: 'none' },
+  };
+}
+
 export class StepEnd {
   /** Warnings for the step's record, gathered while it runs. */
   readonly warnings: string[] = [];
@@ -27,6 +49,12 @@ export class StepEnd {
   /** A prerequisite_failed skip is the one whose state is lost: `passed: false`, whatever skipped it. */
   skipped(skip: SkipResult, extra: Partial<StepResult> = {}): StepResult {
     return this.done({ ...this.base, passed: skip.reason !== 'prerequisite_failed', skip, ...extra });
+  }
+
+  /** A step the run's `stop()` cut short: what went out, kept; no verdict, no validations (the agent is not at fault). */
+  cancelled(result: StepResult): StepResult {
+    const { request, task } = result;
+    return this.done({ ...this.base, task, ...(request ? { request } : {}), error: CANCELLED_STEP, cancelled: true });
   }
 
   /** What is left of a bound that started with the step. */

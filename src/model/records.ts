@@ -128,6 +128,11 @@ export interface StepResult {
   warnings?: string[];
   /** The step belongs to an `optional: true` phase: its failure does not fail the storyboard (vitest-adcp extension). */
   optional?: boolean;
+  /**
+   * The run was cancelled (the bin's SIGINT/SIGTERM, Vitest's cancel key) while this step waited for the agent: its
+   * call was aborted, so it has no verdict; `error` says so and the report lists it as not run (vitest-adcp extension).
+   */
+  cancelled?: true;
   /** A signed_requests vector step: the signature fields it sent (vitest-adcp extension; no key material). */
   signed_request?: SignedRequestRecord;
   /** Webhook steps: what the runner's receiver observed at the step's URL, oldest first (vitest-adcp extension). */

@@ -53,10 +53,32 @@ export async function provideRunConfig(
     const starting = RunHost.start();
     state.runHost = starting;
     vitest.onClose(async () => (await starting).close());
-    vitest.onCancel(async () => (await starting).cancel());
+    cancelHostWithEachRun(vitest, starting);
   }
   runtimeConfig.runHost = (await state.runHost).config;
   project.provide('vitestAdcp', stripUndefined(runtimeConfig));
+}
+
+/**
+ * Vitest's cancel (its cancel key, the bin's first SIGINT/SIGTERM) reaches the run host. Vitest forgets its onCancel
+ * listeners as each run starts (runFiles clears them, after onTestRunStart), so a listener added once heard no cancel:
+ * the host's runs went on, and the bin waited out the step in flight (issue 31 item 10). It is added again when each
+ * run's first file is queued; a cancel made before that (during the preflight) is seen then, in `isCancelling`.
+ */
+function cancelHostWithEachRun(vitest: VitestPluginContext['vitest'], host: Promise<RunHost>): void {
+  let listening = false;
+  const cancel = async () => (await host).cancel();
+  (vitest.config.reporters as unknown[]).push({
+    onTestRunStart: () => {
+      listening = false;
+    },
+    onTestModuleQueued: () => {
+      if (listening) return;
+      listening = true;
+      vitest.onCancel(cancel);
+      if ((vitest as { isCancelling?: boolean }).isCancelling) void cancel();
+    },
+  });
 }
 
 function runtimeConfigFor(

@@ -216,6 +216,7 @@ function stepEntry(
   pattern: string | null,
 ): { storyboard: StoryboardInfo; step: StepResult } | undefined {
   const { adcp, adcpPlanned: planned } = test.meta;
+  if (adcp?.result.cancelled) return { storyboard: adcp.storyboard, step: cancelledStep(adcp.result) };
   if (adcp) return { storyboard: adcp.storyboard, step: reconciledStep(adcp.result, test) };
   if (!planned) return undefined;
   // The test ended before the engine answered (its timeout, a crash): failed, with the framework's reason — never dropped.
@@ -281,6 +282,15 @@ function notRun(planned: AdcpPlannedStep, pattern: string | null): NotRunStep {
           detail: 'its test did not run (a line or name filter, .only elsewhere, or the run stopped before it)',
         },
   };
+}
+
+/**
+ * The entry of a step whose call the run's cancel aborted (the bin's SIGINT/SIGTERM): no verdict — the agent was not
+ * at fault — so not run, with what went out kept and the engine's reason as the detail.
+ */
+function cancelledStep(record: StepResult): NotRunStep {
+  const { error, cancelled: _marker, ...rest } = redactStepResult(record);
+  return { ...rest, validations: [], not_run: { reason: 'cancelled', detail: error ?? 'the run was cancelled' } };
 }
 
 /** What a replayed step came to, in a few words: its verdict and, when it did not pass, the first reason. */

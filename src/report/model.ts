@@ -19,13 +19,15 @@ export type StoryboardStatus = 'passed' | 'failed' | 'skipped' | 'incomplete' | 
 /**
  * A step this run gives no verdict for (vitest-adcp extension), counted apart from the graded steps:
  * - `not_reached`: its test did not run (a line filter, `.only` elsewhere, a run that stopped before it);
+ * - `cancelled`: the run was cancelled (SIGINT/SIGTERM, Vitest's cancel key) while its call was under way: the call
+ *   was aborted, so it has no verdict; what went out is kept;
  * - `replayed`: its own test was filtered out (`-t`), but a selected step depends on it, so it ran to set that step
  *   up; the record is kept, and its outcome is in `detail`;
  * - `filtered`: left out by a `-t` filter. build.ts marks such steps so, then moves them to `summary.not_selected`
  *   (they are not step results); a report file of an earlier vitest-adcp may still list such steps, and the views read it.
  */
 export interface NotRunStep extends StepResult {
-  not_run: { reason: 'filtered' | 'not_reached' | 'replayed'; detail: string };
+  not_run: { reason: 'filtered' | 'not_reached' | 'replayed' | 'cancelled'; detail: string };
 }
 
 export interface StoryboardReport {

@@ -133,7 +133,7 @@ export const STORYBOARD_RULES = {
   path_syntax: {
     severity: 'error',
     summary:
-      "A path (validations[].path, refs_resolve source/target path, context_outputs[].path, the field of {{prior_step.<id>.<field>}}) does not parse in the runner's path dialect (empty segment, bad bracket).",
+      "A path (validations[].path, refs_resolve source/target path, context_outputs[].path, auth.from_test_kit, the field of {{prior_step.<id>.<field>}}) does not parse in the runner's path dialect (empty segment, bad bracket).",
   },
   sample_request_schema: {
     severity: 'error|warning',

@@ -100,6 +100,16 @@ let sdk: Promise<McpSdk> | undefined;
 let loadedSdk: McpSdk | undefined;
 
 /**
+ * Before a call's clock starts (its timeout signal, its duration): the SDK import is our cost, not the agent's. It
+ * used to run inside the first call's bound, so on a loaded machine a fresh worker's first call could spend its whole
+ * timeout importing and be reported as the agent's "no answer within … ms" (issue 31 item 10: url-guard.test.ts's
+ * redirect test timed out so). A failed import is left to the connection, which reports it as before.
+ */
+async function sdkLoaded(): Promise<void> {
+  await mcpSdk().catch(() => {});
+}
+
+/**
  * The MCP SDK, imported on the first connection. It and zod under it take a quarter of a second to import, and the
  * package's entry point reaches this module — so a Vitest run's main process, which loads the plugin from that entry
  * point and never calls an agent (unless it selects storyboards by capabilities), paid it before starting a worker.
@@ -152,6 +162,7 @@ export class McpTransport implements AgentTransport {
     options: CallOptions,
   ): Promise<Exchange & { staleSession?: true }> {
     const request = { transport: 'mcp' as const, operation: task, payload, url: this.url };
+    await sdkLoaded();
     const started = performance.now();
     const signal = callSignal(options);
     const failed: FailedCall = { request, options, started, reused: false };
@@ -267,6 +278,7 @@ export class McpTransport implements AgentTransport {
   }
 
   async listTools(options: CallOptions): Promise<{ tools: string[] } | { error: string }> {
+    await sdkLoaded();
     const signal = callSignal(options);
     let watch: ReturnType<typeof watchServerRequests> | undefined;
     try {

@@ -98,6 +98,7 @@ export function storyboardSuite(storyboard: Storyboard, loadWarnings: readonly s
       const meta = ctx.task.meta as Meta;
       meta.adcpPlanned = session.plannedStep(phaseId, stepId);
       const retry = (ctx.task.result as { retryCount?: number } | undefined)?.retryCount ?? 0;
+      stopOnRunCancel(ctx.signal, session);
       const report = await session.step(phaseId, stepId, { retry });
       if (report.kind === 'retry_refused') throw new StoryboardStepError(report.message, at);
       meta.adcp = report.meta;
@@ -120,6 +121,21 @@ export function storyboardSuite(storyboard: Storyboard, loadWarnings: readonly s
       await session.close();
     },
   };
+}
+
+/**
+ * Vitest ends a test at once when its run is cancelled (its cancel key, the bin's SIGINT/SIGTERM), aborting the test's
+ * signal with a TestRunAbortError, but the settle under way would go on: the run is stopped too, so the agent's call is
+ * aborted and the file's close does not wait it out. A test's own timeout aborts the signal too: that stops nothing.
+ */
+function stopOnRunCancel(signal: AbortSignal | undefined, session: { stop(): void }): void {
+  signal?.addEventListener(
+    'abort',
+    () => {
+      if ((signal.reason as { name?: unknown } | undefined)?.name === 'TestRunAbortError') session.stop();
+    },
+    { once: true },
+  );
 }
 
 function stepError(failure: StepFailure, at: Error): StoryboardStepError {

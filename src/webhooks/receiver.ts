@@ -145,6 +145,7 @@ export class WebhookReceiver implements WebhookSink {
     // A sender that trickles headers or a body must not hold a connection for long.
     server.headersTimeout = 10_000;
     server.requestTimeout = 30_000;
+    // No connection is kept alive between deliveries (reply: Connection: close), so this idle bound drops none.
     server.keepAliveTimeout = 5_000;
     server.maxHeadersCount = 100;
     server.maxConnections = 64;
@@ -304,9 +305,20 @@ export class WebhookReceiver implements WebhookSink {
   }
 }
 
+/**
+ * Every answer closes its connection (`Connection: close`). A kept-alive connection is dropped once idle past
+ * keepAliveTimeout, and a sender that reuses it then (many HTTP/1.1 clients keep idle connections longer than the
+ * receiver, ignoring the Keep-Alive hint) writes its delivery onto a closed socket: lost. The spec's retry signals are
+ * the statuses the receiver answers, deterministically (storyboard-schema.yaml > expect_webhook_retry_keys_stable:
+ * 5xx for the first `count` deliveries, from {429, 500, 502, 503, 504}; "other statuses are not retryable signals");
+ * a dropped connection is none of them, so a sender need not retry it — a webhook_no_retry sender does not, and the
+ * step graded the agent no_webhook_received for the receiver's drop (a retrying one shifted the retry count instead).
+ * HTTP/1.1 senders MUST honour `Connection: close` (RFC 9112 §9.6): the next delivery opens its own connection, and
+ * no delivery ever rides on one the receiver may drop. A connection per webhook costs nothing here.
+ */
 function reply(res: ServerResponse, status: number, req: IncomingMessage, headers: Record<string, string> = {}): void {
   if (res.headersSent) return;
-  res.writeHead(status, { 'content-length': '0', ...headers });
+  res.writeHead(status, { 'content-length': '0', connection: 'close', ...headers });
   res.end();
   // An unread body must not keep the connection busy.
   if (!req.complete) req.resume();

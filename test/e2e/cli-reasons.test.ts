@@ -157,7 +157,7 @@ describe('d. SIGTERM / SIGINT to the bin', () => {
       // The step under way finishes (1.5 s answers), the rest are not run: well under the run's own length.
       expect(exit.at - sent).toBeLessThan(15_000);
       expect(run.out.stderr).toContain(
-        `vitest-adcp: ${signal}: cancelling the run (the steps under way finish, the rest are not run); the report is still written. Send it again to exit at once.`,
+        `vitest-adcp: ${signal}: cancelling the run (the calls under way are aborted, the rest are not run); the report is still written. Send it again to exit at once.`,
       );
       const written = JSON.parse(readFileSync(report, 'utf8'));
       const steps = written.storyboards.flatMap((s: any) => s.steps);
@@ -167,6 +167,34 @@ describe('d. SIGTERM / SIGINT to the bin', () => {
       expect(agent.calls.length - before).toBeLessThan(steps.length);
     });
   }
+
+  // Issue 31 item 10: the first signal used to wait out the step in flight (the run host never heard the cancel, and
+  // the engine ignored it): Vitest's close then timed out after 10 s. Now the call is aborted at once.
+  it('SIGTERM does not wait out the step in flight: its call is aborted, the report is written, exit 143', async () => {
+    const report = join(scratch, 'interrupted-in-flight.json');
+    const before = agent.calls.length;
+    const inFlight = () => agent.calls.slice(before).some((call) => call.tool === 'list_creative_formats');
+    const run = startCli([
+      agent.urlFor(['slow_ms_20000@list_creative_formats']),
+      '--storyboards',
+      discovery,
+      '--auth',
+      'demo-cli-signals',
+      '--report',
+      report,
+    ]);
+    await until(inFlight, 'the slow call');
+    const sent = performance.now();
+    run.child.kill('SIGTERM');
+    const exit = await run.exited;
+    expect(exit.code, run.out.stdout + run.out.stderr).toBe(143);
+    // The answer is 20 s away; Vitest's close timeout (10 s) is what a call still under way used to cost.
+    expect(exit.at - sent).toBeLessThan(6_000);
+    expect(run.out.stderr).not.toContain('close timed out');
+    // Written (what it lists depends on how far the worker got: the host runs ahead of the tests).
+    expect(JSON.parse(readFileSync(report, 'utf8')).summary).toBeDefined();
+    expect(agent.calls.slice(before).filter((call) => call.tool === 'list_creative_formats')).toHaveLength(1);
+  });
 
   it('a second signal exits at once', async () => {
     const report = join(scratch, 'interrupted-twice.json');

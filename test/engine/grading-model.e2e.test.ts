@@ -712,6 +712,17 @@ describe('task_completion captures', () => {
     );
   });
 
+  // Issue 31 item 10: the tasks/get answer was taken whatever task it named.
+  it("a tasks/get answer for another task id is not this task's result: the step is graded on the envelope, with why", async () => {
+    const r = await run([createBuy('book')], { ...fast, behaviours: asyncAgent('async_other_task') });
+    const taskId = (result(r, 'book').response!.payload as any).structuredContent.task_id;
+    expect(r.calls('tasks/get')).toHaveLength(1);
+    expect(result(r, 'book').extraction.note ?? '').not.toMatch(/graded on the task's completion/);
+    expect(result(r, 'book').warnings).toContain(
+      `the agent answered submitted (task ${taskId}); the task could not be polled (tasks/get for task ${JSON.stringify(taskId)} answered for task ${JSON.stringify(`${taskId}-other`)}: an answer for another task is not this task's), so the step is graded on that interim answer`,
+    );
+  });
+
   it('a completion without the context echo keeps the one the immediate envelope carried', async () => {
     const withContext = {
       sample_request: { ...MEDIA_BUY, context: { correlation_id: 'gm-async-echo' } },

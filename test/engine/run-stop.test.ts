@@ -1,7 +1,7 @@
 /**
  * `StoryboardRun.stop()` (src/engine/run.ts): for a runner whose test run was cancelled (the run host's runs go ahead
- * of their tests). The step under way finishes with its verdict; no later step calls the agent; a settle of a step
- * that never ran rejects. Against the fixture agent, every call held 300 ms (`slow_ms_300`) and counted at a proxy.
+ * of their tests). The call of the step under way is aborted (issue 31 item 10: SIGTERM no longer waits out a slow
+ * agent), its record says cancelled; no later step calls the agent; a settle of a step that never ran rejects. Against the fixture agent, every call held 300 ms (`slow_ms_300`) and counted at a proxy.
  */
 import { afterEach, describe, expect, inject, it, vi } from 'vitest';
 import type { StoryboardRun } from '../../src/engine/run.js';
@@ -11,7 +11,7 @@ import { loadStoryboard } from '../../src/storyboard/load.js';
 import { countingProxy, type CountingProxy } from '../helpers/counting-proxy.js';
 import { phasedStoryboard } from '../helpers/inline-run.js';
 
-const slowUrl = () => `${inject('agentOrigin')}/x/slow_ms_300/mcp`;
+const slowUrl = (ms = 300) => `${inject('agentOrigin')}/x/slow_ms_${ms}/mcp`;
 
 /** s1 fails its check (the agent echoes `x`, the check wants `y`); s2… pass. */
 function storyboardOf(steps: number): Storyboard {
@@ -48,8 +48,8 @@ afterEach(async () => {
   proxy = undefined;
 });
 
-async function open(steps: number): Promise<{ run: StoryboardRun; proxy: CountingProxy }> {
-  proxy = await countingProxy(slowUrl());
+async function open(steps: number, slowMs?: number): Promise<{ run: StoryboardRun; proxy: CountingProxy }> {
+  proxy = await countingProxy(slowUrl(slowMs));
   run = openStoryboardRun(storyboardOf(steps), { agentUrl: proxy.url, timeoutMs: 10_000 }, { env: {} });
   return { run, proxy };
 }
@@ -59,24 +59,29 @@ const firstCallSent = (p: CountingProxy) =>
   vi.waitFor(() => expect(p.toolCalls()).toHaveLength(1), { timeout: 5_000, interval: 5 });
 
 describe('StoryboardRun.stop()', () => {
-  it('lets the step under way finish with its verdict, and no later step calls the agent', async () => {
-    const { run, proxy } = await open(4);
+  it('aborts the call under way at once: its record says cancelled (no verdict), and no later step calls the agent', async () => {
+    // The agent holds every answer 8 s, and the step may wait 10 s: only the abort ends the step sooner.
+    const { run, proxy } = await open(4, 8_000);
     const last = run.settle('p', 's4');
     const lastSettled = last.catch((error: unknown) => error);
     await firstCallSent(proxy);
+    const stoppedAt = performance.now();
     run.stop();
 
     const error = await lastSettled;
+    expect(performance.now() - stoppedAt).toBeLessThan(2_000);
     expect(error).toBeInstanceOf(Error);
     expect((error as Error).message).toMatch(/was stopped before step "p\/s4"/);
     const first = await run.settle('p', 's1');
     expect(first.status).toBe('failed');
-    expect(first.result.response).toBeDefined();
-    expect(first.result.validations.find((v) => v.check === 'field_value')).toMatchObject({
-      passed: false,
-      expected: 'y',
-      actual: 'x',
+    expect(first.result).toMatchObject({
+      cancelled: true,
+      error:
+        'cancelled: the run was cancelled while this step waited for the agent, so its call was aborted and it has no verdict',
+      validations: [],
     });
+    expect(first.result.request?.operation).toBe('get_adcp_capabilities');
+    expect(first.result.response).toBeUndefined();
     expect(proxy.toolCalls()).toEqual(['get_adcp_capabilities']);
   });
 
@@ -88,7 +93,7 @@ describe('StoryboardRun.stop()', () => {
     await expect(run.settle('p', 's2')).rejects.toThrow(
       /the run of storyboard "inline" was stopped before step "p\/s2"/,
     );
-    expect((await first).status).toBe('failed');
+    expect((await first).result.cancelled).toBe(true);
     await expect(run.settle('p', 's3')).rejects.toThrow(/was stopped before step "p\/s3"/);
     // Nothing ran before s2 but s1: its `before` is s1 alone.
     expect(run.ranBefore('p', 's3').map((o) => `${o.result.step_id}:${o.status}`)).toEqual(['s1:failed']);

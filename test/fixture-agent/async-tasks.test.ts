@@ -150,7 +150,7 @@ describe('async_submitted', () => {
     expect((await poll(url, taskId, auth)).result).toEqual({ media_buy_id: 'mb_forced', packages: [] });
   });
 
-  it('async_failed ends failed with an error and no result', async () => {
+  it("async_failed ends failed with an error (its recovery the schema's: correctable) and no result", async () => {
     const auth = freshCredential();
     const url = agent.urlFor(['async_submitted@create_media_buy', 'async_failed', 'async_polls_2']);
     const { task_id: taskId } = (await callTool(url, 'create_media_buy', mediaBuy(), auth)).structuredContent!;
@@ -159,7 +159,7 @@ describe('async_submitted', () => {
     expect(failed).toMatchObject({
       status: 'failed',
       completed_at: expect.any(String),
-      error: { code: 'PRODUCT_UNAVAILABLE', message: expect.any(String) },
+      error: { code: 'PRODUCT_UNAVAILABLE', message: expect.any(String), recovery: 'correctable' },
     });
     expect(failed).not.toHaveProperty('result');
   });

@@ -15,6 +15,7 @@ import { openStoryboardRun } from '../../src/open-run.js';
 import { RunHost, type HostedFile } from '../../src/plugin/run-host.js';
 import { loadStoryboard } from '../../src/storyboard/load.js';
 import { countingProxy, type CountingProxy } from '../helpers/counting-proxy.js';
+import { closedPort } from '../helpers/ports.js';
 import { phasedStoryboard } from '../helpers/inline-run.js';
 
 const origin = inject('agentOrigin');
@@ -144,6 +145,31 @@ describe('what a HostedRun reads from the host', () => {
     expect(openLocal).not.toHaveBeenCalled();
     expect(hostProxy.toolCalls()).toHaveLength(4);
     expect(localProxy.toolCalls()).toEqual([]);
+    await run.close();
+  });
+
+  // Issue 31 item 10: a worker that could not reach the host ran the file itself, while the host, which runs its
+  // files ahead of their tests, had already sent the same steps: the agent got each step twice.
+  it('never runs a file itself when the host cannot be reached: the step fails, and the agent is not called again', async () => {
+    const storyboard = storyboardOf('unreachable', ['pass', 'pass']);
+    const hostProxy = await proxy(plainUrl());
+    const localProxy = await proxy(plainUrl());
+    host = await RunHost.start();
+    const files = new Files();
+    host.begin([files.file(storyboard, hostProxy.url)], 1);
+    await files.endOf(storyboard);
+    expect(hostProxy.toolCalls()).toHaveLength(2);
+
+    const openLocal = vi.fn(() => openRun(storyboard, localProxy.url, LOCAL_TOKEN));
+    const gone = { ...host.config, url: `http://127.0.0.1:${await closedPort()}` };
+    const run = new HostedRun(gone, storyboard, openLocal);
+    await expect(run.settle('p', 's1')).rejects.toThrow(
+      /^vitest-adcp's run host \(the Vitest main process\) cannot be reached: .+\. The step is not run here: the host may already have sent this storyboard's steps to the agent, and running them again would call the agent twice$/,
+    );
+    await expect(run.settle('p', 's2')).rejects.toThrow(/cannot be reached/);
+    expect(openLocal).not.toHaveBeenCalled();
+    expect(localProxy.toolCalls()).toEqual([]);
+    expect(hostProxy.toolCalls()).toHaveLength(2);
     await run.close();
   });
 
@@ -306,10 +332,12 @@ describe('scheduling', () => {
     return { long, queued, agent, files };
   }
 
-  it('cancel(): the step under way finishes, no later step or queued file starts, and a settle of a later step fails', async () => {
+  it('cancel(): the call under way is aborted (its record says cancelled), no later step or queued file starts, and a settle of a later step fails', async () => {
     const { long, agent, files } = await cancelledAfterFirstCall('halted', 4, 'never');
     expect(agent.toolCalls()).toHaveLength(1);
-    expect(brief(await files.runs.get(long.file)!.settle('p', 's1'))).toBe('s1:passed');
+    const first = await files.runs.get(long.file)!.settle('p', 's1');
+    expect(brief(first)).toBe('s1:failed');
+    expect(first.result.cancelled).toBe(true);
 
     const { run, openLocal } = worker(long, plainUrl());
     await expect(run.settle('p', 's4')).rejects.toThrow(/answered 410 .*cancelled before this step ran/);

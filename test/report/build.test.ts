@@ -273,6 +273,34 @@ describe('a planned step whose test did not run', () => {
   });
 });
 
+describe('a step whose call the run cancel aborted', () => {
+  it("is not run (reason cancelled), counted nowhere, with what went out kept and the engine's reason", () => {
+    const sb = info('sb');
+    const detail =
+      'cancelled: the run was cancelled while this step waited for the agent, so its call was aborted and it has no verdict';
+    const request = { transport: 'mcp' as const, operation: 'get_products', payload: { brief: 'x' }, url: AGENT };
+    const report = buildReport(
+      [
+        ran(sb, 'a'),
+        ran(sb, 'b', { over: { passed: false, error: detail, cancelled: true, request }, state: 'failed' }),
+      ],
+      { root: ROOT },
+    );
+    const step = report.storyboards[0]!.steps[1]!;
+    expect(step).toMatchObject({
+      step_id: 'b',
+      passed: false,
+      validations: [],
+      request,
+      not_run: { reason: 'cancelled', detail },
+    });
+    expect(step).not.toHaveProperty('error');
+    expect(step).not.toHaveProperty('cancelled');
+    expect(report.summary).toMatchObject({ total_steps: 1, steps_failed: 0, steps_not_run: 1 });
+    expect(report.run.complete).toBe(false);
+  });
+});
+
 describe('entries and run targets', () => {
   it('are one per project × agent × protocol: the same storyboard against two agents, or over two protocols, never merges', () => {
     const sb = info('sb');

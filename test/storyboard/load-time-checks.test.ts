@@ -286,6 +286,28 @@ describe('path syntax', () => {
   });
 });
 
+describe('auth.from_test_kit', () => {
+  // Issue 31 item 10: such a path was found only when the step ran, as "vitest-adcp internal error (please report it)".
+  it('a test-kit path that does not parse is a load error at the path (path_syntax); a good one and `true` load', () => {
+    const yaml = sb(`
+      - id: caps
+        task: get_adcp_capabilities
+        auth: { type: bearer, from_test_kit: "auth..x" }
+      - id: caps2
+        task: get_adcp_capabilities
+        auth: { type: bearer, from_test_kit: "auth.api_key" }
+      - id: caps3
+        task: get_adcp_capabilities
+        auth: { type: bearer, from_test_kit: true }
+`);
+    const result = load(yaml);
+    expect(result.ok).toBe(false);
+    expect(result.diagnostics.map(formatDiagnostic)).toEqual([
+      `${FILE}:${at(yaml, '"auth..x"')}: [path_syntax] auth.from_test_kit in step "caps": invalid path "auth..x": empty segment. Paths look like "a.b[0].c" or "items[*].id". (write the path as dotted keys with [n] indexes or [*], e.g. "adcp.major_versions" or "products[0].product_id")`,
+    ]);
+  });
+});
+
 describe('sample_request against the request schema', () => {
   const step = (request: string, extra = '') =>
     sb(`

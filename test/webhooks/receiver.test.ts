@@ -5,6 +5,7 @@
  * deliveries (`next()` resolves when one arrives), never on the clock.
  */
 import { request } from 'node:http';
+import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../../src/model/errors.js';
 import { resolveWebhookReceiver } from '../../src/webhooks/options.js';
@@ -209,6 +210,58 @@ describe('WebhookReceiver', () => {
     await expect(WebhookReceiver.start({ publicBaseUrl: 'https://hooks.example.com/?a=1' })).rejects.toThrow(/query/);
     await expect(WebhookReceiver.start({ publicBaseUrl: 'https://hooks.example.com/\r\nx' })).rejects.toThrow(/CR/);
   });
+});
+
+/**
+ * A sender as many HTTP/1.1 clients are (Go's net/http, Python's urllib3): it honours `Connection: close` (RFC 9112
+ * §9.6) but not the non-standard `Keep-Alive: timeout=` hint, keeping an idle connection for longer than the receiver
+ * does. It delivers a webhook, stays idle `idleMs`, then delivers again — on the same connection unless it was told to
+ * close it. A POST is not retried on a dropped connection (a webhook_no_retry sender, or any non-idempotent request).
+ */
+async function twoDeliveriesApart(url: string, idleMs: number): Promise<(number | 'lost')[]> {
+  const { hostname, port, pathname } = new URL(url);
+  const open = () => connect(Number(port), hostname);
+  const deliver = (socket: Socket) =>
+    new Promise<{ status: number | 'lost'; close: boolean }>((resolve) => {
+      let text = '';
+      const lost = () => resolve({ status: 'lost', close: true });
+      // The receiver dropped the idle connection: what the sender writes goes nowhere.
+      if (socket.destroyed || !socket.writable) return lost();
+      socket.on('data', (chunk) => {
+        text += chunk.toString('latin1');
+        const head = text.indexOf('\r\n\r\n');
+        if (head < 0) return;
+        socket.removeAllListeners();
+        const status = Number(text.slice(9, 12));
+        resolve({ status, close: /\r\nconnection: close\r\n/i.test(text.slice(0, head + 2)) });
+      });
+      socket.once('error', lost);
+      socket.once('close', lost);
+      const body = '{"status":"completed"}';
+      socket.write(
+        `POST ${pathname} HTTP/1.1\r\nHost: ${hostname}:${port}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`,
+      );
+    });
+  const first = open();
+  const one = await deliver(first);
+  await new Promise((resolve) => setTimeout(resolve, idleMs));
+  const second = one.close ? open() : first;
+  const two = await deliver(second);
+  first.destroy();
+  second.destroy();
+  return [one.status, two.status];
+}
+
+describe('WebhookReceiver: a delivery is never lost to its idle timeout', () => {
+  // Issue 31 item 10: the receiver kept idle connections open 5 s (keepAliveTimeout), then dropped them; a sender that
+  // reused one after that lost the delivery on the closed socket, and the step graded the agent no_webhook_received.
+  it('each answer closes its connection (Connection: close), so a sender idle past the timeout still delivers', async () => {
+    const r = await receiver();
+    await r.open('trigger', 'op-1');
+    // Node drops an idle connection 1 s after keepAliveTimeout (5 s): idle 6.5 s, the old receiver had dropped it.
+    expect(await twoDeliveriesApart(r.urlFor('trigger', 'op-1'), 6_500)).toEqual([200, 200]);
+    expect((await r.next('trigger', 'op-1', 0, 0)).map((d) => d.seq)).toEqual([1, 2]);
+  }, 20_000);
 });
 
 describe('HostedWebhookReceiver + RemoteWebhookSink (receiver in the main process, workers over the control endpoint)', () => {

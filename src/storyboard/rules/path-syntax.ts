@@ -5,6 +5,7 @@
  *
  *   validations[].path, validations[].source.path / target.path (refs_resolve),
  *   context_outputs[].path (after its `task_completion.` prefix),
+ *   auth.from_test_kit when it is a path (the credential in the test kit),
  *   the field of `{{prior_step.<id>.<field>}}` (rules/step-references.ts).
  *
  * `context_inputs[].inject_at` has its own rule (`context_input_path`, step-fields.ts). The parser is the engine's;
@@ -51,6 +52,10 @@ export function checkPathSyntax(ctx: RuleContext): void {
           report([...validation.path, side, 'path'], end.path, `validations[${validation.index}].${side}.path`);
       }
     }
+    // The credential's path in the test kit: resolved only when the step runs, where a bad one was an internal error.
+    const auth = step.raw.auth;
+    if (isPlainObject(auth) && typeof auth.from_test_kit === 'string')
+      report([...step.path, 'auth', 'from_test_kit'], auth.from_test_kit, 'auth.from_test_kit');
     const outputs = step.raw.context_outputs;
     if (Array.isArray(outputs)) {
       outputs.forEach((output, i) => {
