@@ -88,6 +88,24 @@ async function build(
   return { payload, notes, asked: () => asked };
 }
 
+/**
+ * The builder on a request that differs from what the step wrote (ids fixture-ids.ts put in, values from a capture):
+ * `written` is the step's sample_request, `payload` the request as it stands; changed in place.
+ */
+function enrichWritten(written: unknown, payload: Record<string, unknown>) {
+  return enrichRequest({
+    task: 'create_media_buy',
+    step: { id: 's', task: 'create_media_buy', sample_request: written } as Step,
+    payload,
+    discovery: discovered(),
+    declared: new Set(),
+    captured: new Map(),
+    anchorMs: ANCHOR,
+    nowMs: NOW,
+    discover: async () => 'asked',
+  });
+}
+
 const complete = {
   brand: { domain: 'acmeoutdoor.example' },
   account: { brand: { domain: 'acmeoutdoor.example' }, operator: 'pinnacle-agency.example' },
@@ -350,17 +368,7 @@ describe('create_media_buy request builder: each decision', () => {
     // fixture-ids.ts put captured ids in the request: they are not the authored literal, so they stay.
     const payload = structuredClone(written);
     payload.packages[0] = { product_id: 'captured-product', pricing_option_id: 'captured-pricing', budget: 10 };
-    const notes = await enrichRequest({
-      task: 'create_media_buy',
-      step: { id: 's', task: 'create_media_buy', sample_request: written } as Step,
-      payload,
-      discovery: discovered(),
-      declared: new Set(),
-      captured: new Map(),
-      anchorMs: ANCHOR,
-      nowMs: NOW,
-      discover: async () => 'asked',
-    });
+    const notes = await enrichWritten(written, payload);
     expect(payload.packages).toEqual([
       { product_id: 'captured-product', pricing_option_id: 'captured-pricing', budget: 10 },
     ]);
@@ -368,21 +376,10 @@ describe('create_media_buy request builder: each decision', () => {
     // On a listed product, a captured pricing option it does not have stays too.
     const onListed = structuredClone(written);
     onListed.packages[0] = { product_id: 'mixed', pricing_option_id: 'captured-pricing', budget: 10 };
-    await enrichRequest({
-      task: 'create_media_buy',
-      step: {
-        id: 's',
-        task: 'create_media_buy',
-        sample_request: { ...written, packages: [{ product_id: 'mixed', pricing_option_id: 'test-pricing' }] },
-      } as Step,
-      payload: onListed,
-      discovery: discovered(),
-      declared: new Set(),
-      captured: new Map(),
-      anchorMs: ANCHOR,
-      nowMs: NOW,
-      discover: async () => 'asked',
-    });
+    await enrichWritten(
+      { ...written, packages: [{ product_id: 'mixed', pricing_option_id: 'test-pricing' }] },
+      onListed,
+    );
     expect(onListed.packages[0]).toEqual({ product_id: 'mixed', pricing_option_id: 'captured-pricing', budget: 10 });
     // No product listed in the run: nothing to replace a literal with.
     const none = await build(written, { discovery: new Discovery() });
@@ -522,21 +519,7 @@ describe('create_media_buy request builder: each decision', () => {
     expect(asapNoEnd.payload.end_time).toBe('2026-12-09T00:00:00Z');
     // A start the request got from elsewhere (a capture), not authored as a date: sent as it is.
     const payload = { ...complete, start_time: '2026-04-01T00:00:00Z', packages: [fixed()] };
-    const notes = await enrichRequest({
-      task: 'create_media_buy',
-      step: {
-        id: 's',
-        task: 'create_media_buy',
-        sample_request: { ...complete, start_time: { from: 'context' }, packages: [fixed()] },
-      } as unknown as Step,
-      payload,
-      discovery: discovered(),
-      declared: new Set(),
-      captured: new Map(),
-      anchorMs: ANCHOR,
-      nowMs: NOW,
-      discover: async () => undefined,
-    });
+    const notes = await enrichWritten({ ...complete, start_time: { from: 'context' }, packages: [fixed()] }, payload);
     expect(payload.start_time).toBe('2026-04-01T00:00:00Z');
     expect(notes).toEqual([]);
   });
@@ -571,17 +554,7 @@ describe('create_media_buy request builder: the edges', () => {
       ...complete,
       packages: [{ product_id: 'test-product', pricing_option_id: 'test-pricing', budget: 10 }],
     };
-    const notes = await enrichRequest({
-      task: 'create_media_buy',
-      step: { id: 's', task: 'create_media_buy', sample_request: written } as Step,
-      payload,
-      discovery: discovered(),
-      declared: new Set(),
-      captured: new Map(),
-      anchorMs: ANCHOR,
-      nowMs: NOW,
-      discover: async () => 'asked',
-    });
+    const notes = await enrichWritten(written, payload);
     expect(payload.packages).toEqual([{ product_id: 'test-product', pricing_option_id: 'test-pricing', budget: 10 }]);
     expect(notes).toEqual([]);
   });
