@@ -220,6 +220,18 @@ describe.concurrent('the strict seller passes the storyboards it claims', () => 
   });
 });
 
+// Issue 31 item 1: the seeds and the controller's arm directive land under the identity the steps use, so the
+// submitted arm is graded on the seeded product, not on PRODUCT_NOT_FOUND under another account.
+it('create_media_buy_async: the forced submitted arm passes on the seeded product', async () => {
+  const results = await run('media_buy_seller/create_media_buy_async');
+  const byId = (id: string) => results.find((r) => r.step_id === id);
+  expect(byId('force_arm_submitted'), 'the controller directive').toMatchObject({ passed: true });
+  expect(byId('force_arm_submitted')!.skip).toBeUndefined();
+  const submitted = byId('create_media_buy_submitted');
+  expect(submitted, 'the submitted arm').toMatchObject({ passed: true });
+  expect(submitted!.skip).toBeUndefined();
+});
+
 describe.concurrent('the strict seller runs these clean', () => {
   it.each(RUNS_CLEAN)('%s', async (id) => {
     expect(problems(await run(id), id)).toEqual([]);
