@@ -20,7 +20,7 @@ import type { Exchange } from '../model/exchange.js';
 import type { ExtractionRecord, RequestRecord, StepResult } from '../model/records.js';
 import { extractA2aResult } from '../transport/a2a-extract.js';
 import { jsonRpcAnswerIn } from '../transport/answer-body.js';
-import { extractMcpResult } from '../transport/mcp.js';
+import { extractMcpResult } from '../transport/mcp-extract.js';
 import { probeUnauthenticated, type ProbeOptions } from './probe.js';
 
 export interface ObservedAnswer {

@@ -63,7 +63,7 @@ async function mcpInitialize(url: string, headers: Record<string, string>, timeo
 }
 
 async function agentCard(url: string, headers: Record<string, string>, timeoutMs: number): Promise<Readiness> {
-  const { agentCardUrls } = await import('../transport/a2a.js');
+  const { agentCardUrls } = await import('../transport/a2a-card.js');
   let last: Readiness = { ready: false, seen: 'no agent card' };
   for (const cardUrl of agentCardUrls(url)) {
     const response = await fetch(cardUrl, { headers, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });

@@ -21,7 +21,7 @@ import {
 } from '../model/records.js';
 import { extractA2aResult } from '../transport/a2a-extract.js';
 import { jsonRpcErrorOf } from '../transport/answer-body.js';
-import { extractMcpResult } from '../transport/mcp.js';
+import { extractMcpResult } from '../transport/mcp-extract.js';
 import { isAdvisoryFailure } from './counters.js';
 import { excerptAround } from './excerpt.js';
 import {

@@ -270,7 +270,6 @@ function closestBranch(issues: SchemaIssue[], prefix: unknown[] = [], depth = 0)
   });
 }
 
-/** Message of an error and its causes, for the step's `error` field. */
 /** A call that ran out of time (its deadline signal, a client timeout), as opposed to one the agent or the network refused. */
 export function isTimeoutError(error: unknown): boolean {
   return (
@@ -279,6 +278,7 @@ export function isTimeoutError(error: unknown): boolean {
   );
 }
 
+/** Message of an error and its causes, for the step's `error` field. */
 export function describeError(error: unknown): string {
   const schema = schemaIssues(error);
   if (schema) return schema;

@@ -6,13 +6,14 @@
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { isErrorOnly } from '../model/answer-error.js';
 import type { Exchange } from '../model/exchange.js';
-import type { ExtractionRecord, ResponseRecord } from '../model/records.js';
+import type { ResponseRecord } from '../model/records.js';
 import { ownVersion } from '../model/package-version.js';
 import { filterResponseHeaders } from '../model/redact.js';
 import { jsonRpcErrorOf, parseJsonOrText, type JsonRpcError } from './answer-body.js';
-import { boundedFetch, describeError, isTimeoutError, type ObservedHttp } from './http.js';
+import { extractMcpResult } from './mcp-extract.js';
+import { callSignal, describeTransportError } from './call.js';
+import { boundedFetch, isTimeoutError, type ObservedHttp } from './http.js';
 import {
   boundServerRequests,
   floodOf,
@@ -449,13 +450,6 @@ interface FailedCall {
   watch?: ReturnType<typeof watchServerRequests>;
 }
 
-/** A call's signal: the caller's, if any, and the call's timeout. */
-function callSignal(options: CallOptions): AbortSignal {
-  return options.signal
-    ? AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs)])
-    : AbortSignal.timeout(options.timeoutMs);
-}
-
 /**
  * A JSON-RPC error the agent answered: an McpError that is not the SDK's own timeout or connection loss — a -32000 or
  * -32001 the agent itself answered is its answer too, not the SDK's own "connection closed" / "timed out" of the same
@@ -491,71 +485,4 @@ function agentAnswered(connection: Connection | undefined, error: McpError): boo
 function isTransportLevelMcpError(error: McpError): boolean {
   // -32001 RequestTimeout, -32000 ConnectionClosed (ErrorCode in the MCP SDK).
   return error.code === -32001 || error.code === -32000;
-}
-
-function describeTransportError(error: unknown, observed: ObservedHttp | undefined, timeoutMs: number): string {
-  const message = describeError(error);
-  if (isTimeoutError(error)) {
-    return `no answer within ${timeoutMs} ms (${message}); raise the step timeout (option timeoutMs) if the agent is just slow`;
-  }
-  if (observed && observed.status >= 400) return `HTTP ${observed.status} from the agent: ${message}`;
-  return message;
-}
-
-/**
- * The contract's MCP extraction: structuredContent when it is an object;
- * otherwise the first text content that parses as a JSON object; an error
- * envelope (`adcp_error`, or `isError: true`) takes the error path.
- */
-export function extractMcpResult(result: { isError?: boolean; structuredContent?: unknown; content?: unknown }): {
-  extraction: ExtractionRecord;
-  data: unknown;
-} {
-  const structured = result.structuredContent;
-  if (structured && typeof structured === 'object' && !Array.isArray(structured)) {
-    const record = structured as Record<string, unknown>;
-    if (result.isError || isErrorOnly(record)) {
-      return {
-        extraction: {
-          path: 'error',
-          note: result.isError
-            ? 'isError: true with structuredContent'
-            : 'structuredContent contained only adcp_error — treated as error',
-        },
-        data: structured,
-      };
-    }
-    return { extraction: { path: 'structured_content' }, data: structured };
-  }
-  const texts = Array.isArray(result.content)
-    ? result.content.filter(
-        (c: { type?: unknown; text?: unknown } | null | undefined) => c?.type === 'text' && typeof c.text === 'string',
-      )
-    : [];
-  for (const item of texts as { text: string }[]) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(item.text);
-    } catch {
-      continue;
-    }
-    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
-      const record = parsed as Record<string, unknown>;
-      if (result.isError || isErrorOnly(record)) {
-        return {
-          extraction: { path: 'error', note: 'error envelope in content[].text (no structuredContent)' },
-          data: parsed,
-        };
-      }
-      return {
-        extraction: { path: 'text_fallback', note: 'no structuredContent; parsed JSON from content[].text' },
-        data: parsed,
-      };
-    }
-  }
-  if (result.isError) {
-    const message = (texts as { text: string }[]).map((t) => t.text).join('\n');
-    return { extraction: { path: 'error', note: 'isError: true without a JSON body' }, data: { message } };
-  }
-  return { extraction: { path: 'none', note: 'neither structuredContent nor JSON text content' }, data: undefined };
 }

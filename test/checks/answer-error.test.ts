@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { answerError, type AnswerLike } from '../../src/model/answer-error.js';
 import type { Exchange } from '../../src/model/exchange.js';
 import { extractA2aResult } from '../../src/transport/a2a-extract.js';
-import { extractMcpResult } from '../../src/transport/mcp.js';
+import { extractMcpResult } from '../../src/transport/mcp-extract.js';
 
 const refusal = { code: 'INVALID_REQUEST', message: 'brief is required' };
 

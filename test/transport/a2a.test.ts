@@ -12,7 +12,8 @@ import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURE_TEST_KIT_PATH, startFixtureAgent, type FixtureAgent } from '../../fixtures/agent/server.mjs';
 import { extractA2aResult } from '../../src/transport/a2a-extract.js';
-import { A2aTransport, agentCardUrls } from '../../src/transport/a2a.js';
+import { agentCardUrls } from '../../src/transport/a2a-card.js';
+import { A2aTransport } from '../../src/transport/a2a.js';
 import type { CallOptions, Credentials } from '../../src/transport/types.js';
 
 const KEY: Credentials = { kind: 'bearer', token: 'demo-a2a-transport' };
