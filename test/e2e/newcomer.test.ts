@@ -14,7 +14,8 @@
  *
  * And issue 31's cases a user meets through the bin: a `-t` filtered run (item 4), load errors before an unreachable
  * agent (item 5), a 40 MB storyboard never read whole (item 6; each process's peak RSS through
- * test/helpers/rss-probe.mjs). test/e2e/load-first.test.ts has item 5 under `vitest run`.
+ * test/helpers/rss-probe.mjs). test/e2e/load-first.test.ts has item 5 under `vitest run`. Issue 33's `agent.start` with an
+ * @adcp/sdk example seller (test/e2e/agent-start.test.ts has its other cases, on the fixture agent).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import {
@@ -27,6 +28,7 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
+import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -315,6 +317,63 @@ describe('a newcomer repository', () => {
     // Measured ~280 MB: Vitest itself reads each test file whole once (hostile-yaml.test.ts says where); nothing of ours does.
     expect(run.peakMB).toBeLessThan(500);
     rmSync(join(project, 'big.storyboard.yaml'));
+  }, 180_000);
+
+  it('issue 33: an @adcp/sdk example seller started through agent.start passes a storyboard, and nothing of it is left after the run', async () => {
+    const port = await closedPort();
+    const pidFile = join(dir, 'seller.pid');
+    // The SDK's multi-tenant seller (PORT from the environment), run by tsx as the shell's child; listen-local.mjs binds
+    // it to 127.0.0.1. The shell records its pid: the leader of the process group the run must take down whole.
+    const tsx = join(repoRoot, 'node_modules', '.bin', 'tsx');
+    const preload = join(repoRoot, 'bench', 'compare', 'listen-local.mjs');
+    const command = `echo $$ > '${pidFile}'; '${tsx}' --import '${preload}' node_modules/@adcp/sdk/examples/hello_seller_adapter_multi_tenant.ts`;
+    writeFileSync(
+      join(project, 'vitest.start.config.mts'),
+      [
+        "import { defineConfig } from 'vitest/config';",
+        "import { adcpStoryboards } from 'vitest-adcp';",
+        'export default defineConfig({',
+        '  plugins: [',
+        '    adcpStoryboards({',
+        '      agent: {',
+        '        url: process.env.START_URL,',
+        "        start: { command: process.env.START_COMMAND!, env: { PORT: process.env.START_PORT!, NODE_ENV: 'development' }, timeoutMs: 90_000 },",
+        '      },',
+        "      compliance: { storyboards: ['capability_discovery'] },",
+        '    }),',
+        '  ],',
+        '  test: { include: [] },',
+        '});',
+        '',
+      ].join('\n'),
+    );
+    const run = npx(['vitest', 'run', '--config', 'vitest.start.config.mts'], {
+      START_URL: `http://127.0.0.1:${port}/mcp`,
+      START_COMMAND: command,
+      START_PORT: String(port),
+      ADCP_AUTH_TOKEN: 'sk_harness_do_not_use_in_prod',
+    });
+    expect(run.status, run.output).toBe(0);
+    expect(run.output).toMatch(/Tests\s+2 passed \(2\)/);
+    // Nothing left: no process of the agent's group, nothing listening on its port.
+    const pgid = Number(readFileSync(pidFile, 'utf8').trim());
+    expect(pgid).toBeGreaterThan(1);
+    const alive = () => {
+      try {
+        process.kill(-pgid, 0);
+        return true;
+      } catch (error) {
+        expect((error as NodeJS.ErrnoException).code).toBe('ESRCH');
+        return false;
+      }
+    };
+    expect(alive()).toBe(false);
+    const refused = await new Promise<boolean>((resolve) => {
+      const socket = createConnection(port, '127.0.0.1');
+      socket.once('connect', () => (socket.destroy(), resolve(false)));
+      socket.once('error', () => resolve(true));
+    });
+    expect(refused).toBe(true);
   }, 180_000);
 
   it('issue 31 item 4: a -t filtered run grades what was selected: the step it depends on is replayed, not counted; the rest is not selected, not run', () => {
