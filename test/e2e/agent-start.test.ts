@@ -9,10 +9,10 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureAgent } from '../../fixtures/agent/server.mjs';
+import { connectTo, expectGone } from '../helpers/agent-gone.js';
 import { closedPort } from '../helpers/ports.js';
 import { buildBin, repoRoot, runNode, runVitest } from '../helpers/run-vitest.js';
 
@@ -38,47 +38,6 @@ function recorded(pid: string, inner: string): string {
 
 function fixtureAgent(port: number): string {
   return `'${process.execPath}' '${fixtureCli}' --port ${port}`;
-}
-
-function groupOf(pid: string): number {
-  return Number(readFileSync(pid, 'utf8').trim());
-}
-
-/** Whether any process of the group is left (`kill(-pgid, 0)`: ESRCH when none is). */
-function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch (error) {
-    expect((error as NodeJS.ErrnoException).code).toBe('ESRCH');
-    return false;
-  }
-}
-
-/** Resolves to the connect's outcome on 127.0.0.1:port: `refused` when nothing listens. */
-function connectTo(port: number): Promise<'connected' | 'refused'> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve('connected');
-    });
-    socket.once('error', (error: NodeJS.ErrnoException) =>
-      error.code === 'ECONNREFUSED' ? resolve('refused') : reject(error),
-    );
-  });
-}
-
-/** Nothing of the agent left: the port refuses connections and the group has no process. */
-async function expectGone(pid: string, port: number): Promise<void> {
-  const pgid = groupOf(pid);
-  expect(pgid).toBeGreaterThan(1);
-  // A run that ends on a signal stops the agent from its exit handler, where it cannot reap its shell: the shell is a
-  // zombie of the group until init reaps it, a moment after the run's exit. A live process would stay past this wait.
-  const until = Date.now() + 3_000;
-  while (groupAlive(pgid) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
-  expect(groupAlive(pgid)).toBe(false);
-  expect(await connectTo(port)).toBe('refused');
 }
 
 function startEnv(command: string, port: number, extra: Record<string, string | undefined> = {}) {

@@ -28,12 +28,12 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { PASSING_STORYBOARD } from '../helpers/jest-project.js';
 import { packedTarball } from '../helpers/packed.js';
+import { expectGone } from '../helpers/agent-gone.js';
 import { closedPort } from '../helpers/ports.js';
 import { repoRoot } from '../helpers/run-vitest.js';
 
@@ -358,24 +358,7 @@ describe('a newcomer repository', () => {
     expect(run.status, run.output).toBe(0);
     expect(run.output).toMatch(/Tests\s+2 passed \(2\)/);
     // Nothing left: no process of the agent's group, nothing listening on its port.
-    const pgid = Number(readFileSync(pidFile, 'utf8').trim());
-    expect(pgid).toBeGreaterThan(1);
-    const alive = () => {
-      try {
-        process.kill(-pgid, 0);
-        return true;
-      } catch (error) {
-        expect((error as NodeJS.ErrnoException).code).toBe('ESRCH');
-        return false;
-      }
-    };
-    expect(alive()).toBe(false);
-    const refused = await new Promise<boolean>((resolve) => {
-      const socket = createConnection(port, '127.0.0.1');
-      socket.once('connect', () => (socket.destroy(), resolve(false)));
-      socket.once('error', () => resolve(true));
-    });
-    expect(refused).toBe(true);
+    await expectGone(pidFile, port);
   }, 180_000);
 
   it('issue 31 item 4: a -t filtered run grades what was selected: the step it depends on is replayed, not counted; the rest is not selected, not run', () => {
