@@ -48,9 +48,10 @@ const products = {
   ],
 };
 
-function discovered(): Discovery {
+/** What a run learnt from a get_products answer listing `listed` (by default the products above). */
+function discovered(listed: { products: unknown[] } = products): Discovery {
   const discovery = new Discovery();
-  discovery.observeAnswer('get_products', { data: products, extraction: { path: 'structured_content' } });
+  discovery.observeAnswer('get_products', { data: listed, extraction: { path: 'structured_content' } });
   return discovery;
 }
 
@@ -416,43 +417,39 @@ describe('create_media_buy request builder: each decision', () => {
   });
 
   it('bids: the floor when the guidance median is under it, the median when there is no floor', async () => {
-    const discovery = new Discovery();
-    discovery.observeAnswer('get_products', {
-      data: {
-        products: [
-          {
-            product_id: 'under',
-            pricing_options: [
-              {
-                pricing_option_id: 'o1',
-                pricing_model: 'cpm',
-                currency: 'USD',
-                floor_price: 4,
-                price_guidance: { p50: 3 },
-              },
-            ],
-          },
-          {
-            product_id: 'open',
-            pricing_options: [
-              { pricing_option_id: 'o2', pricing_model: 'cpm', currency: 'USD', price_guidance: { p50: 2.5 } },
-            ],
-          },
-          {
-            product_id: 'equal',
-            pricing_options: [
-              {
-                pricing_option_id: 'o3',
-                pricing_model: 'cpm',
-                currency: 'USD',
-                floor_price: 3,
-                price_guidance: { p50: 3 },
-              },
-            ],
-          },
-        ],
-      },
-      extraction: { path: 'structured_content' },
+    const discovery = discovered({
+      products: [
+        {
+          product_id: 'under',
+          pricing_options: [
+            {
+              pricing_option_id: 'o1',
+              pricing_model: 'cpm',
+              currency: 'USD',
+              floor_price: 4,
+              price_guidance: { p50: 3 },
+            },
+          ],
+        },
+        {
+          product_id: 'open',
+          pricing_options: [
+            { pricing_option_id: 'o2', pricing_model: 'cpm', currency: 'USD', price_guidance: { p50: 2.5 } },
+          ],
+        },
+        {
+          product_id: 'equal',
+          pricing_options: [
+            {
+              pricing_option_id: 'o3',
+              pricing_model: 'cpm',
+              currency: 'USD',
+              floor_price: 3,
+              price_guidance: { p50: 3 },
+            },
+          ],
+        },
+      ],
     });
     const { payload, notes } = await build(
       {
@@ -527,11 +524,7 @@ describe('create_media_buy request builder: each decision', () => {
 
 describe('create_media_buy request builder: the edges', () => {
   it("names a fixed-price first option as such, and says nothing more when the agent's own discovery found nothing", async () => {
-    const discovery = new Discovery();
-    discovery.observeAnswer('get_products', {
-      data: { products: [products.products[2]] },
-      extraction: { path: 'structured_content' },
-    });
+    const discovery = discovered({ products: [products.products[2]] });
     const { notes } = await build({ ...complete, packages: [] }, { discovery });
     expect(notes[1]).toBe(
       'packages[0].pricing_option_id = "mixed_fixed" added: product "mixed"\'s first fixed-price pricing option',
@@ -560,32 +553,28 @@ describe('create_media_buy request builder: the edges', () => {
   });
 
   it('a minimum spend equal to the default budget is the default; a floor that is not a number is no floor', async () => {
-    const discovery = new Discovery();
-    discovery.observeAnswer('get_products', {
-      data: {
-        products: [
-          {
-            product_id: 'p',
-            pricing_options: [
-              {
-                pricing_option_id: 'at_default',
-                pricing_model: 'cpm',
-                currency: 'USD',
-                fixed_price: 1,
-                min_spend_per_package: 1000,
-              },
-              {
-                pricing_option_id: 'text_floor',
-                pricing_model: 'cpm',
-                currency: 'USD',
-                floor_price: '5',
-                price_guidance: 'high',
-              },
-            ],
-          },
-        ],
-      },
-      extraction: { path: 'structured_content' },
+    const discovery = discovered({
+      products: [
+        {
+          product_id: 'p',
+          pricing_options: [
+            {
+              pricing_option_id: 'at_default',
+              pricing_model: 'cpm',
+              currency: 'USD',
+              fixed_price: 1,
+              min_spend_per_package: 1000,
+            },
+            {
+              pricing_option_id: 'text_floor',
+              pricing_model: 'cpm',
+              currency: 'USD',
+              floor_price: '5',
+              price_guidance: 'high',
+            },
+          ],
+        },
+      ],
     });
     const { payload, notes } = await build(
       {
