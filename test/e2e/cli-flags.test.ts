@@ -16,17 +16,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from 'vitest';
 import { closedPort } from '../helpers/ports.js';
-import { buildBin, repoRoot, runNode, type NodeRun } from '../helpers/run-vitest.js';
+import { buildBin, NO_AGENT_ENV as CLEAN_ENV, repoRoot, runNode, type NodeRun } from '../helpers/run-vitest.js';
 
 const scratch = join(repoRoot, '.vitest-adcp', `cli-flags-${process.pid}`);
 const cliJs = join(scratch, 'dist', 'cli.js');
 const discovery = 'fixtures/storyboards/discovery.storyboard.yaml';
-const CLEAN_ENV = {
-  ADCP_AGENT_URL: undefined,
-  ADCP_AUTH_TOKEN: undefined,
-  ADCP_PROTOCOL: undefined,
-  ADCP_COMPLIANCE: undefined,
-};
 /** The starter storyboard `init` copies (the package ships examples/). */
 const example = join(repoRoot, 'examples', 'discovery.storyboard.yaml');
 

@@ -20,17 +20,11 @@ import { c as createTar } from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureAgent, type FixtureAgent } from '../../fixtures/agent/server.mjs';
 import { closedPort } from '../helpers/ports.js';
-import { buildBin, repoRoot, runNode, type NodeRun } from '../helpers/run-vitest.js';
+import { buildBin, NO_AGENT_ENV as CLEAN_ENV, repoRoot, runNode, type NodeRun } from '../helpers/run-vitest.js';
 
 const scratch = join(repoRoot, '.vitest-adcp', `cli-reasons-${process.pid}`);
 const cliJs = join(scratch, 'dist', 'cli.js');
 const discovery = 'fixtures/storyboards/discovery.storyboard.yaml';
-const CLEAN_ENV = {
-  ADCP_AGENT_URL: undefined,
-  ADCP_AUTH_TOKEN: undefined,
-  ADCP_PROTOCOL: undefined,
-  ADCP_COMPLIANCE: undefined,
-};
 
 let agent: FixtureAgent;
 let rpc32000: { url: string; close: () => Promise<void> };

@@ -7,16 +7,10 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { closedPort } from '../helpers/ports.js';
-import { repoRoot, runVitest } from '../helpers/run-vitest.js';
+import { NO_AGENT_ENV as CLEAN_ENV, repoRoot, runVitest } from '../helpers/run-vitest.js';
 
 const misspelt = 'fixtures/broken/misspelled-task.storyboard.yaml';
 const discovery = 'fixtures/storyboards/discovery.storyboard.yaml';
-const CLEAN_ENV = {
-  ADCP_AGENT_URL: undefined,
-  ADCP_AUTH_TOKEN: undefined,
-  ADCP_PROTOCOL: undefined,
-  ADCP_COMPLIANCE: undefined,
-};
 /** The misspelt task's load error, located, as the plugin prints it. */
 const LOAD_ERROR =
   'fixtures/broken/misspelled-task.storyboard.yaml:9:15: [misspelled_task] task "get_adcp_capabilites" in step "caps" is not an AdCP or runner task';

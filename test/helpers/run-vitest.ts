@@ -128,3 +128,11 @@ export async function buildBin(scratch: string): Promise<string> {
   symlinkSync(join(repoRoot, 'schema'), join(scratch, 'schema'));
   return join(scratch, 'dist', 'cli.js');
 }
+
+/** The agent settings a child run must not inherit from this run's environment: each test names its own. */
+export const NO_AGENT_ENV = {
+  ADCP_AGENT_URL: undefined,
+  ADCP_AUTH_TOKEN: undefined,
+  ADCP_PROTOCOL: undefined,
+  ADCP_COMPLIANCE: undefined,
+};
