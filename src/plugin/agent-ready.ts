@@ -8,6 +8,10 @@
  * preflight (agent-preflight.ts) then says whether the run's own credential is the one it wants.
  */
 import { ownVersion } from '../model/package-version.js';
+import { boundedFetch, describeError, isTimeoutError } from '../transport/http.js';
+
+/** Readiness reads no body (statuses and a session header only): a small bound for whatever the agent sends. */
+const MAX_READINESS_BYTES = 64 * 1024;
 
 export interface ReadinessTarget {
   url: string;
@@ -32,10 +36,10 @@ export async function agentReadiness(target: ReadinessTarget, timeoutMs: number)
 }
 
 async function mcpInitialize(url: string, headers: Record<string, string>, timeoutMs: number): Promise<Readiness> {
+  const fetch = boundedFetch({ timeoutMs, maxResponseBytes: MAX_READINESS_BYTES });
   const response = await fetch(url, {
     method: 'POST',
     redirect: 'manual',
-    signal: AbortSignal.timeout(timeoutMs),
     headers: { ...headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
     body: JSON.stringify({
       jsonrpc: '2.0',
@@ -52,11 +56,7 @@ async function mcpInitialize(url: string, headers: Record<string, string>, timeo
   const session = response.headers.get('mcp-session-id');
   // A stateful agent opened a session for this look: closed again, as a client leaving would (its answer is not ours).
   if (session)
-    void fetch(url, {
-      method: 'DELETE',
-      headers: { ...headers, 'mcp-session-id': session },
-      signal: AbortSignal.timeout(timeoutMs),
-    })
+    void fetch(url, { method: 'DELETE', headers: { ...headers, 'mcp-session-id': session } })
       .then((r) => r.body?.cancel())
       .catch(() => {});
   return judged(response.status, 'initialize');
@@ -65,8 +65,9 @@ async function mcpInitialize(url: string, headers: Record<string, string>, timeo
 async function agentCard(url: string, headers: Record<string, string>, timeoutMs: number): Promise<Readiness> {
   const { agentCardUrls } = await import('../transport/a2a-card.js');
   let last: Readiness = { ready: false, seen: 'no agent card' };
+  const fetch = boundedFetch({ timeoutMs, maxResponseBytes: MAX_READINESS_BYTES });
   for (const cardUrl of agentCardUrls(url)) {
-    const response = await fetch(cardUrl, { headers, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
+    const response = await fetch(cardUrl, { headers, redirect: 'manual' });
     await response.body?.cancel().catch(() => {});
     last = judged(response.status, 'the agent card');
     if (last.ready) return last;
@@ -79,9 +80,10 @@ function judged(status: number, what: string): Readiness {
   return { ready: false, seen: `${what} answered HTTP ${status}` };
 }
 
+/** What a look that got no answer saw: no answer in time, or the error's code where it has one (`ECONNREFUSED`). */
 function reasonOf(error: unknown): string {
-  const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
-  if (cause?.code) return cause.code;
-  if (error instanceof Error && error.name === 'TimeoutError') return 'no answer in time';
-  return error instanceof Error ? error.message : String(error);
+  if (isTimeoutError(error)) return 'no answer in time';
+  const failed = error as { code?: unknown; cause?: { code?: unknown } } | undefined;
+  const code = failed?.code ?? failed?.cause?.code;
+  return typeof code === 'string' && code ? code : describeError(error);
 }
