@@ -7,7 +7,7 @@
  * shared by the whole test run.
  */
 import { randomUUID } from 'node:crypto';
-import { afterEach, describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, inject, it } from 'vitest';
 import { findErrorCode } from '../../src/model/answer-error.js';
 import type { Exchange } from '../../src/model/exchange.js';
 import { A2aTransport } from '../../src/transport/a2a.js';
@@ -125,8 +125,10 @@ describe('rateLimitWait: how long the agent asked to wait', () => {
 
 // ---------------------------------------------------------------------------------------------------------------
 
+// Closed once the file is done, not after each test: the tests that wait on the agent's retry_after (the spec's 1 s
+// minimum) run concurrently, each on its own session, proxy and gate, so one test's end must not close another's.
 const open: { close(): Promise<void> }[] = [];
-afterEach(async () => {
+afterAll(async () => {
   await Promise.all(open.splice(0).map((c) => c.close()));
 });
 
@@ -190,7 +192,7 @@ async function timedCall(
 
 const products = (answer: Exchange) => (answer.data as { products?: unknown[] } | undefined)?.products;
 
-describe('RateLimitedTransport over MCP: rate_limited_<n> (AdCP RATE_LIMITED, retry_after: 1)', () => {
+describe.concurrent('RateLimitedTransport over MCP: rate_limited_<n> (AdCP RATE_LIMITED, retry_after: 1)', () => {
   it('what the agent answers: a RATE_LIMITED error with retry_after 1, no transport error', async () => {
     const proxy = await endpoint(['rate_limited_1']);
     const answer = await mcp(proxy.url).call('get_products', { buying_mode: 'wholesale' }, opts);
@@ -288,7 +290,7 @@ describe('RateLimitedTransport over MCP: rate_limited_<n> (AdCP RATE_LIMITED, re
   });
 });
 
-describe('RateLimitedTransport over MCP: http_429_<n> (HTTP 429, Retry-After: 1)', () => {
+describe.concurrent('RateLimitedTransport over MCP: http_429_<n> (HTTP 429, Retry-After: 1)', () => {
   it('what McpTransport records of a 429: the status, Retry-After and the JSON-RPC error, no transport error', async () => {
     const proxy = await endpoint(['http_429_1']);
     const answer = await mcp(proxy.url).call('get_products', { buying_mode: 'wholesale' }, opts);
@@ -326,7 +328,7 @@ describe('RateLimitedTransport over MCP: http_429_<n> (HTTP 429, Retry-After: 1)
   });
 });
 
-describe('RateLimitedTransport over A2A', () => {
+describe.concurrent('RateLimitedTransport over A2A', () => {
   const sends = (proxy: CountingProxy) => [...proxy.counts('message/send').values()].reduce((a, b) => a + b, 0);
 
   it.each([['rate_limited_1'], ['http_429_1']])('%s: the normal answer after one resend', async (token) => {
