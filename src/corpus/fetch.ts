@@ -43,7 +43,9 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { promisify } from 'node:util';
 import { createGunzip } from 'node:zlib';
-import { Parser, UnpackSync, type ReadEntry } from 'tar';
+// tar only when a bundle is fetched: every worker of every run imports this module (through corpus.ts), and tar is
+// about a tenth of a second of each worker's start-up.
+import type { Parser, ReadEntry } from 'tar';
 import { Agent, EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
 import { DiskCache, cacheSecret, userCacheRoot } from '../cache/disk-cache.js';
 import { isLoopbackHost } from '../model/addresses.js';
@@ -520,6 +522,7 @@ async function checkEntries(f: Fetch, tgz: Buffer, tgzUrl: URL): Promise<void> {
     problem ??= `its entry ${JSON.stringify(path.slice(0, 200))} ${why}`;
     parser.abort(new Error(problem));
   };
+  const { Parser } = await import('tar');
   const parser = new Parser({
     ...TAR,
     onReadEntry: (entry) => {
@@ -584,6 +587,7 @@ async function unpack(f: Fetch, tgz: Buffer, tgzUrl: URL): Promise<{ root: strin
     // Owners are never taken from the archive (as root, tar would); links and devices were refused above, and are
     // filtered out here too. Synchronous: twice as fast as tar's async Unpack (about 0.5 s for 3.1.19's 960 files).
     const filter = (path: string, entry: object) => wanted(path, top) && 'type' in entry && PLAIN.has(`${entry.type}`);
+    const { UnpackSync } = await import('tar');
     await feed(new UnpackSync({ ...TAR, cwd: partial, preserveOwner: false, filter }), tgz);
     const tree = join(partial, top);
     if (!existsSync(join(tree, 'compliance', 'index.json')) || !isRealDir(join(tree, 'schemas'))) {
