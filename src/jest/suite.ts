@@ -10,6 +10,7 @@
  * file's global, where `vitest-adcp/jest/runtime` hands it to the compiled module. The compiled module calls Jest's
  * `describe`/`it` itself; nothing here touches them.
  */
+import type { AgentStartOptions } from '../agent/agent-start.js';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { defaultCacheDir } from '../cache/location.js';
@@ -27,6 +28,12 @@ import { loadFailureText, stepErrorStack, type FailingValidation } from '../adap
 export interface JestAdcpOptions extends RuntimeConfig {
   /** Corpus version (installed in @adcp/sdk, or fetched earlier: see README > Versions), or a path to a compliance tree. Env: ADCP_COMPLIANCE. @default the version the installed @adcp/sdk pins */
   compliance?: string;
+  /**
+   * Start the agent for the run, as `agent.start` of `adcpStoryboards()` does: `{ command, cwd?, env?, timeoutMs?,
+   * reuseExisting? }`, waited for at `agentUrl`, stopped with its whole process group when the run ends. Read by the
+   * preset's global setup and teardown (start-agent.cts, stop-agent.cts) in Jest's main process, not by test files.
+   */
+  start?: AgentStartOptions;
 }
 
 /**

@@ -6,7 +6,7 @@
 import { resolve } from 'node:path';
 import type { VitestPluginContext } from 'vitest/node';
 import type { ResolvedRuntimeConfig } from '../config.js';
-import { startAgent } from './agent-start.js';
+import { startAgent } from '../agent/agent-start.js';
 import type { PluginState } from './state.js';
 
 type Vitest = VitestPluginContext['vitest'];

@@ -10,7 +10,7 @@ import type { CachedCompile, CompileCache } from '../compile/compile-cache.js';
 import { complianceFromEnv } from '../corpus.js';
 import type { ConfigurationError } from '../model/errors.js';
 import type { HostedWebhookReceiver } from '../webhooks/remote.js';
-import type { StartedAgent } from './agent-start.js';
+import type { StartedAgent } from '../agent/agent-start.js';
 import type { AdcpStoryboardsOptions } from './options.js';
 import type { RunHost } from './run-host.js';
 

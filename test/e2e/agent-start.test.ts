@@ -7,12 +7,11 @@
  * The commands write the shell's pid (`$$`: the leader of the process group the agent runs in) to a file, and run the
  * agent as the shell's child rather than `exec` it: the stop must take a command's children down, not the shell alone.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureAgent } from '../../fixtures/agent/server.mjs';
-import { connectTo, expectGone } from '../helpers/agent-gone.js';
+import { connectTo, expectGone, interrupted } from '../helpers/agent-gone.js';
 import { closedPort } from '../helpers/ports.js';
 import { buildBin, repoRoot, runNode, runVitest } from '../helpers/run-vitest.js';
 
@@ -134,30 +133,6 @@ describe('agent.start in vitest.config.ts', () => {
     }
   });
 });
-
-/**
- * Starts `node <args>` (a run), waits until the agent's shell has written its pid file, sends the run `signal`, and
- * resolves to the run's exit code once it has ended.
- */
-async function interrupted(
-  args: string[],
-  env: Record<string, string | undefined>,
-  pid: string,
-  signal: NodeJS.Signals,
-) {
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, FORCE_COLOR: '0', ...env };
-  for (const key of Object.keys(childEnv))
-    if (childEnv[key] === undefined || key.startsWith('VITEST')) delete childEnv[key];
-  const run = spawn(process.execPath, args, { cwd: repoRoot, env: childEnv, stdio: 'ignore' });
-  const ended = new Promise<number | null>((resolve) => run.once('exit', (code) => resolve(code)));
-  const until = Date.now() + 60_000;
-  while (!existsSync(pid) || readFileSync(pid, 'utf8').trim() === '') {
-    if (Date.now() > until) throw new Error('the agent was never started');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  run.kill(signal);
-  return ended;
-}
 
 describe('the run ends early: the agent goes with it', () => {
   const never = (pid: string) => recorded(pid, `'${process.execPath}' -e 'setInterval(() => {}, 1000)'`);

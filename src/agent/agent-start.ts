@@ -14,7 +14,7 @@ import { REDACTED_KEY_PATTERN, sanitizeLine, sanitizeOutput, scrubSecrets, secre
 import { AgentProcess } from './agent-process.js';
 import { agentReadiness, type Readiness, type ReadinessTarget } from './agent-ready.js';
 
-/** `agent.start` of `adcpStoryboards()` (options.ts), and the bin's `--start` / `--start-timeout`. */
+/** `agent.start` of `adcpStoryboards()` (plugin/options.ts), the bin's `--start` / `--start-timeout`, the Jest preset's `adcp.start`. */
 export interface AgentStartOptions {
   /** A string runs through the shell (`npm run dev`); an array is the program and its arguments, run without one. */
   command: string | string[];
