@@ -54,6 +54,8 @@ export interface PluginState extends CompileState {
   /** Where that agent's output is written when it stops: `<report>.agent.log`, when a contract report is written. */
   agentLogFile?: string;
   agentStartPrepared?: boolean;
+  /** The last start of that agent failed: the run exits 2 at Vitest's close, as the bin does (run-agent.ts). */
+  agentStartFailed?: boolean;
   /** The agent preflight (agent-preflight.ts) of this Vitest process, once it has passed. */
   agentChecked?: Promise<void>;
   /**

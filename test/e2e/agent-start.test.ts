@@ -2,7 +2,8 @@
  * `agent.start` and `--start` (issue 33), as whole processes with real sockets: a child `vitest run` (and the built
  * bin) starts the fixture agent from a shell command, runs a storyboard against it and takes it down — afterwards
  * nothing listens on the port and no process of the agent's group is left. A command that exits at once, and one that
- * never answers, stop the run with one line (the bin: exit 2); an agent already answering is used and left running.
+ * never answers, stop the run with one line and exit 2 (`vitest run` and the bin); an agent already answering is used and
+ * left running.
  *
  * The commands write the shell's pid (`$$`: the leader of the process group the agent runs in) to a file, and run the
  * agent as the shell's child rather than `exec` it: the stop must take a command's children down, not the shell alone.
@@ -52,7 +53,7 @@ function startEnv(command: string, port: number, extra: Record<string, string | 
 beforeAll(() => mkdirSync(scratch, { recursive: true }));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-describe('agent.start in vitest.config.ts', () => {
+describe('agent.start in vitest.config.ts (`vitest run`)', () => {
   it('starts the agent, passes a storyboard, keeps its log beside the report, and leaves nothing behind', async () => {
     const port = await closedPort();
     const pid = pidFile();
@@ -76,7 +77,7 @@ describe('agent.start in vitest.config.ts', () => {
       env: startEnv(`echo 'listening soon'; echo 'Error: no such config' >&2; exit 3`, port),
     });
     const output = run.stdout + run.stderr;
-    expect(run.exitCode).not.toBe(0);
+    expect(run.exitCode, output).toBe(2); // a configuration error, as the bin's (Vitest's own code for it is 1)
     const lines = output.match(ONE_LINE) ?? [];
     expect(lines, output).toHaveLength(1);
     expect(lines[0]).toContain('exited with code 3 before it answered at');
@@ -95,7 +96,7 @@ describe('agent.start in vitest.config.ts', () => {
       }),
     });
     const output = run.stdout + run.stderr;
-    expect(run.exitCode).not.toBe(0);
+    expect(run.exitCode, output).toBe(2);
     const lines = output.match(ONE_LINE) ?? [];
     expect(lines, output).toHaveLength(1);
     expect(lines[0]).toContain('did not answer at');
@@ -124,7 +125,7 @@ describe('agent.start in vitest.config.ts', () => {
     try {
       const run = await runVitest({ config, env: startEnv('exit 7', agent.port, { CI: 'true' }) });
       const output = run.stdout + run.stderr;
-      expect(run.exitCode).not.toBe(0);
+      expect(run.exitCode, output).toBe(2);
       expect(output).toContain(`an agent already answers at http://127.0.0.1:${agent.port}/mcp`);
       expect(output).toContain('agent.start.reuseExisting is false (the default when CI is set)');
       expect(await connectTo(agent.port)).toBe('connected');
