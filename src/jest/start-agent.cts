@@ -19,6 +19,7 @@ const { exitOnSignal } = require('../agent/exit-on-signal.js') as typeof import(
 const { resolveRuntimeConfig } = require('../config.js') as typeof import('../config.js');
 const { ConfigurationError } = require('../model/errors.js') as typeof import('../model/errors.js');
 const { sanitizeOutput } = require('../model/redact.js') as typeof import('../model/redact.js');
+const { AGENT_LOG_ENV } = require('./records.cjs') as { AGENT_LOG_ENV: string };
 
 /** What the global setup leaves for the teardown: Jest runs both in its main process, and they share its global. */
 const STARTED = Symbol.for('vitest-adcp.jest.started-agent');
@@ -57,6 +58,8 @@ async function startAgentForJest(globalConfig: GlobalConfigLike, projectConfig: 
         'vitest-adcp cannot run the storyboards: adcp.start is set, but no agent URL says where the started agent answers: set adcp.agentUrl in createJestPreset({ adcp: { agentUrl, start } }) (env ADCP_AGENT_URL), e.g. http://127.0.0.1:4100/mcp',
       );
     const report = contractReportFile(globalConfig);
+    // Jest's workers inherit this process's environment: their failing steps name the log (environment.cts).
+    if (report) process.env[AGENT_LOG_ENV] = `${report}.agent.log`;
     const agent = await startAgent(
       start,
       { url: config.agentUrl, protocol: config.protocol, ...(config.authToken ? { authToken: config.authToken } : {}) },

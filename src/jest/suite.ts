@@ -112,7 +112,8 @@ function runtimeConfig(options: JestAdcpOptions, rootDir: string): RuntimeConfig
   const key = JSON.stringify([options, rootDir, process.env.ADCP_COMPLIANCE]);
   let config = configs.get(key);
   if (!config) {
-    const { compliance, ...given } = options;
+    // `start` is the global setup's (start-agent.cts); the steps read the log it names (`agentLog`).
+    const { compliance, start: _start, ...given } = options;
     // A corpus that was named must exist (the test file fails with the fix).
     const corpus = runCorpus(compliance ?? complianceFromEnv(), rootDir);
     config = {
@@ -154,6 +155,7 @@ export function createJestRuntime(
       openRun: () => openStoryboardRun(storyboard, config(), { loadWarnings }),
       corpusRoot: config().corpusRoot,
       configurationError: () => jestConfigurationError(config()),
+      agentLog: config().agentLog,
     });
     // Jest has no per-test meta: every step is planned when the module registers its tests.
     records.planned.push(...session.plannedSteps());

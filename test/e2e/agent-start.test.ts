@@ -8,11 +8,12 @@
  * The commands write the shell's pid (`$$`: the leader of the process group the agent runs in) to a file, and run the
  * agent as the shell's child rather than `exec` it: the stop must take a command's children down, not the shell alone.
  */
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureAgent } from '../../fixtures/agent/server.mjs';
 import { connectTo, expectGone, interrupted } from '../helpers/agent-gone.js';
+import { USER_STORYBOARD } from '../helpers/jest-project.js';
 import { closedPort } from '../helpers/ports.js';
 import { buildBin, repoRoot, runNode, runVitest } from '../helpers/run-vitest.js';
 
@@ -70,6 +71,36 @@ describe('agent.start in vitest.config.ts (`vitest run`)', () => {
     expect(readFileSync(`${report}.agent.log`, 'utf8')).toContain(`fixture agent: http://127.0.0.1:${port}/mcp`);
   });
 
+  it("a failing step names the agent's log, in its failure and in its record", async () => {
+    const port = await closedPort();
+    const pid = pidFile();
+    const report = join(scratch, 'failing-report.json');
+    // A passing step (caps) and a failing one (caps_wrong: expects another correlation id).
+    const storyboard = join(scratch, 'failing.storyboard.yaml');
+    writeFileSync(storyboard, USER_STORYBOARD);
+    const run = await runVitest({
+      config,
+      env: { ...startEnv(recorded(pid, fixtureAgent(port)), port), E2E_STORYBOARDS: storyboard },
+      reporters: [reporter],
+      args: [`--outputFile.vitest-adcp=${report}`],
+    });
+    expect(run.exitCode, run.stdout + run.stderr).toBe(1);
+    const log = `${report}.agent.log`;
+    const [passing, failing] = run.tests;
+    expect(failing!.state).toBe('failed');
+    // Last in the details (Vitest's `diff`, printed under the headline), after the checks and the diff.
+    expect(failing!.errors[0]!.diff!.endsWith(`\n\nagent log: ${log}`)).toBe(true);
+    expect(run.stdout + run.stderr).toContain(`agent log: ${log}`);
+    expect(failing!.meta.adcp.result.agent_log).toBe(log);
+    // A passing step names no log.
+    expect(passing!.meta.adcp.result.agent_log).toBeUndefined();
+    const steps = JSON.stringify(JSON.parse(readFileSync(report, 'utf8')));
+    expect(steps).toContain(`"agent_log":${JSON.stringify(log)}`);
+    expect(steps.match(/"agent_log"/g)).toHaveLength(1);
+    await expectGone(pid, port);
+    expect(readFileSync(log, 'utf8')).toContain(`fixture agent: http://127.0.0.1:${port}/mcp`);
+  });
+
   it('a command that exits at once stops the run with one line: the command, its exit code, its last output', async () => {
     const port = await closedPort();
     const run = await runVitest({
@@ -110,11 +141,21 @@ describe('agent.start in vitest.config.ts (`vitest run`)', () => {
     const agent = await startFixtureAgent({ port: await closedPort() });
     try {
       const before = agent.callsFor('get_adcp_capabilities').length;
+      const report = join(scratch, 'reused-report.json');
       // The command would fail the run if it were run.
-      const run = await runVitest({ config, env: startEnv('exit 7', agent.port) });
+      const run = await runVitest({
+        config,
+        env: startEnv('exit 7', agent.port),
+        reporters: [reporter],
+        args: [`--outputFile.vitest-adcp=${report}`],
+      });
       expect(run.exitCode, run.stdout + run.stderr).toBe(0);
       expect(agent.callsFor('get_adcp_capabilities').length).toBeGreaterThan(before);
       expect(await connectTo(agent.port)).toBe('connected');
+      // The log a failing step would name says whose output it is not.
+      expect(readFileSync(`${report}.agent.log`, 'utf8')).toContain(
+        `an agent already answered at http://127.0.0.1:${agent.port}/mcp when the run started, so it was used as it is`,
+      );
     } finally {
       await agent.close();
     }

@@ -25,6 +25,7 @@ import {
   FAILING_CHECK,
   PASSING_STORYBOARD,
   readJestJson,
+  USER_STORYBOARD,
   stepIdOf,
   stepLocations,
   writeJestProjectFiles,
@@ -260,6 +261,7 @@ describe('agent.start under Jest (createJestPreset({ adcp: { start } }))', () =>
   beforeAll(() => {
     mkdirSync(join(project, 'started'), { recursive: true });
     writeFileSync(join(project, 'started', 'pass.storyboard.yaml'), PASSING_STORYBOARD);
+    writeFileSync(join(project, 'started', 'fail.storyboard.yaml'), USER_STORYBOARD);
     const preset = JSON.stringify(join(scratch, 'dist', 'jest', 'preset.cjs'));
     const reporter = JSON.stringify(join(scratch, 'dist', 'jest', 'reporter.cjs'));
     writeFileSync(
@@ -304,6 +306,25 @@ describe('agent.start under Jest (createJestPreset({ adcp: { start } }))', () =>
     expect(readFileSync(join(project, 'reports', 'started.json.agent.log'), 'utf8')).toContain(
       `fixture agent: http://127.0.0.1:${port}/mcp`,
     );
+  }, 120_000);
+
+  it("a failing step names the agent's log, in its failure and in its record", async () => {
+    const port = await closedPort();
+    const pid = join(scratch, `jest-group-${++n}.pid`);
+    const command = `echo $$ > '${pid}'; '${process.execPath}' '${fixtureCli}' --port ${port}`;
+    const run = await jestStarting(command, port, ['--json', '--outputFile=started-results.json', 'started/fail']);
+    expect(run.exitCode, run.stdout + run.stderr).toBe(1);
+    const log = join(project, 'reports', 'started.json.agent.log');
+    const failed = readJestJson(join(project, 'started-results.json'))
+      .testResults.flatMap((r) => r.assertionResults)
+      .filter((a) => a.status === 'failed');
+    expect(failed.map((a) => a.title)).toEqual([expect.stringContaining('(caps_wrong)')]);
+    // Under the headline and the checks (Jest has no `diff` field), before the stack.
+    expect(failed[0]!.failureMessages.join('\n')).toContain(`\n\nagent log: ${log}\n    at `);
+    const report = readFileSync(join(project, 'reports', 'started.json'), 'utf8');
+    expect(report.match(/"agent_log": "([^"]*)"/g)).toEqual([`"agent_log": ${JSON.stringify(log)}`]);
+    await expectGone(pid, port);
+    expect(readFileSync(log, 'utf8')).toContain(`fixture agent: http://127.0.0.1:${port}/mcp`);
   }, 120_000);
 
   it('a command that exits at once stops the run with one line and exit 2', async () => {
