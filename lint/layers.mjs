@@ -8,7 +8,7 @@ export const LAYERS = [
   ['model', 'cache'],
   ['corpus'],
   ['transport'],
-  ['signing', 'schemas'],
+  ['signing', 'schemas', 'agent'],
   ['checks', 'webhooks'],
   ['config', 'storyboard'],
   ['plan'],

@@ -82,6 +82,11 @@ export interface RuntimeConfig {
    * Env: ADCP_RUNNER_WEBHOOK_SIGNER_JWKS.
    */
   webhookSignerJwks?: string;
+  /**
+   * The log of the agent `agent.start` started (`<report>.agent.log`, written when the run stops it): a failing step
+   * names it. Set by the plugin and the Jest preset's global setup, not by users.
+   */
+  agentLog?: string;
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;

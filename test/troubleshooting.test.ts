@@ -28,6 +28,8 @@ const MESSAGE_SOURCES = [
   'src/webhooks/options.ts',
   'src/webhooks/operator-jwks.ts',
   'src/client/client.ts',
+  'src/jest/start-agent.cts',
+  ...filesUnder('src/agent'),
   ...filesUnder('src/corpus'),
   ...filesUnder('src/plugin'),
   ...filesUnder('src/cli'),

@@ -77,6 +77,8 @@ export interface StepSessionOptions {
    * failed on it, before calling anything, carries that text in its record and its failure.
    */
   configurationError?: () => string | undefined;
+  /** The log of the agent the run started (`agent.start`), named by each failed step's record and failure. */
+  agentLog?: string;
 }
 
 export class StepSession {
@@ -134,10 +136,12 @@ export class StepSession {
     }
     const configurationError =
       outcome.status === 'failed' && !outcome.result.request ? this.options.configurationError?.() : undefined;
-    const result = redactStepResult(
+    const redacted = redactStepResult(
       configurationError ? { ...outcome.result, error: configurationError } : outcome.result,
       secrets,
     );
+    const agentLog = outcome.status === 'failed' && !configurationError ? this.options.agentLog : undefined;
+    const result = agentLog ? { ...redacted, agent_log: agentLog } : redacted;
     const meta: AdcpStepMeta = { id: stepKey(result), status: outcome.status, result, storyboard: this.options.info };
     const replayed = this.replays.take(run, phaseId, stepId, secrets);
     // Warnings and skip details can quote agent-supplied names (its tool list, ids): escaped for the terminal.
@@ -149,9 +153,12 @@ export class StepSession {
       return { ...report, failure: { headline: configurationError, details: '', configuration: true } };
     const text = stepFailureText(result, secrets);
     const diff = text.expected !== undefined ? stepDiff(text.expected, text.actual) : undefined;
+    // The agent's own account of the failure is in its log: named last, where the eye lands after the diff.
+    const checks = diff ? `${text.details}\n\n${diff}` : text.details;
+    const details = agentLog ? `${checks}\n\nagent log: ${agentLog}` : checks;
     const failure: StepFailure = {
       headline: sanitizeOutput(text.headline),
-      details: sanitizeOutput(diff ? `${text.details}\n\n${diff}` : text.details),
+      details: sanitizeOutput(details),
       ...(diff ? { diff: sanitizeOutput(diff) } : {}),
       ...(text.expected !== undefined ? { expected: text.expected, actual: text.actual } : {}),
       ...(text.validation ? { validation: text.validation } : {}),

@@ -5,7 +5,7 @@
 import { parseArgs } from 'node:util';
 import { isLoopbackHost } from '../model/addresses.js';
 import { absoluteJwksLocation, signerJwksLocationProblem } from '../webhooks/operator-jwks.js';
-import type { AgentStartOptions } from '../plugin/agent-start.js';
+import type { AgentStartOptions } from '../agent/agent-start.js';
 import { resolveWebhookReceiver, type WebhookOptions } from '../webhooks/options.js';
 import { readAuthFile } from './auth-file.js';
 import { UsageError } from './usage-error.js';
@@ -116,7 +116,7 @@ export function concurrencyFlag(flags: Flags): number | undefined {
   return Number(value);
 }
 
-/** `--start "<command>"` and `--start-timeout <ms>`: the agent the run starts (plugin/agent-start.ts); undefined without `--start`. */
+/** `--start "<command>"` and `--start-timeout <ms>`: the agent the run starts (agent/agent-start.ts); undefined without `--start`. */
 export function startFlags(flags: Flags): AgentStartOptions | undefined {
   const command = flags.start;
   const timeout = flags['start-timeout'];

@@ -12,7 +12,7 @@ import {
   type RuntimeConfig,
 } from '../config.js';
 import { prepareCorpus, resolveCorpus, type Corpus } from '../corpus.js';
-import type { AgentStartOptions } from '../plugin/agent-start.js';
+import type { AgentStartOptions } from '../agent/agent-start.js';
 import type { AdcpStoryboardsOptions } from '../plugin/plugin.js';
 import { bundleIds } from '../storyboard/select.js';
 import type { WebhookOptions } from '../webhooks/options.js';

@@ -1,10 +1,11 @@
 /**
  * `--start "<command>"`: the agent started by this command, as `agent.start` starts it for the plugin
- * (plugin/agent-start.ts) — but here, before anything asks the agent (the capability selection of cli.ts runs before
+ * (agent/agent-start.ts) — but here, before anything asks the agent (the capability selection of cli.ts runs before
  * Vitest does), and stopped when the command ends. The plugin is then given the running agent, not the command: it
  * would otherwise look at the URL, find our agent answering and, in CI (`reuseExisting` false), refuse it.
  */
-import { startAgent, type StartedAgent } from '../plugin/agent-start.js';
+import { startAgent, type StartedAgent } from '../agent/agent-start.js';
+import { exitOnSignal } from '../agent/exit-on-signal.js';
 import type { Invocation } from './invocation.js';
 
 /**
@@ -37,18 +38,4 @@ export async function withStartedAgent<T>(invocation: Invocation, cwd: string, b
     await agent?.stop();
     offSignals();
   }
-}
-
-/**
- * While no handler of the run's is listening, SIGINT/SIGTERM exit through `process.exit` — Node's default would end the
- * process without its `exit` event, and that event is what takes a started agent down (agent-process.ts).
- */
-function exitOnSignal(): () => void {
-  const handler = (signal: NodeJS.Signals) => process.exit(signal === 'SIGINT' ? 130 : 143);
-  process.on('SIGINT', handler);
-  process.on('SIGTERM', handler);
-  return () => {
-    process.off('SIGINT', handler);
-    process.off('SIGTERM', handler);
-  };
 }

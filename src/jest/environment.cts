@@ -12,7 +12,8 @@ import type { JestAdcpOptions, JestRuntime } from './suite.js' with { 'resolutio
 const nodePath = require('node:path') as typeof import('node:path');
 const { createRequire } = require('node:module') as typeof import('node:module');
 const { writeFileSync } = require('node:fs') as typeof import('node:fs');
-const { RECORDS_DIR_ENV, recordsFile } = require('./records.cjs') as {
+const { AGENT_LOG_ENV, RECORDS_DIR_ENV, recordsFile } = require('./records.cjs') as {
+  AGENT_LOG_ENV: string;
   RECORDS_DIR_ENV: string;
   recordsFile: (dir: string, testPath: string) => string;
 };
@@ -52,7 +53,10 @@ class AdcpTestEnvironment extends NodeEnvironment {
     super(config, context);
     // Jest ≥ 27 passes { globalConfig, projectConfig }.
     const project = config.projectConfig ?? config;
-    const options: JestAdcpOptions = project.testEnvironmentOptions?.adcp ?? {};
+    const given: JestAdcpOptions = project.testEnvironmentOptions?.adcp ?? {};
+    // The started agent's log (`adcp.start`), named by the global setup for the failing steps.
+    const agentLog = given.start ? process.env[AGENT_LOG_ENV] : undefined;
+    const options: JestAdcpOptions = agentLog ? { ...given, agentLog } : given;
     this.runtime = createJestRuntime((this as any).global, options, project.rootDir);
     this.testPath = context?.testPath;
     (this as any).global.__vitestAdcpJest = this.runtime;

@@ -14,7 +14,9 @@
  * test file by its path relative to `rootDir`, so a stub in the temp directory read `../../tmp/…`. Below the root the
  * label reads `.adcp-corpus/universal/capability-discovery.storyboard.yaml`. The folder ignores itself (its own
  * `.gitignore` says `*`), so git never sees the stubs; the folder is also added to `roots`, so they are collected
- * when Jest's `rootDir` is not the preset's.
+ * when Jest's `rootDir` is not the preset's. With `adcp.start`, the agent is started before the run and stopped after
+ * it by Jest's `globalSetup` / `globalTeardown` (start-agent.cts, stop-agent.cts; a config with its own global setup
+ * replaces the preset's, as any Jest preset key: call ours from yours).
  */
 import type { CorpusSelection } from '../storyboard/select.js' with { 'resolution-mode': 'import' };
 import type { JestAdcpOptions } from './suite.js' with { 'resolution-mode': 'import' };
@@ -127,7 +129,12 @@ function createJestPreset(options: JestPresetOptions = {}) {
   const defaults = jestDefaults(rootDir);
   const stubs = corpusStubs(options, rootDir);
   const compliance = options.compliance?.version;
+  // `adcp.start`: Jest's own hooks around the whole run start and stop the agent (they read the same `adcp` options).
+  const agentHooks = options.adcp?.start
+    ? { globalSetup: require.resolve('./start-agent.cjs'), globalTeardown: require.resolve('./stop-agent.cjs') }
+    : {};
   return {
+    ...agentHooks,
     testEnvironment: require.resolve('./environment.cjs'),
     testEnvironmentOptions: { adcp: { ...options.adcp, ...(compliance ? { compliance } : {}) } },
     transform: {

@@ -10,6 +10,7 @@
  * file's global, where `vitest-adcp/jest/runtime` hands it to the compiled module. The compiled module calls Jest's
  * `describe`/`it` itself; nothing here touches them.
  */
+import type { AgentStartOptions } from '../agent/agent-start.js';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { defaultCacheDir } from '../cache/location.js';
@@ -27,6 +28,12 @@ import { loadFailureText, stepErrorStack, type FailingValidation } from '../adap
 export interface JestAdcpOptions extends RuntimeConfig {
   /** Corpus version (installed in @adcp/sdk, or fetched earlier: see README > Versions), or a path to a compliance tree. Env: ADCP_COMPLIANCE. @default the version the installed @adcp/sdk pins */
   compliance?: string;
+  /**
+   * Start the agent for the run, as `agent.start` of `adcpStoryboards()` does: `{ command, cwd?, env?, timeoutMs?,
+   * reuseExisting? }`, waited for at `agentUrl`, stopped with its whole process group when the run ends. Read by the
+   * preset's global setup and teardown (start-agent.cts, stop-agent.cts) in Jest's main process, not by test files.
+   */
+  start?: AgentStartOptions;
 }
 
 /**
@@ -105,7 +112,8 @@ function runtimeConfig(options: JestAdcpOptions, rootDir: string): RuntimeConfig
   const key = JSON.stringify([options, rootDir, process.env.ADCP_COMPLIANCE]);
   let config = configs.get(key);
   if (!config) {
-    const { compliance, ...given } = options;
+    // `start` is the global setup's (start-agent.cts); the steps read the log it names (`agentLog`).
+    const { compliance, start: _start, ...given } = options;
     // A corpus that was named must exist (the test file fails with the fix).
     const corpus = runCorpus(compliance ?? complianceFromEnv(), rootDir);
     config = {
@@ -147,6 +155,7 @@ export function createJestRuntime(
       openRun: () => openStoryboardRun(storyboard, config(), { loadWarnings }),
       corpusRoot: config().corpusRoot,
       configurationError: () => jestConfigurationError(config()),
+      agentLog: config().agentLog,
     });
     // Jest has no per-test meta: every step is planned when the module registers its tests.
     records.planned.push(...session.plannedSteps());

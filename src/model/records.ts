@@ -129,6 +129,11 @@ export interface StepResult {
   /** The step belongs to an `optional: true` phase: its failure does not fail the storyboard (vitest-adcp extension). */
   optional?: boolean;
   /**
+   * On a failed step of a run that started the agent (`agent.start`) and keeps its log: where that log is
+   * (`<report>.agent.log`), the agent's side of the failure (vitest-adcp extension).
+   */
+  agent_log?: string;
+  /**
    * The run was cancelled (the bin's SIGINT/SIGTERM, Vitest's cancel key) while this step waited for the agent: its
    * call was aborted, so it has no verdict; `error` says so and the report lists it as not run (vitest-adcp extension).
    */

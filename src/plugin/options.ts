@@ -5,7 +5,7 @@
 import type { CorpusSelection } from '../storyboard/select.js';
 import type { StoryboardBounds } from '../storyboard/bounds.js';
 import type { WebhookOptions } from '../webhooks/options.js';
-import type { AgentStartOptions } from './agent-start.js';
+import type { AgentStartOptions } from '../agent/agent-start.js';
 
 export interface AdcpStoryboardsOptions {
   /**

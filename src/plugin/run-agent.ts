@@ -6,7 +6,7 @@
 import { resolve } from 'node:path';
 import type { VitestPluginContext } from 'vitest/node';
 import type { ResolvedRuntimeConfig } from '../config.js';
-import { startAgent } from './agent-start.js';
+import { startAgent } from '../agent/agent-start.js';
 import type { PluginState } from './state.js';
 
 type Vitest = VitestPluginContext['vitest'];
@@ -36,12 +36,17 @@ export async function ensureAgentStarted(state: PluginState, config: ResolvedRun
     { root: state.root, ...(state.agentLogFile ? { logFile: state.agentLogFile } : {}) },
   ).catch((error: unknown) => {
     state.agentStarted = undefined;
+    state.agentStartFailed = true;
     throw error;
   });
   await state.agentStarted;
+  state.agentStartFailed = false;
 }
 
 async function stopStartedAgent(state: PluginState): Promise<void> {
+  // A failed start is a configuration error: exit 2, as the bin's. Vitest sets exit code 1 for the error it caught
+  // from the run's start (startVitest) before it closes, so this, at its close, is the last word.
+  if (state.agentStartFailed) process.exitCode = 2;
   const started = state.agentStarted;
   state.agentStarted = undefined;
   if (!started) return;

@@ -82,7 +82,7 @@ function cancelHostWithEachRun(vitest: VitestPluginContext['vitest'], host: Prom
 }
 
 function runtimeConfigFor(
-  { options, root, kitRoot }: PluginState,
+  { options, root, kitRoot, agentLogFile }: PluginState,
   fallback: Corpus | undefined,
   cacheDir: string | undefined,
 ): RuntimeConfig {
@@ -101,6 +101,8 @@ function runtimeConfigFor(
     runnerContracts: options.runnerContracts,
     webhookSignerJwks:
       options.webhooks?.signerJwks !== undefined ? absoluteJwksLocation(options.webhooks.signerJwks, root) : undefined,
+    // Set by prepareAgentStart (run-agent.ts), which configureVitest calls before this.
+    agentLog: options.agent?.start ? agentLogFile : undefined,
   };
 }
 

@@ -10,7 +10,7 @@ import type { CachedCompile, CompileCache } from '../compile/compile-cache.js';
 import { complianceFromEnv } from '../corpus.js';
 import type { ConfigurationError } from '../model/errors.js';
 import type { HostedWebhookReceiver } from '../webhooks/remote.js';
-import type { StartedAgent } from './agent-start.js';
+import type { StartedAgent } from '../agent/agent-start.js';
 import type { AdcpStoryboardsOptions } from './options.js';
 import type { RunHost } from './run-host.js';
 
@@ -54,6 +54,8 @@ export interface PluginState extends CompileState {
   /** Where that agent's output is written when it stops: `<report>.agent.log`, when a contract report is written. */
   agentLogFile?: string;
   agentStartPrepared?: boolean;
+  /** The last start of that agent failed: the run exits 2 at Vitest's close, as the bin does (run-agent.ts). */
+  agentStartFailed?: boolean;
   /** The agent preflight (agent-preflight.ts) of this Vitest process, once it has passed. */
   agentChecked?: Promise<void>;
   /**

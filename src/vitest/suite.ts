@@ -82,6 +82,7 @@ export function storyboardSuite(storyboard: Storyboard, loadWarnings: readonly s
     // its outcomes; without one (or for a file it does not run), this worker runs it.
     openRun: () => (host ? new HostedRun(host, storyboard, openLocal) : openLocal()),
     corpusRoot: providedConfig().corpusRoot,
+    agentLog: providedConfig().agentLog,
   });
   type Meta = { adcpPlanned?: AdcpPlannedStep; adcp?: AdcpStepMeta; adcpReplayed?: AdcpStepMeta[] };
 

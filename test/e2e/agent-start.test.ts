@@ -2,17 +2,18 @@
  * `agent.start` and `--start` (issue 33), as whole processes with real sockets: a child `vitest run` (and the built
  * bin) starts the fixture agent from a shell command, runs a storyboard against it and takes it down — afterwards
  * nothing listens on the port and no process of the agent's group is left. A command that exits at once, and one that
- * never answers, stop the run with one line (the bin: exit 2); an agent already answering is used and left running.
+ * never answers, stop the run with one line and exit 2 (`vitest run` and the bin); an agent already answering is used and
+ * left running.
  *
  * The commands write the shell's pid (`$$`: the leader of the process group the agent runs in) to a file, and run the
  * agent as the shell's child rather than `exec` it: the stop must take a command's children down, not the shell alone.
  */
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureAgent } from '../../fixtures/agent/server.mjs';
-import { connectTo, expectGone } from '../helpers/agent-gone.js';
+import { connectTo, expectGone, interrupted } from '../helpers/agent-gone.js';
+import { USER_STORYBOARD } from '../helpers/jest-project.js';
 import { closedPort } from '../helpers/ports.js';
 import { buildBin, repoRoot, runNode, runVitest } from '../helpers/run-vitest.js';
 
@@ -53,7 +54,7 @@ function startEnv(command: string, port: number, extra: Record<string, string | 
 beforeAll(() => mkdirSync(scratch, { recursive: true }));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-describe('agent.start in vitest.config.ts', () => {
+describe('agent.start in vitest.config.ts (`vitest run`)', () => {
   it('starts the agent, passes a storyboard, keeps its log beside the report, and leaves nothing behind', async () => {
     const port = await closedPort();
     const pid = pidFile();
@@ -70,6 +71,36 @@ describe('agent.start in vitest.config.ts', () => {
     expect(readFileSync(`${report}.agent.log`, 'utf8')).toContain(`fixture agent: http://127.0.0.1:${port}/mcp`);
   });
 
+  it("a failing step names the agent's log, in its failure and in its record", async () => {
+    const port = await closedPort();
+    const pid = pidFile();
+    const report = join(scratch, 'failing-report.json');
+    // A passing step (caps) and a failing one (caps_wrong: expects another correlation id).
+    const storyboard = join(scratch, 'failing.storyboard.yaml');
+    writeFileSync(storyboard, USER_STORYBOARD);
+    const run = await runVitest({
+      config,
+      env: { ...startEnv(recorded(pid, fixtureAgent(port)), port), E2E_STORYBOARDS: storyboard },
+      reporters: [reporter],
+      args: [`--outputFile.vitest-adcp=${report}`],
+    });
+    expect(run.exitCode, run.stdout + run.stderr).toBe(1);
+    const log = `${report}.agent.log`;
+    const [passing, failing] = run.tests;
+    expect(failing!.state).toBe('failed');
+    // Last in the details (Vitest's `diff`, printed under the headline), after the checks and the diff.
+    expect(failing!.errors[0]!.diff!.endsWith(`\n\nagent log: ${log}`)).toBe(true);
+    expect(run.stdout + run.stderr).toContain(`agent log: ${log}`);
+    expect(failing!.meta.adcp.result.agent_log).toBe(log);
+    // A passing step names no log.
+    expect(passing!.meta.adcp.result.agent_log).toBeUndefined();
+    const steps = JSON.stringify(JSON.parse(readFileSync(report, 'utf8')));
+    expect(steps).toContain(`"agent_log":${JSON.stringify(log)}`);
+    expect(steps.match(/"agent_log"/g)).toHaveLength(1);
+    await expectGone(pid, port);
+    expect(readFileSync(log, 'utf8')).toContain(`fixture agent: http://127.0.0.1:${port}/mcp`);
+  });
+
   it('a command that exits at once stops the run with one line: the command, its exit code, its last output', async () => {
     const port = await closedPort();
     const run = await runVitest({
@@ -77,7 +108,7 @@ describe('agent.start in vitest.config.ts', () => {
       env: startEnv(`echo 'listening soon'; echo 'Error: no such config' >&2; exit 3`, port),
     });
     const output = run.stdout + run.stderr;
-    expect(run.exitCode).not.toBe(0);
+    expect(run.exitCode, output).toBe(2); // a configuration error, as the bin's (Vitest's own code for it is 1)
     const lines = output.match(ONE_LINE) ?? [];
     expect(lines, output).toHaveLength(1);
     expect(lines[0]).toContain('exited with code 3 before it answered at');
@@ -96,7 +127,7 @@ describe('agent.start in vitest.config.ts', () => {
       }),
     });
     const output = run.stdout + run.stderr;
-    expect(run.exitCode).not.toBe(0);
+    expect(run.exitCode, output).toBe(2);
     const lines = output.match(ONE_LINE) ?? [];
     expect(lines, output).toHaveLength(1);
     expect(lines[0]).toContain('did not answer at');
@@ -110,11 +141,21 @@ describe('agent.start in vitest.config.ts', () => {
     const agent = await startFixtureAgent({ port: await closedPort() });
     try {
       const before = agent.callsFor('get_adcp_capabilities').length;
+      const report = join(scratch, 'reused-report.json');
       // The command would fail the run if it were run.
-      const run = await runVitest({ config, env: startEnv('exit 7', agent.port) });
+      const run = await runVitest({
+        config,
+        env: startEnv('exit 7', agent.port),
+        reporters: [reporter],
+        args: [`--outputFile.vitest-adcp=${report}`],
+      });
       expect(run.exitCode, run.stdout + run.stderr).toBe(0);
       expect(agent.callsFor('get_adcp_capabilities').length).toBeGreaterThan(before);
       expect(await connectTo(agent.port)).toBe('connected');
+      // The log a failing step would name says whose output it is not.
+      expect(readFileSync(`${report}.agent.log`, 'utf8')).toContain(
+        `an agent already answered at http://127.0.0.1:${agent.port}/mcp when the run started, so it was used as it is`,
+      );
     } finally {
       await agent.close();
     }
@@ -125,7 +166,7 @@ describe('agent.start in vitest.config.ts', () => {
     try {
       const run = await runVitest({ config, env: startEnv('exit 7', agent.port, { CI: 'true' }) });
       const output = run.stdout + run.stderr;
-      expect(run.exitCode).not.toBe(0);
+      expect(run.exitCode, output).toBe(2);
       expect(output).toContain(`an agent already answers at http://127.0.0.1:${agent.port}/mcp`);
       expect(output).toContain('agent.start.reuseExisting is false (the default when CI is set)');
       expect(await connectTo(agent.port)).toBe('connected');
@@ -134,30 +175,6 @@ describe('agent.start in vitest.config.ts', () => {
     }
   });
 });
-
-/**
- * Starts `node <args>` (a run), waits until the agent's shell has written its pid file, sends the run `signal`, and
- * resolves to the run's exit code once it has ended.
- */
-async function interrupted(
-  args: string[],
-  env: Record<string, string | undefined>,
-  pid: string,
-  signal: NodeJS.Signals,
-) {
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, FORCE_COLOR: '0', ...env };
-  for (const key of Object.keys(childEnv))
-    if (childEnv[key] === undefined || key.startsWith('VITEST')) delete childEnv[key];
-  const run = spawn(process.execPath, args, { cwd: repoRoot, env: childEnv, stdio: 'ignore' });
-  const ended = new Promise<number | null>((resolve) => run.once('exit', (code) => resolve(code)));
-  const until = Date.now() + 60_000;
-  while (!existsSync(pid) || readFileSync(pid, 'utf8').trim() === '') {
-    if (Date.now() > until) throw new Error('the agent was never started');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  run.kill(signal);
-  return ended;
-}
 
 describe('the run ends early: the agent goes with it', () => {
   const never = (pid: string) => recorded(pid, `'${process.execPath}' -e 'setInterval(() => {}, 1000)'`);

@@ -23,14 +23,18 @@ import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { resolveCorpus } from '../../src/corpus.js';
 import {
   FAILING_CHECK,
+  PASSING_STORYBOARD,
   readJestJson,
+  USER_STORYBOARD,
   stepIdOf,
   stepLocations,
   writeJestProjectFiles,
 } from '../helpers/jest-project.js';
+import { expectGone, interrupted } from '../helpers/agent-gone.js';
 import { copyBuiltDist } from '../helpers/built.js';
 import { assertValidContractReport } from '../helpers/contract-schema.js';
-import { repoRoot, runNode } from '../helpers/run-vitest.js';
+import { closedPort } from '../helpers/ports.js';
+import { NO_AGENT_ENV, repoRoot, runNode } from '../helpers/run-vitest.js';
 
 const scratch = join(repoRoot, '.vitest-adcp', `jest-${process.pid}`);
 const project = join(scratch, 'project');
@@ -241,6 +245,114 @@ describe('Jest 30.5 with the preset', () => {
     expect(failed[0]!.failureMessages.join('\n')).toMatch(
       /does not retry storyboard steps \(retry 1\).*first attempt's verdict stands — field_value at \/context\/correlation_id: expected "not-smoke"/,
     );
+  }, 120_000);
+});
+
+/**
+ * `adcp.start` of the preset (issue 33): Jest's global setup starts the fixture agent from a shell command, the
+ * storyboards run against it, the global teardown takes it down — its whole process group (the command records its
+ * shell's pid, the group's leader, and runs the agent as the shell's child). A command that exits at once stops the
+ * run with one line and exit 2, as `vitest run` and the bin do.
+ */
+describe('agent.start under Jest (createJestPreset({ adcp: { start } }))', () => {
+  const fixtureCli = join(repoRoot, 'fixtures', 'agent', 'cli.mjs');
+  const ONE_LINE = /vitest-adcp cannot run the storyboards: the agent command `[^\n]*/g;
+  let n = 0;
+  beforeAll(() => {
+    mkdirSync(join(project, 'started'), { recursive: true });
+    writeFileSync(join(project, 'started', 'pass.storyboard.yaml'), PASSING_STORYBOARD);
+    writeFileSync(join(project, 'started', 'fail.storyboard.yaml'), USER_STORYBOARD);
+    const preset = JSON.stringify(join(scratch, 'dist', 'jest', 'preset.cjs'));
+    const reporter = JSON.stringify(join(scratch, 'dist', 'jest', 'reporter.cjs'));
+    writeFileSync(
+      join(project, 'jest.start.config.js'),
+      [
+        `const { createJestPreset } = require(${preset});`,
+        'const timeoutMs = process.env.E2E_START_TIMEOUT ? Number(process.env.E2E_START_TIMEOUT) : undefined;',
+        'const start = { command: process.env.E2E_START, ...(timeoutMs ? { timeoutMs } : {}) };',
+        'module.exports = {',
+        '  ...createJestPreset({ adcp: { agentUrl: process.env.E2E_AGENT_URL, start } }),',
+        "  testMatch: ['<rootDir>/started/*.storyboard.yaml'],",
+        `  reporters: ['default', [${reporter}, { outputFile: 'reports/started.json' }]],`,
+        '};',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  function jestStarting(command: string, port: number, args: string[] = [], env: Record<string, string> = {}) {
+    return runNode([jestBin, '--ci', '--config', 'jest.start.config.js', ...args], {
+      cwd: project,
+      env: {
+        ...NO_AGENT_ENV,
+        CI: undefined,
+        E2E_START: command,
+        E2E_AGENT_URL: `http://127.0.0.1:${port}/mcp`,
+        ADCP_STORYBOARDS: undefined,
+        ...env,
+      },
+    });
+  }
+
+  it('starts the agent before the run, passes a storyboard, stops its whole group after, keeps its log beside the report', async () => {
+    const port = await closedPort();
+    const pid = join(scratch, `jest-group-${++n}.pid`);
+    const command = `echo $$ > '${pid}'; '${process.execPath}' '${fixtureCli}' --port ${port}`;
+    const run = await jestStarting(command, port, ['started/pass']);
+    const output = run.stdout + run.stderr;
+    expect(run.exitCode, output).toBe(0);
+    expect(output).toMatch(/Tests:\s+1 passed, 1 total/);
+    await expectGone(pid, port);
+    expect(readFileSync(join(project, 'reports', 'started.json.agent.log'), 'utf8')).toContain(
+      `fixture agent: http://127.0.0.1:${port}/mcp`,
+    );
+  }, 120_000);
+
+  it("a failing step names the agent's log, in its failure and in its record", async () => {
+    const port = await closedPort();
+    const pid = join(scratch, `jest-group-${++n}.pid`);
+    const command = `echo $$ > '${pid}'; '${process.execPath}' '${fixtureCli}' --port ${port}`;
+    const run = await jestStarting(command, port, ['--json', '--outputFile=started-results.json', 'started/fail']);
+    expect(run.exitCode, run.stdout + run.stderr).toBe(1);
+    const log = join(project, 'reports', 'started.json.agent.log');
+    const failed = readJestJson(join(project, 'started-results.json'))
+      .testResults.flatMap((r) => r.assertionResults)
+      .filter((a) => a.status === 'failed');
+    expect(failed.map((a) => a.title)).toEqual([expect.stringContaining('(caps_wrong)')]);
+    // Under the headline and the checks (Jest has no `diff` field), before the stack.
+    expect(failed[0]!.failureMessages.join('\n')).toContain(`\n\nagent log: ${log}\n    at `);
+    const report = readFileSync(join(project, 'reports', 'started.json'), 'utf8');
+    expect(report.match(/"agent_log": "([^"]*)"/g)).toEqual([`"agent_log": ${JSON.stringify(log)}`]);
+    await expectGone(pid, port);
+    expect(readFileSync(log, 'utf8')).toContain(`fixture agent: http://127.0.0.1:${port}/mcp`);
+  }, 120_000);
+
+  it('a command that exits at once stops the run with one line and exit 2', async () => {
+    const port = await closedPort();
+    const run = await jestStarting(`echo 'Error: no such config' >&2; exit 3`, port, ['started/pass']);
+    const output = run.stdout + run.stderr;
+    expect(run.exitCode, output).toBe(2);
+    const lines = output.match(ONE_LINE) ?? [];
+    expect(lines, output).toHaveLength(1);
+    expect(lines[0]).toContain('exited with code 3 before it answered at');
+    expect(lines[0]).toContain('its last output: "Error: no such config"');
+    expect(run.stderr.trim().split('\n'), run.stderr).toHaveLength(1);
+  }, 120_000);
+
+  it("Ctrl-C (SIGINT) of jest while the agent starts: exit 130, and the agent's group is gone", async () => {
+    const port = await closedPort();
+    const pid = join(scratch, `jest-group-${++n}.pid`);
+    const never = `echo $$ > '${pid}'; '${process.execPath}' -e 'setInterval(() => {}, 1000)'`;
+    const env = { ...NO_AGENT_ENV, CI: undefined, E2E_START: never, E2E_AGENT_URL: `http://127.0.0.1:${port}/mcp` };
+    const code = await interrupted(
+      [jestBin, '--ci', '--config', 'jest.start.config.js', 'started/pass'],
+      env,
+      pid,
+      'SIGINT',
+      project,
+    );
+    expect(code).toBe(130);
+    await expectGone(pid, port);
   }, 120_000);
 });
 

@@ -15,7 +15,8 @@
  * And issue 31's cases a user meets through the bin: a `-t` filtered run (item 4), load errors before an unreachable
  * agent (item 5), a 40 MB storyboard never read whole (item 6; each process's peak RSS through
  * test/helpers/rss-probe.mjs). test/e2e/load-first.test.ts has item 5 under `vitest run`. Issue 33's `agent.start` with an
- * @adcp/sdk example seller (test/e2e/agent-start.test.ts has its other cases, on the fixture agent).
+ * @adcp/sdk example seller, under `npx vitest run` and the bin's `--start`, and a command that exits at once or never
+ * becomes ready under each: one line, exit 2 (test/e2e/agent-start.test.ts has its other cases, on the fixture agent).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import {
@@ -77,6 +78,45 @@ function at(text: string, token: string): string {
   expect(index, token).toBeGreaterThanOrEqual(0);
   const before = text.slice(0, index).split('\n');
   return `${before.length}:${before.at(-1)!.length + 1}`;
+}
+
+/**
+ * The SDK's multi-tenant seller (PORT from the environment), run by tsx as the shell's child; listen-local.mjs binds
+ * it to 127.0.0.1. The shell records its pid in `pidFile`: the leader of the process group the run must take down whole.
+ */
+function sellerCommand(pidFile: string): string {
+  const tsx = join(repoRoot, 'node_modules', '.bin', 'tsx');
+  const preload = join(repoRoot, 'bench', 'compare', 'listen-local.mjs');
+  return `echo $$ > '${pidFile}'; '${tsx}' --import '${preload}' node_modules/@adcp/sdk/examples/hello_seller_adapter_multi_tenant.ts`;
+}
+
+/**
+ * `vitest.start.config.mts`: agent.start from the environment (START_URL, START_COMMAND, START_PORT for the seller,
+ * START_TIMEOUT, default 90 s) and the one corpus storyboard the seller passes.
+ */
+function writeStartConfig(): void {
+  writeFileSync(
+    join(project, 'vitest.start.config.mts'),
+    [
+      "import { defineConfig } from 'vitest/config';",
+      "import { adcpStoryboards } from 'vitest-adcp';",
+      'export default defineConfig({',
+      '  plugins: [',
+      '    adcpStoryboards({',
+      '      agent: {',
+      '        url: process.env.START_URL,',
+      "        start: { command: process.env.START_COMMAND!, env: { PORT: process.env.START_PORT ?? '', NODE_ENV: 'development' }, timeoutMs: Number(process.env.START_TIMEOUT ?? 90_000) },",
+      '      },',
+      "      compliance: { storyboards: ['capability_discovery'] },",
+      // Only the corpus storyboard: the repository's own storyboards (the other cases' broken and failing ones) stay out.
+      '      include: [],',
+      '    }),',
+      '  ],',
+      '  test: { include: [] },',
+      '});',
+      '',
+    ].join('\n'),
+  );
 }
 
 beforeAll(async () => {
@@ -322,36 +362,10 @@ describe('a newcomer repository', () => {
   it('issue 33: an @adcp/sdk example seller started through agent.start passes a storyboard, and nothing of it is left after the run', async () => {
     const port = await closedPort();
     const pidFile = join(dir, 'seller.pid');
-    // The SDK's multi-tenant seller (PORT from the environment), run by tsx as the shell's child; listen-local.mjs binds
-    // it to 127.0.0.1. The shell records its pid: the leader of the process group the run must take down whole.
-    const tsx = join(repoRoot, 'node_modules', '.bin', 'tsx');
-    const preload = join(repoRoot, 'bench', 'compare', 'listen-local.mjs');
-    const command = `echo $$ > '${pidFile}'; '${tsx}' --import '${preload}' node_modules/@adcp/sdk/examples/hello_seller_adapter_multi_tenant.ts`;
-    writeFileSync(
-      join(project, 'vitest.start.config.mts'),
-      [
-        "import { defineConfig } from 'vitest/config';",
-        "import { adcpStoryboards } from 'vitest-adcp';",
-        'export default defineConfig({',
-        '  plugins: [',
-        '    adcpStoryboards({',
-        '      agent: {',
-        '        url: process.env.START_URL,',
-        "        start: { command: process.env.START_COMMAND!, env: { PORT: process.env.START_PORT!, NODE_ENV: 'development' }, timeoutMs: 90_000 },",
-        '      },',
-        "      compliance: { storyboards: ['capability_discovery'] },",
-        // Only the corpus storyboard: the repository's own storyboards (the other cases' broken and failing ones) stay out.
-        '      include: [],',
-        '    }),',
-        '  ],',
-        '  test: { include: [] },',
-        '});',
-        '',
-      ].join('\n'),
-    );
+    writeStartConfig();
     const run = npx(['vitest', 'run', '--config', 'vitest.start.config.mts'], {
       START_URL: `http://127.0.0.1:${port}/mcp`,
-      START_COMMAND: command,
+      START_COMMAND: sellerCommand(pidFile),
       START_PORT: String(port),
       ADCP_AUTH_TOKEN: 'sk_harness_do_not_use_in_prod',
     });
@@ -360,6 +374,84 @@ describe('a newcomer repository', () => {
     // Nothing left: no process of the agent's group, nothing listening on its port.
     await expectGone(pidFile, port);
   }, 180_000);
+
+  it('issue 33: the same seller through `npx vitest-adcp <url> --start "<command>"`', async () => {
+    const port = await closedPort();
+    const pidFile = join(dir, 'seller-bin.pid');
+    // The bin has no env option for the agent: the command sets what the seller reads.
+    const command = `PORT=${port} NODE_ENV=development; export PORT NODE_ENV; ${sellerCommand(pidFile)}`;
+    const run = npx(
+      [
+        'vitest-adcp',
+        `http://127.0.0.1:${port}/mcp`,
+        '--start',
+        command,
+        '--start-timeout',
+        '90000',
+        '--storyboards',
+        'capability_discovery',
+      ],
+      { ADCP_AUTH_TOKEN: 'sk_harness_do_not_use_in_prod' },
+    );
+    expect(run.status, run.output).toBe(0);
+    expect(run.output).toMatch(/Tests\s+2 passed \(2\)/);
+    await expectGone(pidFile, port);
+  }, 180_000);
+
+  describe('issue 33: a start that fails stops the run with one line and exit 2', () => {
+    const ONE_LINE = /vitest-adcp cannot run the storyboards: the agent command `[^\n]*/g;
+    const exitsAtOnce = `echo 'Error: no such config' >&2; exit 3`;
+    /** A command that keeps running and never answers, recording its group's leader. */
+    const neverReady = (pidFile: string) =>
+      `echo $$ > '${pidFile}'; '${process.execPath}' -e 'setInterval(() => {}, 1000)'`;
+    const oneLine = (output: string) => {
+      const lines = output.match(ONE_LINE) ?? [];
+      expect(lines, output).toHaveLength(1);
+      return lines[0]!;
+    };
+
+    it('`npx vitest run`, a command that exits at once', () => {
+      writeStartConfig();
+      const run = npx(['vitest', 'run', '--config', 'vitest.start.config.mts'], {
+        START_URL: 'http://127.0.0.1:9/mcp',
+        START_COMMAND: exitsAtOnce,
+      });
+      expect(run.status, run.output).toBe(2);
+      expect(oneLine(run.output)).toContain('exited with code 3 before it answered at http://127.0.0.1:9/mcp');
+    }, 120_000);
+
+    it('`npx vitest run`, a command that never becomes ready: stopped within timeoutMs, its group gone', async () => {
+      const port = await closedPort();
+      const pidFile = join(dir, 'never-ready.pid');
+      writeStartConfig();
+      const run = npx(['vitest', 'run', '--config', 'vitest.start.config.mts'], {
+        START_URL: `http://127.0.0.1:${port}/mcp`,
+        START_COMMAND: neverReady(pidFile),
+        START_TIMEOUT: '2000',
+      });
+      expect(run.status, run.output).toBe(2);
+      expect(oneLine(run.output)).toContain(`did not answer at http://127.0.0.1:${port}/mcp within 2000 ms`);
+      await expectGone(pidFile, port);
+    }, 120_000);
+
+    it('the bin, a command that exits at once', () => {
+      const run = npx(['vitest-adcp', 'http://127.0.0.1:9/mcp', '--start', exitsAtOnce]);
+      expect(run.status, run.output).toBe(2);
+      expect(run.output.trim().split('\n'), run.output).toHaveLength(1);
+      expect(oneLine(run.output)).toContain('exited with code 3 before it answered at http://127.0.0.1:9/mcp');
+    }, 120_000);
+
+    it('the bin, a command that never becomes ready: stopped within --start-timeout, its group gone', async () => {
+      const port = await closedPort();
+      const pidFile = join(dir, 'never-ready-bin.pid');
+      const url = `http://127.0.0.1:${port}/mcp`;
+      const run = npx(['vitest-adcp', url, '--start', neverReady(pidFile), '--start-timeout', '2000']);
+      expect(run.status, run.output).toBe(2);
+      expect(run.output.trim().split('\n'), run.output).toHaveLength(1);
+      expect(oneLine(run.output)).toContain(`did not answer at ${url} within 2000 ms`);
+      await expectGone(pidFile, port);
+    }, 120_000);
+  });
 
   it('issue 31 item 4: a -t filtered run grades what was selected: the step it depends on is replayed, not counted; the rest is not selected, not run', () => {
     // caps_filtered reads a capture of caps; caps_wrong, which fails on any agent, is needed by nothing selected.

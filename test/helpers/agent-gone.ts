@@ -4,9 +4,11 @@
  * from the packed package (test/e2e/newcomer.test.ts). The commands there write their shell's pid (`$$`: the leader
  * of the group) to a file.
  */
-import { readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { expect } from 'vitest';
+import { repoRoot } from './run-vitest.js';
 
 /** The process group a command's shell recorded in `pidFile`. */
 export function groupOf(pidFile: string): number {
@@ -48,4 +50,29 @@ export async function expectGone(pidFile: string, port: number): Promise<void> {
   while (groupAlive(pgid) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
   expect(groupAlive(pgid)).toBe(false);
   expect(await connectTo(port)).toBe('refused');
+}
+
+/**
+ * Starts `node <args>` (a run), waits until the agent's shell has written its pid file, sends the run `signal`, and
+ * resolves to the run's exit code once it has ended.
+ */
+export async function interrupted(
+  args: string[],
+  env: Record<string, string | undefined>,
+  pid: string,
+  signal: NodeJS.Signals,
+  cwd: string = repoRoot,
+) {
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, FORCE_COLOR: '0', ...env };
+  for (const key of Object.keys(childEnv))
+    if (childEnv[key] === undefined || key.startsWith('VITEST')) delete childEnv[key];
+  const run = spawn(process.execPath, args, { cwd, env: childEnv, stdio: 'ignore' });
+  const ended = new Promise<number | null>((resolve) => run.once('exit', (code) => resolve(code)));
+  const until = Date.now() + 60_000;
+  while (!existsSync(pid) || readFileSync(pid, 'utf8').trim() === '') {
+    if (Date.now() > until) throw new Error('the agent was never started');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  run.kill(signal);
+  return ended;
 }

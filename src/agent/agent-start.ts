@@ -14,7 +14,7 @@ import { REDACTED_KEY_PATTERN, sanitizeLine, sanitizeOutput, scrubSecrets, secre
 import { AgentProcess } from './agent-process.js';
 import { agentReadiness, type Readiness, type ReadinessTarget } from './agent-ready.js';
 
-/** `agent.start` of `adcpStoryboards()` (options.ts), and the bin's `--start` / `--start-timeout`. */
+/** `agent.start` of `adcpStoryboards()` (plugin/options.ts), the bin's `--start` / `--start-timeout`, the Jest preset's `adcp.start`. */
 export interface AgentStartOptions {
   /** A string runs through the shell (`npm run dev`); an array is the program and its arguments, run without one. */
   command: string | string[];
@@ -67,7 +67,8 @@ export async function startAgent(
   const safe = (text: string) => sanitizeLine(scrubSecrets(text, secrets));
   const reuse = options.reuseExisting ?? !inCi(runEnv);
   if ((await agentReadiness(target, LOOK_MS)).ready) {
-    if (reuse) return { reused: true, stop: async () => {} };
+    // Its output is not ours: the log a failing step names says so instead of being absent.
+    if (reuse) return { reused: true, stop: async () => writeNote(context.logFile, reusedNote(safe(target.url))) };
     throw new ConfigurationError(
       `vitest-adcp cannot run the storyboards: an agent already answers at ${safe(target.url)}, and agent.start.reuseExisting is false (the default when CI is set), so \`${safe(shown)}\` was not started. Stop the agent that holds that port, or point agent.url (and the command) at a free one, or set agent.start.reuseExisting: true to test the running agent`,
     );
@@ -77,11 +78,7 @@ export async function startAgent(
     cwd: resolve(context.root, options.cwd ?? '.'),
     env: { ...runEnv, ...options.env },
   });
-  const writeLog = () => {
-    if (!context.logFile) return;
-    mkdirSync(dirname(context.logFile), { recursive: true });
-    writeFileSync(context.logFile, sanitizeOutput(scrubSecrets(agent.output.text(), secrets)));
-  };
+  const writeLog = () => writeNote(context.logFile, sanitizeOutput(scrubSecrets(agent.output.text(), secrets)));
   const lastOutput = () => {
     const lines = agent.output.lastLines(QUOTED_LINES);
     const quoted =
@@ -106,6 +103,18 @@ export async function startAgent(
     );
   }
   return { reused: false, ...(agent.pid !== undefined ? { pid: agent.pid } : {}), stop };
+}
+
+/** What `<report>.agent.log` says when the agent was already answering and used as it was. */
+function reusedNote(url: string): string {
+  return `vitest-adcp: an agent already answered at ${url} when the run started, so it was used as it is (agent.start.reuseExisting) and the command was not run; its output is wherever that agent writes it.\n`;
+}
+
+/** Writes the agent's log file (when the run keeps one). */
+function writeNote(logFile: string | undefined, text: string): void {
+  if (!logFile) return;
+  mkdirSync(dirname(logFile), { recursive: true });
+  writeFileSync(logFile, text);
 }
 
 /** Looks at the agent until it answers, exits, or the time is up (then: what the last look saw). */
