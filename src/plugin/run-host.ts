@@ -48,8 +48,11 @@ export class RunHost {
   private queue: Job[] = [];
   private running = 0;
   private concurrency = 1;
-  /** Whether the run's preflight passed: a run is opened before it ends, and calls the agent only when it did. */
-  private ready: Promise<boolean> = Promise.resolve(true);
+  /**
+   * Whether the run's preflight passed (`true`), else its message: a run is opened before it ends, and calls the agent
+   * only when it did.
+   */
+  private ready: Promise<true | string> = Promise.resolve(true);
   private cancelled = false;
 
   /** Set by `start`: the endpoint serves this host. */
@@ -73,10 +76,11 @@ export class RunHost {
    * table — a worker of the new run never reads them — and finish on their own.
    */
   begin(files: readonly HostedFile[], concurrency: number, ready: Promise<void> = Promise.resolve()): void {
-    // A failed preflight stops the run where it is awaited (run-start.ts); here it only means: no run calls the agent.
+    // A failed preflight stops the run where it is awaited (run-start.ts); here it only means: no run calls the agent,
+    // and a step that asks is told why (a watch-mode re-run is not stopped: its steps fail with the preflight's line).
     this.ready = ready.then(
-      () => true,
-      () => false,
+      () => true as const,
+      (error: unknown) => (error instanceof Error ? error.message : String(error)),
     );
     this.cancelled = false;
     this.jobs = new Map(files.map((f) => [f.file, job(f)]));
@@ -141,7 +145,7 @@ export class RunHost {
         try {
           // The session and the tool list while the preflight runs (no tool is called before it passed).
           void o.run.prepare();
-          if (await ready) await o.run.runAll();
+          if ((await ready) === true) await o.run.runAll();
         } finally {
           await o.run.close();
         }
@@ -181,9 +185,11 @@ export class RunHost {
       return { status: 409, body: { error: 'the storyboard file changed since its module was compiled' } };
     const phaseId = String(ask!.phase_id);
     const stepId = String(ask!.step_id);
-    // No step calls the agent before the preflight passed (a failed one stops the run, and this ask with it).
-    if (!(await this.ready))
-      return { status: 410, body: { error: 'the run did not start: the agent preflight failed' } };
+    // No step calls the agent before the preflight passed (a failed one stops the run, and this ask with it; in a
+    // watch-mode re-run the step fails with the preflight's own line).
+    const ready = await this.ready;
+    if (ready !== true)
+      return { status: 410, body: { error: 'the run did not start: the agent preflight failed', preflight: ready } };
     const outcome = await opened.run.settle(phaseId, stepId).catch((error: unknown) => {
       if (this.cancelled) return undefined;
       throw error;

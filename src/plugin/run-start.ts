@@ -88,14 +88,19 @@ export function watchRuns(
       const storyboards = specs.filter(
         (spec) => spec.project === project && (project !== userProject || isStoryboard(state, spec.moduleId)),
       );
+      // A watch-mode re-run (a file saved, `r`): Vitest does not catch what stops it, and would exit with the error.
+      const watchRerun = vitest.config.watch && state.runsStarted > 0;
+      state.runsStarted++;
+      for (const spec of storyboards) state.storyboardFiles.add(spec.moduleId);
       if (storyboards.length > 0) {
         // The runs are loaded and opened while the preflight waits on the agent; none calls it before the preflight
-        // has passed (a failed one stops the run here, and the runs that waited never call).
+        // has passed (a failed one stops the run here, and the runs that waited never call; in a watch-mode re-run,
+        // their steps fail with its line, and the watch goes on).
         const preflight = preflightRun(state, project).catch((error: unknown) =>
           loadErrorsFirst(state, storyboards, error),
         );
         await hostRun(state, vitest, project, storyboards, preflight);
-        await preflight;
+        await (watchRerun ? preflight.catch(() => {}) : preflight);
       }
       const filtered = Boolean((vitest as { filenamePattern?: string[] }).filenamePattern?.length);
       if (state.selectionProblem && !filtered && vitest.projects.includes(project)) throw state.selectionProblem;
