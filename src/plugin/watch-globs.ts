@@ -27,7 +27,8 @@ export function watchedGlobs(globs: unknown, cwd: string): WatchedGlobs {
     // `src/` is the folder's files, as `src/**` (resolve would make it the name `src` alone).
     .map((glob) => toSlashes(resolve(cwd, glob.endsWith('/') ? `${glob}**` : glob)));
   const paths = [...new Set(absolute.map(literalPrefix))];
-  const pattern = new RegExp(absolute.map((glob) => `(?:${globSource(glob)})`).join('|'));
+  // No glob matches nothing (an empty RegExp would match every file).
+  const pattern = absolute.length ? new RegExp(absolute.map((glob) => `(?:${globSource(glob)})`).join('|')) : /(?!)/;
   return { paths, pattern };
 }
 

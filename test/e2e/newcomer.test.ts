@@ -15,9 +15,10 @@
  * And issue 31's cases a user meets through the bin: a `-t` filtered run (item 4), load errors before an unreachable
  * agent (item 5), a 40 MB storyboard never read whole (item 6; each process's peak RSS through
  * test/helpers/rss-probe.mjs). test/e2e/load-first.test.ts has item 5 under `vitest run`. Issue 33's `agent.start` with an
- * @adcp/sdk example seller (test/e2e/agent-start.test.ts has its other cases, on the fixture agent).
+ * @adcp/sdk example seller, under `vitest run` and, with `watch`, under `vitest --watch` (test/e2e/agent-start.test.ts
+ * and agent-start-watch.test.ts have its other cases, on the fixture agent).
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import {
   copyFileSync,
   existsSync,
@@ -33,7 +34,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { PASSING_STORYBOARD } from '../helpers/jest-project.js';
 import { packedTarball } from '../helpers/packed.js';
-import { expectGone } from '../helpers/agent-gone.js';
+import { expectGone, groupAlive, groupOf } from '../helpers/agent-gone.js';
 import { closedPort } from '../helpers/ports.js';
 import { repoRoot } from '../helpers/run-vitest.js';
 
@@ -48,6 +49,8 @@ const quickStartConfig = /```ts\n\/\/ vitest\.config\.ts\n([\s\S]*?)```/.exec(re
 const cjsConfigName = /In a CommonJS project[^]*?name the\s+file `([^`]+)`/.exec(readme)![1]!;
 const TOKEN = 'demo-newcomer-v1';
 const TOKEN_FIX = 'Pass `--auth` / `--auth-file` or set `ADCP_AUTH_TOKEN`';
+/** What Vitest's watch mode prints after each run. */
+const WAITING = 'Waiting for file changes';
 
 let dir: string;
 let project: string;
@@ -319,16 +322,16 @@ describe('a newcomer repository', () => {
     rmSync(join(project, 'big.storyboard.yaml'));
   }, 180_000);
 
-  it('issue 33: an @adcp/sdk example seller started through agent.start passes a storyboard, and nothing of it is left after the run', async () => {
-    const port = await closedPort();
-    const pidFile = join(dir, 'seller.pid');
-    // The SDK's multi-tenant seller (PORT from the environment), run by tsx as the shell's child; listen-local.mjs binds
-    // it to 127.0.0.1. The shell records its pid: the leader of the process group the run must take down whole.
+  /**
+   * A config starting the SDK's multi-tenant seller (PORT from the environment) through agent.start, run by tsx as the
+   * shell's child; listen-local.mjs binds it to 127.0.0.1. The shell records its pid: the leader of the process group
+   * the run must take down whole. `entry` is the seller's module; `start` adds to agent.start.
+   */
+  function sellerConfig(name: string, pidFile: string, entry: string, start = ''): string {
     const tsx = join(repoRoot, 'node_modules', '.bin', 'tsx');
     const preload = join(repoRoot, 'bench', 'compare', 'listen-local.mjs');
-    const command = `echo $$ > '${pidFile}'; '${tsx}' --import '${preload}' node_modules/@adcp/sdk/examples/hello_seller_adapter_multi_tenant.ts`;
     writeFileSync(
-      join(project, 'vitest.start.config.mts'),
+      join(project, name),
       [
         "import { defineConfig } from 'vitest/config';",
         "import { adcpStoryboards } from 'vitest-adcp';",
@@ -337,7 +340,7 @@ describe('a newcomer repository', () => {
         '    adcpStoryboards({',
         '      agent: {',
         '        url: process.env.START_URL,',
-        "        start: { command: process.env.START_COMMAND!, env: { PORT: process.env.START_PORT!, NODE_ENV: 'development' }, timeoutMs: 90_000 },",
+        `        start: { command: process.env.START_COMMAND!, env: { PORT: process.env.START_PORT!, NODE_ENV: 'development' }, timeoutMs: 90_000${start} },`,
         '      },',
         "      compliance: { storyboards: ['capability_discovery'] },",
         // Only the corpus storyboard: the repository's own storyboards (the other cases' broken and failing ones) stay out.
@@ -349,6 +352,14 @@ describe('a newcomer repository', () => {
         '',
       ].join('\n'),
     );
+    return `echo $$ > '${pidFile}'; '${tsx}' --import '${preload}' ${entry}`;
+  }
+  const SDK_SELLER = 'node_modules/@adcp/sdk/examples/hello_seller_adapter_multi_tenant.ts';
+
+  it('issue 33: an @adcp/sdk example seller started through agent.start passes a storyboard, and nothing of it is left after the run', async () => {
+    const port = await closedPort();
+    const pidFile = join(dir, 'seller.pid');
+    const command = sellerConfig('vitest.start.config.mts', pidFile, SDK_SELLER);
     const run = npx(['vitest', 'run', '--config', 'vitest.start.config.mts'], {
       START_URL: `http://127.0.0.1:${port}/mcp`,
       START_COMMAND: command,
@@ -360,6 +371,60 @@ describe('a newcomer repository', () => {
     // Nothing left: no process of the agent's group, nothing listening on its port.
     await expectGone(pidFile, port);
   }, 180_000);
+
+  it("issue 33: in vitest --watch, a save of the seller's source (agent.start.watch) restarts it (a new process group) and the storyboard re-runs green", async () => {
+    const port = await closedPort();
+    const pidFile = join(dir, 'watched-seller.pid');
+    // The seller's own source in the repository (the SDK's example, imported): what `watch` names and the test saves.
+    mkdirSync(join(project, 'agent'), { recursive: true });
+    const seller = join(project, 'agent', 'seller.ts');
+    writeFileSync(seller, `import '../${SDK_SELLER}';\n`);
+    const command = sellerConfig('vitest.watch.config.mts', pidFile, 'agent/seller.ts', ", watch: ['agent/**']");
+    const watch = spawn(
+      join(project, 'node_modules', '.bin', 'vitest'),
+      ['--watch', '--config', 'vitest.watch.config.mts'],
+      {
+        cwd: project,
+        env: cleanEnv({
+          START_URL: `http://127.0.0.1:${port}/mcp`,
+          START_COMMAND: command,
+          START_PORT: String(port),
+          ADCP_AUTH_TOKEN: 'sk_harness_do_not_use_in_prod',
+        }),
+        // stdin a pipe, not a TTY: Vitest watches (--watch) without its keyboard shortcuts.
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    );
+    let output = '';
+    watch.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    watch.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    const ended = new Promise((resolve) => watch.once('exit', resolve));
+    /** The output of the `n`th run, once Vitest says it waits for changes after it (bounded). */
+    const run = async (n: number) => {
+      const until = Date.now() + 120_000;
+      while (output.split(WAITING).length <= n) {
+        if (watch.exitCode !== null || watch.signalCode !== null) throw new Error(`vitest --watch ended:\n${output}`);
+        if (Date.now() > until) throw new Error(`vitest --watch did not finish run ${n}:\n${output}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      return output.split(WAITING)[n - 1]!;
+    };
+    try {
+      expect(await run(1), output).toMatch(/Tests\s+2 passed \(2\)/);
+      const first = groupOf(pidFile);
+      writeFileSync(seller, `// saved again\nimport '../${SDK_SELLER}';\n`);
+      const second = await run(2);
+      expect(second, output).toContain('RERUN');
+      expect(second, output).toMatch(/Tests\s+2 passed \(2\)/);
+      expect(groupOf(pidFile)).not.toBe(first);
+      expect(groupAlive(first)).toBe(false);
+    } finally {
+      watch.kill('SIGTERM');
+      await ended;
+    }
+    // Nothing left once the watch ends: no process of the agent's group, nothing listening on its port.
+    await expectGone(pidFile, port);
+  }, 240_000);
 
   it('issue 31 item 4: a -t filtered run grades what was selected: the step it depends on is replayed, not counted; the rest is not selected, not run', () => {
     // caps_filtered reads a capture of caps; caps_wrong, which fails on any agent, is needed by nothing selected.
