@@ -13,6 +13,8 @@
  *     404 { hosted: false }              the host does not run this file (a filtered run, a file it could not load):
  *                                        the worker runs it itself, as without a host
  *     409 { error }                      the host's storyboard is not the worker's (fingerprint): the worker runs it
+ *     410 { error, preflight? }          the run was cancelled, or did not start: `preflight` is the failed preflight's
+ *                                        one line (a watch-mode re-run goes on after it), which the step fails with
  *   no answer at all (the host cannot be reached): the step fails, and the worker never runs the file itself — the
  *   host may have started it, and a step must not reach the agent twice
  *
@@ -23,6 +25,7 @@
  */
 import { createHash } from 'node:crypto';
 import { deserialize } from 'node:v8';
+import { ConfigurationError } from '../model/errors.js';
 import { controlRequest } from '../transport/control-server.js';
 import type { RunHostConfig } from '../config.js';
 import type { StoryboardRun } from '../engine/run.js';
@@ -138,9 +141,21 @@ export class HostedRun implements SettlingRun {
     }
     if (answer.status === 200) return deserialize(answer.bytes) as HostedSettle;
     if ((answer.status === 404 || answer.status === 409) && this.settled.length === 0) return undefined;
+    const preflight = answer.status === 410 ? preflightLine(answer.bytes) : undefined;
+    if (preflight) throw new ConfigurationError(preflight);
     throw new Error(
       `vitest-adcp's run host answered ${answer.status} for step ${phaseId}/${stepId}: ${answer.bytes.toString('utf8').slice(0, 500)}`,
     );
+  }
+}
+
+/** The failed preflight's line in a 410 answer: what the step fails with, said as the run's start says it. */
+function preflightLine(bytes: Buffer): string | undefined {
+  try {
+    const preflight = (JSON.parse(bytes.toString('utf8')) as { preflight?: unknown }).preflight;
+    return typeof preflight === 'string' ? preflight : undefined;
+  } catch {
+    return undefined;
   }
 }
 

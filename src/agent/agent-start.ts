@@ -26,6 +26,12 @@ export interface AgentStartOptions {
   timeoutMs?: number;
   /** Use an agent already answering at `agent.url` as it is (and leave it running). @default true, false when `CI` is set */
   reuseExisting?: boolean;
+  /**
+   * The agent's source, as globs relative to `cwd` (`['src/**']`). In `vitest --watch` a change to a matching file
+   * stops the agent, starts it again (the same readiness wait) and re-runs the storyboard files; `vitest run` and the
+   * CLI do not watch. An agent found answering (`reuseExisting`) is not ours to restart: the files re-run against it.
+   */
+  watch?: string[];
 }
 
 export interface StartContext {

@@ -36,7 +36,7 @@ const OPTION_SHAPE: Shape = {
     protocol: true,
     auth: { token: true },
     allowHttp: true,
-    start: { command: true, cwd: true, env: true, timeoutMs: true, reuseExisting: true } satisfies KeysOf<
+    start: { command: true, cwd: true, env: true, timeoutMs: true, reuseExisting: true, watch: true } satisfies KeysOf<
       NonNullable<NonNullable<Options['agent']>['start']>
     >,
   } satisfies KeysOf<NonNullable<Options['agent']>>,

@@ -76,7 +76,9 @@ export interface AdcpStoryboardsOptions {
      * `initialize`, the A2A agent card) for up to `timeoutMs` (default 60000), and stopped with its whole process
      * group when the run ends. `reuseExisting` (default true, false when `CI` is set): an agent already answering at
      * `url` is used as it is, and left running. With a JSON report configured, its output is kept beside it
-     * (`<report>.agent.log`). CLI `--start "<command>"`, `--start-timeout <ms>`.
+     * (`<report>.agent.log`). `watch` (globs of the agent's source, relative to `cwd`): in `vitest --watch` a save of a
+     * matching file restarts the agent before the storyboard files re-run. CLI `--start "<command>"`,
+     * `--start-timeout <ms>`.
      */
     start?: AgentStartOptions;
   };

@@ -48,8 +48,13 @@ export class RunHost {
   private queue: Job[] = [];
   private running = 0;
   private concurrency = 1;
-  /** Whether the run's preflight passed: a run is opened before it ends, and calls the agent only when it did. */
-  private ready: Promise<boolean> = Promise.resolve(true);
+  /**
+   * Whether the run's preflight passed (`true`), else its message: a run is opened before it ends, and calls the agent
+   * only when it did.
+   */
+  private ready: Promise<true | string> = Promise.resolve(true);
+  /** Whether the agent is up (`agent.start` has started it, or had nothing to start): a run prepares once it is. */
+  private agentUp: Promise<boolean> = Promise.resolve(true);
   private cancelled = false;
 
   /** Set by `start`: the endpoint serves this host. */
@@ -72,9 +77,20 @@ export class RunHost {
    * A run starts: its files, in the run's order. The runs of an earlier start (watch mode) are dropped from the
    * table — a worker of the new run never reads them — and finish on their own.
    */
-  begin(files: readonly HostedFile[], concurrency: number, ready: Promise<void> = Promise.resolve()): void {
-    // A failed preflight stops the run where it is awaited (run-start.ts); here it only means: no run calls the agent.
+  begin(
+    files: readonly HostedFile[],
+    concurrency: number,
+    ready: Promise<void> = Promise.resolve(),
+    agentUp: Promise<unknown> = Promise.resolve(),
+  ): void {
+    // A failed preflight stops the run where it is awaited (run-start.ts); here it only means: no run calls the agent,
+    // and a step that asks is told why (a watch-mode re-run is not stopped: its steps fail with the preflight's line).
     this.ready = ready.then(
+      () => true as const,
+      (error: unknown) => (error instanceof Error ? error.message : String(error)),
+    );
+    // Nothing to prepare against while `agent.start` starts the agent: a tool list read then would be kept by the run.
+    this.agentUp = agentUp.then(
       () => true,
       () => false,
     );
@@ -135,14 +151,20 @@ export class RunHost {
       .catch(() => undefined);
     job.start(opened);
     const ready = this.ready;
+    const agentUp = this.agentUp;
     void opened
       .then(async (o) => {
         if (!o) return;
+        let closed = false;
         try {
-          // The session and the tool list while the preflight runs (no tool is called before it passed).
-          void o.run.prepare();
-          if (await ready) await o.run.runAll();
+          // The session and the tool list while the preflight runs (no tool is called before it passed), once the
+          // agent is up: `agent.start`'s agent may still be starting, or restarting after an edit (watch mode).
+          void agentUp.then((up) => {
+            if (up && !closed) void o.run.prepare();
+          });
+          if ((await ready) === true) await o.run.runAll();
         } finally {
+          closed = true;
           await o.run.close();
         }
       })
@@ -181,9 +203,11 @@ export class RunHost {
       return { status: 409, body: { error: 'the storyboard file changed since its module was compiled' } };
     const phaseId = String(ask!.phase_id);
     const stepId = String(ask!.step_id);
-    // No step calls the agent before the preflight passed (a failed one stops the run, and this ask with it).
-    if (!(await this.ready))
-      return { status: 410, body: { error: 'the run did not start: the agent preflight failed' } };
+    // No step calls the agent before the preflight passed (a failed one stops the run, and this ask with it; in a
+    // watch-mode re-run the step fails with the preflight's own line).
+    const ready = await this.ready;
+    if (ready !== true)
+      return { status: 410, body: { error: 'the run did not start: the agent preflight failed', preflight: ready } };
     const outcome = await opened.run.settle(phaseId, stepId).catch((error: unknown) => {
       if (this.cancelled) return undefined;
       throw error;

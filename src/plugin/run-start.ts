@@ -19,19 +19,13 @@ import { loadErrors, loadForRun } from './storyboard-modules.js';
 const DEFAULT_CONCURRENCY = 8;
 
 /**
- * The configuration check, then the agent preflight (agent-preflight.ts): each stops the run once, before any test
- * file runs. Called only when a run starts with storyboard files in it (watchRuns): never for a collection
+ * The configuration check and the agent's start (agentUpFor), then the agent preflight (agent-preflight.ts): each
+ * stops the run once, before any test file runs. Called only when a run starts with storyboard files in it (watchRuns): never for a collection
  * (`vitest list`, an IDE's test discovery), which calls no agent — so not from a global setup, which Vitest runs
  * for both.
  */
-async function preflightRun(state: PluginState, project: TestProject): Promise<void> {
-  const given = (project.getProvidedContext() as { vitestAdcp?: RuntimeConfig }).vitestAdcp ?? {};
-  const config = resolveRuntimeConfig(given, process.env);
-  if (config.error) throw new ConfigurationError(`vitest-adcp cannot run the storyboards: ${config.error}`);
-  if (state.selectionProblem) throw state.selectionProblem;
-  await checkSignerJwks(config);
-  // `agent.start`: the agent up and answering before the preflight looks at it.
-  await ensureAgentStarted(state, config);
+async function preflightRun(state: PluginState, agentUp: Promise<ResolvedRuntimeConfig>): Promise<void> {
+  const config = await agentUp;
   // Once per Vitest process while it passes; a failed check is made again on the next run (watch mode: the agent
   // may be up, or the token fixed, by then).
   state.agentChecked ??= agentPreflight({
@@ -46,6 +40,20 @@ async function preflightRun(state: PluginState, project: TestProject): Promise<v
     throw error;
   });
   await state.agentChecked;
+}
+
+/**
+ * The run's configuration, checked, and its agent up: `agent.start`'s agent started (or restarted, after an edit to
+ * its source) and answering, before the preflight looks at it — and before the run host's runs read its tool list.
+ */
+async function agentUpFor(state: PluginState, project: TestProject): Promise<ResolvedRuntimeConfig> {
+  const given = (project.getProvidedContext() as { vitestAdcp?: RuntimeConfig }).vitestAdcp ?? {};
+  const config = resolveRuntimeConfig(given, process.env);
+  if (config.error) throw new ConfigurationError(`vitest-adcp cannot run the storyboards: ${config.error}`);
+  if (state.selectionProblem) throw state.selectionProblem;
+  await checkSignerJwks(config);
+  await ensureAgentStarted(state, config);
+  return config;
 }
 
 /**
@@ -88,14 +96,20 @@ export function watchRuns(
       const storyboards = specs.filter(
         (spec) => spec.project === project && (project !== userProject || isStoryboard(state, spec.moduleId)),
       );
+      // A watch-mode re-run (a file saved, `r`): Vitest does not catch what stops it, and would exit with the error.
+      const watchRerun = vitest.config.watch && state.runsStarted > 0;
+      state.runsStarted++;
+      for (const spec of storyboards) state.storyboardFiles.add(spec.moduleId);
       if (storyboards.length > 0) {
         // The runs are loaded and opened while the preflight waits on the agent; none calls it before the preflight
-        // has passed (a failed one stops the run here, and the runs that waited never call).
-        const preflight = preflightRun(state, project).catch((error: unknown) =>
+        // has passed (a failed one stops the run here, and the runs that waited never call; in a watch-mode re-run,
+        // their steps fail with its line, and the watch goes on).
+        const agentUp = agentUpFor(state, project);
+        const preflight = preflightRun(state, agentUp).catch((error: unknown) =>
           loadErrorsFirst(state, storyboards, error),
         );
-        await hostRun(state, vitest, project, storyboards, preflight);
-        await preflight;
+        await hostRun(state, vitest, project, storyboards, preflight, agentUp);
+        await (watchRerun ? preflight.catch(() => {}) : preflight);
       }
       const filtered = Boolean((vitest as { filenamePattern?: string[] }).filenamePattern?.length);
       if (state.selectionProblem && !filtered && vitest.projects.includes(project)) throw state.selectionProblem;
@@ -167,6 +181,7 @@ async function hostRun(
   project: TestProject,
   specs: readonly TestSpecification[],
   preflight: Promise<void>,
+  agentUp: Promise<unknown>,
 ): Promise<void> {
   if (!state.runHost) return;
   const concurrency = concurrencyOf(state.options);
@@ -197,6 +212,7 @@ async function hostRun(
     })),
     concurrency,
     preflight,
+    agentUp,
   );
 }
 

@@ -56,6 +56,12 @@ export interface PluginState extends CompileState {
   agentStartPrepared?: boolean;
   /** The last start of that agent failed: the run exits 2 at Vitest's close, as the bin does (run-agent.ts). */
   agentStartFailed?: boolean;
+  /** A file of `agent.start.watch` changed (agent-watch.ts): the next run's start restarts the agent first. */
+  agentRestartWanted?: boolean;
+  /** How many runs have started (run-start.ts): after the first, a run of `vitest --watch` is a re-run. */
+  runsStarted: number;
+  /** The storyboard files of every run so far: what an edit to the agent's source re-runs (agent-watch.ts). */
+  readonly storyboardFiles: Set<string>;
   /** The agent preflight (agent-preflight.ts) of this Vitest process, once it has passed. */
   agentChecked?: Promise<void>;
   /**
@@ -88,6 +94,8 @@ export function createState(options: AdcpStoryboardsOptions): PluginState {
     ),
     storyboardProjects: new WeakSet(),
     storyboardsOnly: false,
+    runsStarted: 0,
+    storyboardFiles: new Set(),
     runWatched: false,
     configSeen: false,
   };

@@ -15,10 +15,11 @@
  * And issue 31's cases a user meets through the bin: a `-t` filtered run (item 4), load errors before an unreachable
  * agent (item 5), a 40 MB storyboard never read whole (item 6; each process's peak RSS through
  * test/helpers/rss-probe.mjs). test/e2e/load-first.test.ts has item 5 under `vitest run`. Issue 33's `agent.start` with an
- * @adcp/sdk example seller, under `npx vitest run` and the bin's `--start`, and a command that exits at once or never
- * becomes ready under each: one line, exit 2 (test/e2e/agent-start.test.ts has its other cases, on the fixture agent).
+ * @adcp/sdk example seller, under `npx vitest run` and the bin's `--start`, with `watch` under `vitest --watch`, and a
+ * command that exits at once or never becomes ready under each: one line, exit 2 (test/e2e/agent-start.test.ts and
+ * agent-start-watch.test.ts have its other cases, on the fixture agent).
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import {
   copyFileSync,
   existsSync,
@@ -34,7 +35,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { PASSING_STORYBOARD } from '../helpers/jest-project.js';
 import { packedTarball } from '../helpers/packed.js';
-import { expectGone } from '../helpers/agent-gone.js';
+import { expectGone, groupAlive, groupOf } from '../helpers/agent-gone.js';
 import { closedPort } from '../helpers/ports.js';
 import { repoRoot } from '../helpers/run-vitest.js';
 
@@ -49,6 +50,8 @@ const quickStartConfig = /```ts\n\/\/ vitest\.config\.ts\n([\s\S]*?)```/.exec(re
 const cjsConfigName = /In a CommonJS project[^]*?name the\s+file `([^`]+)`/.exec(readme)![1]!;
 const TOKEN = 'demo-newcomer-v1';
 const TOKEN_FIX = 'Pass `--auth` / `--auth-file` or set `ADCP_AUTH_TOKEN`';
+/** What Vitest's watch mode prints after each run. */
+const WAITING = 'Waiting for file changes';
 
 let dir: string;
 let project: string;
@@ -80,19 +83,22 @@ function at(text: string, token: string): string {
   return `${before.length}:${before.at(-1)!.length + 1}`;
 }
 
+const SDK_SELLER = 'node_modules/@adcp/sdk/examples/hello_seller_adapter_multi_tenant.ts';
+
 /**
- * The SDK's multi-tenant seller (PORT from the environment), run by tsx as the shell's child; listen-local.mjs binds
- * it to 127.0.0.1. The shell records its pid in `pidFile`: the leader of the process group the run must take down whole.
+ * The SDK's multi-tenant seller (PORT from the environment), or `entry` (a module of the repository importing it), run
+ * by tsx as the shell's child; listen-local.mjs binds it to 127.0.0.1. The shell records its pid in `pidFile`: the
+ * leader of the process group the run must take down whole.
  */
-function sellerCommand(pidFile: string): string {
+function sellerCommand(pidFile: string, entry = SDK_SELLER): string {
   const tsx = join(repoRoot, 'node_modules', '.bin', 'tsx');
   const preload = join(repoRoot, 'bench', 'compare', 'listen-local.mjs');
-  return `echo $$ > '${pidFile}'; '${tsx}' --import '${preload}' node_modules/@adcp/sdk/examples/hello_seller_adapter_multi_tenant.ts`;
+  return `echo $$ > '${pidFile}'; '${tsx}' --import '${preload}' ${entry}`;
 }
 
 /**
  * `vitest.start.config.mts`: agent.start from the environment (START_URL, START_COMMAND, START_PORT for the seller,
- * START_TIMEOUT, default 90 s) and the one corpus storyboard the seller passes.
+ * START_TIMEOUT, default 90 s; START_WATCH, comma-separated globs) and the one corpus storyboard the seller passes.
  */
 function writeStartConfig(): void {
   writeFileSync(
@@ -105,7 +111,7 @@ function writeStartConfig(): void {
       '    adcpStoryboards({',
       '      agent: {',
       '        url: process.env.START_URL,',
-      "        start: { command: process.env.START_COMMAND!, env: { PORT: process.env.START_PORT ?? '', NODE_ENV: 'development' }, timeoutMs: Number(process.env.START_TIMEOUT ?? 90_000) },",
+      "        start: { command: process.env.START_COMMAND!, env: { PORT: process.env.START_PORT ?? '', NODE_ENV: 'development' }, timeoutMs: Number(process.env.START_TIMEOUT ?? 90_000), ...(process.env.START_WATCH ? { watch: process.env.START_WATCH.split(',') } : {}) },",
       '      },',
       "      compliance: { storyboards: ['capability_discovery'] },",
       // Only the corpus storyboard: the repository's own storyboards (the other cases' broken and failing ones) stay out.
@@ -452,6 +458,61 @@ describe('a newcomer repository', () => {
       await expectGone(pidFile, port);
     }, 120_000);
   });
+
+  it("issue 33: in vitest --watch, a save of the seller's source (agent.start.watch) restarts it (a new process group) and the storyboard re-runs green", async () => {
+    const port = await closedPort();
+    const pidFile = join(dir, 'watched-seller.pid');
+    // The seller's own source in the repository (the SDK's example, imported): what `watch` names and the test saves.
+    mkdirSync(join(project, 'agent'), { recursive: true });
+    const seller = join(project, 'agent', 'seller.ts');
+    writeFileSync(seller, `import '../${SDK_SELLER}';\n`);
+    writeStartConfig();
+    const watch = spawn(
+      join(project, 'node_modules', '.bin', 'vitest'),
+      ['--watch', '--config', 'vitest.start.config.mts'],
+      {
+        cwd: project,
+        env: cleanEnv({
+          START_URL: `http://127.0.0.1:${port}/mcp`,
+          START_COMMAND: sellerCommand(pidFile, 'agent/seller.ts'),
+          START_PORT: String(port),
+          START_WATCH: 'agent/**',
+          ADCP_AUTH_TOKEN: 'sk_harness_do_not_use_in_prod',
+        }),
+        // stdin a pipe, not a TTY: Vitest watches (--watch) without its keyboard shortcuts.
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    );
+    let output = '';
+    watch.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    watch.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    const ended = new Promise((resolve) => watch.once('exit', resolve));
+    /** The output of the `n`th run, once Vitest says it waits for changes after it (bounded). */
+    const run = async (n: number) => {
+      const until = Date.now() + 120_000;
+      while (output.split(WAITING).length <= n) {
+        if (watch.exitCode !== null || watch.signalCode !== null) throw new Error(`vitest --watch ended:\n${output}`);
+        if (Date.now() > until) throw new Error(`vitest --watch did not finish run ${n}:\n${output}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      return output.split(WAITING)[n - 1]!;
+    };
+    try {
+      expect(await run(1), output).toMatch(/Tests\s+2 passed \(2\)/);
+      const first = groupOf(pidFile);
+      writeFileSync(seller, `// saved again\nimport '../${SDK_SELLER}';\n`);
+      const second = await run(2);
+      expect(second, output).toContain('RERUN');
+      expect(second, output).toMatch(/Tests\s+2 passed \(2\)/);
+      expect(groupOf(pidFile)).not.toBe(first);
+      expect(groupAlive(first)).toBe(false);
+    } finally {
+      watch.kill('SIGTERM');
+      await ended;
+    }
+    // Nothing left once the watch ends: no process of the agent's group, nothing listening on its port.
+    await expectGone(pidFile, port);
+  }, 240_000);
 
   it('issue 31 item 4: a -t filtered run grades what was selected: the step it depends on is replayed, not counted; the rest is not selected, not run', () => {
     // caps_filtered reads a capture of caps; caps_wrong, which fails on any agent, is needed by nothing selected.

@@ -9,6 +9,7 @@
 import { request } from 'undici';
 import { afterEach, describe, expect, inject, it, vi } from 'vitest';
 import { HostedRun } from '../../src/adapter/hosted-run.js';
+import { ConfigurationError } from '../../src/model/errors.js';
 import type { StoryboardRun } from '../../src/engine/run.js';
 import type { Storyboard } from '../../src/model/storyboard.js';
 import { openStoryboardRun } from '../../src/open-run.js';
@@ -53,6 +54,8 @@ function openRun(storyboard: Storyboard, url: string, authToken: string): Storyb
 class Files {
   readonly order: string[] = [];
   readonly runs = new Map<string, StoryboardRun>();
+  /** How many times the host prepared each file's run (its session and tool list, ahead of the preflight). */
+  readonly prepared = new Map<string, number>();
   inFlight = 0;
   maxInFlight = 0;
   private readonly ended = new Map<string, Promise<void>>();
@@ -67,6 +70,11 @@ class Files {
         this.maxInFlight = Math.max(this.maxInFlight, ++this.inFlight);
         const run = openRun(storyboard, url, HOST_TOKEN);
         this.runs.set(storyboard.file, run);
+        const prepare = run.prepare.bind(run);
+        run.prepare = () => {
+          this.prepared.set(storyboard.file, (this.prepared.get(storyboard.file) ?? 0) + 1);
+          return prepare();
+        };
         const close = run.close.bind(run);
         run.close = async () => {
           try {
@@ -313,6 +321,42 @@ describe('scheduling', () => {
     // Each run opened its session and read the tool list meanwhile (StoryboardRun.prepare), so that its first call could
     // go out as soon as the run was ready.
     expect(listed()).toBe(3);
+  });
+
+  it("a step of a run whose preflight failed fails with the preflight's own line (watch mode's re-run), and nothing is called", async () => {
+    const storyboard = storyboardOf('failed_start', ['pass', 'pass']);
+    const hostProxy = await proxy(plainUrl());
+    const localProxy = await proxy(plainUrl());
+    host = await RunHost.start();
+    const files = new Files();
+    const line =
+      'vitest-adcp cannot run the storyboards: the agent command `npm run dev` exited with code 3 before it answered';
+    host.begin([files.file(storyboard, hostProxy.url)], 1, Promise.reject(new ConfigurationError(line)));
+    const { run, openLocal } = worker(storyboard, localProxy.url);
+    await expect(run.settle('p', 's1')).rejects.toThrow(new ConfigurationError(line));
+    await files.endOf(storyboard);
+    expect(openLocal).not.toHaveBeenCalled();
+    expect([...hostProxy.toolCalls(), ...localProxy.toolCalls()]).toEqual([]);
+  });
+
+  it('prepares a run (session, tool list) once the agent is up, not while agent.start starts it', async () => {
+    const storyboard = storyboardOf('agent_up', ['pass']);
+    const agent = await proxy(plainUrl());
+    host = await RunHost.start();
+    const files = new Files();
+    let up!: () => void;
+    const agentUp = new Promise<void>((resolve) => (up = resolve));
+    host.begin([files.file(storyboard, agent.url)], 1, agentUp, agentUp);
+    // The run is opened at once, and the host would prepare it in the promise callbacks that follow (no timer in
+    // between): once this turn's callbacks have all run, a prepare not held back by agentUp would have been made.
+    expect(files.runs.has(storyboard.file)).toBe(true);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(files.prepared.get(storyboard.file) ?? 0).toBe(0);
+    expect(agent.counts('tools/list').size).toBe(0);
+    up();
+    await files.endOf(storyboard);
+    expect(files.prepared.get(storyboard.file)).toBe(1);
+    expect(agent.toolCalls()).toHaveLength(1);
   });
 
   /** A host given a long storyboard and a queued one, one at a time, cancelled once the first call reached the agent. */
