@@ -6,15 +6,18 @@
  * ES module on Node 20, so this passes only while both entries' `require` conditions reach the CommonJS build
  * (dist/cjs/, scripts/build-cjs.mjs) and nothing in it requires an ES module. Once without the preset (plain Jest),
  * once with it (its test environment hands the matchers over). The README's Jest example runs too, as written, with
- * the Jest config it names.
+ * the Jest config it names. And issue 33's `agent.start` under Jest from the packed package: the preset's `adcp.start`
+ * starts an @adcp/sdk example seller, a corpus storyboard passes against it, and nothing of it is left after the run.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { expectGone } from '../helpers/agent-gone.js';
 import { corpusStubDir, readJestJson } from '../helpers/jest-project.js';
 import { packedTarball } from '../helpers/packed.js';
+import { closedPort } from '../helpers/ports.js';
 import { repoRoot } from '../helpers/run-vitest.js';
 
 const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8'));
@@ -61,6 +64,20 @@ test('a failing matcher says what it wanted, an asymmetric param with its argume
 });
 `;
 
+/**
+ * agent.start under Jest (issue 33): the preset starts the agent from START_COMMAND (PORT for it from START_PORT),
+ * waits until it answers at START_URL, runs capability_discovery against it, and stops its whole process group.
+ */
+const START_CONFIG = `const { createJestPreset } = require('vitest-adcp/jest');
+module.exports = createJestPreset({
+  adcp: {
+    agentUrl: process.env.START_URL,
+    start: { command: process.env.START_COMMAND, env: { PORT: process.env.START_PORT, NODE_ENV: 'development' }, timeoutMs: 90000 },
+  },
+  compliance: { storyboards: ['capability_discovery'] },
+});
+`;
+
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'vitest-adcp-jest-client-'));
   // Packed once per test run, shared with the other packed-package tests (test/helpers/packed.ts).
@@ -95,6 +112,7 @@ beforeAll(async () => {
     join(project, 'jest.preset.config.js'),
     "module.exports = { preset: 'vitest-adcp/jest', setupFilesAfterEnv: ['vitest-adcp/matchers/jest'] };\n",
   );
+  writeFileSync(join(project, 'jest.start.config.js'), START_CONFIG);
   writeFileSync(join(project, 'client.test.js'), CLIENT_TEST);
   writeFileSync(join(project, 'readme.test.js'), readmeJest![1]);
 }, 300_000);
@@ -104,13 +122,14 @@ afterAll(() => {
   if (project) rmSync(corpusStubDir(project), { recursive: true, force: true });
 });
 
-function jest(config: string) {
+function jest(config: string, extraEnv: Record<string, string> = {}, args: string[] = []) {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     ADCP_AGENT_URL: inject('agentUrl'),
     ADCP_AUTH_TOKEN: 'demo-jest-cjs',
     NO_COLOR: '1',
     FORCE_COLOR: '0',
+    ...extraEnv,
   };
   for (const key of Object.keys(env))
     if (key.startsWith('VITEST') || key === 'NODE_OPTIONS' || key === 'ADCP_STORYBOARDS') delete env[key];
@@ -123,6 +142,7 @@ function jest(config: string) {
       config,
       '--json',
       '--outputFile=results.json',
+      ...args,
     ],
     {
       cwd: project,
@@ -184,4 +204,29 @@ describe(`Jest ${pkg.devDependencies.jest} on Node ${process.versions.node}, a C
     },
     180_000,
   );
+});
+
+describe('agent.start under Jest, from the packed package (issue 33)', () => {
+  it('the preset starts an @adcp/sdk example seller, a storyboard passes against it, and nothing of it is left after the run', async () => {
+    const port = await closedPort();
+    const pidFile = join(dir, 'jest-seller.pid');
+    const tsx = join(repoRoot, 'node_modules', '.bin', 'tsx');
+    // listen-local.mjs binds the seller to 127.0.0.1; the shell records its pid, the leader of the group to take down.
+    const preload = join(repoRoot, 'bench', 'compare', 'listen-local.mjs');
+    const run = jest(
+      'jest.start.config.js',
+      {
+        START_URL: `http://127.0.0.1:${port}/mcp`,
+        START_COMMAND: `echo $$ > '${pidFile}'; '${tsx}' --import '${preload}' node_modules/@adcp/sdk/examples/hello_seller_adapter_multi_tenant.ts`,
+        START_PORT: String(port),
+        ADCP_AUTH_TOKEN: 'sk_harness_do_not_use_in_prod',
+      },
+      // The corpus stubs only: the project's hand-written tests are for the fixture agent.
+      ['.adcp-corpus'],
+    );
+    expect(run.status, run.output).toBe(0);
+    const steps = run.results().testResults.flatMap((r) => r.assertionResults.map((a) => a.status));
+    expect(steps, run.output).toEqual(['passed', 'passed']);
+    await expectGone(pidFile, port);
+  }, 240_000);
 });
