@@ -58,7 +58,7 @@ import {
   unreportedStoryboards,
   useSkipTableOf,
 } from './compare/reference.mjs';
-import { complianceRoot, openSdk, referenceComplianceRoot } from './compare/sdk.mjs';
+import { complianceRoot, corpusVersion, openSdk, referenceComplianceRoot } from './compare/sdk.mjs';
 
 const root = new URL('..', import.meta.url).pathname.replace(/\/$/, '');
 const preload = join(root, 'bench', 'compare', 'listen-local.mjs');
@@ -148,13 +148,6 @@ const seeds3_1 = sdk.major >= 13;
 const corpus = openCorpus(refCorpusRoot, { seeds3_1 });
 const ourCorpus = ourCorpusRoot === refCorpusRoot ? corpus : openCorpus(ourCorpusRoot, { seeds3_1 });
 const sdkVersion = sdk.version;
-const corpusVersion = (dir) => {
-  try {
-    return JSON.parse(readFileSync(join(dir, 'index.json'), 'utf8')).adcp_version;
-  } catch {
-    return undefined;
-  }
-};
 const corpora = {
   reference: { root: refCorpusRoot, version: corpusVersion(refCorpusRoot) },
   ours: { root: ourCorpusRoot, version: corpusVersion(ourCorpusRoot) },

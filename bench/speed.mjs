@@ -20,6 +20,19 @@
  *   node bench/speed.mjs --agents seller-guaranteed,signals-marketplace --latency 0,20,50,150 --rounds 3
  *   node bench/speed.mjs --latency off                   (the agent on 127.0.0.1 directly, no proxy: the old table)
  *
+ * The SDK (bench/compare/sdk.mjs): without `--sdk`, this repository's devDependency @adcp/sdk (6.11.0, AdCP 3.0.6).
+ * `--sdk <dir>` names a directory whose node_modules/@adcp/sdk is another one (/work/ref/sdk13: 13.0.0, AdCP
+ * 3.1.15); then everything comes from it, as for compare-reference.mjs: its example agents (its agent set,
+ * bench/compare/agents.mjs agentSet) and their mock upstreams, the reference (`npx adcp storyboard run`, run in that
+ * directory, ADCP_SKIP_VERSION_CHECK=1), and the @adcp/sdk installed in the user's repositories — so that our
+ * runner there picks, on its own, the corpus that SDK pins (the bin's first line, recorded, names it; a warning when
+ * it is not the reference's). `--dist <dir>` installs another build (default dist/; copied once at start, so a
+ * rebuild meanwhile changes nothing), `--out <dir>` puts the tables elsewhere (default bench/out). The tables and
+ * the .json say which SDK and which corpora were measured.
+ *
+ *   npm run bench:speed:sdk13                            (= --sdk /work/ref/sdk13 --out bench/out/sdk13)
+ *   node bench/speed.mjs --sdk /work/ref/sdk13 --agents seller-guaranteed --latency 0,50 --rounds 3
+ *
  * Latency mode (`--latency <ms,ms,…>`, default 0,50): the runners reach the agent through a delaying proxy
  * (bench/compare/delay-proxy.mjs, in this process) that holds every HTTP request N ms before it forwards it and
  * passes the answer back as it streams (SSE included) — an agent across a network. For each latency, `--rounds`
@@ -41,32 +54,32 @@
  * The critical-path limit at latency L is start-up + chain × L (vitest: the longest storyboard's chain; cli: that
  * plus the selection's), and the distance to it is our median wall ÷ that limit (1.00: every storyboard in flight at
  * once and nothing else slower than in a one-storyboard run). Each run's requests and chain are counted too (medians;
- * the chain of a whole run shows how many requests it had in flight at once: requests ÷ chain).
+ * the chain of a whole run shows how many requests it had in flight at once: requests ÷ chain). The limit counts
+ * requests only: a storyboard that waits (a retry_after, a timeout) is slower than its chain says, so the tables
+ * also name the slowest storyboard alone in the count pass, a floor as well.
  *
  * Peak RSS is each process's own high-water mark (VmHWM, written by
  * test/helpers/rss-probe.mjs): the largest process of a run — the figure to
  * hold against "300 MB per worker" — and the sum over all processes of a run
  * (a bound: each process's own peak, whenever it was; the reference's includes
  * the npm process of `npx`). The latency mode writes its tables to
- * bench/out/speed-<date>.md (and every sample to speed-<date>.json) and prints
+ * <out>/speed-<date>.md (and every sample to speed-<date>.json) and prints
  * them. Not part of `npm test`.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { AGENTS } from './compare/agents.mjs';
+import { agentSet } from './compare/agents.mjs';
 import { startDelayProxy, summarize } from './compare/delay-proxy.mjs';
-import { withAgent as withAgentIn, userRepo as userRepoIn } from './compare/example-agent.mjs';
+import { copyPackage, withAgent as withAgentIn, userRepo as userRepoIn } from './compare/example-agent.mjs';
 import { childEnv } from './compare/ours.mjs';
+import { corpusVersion, openSdk, referenceComplianceRoot } from './compare/sdk.mjs';
 
 const root = new URL('..', import.meta.url).pathname.replace(/\/$/, '');
 const work = join(root, '.vitest-adcp', 'speed');
-/** The example agent with its mock upstream, and a user's repository (bench/compare/example-agent.mjs), under `work`. */
-const withAgent = (spec, fn) => withAgentIn(spec, fn, { work });
-const userRepo = (name) => userRepoIn(work, name);
 
 const { values } = parseArgs({
   options: {
@@ -74,8 +87,21 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '3' },
     latency: { type: 'string', default: '0,50' },
     'count-latency': { type: 'string', default: '20' },
+    // The SDK whose agents and reference runner are measured, and whose corpus our runs get (bench/compare/sdk.mjs).
+    sdk: { type: 'string' },
+    // The build to install in the user's repositories (default dist/), and where the tables go (default bench/out).
+    dist: { type: 'string' },
+    out: { type: 'string' },
   },
 });
+const fromCwd = (p) => (isAbsolute(p) ? p : join(process.cwd(), p));
+const sdk = openSdk(values.sdk, root);
+const { agents: AGENTS } = agentSet(sdk);
+const builtDist = values.dist ? fromCwd(values.dist) : join(root, 'dist');
+if (!existsSync(join(builtDist, 'cli.js'))) throw new Error(`${builtDist} is not built: run \`npm run build\``);
+const outDir = values.out ? fromCwd(values.out) : join(root, 'bench', 'out');
+/** The corpus the reference runs: the one its SDK pins. */
+const referenceCorpus = corpusVersion(referenceComplianceRoot(sdk));
 const rounds = Number(values.rounds);
 /** undefined: `--latency off`, the agent reached directly (no proxy), the old table. */
 const latencies = values.latency === 'off' ? undefined : values.latency.split(',').map((ms) => Number(ms.trim()));
@@ -86,6 +112,14 @@ const countLatency = Number(values['count-latency']);
 if (!(countLatency > 0)) throw new Error(`--count-latency takes milliseconds above 0: ${values['count-latency']}`);
 if (!(rounds >= 1)) throw new Error(`--rounds takes a positive number: ${values.rounds}`);
 const rssProbe = join(root, 'test', 'helpers', 'rss-probe.mjs');
+
+rmSync(work, { recursive: true, force: true });
+mkdirSync(work, { recursive: true });
+/** The build every agent's user repository installs: a copy, made at start, that a rebuild meanwhile does not reach. */
+const dist = copyPackage(builtDist, join(work, 'package'));
+/** The example agent with its mock upstream, and a user's repository (bench/compare/example-agent.mjs), under `work`. */
+const withAgent = (spec, fn) => withAgentIn(spec, fn, { work, sdk });
+const userRepo = (name) => userRepoIn(work, name, { sdk, dist });
 
 /**
  * Runs `command args`; wall ms, peak RSS (MB) of its largest process and summed over its processes, exit code, stdout. Each Node process of the run
@@ -128,24 +162,45 @@ function timed(command, args, { cwd, env }) {
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
+/**
+ * The reference as a user of the SDK types it, `npx adcp storyboard run <url> --json --allow-http`, in the SDK's
+ * directory (its node_modules/.bin/adcp). ADCP_SKIP_VERSION_CHECK: 13.x asks the npm registry for its latest
+ * version otherwise, a request no run of ours makes.
+ */
+function runReference(url, spec, env) {
+  const args = ['--no', 'adcp', 'storyboard', 'run', url, '--json', '--allow-http'];
+  if (spec.auth) args.push('--auth', spec.auth);
+  return timed('npx', args, { cwd: sdk.dir, env: { ...env, ADCP_SKIP_VERSION_CHECK: '1' } });
+}
+
+/**
+ * The corpus our runs in `dir` get, by the installed package's own resolution (the @adcp/sdk installed there pins
+ * it), as `{ root, version, choice }`.
+ */
+async function ourCorpus(dir) {
+  const internal = join(dir, 'node_modules', 'vitest-adcp', 'dist', 'internal.js');
+  const { resolveCorpus } = await import(pathToFileURL(internal).href);
+  const found = resolveCorpus(undefined, dir);
+  return { root: found.root, version: found.version ?? corpusVersion(found.root), choice: found.choice };
+}
+
+/**
+ * The first line the bin printed (on stderr, before Vitest's output: `vitest-adcp: AdCP 3.1.15 compliance corpus (…)`),
+ * and a warning when it names another corpus than the reference's: then the two would not run the same storyboards.
+ */
+function firstLine(r) {
+  const line = (r.stderr.split('\n').find((l) => l.trim()) ?? '').trim();
+  if (referenceCorpus && !line.includes(`AdCP ${referenceCorpus} compliance corpus`))
+    console.error(
+      `  warning: the bin's first line does not name the reference's corpus, AdCP ${referenceCorpus}: ${line}`,
+    );
+  return line;
+}
+
 async function benchAgent(spec) {
   return withAgent(spec, async (url) => {
     const env = childEnv({ ADCP_AGENT_URL: url, ...(spec.auth ? { ADCP_AUTH_TOKEN: spec.auth } : {}) });
-    const reference = () =>
-      timed(
-        'npx',
-        [
-          '--no',
-          'adcp',
-          'storyboard',
-          'run',
-          url,
-          '--json',
-          '--allow-http',
-          ...(spec.auth ? ['--auth', spec.auth] : []),
-        ],
-        { cwd: root, env },
-      );
+    const reference = () => runReference(url, spec, env);
     // The storyboards the reference chose, for the `vitest` entry point.
     const first = await reference();
     const ids = JSON.parse(first.stdout).storyboards_executed ?? [];
@@ -160,11 +215,13 @@ async function benchAgent(spec) {
       timed(process.execPath, [join(dir, 'node_modules', 'vitest', 'vitest.mjs'), 'run'], { cwd: dir, env });
     const cli = () =>
       timed(process.execPath, [join(dir, 'node_modules', 'vitest-adcp', 'dist', 'cli.js'), url], { cwd: dir, env });
+    const corpus = await ourCorpus(dir);
     const samples = { reference: [], vitest: [], cli: [] };
     for (let round = 0; round < rounds; round++) {
       for (const [name, run] of Object.entries({ reference, vitest, cli })) {
         const r = await run();
         samples[name].push(r);
+        if (name === 'cli' && round === 0) corpus.firstLine = firstLine(r);
         const steps = [/Test Files\s+(.*)$/m, /Tests\s+(.*)$/m]
           .map((re) => re.exec(r.stdout + r.stderr)?.[1] ?? '')
           .join(' · ');
@@ -182,6 +239,7 @@ async function benchAgent(spec) {
     return {
       agent: spec.name,
       storyboards: ids.length,
+      corpus,
       reference: row('reference'),
       vitest: row('vitest'),
       cli: row('cli'),
@@ -250,23 +308,7 @@ async function benchAgentLatency(spec) {
         );
 
       proxy.setDelay(0);
-      const reference = () =>
-        counted(() =>
-          timed(
-            'npx',
-            [
-              '--no',
-              'adcp',
-              'storyboard',
-              'run',
-              url,
-              '--json',
-              '--allow-http',
-              ...(spec.auth ? ['--auth', spec.auth] : []),
-            ],
-            { cwd: root, env },
-          ),
-        );
+      const reference = () => counted(() => runReference(url, spec, env));
       const first = await reference();
       log('reference (selection)', first);
       const ids = JSON.parse(first.stdout).storyboards_executed ?? [];
@@ -287,9 +329,10 @@ async function benchAgentLatency(spec) {
       // The count pass: each storyboard alone, by its file (the installed package's own corpus resolution and listing),
       // with every request held countLatency ms, so that requests in flight together overlap by that much at least.
       proxy.setDelay(countLatency);
-      const pkg = (path) => import(pathToFileURL(join(dir, 'node_modules', 'vitest-adcp', 'dist', path)).href);
-      const { resolveCorpus, listCorpus } = await pkg('internal.js');
-      const corpus = listCorpus(resolveCorpus(undefined, dir).root);
+      const ours = await ourCorpus(dir);
+      const internal = join(dir, 'node_modules', 'vitest-adcp', 'dist', 'internal.js');
+      const { listCorpus } = await import(pathToFileURL(internal).href);
+      const corpus = listCorpus(ours.root);
       const perStoryboard = [];
       for (const id of ids) {
         const entry = corpus.find((e) => e.id === id);
@@ -339,6 +382,7 @@ async function benchAgentLatency(spec) {
         for (let round = 0; round < rounds; round++) {
           for (const [name, run] of Object.entries({ reference, vitest, cli: () => cli() })) {
             const r = await run();
+            if (name === 'cli' && !ours.firstLine) ours.firstLine = firstLine(r);
             samples[name].push({
               ms: r.ms,
               rssMb: r.rssMb,
@@ -359,6 +403,7 @@ async function benchAgentLatency(spec) {
       return {
         agent: spec.name,
         storyboards: ids.length,
+        corpus: ours,
         ids,
         perStoryboard,
         countLatency,
@@ -377,10 +422,22 @@ async function benchAgentLatency(spec) {
 const f2 = (x) => x.toFixed(2);
 const mb = (x) => x.toFixed(0);
 
+/** What was measured: the SDK (its reference runner and example agents), and the corpus each runner ran. */
+function measured(results) {
+  const ours = [...new Set(results.map((r) => `AdCP ${r.corpus.version} (${r.corpus.choice})`))].join(', ');
+  return {
+    sdk: { version: sdk.version, root: sdk.root },
+    corpus: { reference: referenceCorpus, ours: [...new Set(results.map((r) => r.corpus.version))] },
+    dist: builtDist,
+    text: `@adcp/sdk ${sdk.version} (${sdk.root}: the reference runner and the example agents); corpus: reference AdCP ${referenceCorpus ?? '?'}, vitest-adcp ${ours}; dist ${builtDist}.`,
+  };
+}
+
 /** The latency mode's markdown: per agent, a time table, a memory table and the critical path. */
 function latencyMarkdown(results, startedAt) {
   const lines = [];
   lines.push(`# bench:speed, latency mode — ${startedAt}`, '');
+  lines.push(measured(results).text, '');
   lines.push(
     `Medians of ${rounds} alternating round(s) (reference, \`npx vitest run\`, \`npx vitest-adcp <url>\`) per latency; every HTTP request held that long by the delaying proxy. ` +
       `${availableParallelism()} cores, Node ${process.version}. Critical-path limit = start-up + chain × latency (see bench/speed.mjs); distance = wall ÷ limit; a run's chain: the most of its requests that ran one after another.`,
@@ -390,6 +447,7 @@ function latencyMarkdown(results, startedAt) {
     const vLimitRequests = r.longest.chain;
     const cLimitRequests = r.longest.chain + r.selectionRequests;
     lines.push(`## ${r.agent} (${r.storyboards} storyboards)`, '');
+    lines.push(`The bin's first line: \`${r.corpus.firstLine ?? '?'}\``, '');
     lines.push(
       '| latency | reference | `npx vitest run` (ratio) | `npx vitest-adcp <url>` (ratio) | critical-path limit vitest / cli | distance vitest / cli | requests per run (chain) ref / vitest / cli |',
     );
@@ -420,10 +478,12 @@ function latencyMarkdown(results, startedAt) {
     }
     lines.push('');
     const top = [...r.perStoryboard].sort((a, b) => b.chain - a.chain || b.requests - a.requests).slice(0, 5);
+    const slowest = r.perStoryboard.reduce((a, b) => (b.ms > a.ms ? b : a));
     lines.push(
       `Critical path: each storyboard run alone through the bin with every request held ${r.countLatency} ms, \`${r.longest.id}\` has the longest chain of requests one after another, ${r.longest.chain} (of ${r.longest.requests} requests); the bin's capability selection (\`--list\`) ${r.selectionRequests} more (cli limit only). ` +
         `Start-up (one trivial storyboard, \`${r.trivial.id}\`, ${r.trivial.requests} requests, at 0 ms, median): vitest ${f2(r.startup.vitest)} s, cli ${f2(r.startup.cli)} s. ` +
         `Longest chains alone (chain/requests): ${top.map((t) => `${t.id} ${t.chain}/${t.requests}`).join(', ')}; all ${r.storyboards} storyboards alone: ${r.perStoryboard.reduce((a, b) => a + b.requests, 0)} requests. ` +
+        `Slowest alone: \`${slowest.id}\`, ${f2(slowest.ms / 1000)} s at ${r.countLatency} ms (a wait the chains do not count bounds a run from below too). ` +
         `Largest process and sum: the worst round.`,
       '',
     );
@@ -431,26 +491,30 @@ function latencyMarkdown(results, startedAt) {
   return lines.join('\n');
 }
 
-rmSync(work, { recursive: true, force: true });
-mkdirSync(work, { recursive: true });
 const startedAt = new Date().toISOString();
 const results = [];
+console.error(
+  `@adcp/sdk ${sdk.version} (${sdk.root}); reference corpus AdCP ${referenceCorpus ?? '?'}; dist ${builtDist}`,
+);
 for (const name of values.agents.split(',')) {
   const spec = AGENTS.find((a) => a.name === name);
-  if (!spec) throw new Error(`unknown agent ${name}`);
+  if (!spec)
+    throw new Error(
+      `unknown agent ${name} for @adcp/sdk ${sdk.version}; known: ${AGENTS.map((a) => a.name).join(', ')}`,
+    );
   results.push(latencies ? await benchAgentLatency(spec) : await benchAgent(spec));
 }
 if (latencies) {
   const markdown = latencyMarkdown(results, startedAt);
-  const out = join(root, 'bench', 'out');
-  mkdirSync(out, { recursive: true });
+  mkdirSync(outDir, { recursive: true });
   const stamp = startedAt.slice(0, 16).replace(/:/g, '');
-  writeFileSync(join(out, `speed-${stamp}.md`), `${markdown}\n`);
+  writeFileSync(join(outDir, `speed-${stamp}.md`), `${markdown}\n`);
+  const { text: _, ...versions } = measured(results);
   writeFileSync(
-    join(out, `speed-${stamp}.json`),
-    `${JSON.stringify({ startedAt, rounds, latencies, results }, null, 2)}\n`,
+    join(outDir, `speed-${stamp}.json`),
+    `${JSON.stringify({ startedAt, rounds, latencies, ...versions, results }, null, 2)}\n`,
   );
-  console.log(`\n${markdown}\nwritten to bench/out/speed-${stamp}.md (samples: speed-${stamp}.json)`);
+  console.log(`\n${markdown}\nwritten to ${join(outDir, `speed-${stamp}.md`)} (samples: speed-${stamp}.json)`);
 } else {
   console.log(
     `\n| agent | storyboards | reference | \`npx vitest run\` (ratio) | \`npx vitest-adcp <url>\` (ratio) | first run, cold caches: vitest / cli | peak RSS ref / vitest / cli |`,
@@ -461,5 +525,5 @@ if (latencies) {
       `| ${r.agent} | ${r.storyboards} | ${r.reference.s.toFixed(2)} s | ${r.vitest.s.toFixed(2)} s (${(r.vitest.s / r.reference.s).toFixed(2)}) | ${r.cli.s.toFixed(2)} s (${(r.cli.s / r.reference.s).toFixed(2)}) | ${r.vitest.first.toFixed(2)} / ${r.cli.first.toFixed(2)} s | ${r.reference.rss.toFixed(0)} / ${r.vitest.rss.toFixed(0)} / ${r.cli.rss.toFixed(0)} MB |`,
     );
   }
-  console.log(`\nmedians of ${rounds} alternating rounds; ${new Date().toISOString()}`);
+  console.log(`\nmedians of ${rounds} alternating rounds; ${measured(results).text} ${new Date().toISOString()}`);
 }

@@ -99,3 +99,12 @@ export function complianceRoot(sdk, compliance) {
 
 /** The corpus the reference runner loads by default: its ADCP_VERSION, else the newest it ships. */
 export const referenceComplianceRoot = (sdk) => complianceRoot(sdk, undefined);
+
+/** The AdCP version a compliance tree says it is (its index.json adcp_version), undefined when it says none. */
+export function corpusVersion(root) {
+  try {
+    return JSON.parse(readFileSync(join(root, 'index.json'), 'utf8')).adcp_version;
+  } catch {
+    return undefined;
+  }
+}
