@@ -246,6 +246,11 @@ export class StoryboardRun {
       .map((e) => this.outcome(e));
   }
 
+  /** The ids of a phase's steps as this run plans them (an injected phase included), in order; none for no such phase. */
+  stepsOf(phaseId: string): string[] {
+    return this.entries.filter((e) => e.phase.id === phaseId).map((e) => e.step.id);
+  }
+
   private entryOf(phaseId: string, stepId: string): Entry | undefined {
     return this.entries.find((e) => e.phase.id === phaseId && e.step.id === stepId);
   }

@@ -14,6 +14,7 @@ import type { StoryboardRun } from '../../src/engine/run.js';
 import type { Storyboard } from '../../src/model/storyboard.js';
 import { openStoryboardRun } from '../../src/open-run.js';
 import { RunHost, type HostedFile } from '../../src/plugin/run-host.js';
+import { SEEDING_PHASE_ID } from '../../src/plan/seeding.js';
 import { loadStoryboard } from '../../src/storyboard/load.js';
 import { countingProxy, type CountingProxy } from '../helpers/counting-proxy.js';
 import { closedPort } from '../helpers/ports.js';
@@ -58,6 +59,8 @@ class Files {
   readonly prepared = new Map<string, number>();
   inFlight = 0;
   maxInFlight = 0;
+  /** Each run's runAll, as it started and ended (`start host_x`, `end host_x`). */
+  readonly events: string[] = [];
   private readonly ended = new Map<string, Promise<void>>();
 
   file(storyboard: Storyboard, url: string): HostedFile {
@@ -74,6 +77,21 @@ class Files {
         run.prepare = () => {
           this.prepared.set(storyboard.file, (this.prepared.get(storyboard.file) ?? 0) + 1);
           return prepare();
+        };
+        const settle = run.settle.bind(run);
+        run.settle = async (phaseId, stepId) => {
+          const outcome = await settle(phaseId, stepId);
+          if (phaseId === SEEDING_PHASE_ID) this.events.push(`seeded ${storyboard.id}`);
+          return outcome;
+        };
+        const runAll = run.runAll.bind(run);
+        run.runAll = async () => {
+          this.events.push(`start ${storyboard.id}`);
+          try {
+            return await runAll();
+          } finally {
+            this.events.push(`end ${storyboard.id}`);
+          }
         };
         const close = run.close.bind(run);
         run.close = async () => {
@@ -296,6 +314,85 @@ describe('scheduling', () => {
     expect(agent.maxInFlight('tools/call')).toBe(2);
     expect(agent.toolCalls()).toHaveLength(10);
     await run.close();
+  });
+
+  it('runs a storyboard that keeps per-caller state on the agent alone: after the runs before it, before the runs after it', async () => {
+    // A one-shot response-arm directive is for "the next matching operation from the caller's authenticated sandbox
+    // account + principal pair" (comply-test-controller-request.json): another run's call in between would take it.
+    const exclusive = loadStoryboard(
+      phasedStoryboard(
+        [
+          {
+            id: 'p',
+            steps: [
+              {
+                id: 's1',
+                task: 'comply_test_controller',
+                sample_request: { scenario: 'force_create_media_buy_arm', params: { arm: 'submitted' } },
+              },
+            ],
+          },
+        ],
+        { id: 'host_arm', title: 'Host arm' },
+      ),
+      '/virtual/run-host/arm.storyboard.yaml',
+    );
+    if (!exclusive.ok) throw new Error(exclusive.diagnostics.map((d) => d.message).join('\n'));
+    const [a, b] = ['a', 'b'].map((name) => storyboardOf(`shared_${name}`, ['pass', 'pass']));
+    const agent = await proxy(slowUrl());
+    host = await RunHost.start();
+    const files = new Files();
+    host.begin(
+      [a!, exclusive.storyboard, b!].map((s) => files.file(s, agent.url)),
+      8,
+    );
+    for (const s of [a!, exclusive.storyboard, b!]) await files.endOf(s);
+    expect(files.events).toEqual([
+      'start host_shared_a',
+      'end host_shared_a',
+      'start host_arm',
+      'end host_arm',
+      'start host_shared_b',
+      'end host_shared_b',
+    ]);
+  });
+
+  it('runs a storyboard alone while it seeds, then beside the others: no run lists a product half seeded', async () => {
+    const seeding = loadStoryboard(
+      phasedStoryboard(
+        [
+          {
+            id: 'p',
+            steps: [
+              { id: 's1', task: 'get_adcp_capabilities', validations: [{ check: 'field_present', path: 'adcp' }] },
+              { id: 's2', task: 'get_adcp_capabilities', validations: [{ check: 'field_present', path: 'adcp' }] },
+            ],
+          },
+        ],
+        {
+          id: 'host_seeding',
+          title: 'Host seeding',
+          prerequisites: { controller_seeding: true },
+          fixtures: {
+            products: [{ product_id: 'host_seeded', name: 'Seeded', delivery_type: 'non_guaranteed' }],
+            pricing_options: [{ product_id: 'host_seeded', pricing_option_id: 'po', pricing_model: 'cpm' }],
+          },
+        },
+      ),
+      '/virtual/run-host/seeding.storyboard.yaml',
+    );
+    if (!seeding.ok) throw new Error(seeding.diagnostics.map((d) => d.message).join('\n'));
+    const shared = storyboardOf('beside_seeding', ['pass']);
+    const agent = await proxy(slowUrl());
+    host = await RunHost.start();
+    const files = new Files();
+    host.begin([files.file(seeding.storyboard, agent.url), files.file(shared, agent.url)], 8);
+    for (const s of [seeding.storyboard, shared]) await files.endOf(s);
+    const at = (event: string) => files.events.indexOf(event);
+    // The other run starts once the seeds are in, and while the seeding storyboard's own steps (300 ms each) run.
+    expect(at('seeded host_seeding')).toBeGreaterThanOrEqual(0);
+    expect(at('start host_beside_seeding')).toBeGreaterThan(at('seeded host_seeding'));
+    expect(at('start host_beside_seeding')).toBeLessThan(at('end host_seeding'));
   });
 
   it('calls no tool from any run while the run is not ready, and closes the runs when it never is', async () => {
