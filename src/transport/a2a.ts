@@ -31,7 +31,7 @@ import { ADCP_A2A_EXTENSION, discoverAgent, type Discovered } from './a2a-card.j
 import { extractA2aResult } from './a2a-extract.js';
 import { otherTask, runningTask } from './a2a-poll.js';
 import { jsonRpcErrorOf, parseJsonOrText } from './answer-body.js';
-import { callSignal, describeTransportError } from './call.js';
+import { describeTransportError, openCallScope } from './call.js';
 import { boundedFetch, type ObservedHttp } from './http.js';
 import type { UrlGuardOptions } from './url-guard.js';
 import { authorizationHeader, type AgentTransport, type CallOptions, type Credentials } from './types.js';
@@ -54,9 +54,23 @@ export class A2aTransport implements AgentTransport {
   }
 
   async call(task: string, payload: unknown, options: CallOptions): Promise<Exchange> {
+    const scope = openCallScope(options);
+    try {
+      return await this.callWithin(task, payload, options, scope.signal);
+    } finally {
+      // Nothing of the call outlives it: its timer, its listener on the caller's signal (call.ts).
+      scope.end();
+    }
+  }
+
+  private async callWithin(
+    task: string,
+    payload: unknown,
+    options: CallOptions,
+    signal: AbortSignal,
+  ): Promise<Exchange> {
     const started = performance.now();
     const request: RequestRecord = { transport: 'a2a', operation: task, payload, url: this.url };
-    const signal = callSignal(options);
     const remaining = () => Math.max(1, Math.ceil(options.timeoutMs - (performance.now() - started)));
     const elapsed = () => Math.round(performance.now() - started);
 
@@ -130,11 +144,13 @@ export class A2aTransport implements AgentTransport {
   }
 
   async listTools(options: CallOptions): Promise<{ tools: string[] } | { error: string }> {
-    const signal = callSignal(options);
+    const scope = openCallScope(options);
     try {
-      return (await this.discover(options.timeoutMs, signal)).skills;
+      return (await this.discover(options.timeoutMs, scope.signal)).skills;
     } catch (error) {
       return { error: describeTransportError(error, undefined, options.timeoutMs, 'reading the agent card') };
+    } finally {
+      scope.end();
     }
   }
 

@@ -12,7 +12,7 @@ import { ownVersion } from '../model/package-version.js';
 import { filterResponseHeaders } from '../model/redact.js';
 import { jsonRpcErrorOf, parseJsonOrText, type JsonRpcError } from './answer-body.js';
 import { extractMcpResult } from './mcp-extract.js';
-import { callSignal, describeTransportError } from './call.js';
+import { describeTransportError, openCallScope } from './call.js';
 import { boundedFetch, isTimeoutError, type ObservedHttp } from './http.js';
 import {
   boundServerRequests,
@@ -165,15 +165,15 @@ export class McpTransport implements AgentTransport {
     const request = { transport: 'mcp' as const, operation: task, payload, url: this.url };
     await sdkLoaded();
     const started = performance.now();
-    const signal = callSignal(options);
+    const scope = openCallScope(options);
     const failed: FailedCall = { request, options, started, reused: false };
     try {
-      const connection = await this.connect(options.credentials, options.timeoutMs, signal);
+      const connection = await this.connect(options.credentials, options.timeoutMs, scope.signal);
       failed.connection = connection;
       connection.last = undefined;
       failed.reused = connection.reused === true;
       connection.reused = false;
-      failed.watch = watchServerRequests(connection, signal);
+      failed.watch = watchServerRequests(connection, scope.signal);
       const result = await connection.client.callTool(
         { name: task, arguments: (payload ?? {}) as Record<string, unknown> },
         loadedSdk!.resultSchema,
@@ -196,6 +196,8 @@ export class McpTransport implements AgentTransport {
       return this.callFailed(error, failed, Math.round(performance.now() - started));
     } finally {
       failed.watch?.end();
+      // The SDK keeps its abort listener on the request's signal: it must not abort now that the call is over.
+      scope.end();
     }
   }
 
@@ -280,12 +282,12 @@ export class McpTransport implements AgentTransport {
 
   async listTools(options: CallOptions): Promise<{ tools: string[] } | { error: string }> {
     await sdkLoaded();
-    const signal = callSignal(options);
+    const scope = openCallScope(options);
     let watch: ReturnType<typeof watchServerRequests> | undefined;
     try {
-      const connection = await this.connect(options.credentials, options.timeoutMs, signal);
+      const connection = await this.connect(options.credentials, options.timeoutMs, scope.signal);
       if (connection.tools) return { tools: [...connection.tools] };
-      watch = watchServerRequests(connection, signal);
+      watch = watchServerRequests(connection, scope.signal);
       const tools: string[] = [];
       let cursor: string | undefined;
       // Bounded: a hostile agent could page forever.
@@ -306,6 +308,7 @@ export class McpTransport implements AgentTransport {
       return { error: flood ? flood.message : describeTransportError(error, undefined, options.timeoutMs) };
     } finally {
       watch?.end();
+      scope.end();
     }
   }
 

@@ -15,6 +15,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { retryAfterOf } from '../../checks/cross-response.js';
 import { answerError } from '../../model/answer-error.js';
 import type { Exchange } from '../../model/exchange.js';
+import { openCallScope } from '../../transport/call.js';
 import type { AgentTransport, CallOptions } from '../../transport/types.js';
 
 const IN_FLIGHT = 'IDEMPOTENCY_IN_FLIGHT';
@@ -49,15 +50,16 @@ async function resolveOne(options: DispatchOptions, payload: Record<string, unkn
   const { transport, task, callOptions } = options;
   for (let resent = 0; ; resent++) {
     const remaining = Math.max(1, deadline - Date.now());
-    // The signal also ends a rate-limit wait of the run's transport (transport/rate-limit.ts) at the deadline.
-    const signal = callOptions.signal
-      ? AbortSignal.any([callOptions.signal, AbortSignal.timeout(remaining)])
-      : AbortSignal.timeout(remaining);
-    const exchange = await transport.call(task, payload, {
-      ...callOptions,
-      timeoutMs: Math.min(callOptions.timeoutMs, remaining),
-      signal,
-    });
+    // The signal also ends a rate-limit wait of the run's transport (transport/rate-limit.ts) at the deadline; it is
+    // ended with the call, so that nothing listening on it (the MCP SDK's request) hears an abort afterwards.
+    const scope = openCallScope({ signal: callOptions.signal, timeoutMs: remaining });
+    const exchange = await transport
+      .call(task, payload, {
+        ...callOptions,
+        timeoutMs: Math.min(callOptions.timeoutMs, remaining),
+        signal: scope.signal,
+      })
+      .finally(() => scope.end());
     if (exchange.transportError)
       return Date.now() >= deadline
         ? { exchange, resent, unresolved: `no answer within the step's ${options.budgetMs} ms` }
