@@ -126,6 +126,13 @@ const userRepo = (name) => userRepoIn(work, name, { sdk, dist });
  * writes its own high-water mark (VmHWM) through test/helpers/rss-probe.mjs (NODE_OPTIONS reaches Vitest's workers):
  * GNU time's %M cannot say this, because Linux carries ru_maxrss across fork, so a worker inherits its parent's figure.
  */
+/**
+ * The same work on both sides: @adcp/sdk 13.0.0's runner does not host parallel_dispatch_runner (it skips those steps
+ * not_applicable, "not configured on this runner"), and idempotency's concurrent step waits an agent's retry_after
+ * (the SDK 13 sellers answer IDEMPOTENCY_IN_FLIGHT with 30 s) where we host it. Ours runs without it here too.
+ */
+const LIKE_FOR_LIKE = sdk.major >= 13 ? { ADCP_PARALLEL_DISPATCH: '0' } : {};
+
 function timed(command, args, { cwd, env }) {
   return new Promise((resolve) => {
     const probes = join(work, `rss-${process.hrtime.bigint()}`);
@@ -199,7 +206,11 @@ function firstLine(r) {
 
 async function benchAgent(spec) {
   return withAgent(spec, async (url) => {
-    const env = childEnv({ ADCP_AGENT_URL: url, ...(spec.auth ? { ADCP_AUTH_TOKEN: spec.auth } : {}) });
+    const env = childEnv({
+      ADCP_AGENT_URL: url,
+      ...(spec.auth ? { ADCP_AUTH_TOKEN: spec.auth } : {}),
+      ...LIKE_FOR_LIKE,
+    });
     const reference = () => runReference(url, spec, env);
     // The storyboards the reference chose, for the `vitest` entry point.
     const first = await reference();
@@ -293,7 +304,11 @@ async function benchAgentLatency(spec) {
     const proxy = await startDelayProxy({ target: direct.origin });
     try {
       const url = `${proxy.origin}${direct.pathname}`;
-      const env = childEnv({ ADCP_AGENT_URL: url, ...(spec.auth ? { ADCP_AUTH_TOKEN: spec.auth } : {}) });
+      const env = childEnv({
+        ADCP_AGENT_URL: url,
+        ...(spec.auth ? { ADCP_AUTH_TOKEN: spec.auth } : {}),
+        ...LIKE_FOR_LIKE,
+      });
       /** A run through the proxy, with the proxy's records of it. */
       const counted = async (run) => {
         proxy.take();

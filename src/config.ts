@@ -10,6 +10,8 @@
  *                     agent-supplied URLs (OAuth issuer, A2A endpoint) that are http or private
  *   ADCP_SEEDED_STATE 1: the operator declares `requires: [seeded_state]` met (state provisioned out of band)
  *   ADCP_RATE_LIMIT_TRIP 1: the run hosts rate_limit_trip_runner (it trips the agent's rate limiter)
+ *   ADCP_PARALLEL_DISPATCH 0: the run does not host parallel_dispatch_runner (its steps skip not_applicable), as a
+ *                     runner without it grades them — the reference runner of @adcp/sdk 13.0.0, for one
  *   ADCP_RUNNER_WEBHOOK_SIGNER_JWKS  local development: a JWKS file or URL webhook signatures are verified against,
  *                     instead of the spec's brand.json discovery (webhooks/operator-jwks.ts)
  */
@@ -72,7 +74,7 @@ export interface RuntimeConfig {
   seededState?: boolean;
   /**
    * The runner contracts the run hosts (RunSettings.runnerContracts). Env: ADCP_RATE_LIMIT_TRIP=1 puts
-   * `rate_limit_trip_runner` in scope. @default { parallel_dispatch_runner: true, rate_limit_trip_runner: false }
+   * `rate_limit_trip_runner` in scope, ADCP_PARALLEL_DISPATCH=0 `parallel_dispatch_runner` out of it. @default { parallel_dispatch_runner: true, rate_limit_trip_runner: false }
    */
   runnerContracts?: { parallel_dispatch_runner?: boolean; rate_limit_trip_runner?: boolean };
   /**
@@ -125,6 +127,9 @@ function withEnvFallbacks(given: RuntimeConfig, env: NodeJS.ProcessEnv, protocol
     runnerContracts: {
       ...given.runnerContracts,
       rate_limit_trip_runner: given.runnerContracts?.rate_limit_trip_runner ?? envFlag(env.ADCP_RATE_LIMIT_TRIP),
+      ...(given.runnerContracts?.parallel_dispatch_runner === undefined && envOff(env.ADCP_PARALLEL_DISPATCH)
+        ? { parallel_dispatch_runner: false }
+        : {}),
     },
     requests:
       given.requests ?? (nonEmpty(env.ADCP_REQUESTS)?.toLowerCase() === 'as-written' ? 'as-written' : 'enriched'),
@@ -163,6 +168,11 @@ function setConfigurationError(
 /** An env switch: on for 1, true or yes (any case). */
 export function envFlag(value: string | undefined): boolean {
   return /^(1|true|yes)$/i.test(value ?? '');
+}
+
+/** A flag set off (`0`, `false`, `no`): for what is on unless turned off. */
+function envOff(value: string | undefined): boolean {
+  return /^(0|false|no)$/i.test(value ?? '');
 }
 
 /** Plain http to a host that is not loopback: credentials would go out in cleartext (refused unless `allowHttp`). */

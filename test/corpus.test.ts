@@ -245,6 +245,25 @@ describe('run configuration from options and environment', () => {
     ).toEqual({ rate_limit_trip_runner: false, parallel_dispatch_runner: false });
   });
 
+  it('runner contracts: parallel_dispatch_runner in scope unless the option or ADCP_PARALLEL_DISPATCH=0 says not', () => {
+    const env = { ADCP_AGENT_URL: 'http://127.0.0.1:1/mcp' };
+    for (const off of ['0', 'false', 'NO'])
+      expect(resolveRuntimeConfig({}, { ...env, ADCP_PARALLEL_DISPATCH: off }).runnerContracts).toEqual({
+        rate_limit_trip_runner: false,
+        parallel_dispatch_runner: false,
+      });
+    for (const on of ['1', '', 'off'])
+      expect(resolveRuntimeConfig({}, { ...env, ADCP_PARALLEL_DISPATCH: on }).runnerContracts).toEqual({
+        rate_limit_trip_runner: false,
+      });
+    expect(
+      resolveRuntimeConfig(
+        { runnerContracts: { parallel_dispatch_runner: true } },
+        { ...env, ADCP_PARALLEL_DISPATCH: '0' },
+      ).runnerContracts,
+    ).toEqual({ rate_limit_trip_runner: false, parallel_dispatch_runner: true });
+  });
+
   it('turns a missing or bad setting into a message that says what to do', () => {
     expect(resolveRuntimeConfig({}, {}).error).toMatch(/no agent to test: set ADCP_AGENT_URL/);
     expect(resolveRuntimeConfig({}, { ADCP_AGENT_URL: 'localhost:3000' }).error).toMatch(/not an http\(s\) URL/);
