@@ -13,6 +13,7 @@ export default defineConfig({
     include: [
       'test/checks/**/*.test.ts',
       'test/engine/**/*.test.ts',
+      'test/plan/**/*.test.ts',
       'test/compile/**/*.test.ts',
       'test/report/**/*.test.ts',
     ],

@@ -25,7 +25,7 @@ export function exclusiveAgentReason(storyboard: Storyboard): string | undefined
   for (const phase of storyboard.phases) {
     for (const step of phase.steps) {
       const scenario = (step.sample_request as { scenario?: unknown } | undefined)?.scenario;
-      if (step.task === 'comply_test_controller' && typeof scenario === 'string' && PER_CALLER_SCENARIOS.test(scenario))
+      if (step.task === 'comply_test_controller' && PER_CALLER_SCENARIOS.test(String(scenario)))
         return `step ${step.id} asks the controller for ${scenario}, which is per caller`;
       if (step.validations?.some((v) => v.check === 'upstream_traffic'))
         return `step ${step.id} checks upstream_traffic, the caller's traffic in a time window`;

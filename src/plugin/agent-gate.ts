@@ -19,20 +19,21 @@ export class AgentGate {
   /** Resolves when the run may call the agent, with its turn. */
   enter(exclusive: boolean): Promise<Turn> {
     return new Promise((resolve) => {
-      let state: 'alone' | 'shared' | 'left' = exclusive ? 'alone' : 'shared';
+      let alone = exclusive;
+      let left = false;
       const turn: Turn = {
         share: () => {
-          if (state !== 'alone') return;
-          state = 'shared';
+          if (!alone || left) return;
+          alone = false;
           this.alone = false;
           this.shared++;
           this.admitWaiting();
         },
         leave: () => {
-          if (state === 'left') return;
-          if (state === 'alone') this.alone = false;
+          if (left) return;
+          left = true;
+          if (alone) this.alone = false;
           else this.shared--;
-          state = 'left';
           this.admitWaiting();
         },
       };

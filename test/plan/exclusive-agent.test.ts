@@ -30,9 +30,13 @@ describe('exclusiveAgentReason', () => {
     expect(exclusiveAgentReason(storyboard)).toBe(`step arm asks the controller for ${scenario}, which is per caller`);
   });
 
-  it('an upstream_traffic check', () => {
+  it("an upstream_traffic check, among the step's others", () => {
     const storyboard = withSteps([
-      { id: 'buy', task: 'create_media_buy', validations: [{ check: 'upstream_traffic' } as never] },
+      {
+        id: 'buy',
+        task: 'create_media_buy',
+        validations: [{ check: 'response_schema' } as never, { check: 'upstream_traffic' } as never],
+      },
     ]);
     expect(exclusiveAgentReason(storyboard)).toBe(
       "step buy checks upstream_traffic, the caller's traffic in a time window",
@@ -52,6 +56,10 @@ describe('exclusiveAgentReason', () => {
     const storyboard = withSteps([
       { id: 'status', task: 'comply_test_controller', sample_request: { scenario: 'force_media_buy_status' } },
       { id: 'buy', task: 'create_media_buy', sample_request: { scenario: 'force_create_media_buy_arm' } },
+      // A scenario name is matched whole.
+      { id: 'prefixed', task: 'comply_test_controller', sample_request: { scenario: 'list_seed_product' } },
+      { id: 'suffixed', task: 'comply_test_controller', sample_request: { scenario: 'force_get_products_arm-v2' } },
+      { id: 'none', task: 'comply_test_controller', sample_request: {} },
       { id: 'caps', task: 'get_adcp_capabilities', validations: [{ check: 'field_present' } as never] },
     ]);
     expect(exclusiveAgentReason(storyboard)).toBeUndefined();

@@ -84,4 +84,38 @@ describe('AgentGate', () => {
     await b.admitted;
     expect(log).toEqual(['x', 'a', 'y', 'b']);
   });
+
+  it('counts a shared run that leaves twice once: an exclusive run still waits for the other shared one', async () => {
+    const gate = new AgentGate();
+    const log: string[] = [];
+    const a = enter(gate, 'a', false, log);
+    const b = enter(gate, 'b', false, log);
+    const x = enter(gate, 'x', true, log);
+    await Promise.all([a.admitted, b.admitted]);
+    a.leave();
+    a.leave();
+    a.share();
+    await turn();
+    expect(log).toEqual(['a', 'b']);
+    b.leave();
+    await x.admitted;
+    expect(log).toEqual(['a', 'b', 'x']);
+  });
+
+  it('an exclusive run that has left cannot share any more', async () => {
+    const gate = new AgentGate();
+    const log: string[] = [];
+    const x = enter(gate, 'x', true, log);
+    await x.admitted;
+    x.leave();
+    x.share();
+    const y = enter(gate, 'y', true, log);
+    await y.admitted;
+    const a = enter(gate, 'a', false, log);
+    await turn();
+    // y is alone: a waits, though x "shared" after it left.
+    expect(log).toEqual(['x', 'y']);
+    y.leave();
+    await a.admitted;
+  });
 });
