@@ -28,7 +28,8 @@ const { buildReport } = require('../report/build.js') as typeof import('../repor
 const { expectedContract, serialiseReport } =
   require('../report/contract.js') as typeof import('../report/contract.js');
 const { isLoadFailureTest, isTitleOf } = require('../model/test-titles.js') as typeof import('../model/test-titles.js');
-const { writeContractReport, writeReportViews } = require('../report/write.js') as typeof import('../report/write.js');
+const { DEFAULT_REPORT_FILE, writeContractReport, writeReportViews } =
+  require('../report/write.js') as typeof import('../report/write.js');
 const { ndjsonBeside, NdjsonStream } = require('../report/ndjson.js') as typeof import('../report/ndjson.js');
 const { renderTerminalSummary } = require('../report/summary.js') as typeof import('../report/summary.js');
 
@@ -98,7 +99,7 @@ class AdcpJestReporter {
   ) {
     this.rootDir = globalConfig.rootDir;
     this.testNamePattern = globalConfig.testNamePattern || null;
-    this.outputFile = nodePath.resolve(this.rootDir, options.outputFile ?? 'adcp-results.json');
+    this.outputFile = nodePath.resolve(this.rootDir, options.outputFile ?? DEFAULT_REPORT_FILE);
     this.views = { markdownFile: options.markdownFile, htmlFile: options.htmlFile, jobSummary: options.jobSummary };
     if (options.ndjson)
       this.stream = new NdjsonStream(

@@ -19,6 +19,7 @@ const { exitOnSignal } = require('../agent/exit-on-signal.js') as typeof import(
 const { resolveRuntimeConfig } = require('../config.js') as typeof import('../config.js');
 const { ConfigurationError } = require('../model/errors.js') as typeof import('../model/errors.js');
 const { sanitizeOutput } = require('../model/redact.js') as typeof import('../model/redact.js');
+const { DEFAULT_REPORT_FILE } = require('../report/write.js') as typeof import('../report/write.js');
 const { AGENT_LOG_ENV } = require('./records.cjs') as { AGENT_LOG_ENV: string };
 
 /** What the global setup leaves for the teardown: Jest runs both in its main process, and they share its global. */
@@ -28,9 +29,6 @@ interface JestStartedAgent {
   agent: StartedAgent;
   offSignals: () => void;
 }
-
-/** The contract reporter's default file (reporter.cts), relative to rootDir, when its options name none. */
-const DEFAULT_REPORT = 'adcp-results.json';
 
 interface GlobalConfigLike {
   rootDir: string;
@@ -90,7 +88,7 @@ function contractReportFile(globalConfig: GlobalConfigLike): string | undefined 
     )
       continue;
     const outputFile = (options as { outputFile?: unknown } | undefined)?.outputFile;
-    return nodePath.resolve(globalConfig.rootDir, typeof outputFile === 'string' ? outputFile : DEFAULT_REPORT);
+    return nodePath.resolve(globalConfig.rootDir, typeof outputFile === 'string' ? outputFile : DEFAULT_REPORT_FILE);
   }
   return undefined;
 }

@@ -7,14 +7,12 @@
 import { resolve } from 'node:path';
 import type { VitestPluginContext } from 'vitest/node';
 import type { ResolvedRuntimeConfig } from '../config.js';
+import { DEFAULT_REPORT_FILE } from '../report/write.js';
 import { startAgent } from '../agent/agent-start.js';
 import { watchAgentSource } from './agent-watch.js';
 import type { PluginState } from './state.js';
 
 type Vitest = VitestPluginContext['vitest'];
-
-/** The contract report's default file (vitest/reporter.ts) when its reporter is named without an outputFile. */
-const DEFAULT_REPORT = 'adcp-results.json';
 
 /** Called from configureVitest: where the agent's log goes, and its stop at Vitest's close. Once per plugin instance. */
 export function prepareAgentStart(state: PluginState, vitest: Vitest): void {
@@ -94,7 +92,7 @@ function contractReportFile(vitest: Vitest, root: string): string | undefined {
         : undefined;
     if (!named && !instance) continue;
     const file = (options as { outputFile?: string } | undefined)?.outputFile ?? instance?.outputFile ?? configured;
-    return resolve(root, file ?? DEFAULT_REPORT);
+    return resolve(root, file ?? DEFAULT_REPORT_FILE);
   }
   return undefined;
 }

@@ -10,6 +10,9 @@ import { renderHtmlReport } from './html.js';
 import { renderMarkdownSummary } from './markdown.js';
 import { stringifyInert } from '../model/redact.js';
 
+/** Where the contract report goes when its reporter names no file (Vitest's and Jest's), relative to the root. */
+export const DEFAULT_REPORT_FILE = 'adcp-results.json';
+
 /**
  * Writes `report` as given — the contract JSON: a run model goes through contract.ts `serialiseReport` first — to
  * `file` (absolute) and returns the line to show the user, with the advisory checks that failed beside the failed

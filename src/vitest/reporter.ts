@@ -20,7 +20,7 @@ import { expectedContract, serialiseReport, type ContractReportJson } from '../r
 import type { RunTimes } from '../report/envelope.js';
 import { ndjsonBeside, NdjsonStream } from '../report/ndjson.js';
 import { claimSummary, renderTerminalSummary } from '../report/summary.js';
-import { writeContractReport, writeReportViews } from '../report/write.js';
+import { DEFAULT_REPORT_FILE, writeContractReport, writeReportViews } from '../report/write.js';
 
 export interface AdcpReporterOptions {
   /**
@@ -165,7 +165,7 @@ export default class AdcpReporter implements Reporter {
     this.log = (message) => vitest.logger.log(message);
     const configured = vitest.config.outputFile;
     this.outputFile ??=
-      (typeof configured === 'object' ? configured?.['vitest-adcp'] : undefined) ?? 'adcp-results.json';
+      (typeof configured === 'object' ? configured?.['vitest-adcp'] : undefined) ?? DEFAULT_REPORT_FILE;
     if (typeof configured === 'object') {
       this.options = {
         ...this.options,
@@ -210,7 +210,7 @@ export default class AdcpReporter implements Reporter {
       const summary = renderTerminalSummary(model);
       if (summary) this.log(`\n${summary}`);
     }
-    this.log(writeContractReport(serialiseReport(model), resolve(this.root, this.outputFile ?? 'adcp-results.json')));
+    this.log(writeContractReport(serialiseReport(model), resolve(this.root, this.outputFile ?? DEFAULT_REPORT_FILE)));
     const { markdownFile, htmlFile, jobSummary } = this.options;
     for (const line of writeReportViews(model, { root: this.root, markdownFile, htmlFile, jobSummary })) this.log(line);
   }
