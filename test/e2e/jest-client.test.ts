@@ -18,6 +18,7 @@ import { expectGone } from '../helpers/agent-gone.js';
 import { corpusStubDir, readJestJson } from '../helpers/jest-project.js';
 import { packedTarball } from '../helpers/packed.js';
 import { closedPort } from '../helpers/ports.js';
+import { sellerCommand } from '../helpers/sdk-seller.js';
 import { repoRoot } from '../helpers/run-vitest.js';
 
 const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8'));
@@ -210,14 +211,11 @@ describe('agent.start under Jest, from the packed package (issue 33)', () => {
   it('the preset starts an @adcp/sdk example seller, a storyboard passes against it, and nothing of it is left after the run', async () => {
     const port = await closedPort();
     const pidFile = join(dir, 'jest-seller.pid');
-    const tsx = join(repoRoot, 'node_modules', '.bin', 'tsx');
-    // listen-local.mjs binds the seller to 127.0.0.1; the shell records its pid, the leader of the group to take down.
-    const preload = join(repoRoot, 'bench', 'compare', 'listen-local.mjs');
     const run = jest(
       'jest.start.config.js',
       {
         START_URL: `http://127.0.0.1:${port}/mcp`,
-        START_COMMAND: `echo $$ > '${pidFile}'; '${tsx}' --import '${preload}' node_modules/@adcp/sdk/examples/hello_seller_adapter_multi_tenant.ts`,
+        START_COMMAND: sellerCommand(pidFile),
         START_PORT: String(port),
         ADCP_AUTH_TOKEN: 'sk_harness_do_not_use_in_prod',
       },

@@ -37,6 +37,7 @@ import { PASSING_STORYBOARD } from '../helpers/jest-project.js';
 import { packedTarball } from '../helpers/packed.js';
 import { expectGone, groupAlive, groupOf } from '../helpers/agent-gone.js';
 import { closedPort } from '../helpers/ports.js';
+import { SDK_SELLER, sellerCommand } from '../helpers/sdk-seller.js';
 import { repoRoot } from '../helpers/run-vitest.js';
 
 const pkg = (await import('../../package.json', { with: { type: 'json' } })).default as {
@@ -81,19 +82,6 @@ function at(text: string, token: string): string {
   expect(index, token).toBeGreaterThanOrEqual(0);
   const before = text.slice(0, index).split('\n');
   return `${before.length}:${before.at(-1)!.length + 1}`;
-}
-
-const SDK_SELLER = 'node_modules/@adcp/sdk/examples/hello_seller_adapter_multi_tenant.ts';
-
-/**
- * The SDK's multi-tenant seller (PORT from the environment), or `entry` (a module of the repository importing it), run
- * by tsx as the shell's child; listen-local.mjs binds it to 127.0.0.1. The shell records its pid in `pidFile`: the
- * leader of the process group the run must take down whole.
- */
-function sellerCommand(pidFile: string, entry = SDK_SELLER): string {
-  const tsx = join(repoRoot, 'node_modules', '.bin', 'tsx');
-  const preload = join(repoRoot, 'bench', 'compare', 'listen-local.mjs');
-  return `echo $$ > '${pidFile}'; '${tsx}' --import '${preload}' ${entry}`;
 }
 
 /**
