@@ -46,18 +46,23 @@
  * error-compliant limits all callers together to 50 tool calls a minute: the warm-up spends them, and the two runs
  * after it wait the limit out (about a minute each). Not with --rounds above 1.
  *
+ * `--sdk <dir>` (as bench/speed.mjs): the example agents of another @adcp/sdk, whose pinned corpus our runs then get —
+ * `--sdk /work/ref/sdk13` (13.0.0, AdCP 3.1.15; `npm run bench:verdicts:sdk13`). `--dist <dir>`: another build to
+ * install (default dist/, copied at start, so a rebuild while the bench runs does not reach it).
+ *
  * Writes bench/out/verdicts-<date>.md (the tables) and .json (every step's verdicts) and prints the markdown. The
  * reports and the bin's output stay under .vitest-adcp/verdicts/. Not part of `npm test`.
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { AGENTS } from './compare/agents.mjs';
+import { agentSet } from './compare/agents.mjs';
 import { startDelayProxy } from './compare/delay-proxy.mjs';
-import { userRepo, withAgent } from './compare/example-agent.mjs';
+import { copyPackage, userRepo, withAgent } from './compare/example-agent.mjs';
 import { childEnv } from './compare/ours.mjs';
 import { runToEnd, tail } from './compare/processes.mjs';
+import { openSdk } from './compare/sdk.mjs';
 
 const root = new URL('..', import.meta.url).pathname.replace(/\/$/, '');
 const work = join(root, '.vitest-adcp', 'verdicts');
@@ -70,12 +75,16 @@ const { values } = parseArgs({
     'timeout-minutes': { type: 'string' },
     latency: { type: 'string', default: '0' },
     'shared-agent': { type: 'boolean', default: false },
+    // As bench/speed.mjs: the SDK whose example agents are run, and whose corpus our runs get (default: the
+    // devDependency, 6.11.0 / AdCP 3.0.6; /work/ref/sdk13: 13.0.0 / 3.1.15); the build installed (default dist/).
+    sdk: { type: 'string' },
+    dist: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
 });
 if (values.help) {
   console.log(
-    'node bench/concurrency-verdicts.mjs [--agents a,b] [--concurrency N] [--rounds N] [--latency ms] [--timeout-minutes M] [--shared-agent]\n' +
+    'node bench/concurrency-verdicts.mjs [--agents a,b] [--concurrency N] [--rounds N] [--latency ms] [--timeout-minutes M] [--shared-agent] [--sdk dir] [--dist dir]\n' +
       'Sequential (--concurrency 1) and concurrent runs of the bin, each against a fresh example agent; their step verdicts compared.\n' +
       '--shared-agent: one agent for a warm-up, a concurrent and a sequential run back to back (the rate-limit path).',
   );
@@ -95,6 +104,8 @@ if (!(latency >= 0)) throw new Error(`--latency takes milliseconds, 0 or more: $
 const timeoutMinutes = values['timeout-minutes'] === undefined ? undefined : Number(values['timeout-minutes']);
 if (timeoutMinutes !== undefined && !(timeoutMinutes > 0))
   throw new Error(`--timeout-minutes takes minutes above 0: ${values['timeout-minutes']}`);
+const sdk = openSdk(values.sdk, root);
+const { agents: AGENTS } = agentSet(sdk);
 const specs = values.agents.split(',').map((name) => {
   const spec = AGENTS.find((a) => a.name === name.trim());
   if (!spec) throw new Error(`unknown agent ${name}; known: ${AGENTS.map((a) => a.name).join(', ')}`);
@@ -203,7 +214,7 @@ function withProxiedAgent(spec, fn) {
         await proxy.close();
       }
     },
-    { work },
+    { work, sdk },
   );
 }
 
@@ -313,7 +324,10 @@ function compare(a, b) {
 
 rmSync(work, { recursive: true, force: true });
 mkdirSync(work, { recursive: true });
-const dir = userRepo(work, 'repo');
+const dir = userRepo(work, 'repo', {
+  sdk,
+  dist: copyPackage(values.dist ? resolve(values.dist) : join(root, 'dist'), join(work, 'package')),
+});
 const startedAt = new Date().toISOString();
 const results = [];
 for (const spec of specs) {

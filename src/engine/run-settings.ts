@@ -87,3 +87,12 @@ export interface RunSettings extends PlanSettings {
    */
   inFlightBudgetMs?: number;
 }
+
+/**
+ * A runner that shares the agent between runs (the run host: plugin/agent-gate.ts) is asked before each step of a run
+ * (`StoryboardRun.takeTurns`), by its index in `planned()`, and told when the step has ended.
+ */
+export interface StepTurns {
+  before(index: number): Promise<void>;
+  after(index: number): void;
+}

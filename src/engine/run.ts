@@ -47,7 +47,7 @@ import { runnerPreflightSkip, unresolvedRecord } from './unresolved.js';
 import { followAsync, pollingTool, type TaskCompletion } from './polling.js';
 import type { SkipResult, StepOutcome, StepResult } from '../model/records.js';
 import { planPhases, RoleSessions, type AgentStep, type RoleOutcome, type RoleStep, type RunnerRole } from './role.js';
-import type { RunSettings } from './run-settings.js';
+import type { RunSettings, StepTurns } from './run-settings.js';
 import { evaluateSkipIf } from './skip-if.js';
 import { CANCELLED_STEP, emptyRecord, StepEnd } from './step-end.js';
 import { resolveTask, substitute, type SubstitutionScope } from './substitute.js';
@@ -103,6 +103,7 @@ export class StoryboardRun {
   private readonly roles: RoleSessions;
   private next = 0;
   private queue: Promise<void> = Promise.resolve();
+  private turns?: StepTurns;
   /** Aborted by `stop()`: no step starts after the one under way, whose call (polls, enrichment calls) ends at once. */
   private readonly cancel = new AbortController();
 
@@ -246,9 +247,14 @@ export class StoryboardRun {
       .map((e) => this.outcome(e));
   }
 
-  /** The ids of a phase's steps as this run plans them (an injected phase included), in order; none for no such phase. */
-  stepsOf(phaseId: string): string[] {
-    return this.entries.filter((e) => e.phase.id === phaseId).map((e) => e.step.id);
+  /** The steps as this run plans them (injected phases included), in run order: what `StepTurns` counts by. */
+  planned(): readonly { phase: Phase; step: Step }[] {
+    return this.entries;
+  }
+
+  /** From the next step on, each step waits for its turn (the run host, whose runs share the agent). */
+  takeTurns(turns: StepTurns): void {
+    this.turns = turns;
   }
 
   private entryOf(phaseId: string, stepId: string): Entry | undefined {
@@ -288,6 +294,7 @@ export class StoryboardRun {
       while (this.next <= lastIndex && !this.cancel.signal.aborted) {
         const entry = this.entries[this.next++]!;
         let result: StepResult;
+        await this.turns?.before(entry.index);
         try {
           result = await this.execute(entry);
         } catch (error) {
@@ -297,6 +304,8 @@ export class StoryboardRun {
             ...emptyRecord(this.storyboard.id, entry, entry.step.task),
             error: `vitest-adcp internal error (please report it): ${message}`,
           };
+        } finally {
+          this.turns?.after(entry.index);
         }
         if (entry.index === 0 && this.storyboardWarnings.length > 0)
           result.warnings = [...this.storyboardWarnings, ...(result.warnings ?? [])];

@@ -1,55 +1,97 @@
 /**
- * The run host's admission to the agent: storyboards in flight share it, and one that needs it to itself
- * (plan/exclusive-agent.ts, or a run while it seeds) is admitted alone — once the runs admitted before it have ended,
- * and before any that asked after it. First come, first admitted: a shared run behind a waiting exclusive one waits
- * too, so neither kind starves the other.
+ * The run host's admission to the agent, step by step. Every step of a hosted run asks for a turn before it calls the
+ * agent, in one of three modes (plan/agent-windows.ts says which):
+ *   - `shared`: an ordinary step, beside any number of other ordinary steps;
+ *   - `seed`: a storyboard's seeding window, beside other seeding windows only — seeds write fixtures and read none, so
+ *     they do not disturb each other, but no listing may run between a product's seed and its pricing option's;
+ *   - `alone`: a window that keeps or reads per-caller state, with no other step in flight.
+ * A turn is given while the agent is idle, or in the turn's (non-alone) mode: a shared step joins shared ones only when
+ * nobody waits ahead of it, a seeding window joins seeding ones past anybody. When the agent falls idle, the mode of the
+ * longest waiter is taken, and every waiter of that mode is admitted at once (alone: that one only). So a waiting
+ * window is never overtaken by the steps that keep coming after it, and the seeding windows of the storyboards that
+ * start together run together rather than one after another.
  */
+import type { StepTurns } from '../engine/run-settings.js';
+import type { AgentMode, StepTurn } from '../plan/agent-windows.js';
 
-/** A run's admission: `share` turns an exclusive one shared (its seeding done), `leave` ends it. */
-export interface Turn {
-  share(): void;
-  leave(): void;
-}
+/** Gives the turn back; a second call does nothing. */
+export type Leave = () => void;
 
 export class AgentGate {
-  private shared = 0;
-  private alone = false;
-  private readonly waiting: { exclusive: boolean; admit: () => void }[] = [];
+  private mode: AgentMode | undefined;
+  private holders = 0;
+  private readonly waiting: { mode: AgentMode; admit: () => void }[] = [];
 
-  /** Resolves when the run may call the agent, with its turn. */
-  enter(exclusive: boolean): Promise<Turn> {
+  /** Resolves when a step in `mode` may call the agent, with the function that gives the turn back. */
+  enter(mode: AgentMode): Promise<Leave> {
     return new Promise((resolve) => {
-      let alone = exclusive;
       let left = false;
-      const turn: Turn = {
-        share: () => {
-          if (!alone || left) return;
-          alone = false;
-          this.alone = false;
-          this.shared++;
-          this.admitWaiting();
-        },
-        leave: () => {
-          if (left) return;
-          left = true;
-          if (alone) this.alone = false;
-          else this.shared--;
-          this.admitWaiting();
-        },
+      const leave: Leave = () => {
+        if (left) return;
+        left = true;
+        this.holders--;
+        this.admitWaiting();
       };
-      this.waiting.push({ exclusive, admit: () => resolve(turn) });
+      this.waiting.push({ mode, admit: () => resolve(leave) });
       this.admitWaiting();
     });
   }
 
+  private admit(index: number): void {
+    const [next] = this.waiting.splice(index, 1);
+    this.mode = next!.mode;
+    this.holders++;
+    next!.admit();
+  }
+
   private admitWaiting(): void {
-    while (this.waiting.length > 0 && !this.alone) {
-      const next = this.waiting[0]!;
-      if (next.exclusive && this.shared > 0) return;
-      this.waiting.shift();
-      if (next.exclusive) this.alone = true;
-      else this.shared++;
-      next.admit();
+    if (this.holders > 0) {
+      // Joining the turns in flight, in their mode: a seeding window past anyone (there is one per storyboard at most,
+      // so the wait it adds is bounded), a shared step past nobody (steps keep coming: a window would wait forever).
+      if (this.mode === 'seed') this.admitAll('seed');
+      while (this.mode === 'shared' && this.waiting[0]?.mode === 'shared') this.admit(0);
+      return;
     }
+    const head = this.waiting[0];
+    if (!head) return;
+    this.admit(0);
+    if (head.mode !== 'alone') this.admitAll(head.mode);
+  }
+
+  private admitAll(mode: AgentMode): void {
+    for (let i = 0; i < this.waiting.length;) {
+      if (this.waiting[i]!.mode === mode) this.admit(i);
+      else i++;
+    }
+  }
+}
+
+/**
+ * One run's steps at the gate: each step asks in its planned mode (plan/agent-windows.ts `agentTurns`), and a window's
+ * turn is held from its first step through its last.
+ */
+export class RunTurns implements StepTurns {
+  private held: { leave: Leave; until: number } | undefined;
+
+  constructor(
+    private readonly gate: AgentGate,
+    private readonly turns: readonly StepTurn[],
+  ) {}
+
+  async before(index: number): Promise<void> {
+    if (this.held && index <= this.held.until) return;
+    this.release();
+    const turn = this.turns[index] ?? { mode: 'shared', until: index };
+    this.held = { leave: await this.gate.enter(turn.mode), until: turn.until };
+  }
+
+  after(index: number): void {
+    if (this.held && index >= this.held.until) this.release();
+  }
+
+  /** Gives back a turn still held (a run stopped inside a window). */
+  release(): void {
+    this.held?.leave();
+    this.held = undefined;
   }
 }

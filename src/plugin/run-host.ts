@@ -20,9 +20,8 @@ import { storyboardFingerprint, type HostedSettle, type SettleRequest } from '..
 import type { StoryboardRun } from '../engine/run.js';
 import type { Storyboard } from '../model/storyboard.js';
 import type { ControlAnswer, ControlRequest, ControlServer } from '../transport/control-server.js';
-import { exclusiveAgentReason } from '../plan/exclusive-agent.js';
-import { SEEDING_PHASE_ID } from '../plan/seeding.js';
-import { AgentGate, type Turn } from './agent-gate.js';
+import { agentTurns } from '../plan/agent-windows.js';
+import { AgentGate, RunTurns } from './agent-gate.js';
 
 /** One storyboard file of a run. */
 export interface HostedFile {
@@ -31,9 +30,8 @@ export interface HostedFile {
   open: () => Promise<{ storyboard: Storyboard; run: StoryboardRun } | undefined>;
 }
 
-/** A job's run once admitted to the agent (agent-gate.ts), with the last step of its seeding phase, if it seeds. */
-type Opened =
-  { storyboard: Storyboard; fingerprint: string; run: StoryboardRun; turn: Turn; seeding?: string } | undefined;
+/** A job's run once opened, its steps taking their turns at the agent (agent-gate.ts). */
+type Opened = { storyboard: Storyboard; fingerprint: string; run: StoryboardRun; turns: RunTurns } | undefined;
 
 interface Job extends HostedFile {
   state: 'queued' | 'running' | 'done';
@@ -61,7 +59,7 @@ export class RunHost {
   /** Whether the agent is up (`agent.start` has started it, or had nothing to start): a run prepares once it is. */
   private agentUp: Promise<boolean> = Promise.resolve(true);
   private cancelled = false;
-  /** Storyboards in flight share the agent; one that keeps per-caller state on it has it alone. */
+  /** Steps of the storyboards in flight share the agent; a window that keeps per-caller state on it has it alone. */
   private readonly gate = new AgentGate();
 
   /** Set by `start`: the endpoint serves this host. */
@@ -152,19 +150,15 @@ export class RunHost {
     job.state = 'running';
     this.running++;
     this.queue = this.queue.filter((j) => j !== job);
-    // Admitted before any step of it runs — by runAll below or by a worker's settle, which waits on the same promise.
+    // Each step of it takes its turn at the agent (plan/agent-windows.ts): whoever drives the run — runAll below, or a
+    // worker's settle — waits for the same turns.
     const opened = job
       .open()
-      .then(async (o) => {
+      .then((o) => {
         if (!o) return undefined;
-        const fingerprint = storyboardFingerprint(o.storyboard);
-        // Alone for the whole run when it keeps per-caller state (plan/exclusive-agent.ts); alone while it seeds (the
-        // injected seeding phase) otherwise: another run's get_products would list a seeded product before its pricing
-        // option is seeded, an answer the schema refuses.
-        const whole = exclusiveAgentReason(o.storyboard) !== undefined;
-        const seeding = whole ? undefined : o.run.stepsOf(SEEDING_PHASE_ID).at(-1);
-        const turn = await this.gate.enter(whole || seeding !== undefined);
-        return { ...o, fingerprint, turn, ...(seeding ? { seeding } : {}) };
+        const turns = new RunTurns(this.gate, agentTurns(o.run.planned()));
+        o.run.takeTurns(turns);
+        return { ...o, fingerprint: storyboardFingerprint(o.storyboard), turns };
       })
       .catch(() => undefined);
     job.start(opened);
@@ -180,16 +174,10 @@ export class RunHost {
           void agentUp.then((up) => {
             if (up && !closed) void o.run.prepare();
           });
-          if ((await ready) === true) {
-            if (o.seeding) {
-              await o.run.settle(SEEDING_PHASE_ID, o.seeding).catch(() => undefined);
-              o.turn.share();
-            }
-            await o.run.runAll();
-          }
+          if ((await ready) === true) await o.run.runAll();
         } finally {
           closed = true;
-          await o.run.close().finally(() => o.turn.leave());
+          await o.run.close().finally(() => o.turns.release());
         }
       })
       .catch(() => {})

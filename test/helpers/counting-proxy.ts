@@ -15,6 +15,11 @@ export interface CountingProxy {
   maxInFlight(method: string): number;
   /** The `tools/call` tool names forwarded, in order. */
   toolCalls(): string[];
+  /**
+   * Each `tools/call` forwarded: its tool, and when it was sent on and its answer ended, counted in events at this
+   * proxy (every send and every end is one tick: two calls overlap when each started before the other ended).
+   */
+  toolSpans(): { tool: string; scenario?: string; start: number; end: number }[];
   close(): Promise<void>;
 }
 
@@ -24,16 +29,32 @@ export async function countingProxy(target: string): Promise<CountingProxy> {
   const inFlight = new Map<string, number>();
   const peak = new Map<string, number>();
   const tools: string[] = [];
+  const spans: { tool: string; scenario?: string; start: number; end: number }[] = [];
+  let tick = 0;
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
       try {
-        const message = JSON.parse(body.toString('utf8')) as { method?: unknown; params?: { name?: unknown } };
+        const message = JSON.parse(body.toString('utf8')) as {
+          method?: unknown;
+          params?: { name?: unknown; arguments?: { scenario?: unknown } };
+        };
         if (typeof message.method === 'string') {
           const method = message.method;
-          if (method === 'tools/call' && typeof message.params?.name === 'string') tools.push(message.params.name);
+          if (method === 'tools/call' && typeof message.params?.name === 'string') {
+            tools.push(message.params.name);
+            const scenario = message.params.arguments?.scenario;
+            const span = {
+              tool: message.params.name,
+              ...(typeof scenario === 'string' ? { scenario } : {}),
+              start: tick++,
+              end: Infinity,
+            };
+            spans.push(span);
+            res.once('close', () => (span.end = tick++));
+          }
           inFlight.set(method, (inFlight.get(method) ?? 0) + 1);
           peak.set(method, Math.max(peak.get(method) ?? 0, inFlight.get(method)!));
           res.once('close', () => inFlight.set(method, inFlight.get(method)! - 1));
@@ -63,6 +84,7 @@ export async function countingProxy(target: string): Promise<CountingProxy> {
     counts: (method) => seen.get(method) ?? new Map(),
     maxInFlight: (method) => peak.get(method) ?? 0,
     toolCalls: () => [...tools],
+    toolSpans: () => spans.map((span) => ({ ...span })),
     close: async () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

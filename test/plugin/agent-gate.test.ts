@@ -1,37 +1,41 @@
 /**
- * The run host's admission to the agent (src/plugin/agent-gate.ts): shared runs together, an exclusive one alone, first
- * come first admitted.
+ * The run host's admission to the agent, step by step (src/plugin/agent-gate.ts): shared steps together, seeding windows
+ * together, an alone window by itself; a waiting turn never overtaken by later ones; each mode's waiters admitted
+ * together once the agent is idle. And `RunTurns`: a run's steps taking the turns its plan gives them.
  */
 import { describe, expect, it } from 'vitest';
-import { AgentGate, type Turn } from '../../src/plugin/agent-gate.js';
+import { AgentGate, RunTurns, type Leave } from '../../src/plugin/agent-gate.js';
+import type { AgentMode, StepTurn } from '../../src/plan/agent-windows.js';
 
-/** Enters the gate and records when it is admitted; `leave` and `share` once admitted. */
-function enter(gate: AgentGate, name: string, exclusive: boolean, log: string[]) {
-  let turn: Turn | undefined;
-  const admitted = gate.enter(exclusive).then((t) => {
+/** Enters the gate and records when it is admitted; `leave` once admitted. */
+function enter(gate: AgentGate, name: string, mode: AgentMode, log: string[]) {
+  let leave: Leave | undefined;
+  const admitted = gate.enter(mode).then((l) => {
     log.push(name);
-    turn = t;
+    leave = l;
   });
-  return { admitted, leave: () => turn!.leave(), share: () => turn!.share() };
+  return { admitted, leave: () => leave!() };
 }
 
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('AgentGate', () => {
-  it('admits shared runs together', async () => {
-    const gate = new AgentGate();
-    const log: string[] = [];
-    const [a, b] = [enter(gate, 'a', false, log), enter(gate, 'b', false, log)];
-    await Promise.all([a.admitted, b.admitted]);
-    expect(log).toEqual(['a', 'b']);
+  it('admits shared steps together, and seeding windows together', async () => {
+    for (const mode of ['shared', 'seed'] as const) {
+      const gate = new AgentGate();
+      const log: string[] = [];
+      const [a, b] = [enter(gate, 'a', mode, log), enter(gate, 'b', mode, log)];
+      await Promise.all([a.admitted, b.admitted]);
+      expect(log).toEqual(['a', 'b']);
+    }
   });
 
-  it('admits an exclusive run once the shared ones before it have left, and the ones after it once it has', async () => {
+  it('admits an alone window once the steps before it have left, and the ones after it once it has', async () => {
     const gate = new AgentGate();
     const log: string[] = [];
-    const a = enter(gate, 'a', false, log);
-    const x = enter(gate, 'x', true, log);
-    const b = enter(gate, 'b', false, log);
+    const a = enter(gate, 'a', 'shared', log);
+    const x = enter(gate, 'x', 'alone', log);
+    const b = enter(gate, 'b', 'shared', log);
     await turn();
     expect(log).toEqual(['a']);
     a.leave();
@@ -42,17 +46,17 @@ describe('AgentGate', () => {
     expect(log).toEqual(['a', 'x', 'b']);
   });
 
-  it('admits two exclusive runs one after the other, and counts a second leave of a turn once', async () => {
+  it('admits two alone windows one after the other, and counts a second leave of a turn once', async () => {
     const gate = new AgentGate();
     const log: string[] = [];
-    const x = enter(gate, 'x', true, log);
-    const y = enter(gate, 'y', true, log);
+    const x = enter(gate, 'x', 'alone', log);
+    const y = enter(gate, 'y', 'alone', log);
     await turn();
     expect(log).toEqual(['x']);
     x.leave();
     x.leave();
     await y.admitted;
-    const a = enter(gate, 'a', false, log);
+    const a = enter(gate, 'a', 'shared', log);
     await turn();
     expect(log).toEqual(['x', 'y']);
     y.leave();
@@ -60,62 +64,158 @@ describe('AgentGate', () => {
     expect(log).toEqual(['x', 'y', 'a']);
   });
 
-  it('an exclusive run that shares (its seeding done) admits the shared runs behind it, and waits for none of them', async () => {
+  it('keeps seeding windows and shared steps apart', async () => {
     const gate = new AgentGate();
     const log: string[] = [];
-    const x = enter(gate, 'x', true, log);
-    const a = enter(gate, 'a', false, log);
-    const y = enter(gate, 'y', true, log);
-    const b = enter(gate, 'b', false, log);
+    const s = enter(gate, 's', 'seed', log);
+    const a = enter(gate, 'a', 'shared', log);
     await turn();
-    expect(log).toEqual(['x']);
-    x.share();
-    x.share();
+    expect(log).toEqual(['s']);
+    s.leave();
     await a.admitted;
+    const t = enter(gate, 't', 'seed', log);
     await turn();
-    // y is exclusive: it waits for x and a, and b behind it waits for y.
-    expect(log).toEqual(['x', 'a']);
-    x.leave();
-    await turn();
-    expect(log).toEqual(['x', 'a']);
+    expect(log).toEqual(['s', 'a']);
     a.leave();
-    await y.admitted;
-    y.leave();
-    await b.admitted;
-    expect(log).toEqual(['x', 'a', 'y', 'b']);
+    await t.admitted;
+    expect(log).toEqual(['s', 'a', 't']);
   });
 
-  it('counts a shared run that leaves twice once: an exclusive run still waits for the other shared one', async () => {
+  it('lets no step join the turns in flight past a waiting turn of another mode', async () => {
     const gate = new AgentGate();
     const log: string[] = [];
-    const a = enter(gate, 'a', false, log);
-    const b = enter(gate, 'b', false, log);
-    const x = enter(gate, 'x', true, log);
+    const a = enter(gate, 'a', 'shared', log);
+    const s = enter(gate, 's', 'seed', log);
+    const b = enter(gate, 'b', 'shared', log);
+    await turn();
+    // b would share with a, but s came first.
+    expect(log).toEqual(['a']);
+    a.leave();
+    await s.admitted;
+    await turn();
+    expect(log).toEqual(['a', 's']);
+    s.leave();
+    await b.admitted;
+  });
+
+  it("once idle, admits every waiter of the longest waiter's mode at once, the others after them", async () => {
+    const gate = new AgentGate();
+    const log: string[] = [];
+    const x = enter(gate, 'x', 'alone', log);
+    const s1 = enter(gate, 's1', 'seed', log);
+    const a = enter(gate, 'a', 'shared', log);
+    const s2 = enter(gate, 's2', 'seed', log);
+    const y = enter(gate, 'y', 'alone', log);
+    const b = enter(gate, 'b', 'shared', log);
+    await x.admitted;
+    x.leave();
+    await Promise.all([s1.admitted, s2.admitted]);
+    await turn();
+    expect(log).toEqual(['x', 's1', 's2']);
+    s1.leave();
+    await turn();
+    expect(log).toEqual(['x', 's1', 's2']);
+    s2.leave();
+    await Promise.all([a.admitted, b.admitted]);
+    expect(log).toEqual(['x', 's1', 's2', 'a', 'b']);
+    a.leave();
+    b.leave();
+    // An alone window is admitted by itself even when others of its mode wait.
+    const z = enter(gate, 'z', 'alone', log);
+    await y.admitted;
+    await turn();
+    expect(log).toEqual(['x', 's1', 's2', 'a', 'b', 'y']);
+    y.leave();
+    await z.admitted;
+  });
+
+  it('counts a shared step that leaves twice once: an alone window still waits for the other one', async () => {
+    const gate = new AgentGate();
+    const log: string[] = [];
+    const a = enter(gate, 'a', 'shared', log);
+    const b = enter(gate, 'b', 'shared', log);
+    const x = enter(gate, 'x', 'alone', log);
     await Promise.all([a.admitted, b.admitted]);
     a.leave();
     a.leave();
-    a.share();
     await turn();
     expect(log).toEqual(['a', 'b']);
     b.leave();
     await x.admitted;
     expect(log).toEqual(['a', 'b', 'x']);
   });
+});
 
-  it('an exclusive run that has left cannot share any more', async () => {
+describe('RunTurns', () => {
+  /** A run's turns over `plan`, and another run's single steps in `mode` to see who holds the agent. */
+  function setup(plan: StepTurn[]) {
     const gate = new AgentGate();
-    const log: string[] = [];
-    const x = enter(gate, 'x', true, log);
-    await x.admitted;
-    x.leave();
-    x.share();
-    const y = enter(gate, 'y', true, log);
-    await y.admitted;
-    const a = enter(gate, 'a', false, log);
-    await turn();
-    // y is alone: a waits, though x "shared" after it left.
-    expect(log).toEqual(['x', 'y']);
-    y.leave();
-    await a.admitted;
+    const turns = new RunTurns(gate, plan);
+    /** Whether a step of another run in `mode` is admitted within a turn of the event loop. */
+    const othersAdmitted = async (mode: AgentMode) => {
+      let leave: Leave | undefined;
+      const admitted = gate.enter(mode).then((l) => (leave = l));
+      await turn();
+      const now = leave !== undefined;
+      // Not admitted: leave once it is, so that the next probe starts from the same gate.
+      void admitted.then((l) => l());
+      if (now) leave!();
+      await turn();
+      return now;
+    };
+    return { turns, othersAdmitted };
+  }
+
+  it('holds a window from its first step through its last, and a single step for itself', async () => {
+    const { turns, othersAdmitted } = setup([
+      { mode: 'shared', until: 0 },
+      { mode: 'alone', until: 2 },
+      { mode: 'alone', until: 2 },
+      { mode: 'shared', until: 3 },
+    ]);
+    await turns.before(0);
+    expect(await othersAdmitted('shared')).toBe(true);
+    turns.after(0);
+    await turns.before(1);
+    expect(await othersAdmitted('shared')).toBe(false);
+    turns.after(1);
+    expect(await othersAdmitted('shared')).toBe(false);
+    await turns.before(2);
+    turns.after(2);
+    expect(await othersAdmitted('shared')).toBe(true);
+    await turns.before(3);
+    expect(await othersAdmitted('alone')).toBe(false);
+    turns.after(3);
+    expect(await othersAdmitted('alone')).toBe(true);
+  });
+
+  it('a seeding window admits other seeding windows, not shared steps; release() gives back a turn still held', async () => {
+    const { turns, othersAdmitted } = setup([
+      { mode: 'seed', until: 1 },
+      { mode: 'seed', until: 1 },
+      { mode: 'alone', until: 3 },
+      { mode: 'alone', until: 3 },
+    ]);
+    await turns.before(0);
+    turns.after(0);
+    expect(await othersAdmitted('seed')).toBe(true);
+    expect(await othersAdmitted('shared')).toBe(false);
+    await turns.before(1);
+    turns.after(1);
+    await turns.before(2);
+    turns.after(2);
+    expect(await othersAdmitted('seed')).toBe(false);
+    turns.release();
+    turns.release();
+    expect(await othersAdmitted('shared')).toBe(true);
+  });
+
+  it('a step the plan does not know is shared, for itself', async () => {
+    const { turns, othersAdmitted } = setup([]);
+    await turns.before(5);
+    expect(await othersAdmitted('shared')).toBe(true);
+    expect(await othersAdmitted('alone')).toBe(false);
+    turns.after(5);
+    expect(await othersAdmitted('alone')).toBe(true);
   });
 });

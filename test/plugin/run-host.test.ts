@@ -14,7 +14,6 @@ import type { StoryboardRun } from '../../src/engine/run.js';
 import type { Storyboard } from '../../src/model/storyboard.js';
 import { openStoryboardRun } from '../../src/open-run.js';
 import { RunHost, type HostedFile } from '../../src/plugin/run-host.js';
-import { SEEDING_PHASE_ID } from '../../src/plan/seeding.js';
 import { loadStoryboard } from '../../src/storyboard/load.js';
 import { countingProxy, type CountingProxy } from '../helpers/counting-proxy.js';
 import { closedPort } from '../helpers/ports.js';
@@ -24,7 +23,7 @@ const origin = inject('agentOrigin');
 const plainUrl = () => `${origin}/mcp`;
 const slowUrl = () => `${origin}/x/slow_ms_300/mcp`;
 
-const HOST_TOKEN = 'host-secret-token-1';
+const HOST_TOKEN = 'demo-host-token-1'; // demo-: a key the fixture agent accepts (its controller asks for one)
 const LOCAL_TOKEN = 'local-secret-token-2';
 
 /** `pass`: a step that passes; `fail`: one whose check fails (the agent echoes `x`, the check wants `y`). */
@@ -59,8 +58,6 @@ class Files {
   readonly prepared = new Map<string, number>();
   inFlight = 0;
   maxInFlight = 0;
-  /** Each run's runAll, as it started and ended (`start host_x`, `end host_x`). */
-  readonly events: string[] = [];
   private readonly ended = new Map<string, Promise<void>>();
 
   file(storyboard: Storyboard, url: string): HostedFile {
@@ -77,21 +74,6 @@ class Files {
         run.prepare = () => {
           this.prepared.set(storyboard.file, (this.prepared.get(storyboard.file) ?? 0) + 1);
           return prepare();
-        };
-        const settle = run.settle.bind(run);
-        run.settle = async (phaseId, stepId) => {
-          const outcome = await settle(phaseId, stepId);
-          if (phaseId === SEEDING_PHASE_ID) this.events.push(`seeded ${storyboard.id}`);
-          return outcome;
-        };
-        const runAll = run.runAll.bind(run);
-        run.runAll = async () => {
-          this.events.push(`start ${storyboard.id}`);
-          try {
-            return await runAll();
-          } finally {
-            this.events.push(`end ${storyboard.id}`);
-          }
         };
         const close = run.close.bind(run);
         run.close = async () => {
@@ -316,20 +298,23 @@ describe('scheduling', () => {
     await run.close();
   });
 
-  it('runs a storyboard that keeps per-caller state on the agent alone: after the runs before it, before the runs after it', async () => {
+  it("has the agent alone from a one-shot arm's directive through the call it is for, and shares it before and after", async () => {
     // A one-shot response-arm directive is for "the next matching operation from the caller's authenticated sandbox
     // account + principal pair" (comply-test-controller-request.json): another run's call in between would take it.
-    const exclusive = loadStoryboard(
+    const arm = loadStoryboard(
       phasedStoryboard(
         [
           {
             id: 'p',
             steps: [
+              { id: 'before', task: 'list_creative_formats' },
               {
-                id: 's1',
+                id: 'arm',
                 task: 'comply_test_controller',
                 sample_request: { scenario: 'force_create_media_buy_arm', params: { arm: 'submitted' } },
               },
+              { id: 'buy', task: 'create_media_buy' },
+              { id: 'after', task: 'list_creative_formats' },
             ],
           },
         ],
@@ -337,62 +322,80 @@ describe('scheduling', () => {
       ),
       '/virtual/run-host/arm.storyboard.yaml',
     );
-    if (!exclusive.ok) throw new Error(exclusive.diagnostics.map((d) => d.message).join('\n'));
-    const [a, b] = ['a', 'b'].map((name) => storyboardOf(`shared_${name}`, ['pass', 'pass']));
+    if (!arm.ok) throw new Error(arm.diagnostics.map((d) => d.message).join('\n'));
+    const others = ['a', 'b'].map((name) => storyboardOf(`shared_${name}`, ['pass', 'pass', 'pass', 'pass', 'pass']));
     const agent = await proxy(slowUrl());
     host = await RunHost.start();
     const files = new Files();
     host.begin(
-      [a!, exclusive.storyboard, b!].map((s) => files.file(s, agent.url)),
+      [others[0]!, arm.storyboard, others[1]!].map((s) => files.file(s, agent.url)),
       8,
     );
-    for (const s of [a!, exclusive.storyboard, b!]) await files.endOf(s);
-    expect(files.events).toEqual([
-      'start host_shared_a',
-      'end host_shared_a',
-      'start host_arm',
-      'end host_arm',
-      'start host_shared_b',
-      'end host_shared_b',
-    ]);
+    for (const s of [...others, arm.storyboard]) await files.endOf(s);
+    const spans = agent.toolSpans();
+    const directive = spans.find((s) => s.scenario === 'force_create_media_buy_arm')!;
+    const buy = spans.find((s) => s.tool === 'create_media_buy')!;
+    const ownCalls = spans.filter((s) => s.tool === 'list_creative_formats');
+    const otherCalls = spans.filter((s) => s.tool === 'get_adcp_capabilities');
+    expect(otherCalls).toHaveLength(10);
+    // Nothing of the others in flight from the directive to the buy's answer…
+    expect(otherCalls.filter((s) => s.start < buy.end && directive.start < s.end)).toEqual([]);
+    // …and beside the arm run's other steps.
+    for (const own of ownCalls) expect(otherCalls.some((s) => s.start < own.end && own.start < s.end)).toBe(true);
   });
 
-  it('runs a storyboard alone while it seeds, then beside the others: no run lists a product half seeded', async () => {
-    const seeding = loadStoryboard(
-      phasedStoryboard(
-        [
+  it('seeds beside the other seeding runs, never beside another step; then shares the agent', async () => {
+    const seedingStoryboard = (name: string) => {
+      const loaded = loadStoryboard(
+        phasedStoryboard(
+          [
+            {
+              id: 'p',
+              steps: [
+                { id: 's1', task: 'list_creative_formats' },
+                { id: 's2', task: 'list_creative_formats' },
+              ],
+            },
+          ],
           {
-            id: 'p',
-            steps: [
-              { id: 's1', task: 'get_adcp_capabilities', validations: [{ check: 'field_present', path: 'adcp' }] },
-              { id: 's2', task: 'get_adcp_capabilities', validations: [{ check: 'field_present', path: 'adcp' }] },
-            ],
+            id: `host_${name}`,
+            title: `Host ${name}`,
+            prerequisites: { controller_seeding: true },
+            fixtures: {
+              products: [{ product_id: `host_${name}`, name: 'Seeded', delivery_type: 'non_guaranteed' }],
+              pricing_options: [{ product_id: `host_${name}`, pricing_option_id: 'po', pricing_model: 'cpm' }],
+            },
           },
-        ],
-        {
-          id: 'host_seeding',
-          title: 'Host seeding',
-          prerequisites: { controller_seeding: true },
-          fixtures: {
-            products: [{ product_id: 'host_seeded', name: 'Seeded', delivery_type: 'non_guaranteed' }],
-            pricing_options: [{ product_id: 'host_seeded', pricing_option_id: 'po', pricing_model: 'cpm' }],
-          },
-        },
-      ),
-      '/virtual/run-host/seeding.storyboard.yaml',
-    );
-    if (!seeding.ok) throw new Error(seeding.diagnostics.map((d) => d.message).join('\n'));
-    const shared = storyboardOf('beside_seeding', ['pass']);
+        ),
+        `/virtual/run-host/${name}.storyboard.yaml`,
+      );
+      if (!loaded.ok) throw new Error(loaded.diagnostics.map((d) => d.message).join('\n'));
+      return loaded.storyboard;
+    };
+    const seeding = [seedingStoryboard('seeding_a'), seedingStoryboard('seeding_b')];
+    const shared = storyboardOf('beside_seeding', ['pass', 'pass', 'pass', 'pass']);
     const agent = await proxy(slowUrl());
     host = await RunHost.start();
     const files = new Files();
-    host.begin([files.file(seeding.storyboard, agent.url), files.file(shared, agent.url)], 8);
-    for (const s of [seeding.storyboard, shared]) await files.endOf(s);
-    const at = (event: string) => files.events.indexOf(event);
-    // The other run starts once the seeds are in, and while the seeding storyboard's own steps (300 ms each) run.
-    expect(at('seeded host_seeding')).toBeGreaterThanOrEqual(0);
-    expect(at('start host_beside_seeding')).toBeGreaterThan(at('seeded host_seeding'));
-    expect(at('start host_beside_seeding')).toBeLessThan(at('end host_seeding'));
+    host.begin(
+      [seeding[0]!, shared, seeding[1]!].map((s) => files.file(s, agent.url)),
+      8,
+    );
+    for (const s of [...seeding, shared]) await files.endOf(s);
+    const spans = agent.toolSpans();
+    const seeds = spans.filter((s) => s.scenario?.startsWith('seed_'));
+    const others = spans.filter((s) => !s.scenario?.startsWith('seed_'));
+    expect(seeds).toHaveLength(4);
+    const overlap = (x: { start: number; end: number }, y: { start: number; end: number }) =>
+      x.start < y.end && y.start < x.end;
+    // No other call while a seed is in flight (a product listed before its pricing option is seeded)…
+    expect(seeds.flatMap((seed) => others.filter((o) => overlap(seed, o)))).toEqual([]);
+    // …the two runs' seeds together…
+    expect(overlap(seeds[0]!, seeds[1]!) || overlap(seeds[0]!, seeds[2]!)).toBe(true);
+    // …and, seeded, their own steps beside the shared run's.
+    const own = others.filter((s) => s.tool === 'list_creative_formats');
+    const beside = others.filter((s) => s.tool === 'get_adcp_capabilities');
+    expect(own.some((o) => beside.some((b) => overlap(o, b)))).toBe(true);
   });
 
   it('calls no tool from any run while the run is not ready, and closes the runs when it never is', async () => {
