@@ -32,20 +32,18 @@ export interface StepTurn {
 }
 
 /** The operation each one-shot response-arm directive is for. */
-const ARM_OPERATIONS: Readonly<Record<string, string>> = {
-  force_create_media_buy_arm: 'create_media_buy',
-  force_get_products_arm: 'get_products',
-  force_get_signals_arm: 'get_signals',
-};
+const ARM_OPERATIONS: ReadonlyMap<string, string> = new Map([
+  ['force_create_media_buy_arm', 'create_media_buy'],
+  ['force_get_products_arm', 'get_products'],
+  ['force_get_signals_arm', 'get_signals'],
+]);
 
 /** Scenarios whose state lasts past any window this plan can see. */
 const WHOLE_RUN_SCENARIOS = /^(force_upstream_unavailable|query_upstream_traffic|seed_[a-z_]+)$/;
 
-const scenarioOf = (step: Step): string | undefined => {
-  if (step.task !== CONTROLLER_TASK) return undefined;
-  const scenario = (step.sample_request as { scenario?: unknown } | undefined)?.scenario;
-  return typeof scenario === 'string' ? scenario : undefined;
-};
+/** The controller scenario a step asks for ('' for any other task). */
+const scenarioOf = (step: Step): string =>
+  step.task === CONTROLLER_TASK ? String((step.sample_request as { scenario?: unknown } | undefined)?.scenario) : '';
 
 /** Each planned step's turn, in run order (the run's plan: injected phases included). */
 export function agentTurns(steps: readonly { phase: Phase; step: Step }[]): StepTurn[] {
@@ -59,21 +57,20 @@ export function agentTurns(steps: readonly { phase: Phase; step: Step }[]): Step
       continue;
     }
     const scenario = scenarioOf(step);
-    if (scenario !== undefined && WHOLE_RUN_SCENARIOS.test(scenario))
-      return turns.map(() => ({ mode: 'alone', until: last }));
-    const operation = scenario === undefined ? undefined : ARM_OPERATIONS[scenario];
+    if (WHOLE_RUN_SCENARIOS.test(scenario)) return turns.map(() => ({ mode: 'alone', until: last }));
+    const operation = ARM_OPERATIONS.get(scenario);
     if (operation !== undefined) {
       const consumer = steps.findIndex((s, k) => k > index && s.step.task === operation);
       windows.push([index, consumer === -1 ? last : consumer]);
     }
     for (const validation of step.validations ?? []) {
       if (validation.check !== 'upstream_traffic') continue;
-      const since = typeof validation.since === 'string' ? validation.since : undefined;
-      const from = since === undefined ? -1 : steps.findLastIndex((s, k) => k < index && s.step.id === since);
+      // `since:` names an earlier step (no step has no id: without it, none is found).
+      const from = steps.findLastIndex((s, k) => k < index && s.step.id === validation.since);
       windows.push([from === -1 ? index : from, index]);
     }
   }
-  if (seeding !== undefined) for (let k = 0; k <= seeding; k++) turns[k] = { mode: 'seed', until: seeding };
+  for (let k = 0; k <= (seeding ?? -1); k++) turns[k] = { mode: 'seed', until: seeding! };
   // Overlapping windows are one: a turn is held to the end of the last window it reaches.
   windows.sort((a, b) => a[0] - b[0]);
   for (let i = 0; i < windows.length;) {

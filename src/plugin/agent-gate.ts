@@ -79,8 +79,8 @@ export class RunTurns implements StepTurns {
   ) {}
 
   async before(index: number): Promise<void> {
-    if (this.held && index <= this.held.until) return;
-    this.release();
+    // Held: this step is in the window (after() gives the turn back at the window's last step).
+    if (this.held) return;
     const turn = this.turns[index] ?? { mode: 'shared', until: index };
     this.held = { leave: await this.gate.enter(turn.mode), until: turn.until };
   }

@@ -82,6 +82,16 @@ describe('agentTurns', () => {
     expect(agentTurns(steps)).toEqual([alone(3), alone(3), alone(3), alone(3), shared(4)]);
   });
 
+  it('a window that starts before an earlier-planned one takes it in (windows merged by where they start)', () => {
+    const steps = planned(
+      ['p', call('search', 'get_products')],
+      ['p', controller('arm', 'force_create_media_buy_arm')],
+      ['p', call('buy', 'create_media_buy', [{ check: 'upstream_traffic', since: 'search' }])],
+      ['p', call('after', 'get_products')],
+    );
+    expect(agentTurns(steps)).toEqual([alone(2), alone(2), alone(2), shared(3)]);
+  });
+
   it('windows apart stay apart', () => {
     const steps = planned(
       ['p', call('one', 'sync_audiences', [{ check: 'upstream_traffic' }])],
@@ -122,6 +132,9 @@ describe('agentTurns', () => {
       ],
       ['p', controller('prefixed', 'list_seed_product')],
       ['p', controller('suffixed', 'force_get_products_arm-v2')],
+      ['p', controller('seed_suffixed', 'seed_product2')],
+      ['p', controller('unavailable_suffixed', 'force_upstream_unavailable2')],
+      ['p', controller('inherited', 'toString')],
       ['p', controller('not_text', 7)],
       ['p', { id: 'none', task: 'comply_test_controller' }],
       ['p', call('caps', 'get_adcp_capabilities', [{ check: 'field_present' }])],

@@ -118,10 +118,10 @@ describe('AgentGate', () => {
     s2.leave();
     await Promise.all([a.admitted, b.admitted]);
     expect(log).toEqual(['x', 's1', 's2', 'a', 'b']);
-    a.leave();
-    b.leave();
     // An alone window is admitted by itself even when others of its mode wait.
     const z = enter(gate, 'z', 'alone', log);
+    a.leave();
+    b.leave();
     await y.admitted;
     await turn();
     expect(log).toEqual(['x', 's1', 's2', 'a', 'b', 'y']);
