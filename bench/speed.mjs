@@ -460,6 +460,9 @@ function measured(results) {
   };
 }
 
+/** The median wall time of one runner's samples, in seconds. */
+const medianSeconds = (samples, name) => median(samples[name].map((x) => x.ms)) / 1000;
+
 /** The latency mode's markdown: per agent, a time table, a memory table and the critical path. */
 function latencyMarkdown(results, startedAt) {
   const lines = [];
@@ -480,7 +483,7 @@ function latencyMarkdown(results, startedAt) {
     );
     lines.push('|--:|--:|--:|--:|--:|--:|--:|');
     for (const { latency, samples } of r.byLatency) {
-      const s = (name) => median(samples[name].map((x) => x.ms)) / 1000;
+      const s = (name) => medianSeconds(samples, name);
       const q = (name) =>
         `${median(samples[name].map((x) => x.requests))} (${median(samples[name].map((x) => x.chain))})`;
       const limit = {
@@ -497,7 +500,7 @@ function latencyMarkdown(results, startedAt) {
     );
     lines.push('|--:|--:|--:|--:|');
     for (const { latency, samples, cold } of r.byLatency) {
-      const s = (name) => median(samples[name].map((x) => x.ms)) / 1000;
+      const s = (name) => medianSeconds(samples, name);
       const c = (name) => cold[name].ms / 1000;
       lines.push(
         `| ${latency} ms | ${f2(c('vitest'))} s (${f2(c('vitest') / s('reference'))}, ${f2(c('vitest') / s('vitest'))}) | ${f2(c('cli'))} s (${f2(c('cli') / s('reference'))}, ${f2(c('cli') / s('cli'))}) | ${mb(cold.vitest.rssMb)} / ${mb(cold.cli.rssMb)} MB |`,

@@ -14,6 +14,7 @@
  * A phase's `requires_capability` skips that phase's steps `not_applicable`; such a phase does not trip the stateful
  * cascade (conformance.md, "Phases a capability gate skips").
  */
+import { CONTROLLER_TASK, controllerScenario } from '../model/answer-error.js';
 import type { ContractRules } from '../model/contract-rules.js';
 import type { SkipResult } from '../model/records.js';
 import type { CapabilityPredicate, Phase, Step, Storyboard } from '../model/storyboard.js';
@@ -37,7 +38,6 @@ export interface RunFacts {
 export type SchemaDefault = (path: string) => unknown;
 
 const KNOWN_REQUIREMENTS = new Set(['controller', 'seeded_state', 'real_wire', 'webhook_receiver', 'multi_agent']);
-const CONTROLLER = 'comply_test_controller';
 
 /**
  * Whether any step's request names the runner's webhook receiver (`{{runner.webhook_url:<key>}}`,
@@ -69,8 +69,8 @@ function unmetRequirement(requirements: readonly string[], tools: AgentTools, fa
       return `${requirement}: a runtime requirement vitest-adcp does not know, so it is unmet (forward compatibility)`;
     switch (requirement) {
       case 'controller':
-        if (tools.tools && !tools.tools.has(CONTROLLER))
-          return `controller: the agent does not advertise ${CONTROLLER}; agent tools: [${[...tools.tools].sort().join(', ')}]`;
+        if (tools.tools && !tools.tools.has(CONTROLLER_TASK))
+          return `controller: the agent does not advertise ${CONTROLLER_TASK}; agent tools: [${[...tools.tools].sort().join(', ')}]`;
         break;
       case 'seeded_state':
         if (!facts.seededState)
@@ -163,9 +163,9 @@ function parentIsObject(root: unknown, path: string): boolean {
  */
 export function phaseScenarios(phase: Phase): string[] {
   const scenarios = phase.steps
-    .filter((s) => s.task === CONTROLLER && s.expect_error !== true)
-    .map((s) => (s.sample_request as { scenario?: unknown } | undefined)?.scenario)
-    .filter((x): x is string => typeof x === 'string' && /^(force|simulate)_/.test(x));
+    .filter((s) => s.expect_error !== true)
+    .map(controllerScenario)
+    .filter((x): x is string => x !== undefined && /^(force|simulate)_/.test(x));
   return [...new Set(scenarios)];
 }
 
@@ -178,7 +178,7 @@ export function phaseScenarioUnmet(phase: Phase, listed: readonly string[] | { e
   if (!Array.isArray(listed)) return undefined;
   const missing = phaseScenarios(phase).filter((s) => !listed.includes(s));
   if (missing.length === 0) return undefined;
-  return `phase "${phase.id}" drives the ${CONTROLLER} scenario${missing.length > 1 ? 's' : ''} ${missing.map((s) => `"${s}"`).join(', ')}, which the agent's list_scenarios does not list`;
+  return `phase "${phase.id}" drives the ${CONTROLLER_TASK} scenario${missing.length > 1 ? 's' : ''} ${missing.map((s) => `"${s}"`).join(', ')}, which the agent's list_scenarios does not list`;
 }
 
 /** The storyboard-level gates, first unmet first (see the file comment). */

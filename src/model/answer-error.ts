@@ -53,6 +53,13 @@ import type { Exchange } from './exchange.js';
 /** The task whose ControllerError arm is an error answer (compliance/comply-test-controller-response.json). */
 export const CONTROLLER_TASK = 'comply_test_controller';
 
+/** The `scenario` a comply_test_controller step asks for in its `sample_request`; undefined for any other step. */
+export function controllerScenario(step: { task?: string; sample_request?: unknown }): string | undefined {
+  if (step.task !== CONTROLLER_TASK) return undefined;
+  const scenario = (step.sample_request as { scenario?: unknown } | undefined)?.scenario;
+  return typeof scenario === 'string' ? scenario : undefined;
+}
+
 /** What `answerError` needs of an answer: its task data, and what the transport says of it when known. */
 export type AnswerLike = Pick<Exchange, 'data'> &
   Partial<Pick<Exchange, 'extraction' | 'rpcError' | 'transportError'>> & { request?: { operation?: string } };

@@ -18,7 +18,7 @@
  * The reference runner runs storyboards one after another, so none of this shows there; the run host
  * (plugin/run-host.ts) admits each step through plugin/agent-gate.ts in the mode planned here.
  */
-import { CONTROLLER_TASK } from '../model/answer-error.js';
+import { controllerScenario } from '../model/answer-error.js';
 import type { Phase, Step } from '../model/storyboard.js';
 import { SEEDING_PHASE_ID } from './seeding.js';
 
@@ -41,10 +41,6 @@ const ARM_OPERATIONS: ReadonlyMap<string, string> = new Map([
 /** Scenarios whose state lasts past any window this plan can see. */
 const WHOLE_RUN_SCENARIOS = /^(force_upstream_unavailable|query_upstream_traffic|seed_[a-z_]+)$/;
 
-/** The controller scenario a step asks for ('' for any other task). */
-const scenarioOf = (step: Step): string =>
-  step.task === CONTROLLER_TASK ? String((step.sample_request as { scenario?: unknown } | undefined)?.scenario) : '';
-
 /** Each planned step's turn, in run order (the run's plan: injected phases included). */
 export function agentTurns(steps: readonly { phase: Phase; step: Step }[]): StepTurn[] {
   const last = steps.length - 1;
@@ -56,7 +52,7 @@ export function agentTurns(steps: readonly { phase: Phase; step: Step }[]): Step
       seeding = index;
       continue;
     }
-    const scenario = scenarioOf(step);
+    const scenario = controllerScenario(step) ?? '';
     if (WHOLE_RUN_SCENARIOS.test(scenario)) return turns.map(() => ({ mode: 'alone', until: last }));
     const operation = ARM_OPERATIONS.get(scenario);
     if (operation !== undefined) {

@@ -28,7 +28,6 @@ export async function countingProxy(target: string): Promise<CountingProxy> {
   const seen = new Map<string, Map<string, number>>();
   const inFlight = new Map<string, number>();
   const peak = new Map<string, number>();
-  const tools: string[] = [];
   const spans: { tool: string; scenario?: string; start: number; end: number }[] = [];
   let tick = 0;
   const server = createServer((req, res) => {
@@ -44,7 +43,6 @@ export async function countingProxy(target: string): Promise<CountingProxy> {
         if (typeof message.method === 'string') {
           const method = message.method;
           if (method === 'tools/call' && typeof message.params?.name === 'string') {
-            tools.push(message.params.name);
             const scenario = message.params.arguments?.scenario;
             const span = {
               tool: message.params.name,
@@ -83,7 +81,7 @@ export async function countingProxy(target: string): Promise<CountingProxy> {
     url: `http://127.0.0.1:${port}${upstream.pathname}${upstream.search}`,
     counts: (method) => seen.get(method) ?? new Map(),
     maxInFlight: (method) => peak.get(method) ?? 0,
-    toolCalls: () => [...tools],
+    toolCalls: () => spans.map((span) => span.tool),
     toolSpans: () => spans.map((span) => ({ ...span })),
     close: async () => {
       server.closeAllConnections();
