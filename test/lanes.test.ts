@@ -12,7 +12,7 @@ import all from '../vitest.config.js';
 const repoRoot = join(import.meta.dirname, '..');
 /** What starts a process or builds: Node's child_process API, and the helpers built on it. */
 const SPAWNS =
-  /(?<![.\w$])(spawn|spawnSync|exec|execSync|execFile|execFileSync|fork|runVitest|runNode|runJest|buildBin|packedTarball|unpackedPackage|builtDist|copyBuiltDist)\s*\(|from '[^']*helpers\/(packed|built|unpacked)\.js'/;
+  /(?<![.\w$])(spawn|spawnSync|exec|execSync|execFile|execFileSync|fork|runVitest|runNode|runJest|buildBin|packedTarball|unpackedPackage|builtDist|builtModule|copyBuiltDist)\s*\(|from '[^']*helpers\/(packed|built|unpacked)\.js'/;
 
 function testFiles(dir: string): string[] {
   return readdirSync(join(repoRoot, dir), { withFileTypes: true }).flatMap((entry) => {

@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { expectGone, groupAlive, groupOf } from '../helpers/agent-gone.js';
+import { builtDist } from '../helpers/built.js';
 import { closedPort } from '../helpers/ports.js';
 import { NO_AGENT_ENV, repoRoot } from '../helpers/run-vitest.js';
 
@@ -87,6 +88,8 @@ it('restarts the agent on a save of its source, re-runs the storyboard green, su
     E2E_WATCH: 'agent-src/**',
     E2E_AGENT_URL: `http://127.0.0.1:${port}/mcp`,
     E2E_STORYBOARDS: discovery,
+    // The plugin the config loads (test/e2e/plugin-under-test.ts).
+    E2E_PLUGIN_BUILD: await builtDist(),
   };
   for (const key of Object.keys(env))
     if (env[key] === undefined || (key.startsWith('VITEST') && key !== 'VITEST_ADCP_CAPTURE')) delete env[key];

@@ -5,7 +5,7 @@
  * E2E_START_CWD: agent.start.cwd; E2E_WATCH: agent.start.watch, comma-separated (agent-start-watch.test.ts).
  */
 import { defineConfig } from 'vitest/config';
-import { adcpStoryboards } from '../../src/index.js';
+import { adcpStoryboards } from './plugin-under-test.js';
 
 const start = process.env.E2E_START ?? '';
 const reuse = process.env.E2E_REUSE;

@@ -12,6 +12,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureAgent } from '../../fixtures/agent/server.mjs';
+import { builtModule } from '../helpers/built.js';
 import { connectTo, expectGone, interrupted } from '../helpers/agent-gone.js';
 import { USER_STORYBOARD } from '../helpers/jest-project.js';
 import { closedPort } from '../helpers/ports.js';
@@ -21,7 +22,7 @@ const config = join(repoRoot, 'test', 'e2e', 'agent-start.config.ts');
 const discovery = join(repoRoot, 'fixtures', 'storyboards', 'discovery.storyboard.yaml');
 const fixtureCli = join(repoRoot, 'fixtures', 'agent', 'cli.mjs');
 const scratch = join(repoRoot, '.vitest-adcp', `agent-start-${process.pid}`);
-const reporter = join(repoRoot, 'src', 'vitest', 'reporter.ts');
+const reporter = await builtModule('vitest/reporter');
 /** No agent from the environment, and not CI: `reuseExisting` takes its local default unless a test sets CI. */
 const CLEAN_ENV = { ADCP_AGENT_URL: undefined, ADCP_AUTH_TOKEN: undefined, ADCP_PROTOCOL: undefined, CI: undefined };
 const ONE_LINE = /vitest-adcp cannot run the storyboards: the agent command `[^\n]*/g;

@@ -135,7 +135,7 @@ describe('a hostile cache directory', () => {
       const home = join(scratch, 'xdg-outside');
       writeFileSync(
         join(project, 'vitest.config.mjs'),
-        `import { adcpStoryboards } from ${JSON.stringify(join(repoRoot, 'src', 'index.ts'))};\nexport default { plugins: [adcpStoryboards({ compliance: { storyboards: ['capability_discovery'] } })], test: { include: [], passWithNoTests: true } };\n`,
+        `import { adcpStoryboards } from ${JSON.stringify(join(repoRoot, 'test', 'e2e', 'plugin-under-test.ts'))};\nexport default { plugins: [adcpStoryboards({ compliance: { storyboards: ['capability_discovery'] } })], test: { include: [], passWithNoTests: true } };\n`,
       );
       const corpus = resolveCorpus(undefined, repoRoot).root;
       const r = await runVitest({

@@ -20,6 +20,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { builtModule } from '../helpers/built.js';
 import { buildBin, repoRoot, runNode, runVitest, type NodeRun, type VitestRun } from '../helpers/run-vitest.js';
 
 const scratch = join(repoRoot, '.vitest-adcp', `hostile-output-${process.pid}`);
@@ -383,7 +384,7 @@ describe.each(['mcp', 'a2a'] as const)(
           HOSTILE_STORYBOARDS: join(dir, '*.storyboard.yaml'),
           GITHUB_STEP_SUMMARY: files.jobSummary,
         },
-        reporters: ['junit', join(repoRoot, 'src', 'vitest', 'reporter.ts')],
+        reporters: ['junit', await builtModule('vitest/reporter')],
         args: [
           `--outputFile.junit=${files.junit}`,
           `--outputFile.vitest-adcp=${files.report}`,

@@ -6,7 +6,7 @@
  * the default, 10 MiB, to read its 8 MB answers whole).
  */
 import { defineConfig } from 'vitest/config';
-import { adcpStoryboards } from '../../src/index.js';
+import { adcpStoryboards } from './plugin-under-test.js';
 import { HOSTILE_MAX_RESPONSE_BYTES, HOSTILE_TIMEOUT_MS } from './hostile-bounds.js';
 
 export default defineConfig({

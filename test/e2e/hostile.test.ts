@@ -10,6 +10,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureAgent, type FixtureAgent } from '../../fixtures/agent/server.mjs';
+import { builtModule } from '../helpers/built.js';
 import { assertValidContractReport } from '../helpers/contract-schema.js';
 import { repoRoot, runVitest, type CapturedTest, type VitestRun } from '../helpers/run-vitest.js';
 import { HOSTILE_MAX_RESPONSE_BYTES, HOSTILE_TIMEOUT_MS } from './hostile-bounds.js';
@@ -154,7 +155,7 @@ beforeAll(async () => {
       ADCP_AUTH_TOKEN: TOKEN,
       HOSTILE_STORYBOARDS: join(hostileDir, '*.storyboard.yaml'),
     },
-    reporters: ['junit', join(repoRoot, 'src', 'vitest', 'reporter.ts')],
+    reporters: ['junit', await builtModule('vitest/reporter')],
     // The waits (hang, trickle, slow) are in three files: three workers overlap them.
     args: [
       '--maxWorkers=3',

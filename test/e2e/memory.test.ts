@@ -10,6 +10,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startFixtureAgent, type FixtureAgent } from '../../fixtures/agent/server.mjs';
+import { builtModule } from '../helpers/built.js';
 import { assertValidContractReport } from '../helpers/contract-schema.js';
 import { repoRoot, runVitest, type VitestRun } from '../helpers/run-vitest.js';
 
@@ -37,7 +38,7 @@ beforeAll(async () => {
       NODE_OPTIONS:
         `${process.env.NODE_OPTIONS ?? ''} --import=${join(repoRoot, 'test', 'helpers', 'rss-probe.mjs')}`.trim(),
     },
-    reporters: [join(repoRoot, 'src', 'vitest', 'reporter.ts'), join(repoRoot, 'test', 'helpers', 'rss-reporter.ts')],
+    reporters: [await builtModule('vitest/reporter'), join(repoRoot, 'test', 'helpers', 'rss-reporter.ts')],
     args: [`--outputFile.vitest-adcp=${reportFile}`],
   });
   const files = readdirSync(probes);

@@ -6,6 +6,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { builtModule } from '../helpers/built.js';
 import { assertValidContractReport } from '../helpers/contract-schema.js';
 import { repoRoot, runVitest, type VitestRun } from '../helpers/run-vitest.js';
 
@@ -67,7 +68,7 @@ beforeAll(async () => {
         `${scratch}/*.storyboard.yaml`,
       ].join(','),
     },
-    reporters: [join(repoRoot, 'src', 'vitest', 'reporter.ts'), 'junit', 'github-actions'],
+    reporters: [await builtModule('vitest/reporter'), 'junit', 'github-actions'],
     args: [
       `--outputFile.vitest-adcp=${out}`,
       `--outputFile.junit=${junit}`,
@@ -367,7 +368,7 @@ describe('two Vitest projects testing two agents, filtered with -t', () => {
         E2E_AGENT_B: wrong,
         E2E_STORYBOARDS: join(repoRoot, 'fixtures', 'storyboards', 'discovery.storyboard.yaml'),
       },
-      reporters: [join(repoRoot, 'src', 'vitest', 'reporter.ts')],
+      reporters: [await builtModule('vitest/reporter')],
       args: ['-t', 'list_display_formats', `--outputFile.vitest-adcp=${two}`],
     });
     expect(r.exitCode, r.stdout + r.stderr).toBe(1);
@@ -458,7 +459,7 @@ describe('sharded runs', () => {
     const r = await runVitest({
       config,
       env: { E2E_STORYBOARDS: env.E2E_STORYBOARDS },
-      reporters: [join(repoRoot, 'src', 'vitest', 'reporter.ts')],
+      reporters: [await builtModule('vitest/reporter')],
       args: [`--merge-reports=${blobs}`, `--outputFile.vitest-adcp=${merged}`],
     });
     expect(r.exitCode, r.stdout + r.stderr).toBe(0);

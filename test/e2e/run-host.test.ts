@@ -20,7 +20,7 @@ function writeConfig(name: string, options: string): string {
     file,
     [
       "import { defineConfig } from 'vitest/config';",
-      `import { adcpStoryboards } from ${JSON.stringify(join(repoRoot, 'src', 'index.js'))};`,
+      `import { adcpStoryboards } from ${JSON.stringify(join(repoRoot, 'test', 'e2e', 'plugin-under-test.ts'))};`,
       `export default defineConfig({ root: ${JSON.stringify(repoRoot)}, plugins: [adcpStoryboards({ include: [${JSON.stringify(`${scratch}/*.storyboard.yaml`)}], timeoutMs: 10_000${options} })], test: { include: [], passWithNoTests: true } });`,
       '',
     ].join('\n'),

@@ -5,7 +5,7 @@
  * the test asks for.
  */
 import { defineConfig } from 'vitest/config';
-import { adcpStoryboards } from '../../src/index.js';
+import { adcpStoryboards } from './plugin-under-test.js';
 
 export default defineConfig({
   plugins: [

@@ -96,7 +96,7 @@ describe('storyboards sharing a worker', () => {
         lenientConfig,
         [
           "import { defineConfig } from 'vitest/config';",
-          `import { adcpStoryboards } from ${JSON.stringify(join(repoRoot, 'src', 'index.js'))};`,
+          `import { adcpStoryboards } from ${JSON.stringify(join(repoRoot, 'test', 'e2e', 'plugin-under-test.ts'))};`,
           `export default defineConfig({ root: ${JSON.stringify(repoRoot)}, plugins: [adcpStoryboards({ include: [${JSON.stringify(`${scratch}/*.storyboard.yaml`)}], timeoutMs: 5_000, strictKeys: false${concurrency ? `, concurrency: ${concurrency}` : ''} })], test: { include: [], passWithNoTests: true } });`,
           '',
         ].join('\n'),

@@ -8,7 +8,7 @@
 import { mkdirSync, rmSync, symlinkSync, writeFileSync, copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { copyBuiltDist } from '../helpers/built.js';
+import { builtModule, copyBuiltDist } from '../helpers/built.js';
 import { corpusStubDir, readJestJson } from '../helpers/jest-project.js';
 import { byId, repoRoot, runNode, runVitest, type VitestRun } from '../helpers/run-vitest.js';
 
@@ -68,7 +68,7 @@ describe('under Vitest', () => {
   beforeAll(async () => {
     run = await runVitest({
       config: join(repoRoot, 'test', 'e2e', 'vitest.e2e.config.ts'),
-      reporters: [join(repoRoot, 'src', 'vitest', 'summary-reporter.ts')],
+      reporters: [await builtModule('vitest/summary-reporter')],
       env: {
         ADCP_AGENT_URL: inject('agentUrl'),
         ADCP_AUTH_TOKEN: 'demo-summary',
@@ -128,7 +128,7 @@ describe('the plugin adds the summary (addSummaryReporter from configureVitest)'
       config,
       [
         "import { defineConfig } from 'vitest/config';",
-        `import { adcpStoryboards } from ${JSON.stringify(join(repoRoot, 'src', 'index.ts'))};`,
+        `import { adcpStoryboards } from ${JSON.stringify(join(repoRoot, 'test', 'e2e', 'plugin-under-test.ts'))};`,
         'export default defineConfig({',
         `  plugins: [adcpStoryboards({ include: [${JSON.stringify(`${scratch}/*.storyboard.yaml`)}], timeoutMs: 5_000 })],`,
         '  test: { include: [], passWithNoTests: true },',
@@ -143,7 +143,7 @@ describe('the plugin adds the summary (addSummaryReporter from configureVitest)'
       config,
       env,
       args: ['--root', repoRoot, `--outputFile.vitest-adcp=${join(scratch, 'both.json')}`],
-      reporters: [join(repoRoot, 'src', 'vitest', 'reporter.ts')],
+      reporters: [await builtModule('vitest/reporter')],
     });
     expect(both.stdout.match(/\nvitest-adcp: 1 storyboard, 4 steps/g)).toHaveLength(1);
     expect(both.stdout).toMatch(

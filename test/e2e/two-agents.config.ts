@@ -4,7 +4,7 @@
  * contract report must keep them apart (test/e2e/reporter.test.ts).
  */
 import { defineConfig } from 'vitest/config';
-import { adcpStoryboards } from '../../src/index.js';
+import { adcpStoryboards } from './plugin-under-test.js';
 
 const include = (process.env.E2E_STORYBOARDS ?? '').split(',').filter(Boolean);
 const project = (name: string, url: string | undefined) => ({

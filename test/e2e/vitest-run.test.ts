@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadStoryboardFile } from '../../src/storyboard/load.js';
 import { startFixtureAgent } from '../../fixtures/agent/server.mjs';
+import { builtModule } from '../helpers/built.js';
 import { closedPort } from '../helpers/ports.js';
 import { byId, repoRoot, runNode, runVitest, type VitestRun } from '../helpers/run-vitest.js';
 
@@ -48,6 +49,15 @@ describe('against the conformant fixture agent', () => {
         );
       }
     }
+  });
+
+  it("leaves the plugin's build to Node in the storyboard project, as an install under node_modules is", async () => {
+    // A clone's (or a link's) build is outside node_modules: without the plugin's pattern, Vitest would transform
+    // every module of the runtime in the main process (src/plugin/projects.ts ownBuildDeps).
+    const runtime = await builtModule('runtime');
+    const external = byId(run, 'get_capabilities').project.external;
+    const leftToNode = external.some((p) => typeof p !== 'string' && new RegExp(p.source, p.flags).test(runtime));
+    expect(leftToNode, JSON.stringify(external)).toBe(true);
   });
 
   it('reports each step at its own line and column in the YAML', () => {
@@ -267,7 +277,7 @@ describe("an agent slower than Vitest's own test timeout", () => {
     const run = await runVitest({
       config,
       env: { ADCP_AGENT_URL: url, E2E_FILES: 'fixtures/storyboards/discovery.storyboard.yaml' },
-      reporters: [join(repoRoot, 'src', 'vitest', 'reporter.ts')],
+      reporters: [await builtModule('vitest/reporter')],
       args: ['--testTimeout=1000', `--outputFile.vitest-adcp=${out}`],
     });
     expect(run.tests.length).toBeGreaterThan(0);

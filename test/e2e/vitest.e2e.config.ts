@@ -5,7 +5,7 @@
  * agent's capabilities (E2E_FROM_CAPABILITIES=1), the cache directory (E2E_CACHE_DIR, `off`: none), the TS tests of test/e2e/project, and the agent from ADCP_AGENT_URL.
  */
 import { defineConfig } from 'vitest/config';
-import { adcpStoryboards } from '../../src/index.js';
+import { adcpStoryboards } from './plugin-under-test.js';
 
 const storyboards = (process.env.E2E_STORYBOARDS ?? '').split(',').filter(Boolean);
 

@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, expect, inject, it } from 'vitest';
+import { builtDist } from '../helpers/built.js';
 import { repoRoot } from '../helpers/run-vitest.js';
 
 const scratch = join(repoRoot, '.vitest-adcp', `watch-${process.pid}`);
@@ -72,6 +73,8 @@ it('re-runs only the storyboard file that was saved, and the storyboards of a sa
     VITEST_ADCP_CAPTURE: capture,
     ADCP_AGENT_URL: inject('agentUrl'),
     E2E_STORYBOARDS: `${scratch}/*.storyboard.yaml`,
+    // The plugin the config loads (test/e2e/plugin-under-test.ts).
+    E2E_PLUGIN_BUILD: await builtDist(),
     NO_COLOR: '1',
   };
   for (const key of Object.keys(env)) if (key.startsWith('VITEST') && key !== 'VITEST_ADCP_CAPTURE') delete env[key];

@@ -4,7 +4,7 @@
  * corpus storyboards named by E2E_CORPUS, against ADCP_AGENT_URL.
  */
 import { defineConfig } from 'vitest/config';
-import { adcpStoryboards } from '../../src/index.js';
+import { adcpStoryboards } from './plugin-under-test.js';
 
 export default defineConfig({
   plugins: [

@@ -4,12 +4,14 @@
  * With the CommonJS build of `vitest-adcp/client` and `vitest-adcp/matchers/jest` (dist/cjs, scripts/build-cjs.mjs):
  * the Jest runs load the matchers through it, as a user's `setupFilesAfterEnv` does.
  *
- * Users never run the shared build itself: `copyBuiltDist` copies it into their own scratch dir, laid out as they
- * choose (schema/, package.json, examples/ beside it are theirs to add), and theirs to write into. The shared build
+ * The e2e configs load the plugin from the shared build itself, which they only read (test/e2e/plugin-under-test.ts;
+ * schema/ and package.json are linked beside it). Every other user copies it with `copyBuiltDist` into their own
+ * scratch dir, laid out as they choose (schema/, package.json, examples/ beside it are theirs to add), and theirs to
+ * write into. The shared build
  * is at `.vitest-adcp/<run>/dist`, the depth of the scratch dirs' `.vitest-adcp/<name>/dist`, so the source maps'
  * relative paths to src/ hold in the copies too.
  */
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { exec, oncePerRun, repoRoot } from './once-per-run.js';
 
@@ -27,7 +29,19 @@ async function build(dir: string): Promise<string> {
     { cwd: repoRoot },
   );
   await exec(process.execPath, [join(repoRoot, 'scripts', 'build-cjs.mjs'), join(dist, 'cjs')], { cwd: repoRoot });
+  // Laid out as the package: the e2e configs load the plugin from this build (test/e2e/plugin-under-test.ts), which
+  // reads its storyboard schema and its version beside dist/.
+  for (const name of ['schema', 'package.json']) symlinkSync(join(repoRoot, name), join(dir, name));
   return dist;
+}
+
+/**
+ * A module of the shared build by its path from src/ without extension (`vitest/reporter`): what a child run names
+ * (a reporter) beside the plugin the e2e configs load from the same build (test/e2e/plugin-under-test.ts), as an
+ * install's `vitest-adcp/reporter` sits beside its plugin.
+ */
+export async function builtModule(fromSrc: string): Promise<string> {
+  return join(await builtDist(), `${fromSrc}.js`);
 }
 
 /**

@@ -38,6 +38,10 @@ export default class CaptureReporter implements Reporter {
             pool: test.project.config.pool,
             maxWorkers: test.project.config.maxWorkers,
             groupOrder: test.project.config.sequence.groupOrder,
+            // What the project leaves to Node: patterns as source and flags, to be read back as RegExps.
+            external: (test.project.config.server?.deps?.external ?? []).map((pattern: string | RegExp) =>
+              typeof pattern === 'string' ? pattern : { source: pattern.source, flags: pattern.flags },
+            ),
           },
         });
       }

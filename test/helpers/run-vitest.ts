@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { copyBuiltDist } from './built.js';
+import { builtDist, copyBuiltDist } from './built.js';
 
 export const repoRoot = resolve(import.meta.dirname, '..', '..');
 
@@ -25,7 +25,15 @@ export interface CapturedTest {
   }[];
   meta: Record<string, any>;
   /** The Vitest project the test ran in, and how. */
-  project: { name: string; isolate: boolean; pool: string; maxWorkers?: number; groupOrder: number };
+  project: {
+    name: string;
+    isolate: boolean;
+    pool: string;
+    maxWorkers?: number;
+    groupOrder: number;
+    /** `server.deps.external`: strings as given, RegExps as their source and flags. */
+    external: (string | { source: string; flags: string })[];
+  };
 }
 
 export interface VitestRun extends NodeRun {
@@ -53,6 +61,8 @@ export async function runNode(
     FORCE_COLOR: '0',
     NO_COLOR: '1',
     GITHUB_STEP_SUMMARY: undefined,
+    // The e2e configs' plugin (test/e2e/plugin-under-test.ts): this run's build, as an install loads it.
+    E2E_PLUGIN_BUILD: await builtDist(),
     ...options.env,
   };
   for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];

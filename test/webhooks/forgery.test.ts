@@ -25,6 +25,7 @@ import { openStoryboardRun } from '../../src/open-run.js';
 import { redactStepResult } from '../../src/report/record.js';
 import { loadStoryboard } from '../../src/storyboard/load.js';
 import { WebhookReceiver } from '../../src/webhooks/receiver.js';
+import { builtModule } from '../helpers/built.js';
 import { phasedStoryboard } from '../helpers/inline-run.js';
 import { repoRoot, runVitest } from '../helpers/run-vitest.js';
 
@@ -205,7 +206,7 @@ describe('a forger reading the NDJSON stream (a real `vitest run`, the plugin’
     const run = await runVitest({
       config: join(repoRoot, 'test', 'e2e', 'webhooks.config.ts'),
       env: { ADCP_AGENT_URL: agentUrl, ADCP_AUTH_TOKEN: TOKEN, E2E_CORPUS: 'webhook_emission' },
-      reporters: [join(repoRoot, 'src', 'vitest', 'reporter.ts'), 'junit'],
+      reporters: [await builtModule('vitest/reporter'), 'junit'],
       args: [
         `--outputFile.vitest-adcp=${files.json}`,
         `--outputFile.vitest-adcp-ndjson=${files.ndjson}`,
