@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureAgent } from '../../fixtures/agent/server.mjs';
-import { builtModule } from '../helpers/built.js';
+import { builtDist, builtModule } from '../helpers/built.js';
 import { connectTo, expectGone, interrupted } from '../helpers/agent-gone.js';
 import { USER_STORYBOARD } from '../helpers/jest-project.js';
 import { closedPort } from '../helpers/ports.js';
@@ -186,7 +186,9 @@ describe('the run ends early: the agent goes with it', () => {
     const port = await closedPort();
     const pid = pidFile();
     const vitestBin = join(repoRoot, 'node_modules', 'vitest', 'vitest.mjs');
-    const code = await interrupted([vitestBin, 'run', '--config', config], startEnv(never(pid), port), pid, 'SIGTERM');
+    // Spawned here, not by runNode: the config's plugin build is named by hand (test/e2e/plugin-under-test.ts).
+    const env = startEnv(never(pid), port, { E2E_PLUGIN_BUILD: await builtDist() });
+    const code = await interrupted([vitestBin, 'run', '--config', config], env, pid, 'SIGTERM');
     expect(code).not.toBe(0);
     await expectGone(pid, port);
   });
