@@ -7,9 +7,8 @@
  * The e2e configs load the plugin from the shared build itself, which they only read (test/e2e/plugin-under-test.ts;
  * schema/ and package.json are linked beside it). Every other user copies it with `copyBuiltDist` into their own
  * scratch dir, laid out as they choose (schema/, package.json, examples/ beside it are theirs to add), and theirs to
- * write into. The shared build
- * is at `.vitest-adcp/<run>/dist`, the depth of the scratch dirs' `.vitest-adcp/<name>/dist`, so the source maps'
- * relative paths to src/ hold in the copies too.
+ * write into. The shared build is at `.vitest-adcp/<run>/dist`, the depth of the scratch dirs'
+ * `.vitest-adcp/<name>/dist`, so the source maps' relative paths to src/ hold in the copies too.
  */
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
