@@ -111,8 +111,9 @@ type ServerDeps = { deps: { external: RegExp[] } };
  * absolute path (state.ts), and Vitest inlines every file outside node_modules — each module of the build transformed
  * by Vite in the main process and sent to the worker one request at a time. Installed from the registry, the build
  * is under node_modules and Node loads it; linked (`npm link`, a workspace, a `file:` dependency) or run from a
- * clone, it is not. Measured on one four-step storyboard from a clone: 4.2 s, 5.3 CPU-s and 420 MB inlined; 2.2 s,
- * 2.9 CPU-s and 210 MB loaded by Node. Undefined from source (`.ts`: Node cannot load it, Vite must transform it).
+ * clone, it is not. Measured with the bin on one four-step storyboard from a clone: 3.9–4.7 s, 4.9–5.7 CPU-s and
+ * 311–316 MB inlined; 2.2–2.4 s, 3.0–3.2 CPU-s and 194–196 MB loaded by Node (docs/architecture.md). Undefined from
+ * source (`.ts`: Node cannot load it, Vite must transform it).
  */
 export function ownBuildDeps(moduleUrl: string = import.meta.url): ServerDeps | undefined {
   const here = fileURLToPath(moduleUrl);
