@@ -1,5 +1,6 @@
 import { resolvePath } from '../model/path.js';
 import type { PayloadMatch, Validation } from '../model/storyboard.js';
+import { wildcardSource } from '../model/wildcard.js';
 import { jsonEqual } from './equality.js';
 import type { Check, CheckVerdict } from './types.js';
 import type { RecordedCall, UpstreamObservation } from './upstream-observation.js';
@@ -226,11 +227,7 @@ function declared(v: Record<string, unknown>): Record<string, unknown> {
 function endpointMatches(call: RecordedCall, pattern: string | undefined): boolean {
   if (pattern === undefined) return true;
   const endpoint = typeof call.endpoint === 'string' ? call.endpoint : `${call.method ?? ''} ${call.url ?? ''}`;
-  const source = pattern
-    .split('*')
-    .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
-    .join('[\\s\\S]*');
-  return new RegExp(`^${source}$`).test(endpoint);
+  return new RegExp(`^${wildcardSource(pattern, '[\\s\\S]*')}$`).test(endpoint);
 }
 
 /** A raw-mode call with a JSON-shaped body (`application/json` or a `+json` suffix, RFC 6839). */

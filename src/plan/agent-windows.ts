@@ -66,7 +66,7 @@ export function agentTurns(steps: readonly { phase: Phase; step: Step }[]): Step
       windows.push([from === -1 ? index : from, index]);
     }
   }
-  for (let k = 0; k <= (seeding ?? -1); k++) turns[k] = { mode: 'seed', until: seeding! };
+  if (seeding !== undefined) for (let k = 0; k <= seeding; k++) turns[k] = { mode: 'seed', until: seeding };
   // Overlapping windows are one: a turn is held to the end of the last window it reaches.
   windows.sort((a, b) => a[0] - b[0]);
   for (let i = 0; i < windows.length;) {

@@ -6,6 +6,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Plugin } from 'vitest/config';
 import type { TestProject, VitestPluginContext } from 'vitest/node';
+import { escapeRegExp, wildcardSource } from '../model/wildcard.js';
 import type { PluginState } from './state.js';
 import { storyboardWorkers } from './workers.js';
 
@@ -128,8 +129,6 @@ const ownBuildServer = (): { server?: ServerDeps } => {
   return deps ? { server: deps } : {};
 };
 
-const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
 function storyboardProjectName(userName: string | undefined): string {
   return userName ? `${STORYBOARD_PROJECT}:${userName}` : STORYBOARD_PROJECT;
 }
@@ -154,7 +153,7 @@ function selectsStoryboardsOnly(userName: string | undefined): boolean {
 
 function projectPattern(filter: string): RegExp {
   const negated = filter.startsWith('!');
-  const body = (negated ? filter.slice(1) : filter).split('*').map(escapeRegExp).join('.*') + '$';
+  const body = wildcardSource(negated ? filter.slice(1) : filter, '.*') + '$';
   return new RegExp('^' + (negated ? `(?!${body})` : body), 'i');
 }
 
