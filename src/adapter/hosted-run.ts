@@ -8,8 +8,9 @@
  * engine's `StoryboardRun`.
  *
  *   POST <url>/settle  { file, fingerprint, phase_id, step_id, have: ["phase/step", …] }
- *     200 { outcome, secrets, before }   (node:v8 serialised) the step's final outcome; `before`: earlier steps that
- *                                        ran, minus `have`
+ *     200 { outcome, secrets, before, all? }  (node:v8 serialised) the step's final outcome; `before`: earlier
+ *                                        steps that ran, minus `have`; `all`, once the host's run has gone through:
+ *                                        every step's outcome in run order, from which the worker answers the rest
  *     404 { hosted: false }              the host does not run this file (a filtered run, a file it could not load):
  *                                        the worker runs it itself, as without a host
  *     409 { error }                      the host's storyboard is not the worker's (fingerprint): the worker runs it
@@ -40,6 +41,11 @@ export interface HostedSettle {
   secrets: string[];
   /** Steps before this one that ran, each once, and that the worker did not settle itself (`have`). */
   before: StepOutcome[];
+  /**
+   * When the host's run has gone through: every step's final outcome, in run order. The worker answers its later
+   * steps from these (and `secrets`) without asking again.
+   */
+  all?: StepOutcome[];
 }
 
 /** A settle request's body. */
@@ -78,6 +84,11 @@ export class HostedRun implements SettlingRun {
   }
 
   async settle(phaseId: string, stepId: string): Promise<StepOutcome> {
+    const known = this.hosted ? this.indexInAll(phaseId, stepId) : -1;
+    if (known !== -1) {
+      this.settled.push(`${phaseId}/${stepId}`);
+      return this.last!.all![known]!;
+    }
     if (this.hosted) {
       const answer = await this.ask(phaseId, stepId);
       if (answer) {
@@ -100,7 +111,19 @@ export class HostedRun implements SettlingRun {
     wanted: (phaseId: string, stepId: string) => boolean = () => true,
   ): StepOutcome[] {
     if (!this.hosted || !this.last) return this.local().ranBefore(phaseId, stepId, wanted);
-    return this.last.before.filter((o) => wanted(o.result.phase_id, o.result.step_id));
+    const at = this.indexInAll(phaseId, stepId);
+    // From the whole run: the steps before this one that this worker has not settled — what the host's `before`
+    // would have been had it been asked.
+    const before =
+      at === -1
+        ? this.last.before
+        : this.last.all!.slice(0, at).filter((o) => !this.settled.includes(`${o.result.phase_id}/${o.result.step_id}`));
+    return before.filter((o) => wanted(o.result.phase_id, o.result.step_id));
+  }
+
+  /** Where a step is in the host's whole run (`all`), -1 when the host has not sent it or the step is not in it. */
+  private indexInAll(phaseId: string, stepId: string): number {
+    return this.last?.all?.findIndex((o) => o.result.phase_id === phaseId && o.result.step_id === stepId) ?? -1;
   }
 
   worstCaseMs(): number {

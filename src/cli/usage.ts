@@ -33,7 +33,7 @@ Options:
                              order (as the official grader runs them), for agents
                              that keep state per brand or account; with --list,
                              lists them in that order
-  --concurrency <n>          storyboards in flight at once (default 8); 1 runs
+  --concurrency <n>          storyboards in flight at once (default 32); 1 runs
                              one after another. A rate-limited answer (HTTP 429,
                              RATE_LIMITED) slows the whole run down on its own
   --report <file.json>       also write the runner output contract JSON there

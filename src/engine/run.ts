@@ -60,11 +60,7 @@ export interface StoryboardRunOptions extends RunSettings {
   roles: readonly RunnerRole[];
 }
 
-interface Entry {
-  index: number;
-  phase: Phase;
-  step: Step;
-}
+type Entry = { index: number; phase: Phase; step: Step };
 
 /** A step's request, ready to go out: or the record of why it cannot. */
 type Call = { payload: Record<string, unknown>; callOptions: CallOptions } | { record: StepResult };
@@ -245,6 +241,11 @@ export class StoryboardRun {
     return this.entries
       .filter((e) => e.index < entry.index && this.results.has(e.index) && wanted(e.phase.id, e.step.id))
       .map((e) => this.outcome(e));
+  }
+
+  /** Every step's outcome in run order once all have results (final only then: `outcome`'s moot branches); else undefined. */
+  allOutcomes(): StepOutcome[] | undefined {
+    return this.entries.every((e) => this.results.has(e.index)) ? this.entries.map((e) => this.outcome(e)) : undefined;
   }
 
   /** The steps as this run plans them (injected phases included), in run order: what `StepTurns` counts by. */

@@ -130,7 +130,7 @@ export interface AdcpStoryboardsOptions {
    * after another, in the run's order, as the reference runner does (`sequential: true` implies it). Lower it for an
    * agent that cannot take parallel requests; a rate-limited answer (HTTP 429, `RATE_LIMITED`) slows the run down on
    * its own. A run that a filter narrows (`-t`, a line, a test id) runs in the workers instead, as before.
-   * @default 8
+   * @default 32
    */
   concurrency?: number;
   /**

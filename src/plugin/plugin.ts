@@ -21,7 +21,7 @@ import { watchRuns } from './run-start.js';
 import { cleanId, createState, DATA_QUERY, isStoryboard, type PluginState } from './state.js';
 import { configureCompile, loadStoryboard, transformStoryboard, warmUp } from './storyboard-modules.js';
 import { findCorpus, includeCorpus, includeStoryboardFiles } from './storyboard-files.js';
-import { runInOrder } from './workers.js';
+import { finishFirst, runInOrder } from './workers.js';
 
 export type { AdcpStoryboardsOptions } from './options.js';
 
@@ -89,6 +89,7 @@ async function configureVitest(state: PluginState, plugin: Plugin, context: Vite
   /** The selected corpus files in the reference runner's order (`sequential`). */
   const corpusOrder = corpus && state.wantsCorpus ? await includeCorpus(state, project, corpus, cacheDir) : [];
   if (options.sequential === true) await runInOrder(state, vitest, project, userProject, corpusOrder);
+  else await finishFirst(state, vitest, project, userProject);
   // Without a selected corpus, test kits and schemas come from the newest installed one.
   const fallback = corpus ?? (version ? undefined : runCorpus(undefined, state.root));
   configureCompile(state, project, fallback, cacheDir);

@@ -136,11 +136,17 @@ export class RunHost {
   }
 
   /**
-   * A worker waits for this job: it goes first in the queue (never past the concurrency: `1` keeps one storyboard at
-   * a time, and the runs in flight end without any worker's help).
+   * A worker waits for this job: it starts now, beside the `concurrency` in flight — at most one more per worker, since
+   * a worker waits on one file at a time —, or, with a concurrency of 1 (one storyboard at a time, `sequential`), it
+   * goes first in the queue. The workers take the smallest files first (workers.ts finishFirst) while the host starts
+   * the largest: waiting in the queue behind them, a worker's small file made both workers idle and the run's tail long.
    */
   private wanted(job: Job): void {
     if (job.state !== 'queued') return;
+    if (this.concurrency > 1) {
+      this.launch(job);
+      return;
+    }
     this.queue = [job, ...this.queue.filter((j) => j !== job)];
     this.pump();
   }
@@ -226,12 +232,17 @@ export class RunHost {
     });
     if (!outcome) return CANCELLED;
     const have = new Set(Array.isArray(ask!.have) ? ask!.have.map(String) : []);
+    // A run that has gone through answers for all its steps at once: the worker asks no more for this file. One
+    // request a step (500 over a 58-storyboard run) kept the main process busy serving them after the agent's last
+    // answer, the tail of the run.
+    const all = opened.run.allOutcomes();
     const settled: HostedSettle = {
       outcome,
       secrets: opened.run.secrets(),
       before: opened.run
         .ranBefore(phaseId, stepId)
         .filter((o) => !have.has(`${o.result.phase_id}/${o.result.step_id}`)),
+      ...(all ? { all } : {}),
     };
     // Not JSON: a record holds the agent's answer once and refers to it from each check, and JSON would write it out
     // for every check (80 failing checks on an 8 MB answer: 640 MB). node:v8 keeps a shared value once, both ways.

@@ -2,7 +2,7 @@
  * A run's start: the configuration check and the agent preflight (agent-preflight.ts), once, before any storyboard
  * file runs — never for a collection (`vitest list`, an IDE's test discovery), which calls no agent.
  */
-import { statSync } from 'node:fs';
+import { fileSize } from './file-size.js';
 import { isAbsolute, relative } from 'node:path';
 import type { TestProject, TestSpecification, VitestPluginContext } from 'vitest/node';
 import { resolveRuntimeConfig, type ResolvedRuntimeConfig, type RuntimeConfig } from '../config.js';
@@ -16,7 +16,7 @@ import { formatDiagnostic } from '../storyboard/diagnostics.js';
 import { loadErrors, loadForRun } from './storyboard-modules.js';
 
 /** `concurrency`'s default: storyboards in flight at once (docs/architecture.md, "Storyboards in flight"). */
-const DEFAULT_CONCURRENCY = 8;
+const DEFAULT_CONCURRENCY = 32;
 
 /**
  * The configuration check and the agent's start (agentUpFor), then the agent preflight (agent-preflight.ts): each
@@ -217,13 +217,6 @@ async function hostRun(
 }
 
 function longestFirst(specs: readonly TestSpecification[]): TestSpecification[] {
-  const size = (spec: TestSpecification) => {
-    try {
-      return statSync(spec.moduleId).size;
-    } catch {
-      return 0;
-    }
-  };
-  const sizes = new Map(specs.map((spec) => [spec, size(spec)]));
+  const sizes = new Map(specs.map((spec) => [spec, fileSize(spec.moduleId)]));
   return [...specs].sort((a, b) => sizes.get(b)! - sizes.get(a)!);
 }

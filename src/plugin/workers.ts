@@ -4,7 +4,9 @@
  */
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
-import type { TestProject, VitestPluginContext } from 'vitest/node';
+import type { TestProject, TestSpecification, VitestPluginContext } from 'vitest/node';
+import { fileSize } from './file-size.js';
+import type { RunOrder } from './sequencer.js';
 import { isStoryboard, type PluginState } from './state.js';
 
 /**
@@ -52,9 +54,34 @@ export async function runInOrder(
     config.fileParallelism = false;
   }
   const files = [...corpusOrder, ...(state.options.files ?? []).map((file) => resolve(state.root, file))];
+  const { installRunOrder, listedRank } = await import('./sequencer.js');
+  installRunOrder(vitest, { owns: storyboardsOf(state, project, userProject), rank: listedRank(files) });
+}
+
+/**
+ * Not `sequential`: the storyboard files reach the workers smallest first — the order the run host, which runs them
+ * all ahead of their tests and the largest first (run-start.ts), has their outcomes ready in, roughly. A worker takes
+ * one file at a time and waits for each step's outcome: given the largest first, both workers sat idle until those
+ * ended and showed every other file after the agent's last answer. A file a worker waits for that the host has not
+ * started yet starts at once (run-host.ts `wanted`).
+ */
+export async function finishFirst(
+  state: PluginState,
+  vitest: VitestPluginContext['vitest'],
+  project: TestProject,
+  userProject: TestProject,
+): Promise<void> {
   const { installRunOrder } = await import('./sequencer.js');
-  installRunOrder(vitest, {
-    owns: (spec) => spec.project === project && (project !== userProject || isStoryboard(state, spec.moduleId)),
-    files: () => files,
-  });
+  installRunOrder(vitest, finishFirstOrder(storyboardsOf(state, project, userProject)));
+}
+
+/** finishFirst's order of the files `owns` picks: the smallest file first. */
+export function finishFirstOrder(owns: RunOrder['owns']): RunOrder {
+  return { owns, rank: (spec) => fileSize(spec.moduleId) };
+}
+
+/** Whether a file of the run is a storyboard file of this plugin's project (the user's project holds others too). */
+function storyboardsOf(state: PluginState, project: TestProject, userProject: TestProject) {
+  return (spec: TestSpecification): boolean =>
+    spec.project === project && (project !== userProject || isStoryboard(state, spec.moduleId));
 }

@@ -181,6 +181,45 @@ describe('what a HostedRun reads from the host', () => {
     await run.close();
   });
 
+  it('reads every step of a run that has gone through from one answer, and asks the host no more for that file', async () => {
+    const storyboard = storyboardOf('whole', ['pass', 'fail', 'pass', 'pass']);
+    const hostProxy = await proxy(plainUrl());
+    host = await RunHost.start();
+    const files = new Files();
+    host.begin([files.file(storyboard, hostProxy.url)], 1);
+    await files.endOf(storyboard);
+    const hostRun = files.runs.get(storyboard.file)!;
+    const { run, openLocal } = worker(storyboard, plainUrl());
+
+    expect(brief(await run.settle('p', 's1'))).toBe('s1:passed');
+    // The host is gone: a worker that asked again would fail its step ("cannot be reached").
+    await host.close();
+    host = undefined;
+    expect(await run.settle('p', 's2')).toEqual(await hostRun.settle('p', 's2'));
+    // s3 is left to no test: s4's `before` hands it over, as the host's answer would have.
+    expect(await run.settle('p', 's4')).toEqual(await hostRun.settle('p', 's4'));
+    expect(run.ranBefore('p', 's4')).toEqual([await hostRun.settle('p', 's3')]);
+    expect(run.ranBefore('p', 's4', (_phase, step) => step !== 's3')).toEqual([]);
+    expect(run.secrets()).toEqual(hostRun.secrets());
+    expect(openLocal).not.toHaveBeenCalled();
+    expect(hostProxy.toolCalls()).toHaveLength(4);
+  });
+
+  it("has a run's outcomes all at once only when every step has its result", async () => {
+    const storyboard = storyboardOf('all_outcomes', ['pass', 'fail', 'pass']);
+    const agent = await proxy(plainUrl());
+    const run = openRun(storyboard, agent.url, HOST_TOKEN);
+    try {
+      expect(run.allOutcomes()).toBeUndefined();
+      await run.settle('p', 's2');
+      expect(run.allOutcomes()).toBeUndefined();
+      await run.runAll();
+      expect(run.allOutcomes()?.map(brief)).toEqual(['s1:passed', 's2:failed', 's3:passed']);
+    } finally {
+      await run.close();
+    }
+  });
+
   it('runs a file the host was not given itself', async () => {
     const given = storyboardOf('given', ['pass']);
     const other = storyboardOf('other', ['pass', 'fail']);
@@ -278,7 +317,7 @@ describe('scheduling', () => {
     await run.close();
   });
 
-  it('keeps no more than `concurrency` runs in flight, a file a worker asks for included', async () => {
+  it('keeps no more than `concurrency` runs in flight, and starts a file a worker waits for at once, beside them', async () => {
     const storyboards = ['a', 'b', 'c', 'd', 'e'].map((name) => storyboardOf(`n_${name}`, ['pass', 'pass']));
     const agent = await proxy(slowUrl());
     host = await RunHost.start();
@@ -291,9 +330,11 @@ describe('scheduling', () => {
     const { run } = worker(storyboards[4]!, plainUrl());
     expect(brief(await run.settle('p', 's1'))).toBe('s1:passed');
     for (const s of storyboards) await files.endOf(s);
+    // e started beside a and b, which were under way (the workers take the small files first, the host starts the
+    // large ones: waiting behind them left the workers idle); c and d then wait for a slot of the two.
     expect(files.order).toEqual(['host_n_a', 'host_n_b', 'host_n_e', 'host_n_c', 'host_n_d']);
-    expect(files.maxInFlight).toBe(2);
-    expect(agent.maxInFlight('tools/call')).toBe(2);
+    expect(files.maxInFlight).toBe(3);
+    expect(agent.maxInFlight('tools/call')).toBe(3);
     expect(agent.toolCalls()).toHaveLength(10);
     await run.close();
   });

@@ -3,6 +3,8 @@
  * its comply() scenario expansion), and the sequencer step that puts storyboard files in that order among the slots
  * Vitest's own sequencer gave them. The end-to-end proof, at the agent, is test/e2e/sequential.test.ts.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   listAllComplianceStoryboards,
@@ -14,7 +16,8 @@ import { describe, expect, it } from 'vitest';
 import { resolveCorpus } from '../../src/corpus.js';
 import { storyboardIdsForCapabilities } from '../../src/plugin/capabilities.js';
 import { listCorpus, referenceOrder, selectCorpus, selectCorpusInRunOrder } from '../../src/storyboard/select.js';
-import { inRunOrder } from '../../src/plugin/sequencer.js';
+import { inRunOrder, listedRank } from '../../src/plugin/sequencer.js';
+import { finishFirstOrder } from '../../src/plugin/workers.js';
 
 const repo = join(import.meta.dirname, '..', '..');
 const root = resolveCorpus(undefined, repo).root;
@@ -99,7 +102,7 @@ describe('inRunOrder (the sequencer step)', () => {
     ];
     const sorted = inRunOrder(specs, {
       owns: (s) => s.project === project,
-      files: () => ['/c/b.yaml', '/c/a.yaml', '/c/z.yaml'],
+      rank: listedRank(['/c/b.yaml', '/c/a.yaml', '/c/z.yaml']),
     });
     expect(sorted.map((s) => s.moduleId)).toEqual([
       '/u/a.test.ts',
@@ -110,5 +113,26 @@ describe('inRunOrder (the sequencer step)', () => {
       '/mine/x.storyboard.yaml',
       '/mine/y.storyboard.yaml',
     ]);
+  });
+
+  // Not `sequential`: the run host runs every file ahead of its tests, the largest first; a worker given the largest
+  // first waited for it, then showed all the others after the agent's last answer.
+  it('puts the storyboard files smallest first when not sequential (the order their outcomes are ready in), others where they were', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'finish-first-'));
+    try {
+      const file = (name: string, bytes: number) => {
+        writeFileSync(join(dir, name), 'x'.repeat(bytes));
+        return join(dir, name);
+      };
+      const [large, small, middle] = [file('large.yaml', 300), file('small.yaml', 10), file('middle.yaml', 120)];
+      const specs = [spec(large), spec('/u/a.test.ts', other), spec(small), spec(middle), spec(join(dir, 'gone.yaml'))];
+      const sorted = inRunOrder(
+        specs,
+        finishFirstOrder((s) => s.project === project),
+      );
+      expect(sorted.map((s) => s.moduleId)).toEqual([join(dir, 'gone.yaml'), '/u/a.test.ts', small, middle, large]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
