@@ -19,7 +19,7 @@ import { prepareAgentStart } from './run-agent.js';
 import { provideRunConfig, runtimeCacheDir } from './run-config.js';
 import { watchRuns } from './run-start.js';
 import { cleanId, createState, DATA_QUERY, isStoryboard, type PluginState } from './state.js';
-import { configureCompile, loadStoryboard, transformStoryboard, warmUp } from './storyboard-modules.js';
+import { configureCompile, loadStoryboard, transformStoryboard } from './storyboard-modules.js';
 import { findCorpus, includeCorpus, includeStoryboardFiles } from './storyboard-files.js';
 import { finishFirst, runInOrder } from './workers.js';
 
@@ -94,5 +94,4 @@ async function configureVitest(state: PluginState, plugin: Plugin, context: Vite
   const fallback = corpus ?? (version ? undefined : runCorpus(undefined, state.root));
   configureCompile(state, project, fallback, cacheDir);
   await provideRunConfig(state, vitest, project, fallback, cacheDir);
-  if (project !== userProject) warmUp(state, project);
 }

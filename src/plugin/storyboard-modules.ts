@@ -179,11 +179,20 @@ export function configureCompile(
 }
 
 /**
- * Compile the corpus storyboards now, in the main process, while the workers start: otherwise each worker waits for
- * its next file's transform in turn (the main process sat idle 60% of a run).
+ * Transform the run's storyboard files in the main process as the workers start (run-start.ts, once the preflight has
+ * passed): otherwise each worker waits for its next file's transform in turn (the main process sat idle 60% of a run).
+ * Not earlier: the main process's work before the preflight's requests delays the run's first call.
  */
 export function warmUp(state: CompileState, project: TestProject): void {
   const ssr = (project.vite as { environments?: Record<string, { warmupRequest?: (url: string) => Promise<void> }> })
     .environments?.ssr;
-  for (const file of state.explicit) void ssr?.warmupRequest?.(file);
+  if (!ssr?.warmupRequest) return;
+  // One file after another, not all at once: the run's first calls go out meanwhile, and their answers are read
+  // between two transforms rather than after all of them (a worker asking for a file gets it at once either way).
+  const files = [...state.explicit];
+  const next = (): void => {
+    const file = files.shift();
+    if (file !== undefined) void ssr.warmupRequest!(file).then(next, next);
+  };
+  next();
 }
