@@ -45,7 +45,7 @@ import { promisify } from 'node:util';
 import { createGunzip } from 'node:zlib';
 // tar is imported when a bundle is fetched: every worker of every run imports this module (through corpus.ts).
 import type { Parser, ReadEntry } from 'tar';
-import { Agent, EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
+import { dispatcherFor, undici, type Dispatcher } from '../model/undici.js';
 import { DiskCache, cacheSecret, userCacheRoot } from '../cache/disk-cache.js';
 import { isLoopbackHost } from '../model/addresses.js';
 import { ConfigurationError } from '../model/errors.js';
@@ -250,7 +250,7 @@ export async function fetchCorpus(version: string, options: FetchCorpusOptions =
   const show = (url: URL) => scrubSecrets(Object.assign(new URL(url), { username: '', password: '' }).href, secrets);
   const allowHttp = options.allowHttp === true;
   const baseUrl = checkedBase(given, allowHttp, show);
-  const dispatcher = dispatcherFor(env);
+  const dispatcher = dispatcherFor(env, { connectTimeout: 10_000, keepAliveTimeout: 1_000 });
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const progress = (line: string) => options.onProgress?.(`[vitest-adcp] ${line}`);
   const f: Fetch = { version, baseUrl, allowHttp, requireSignature, env, timeoutMs, dispatcher, show, progress };
@@ -321,15 +321,6 @@ function asset(f: Fetch, file: string): URL {
   return url;
 }
 
-/** Proxies as the environment names them (HTTPS_PROXY, HTTP_PROXY, NO_PROXY), else direct. */
-function dispatcherFor(env: NodeJS.ProcessEnv): Dispatcher {
-  const [httpsProxy, httpProxy] = [env.HTTPS_PROXY ?? env.https_proxy, env.HTTP_PROXY ?? env.http_proxy];
-  const options = { connectTimeout: 10_000, keepAliveTimeout: 1_000 };
-  if (!httpsProxy && !httpProxy) return new Agent(options);
-  const noProxy = env.NO_PROXY ?? env.no_proxy ?? '';
-  return new EnvHttpProxyAgent({ ...options, httpProxy: httpProxy ?? '', httpsProxy: httpsProxy ?? '', noProxy });
-}
-
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 /** What a mirror answers for a file it does not have (S3 and the CDNs in front of it: 403). */
 const MISSING = new Set([403, 404, 410]);
@@ -349,7 +340,7 @@ async function get(f: Fetch, url: URL, maxBytes: number, what: string, optional 
     try {
       const headers = { 'accept-encoding': 'identity', 'user-agent': 'vitest-adcp' };
       const signal = AbortSignal.timeout(f.timeoutMs);
-      answer = await request(current, { method: 'GET', dispatcher: f.dispatcher, signal, headers });
+      answer = await undici().request(current, { method: 'GET', dispatcher: f.dispatcher, signal, headers });
     } catch (error) {
       throw fail(networkReason(error, f.timeoutMs));
     }

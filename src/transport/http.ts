@@ -16,7 +16,7 @@
  */
 import { pipeline, Readable, Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import { Agent, Headers, request, Response, type Dispatcher } from 'undici';
+import { undici, type Agent, type Dispatcher, type Undici } from '../model/undici.js';
 
 export class ResponseTooLargeError extends Error {
   constructor(readonly limit: number) {
@@ -54,7 +54,7 @@ export interface BoundedFetchOptions {
 /** One connection pool for the process (this fetch and raw-http.ts); per-request timeouts come from AbortSignal. */
 let sharedDispatcher: Agent | undefined;
 export function dispatcher(): Agent {
-  sharedDispatcher ??= new Agent({ connectTimeout: 10_000, keepAliveTimeout: 1_000 });
+  sharedDispatcher ??= new (undici().Agent)({ connectTimeout: 10_000, keepAliveTimeout: 1_000 });
   return sharedDispatcher;
 }
 
@@ -100,7 +100,7 @@ export const NULL_BODY_STATUSES: ReadonlySet<number> = new Set([101, 103, 204, 2
 /** The request headers as one record (a Headers object, pairs or a record), with Accept-Encoding as fetch sends it. */
 function requestHeaders(init: RequestInit['headers']): Record<string, string> {
   const headers: Record<string, string> = {};
-  new Headers(init as ConstructorParameters<typeof Headers>[0]).forEach((value, name) => {
+  new (undici().Headers)(init as ConstructorParameters<Undici['Headers']>[0]).forEach((value, name) => {
     headers[name] = value;
   });
   headers['accept-encoding'] ??= ACCEPT_ENCODING;
@@ -128,8 +128,8 @@ export function headerPairs(raw: Record<string, string | string[] | undefined>):
   return pairs;
 }
 
-function responseHeaders(raw: Record<string, string | string[] | undefined>): Headers {
-  return new Headers(headerPairs(raw));
+function responseHeaders(raw: Record<string, string | string[] | undefined>): InstanceType<Undici['Headers']> {
+  return new (undici().Headers)(headerPairs(raw));
 }
 
 export function boundedFetch(options: BoundedFetchOptions): FetchLike {
@@ -138,7 +138,7 @@ export function boundedFetch(options: BoundedFetchOptions): FetchLike {
     const timeout = AbortSignal.timeout(options.timeoutMs);
     const signal = init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
     const method = (init?.method ?? 'GET').toUpperCase();
-    const answer = await request(url, {
+    const answer = await undici().request(url, {
       method: method as Dispatcher.HttpMethod,
       headers: requestHeaders(init?.headers),
       body: requestBody(init?.body),
@@ -152,7 +152,7 @@ export function boundedFetch(options: BoundedFetchOptions): FetchLike {
     const statusText = (answer as { statusText?: string }).statusText ?? '';
     if (NULL_BODY_STATUSES.has(status) || method === 'HEAD') {
       answer.body.resume();
-      return new Response(null, { status, statusText, headers }) as unknown as globalThis.Response;
+      return new (undici().Response)(null, { status, statusText, headers }) as unknown as globalThis.Response;
     }
     const declared = Number(headers.get('content-length'));
     // A declared length says nothing of a compressed body's decoded size; the stream below counts what is read.
@@ -166,7 +166,7 @@ export function boundedFetch(options: BoundedFetchOptions): FetchLike {
       // message string; keep the body itself for the step record.
       const text = await readBounded(body, options.maxResponseBytes);
       observed.errorBody = text;
-      return new Response(text, { status, statusText, headers }) as unknown as globalThis.Response;
+      return new (undici().Response)(text, { status, statusText, headers }) as unknown as globalThis.Response;
     }
     // Counted in a stage of its own: the web stream below is then the body's only reader, so its backpressure and its
     // cancel (a caller that stops reading) reach the socket.
@@ -185,7 +185,7 @@ export function boundedFetch(options: BoundedFetchOptions): FetchLike {
       }),
       () => {},
     );
-    return new Response(Readable.toWeb(counted) as unknown as ReadableStream<Uint8Array>, {
+    return new (undici().Response)(Readable.toWeb(counted) as unknown as ReadableStream<Uint8Array>, {
       status,
       statusText,
       headers,

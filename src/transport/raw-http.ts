@@ -6,7 +6,7 @@
  * exchange bounded in time and the body in size.
  */
 import type { Readable } from 'node:stream';
-import { request } from 'undici';
+import { undici } from '../model/undici.js';
 import { jsonRpcAnswerIn } from './answer-body.js';
 import { describeError, dispatcher, headerPairs, isTimeoutError, readBounded, ResponseTooLargeError } from './http.js';
 
@@ -44,7 +44,7 @@ export async function sendRaw(raw: RawRequest, options: RawOptions): Promise<Raw
   // Node's HTTP writer sends a header string as latin1: pass the UTF-8 bytes that way so they arrive unchanged.
   if (raw.host !== undefined) headers.host = Buffer.from(raw.host, 'utf8').toString('latin1');
   try {
-    const response = await request(raw.url, {
+    const response = await undici().request(raw.url, {
       method: raw.method as 'POST',
       headers,
       body: raw.body,

@@ -26,7 +26,7 @@
  */
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { Agent, buildConnector, type Dispatcher } from 'undici';
+import { undici, type Agent, type Dispatcher } from '../model/undici.js';
 import { bare, nonPublicAddress } from '../model/addresses.js';
 import { boundedFetch, NULL_BODY_STATUSES, type FetchLike, type ObservedHttp } from './http.js';
 
@@ -155,9 +155,9 @@ function withTimeout<T>(promise: Promise<T>, ms: number, doing: string): Promise
  * refused. Close it when done.
  */
 export function pinnedDispatcher(pinned: NonNullable<VettedUrl['pinned']>, dial?: (address: string) => string): Agent {
-  const connector = buildConnector({ timeout: 10_000 });
+  const connector = undici().buildConnector({ timeout: 10_000 });
   const target = pinned.addresses[0]!.address;
-  return new Agent({
+  return new (undici().Agent)({
     keepAliveTimeout: 1_000,
     connect: (options, callback) => {
       if (bare(options.hostname) !== pinned.hostname) {
