@@ -2,4 +2,4 @@
  * What compiled storyboard modules import at run time (`vitest-adcp/runtime`).
  * Not meant for hand-written tests: use the package root for that.
  */
-export { storyboardSuite, loadFailureSuite, type StoryboardSuite } from './vitest/suite.js';
+export { storyboardSuite, loadFailureSuite, storyboardData, type StoryboardSuite } from './vitest/suite.js';

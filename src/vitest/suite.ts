@@ -71,6 +71,11 @@ export interface StoryboardSuite {
   close(): Promise<void>;
 }
 
+/** The storyboard a compiled module embeds: base64 of its JSON (compile/compile.ts says why). */
+export function storyboardData(base64: string): Storyboard {
+  return JSON.parse(Buffer.from(base64, 'base64').toString('utf8')) as Storyboard;
+}
+
 /** `loadWarnings`: the loader's warnings for this file, shown with the run's first step (its record, its annotations). */
 export function storyboardSuite(storyboard: Storyboard, loadWarnings: readonly string[] = []): StoryboardSuite {
   const openLocal = () => openStoryboardRun(storyboard, providedConfig(), { shareSessions: true, loadWarnings });

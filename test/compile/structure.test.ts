@@ -55,6 +55,7 @@ function declared(code: string) {
         planned: (phase: string, step: string) => ({ adcpPlanned: `${phase}/${step}` }),
       };
     },
+    storyboardData: (base64: string): unknown => JSON.parse(Buffer.from(base64, 'base64').toString('utf8')),
     loadFailureSuite: (diagnostics: { rule: string }[]) => {
       calls.push(`failure ${diagnostics.map((d) => d.rule).join(',')}`);
       return { fail: () => calls.push('fail') };
