@@ -5,7 +5,7 @@
  * in a repository of its own: bench/compare/example-agent.mjs) twice:
  *
  *   sequential   --concurrency 1        one storyboard after another, in the run's order
- *   concurrent   (no flag, or --concurrency N given here)   the package default: up to 8 at once
+ *   concurrent   (no flag, or --concurrency N given here)   the package default: up to 32 at once
  *
  * each against a FRESH agent and mock upstream (the example agents keep state across runs: a second run against the
  * same agent can grade differently from the first), and compares the two contract reports step by step: the key is
