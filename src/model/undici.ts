@@ -5,8 +5,9 @@
  * CommonJS (`main` only), so `require` gives the very module `import` would.
  */
 import { createRequire } from 'node:module';
+import type { Agent, Dispatcher } from 'undici';
 
-export type { Agent, Dispatcher } from 'undici';
+export type { Agent, Dispatcher };
 export type Undici = typeof import('undici');
 
 let loaded: Undici | undefined;
@@ -19,7 +20,7 @@ export function undici(): Undici {
 export function dispatcherFor(
   env: NodeJS.ProcessEnv,
   options: { connectTimeout: number; keepAliveTimeout: number },
-): import('undici').Dispatcher {
+): Dispatcher {
   const [httpsProxy, httpProxy] = [env.HTTPS_PROXY ?? env.https_proxy, env.HTTP_PROXY ?? env.http_proxy];
   const { Agent, EnvHttpProxyAgent } = undici();
   if (!httpsProxy && !httpProxy) return new Agent(options);

@@ -2,13 +2,13 @@
  * A run's start: the configuration check and the agent preflight (agent-preflight.ts), once, before any storyboard
  * file runs — never for a collection (`vitest list`, an IDE's test discovery), which calls no agent.
  */
-import { fileSize } from './file-size.js';
 import { isAbsolute, relative } from 'node:path';
 import type { TestProject, TestSpecification, VitestPluginContext } from 'vitest/node';
 import { resolveRuntimeConfig, type ResolvedRuntimeConfig, type RuntimeConfig } from '../config.js';
 import { ConfigurationError } from '../model/errors.js';
 import { signerJwksFor } from '../webhooks/operator-jwks.js';
 import { agentPreflight } from './agent-preflight.js';
+import { fileSize } from './file-size.js';
 import { ensureAgentStarted } from './run-agent.js';
 import { filtered } from './run-host.js';
 import { isStoryboard, type PluginState } from './state.js';
