@@ -51,4 +51,22 @@ describe('sequential: true', () => {
     const projects = [...new Set(run.tests.map((t) => JSON.stringify(t.project)))].map((p) => JSON.parse(p));
     expect(projects).toEqual([expect.objectContaining({ name: 'vitest-adcp', isolate: false, maxWorkers: 1 })]);
   });
+
+  // Not sequential: the run host runs the files ahead of their tests, the largest first; the workers take them smallest
+  // first (workers.ts finishFirst), the order their outcomes are ready in. Vitest's own order here (its results cache
+  // off) is larger first: the run fails without the plugin's sequencer.
+  it('without it, the workers take the storyboard files smallest first', async () => {
+    const run = await runVitest({
+      config,
+      args: ['--maxWorkers=1'],
+      env: {
+        ADCP_AGENT_URL: agent.url,
+        E2E_CORPUS: storyboards.map(([id]) => id).join(','),
+        E2E_SEQUENTIAL: '0',
+      },
+    });
+    expect(run.moduleErrors, run.stdout + run.stderr).toEqual([]);
+    const idOf = (module: string) => run.tests.find((t) => t.module === module)?.meta?.adcp?.storyboard?.id;
+    expect(run.moduleStarts.map(idOf), run.stdout + run.stderr).toEqual(storyboards.map(([id]) => id));
+  });
 });

@@ -2,12 +2,18 @@
  * A reporter for our end-to-end tests: writes every test case of the run (name,
  * full name, location, state, errors, adcp meta) and every module error to the
  * JSON file named by VITEST_ADCP_CAPTURE, so a parent test can assert on what
- * a real `vitest run` saw.
+ * a real `vitest run` saw; and the order the workers started the test modules in.
  */
 import { writeFileSync } from 'node:fs';
 import type { Reporter, TestModule } from 'vitest/node';
 
 export default class CaptureReporter implements Reporter {
+  private readonly moduleStarts: string[] = [];
+
+  onTestModuleStart(module: TestModule): void {
+    this.moduleStarts.push(module.moduleId);
+  }
+
   onTestRunEnd(modules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<unknown>): void {
     const out = process.env.VITEST_ADCP_CAPTURE;
     if (!out) return;
@@ -49,7 +55,12 @@ export default class CaptureReporter implements Reporter {
     writeFileSync(
       out,
       JSON.stringify(
-        { tests, moduleErrors, unhandledErrors: unhandledErrors.map((e: any) => e?.message ?? String(e)) },
+        {
+          tests,
+          moduleErrors,
+          moduleStarts: this.moduleStarts,
+          unhandledErrors: unhandledErrors.map((e: any) => e?.message ?? String(e)),
+        },
         null,
         2,
       ),

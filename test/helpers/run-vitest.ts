@@ -39,6 +39,8 @@ export interface CapturedTest {
 export interface VitestRun extends NodeRun {
   tests: CapturedTest[];
   moduleErrors: { module: string; message: string; stack?: string }[];
+  /** The test modules in the order the workers started them. */
+  moduleStarts: string[];
 }
 
 export interface NodeRun {
@@ -106,14 +108,21 @@ export async function runVitest(options: {
     timeoutMs: options.timeoutMs,
     env: { VITEST_ADCP_CAPTURE: capture, ...options.env },
   });
-  let captured: any = { tests: [], moduleErrors: [] };
+  let captured: any = { tests: [], moduleErrors: [], moduleStarts: [] };
   try {
     captured = JSON.parse(readFileSync(capture, 'utf8'));
   } catch {
     // The child never got to report: stdout/stderr say why.
   }
   rmSync(dir, { recursive: true, force: true });
-  return { exitCode, stdout, stderr, tests: captured.tests, moduleErrors: captured.moduleErrors };
+  return {
+    exitCode,
+    stdout,
+    stderr,
+    tests: captured.tests,
+    moduleErrors: captured.moduleErrors,
+    moduleStarts: captured.moduleStarts ?? [],
+  };
 }
 
 export function byId(run: VitestRun, id: string): CapturedTest {
