@@ -174,9 +174,9 @@ function concurrencyOf(options: PluginState['options']): number {
 }
 
 /**
- * Hands the run's storyboard files to the run host (run-host.ts), in the order the run's sequencer gives them (Vitest's
- * own — slowest first, from the last run's durations — or `sequential`'s): each opens the way a worker would open it,
- * with the configuration the workers are given and the webhook receiver of this process.
+ * Hands the run's storyboard files to the run host (run-host.ts), the largest first, or one at a time in `sequential`'s
+ * order: each opens the way a worker would open it, with the configuration the workers are given and the webhook
+ * receiver of this process.
  */
 async function hostRun(
   state: PluginState,
@@ -190,12 +190,13 @@ async function hostRun(
   const concurrency = concurrencyOf(state.options);
   const host = await state.runHost;
   const pattern = vitest.config.testNamePattern;
+  const hosted = specs.filter((spec) => !filtered(spec, pattern));
+  // One at a time: the run's order (the reference's, with `sequential`: the run's sequencer gives it). Several: the
+  // longest first — a run ends with its longest chain of calls, so that chain should start at once; a storyboard's
+  // size is a fair guess of its length (Vitest's own order puts failed files first and reads durations the host's
+  // waiting made; the workers' order, smallest first, is the other way round).
   const Sequencer = vitest.config.sequence.sequencer;
-  const sorted = await new Sequencer(vitest).sort(specs.filter((spec) => !filtered(spec, pattern)));
-  // One at a time: the run's order (the reference's, with `sequential`). Several: the longest first — a run ends with
-  // its longest chain of calls, so that chain should start at once; a storyboard's size is a fair guess of its length
-  // (Vitest's own order puts failed files first and reads durations the host's waiting made).
-  const ordered = concurrency > 1 ? longestFirst(sorted) : sorted;
+  const ordered = concurrency > 1 ? longestFirst(hosted) : await new Sequencer(vitest).sort(hosted);
   const given = (project.getProvidedContext() as { vitestAdcp?: RuntimeConfig }).vitestAdcp ?? {};
   const receiver = state.webhookReceiver ? (await state.webhookReceiver).receiver : undefined;
   host.begin(
