@@ -26,22 +26,33 @@ export const notUnit = [
   'test/lint/layer-rule.test.ts', // ESLint over the whole tree: `npm run lint`'s job
 ];
 
+/** Never test files of this suite: the user project the e2e tests run, and installed packages. */
+export const notTests = ['test/e2e/project/**', '**/node_modules/**'];
+
+/** `notUnit` as globs: every file under a folder, or the file itself. */
+export const notUnitGlobs = notUnit.map((path) => (path.endsWith('/') ? `${path}**` : path));
+
+/**
+ * The unit lane's files and how they run, for `npm run test:unit` (below) and `npm test`'s `unit` project
+ * (vitest.config.ts): one module graph per worker, not one per file — importing src/ again for each of ~130 files was
+ * most of the lane's time. These tests share no state through modules (they restore what they change in process.env).
+ */
+export const unitProject = {
+  include: ['test/**/*.test.ts'],
+  exclude: [...notTests, ...notUnitGlobs],
+  globalSetup: ['test/setup/fixture-agent.ts'],
+  isolate: false,
+};
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    exclude: [
-      'test/e2e/project/**',
-      '**/node_modules/**',
-      ...notUnit.map((path) => (path.endsWith('/') ? `${path}**` : path)),
-    ],
-    globalSetup: ['test/setup/fixture-agent.ts'],
+    ...unitProject,
     // As vitest.config.ts: reporters under test must not write into this CI job's summary.
     env: { GITHUB_STEP_SUMMARY: '' },
-    // Vitest's default on 2 cores is one worker; these tests mostly wait on the fixture agent's sockets.
-    maxWorkers: 2,
-    // One module graph per worker, not one per file: importing src/ again for each of ~110 files was most of the lane's
-    // time. These tests share no state through modules (they restore what they change in process.env).
-    isolate: false,
+    // Vitest's default on 2 cores is one worker; these tests wait on the fixture agent's sockets, on timeouts and
+    // retry-afters as much as they compute (measured on this 2-core machine: 2 workers 72–74 s, 77 CPU-s; 3 workers
+    // 58 s, 82 CPU-s; 4 workers 58–61 s, 96–100 CPU-s).
+    maxWorkers: 3,
     // As vitest.config.ts: under a loaded machine some in-process runs (the whole corpus) take long.
     testTimeout: 120_000,
     hookTimeout: 180_000,

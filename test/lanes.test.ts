@@ -6,7 +6,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import unit, { notUnit } from '../vitest.unit.config.js';
+import unit, { notTests, notUnit, unitProject } from '../vitest.unit.config.js';
 import all from '../vitest.config.js';
 
 const repoRoot = join(import.meta.dirname, '..');
@@ -35,8 +35,15 @@ describe('test lanes', () => {
     expect(notUnit.filter((path) => !existsSync(join(repoRoot, path)))).toEqual([]);
   });
 
-  it('npm test (vitest.config.ts) runs every file the unit lane runs', () => {
-    expect(all.test?.include).toEqual(unit.test?.include);
-    expect(all.test?.exclude).toEqual(['test/e2e/project/**', '**/node_modules/**']);
+  it('npm test (vitest.config.ts) runs every file: the unit lane as the unit lane runs it, and every file it leaves out', () => {
+    expect(all.test?.include).toBeUndefined();
+    const projects = all.test?.projects as { test: Record<string, unknown> }[];
+    expect(projects.map((project) => project.test.name)).toEqual(['unit', 'e2e']);
+    const [unitInSuite, e2e] = projects.map((project) => project.test);
+    expect(unitInSuite).toEqual({ name: 'unit', ...unitProject });
+    expect(unit.test).toMatchObject(unitProject);
+    // Every file the unit lane leaves out is in the e2e project: each folder's test files, each file named.
+    expect(e2e!.include).toEqual(notUnit.map((path) => (path.endsWith('/') ? `${path}**/*.test.ts` : path)));
+    expect(e2e!.exclude).toEqual(notTests);
   });
 });
