@@ -3,7 +3,7 @@
  * agent: the describe/it tree, locations in the YAML, failures with their
  * records, broken files failing alone, `-t` selection, TS imports.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadStoryboardFile } from '../../src/storyboard/load.js';
@@ -287,6 +287,7 @@ describe("an agent slower than Vitest's own test timeout", () => {
         .filter(([, state]) => state !== 'passed'),
     ).toEqual([]);
     const report = JSON.parse(readFileSync(out, 'utf8'));
+    rmSync(out);
     expect(report.summary).toMatchObject({
       total_steps: run.tests.length,
       steps_passed: run.tests.length,
