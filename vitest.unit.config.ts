@@ -17,6 +17,7 @@ export const notUnit = [
   'test/client/client.test.ts', // a node child loading the client as Jest would
   'test/storyboard/bounds.test.ts', // a node child with a 300 MB heap
   'test/storyboard/read-bounded.test.ts', // loads the Jest transformer from the shared build
+  'test/storyboard/prebuilt-validator.test.ts', // the storyboard validator the shared build compiled ahead
   'test/report/views.test.ts', // headless Chromium, when installed
   'test/cache/disk-cache.test.ts', // mkfifo
   'test/transport/mcp-first-call.test.ts', // a node child whose MCP SDK import is held back (the shared build)

@@ -2,9 +2,18 @@
  * The storyboard JSON Schema (`schema/storyboard.schema.json`): read and
  * compiled once per process, on first use, and turned into diagnostics that
  * point at the YAML node each ajv error is about.
+ *
+ * The build compiles it ahead (scripts/build-storyboard-validator.mjs writes
+ * `dist/storyboard/storyboard-validator.cjs`, ajv's standalone code): ajv's
+ * compile of this schema is ~140 ms of every process that loads a user's
+ * storyboard (a run, a Jest transformer, the bin), the prebuilt module a few.
+ * It is used only when it was built from the very schema text read here.
  */
-import { readFileSync } from 'node:fs';
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import { closestMatch } from './did-you-mean.js';
 import type { DiagnosticSink } from './diagnostics.js';
 import { formatPath, parsePointer } from './paths.js';
@@ -27,22 +36,54 @@ export interface SchemaNode {
 // src/storyboard/ and dist/storyboard/ are both two levels below the package root.
 const SCHEMA_URL = new URL('../../schema/storyboard.schema.json', import.meta.url);
 
+/** Next to the compiled module (dist/storyboard/), from the build; absent under src/. */
+const PREBUILT_VALIDATOR = new URL('./storyboard-validator.cjs', import.meta.url);
+
+/**
+ * allErrors: report every problem in one run; verbose: errors carry the failing
+ * sub-schema so hints can quote its description.
+ */
+export const STORYBOARD_VALIDATOR_OPTIONS: Options = { allErrors: true, verbose: true, strict: true };
+
+let schemaText: string | undefined;
 let schema: SchemaNode | undefined;
 let validator: ValidateFunction | undefined;
 
 export function storyboardSchema(): SchemaNode {
-  schema ??= JSON.parse(readFileSync(SCHEMA_URL, 'utf8')) as SchemaNode;
+  schema ??= JSON.parse(storyboardSchemaText()) as SchemaNode;
   return schema;
 }
 
+function storyboardSchemaText(): string {
+  schemaText ??= readFileSync(SCHEMA_URL, 'utf8');
+  return schemaText;
+}
+
+/** The digest the prebuilt validator carries: of the schema text it was compiled from. */
+export function storyboardSchemaDigest(): string {
+  return createHash('sha256').update(storyboardSchemaText()).digest('hex');
+}
+
+/** The schema as the loader validates it (see openedForLoader), for this module and the build's precompile. */
+export function loaderSchema(): SchemaNode {
+  return openedForLoader(storyboardSchema()) as SchemaNode;
+}
+
 function storyboardValidator(): ValidateFunction {
-  if (!validator) {
-    // allErrors: report every problem in one run; verbose: errors carry the
-    // failing sub-schema so hints can quote its description.
-    const ajv = new Ajv({ allErrors: true, verbose: true, strict: true });
-    validator = ajv.compile(openedForLoader(storyboardSchema()) as SchemaNode);
-  }
+  validator ??=
+    prebuiltValidator(PREBUILT_VALIDATOR, storyboardSchemaDigest()) ??
+    new Ajv(STORYBOARD_VALIDATOR_OPTIONS).compile(loaderSchema());
   return validator;
+}
+
+/** The build's validator at `file`, when there is one and it was compiled from the schema text of `digest`; else undefined. */
+export function prebuiltValidator(file: URL, digest: string): ValidateFunction | undefined {
+  if (!existsSync(file)) return undefined;
+  const prebuilt = createRequire(import.meta.url)(fileURLToPath(file)) as {
+    schemaDigest?: string;
+    default?: ValidateFunction;
+  };
+  return prebuilt.schemaDigest === digest && typeof prebuilt.default === 'function' ? prebuilt.default : undefined;
 }
 
 /**

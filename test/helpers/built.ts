@@ -2,7 +2,8 @@
  * The current src built once per test run (once-per-run.ts), as `npm run build` builds it without type checking or
  * declarations: `tsc -p tsconfig.build.json --noCheck --declaration false`, source maps as tsconfig.json has them (on).
  * With the CommonJS build of `vitest-adcp/client` and `vitest-adcp/matchers/jest` (dist/cjs, scripts/build-cjs.mjs):
- * the Jest runs load the matchers through it, as a user's `setupFilesAfterEnv` does.
+ * the Jest runs load the matchers through it, as a user's `setupFilesAfterEnv` does. And the storyboard schema's
+ * validator compiled ahead (scripts/build-storyboard-validator.mjs), as the package ships it.
  *
  * The e2e configs load the plugin from the shared build itself, which they only read (test/e2e/plugin-under-test.ts;
  * schema/ and package.json are linked beside it). Every other user copies it with `copyBuiltDist` into their own
@@ -29,8 +30,9 @@ async function build(dir: string): Promise<string> {
   );
   await exec(process.execPath, [join(repoRoot, 'scripts', 'build-cjs.mjs'), join(dist, 'cjs')], { cwd: repoRoot });
   // Laid out as the package: the e2e configs load the plugin from this build (test/e2e/plugin-under-test.ts), which
-  // reads its storyboard schema and its version beside dist/.
+  // reads its storyboard schema and its version beside dist/ — as does the validator's precompile.
   for (const name of ['schema', 'package.json']) symlinkSync(join(repoRoot, name), join(dir, name));
+  await exec(process.execPath, [join(repoRoot, 'scripts', 'build-storyboard-validator.mjs'), dist], { cwd: repoRoot });
   return dist;
 }
 
