@@ -31,7 +31,7 @@ export const notUnit = [
 export const notTests = ['test/e2e/project/**', '**/node_modules/**'];
 
 /** `notUnit` as globs: every file under a folder, or the file itself. */
-export const notUnitGlobs = notUnit.map((path) => (path.endsWith('/') ? `${path}**` : path));
+const notUnitGlobs = notUnit.map((path) => (path.endsWith('/') ? `${path}**` : path));
 
 /**
  * The unit lane's files and how they run, for `npm run test:unit` (below) and `npm test`'s `unit` project
