@@ -51,8 +51,8 @@ export default defineConfig({
     // As vitest.config.ts: reporters under test must not write into this CI job's summary.
     env: { GITHUB_STEP_SUMMARY: '' },
     // Vitest's default on 2 cores is one worker; these tests wait on the fixture agent's sockets, on timeouts and
-    // retry-afters as much as they compute (measured on this 2-core machine: 2 workers 72–74 s, 77 CPU-s; 3 workers
-    // 58 s, 82 CPU-s; 4 workers 58–61 s, 96–100 CPU-s).
+    // retry-afters as much as they compute (measured on this 2-core machine, in two sessions of one day: 2 workers
+    // 72–78 s, 77–87 CPU-s; 3 workers 58–67 s, 82–95 CPU-s; 4 workers 58–64 s, 96–109 CPU-s).
     maxWorkers: 3,
     // As vitest.config.ts: under a loaded machine some in-process runs (the whole corpus) take long.
     testTimeout: 120_000,
