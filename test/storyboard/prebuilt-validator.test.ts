@@ -31,7 +31,10 @@ afterAll(() => {
   if (scratch) rmSync(scratch, { recursive: true, force: true });
 });
 
-/** Every storyboard document the repository holds that parses as YAML: the broken fixtures, ours, the corpus'. */
+/**
+ * Every YAML document under the broken fixtures, ours, and the whole installed 3.0.6 corpus tree — not only its
+ * storyboards (listCorpus): its test kits and other files are the documents the schema rejects, in many shapes.
+ */
 function documents(): { name: string; data: unknown }[] {
   const corpus = join(repoRoot, 'node_modules', '@adcp', 'sdk', 'compliance', 'cache', '3.0.6');
   const dirs = [join(repoRoot, 'fixtures', 'broken'), join(repoRoot, 'fixtures', 'storyboards'), corpus];
@@ -78,7 +81,7 @@ describe('the prebuilt storyboard validator', () => {
       expect(prebuilt.errors ?? null, name).toEqual(fresh.errors ?? null);
       if (!verdict) failing++;
     }
-    // The broken fixtures' schema errors among them: the comparison covered failures, not only passes.
+    // Documents the schema rejects among them (the corpus's test kits, a broken fixture): failures compared, not only passes.
     expect(failing).toBeGreaterThan(5);
   });
 });
