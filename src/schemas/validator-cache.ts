@@ -32,8 +32,9 @@ export class ValidatorCache {
 
   /** `salt`: what the generated code also depends on besides the schemas (ajv version, options). */
   constructor(cacheDir: string, salt: string) {
-    // The first salt entry names the stored format: bumped when it changes shape (v3: entries carry a MAC).
-    this.disk = new DiskCache(cacheDir, 'validators', '.cjs', ['vitest-adcp-validator-v3', salt]);
+    // The first salt entry names the stored format: bumped when it changes shape (v3: entries carry a MAC; v4: ASCII,
+    // from schemas without annotations).
+    this.disk = new DiskCache(cacheDir, 'validators', '.cjs', ['vitest-adcp-validator-v4', salt]);
   }
 
   /** The key of a validator: the schema's `$id` and the digests of the schemas it reaches, in path order. */
@@ -59,7 +60,17 @@ export class ValidatorCache {
     }
   }
 
+  /**
+   * Stored as ASCII: one character that is not (a "—" in a schema's text) makes V8 hold the whole code, megabytes, as
+   * a two-byte string, and reading it decodes slower. `\uXXXX` means the same character wherever ajv's code has one:
+   * in a string literal (its names and values are JSON-quoted, patterns become `new RegExp("…")`) or a comment.
+   */
   store(key: string, code: string): void {
-    this.disk.write(key, code);
+    this.disk.write(key, asciiOnly(code));
   }
+}
+
+/** JavaScript source with every non-ASCII UTF-16 unit written as a `\uXXXX` escape. */
+function asciiOnly(code: string): string {
+  return code.replace(/[^\x00-\x7f]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

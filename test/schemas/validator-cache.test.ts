@@ -4,7 +4,7 @@
  * gives, the next registry reads what the first wrote, a changed schema (or one
  * it references) is compiled again, and a broken entry is compiled again.
  */
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -47,6 +47,35 @@ describe('validators from the cache directory', () => {
     writeFileSync(file, real);
     expect(answers.map((a) => new SchemaRegistry(schemasDir, cacheDir).validate(REF, a))).toEqual(expected);
     expect(expected.some((v) => !v.valid)).toBe(true);
+  });
+
+  it('are stored as ASCII, and a schema with other characters validates as when compiled fresh', () => {
+    const dir = join(scratch, 'unicode-schemas');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, 't.json'),
+      JSON.stringify({
+        $id: '/schemas/t/t.json',
+        description: '— prose, dropped before compiling —',
+        type: 'object',
+        required: ['ключ'],
+        properties: {
+          ключ: { enum: ['café — x', '😀'] },
+          p: { type: 'string', pattern: '^é+$' },
+        },
+      }),
+    );
+    const cacheDir = join(scratch, 'unicode');
+    const documents = [{ ключ: 'café — x', p: 'éé' }, { ключ: '😀', p: 'e' }, {}, { ключ: 'cafe — x' }];
+    const fresh = documents.map((d) => new SchemaRegistry(dir).validate('t.json', d));
+    expect(fresh.map((v) => v.valid)).toEqual([true, false, false, false]);
+    expect(documents.map((d) => new SchemaRegistry(dir, cacheDir).validate('t.json', d))).toEqual(fresh);
+    const [entry] = entries(cacheDir);
+    const code = readFileSync(join(cacheDir, 'validators', entry!), 'utf8');
+    expect(code).toMatch(/\\u043a/); // к, escaped
+    expect(/[^\x00-\x7f]/.test(code)).toBe(false);
+    // Read back from the cache: the same verdicts and errors.
+    expect(documents.map((d) => new SchemaRegistry(dir, cacheDir).validate('t.json', d))).toEqual(fresh);
   });
 
   it('a changed referenced schema gets a new entry, never the old code', () => {
