@@ -25,7 +25,7 @@ import { configurationFailure } from './cli/failure.js';
 import type { Corpus } from './corpus.js';
 import { init } from './cli/init.js';
 import { parse, type Command, type Invocation } from './cli/invocation.js';
-import { runVitest } from './cli/run-vitest.js';
+import { preloadRun, runVitest } from './cli/run-vitest.js';
 import { withStartedAgent } from './cli/start-agent.js';
 import { explainSelection, selectionSummary, type Selection } from './cli/selection.js';
 import { USAGE } from './cli/usage.js';
@@ -138,6 +138,8 @@ async function run(invocation: Invocation, cwd: string, env: NodeJS.ProcessEnv):
 /** The selection made and said (`--list` stops there), then the storyboards run by Vitest. */
 async function selectAndRun(invocation: Invocation, cwd: string, secrets: readonly string[]): Promise<number> {
   let selection: Selection & { capabilityIds?: string[] };
+  // A run asks the agent first (select): Vitest loads meanwhile. `--list` never loads it.
+  if (!invocation.list) preloadRun();
   try {
     selection = await select(invocation, cwd, invocation.list);
   } catch (error) {

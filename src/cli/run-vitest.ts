@@ -69,6 +69,16 @@ function vitestOptions(
   };
 }
 
+/**
+ * Starts loading what a run needs — Vitest's Node API and the plugin, a second of module loading — while the agent is
+ * asked for its capabilities: that wait is the network's, and the main thread is free meanwhile. Failures are not
+ * reported here: `runVitest` imports the same modules again (the same promises) and reports them where it always did.
+ */
+export function preloadRun(): void {
+  void importVitest().catch(() => {});
+  void import('../plugin/plugin.js').catch(() => {});
+}
+
 /** Runs the storyboards with `plugin` (the selection made); resolves to the exit status. */
 export async function runVitest(
   invocation: Invocation,
