@@ -70,7 +70,7 @@ function vitestOptions(
 }
 
 /**
- * Starts loading what a run needs — Vitest's Node API and the plugin, a second of module loading — while the agent is
+ * Starts loading what a run needs — Vitest's Node API and the plugin, the largest imports of a run — while the agent is
  * asked for its capabilities: that wait is the network's, and the main thread is free meanwhile. Failures are not
  * reported here: `runVitest` imports the same modules again (the same promises) and reports them where it always did.
  */

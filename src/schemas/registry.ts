@@ -351,7 +351,7 @@ export class SchemaRegistry {
   private add(path: string, loaded: LoadedSchema): void {
     this.added.add(path);
     // Two files may carry one `$id` (a copy): the first one added serves it, as before.
-    // Without its prose (annotations.ts): the validators, and the code the cache keeps of them, are a third smaller.
+    // Without its prose (annotations.ts): less code to compile, keep in memory and read back from the cache.
     if (!(this.ajv.schemas as Record<string, unknown>)[loaded.id])
       this.ajv.addSchema(withoutAnnotations(loaded.schema) as AnySchema, loaded.id);
   }
