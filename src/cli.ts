@@ -138,8 +138,9 @@ async function run(invocation: Invocation, cwd: string, env: NodeJS.ProcessEnv):
 /** The selection made and said (`--list` stops there), then the storyboards run by Vitest. */
 async function selectAndRun(invocation: Invocation, cwd: string, secrets: readonly string[]): Promise<number> {
   let selection: Selection & { capabilityIds?: string[] };
-  // A run asks the agent first (select): Vitest loads meanwhile. `--list` never loads it.
-  if (!invocation.list) preloadRun();
+  // A run whose storyboards the agent's capabilities select asks the agent first (select): Vitest loads meanwhile.
+  // `--list` never loads it; with names given there is no wait to fill.
+  if (!invocation.list && invocation.fromCapabilities) preloadRun();
   try {
     selection = await select(invocation, cwd, invocation.list);
   } catch (error) {
