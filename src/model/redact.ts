@@ -112,10 +112,7 @@ export function secretForms(secrets: readonly string[]): string[] {
   for (const secret of secrets) {
     if (typeof secret !== 'string' || secret.length < 4) continue;
     const once = escapeForJson(secret);
-    const uLower = secret
-      .split('')
-      .map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
-      .join('');
+    const uLower = secret.split('').map(unicodeEscape).join('');
     for (const form of [
       secret,
       once,
@@ -295,10 +292,12 @@ const LEGACY_COMMAND = /##(?=\[|vso\[)/gi;
  * separators raw — and `cat report.json` is a terminal. They can only occur inside strings, where `\uXXXX` means the same.
  */
 export function stringifyInert(value: unknown, space?: number): string {
-  return (JSON.stringify(value, null, space) ?? 'null').replace(
-    INERT,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
+  return (JSON.stringify(value, null, space) ?? 'null').replace(INERT, unicodeEscape);
+}
+
+/** One UTF-16 code unit as the `\uXXXX` escape (lower-case hex) that JSON and JavaScript string literals read back as it. */
+export function unicodeEscape(unit: string): string {
+  return `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`;
 }
 
 const INERT = /[\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g;

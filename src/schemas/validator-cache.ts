@@ -24,6 +24,7 @@
 import { createRequire } from 'node:module';
 import type { ValidateFunction } from 'ajv';
 import { DiskCache } from '../cache/disk-cache.js';
+import { unicodeEscape } from '../model/redact.js';
 
 const localRequire = createRequire(import.meta.url);
 
@@ -72,5 +73,5 @@ export class ValidatorCache {
 
 /** JavaScript source with every non-ASCII UTF-16 unit written as a `\uXXXX` escape. */
 function asciiOnly(code: string): string {
-  return code.replace(/[^\x00-\x7f]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return code.replace(/[^\x00-\x7f]/g, unicodeEscape);
 }
