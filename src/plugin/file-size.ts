@@ -1,8 +1,8 @@
 import { statSync } from 'node:fs';
 
 /**
- * The size of a storyboard file, 0 when it cannot be read: the run host's guess of how long a storyboard runs
- * (run-start.ts starts the largest first) and so, the other way round, of when its outcomes are ready (workers.ts).
+ * The size of a storyboard file, 0 when it cannot be read: a guess of when its outcomes are ready (workers.ts, smallest
+ * first), and the run host's tie-break between storyboards of as many steps (plan/launch-order.ts).
  */
 export function fileSize(file: string): number {
   try {

@@ -138,8 +138,9 @@ export class RunHost {
   /**
    * A worker waits for this job: it starts now, beside the `concurrency` in flight — at most one more per worker, since
    * a worker waits on one file at a time —, or, with a concurrency of 1 (one storyboard at a time, `sequential`), it
-   * goes first in the queue. The workers take the smallest files first (workers.ts finishFirst) while the host starts
-   * the largest: waiting in the queue behind them, a worker's small file made both workers idle and the run's tail long.
+   * goes first in the queue. The workers take the smallest files first (workers.ts finishFirst), the host the longest
+   * (plan/launch-order.ts): waiting in the queue behind those, a worker's small file made both workers idle and the
+   * run's tail long.
    */
   private wanted(job: Job): void {
     if (job.state !== 'queued') return;

@@ -6,6 +6,7 @@ import { isAbsolute, relative } from 'node:path';
 import type { TestProject, TestSpecification, VitestPluginContext } from 'vitest/node';
 import { resolveRuntimeConfig, type ResolvedRuntimeConfig, type RuntimeConfig } from '../config.js';
 import { ConfigurationError } from '../model/errors.js';
+import type { Storyboard } from '../model/storyboard.js';
 import { signerJwksFor } from '../webhooks/operator-jwks.js';
 import { agentPreflight } from './agent-preflight.js';
 import { fileSize } from './file-size.js';
@@ -174,8 +175,8 @@ function concurrencyOf(options: PluginState['options']): number {
 }
 
 /**
- * Hands the run's storyboard files to the run host (run-host.ts), the largest first, or one at a time in `sequential`'s
- * order: each opens the way a worker would open it, with the configuration the workers are given and the webhook
+ * Hands the run's storyboard files to the run host (run-host.ts), in plan/launch-order.ts's order, or one at a time in
+ * `sequential`'s order: each opens the way a worker would open it, with the configuration the workers are given and the webhook
  * receiver of this process.
  */
 async function hostRun(
@@ -191,27 +192,27 @@ async function hostRun(
   const host = await state.runHost;
   const pattern = vitest.config.testNamePattern;
   const hosted = specs.filter((spec) => !filtered(spec, pattern));
-  // One at a time: the run's order (the reference's, with `sequential`: the run's sequencer gives it). Several: the
-  // longest first — a run ends with its longest chain of calls, so that chain should start at once; a storyboard's
-  // size is a fair guess of its length (Vitest's own order puts failed files first and reads durations the host's
-  // waiting made; the workers' order, smallest first, is the other way round).
-  const Sequencer = vitest.config.sequence.sequencer;
-  const ordered = concurrency > 1 ? longestFirst(hosted) : await new Sequencer(vitest).sort(hosted);
   const given = (project.getProvidedContext() as { vitestAdcp?: RuntimeConfig }).vitestAdcp ?? {};
+  // Loaded here, each file once: its plan decides its place (one at a time: the run's order, the reference's, with
+  // `sequential`: the run's sequencer gives it; several: plan/launch-order.ts), and its run opens from it.
+  const loaded = new Map(hosted.map((spec) => [spec, loadForRun(state, spec.moduleId)]));
+  const Sequencer = vitest.config.sequence.sequencer;
+  const ordered = concurrency > 1 ? await launchOrder(hosted, loaded, given) : await new Sequencer(vitest).sort(hosted);
   const receiver = state.webhookReceiver ? (await state.webhookReceiver).receiver : undefined;
   host.begin(
     ordered.map((spec) => ({
       file: spec.moduleId,
       open: async () => {
-        const loaded = loadForRun(state, spec.moduleId);
-        if (!loaded) return undefined;
+        const load = loaded.get(spec);
+        loaded.delete(spec);
+        if (!load) return undefined;
         const { openStoryboardRun } = await import('../open-run.js');
-        const run = openStoryboardRun(loaded.storyboard, given, {
+        const run = openStoryboardRun(load.storyboard, given, {
           shareSessions: true,
-          loadWarnings: loaded.loadWarnings,
+          loadWarnings: load.loadWarnings,
           ...(receiver ? { webhooks: receiver } : {}),
         });
-        return { storyboard: loaded.storyboard, run };
+        return { storyboard: load.storyboard, run };
       },
     })),
     concurrency,
@@ -220,7 +221,22 @@ async function hostRun(
   );
 }
 
-function longestFirst(specs: readonly TestSpecification[]): TestSpecification[] {
-  const sizes = new Map(specs.map((spec) => [spec, fileSize(spec.moduleId)]));
-  return [...specs].sort((a, b) => sizes.get(b)! - sizes.get(a)!);
+/**
+ * The files in plan/launch-order.ts's order, each planned as its run will plan it (`loaded`: loadForRun's result of
+ * each; undefined when the file does not load).
+ */
+export async function launchOrder(
+  specs: readonly TestSpecification[],
+  loaded: ReadonlyMap<TestSpecification, { storyboard: Storyboard } | undefined>,
+  given: RuntimeConfig,
+): Promise<TestSpecification[]> {
+  const [{ planOf }, { inLaunchOrder, launchShape }] = await Promise.all([
+    import('../adapter/planned-steps.js'),
+    import('../plan/launch-order.js'),
+  ]);
+  const { corpusRoot } = resolveRuntimeConfig(given, process.env);
+  return inLaunchOrder(specs, (spec) => {
+    const load = loaded.get(spec);
+    return load && launchShape(planOf(load.storyboard, { corpusRoot }), fileSize(spec.moduleId));
+  });
 }

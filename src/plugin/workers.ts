@@ -60,10 +60,10 @@ export async function runInOrder(
 
 /**
  * Not `sequential`: the storyboard files reach the workers smallest first — the order the run host, which runs them
- * all ahead of their tests and the largest first (run-start.ts), has their outcomes ready in, roughly. A worker takes
- * one file at a time and waits for each step's outcome: given the largest first, both workers sat idle until those
- * ended and showed every other file after the agent's last answer. A file a worker waits for that the host has not
- * started yet starts at once (run-host.ts `wanted`).
+ * all ahead of their tests and the longest first (plan/launch-order.ts), has their outcomes ready in, roughly. A
+ * worker takes one file at a time and waits for each step's outcome: given the largest first, both workers sat idle
+ * until those ended and showed every other file after the agent's last answer. A file a worker waits for that the host
+ * has not started yet starts at once (run-host.ts `wanted`).
  */
 export async function finishFirst(
   state: PluginState,

@@ -52,7 +52,7 @@ describe('sequential: true', () => {
     expect(projects).toEqual([expect.objectContaining({ name: 'vitest-adcp', isolate: false, maxWorkers: 1 })]);
   });
 
-  // Not sequential: the run host runs the files ahead of their tests, the largest first; the workers take them smallest
+  // Not sequential: the run host runs the files ahead of their tests, the longest first; the workers take them smallest
   // first (workers.ts finishFirst), the order their outcomes are ready in. Vitest's own order here (its results cache
   // off) is larger first: the run fails without the plugin's sequencer.
   it('without it, the workers take the storyboard files smallest first', async () => {

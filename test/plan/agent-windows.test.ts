@@ -5,20 +5,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { resolveCorpus } from '../../src/corpus.js';
-import type { Phase, Step } from '../../src/model/storyboard.js';
+import type { Step } from '../../src/model/storyboard.js';
+import { controller, planned } from '../helpers/planned.js';
 import { agentTurns } from '../../src/plan/agent-windows.js';
 import { SEEDING_PHASE_ID } from '../../src/plan/seeding.js';
 import { openStoryboardRun } from '../../src/open-run.js';
 import { loadStoryboardFile } from '../../src/storyboard/load.js';
 
-/** Planned steps: `[phase id, step]` pairs (the fields the plan reads). */
-const planned = (...steps: [string, Partial<Step>][]) =>
-  steps.map(([phase, step]) => ({ phase: { id: phase } as Phase, step: step as Step }));
-const controller = (id: string, scenario: unknown): Partial<Step> => ({
-  id,
-  task: 'comply_test_controller',
-  sample_request: { scenario } as never,
-});
 const call = (id: string, task: string, validations: unknown[] = []): Partial<Step> => ({
   id,
   task,

@@ -115,7 +115,7 @@ describe('inRunOrder (the sequencer step)', () => {
     ]);
   });
 
-  // Not `sequential`: the run host runs every file ahead of its tests, the largest first; a worker given the largest
+  // Not `sequential`: the run host runs every file ahead of its tests, the longest first; a worker given the largest
   // first waited for it, then showed all the others after the agent's last answer.
   it('puts the storyboard files smallest first when not sequential (the order their outcomes are ready in), others where they were', () => {
     const dir = mkdtempSync(join(tmpdir(), 'finish-first-'));
