@@ -90,7 +90,11 @@ export interface RunSettings extends PlanSettings {
 
 /**
  * A runner that shares the agent between runs (the run host: plugin/agent-gate.ts) is asked before each step of a run
- * (`StoryboardRun.takeTurns`), by its index in `planned()`, and told when the step has ended.
+ * that reaches the agent — its call, or a role's run of it (`StoryboardRun.takeTurns`) —, by its index in `planned()`,
+ * and told when each step has ended, whether it asked or not. A step decided without the agent (skipped, not
+ * applicable, graded by the runner) asks nothing, so a window whose steps all skip never stops the other runs. The
+ * step's clock starts with its turn: the wait is the other storyboards', not the agent's, and uses up none of the
+ * step's timeout.
  */
 export interface StepTurns {
   before(index: number): Promise<void>;

@@ -253,7 +253,7 @@ export class StoryboardRun {
     return this.entries;
   }
 
-  /** From the next step on, each step waits for its turn (the run host, whose runs share the agent). */
+  /** From the next step on, each step that reaches the agent waits for its turn (the run host, whose runs share it). */
   takeTurns(turns: StepTurns): void {
     this.turns = turns;
   }
@@ -295,7 +295,6 @@ export class StoryboardRun {
       while (this.next <= lastIndex && !this.cancel.signal.aborted) {
         const entry = this.entries[this.next++]!;
         let result: StepResult;
-        await this.turns?.before(entry.index);
         try {
           result = await this.execute(entry);
         } catch (error) {
@@ -306,6 +305,7 @@ export class StoryboardRun {
             error: `vitest-adcp internal error (please report it): ${message}`,
           };
         } finally {
+          // Every step, whether it took a turn or not: a window ends at its last step, called or skipped.
           this.turns?.after(entry.index);
         }
         if (entry.index === 0 && this.storyboardWarnings.length > 0)
@@ -424,6 +424,8 @@ export class StoryboardRun {
       // A cascade skip (`passed: false`) is prerequisite_failed, which StepEnd records as not passed.
       return end.skipped(gate.skip);
     }
+    // Reaching the agent: the step waits for its turn (StepTurns), and its clock starts then.
+    await end.startAfter(this.turns?.before(step.index));
     return this.callAgent(agentStep, end);
   }
 
@@ -443,6 +445,7 @@ export class StoryboardRun {
     if (roleSkip) return end.skipped(roleSkip);
     const owner = this.roles.owner(step.task);
     if (!owner?.run) return undefined;
+    await end.startAfter(this.turns?.before(step.index));
     // The role's step may send another task's request (rate_limit_trip's target), built as a step's own. A record
     // comes back as the role's outcome, which `end` finishes again: the step's warnings go on it once.
     const request = async (target: { task: string; sample_request: unknown }) => {

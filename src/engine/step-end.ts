@@ -29,7 +29,7 @@ export function emptyRecord(
 export class StepEnd {
   /** Warnings for the step's record, gathered while it runs. */
   readonly warnings: string[] = [];
-  private readonly started = performance.now();
+  private started = performance.now();
 
   /** `base`: the engine's empty record for the step. */
   constructor(readonly base: StepResult) {}
@@ -55,6 +55,13 @@ export class StepEnd {
   cancelled(result: StepResult): StepResult {
     const { request, task } = result;
     return this.done({ ...this.base, task, ...(request ? { request } : {}), error: CANCELLED_STEP, cancelled: true });
+  }
+
+  /** The step's clock starts once `wait` (its turn at the agent: run-settings.ts StepTurns) is over. */
+  async startAfter(wait: Promise<void> | undefined): Promise<void> {
+    if (!wait) return;
+    await wait;
+    this.started = performance.now();
   }
 
   /** What is left of a bound that started with the step. */

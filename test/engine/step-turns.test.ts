@@ -1,7 +1,8 @@
 /**
  * `StoryboardRun.takeTurns` (src/engine/run.ts): a runner that shares the agent between runs (the run host) is asked
- * before each step, by the step's index in `planned()`, and told after it — the step's call (and only it) between the
- * two, and the step after waits for its turn. Against the fixture agent, counted at a proxy.
+ * before each step that reaches the agent, by the step's index in `planned()`, and told after every step — the step's
+ * call (and only it) between the two, and the step after waits for its turn. A step decided without the agent asks
+ * for no turn; a step's clock starts with its turn. Against the fixture agent, counted at a proxy.
  */
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { openStoryboardRun } from '../../src/open-run.js';
@@ -59,5 +60,45 @@ describe('StoryboardRun.takeTurns', () => {
       'before 2 (2 calls)',
       'after 2 (3 calls)',
     ]);
+  });
+
+  it("a step decided without the agent asks for no turn (told after it all the same), a role's run of one does; a wait for a turn is not the step's time", async () => {
+    const loaded = loadStoryboard(
+      phasedStoryboard([
+        {
+          id: 'p',
+          steps: [
+            { id: 'a', task: 'get_adcp_capabilities' },
+            // Graded by the runner from the contributions so far: no call.
+            { id: 'graded', task: 'assert_contribution', validations: [{ check: 'any_of', allowed_values: ['x'] }] },
+            // A runner task its role runs, reaching the agent's host (its brand.json): a turn, as a call.
+            { id: 'jwks', task: 'fetch_brand_jwks' },
+            { id: 'c', task: 'get_adcp_capabilities' },
+          ],
+        },
+      ]),
+      '/virtual/step-turns-skip.storyboard.yaml',
+    );
+    if (!loaded.ok) throw new Error(loaded.diagnostics.map((d) => d.message).join('\n'));
+    proxy = await countingProxy(`${inject('agentOrigin')}/mcp`);
+    const run = openStoryboardRun(loaded.storyboard, { agentUrl: proxy.url, timeoutMs: 10_000 }, { env: {} });
+    const log: string[] = [];
+    const WAIT_MS = 600;
+    run.takeTurns({
+      before: async (index) => {
+        log.push(`before ${index}`);
+        // The last step waits for its turn longer than its call takes.
+        if (index === 3) await new Promise((resolve) => setTimeout(resolve, WAIT_MS));
+      },
+      after: (index) => log.push(`after ${index}`),
+    });
+    const outcomes = await run.runAll();
+    await run.close();
+    expect(log).toEqual(['before 0', 'after 0', 'after 1', 'before 2', 'after 2', 'before 3', 'after 3']);
+    expect(proxy.toolCalls()).toEqual(['get_adcp_capabilities', 'get_adcp_capabilities']);
+    const last = outcomes[3]!.result;
+    expect(last.passed, JSON.stringify(last)).toBe(true);
+    // Its duration is its call's, not the wait before it.
+    expect(last.duration_ms).toBeLessThan(WAIT_MS);
   });
 });
