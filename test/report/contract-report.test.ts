@@ -4,14 +4,14 @@
  * `meta().adcp`), so every status rule and every field of the report is pinned
  * without starting a child Vitest. The end-to-end path is in reporter.e2e.test.ts.
  */
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { TestModule, Vitest } from 'vitest/node';
 import { describe, expect, it } from 'vitest';
 import type { SkipResult, StepResult, ValidationResult } from '../../src/model/records.js';
 import AdcpReporter, { buildContractReport } from '../../src/vitest/reporter.js';
 import type { StoryboardInfo } from '../../src/model/step-meta.js';
+import { testDir } from '../helpers/temp-dir.js';
 
 const ROOT = '/repo';
 
@@ -385,7 +385,7 @@ describe('AdcpReporter', () => {
   const modules = [moduleOf('/x/a.yaml', [stepTest(info('a', { file: '/x/a.yaml' }), {})])];
 
   it('writes adcp-results.json at the project root by default', () => {
-    const root = mkdtempSync(join(tmpdir(), 'adcp-reporter-'));
+    const root = testDir('adcp-reporter-');
     const reporter = new AdcpReporter();
     reporter.onInit(vitestAt(root));
     reporter.onTestRunEnd(modules);
@@ -399,7 +399,7 @@ describe('AdcpReporter', () => {
   });
 
   it("takes Vitest's outputFile['vitest-adcp'] and creates missing folders, ignoring a plain-string outputFile", () => {
-    const root = mkdtempSync(join(tmpdir(), 'adcp-reporter-'));
+    const root = testDir('adcp-reporter-');
     const reporter = new AdcpReporter();
     reporter.onInit(vitestAt(root, { 'vitest-adcp': 'out/deep/r.json', junit: 'j.xml' }));
     reporter.onTestRunEnd(modules);
@@ -414,7 +414,7 @@ describe('AdcpReporter', () => {
   });
 
   it('prefers its own outputFile option over the Vitest one', () => {
-    const root = mkdtempSync(join(tmpdir(), 'adcp-reporter-'));
+    const root = testDir('adcp-reporter-');
     const reporter = new AdcpReporter({ outputFile: 'mine.json' });
     reporter.onInit(vitestAt(root, { 'vitest-adcp': 'theirs.json' }));
     reporter.onTestRunEnd(modules);
@@ -437,7 +437,7 @@ describe('AdcpReporter', () => {
         .split('\n')
         .map((l) => JSON.parse(l));
 
-    const root = mkdtempSync(join(tmpdir(), 'adcp-reporter-'));
+    const root = testDir('adcp-reporter-');
     const reporter = new AdcpReporter({ outputFile: 'out/r.json', ndjson: true });
     reporter.onInit(vitestAt(root));
     reporter.onTestRunStart();
@@ -464,7 +464,7 @@ describe('AdcpReporter', () => {
     configured.onTestRunEnd([module]);
     expect(lines(join(root, 'stream/run.ndjson')).map((l) => l.type)).toEqual(['run_start', 'run_end']);
     // Off unless asked for.
-    const off = mkdtempSync(join(tmpdir(), 'adcp-reporter-'));
+    const off = testDir('adcp-reporter-');
     const plain = new AdcpReporter();
     plain.onInit(vitestAt(off));
     plain.onTestRunStart();

@@ -6,12 +6,12 @@
  * the project × agent keying, filtered runs and the NDJSON stream — and the
  * schema rejects a report that breaks one of those rules.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureAgent, type FixtureAgent } from '../../fixtures/agent/server.mjs';
 import type { StepOutcome, StepResult } from '../../src/model/records.js';
+import { testDir } from '../helpers/temp-dir.js';
 import { buildReport, type ContractReport, type ReportTest } from '../../src/report/build.js';
 import { completeStepResult } from '../../src/report/contract-fields.js';
 import { publicAgentUrl, toolVersion } from '../../src/report/envelope.js';
@@ -466,7 +466,7 @@ describe('the NDJSON stream', () => {
         },
       },
     };
-    const file = join(mkdtempSync(join(tmpdir(), 'adcp-ndjson-')), 'deep', 'run.ndjson');
+    const file = join(testDir('adcp-ndjson-'), 'deep', 'run.ndjson');
     const stream = new NdjsonStream(file);
     stream.start('2026-11-30T10:00:00.000Z', null);
     for (const test of [secretTest, ...tests.slice(1, 4)]) stream.test(test, ROOT);

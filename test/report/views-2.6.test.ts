@@ -7,12 +7,13 @@
  * out is listed, never as a skip. And the Vitest reporter reading the corpus versions and the selection its projects
  * were given. Reports built in-process from records (report/build.ts).
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestModule, Vitest } from 'vitest/node';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { assertValidContractReport } from '../helpers/contract-schema.js';
+import { testDir } from '../helpers/temp-dir.js';
 import type { NotSelectedRecord, StepResult, ValidationResult } from '../../src/model/records.js';
 import type { StoryboardInfo } from '../../src/model/step-meta.js';
 import { buildReport, type BuildOptions, type ReportTest } from '../../src/report/build.js';
@@ -28,6 +29,7 @@ import { RUNNER_CAPABILITY_VERSION } from '../../src/engine/severity.js';
 
 const ROOT = '/project';
 const dir = mkdtempSync(join(tmpdir(), 'adcp-views-26-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const info = (id: string, corpus: string | null = '3.1.15'): StoryboardInfo => ({
   id,
@@ -395,7 +397,7 @@ describe('the Vitest reporter', () => {
     ] as unknown as TestModule[];
 
   it('reports what the plugin says its projects’ selection left out, each under its project', () => {
-    const root = mkdtempSync(join(tmpdir(), 'adcp-reporter-26-'));
+    const root = testDir('adcp-reporter-26-');
     const reporter = new AdcpReporter();
     const given = { vitestAdcp: { corpusVersion: '3.1.15' }, vitestAdcpNotSelected: notSelected };
     // The second project inherits what the first (the root) was given; the third was given nothing.
@@ -408,7 +410,7 @@ describe('the Vitest reporter', () => {
   });
 
   it('says in the envelope why the run took its corpus, when its projects agree (2.6.0 only)', () => {
-    const root = mkdtempSync(join(tmpdir(), 'adcp-reporter-26-'));
+    const root = testDir('adcp-reporter-26-');
     const why = 'the version @adcp/sdk 13.0.0 pins';
     const written = (given: Record<string, unknown>[]) => {
       const reporter = new AdcpReporter();
@@ -425,7 +427,7 @@ describe('the Vitest reporter', () => {
   });
 
   it('names at run_start the contract of the corpus its projects were given, before any record', () => {
-    const root = mkdtempSync(join(tmpdir(), 'adcp-reporter-26-'));
+    const root = testDir('adcp-reporter-26-');
     for (const [corpus, contract] of [
       ['3.0.6', '1.1.0'],
       ['3.1.19', '2.6.0'],

@@ -1,8 +1,8 @@
-import { mkdtempSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import {
   StoryboardLoadError,
   clearTestKitCache,
@@ -16,8 +16,13 @@ const corpusRoot = path.resolve(
   '../../node_modules/@adcp/sdk/compliance/cache/3.0.6',
 );
 
+/** The trees this file made, removed at its end. */
+const trees: string[] = [];
+afterAll(() => trees.forEach((root) => rmSync(root, { recursive: true, force: true })));
+
 function tree(files: Record<string, string>): string {
   const root = mkdtempSync(path.join(tmpdir(), 'vitest-adcp-kit-'));
+  trees.push(root);
   for (const [name, text] of Object.entries(files)) {
     mkdirSync(path.dirname(path.join(root, name)), { recursive: true });
     writeFileSync(path.join(root, name), text);
