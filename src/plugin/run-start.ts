@@ -176,8 +176,8 @@ function concurrencyOf(options: PluginState['options']): number {
 
 /**
  * Hands the run's storyboard files to the run host (run-host.ts), in plan/launch-order.ts's order, or one at a time in
- * `sequential`'s order: each opens the way a worker would open it, with the configuration the workers are given and the webhook
- * receiver of this process.
+ * `sequential`'s order: each opens the way a worker would open it, with the configuration the workers are given and
+ * the webhook receiver of this process.
  */
 async function hostRun(
   state: PluginState,
