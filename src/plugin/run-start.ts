@@ -109,6 +109,10 @@ export function watchRuns(
         const preflight = preflightRun(state, agentUp).catch((error: unknown) =>
           loadErrorsFirst(state, storyboards, error),
         );
+        // Awaited below, once the run host has its runs: a command that exits at once fails the preflight while hostRun
+        // still loads and orders them, and that rejection must not count as unhandled meanwhile (an exit code of 1,
+        // not the configuration error's 2).
+        preflight.catch(() => {});
         await hostRun(state, vitest, project, storyboards, preflight, agentUp);
         // The workers' transforms once the preflight has passed, as the workers start: before, they held the main
         // process ~0.5 s (58 storyboards) ahead of the preflight's requests, the run's first, which nothing passes.
