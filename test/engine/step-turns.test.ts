@@ -5,10 +5,8 @@
  * for no turn; a step's clock starts with its turn. Against the fixture agent, counted at a proxy.
  */
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { openStoryboardRun } from '../../src/open-run.js';
-import { loadStoryboard } from '../../src/storyboard/load.js';
 import { countingProxy, type CountingProxy } from '../helpers/counting-proxy.js';
-import { phasedStoryboard } from '../helpers/inline-run.js';
+import { openInline, phasedStoryboard } from '../helpers/inline-run.js';
 
 let proxy: CountingProxy | undefined;
 afterEach(async () => {
@@ -18,7 +16,8 @@ afterEach(async () => {
 
 describe('StoryboardRun.takeTurns', () => {
   it('asks before each step, tells after it, and the step calls the agent in between', async () => {
-    const loaded = loadStoryboard(
+    proxy = await countingProxy(`${inject('agentOrigin')}/mcp`);
+    const run = openInline(
       phasedStoryboard([
         { id: 'p', steps: [{ id: 'a', task: 'get_adcp_capabilities' }] },
         {
@@ -29,11 +28,8 @@ describe('StoryboardRun.takeTurns', () => {
           ],
         },
       ]),
-      '/virtual/step-turns.storyboard.yaml',
+      proxy.url,
     );
-    if (!loaded.ok) throw new Error(loaded.diagnostics.map((d) => d.message).join('\n'));
-    proxy = await countingProxy(`${inject('agentOrigin')}/mcp`);
-    const run = openStoryboardRun(loaded.storyboard, { agentUrl: proxy.url, timeoutMs: 10_000 }, { env: {} });
     expect(run.planned().map((s) => `${s.phase.id}/${s.step.id}`)).toEqual(['p/a', 'q/b', 'q/c']);
     const log: string[] = [];
     let release: (() => void) | undefined;
@@ -63,7 +59,8 @@ describe('StoryboardRun.takeTurns', () => {
   });
 
   it("a step decided without the agent asks for no turn (told after it all the same), a role's run of one does; a wait for a turn is not the step's time", async () => {
-    const loaded = loadStoryboard(
+    proxy = await countingProxy(`${inject('agentOrigin')}/mcp`);
+    const run = openInline(
       phasedStoryboard([
         {
           id: 'p',
@@ -77,11 +74,8 @@ describe('StoryboardRun.takeTurns', () => {
           ],
         },
       ]),
-      '/virtual/step-turns-skip.storyboard.yaml',
+      proxy.url,
     );
-    if (!loaded.ok) throw new Error(loaded.diagnostics.map((d) => d.message).join('\n'));
-    proxy = await countingProxy(`${inject('agentOrigin')}/mcp`);
-    const run = openStoryboardRun(loaded.storyboard, { agentUrl: proxy.url, timeoutMs: 10_000 }, { env: {} });
     const log: string[] = [];
     const WAIT_MS = 600;
     run.takeTurns({
