@@ -9,7 +9,7 @@ import type { AdcpPlannedStep, StoryboardInfo } from '../model/step-meta.js';
 import type { Phase, Step, Storyboard } from '../model/storyboard.js';
 import { BUILTIN_ROLES } from '../roles/index.js';
 
-/** Each planned step with its phase, in run order: engine/run.ts `planned()` of a run opened with the built-in roles. */
+/** Each planned step with its phase, in run order: `planned()` (engine/run.ts) of a run with the built-in roles. */
 export function planOf(storyboard: Storyboard, options: { corpusRoot?: string } = {}): { phase: Phase; step: Step }[] {
   // The built-in roles, as open-run.ts opens every run with; the request-signing role reads the vectors only for the
   // storyboard that has vector phases (once per process: roles/request-signing/vectors.ts).

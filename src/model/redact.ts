@@ -295,7 +295,7 @@ export function stringifyInert(value: unknown, space?: number): string {
   return (JSON.stringify(value, null, space) ?? 'null').replace(INERT, unicodeEscape);
 }
 
-/** One UTF-16 code unit as the `\uXXXX` escape (lower-case hex) that JSON and JavaScript string literals read back as it. */
+/** One UTF-16 code unit as the `\uXXXX` escape (lower-case hex) JSON and JavaScript string literals read back as it. */
 export function unicodeEscape(unit: string): string {
   return `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`;
 }

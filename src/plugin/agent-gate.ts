@@ -68,8 +68,9 @@ export class AgentGate {
 
 /**
  * One run's steps at the gate: each step that reaches the agent asks in its planned mode (plan/agent-windows.ts
- * `agentTurns`), and a window's turn is held from its first such step through the window's last step. A window none of
- * whose steps reaches the agent (its directive not applicable, its phase skipped) never takes the agent from the others.
+ * `agentTurns`), and a window's turn is held from its first such step through the window's last step. A window none
+ * of whose steps reaches the agent (its directive not applicable, its phase skipped) never takes the agent from the
+ * others.
  */
 export class RunTurns implements StepTurns {
   private held: { leave: Leave; until: number } | undefined;

@@ -5,8 +5,9 @@
  * Why: ajv's generated code refers to the schema object for its error parameters (an `enum`'s allowed values, say), so
  * a validator written out as code (validator-cache.ts) carries its schema as a literal — and the AdCP schemas are 40 %
  * prose (@adcp/sdk 13's 3.1 schemas: 1.2 of their 3.2 MB are `description`s). Every run that validates read, parsed and
- * kept that text in memory for nothing. Without it the verdicts and the errors are the same: an error names the instance path, the
- * schema path (through `properties`, `items`, … never through an annotation), the keyword and ajv's message.
+ * kept that text in memory for nothing. Without it the verdicts and the errors are the same: an error names the
+ * instance path, the schema path (through `properties`, `items`, … never through an annotation), the keyword and
+ * ajv's message.
  *
  * Only schema positions are cleaned: a property that is *named* `description` (a key of `properties`) stays, and the
  * values of `enum`, `const`, `default` and of keywords ajv does not know are data, left as they are.
