@@ -20,7 +20,6 @@
  * when asked for, has what ran).
  */
 import { relative } from 'node:path';
-import { defaultCacheDir } from './cache/location.js';
 import { configurationFailure } from './cli/failure.js';
 import type { Corpus } from './corpus.js';
 import { init } from './cli/init.js';
@@ -46,7 +45,6 @@ function runSecrets(invocation: Invocation | undefined, env: NodeJS.ProcessEnv):
  */
 async function select(
   invocation: Invocation,
-  cwd: string,
   warnMissingScenarios: boolean,
 ): Promise<Selection & { capabilityIds?: string[] }> {
   let capabilityIds: string[] | undefined;
@@ -63,12 +61,7 @@ async function select(
         allowHttp: runtime.allowHttp,
       },
       invocation.corpusRoot,
-      // Where the plugin keeps its caches by default (cache/location.ts): Vite's cache directory of this project.
-      {
-        fromDir: cwd,
-        cacheDir: defaultCacheDir(cwd, 'node_modules/.vite'),
-        allowUnsupportedVersion: invocation.allowUnsupportedVersion,
-      },
+      { allowUnsupportedVersion: invocation.allowUnsupportedVersion },
     );
   }
   const selection = explainSelection({
@@ -142,7 +135,7 @@ async function selectAndRun(invocation: Invocation, cwd: string, secrets: readon
   // `--list` never loads it; with names given there is no wait to fill.
   if (!invocation.list && invocation.fromCapabilities) preloadRun();
   try {
-    selection = await select(invocation, cwd, invocation.list);
+    selection = await select(invocation, invocation.list);
   } catch (error) {
     return configurationFailure(error, false, secrets);
   }

@@ -2,16 +2,16 @@
  * A directory of cache entries, each a file named by the hash of everything
  * its content depends on: a changed input gets a new entry, never a stale one.
  * Used for what a run would otherwise recompute from files nobody edits —
- * compiled schema validators, compiled corpus storyboards, the capability
- * selection (schemas/validator-cache.ts, compile/compile-cache.ts,
- * plugin/capabilities.ts).
+ * compiled schema validators, compiled corpus storyboards
+ * (schemas/validator-cache.ts, compile/compile-cache.ts) — and for the
+ * manifests of fetched corpora (corpus/fetch.ts).
  *
  * An optimisation only: a directory that cannot be read or written means
  * computing as before. Entries are written aside and renamed, so a parallel
  * worker never reads half of one.
  *
- * **Entries are authenticated, not only named by a hash.** Two of the three
- * kinds are code that gets executed (validators: ajv standalone code; compiled
+ * **Entries are authenticated, not only named by a hash.** Two of the kinds
+ * are code that gets executed (validators: ajv standalone code; compiled
  * storyboards: the test module Vitest runs), and the cache directory is the
  * kind of place other parties can write: a checked-out `node_modules/.vite`,
  * a CI cache restored from another branch or a fork's pull request, a shared
@@ -265,7 +265,7 @@ function readBounded(file: string): Buffer | undefined {
 }
 
 /** A file's size and modification time, `missing` when there is none: a reinstalled file changes it. */
-export function fileStamp(file: string): string {
+function fileStamp(file: string): string {
   try {
     const stat = statSync(file);
     return `${stat.size}\0${stat.mtimeMs}`;

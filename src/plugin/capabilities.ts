@@ -3,20 +3,17 @@
  * what it declares in `get_adcp_capabilities` the way the reference CLI
  * (`npx adcp storyboard run <url>`, no storyboard argument) chooses them —
  * `universal`, a bundle per declared `supported_protocols` entry, each declared
- * specialism, and the scenarios those require. The choice itself is
- * `resolveStoryboardsForCapabilities` of the installed `@adcp/sdk/testing`, so
- * ids and bundles match the reference by construction; we only ask the agent
- * (over the run's own transport, MCP or A2A), turn the SDK's fail-closed errors into
- * warnings, and map the chosen ids to files.
+ * specialism, and the scenarios those require. The bundles are what the
+ * corpus's own index obligates (storyboard/obligations.ts); we ask the agent
+ * (over the run's own transport, MCP or A2A), turn what the corpus cannot
+ * assess into warnings, and list the bundles' storyboards.
  */
-import { createRequire } from 'node:module';
-import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { DiskCache, fileStamp, packageFingerprint } from '../cache/disk-cache.js';
 import { answerError } from '../model/answer-error.js';
 import { ConfigurationError } from '../model/errors.js';
 import { sanitizeLine, sanitizeOutput, scrubSecrets, secretsInUrl } from '../model/redact.js';
 import { corpusVersionOf } from '../corpus.js';
+import { obligations } from '../storyboard/obligations.js';
+import { storyboardIdsUnder } from '../storyboard/select.js';
 import { createTransport } from '../transport/create.js';
 import { credentialError, type AgentAccess } from './agent-preflight.js';
 
@@ -76,21 +73,6 @@ function unsupportedCorpusVersion(
   );
 }
 
-/** The part of `@adcp/sdk/testing` the selection calls (typed here: the SDK is an optional peer). */
-interface SdkCompliance {
-  resolveStoryboardsForCapabilities(
-    capabilities: DeclaredCapabilities,
-    options: { complianceDir: string },
-  ): { storyboards: { id: string }[] };
-  loadComplianceIndex(options: { complianceDir: string }): {
-    adcp_version?: string;
-    specialisms: { id: string; protocol?: string }[];
-  };
-  CapabilityResolutionError: abstract new (
-    ...args: never[]
-  ) => Error & { code: string; specialism?: string; parentProtocol?: string };
-}
-
 /** The agent could not be asked (no answer at all, as opposed to an answer without capabilities). */
 export class AgentUnreachableError extends ConfigurationError {
   /** `reason` can quote the agent (an error it answered): scrubbed of `secrets` and sanitised here, before anyone prints it. */
@@ -123,7 +105,7 @@ function quoted(text: string, secrets: readonly string[]): string {
   return `"${clean.length > 120 ? `${clean.slice(0, 119)}…` : clean}"`;
 }
 
-/** Capability-driven selection cannot work in this install (no @adcp/sdk to select with). */
+/** Capability-driven selection cannot work in this run (the agent it would ask is not configured). */
 export class CapabilitySelectionError extends ConfigurationError {}
 
 /**
@@ -182,33 +164,7 @@ function strings(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
 }
 
-/** The file of `@adcp/sdk/testing` as installed for the project at `fromDir`. */
-function sdkComplianceEntry(fromDir: string): string {
-  try {
-    return createRequire(join(resolve(fromDir), 'noop.js')).resolve('@adcp/sdk/testing');
-  } catch {
-    throw new CapabilitySelectionError(
-      'capability-driven selection (compliance.fromCapabilities) chooses storyboards with @adcp/sdk, which is not installed: run `npm install -D @adcp/sdk`, or name the storyboards to run (compliance.storyboards / --storyboards).',
-    );
-  }
-}
-
-/** That module, imported. */
-async function loadSdkCompliance(entry: string): Promise<SdkCompliance> {
-  const sdk = (await import(pathToFileURL(entry).href)) as Partial<SdkCompliance>;
-  if (typeof sdk.resolveStoryboardsForCapabilities !== 'function' || typeof sdk.loadComplianceIndex !== 'function') {
-    throw new CapabilitySelectionError(
-      'the installed @adcp/sdk has no resolveStoryboardsForCapabilities: capability-driven selection needs @adcp/sdk >= 6.10 (`npm install -D @adcp/sdk@latest`).',
-    );
-  }
-  return sdk as SdkCompliance;
-}
-
 export interface CapabilitySelectionOptions {
-  /** Where `@adcp/sdk` is resolved from (the project root). @default process.cwd() */
-  fromDir?: string;
-  /** Where selections are kept between runs (`selections/` below it); none, no cache. */
-  cacheDir?: string;
   /** Where warnings go. @default console.warn */
   warn?: (message: string) => void;
   /** The run's secrets (agentSecrets): scrubbed from every warning before it is printed or cached. */
@@ -240,10 +196,6 @@ export async function storyboardIdsForAgent(
   return storyboardIdsForCapabilities(corpusRoot, capabilities, { ...options, secrets });
 }
 
-const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
-const isSelection = (value: unknown): value is { ids: string[]; warnings: string[] } =>
-  isStrings((value as { ids?: unknown } | null)?.ids) && isStrings((value as { warnings?: unknown }).warnings);
-
 function defaultWarn(message: string): void {
   console.warn(`[vitest-adcp] ${message}`);
 }
@@ -251,103 +203,35 @@ function defaultWarn(message: string): void {
 /**
  * Ids of the storyboards the reference selects for `capabilities` in the
  * compliance tree at `corpusRoot` (their `requires_scenarios` are added when
- * the ids are turned into files, by selectCorpus). Unknown protocols and
- * specialisms, and specialisms whose protocol is not declared, are warnings —
- * each once — never an error: the rest of the declaration is still assessed.
+ * the ids are turned into files, by selectCorpus), in its order. Protocols the
+ * corpus has no baseline for, unknown specialisms, and specialisms whose
+ * protocol is not declared are warnings — each once — never an error: the rest
+ * of the declaration is still assessed.
  */
-export async function storyboardIdsForCapabilities(
+export function storyboardIdsForCapabilities(
   corpusRoot: string,
   capabilities: DeclaredCapabilities,
   options: CapabilitySelectionOptions = {},
-): Promise<string[]> {
+): string[] {
   const secrets = options.secrets ?? [];
-  // Every warning quotes what the agent declared: scrubbed and sanitised before it is printed or cached (and again
-  // when read back from the cache, which is a file anyone with access to the directory could have written).
+  // Every warning quotes what the agent declared: scrubbed and sanitised before it is printed.
   const warn = (message: string) => (options.warn ?? defaultWarn)(safeText(message, secrets));
-  const entry = sdkComplianceEntry(options.fromDir ?? process.cwd());
-  // The same declaration against the same corpus and SDK selects the same storyboards: importing the SDK's selection
-  // and letting it read the corpus took the `vitest-adcp` command 0.6 s a run.
-  const cache = options.cacheDir
-    ? new DiskCache(options.cacheDir, 'selections', '.json', ['vitest-adcp-selection-v1', packageFingerprint()])
-    : undefined;
-  const key = cache?.key(
-    entry,
-    fileStamp(entry),
-    corpusRoot,
-    fileStamp(join(corpusRoot, 'index.json')),
-    JSON.stringify(capabilities),
-  );
-  const cached = key ? cache!.readJson(key, isSelection) : undefined;
-  if (cached) {
-    for (const message of cached.warnings) warn(message);
-    return cached.ids;
-  }
-  const messages: string[] = [];
-  const ids = await selectWithSdk(
-    await loadSdkCompliance(entry),
-    corpusRoot,
-    capabilities,
-    (message) => messages.push(safeText(message, secrets)),
-    secrets,
-  );
-  if (key) cache!.write(key, JSON.stringify({ ids, warnings: messages }));
-  for (const message of messages) warn(message);
-  return ids;
-}
-
-async function selectWithSdk(
-  sdk: SdkCompliance,
-  corpusRoot: string,
-  capabilities: DeclaredCapabilities,
-  warn: (message: string) => void,
-  secrets: readonly string[],
-): Promise<string[]> {
-  const complianceDir = corpusRoot;
-  const index = sdk.loadComplianceIndex({ complianceDir });
-  const known = new Set(index.specialisms.map((s) => s.id));
-  const corpusName = index.adcp_version ? `the AdCP ${index.adcp_version} compliance corpus` : 'the compliance corpus';
-  let specialisms = (capabilities.specialisms ?? []).filter((specialism) => {
-    if (known.has(specialism)) return true;
+  const owed = obligations(corpusRoot, capabilities);
+  const corpusName = owed.known.version ? `the AdCP ${owed.known.version} compliance corpus` : 'the compliance corpus';
+  for (const protocol of owed.protocolsWithoutBaseline)
     warn(
-      `the agent declares specialism ${quoted(specialism, secrets)}, which ${corpusName} does not know (it knows ${[...known].join(', ')}); its storyboards are not run. A newer @adcp/sdk may know it.`,
+      `the agent declares protocol ${quoted(protocol, secrets)} in supported_protocols, for which ${corpusName} has no baseline (it has ${owed.known.protocols.join(', ')}); nothing is run for it. A newer corpus may have one.`,
     );
-    return false;
-  });
-  // The reference only warns about unknown protocols (on console.warn) and
-  // throws for a specialism whose protocol is not declared; we collect its
-  // warnings so each is shown once, and drop such a specialism instead.
-  // No major_versions either: the reference CLI's agent profile does not carry
-  // them (its discovery records adcp_version only), so its `introduced_in`
-  // gate never applies there — passing them would drop storyboards it runs.
-  const warnings = new Set<string>();
-  const restore = console.warn;
-  console.warn = (...args: unknown[]) => void warnings.add(args.map(String).join(' '));
-  try {
-    for (;;) {
-      try {
-        const { storyboards } = sdk.resolveStoryboardsForCapabilities(
-          { supported_protocols: capabilities.supported_protocols ?? [], specialisms },
-          { complianceDir },
-        );
-        return [...new Set(storyboards.map((s) => s.id))];
-      } catch (error) {
-        if (
-          !(error instanceof sdk.CapabilityResolutionError) ||
-          !error.specialism ||
-          !specialisms.includes(error.specialism)
-        )
-          throw error;
-        const rejected = error.specialism;
-        warnings.add(
-          error.code === 'specialism_parent_protocol_missing'
-            ? `the agent declares specialism ${quoted(rejected, secrets)} but not its protocol ${quoted(String(error.parentProtocol), secrets)} in supported_protocols (every specialism rolls up to a declared protocol); its storyboards are not run.`
-            : `the agent's specialism ${quoted(rejected, secrets)} is not assessed: ${error.message}`,
-        );
-        specialisms = specialisms.filter((s) => s !== rejected);
-      }
-    }
-  } finally {
-    console.warn = restore;
-    for (const message of warnings) warn(message);
-  }
+  for (const specialism of owed.unknownSpecialisms)
+    warn(
+      `the agent declares specialism ${quoted(specialism, secrets)}, which ${corpusName} does not know (it knows ${owed.known.specialisms.join(', ')}); its storyboards are not run. A newer @adcp/sdk may know it.`,
+    );
+  for (const { specialism, protocol } of owed.orphanSpecialisms)
+    warn(
+      `the agent declares specialism ${quoted(specialism, secrets)} but not its protocol ${quoted(protocol, secrets)} in supported_protocols (every specialism rolls up to a declared protocol); its storyboards are not run.`,
+    );
+  return storyboardIdsUnder(
+    corpusRoot,
+    owed.bundles.map((bundle) => bundle.path),
+  );
 }

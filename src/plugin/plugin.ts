@@ -87,7 +87,7 @@ async function configureVitest(state: PluginState, plugin: Plugin, context: Vite
   const unschema = corpus ? missingSchemas(corpus, options.schemasDir) : undefined;
   if (unschema) throw unschema;
   /** The selected corpus files in the reference runner's order (`sequential`). */
-  const corpusOrder = corpus && state.wantsCorpus ? await includeCorpus(state, project, corpus, cacheDir) : [];
+  const corpusOrder = corpus && state.wantsCorpus ? await includeCorpus(state, project, corpus) : [];
   if (options.sequential === true) await runInOrder(state, vitest, project, userProject, corpusOrder);
   else await finishFirst(state, vitest, project, userProject);
   // Without a selected corpus, test kits and schemas come from the newest installed one.

@@ -50,13 +50,8 @@ export function findCorpus(state: PluginState, version: string | undefined): Cor
 }
 
 /** The selected corpus files, pushed onto `include`: in the reference runner's order (`sequential`). */
-export async function includeCorpus(
-  state: PluginState,
-  project: TestProject,
-  corpus: Corpus,
-  cacheDir: string | undefined,
-): Promise<string[]> {
-  const files = selectCorpusInRunOrder(corpus.root, await corpusSelection(state, corpus, cacheDir));
+export async function includeCorpus(state: PluginState, project: TestProject, corpus: Corpus): Promise<string[]> {
+  const files = selectCorpusInRunOrder(corpus.root, await corpusSelection(state, corpus));
   for (const file of files) {
     state.explicit.add(file);
     project.config.include.push(toGlob(state.root, file));
@@ -69,7 +64,6 @@ export async function includeCorpus(
 async function corpusSelection(
   state: PluginState,
   corpus: Corpus,
-  cacheDir: string | undefined,
 ): Promise<NonNullable<PluginState['options']['compliance']>> {
   const compliance = state.options.compliance!;
   const selection = { ...compliance };
@@ -85,7 +79,7 @@ async function corpusSelection(
       `[vitest-adcp] compliance.fromCapabilities: no storyboards selected from the agent's capabilities, because ${agent.error}. This collection lists your own storyboards and those named in compliance.storyboards / bundles / tracks; a run stops with this message.`,
     );
   } else {
-    state.capabilityIds ??= storyboardIdsFromCapabilities(state, corpus, cacheDir);
+    state.capabilityIds ??= storyboardIdsFromCapabilities(state, corpus);
     selection.storyboards = [...(compliance.storyboards ?? []), ...(await state.capabilityIds)];
   }
   return selection;
@@ -103,11 +97,7 @@ export function agentGiven({ options }: Pick<PluginState, 'options'>): RuntimeCo
   };
 }
 
-async function storyboardIdsFromCapabilities(
-  state: PluginState,
-  corpus: Corpus,
-  cacheDir: string | undefined,
-): Promise<string[]> {
+async function storyboardIdsFromCapabilities(state: PluginState, corpus: Corpus): Promise<string[]> {
   const agent = resolveRuntimeConfig(agentGiven(state));
   if (agent.error)
     throw new CapabilitySelectionError(
@@ -126,8 +116,6 @@ async function storyboardIdsFromCapabilities(
     },
     corpus.root,
     {
-      fromDir: state.root,
-      ...(cacheDir ? { cacheDir } : {}),
       allowUnsupportedVersion:
         state.options.compliance?.allowUnsupportedVersion ?? envFlag(process.env.ADCP_ALLOW_UNSUPPORTED_VERSION),
     },

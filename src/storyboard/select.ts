@@ -199,6 +199,21 @@ export function bundleIds(root: string): string[] {
   return [...bundlePaths(root).keys()];
 }
 
+/**
+ * The ids of the storyboards under each of `paths` (relative, `/`-separated prefixes: a bundle's directory or a
+ * universal storyboard's file), path by path in the order given and under each in the reference's corpus order
+ * (`referenceOrder`), each id once: the order `resolveStoryboardsForCapabilities` lists a declaration's storyboards in,
+ * which `sequential` runs keep.
+ */
+export function storyboardIdsUnder(root: string, paths: readonly string[]): string[] {
+  const corpus = listCorpus(root);
+  const order = referenceOrder(root);
+  const ids = new Set<string>();
+  for (const path of paths)
+    for (const entry of corpus.filter((e) => e.path.startsWith(path)).sort(order)) ids.add(entry.id);
+  return [...ids];
+}
+
 /** ` (did you mean "x"?)`, or nothing. */
 function suggestion(word: string, known: Iterable<string>, label: (match: string) => string = (m) => `"${m}"`): string {
   const match = closestMatch(word, known);

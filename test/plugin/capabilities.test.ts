@@ -1,15 +1,13 @@
 /**
- * Capability-driven selection: the same storyboards the reference CLI chooses
- * for a declaration (it is the reference's own resolver, called on our corpus),
- * its fail-closed cases turned into warnings, and the agent asked over a real
+ * Capability-driven selection: the same storyboards, in the same order, as the reference CLI's resolver
+ * (`resolveStoryboardsForCapabilities` of the installed @adcp/sdk, called on the same corpus) for every declaration of
+ * the corpus's protocols and specialisms; its fail-closed cases turned into warnings; the agent asked over a real
  * socket.
  */
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { resolveStoryboardsForCapabilities } from '@adcp/sdk/testing';
 import { describe, expect, inject, it } from 'vitest';
-import { DiskCache } from '../../src/cache/disk-cache.js';
 import { resolveCorpus } from '../../src/corpus.js';
 import {
   AgentUnreachableError,
@@ -33,30 +31,44 @@ function reference(capabilities: DeclaredCapabilities): string[] {
   ];
 }
 
-async function select(capabilities: DeclaredCapabilities): Promise<{ ids: string[]; warnings: string[] }> {
+function select(capabilities: DeclaredCapabilities): { ids: string[]; warnings: string[] } {
   const warnings: string[] = [];
-  const ids = await storyboardIdsForCapabilities(root, capabilities, { fromDir: repo, warn: (m) => warnings.push(m) });
+  const ids = storyboardIdsForCapabilities(root, capabilities, { warn: (m) => warnings.push(m) });
   return { ids, warnings };
 }
 
 describe('storyboardIdsForCapabilities', () => {
+  // The corpus's own protocols and specialisms: nothing declared, each protocol with all its specialisms, then all
+  // of them in the index's order and in reverse (the reference lists bundles in the order declared).
+  const index = JSON.parse(readFileSync(join(root, 'index.json'), 'utf8')) as {
+    protocols: { id: string }[];
+    specialisms: { id: string; protocol: string }[];
+  };
+  const claim = (protocol: string) => protocol.replaceAll('-', '_');
+  const specialismsOf = (protocols: string[]) =>
+    index.specialisms.filter((s) => protocols.includes(s.protocol)).map((s) => s.id);
+  const all = index.protocols.map((p) => p.id);
   it.each<DeclaredCapabilities>([
     {},
-    { supported_protocols: ['media_buy'] },
-    {
-      supported_protocols: ['media_buy', 'creative', 'signals'],
-      specialisms: ['sales-guaranteed', 'signal-marketplace'],
-    },
-  ])('chooses what the reference chooses for %j, without a warning', async (capabilities) => {
-    const { ids, warnings } = await select(capabilities);
+    ...all.map((p) => ({ supported_protocols: [claim(p)], specialisms: specialismsOf([p]) })),
+    { supported_protocols: all.map(claim), specialisms: specialismsOf(all) },
+    { supported_protocols: all.map(claim).reverse(), specialisms: specialismsOf(all).reverse() },
+  ])('chooses what the reference chooses, in its order, for %j, without a warning', (capabilities) => {
+    const { ids, warnings } = select(capabilities);
     expect(ids).toEqual(reference(capabilities));
     expect(ids).toContain('capability_discovery');
     expect(warnings).toEqual([]);
   });
 
+  it('covers every protocol and specialism of the corpus (the cases above are not made from an empty index)', () => {
+    expect(all).toHaveLength(6);
+    expect(specialismsOf(all)).toHaveLength(index.specialisms.length);
+    expect(index.specialisms.length).toBeGreaterThan(15);
+  });
+
   it('turns the ids into the files the reference runs: their scenarios included, no domains/ duplicates', async () => {
     const capabilities = { supported_protocols: ['media_buy'], specialisms: ['sales-guaranteed'] };
-    const files = selectCorpus(root, { storyboards: (await select(capabilities)).ids });
+    const files = selectCorpus(root, { storyboards: select(capabilities).ids });
     const idOf = new Map(listCorpus(root).map((e) => [e.file, e.id]));
     const expected = resolveStoryboardsForCapabilities(capabilities, { complianceDir: root }).storyboards.flatMap(
       (s) => [s.id, ...(s.requires_scenarios ?? [])],
@@ -65,8 +77,8 @@ describe('storyboardIdsForCapabilities', () => {
     expect(files.some((f) => f.includes('/domains/'))).toBe(false);
   });
 
-  it('warns about a specialism the corpus does not know, and assesses the rest', async () => {
-    const { ids, warnings } = await select({
+  it('warns about a specialism the corpus does not know, and assesses the rest', () => {
+    const { ids, warnings } = select({
       supported_protocols: ['media_buy'],
       specialisms: ['holographic-ads', 'sales-guaranteed'],
     });
@@ -77,22 +89,24 @@ describe('storyboardIdsForCapabilities', () => {
     );
   });
 
-  it('warns about a specialism whose protocol is not declared (where the reference throws), and assesses the rest', async () => {
-    const { ids, warnings } = await select({ supported_protocols: ['creative'], specialisms: ['sales-guaranteed'] });
+  it('warns about a specialism whose protocol is not declared (where the reference throws), and assesses the rest', () => {
+    const { ids, warnings } = select({ supported_protocols: ['creative'], specialisms: ['sales-guaranteed'] });
     expect(ids).toEqual(reference({ supported_protocols: ['creative'] }));
     expect(warnings).toEqual([
       'the agent declares specialism "sales-guaranteed" but not its protocol "media-buy" in supported_protocols (every specialism rolls up to a declared protocol); its storyboards are not run.',
     ]);
   });
 
-  it("passes the reference's warning about an unknown protocol on once, even when it has to ask twice", async () => {
-    const { ids, warnings } = await select({
-      supported_protocols: ['creative', 'telepathy'],
+  it('warns once about a protocol the corpus has no baseline for, declared twice, and assesses the rest', () => {
+    const { ids, warnings } = select({
+      supported_protocols: ['creative', 'telepathy', 'telepathy'],
       specialisms: ['sales-guaranteed'],
     });
     expect(ids).toEqual(reference({ supported_protocols: ['creative'] }));
-    expect(warnings.filter((w) => w.includes('"telepathy"'))).toHaveLength(1);
-    expect(warnings).toHaveLength(2);
+    expect(warnings).toEqual([
+      'the agent declares protocol "telepathy" in supported_protocols, for which the AdCP 3.0.6 compliance corpus has no baseline (it has brand, creative, governance, media-buy, signals, sponsored-intelligence); nothing is run for it. A newer corpus may have one.',
+      expect.stringContaining('specialism "sales-guaranteed" but not its protocol "media-buy"'),
+    ]);
   });
 });
 
@@ -106,7 +120,7 @@ describe('asking the agent', () => {
   it('falls back to the universal storyboards, with a warning, when the agent answers without capabilities', async () => {
     const url = `${inject('agentOrigin')}/x/error_response@get_adcp_capabilities/mcp`;
     const warnings: string[] = [];
-    const ids = await storyboardIdsForAgent(access(url), root, { fromDir: repo, warn: (m) => warnings.push(m) });
+    const ids = await storyboardIdsForAgent(access(url), root, { warn: (m) => warnings.push(m) });
     expect(ids).toEqual(reference({}));
     expect(warnings).toEqual([
       expect.stringMatching(
@@ -154,7 +168,7 @@ describe("the agent's adcp.supported_versions against the corpus version", () =>
 
   it("stops the selection with one line naming the corpus version, the agent's list and the ways forward", async () => {
     const url = `${inject('agentOrigin')}/x/speaks_3_1/mcp`;
-    const error = await storyboardIdsForAgent(access(url), root, { fromDir: repo }).catch((e) => e);
+    const error = await storyboardIdsForAgent(access(url), root).catch((e) => e);
     expect(error).toBeInstanceOf(UnsupportedCorpusVersionError);
     expect(error.message).toBe(
       'vitest-adcp cannot run the storyboards: the compliance corpus is AdCP 3.0.6, and the agent does not speak it (its get_adcp_capabilities declares adcp.supported_versions ["3.1"]). Name a corpus of a release it declares (--compliance-version / compliance.version / ADCP_COMPLIANCE, e.g. an @adcp/sdk that pins it), or run this one deliberately with --allow-unsupported-version (compliance.allowUnsupportedVersion, ADCP_ALLOW_UNSUPPORTED_VERSION=1).',
@@ -163,66 +177,11 @@ describe("the agent's adcp.supported_versions against the corpus version", () =>
   });
 
   it('selects as usual for an agent that speaks the release, and for one told to run anyway', async () => {
-    const speaks = await storyboardIdsForAgent(access(`${inject('agentOrigin')}/x/speaks_3_0/mcp`), root, {
-      fromDir: repo,
-    });
+    const speaks = await storyboardIdsForAgent(access(`${inject('agentOrigin')}/x/speaks_3_0/mcp`), root);
     const anyway = await storyboardIdsForAgent(access(`${inject('agentOrigin')}/x/speaks_3_1/mcp`), root, {
-      fromDir: repo,
       allowUnsupportedVersion: true,
     });
     expect(speaks).toEqual(reference({ supported_protocols: ['media_buy', 'creative'] }));
     expect(anyway).toEqual(speaks);
-  });
-});
-
-describe('the selection kept between runs (cacheDir)', () => {
-  const withCache = async (cacheDir: string, capabilities: DeclaredCapabilities) => {
-    const warnings: string[] = [];
-    const ids = await storyboardIdsForCapabilities(root, capabilities, {
-      fromDir: repo,
-      cacheDir,
-      warn: (m) => warnings.push(m),
-    });
-    return { ids, warnings };
-  };
-  const entries = (cacheDir: string) =>
-    existsSync(join(cacheDir, 'selections')) ? readdirSync(join(cacheDir, 'selections')) : [];
-
-  it('gives the same ids and the same warnings from the cache, one entry per declaration', async () => {
-    const cacheDir = mkdtempSync(join(tmpdir(), 'adcp-selection-'));
-    try {
-      const declared = { supported_protocols: ['media_buy'], specialisms: ['sales-guaranteed', 'no-such-specialism'] };
-      const first = await withCache(cacheDir, declared);
-      expect(first.warnings).toEqual([expect.stringContaining('"no-such-specialism"')]);
-      expect(entries(cacheDir)).toHaveLength(1);
-      expect(await withCache(cacheDir, declared)).toEqual(first);
-      expect(first).toEqual(await select(declared));
-      await withCache(cacheDir, { supported_protocols: ['signals'] });
-      expect(entries(cacheDir)).toHaveLength(2);
-    } finally {
-      rmSync(cacheDir, { recursive: true, force: true });
-    }
-  });
-
-  it('is what the next run reads (an entry changed on disk is what it gets), and a broken entry is selected again', async () => {
-    const cacheDir = mkdtempSync(join(tmpdir(), 'adcp-selection-'));
-    try {
-      const declared = { supported_protocols: ['media_buy'] };
-      const { ids } = await withCache(cacheDir, declared);
-      const [entry] = entries(cacheDir);
-      const file = join(cacheDir, 'selections', entry!);
-      // Planted beside ours: not read. Written through the cache (this user's secret): read.
-      writeFileSync(file, JSON.stringify({ ids: ['planted'], warnings: ['planted warning'] }));
-      expect((await withCache(cacheDir, declared)).ids).toEqual(ids);
-      new DiskCache(cacheDir, 'selections', '.json', []).write(
-        entry!.replace(/\.json$/, ''),
-        JSON.stringify({ ids: ['planted'], warnings: ['planted warning'] }),
-      );
-      expect(await withCache(cacheDir, declared)).toEqual({ ids: ['planted'], warnings: ['planted warning'] });
-      writeFileSync(file, '{ not json');
-      expect((await withCache(cacheDir, declared)).ids).toEqual(ids);
-    } finally {
-      rmSync(cacheDir, { recursive: true, force: true });
-    }
   });
 });
