@@ -175,6 +175,13 @@ describe('anchors and aliases, counted before parsing', () => {
     expect(loadStoryboard(text, 'text.yaml').ok).toBe(true);
   });
 
+  it('100 anchors pass, with more & in the text than the bound (counted by the lexer then); 101 do not', () => {
+    const anchors = (n: number) => Array.from({ length: n }, (_, i) => `&a${i} ${i}`).join(', ');
+    const text = (n: number) => `${HEAD}${ONE_STEP}x-text: "a & b"\nx-many: [${anchors(n)}]\n`;
+    expect(loadStoryboard(text(100), 'hundred.yaml').ok).toBe(true);
+    expect(primary(loadStoryboard(text(101), 'many.yaml'))).toMatch(/more than 100 YAML anchors \(&name\): anchor 101/);
+  });
+
   it('101 aliases: located at the 101st', () => {
     const text = `${HEAD}${ONE_STEP}x-a: &a 1\nx-r: [${Array(101).fill('*a').join(', ')}]\n`;
     const line = text.split('\n').length - 1;
