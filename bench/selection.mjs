@@ -8,9 +8,10 @@
  *
  * Declarations, from the corpus's own index: nothing; every set of its protocols (2^n) with all their specialisms;
  * every specialism alone with its parent protocol; everything in reverse order. Without `--corpus`, every corpus the
- * SDK ships. `npm test` holds the same on the devDependency's 3.0.6 (test/plugin/capabilities.test.ts); this is for
- * the SDKs and corpora a clean clone does not have (13.0.0 and the 3.1 / 3.2 bundles of ../shared/spec/protocol,
- * unpacked: `tar xzf ../shared/spec/protocol/adcp-3.1.19.tgz -C /tmp`, then `--corpus /tmp/adcp-3.1.19/compliance`).
+ * SDK ships. `npm test` holds a part of these (each protocol with its specialisms, all of them both ways) on the
+ * devDependency's 3.0.6 (test/plugin/capabilities.test.ts); this is for all of them, and for the SDKs and corpora a
+ * clean clone does not have (13.0.0 and the 3.1 / 3.2 bundles of ../shared/spec/protocol, unpacked:
+ * `tar xzf ../shared/spec/protocol/adcp-3.1.19.tgz -C /tmp`, then `--corpus /tmp/adcp-3.1.19/compliance`).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';

@@ -167,7 +167,7 @@ function strings(value: unknown): string[] {
 export interface CapabilitySelectionOptions {
   /** Where warnings go. @default console.warn */
   warn?: (message: string) => void;
-  /** The run's secrets (agentSecrets): scrubbed from every warning before it is printed or cached. */
+  /** The run's secrets (agentSecrets): scrubbed from every warning before it is printed. */
   secrets?: readonly string[];
   /** Run the corpus even when the agent's `adcp.supported_versions` do not cover its version. @default false */
   allowUnsupportedVersion?: boolean;

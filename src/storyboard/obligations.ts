@@ -3,17 +3,19 @@
  *
  * AdCP's conformance text (docs/building/verification/conformance.mdx): "Every agent satisfies the universal layer.
  * Each `supported_protocols` claim adds a protocol baseline. Each `specialisms` claim adds a specialism baseline", and
- * "every specialism rolls up to a declared protocol". So: every universal storyboard the index lists, the baseline of
- * each declared protocol (its `supported_protocols` value, `media_buy`, is the index's protocol id with `-` for `_`,
- * `media-buy`), and the bundle of each declared specialism whose parent protocol is declared too.
+ * "A `specialisms` claim obligates the specialism's storyboard in addition to its parent protocol baseline". So: every
+ * universal storyboard the index lists, the baseline of each declared protocol (its `supported_protocols` value,
+ * `media_buy`, is the index's protocol id with `-` for `_`, `media-buy`), and the bundle of each declared specialism
+ * whose parent protocol is declared too.
  *
- * This used to be `@adcp/sdk/testing`'s `resolveStoryboardsForCapabilities`, imported from the user's install: the
- * same bundles (test/storyboard/obligations.test.ts holds every declaration against it on the installed corpus), but
- * importing it cost a run 1.3 s and 120 MB of the main process with @adcp/sdk 13, and it applied the installed SDK's
- * idea of the protocols to whatever corpus the run took (a fetched 3.1 corpus under a 3.0 SDK). The tree's index is
- * the corpus's own. Where the two differ (docs/conformance.md, "Capability selection"): a declared protocol the corpus
- * has no baseline for (`measurement` in 3.1) is said rather than passed over, and a specialism whose parent protocol is
- * declared but has no baseline is still run.
+ * This used to be `@adcp/sdk/testing`'s `resolveStoryboardsForCapabilities`, imported from the user's install. The
+ * same storyboards in the same order (test/plugin/capabilities.test.ts holds it against the reference on the installed
+ * corpus; bench/selection.mjs on @adcp/sdk 13's corpora and the 3.1 / 3.2 bundles), but importing it cost a run 1.3 s
+ * and 120 MB of the main process with @adcp/sdk 13, and it applied the installed SDK's table of protocols to whatever
+ * corpus the run took (a fetched 3.1 corpus under a 3.0 SDK). The tree's index is the corpus's own. Where the two
+ * differ (docs/conformance.md, the row "which storyboards a capability declaration selects"): a declared protocol the
+ * corpus has no baseline for (`measurement` in 3.1) is said rather than passed over, and a specialism whose parent
+ * protocol is declared but has no baseline is still run.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,8 +1,9 @@
 /**
  * Capability-driven selection: the same storyboards, in the same order, as the reference CLI's resolver
- * (`resolveStoryboardsForCapabilities` of the installed @adcp/sdk, called on the same corpus) for every declaration of
- * the corpus's protocols and specialisms; its fail-closed cases turned into warnings; the agent asked over a real
- * socket.
+ * (`resolveStoryboardsForCapabilities` of the installed @adcp/sdk, called on the same corpus) for each of the corpus's
+ * protocols with its specialisms and for all of them, in both orders (bench/selection.mjs goes through every set of
+ * protocols, on the corpora a clean clone does not have); its fail-closed cases turned into warnings; the agent asked
+ * over a real socket.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -66,7 +67,7 @@ describe('storyboardIdsForCapabilities', () => {
     expect(index.specialisms.length).toBeGreaterThan(15);
   });
 
-  it('turns the ids into the files the reference runs: their scenarios included, no domains/ duplicates', async () => {
+  it('turns the ids into the files the reference runs: their scenarios included, no domains/ duplicates', () => {
     const capabilities = { supported_protocols: ['media_buy'], specialisms: ['sales-guaranteed'] };
     const files = selectCorpus(root, { storyboards: select(capabilities).ids });
     const idOf = new Map(listCorpus(root).map((e) => [e.file, e.id]));
