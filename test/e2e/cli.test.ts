@@ -13,6 +13,7 @@ import { resolveCorpus } from '../../src/corpus.js';
 import { callTool } from '../fixture-agent/helpers.js';
 import { assertValidContractReport } from '../helpers/contract-schema.js';
 import { closedPort } from '../helpers/ports.js';
+import { testDir } from '../helpers/temp-dir.js';
 import { buildBin, repoRoot, runNode, type NodeRun } from '../helpers/run-vitest.js';
 
 const scratch = join(repoRoot, '.vitest-adcp', `cli-${process.pid}`);
@@ -180,6 +181,26 @@ describe("choosing the storyboards from the agent's capabilities (the default)",
       referenceSelection({ supported_protocols: ['media_buy', 'creative'], specialisms: ['sales-guaranteed'] }),
     );
     expect(listed(run)).toContain('sales_guaranteed');
+  });
+
+  it('needs no @adcp/sdk: a corpus named by path, in a directory with none, is selected from by its own index', async () => {
+    const declared = (await callTool(inject('agentUrl'), 'get_adcp_capabilities')).structuredContent!;
+    const elsewhere = testDir('adcp-no-sdk-');
+    const run = await runNode([cliJs, inject('agentUrl'), '--list'], {
+      cwd: elsewhere,
+      env: {
+        ADCP_AGENT_URL: undefined,
+        ADCP_AUTH_TOKEN: undefined,
+        ADCP_PROTOCOL: undefined,
+        ADCP_COMPLIANCE: corpusRoot,
+        XDG_CACHE_HOME: elsewhere,
+      },
+    });
+    expect(run.exitCode, run.stdout + run.stderr).toBe(0);
+    expect(listed(run)).toEqual(
+      referenceSelection({ supported_protocols: declared.supported_protocols, specialisms: declared.specialisms }),
+    );
+    expect(run.stdout).toMatch(/storyboards \(from the agent's capabilities: /);
   });
 
   it('exits 2 with one message naming the URL when the agent cannot be reached', async () => {
