@@ -1,10 +1,11 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CorpusNotFoundError, missingSchemas, resolveCorpus } from '../src/corpus.js';
 import { resolveRuntimeConfig } from '../src/config.js';
 import { CorpusSelectionError, listCorpus, selectCorpus } from '../src/storyboard/select.js';
+import { testDir } from './helpers/temp-dir.js';
 
 const repo = join(import.meta.dirname, '..');
 const installed = join(repo, 'node_modules', '@adcp', 'sdk', 'compliance', 'cache', '3.0.6');
@@ -117,6 +118,20 @@ describe('selecting corpus storyboards', () => {
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
+  });
+
+  it('lists a file edited since it was listed as it is now (a file is read once while it stays the same)', () => {
+    const root = testDir('adcp-list-');
+    mkdirSync(join(root, 'universal'));
+    const file = join(root, 'universal', 'edited.yaml');
+    writeFileSync(file, 'id: before\nphases: []\n');
+    expect(listCorpus(root).map((e) => e.id)).toEqual(['before']);
+    // Another size, then the same size with another modification time.
+    writeFileSync(file, 'id: after_it\nphases: []\n');
+    expect(listCorpus(root).map((e) => e.id)).toEqual(['after_it']);
+    writeFileSync(file, 'id: again_it\nphases: []\n');
+    utimesSync(file, new Date(), new Date(Date.now() + 5_000));
+    expect(listCorpus(root).map((e) => e.id)).toEqual(['again_it']);
   });
 
   it('lists the 84 storyboards of 3.0.6', () => {
