@@ -226,10 +226,16 @@ export function bundleIds(root: string): string[] {
 export function storyboardIdsUnder(root: string, paths: readonly string[]): string[] {
   const corpus = listCorpus(root);
   const order = referenceOrder(root);
-  const ids = new Set<string>();
-  for (const path of paths)
-    for (const entry of corpus.filter((e) => e.path.startsWith(path)).sort(order)) ids.add(entry.id);
-  return [...ids];
+  return [...new Set(paths.flatMap((path) => entriesUnder(corpus, path, order).map((entry) => entry.id)))];
+}
+
+/** The entries of `corpus` under `prefix` (a bundle's directory or file), in `order` (the reference's). */
+function entriesUnder(
+  corpus: readonly CorpusEntry[],
+  prefix: string,
+  order: (a: CorpusEntry, b: CorpusEntry) => number,
+): CorpusEntry[] {
+  return corpus.filter((entry) => entry.path.startsWith(prefix)).sort(order);
 }
 
 /** ` (did you mean "x"?)`, or nothing. */
@@ -260,7 +266,7 @@ export function selectCorpusInRunOrder(
   options: SelectOptions = {},
 ): string[] {
   const corpus = listCorpus(root);
-  const inReferenceOrder = (entries: CorpusEntry[]) => entries.sort(referenceOrder(root));
+  const order = referenceOrder(root);
   const byId = new Map<string, CorpusEntry>();
   for (const entry of corpus) if (!byId.has(entry.id)) byId.set(entry.id, entry);
   const bundles = bundlePaths(root);
@@ -281,14 +287,14 @@ export function selectCorpusInRunOrder(
   }
   for (const bundle of selection.bundles ?? []) {
     const prefix = bundles.get(bundle);
-    if (prefix) inReferenceOrder(corpus.filter((e) => e.path.startsWith(prefix))).forEach((e) => chosen.add(e));
+    if (prefix) entriesUnder(corpus, prefix, order).forEach((e) => chosen.add(e));
     else unknown.push(`bundle "${bundle}"${suggestion(bundle, names.bundles)} (known: ${names.bundles.join(', ')})`);
   }
   for (const track of selection.tracks ?? []) {
     const matches = corpus.filter((e) => e.track === track);
     if (matches.length === 0)
       unknown.push(`track "${track}"${suggestion(track, names.tracks)} (known: ${names.tracks.join(', ')})`);
-    inReferenceOrder(matches).forEach((e) => chosen.add(e));
+    matches.sort(order).forEach((e) => chosen.add(e));
   }
   if (unknown.length > 0) {
     throw new CorpusSelectionError(
