@@ -149,6 +149,14 @@ const EXPECTED_SKIPS: Record<string, RegExp> = {
   peer_branch_taken: /contributed by /,
 };
 
+/**
+ * A shorter step timeout where a step waits out its whole window: idempotency's no_duplicate_webhooks_on_replay drains
+ * its `timeout_seconds` (30), capped by the run's step timeout, however early the one webhook came — 10 s a run, twice
+ * per test run. The fixture sends its webhook within milliseconds, and one sent again on replay as fast
+ * (webhooks.e2e.test.ts fails a duplicate within the same window).
+ */
+const STEP_TIMEOUT_MS: Record<string, number> = { idempotency: 3_000 };
+
 const TOKEN_PREFIX = 'demo-strict-corpus';
 const corpus = resolveCorpus(undefined);
 let agent: FixtureAgent;
@@ -181,7 +189,7 @@ async function run(id: string, requests: 'enriched' | 'as-written' = 'enriched')
   await seedOutOfBand(id, url, token);
   const engine = openStoryboardRun(
     storyboard,
-    { agentUrl: url, authToken: token, corpusRoot: corpus.root, timeoutMs: 10_000, requests },
+    { agentUrl: url, authToken: token, corpusRoot: corpus.root, timeoutMs: STEP_TIMEOUT_MS[id] ?? 10_000, requests },
     { env: {}, webhooks: receiver },
   );
   try {
