@@ -22,12 +22,24 @@ export interface FailingValidation {
 const OWN_FRAME = /node_modules\/vitest-adcp\/|\/(?:src|dist)\/(?:vitest|jest|adapter)\/|\/vitest\/suite\./;
 
 /**
+ * Frames of the test framework that called the step (its runner, Node's promise machinery): never the user's code,
+ * and both frameworks hide them. Left out here because Vitest's main process looks each frame's file up for a source
+ * map before it drops its own frames — reading and scanning a runner chunk of its, for every frame of every failed
+ * step (~90 ms of a 3.1 corpus run's main process). A corpus storyboard's own frame is under node_modules too, but a
+ * `.yaml` file, not a script.
+ */
+const FRAMEWORK_FRAME =
+  /\/node_modules\/(?:vitest|@vitest\/[\w-]+|jest-[\w-]+|@jest\/[\w-]+)\/.*\.[cm]?js:\d+:\d+\)?$|\(node:internal\/|^\s+at node:internal\/|\(<anonymous>\)$/;
+
+/**
  * The stack of a step error: `Name: message`, then the failing validation's YAML position (when there is one), then
  * the frames of `at` — an Error captured while the compiled module's `it` callback was on the stack, whose source map
- * puts it on the step's YAML line — without the adapter's own frames.
+ * puts it on the step's YAML line — without the adapter's own frames and the framework's.
  */
 export function stepErrorStack(name: string, message: string, at: Error, validation?: FailingValidation): string {
-  const frames = (at.stack ?? '').split('\n').filter((line) => /^\s+at /.test(line) && !OWN_FRAME.test(line));
+  const frames = (at.stack ?? '')
+    .split('\n')
+    .filter((line) => /^\s+at /.test(line) && !OWN_FRAME.test(line) && !FRAMEWORK_FRAME.test(line));
   const source = validation?.source;
   if (source) frames.unshift(`    at ${validation!.check} (${source.file}:${source.line}:${source.column})`);
   return `${name}: ${message}\n${frames.join('\n')}`;
