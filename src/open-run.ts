@@ -90,7 +90,7 @@ export function openStoryboardRun(
       ? { webhooks: options.webhooks ?? new RemoteWebhookSink(config.webhooks!) }
       : {}),
     ...(storyboard.requires_scenarios?.length && config.corpusRoot
-      ? { knownStoryboardIds: storyboardIdsIn(config.corpusRoot) }
+      ? { knownStoryboardIds: () => storyboardIdsIn(config.corpusRoot!) }
       : {}),
   });
 }

@@ -35,9 +35,10 @@ export interface RunSettings extends PlanSettings {
   /**
    * Ids of the storyboards in the compliance tree, for `requires_scenarios`:
    * a reference that names none of them grades the storyboard `not_applicable`
-   * (storyboard-schema.yaml > unresolved_scenario_reference). Absent: not checked.
+   * (storyboard-schema.yaml > unresolved_scenario_reference). Absent: not checked. Asked when a step first needs it:
+   * listing a corpus reads the head of each of its files, and a run opened only for its bounds never does.
    */
-  knownStoryboardIds?: ReadonlySet<string>;
+  knownStoryboardIds?: () => ReadonlySet<string>;
   /** Other secrets to scrub from every message and record (e.g. credentials written into the agent URL). */
   knownSecrets?: readonly string[];
   /** signed_requests options (roles/request-signing/probe.ts). */

@@ -363,7 +363,7 @@ export class StoryboardRun {
   /** What decides a step before the agent is reached: storyboard-wide skips, `skip_if`, the configuration. */
   private beforeAgent(step: RoleStep, end: StepEnd): StepResult | undefined {
     const skip =
-      unresolvedScenarioSkip(this.storyboard, this.options.knownStoryboardIds) ??
+      unresolvedScenarioSkip(this.storyboard, this.options.knownStoryboardIds?.()) ??
       this.roles.first((session) => session.storyboardSkip?.(step)) ??
       this.runnerPreflight ??
       this.haltFor(step.phase);

@@ -9,7 +9,7 @@
  * them all cost every worker 200–300 ms before its first step.)
  */
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { createRequire } from 'node:module';
 import type AjvModule from 'ajv';
@@ -100,8 +100,10 @@ interface ManifestTool {
 
 export class SchemaRegistry {
   private ajvInstance: InstanceType<typeof AjvModule.default> | undefined;
-  /** Every `.json` file under the directory: relative path (e.g. `protocol/x.json`) → absolute path. */
-  private readonly files = new Map<string, string>();
+  /** Every `.json` file under the directory: relative path (e.g. `protocol/x.json`) → absolute path (see `files`). */
+  private fileList: Map<string, string> | undefined;
+  /** The manifest's tools and version (see `manifest`). */
+  private manifestRead: { tools: Record<string, ManifestTool>; version: string | undefined } | undefined;
   /** Parsed files: relative path → the schema, or null for a file that is not a schema (no `$id`, not JSON). */
   private readonly parsed = new Map<string, LoadedSchema | null>();
   /** resolveRef's answers, by ref as given. */
@@ -109,12 +111,18 @@ export class SchemaRegistry {
   /** Relative paths whose schema (and the schemas its refs reach) ajv has. */
   private readonly added = new Set<string>();
   private readonly validators = new Map<string, ValidateFunction>();
-  private readonly tools: Record<string, ManifestTool>;
   private loadedAll = false;
   private readonly cache: ValidatorCache | undefined;
-  readonly version: string | undefined;
 
-  /** `cacheDir`: where compiled validators are kept between runs (validator-cache.ts); none, no cache. */
+  /** The directory's own entries, read by the constructor: a directory that cannot be read fails there. */
+  private readonly top: Dirent[];
+
+  /**
+   * `cacheDir`: where compiled validators are kept between runs (validator-cache.ts); none, no cache. Reads only the
+   * directory's own entries: every run opens one (open-run.ts), and a Vitest worker whose storyboards the run host runs
+   * opens them only for their bounds (StoryboardRun.worstCaseMs) and never validates — the tree below and the
+   * manifest are read on first use.
+   */
   constructor(
     readonly dir: string,
     cacheDir?: string,
@@ -122,10 +130,33 @@ export class SchemaRegistry {
     this.cache = cacheDir
       ? new ValidatorCache(cacheDir, `ajv ${AJV_VERSION} ${JSON.stringify(AJV_OPTIONS)} formats: ${FORMATS_CODE}`)
       : undefined;
-    for (const file of listJsonFiles(dir)) this.files.set(relative(dir, file).split(sep).join('/'), file);
-    const manifest = readJson(join(dir, 'manifest.json'));
-    this.tools = manifest?.tools ?? {};
-    this.version = manifest?.adcp_version;
+    this.top = readdirSync(dir, { withFileTypes: true });
+  }
+
+  /** The AdCP version the manifest names. */
+  get version(): string | undefined {
+    return this.manifest.version;
+  }
+
+  private get tools(): Record<string, ManifestTool> {
+    return this.manifest.tools;
+  }
+
+  private get manifest(): { tools: Record<string, ManifestTool>; version: string | undefined } {
+    if (!this.manifestRead) {
+      const manifest = readJson(join(this.dir, 'manifest.json'));
+      this.manifestRead = { tools: manifest?.tools ?? {}, version: manifest?.adcp_version };
+    }
+    return this.manifestRead;
+  }
+
+  private get files(): Map<string, string> {
+    if (!this.fileList) {
+      this.fileList = new Map();
+      for (const file of listJsonFiles(this.dir, this.top))
+        this.fileList.set(relative(this.dir, file).split(sep).join('/'), file);
+    }
+    return this.fileList;
   }
 
   /** The response schema the manifest declares for a task, e.g. `protocol/get-adcp-capabilities-response.json`. */
@@ -410,12 +441,14 @@ function normaliseRef(ref: string): string {
   return ref.replace(/^\/+/, '').replace(/^schemas\/[^/]+\//, '');
 }
 
-function listJsonFiles(dir: string): string[] {
+/** Every `.json` file under `dir`, symbolic links followed (a stat only for them: a schema tree holds ~700 files). */
+function listJsonFiles(dir: string, entries: Dirent[] = readdirSync(dir, { withFileTypes: true })): string[] {
   const out: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const full = join(dir, name);
-    if (statSync(full).isDirectory()) out.push(...listJsonFiles(full));
-    else if (name.endsWith('.json')) out.push(full);
+  for (const entry of entries) {
+    const full = join(dir, entry.name);
+    const directory = entry.isSymbolicLink() ? statSync(full).isDirectory() : entry.isDirectory();
+    if (directory) out.push(...listJsonFiles(full));
+    else if (entry.name.endsWith('.json')) out.push(full);
   }
   return out;
 }

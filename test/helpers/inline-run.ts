@@ -79,7 +79,7 @@ export function openInline(yaml: string, url: string, options: InlineRunOptions 
     testKit: options.testKit,
     timeoutMs: options.timeoutMs ?? 10_000,
     ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),
-    ...(options.knownStoryboardIds ? { knownStoryboardIds: new Set(options.knownStoryboardIds) } : {}),
+    ...(options.knownStoryboardIds ? { knownStoryboardIds: () => new Set(options.knownStoryboardIds) } : {}),
     ...(options.loadWarnings ? { loadWarnings: options.loadWarnings } : {}),
     rules: contractRules(options.contract),
     ...(options.seededState ? { seededState: true } : {}),

@@ -4,11 +4,14 @@
  * names by the domain that uses them, and what a response_schema validation
  * reports when a ref resolves to nothing.
  */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Exchange } from '../../src/checks/index.js';
 import { defaultSchemasDir } from '../../src/corpus.js';
 import { gradeStep } from '../../src/engine/grade.js';
-import { schemaRegistryFor } from '../../src/schemas/registry.js';
+import { SchemaRegistry, schemaRegistryFor } from '../../src/schemas/registry.js';
 import type { Step } from '../../src/model/storyboard.js';
 
 const registry = schemaRegistryFor(defaultSchemasDir()!);
@@ -78,5 +81,28 @@ describe('response_schema with a ref that resolves to nothing', () => {
       request: exchange.request,
       response: exchange.response,
     });
+  });
+});
+
+describe('what opening a registry reads', () => {
+  // Every run opens one, and a worker whose storyboards the run host runs opens runs only for their bounds: the tree
+  // below the directory and its manifest are read on first use, not when the registry is made.
+  it('the directory itself only: files under it are listed when a schema is first asked for, and a missing directory fails at once', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vitest-adcp-registry-'));
+    try {
+      mkdirSync(join(dir, 'core'));
+      const lazy = new SchemaRegistry(dir);
+      writeFileSync(join(dir, 'manifest.json'), JSON.stringify({ adcp_version: '9.9.9', tools: {} }));
+      writeFileSync(
+        join(dir, 'core', 'late.json'),
+        JSON.stringify({ $id: '/schemas/9.9.9/core/late.json', type: 'object' }),
+      );
+      expect(lazy.version).toBe('9.9.9');
+      expect(lazy.resolveRef('core/late.json')).toBe('core/late.json');
+      expect(lazy.validate('core/late.json', []).valid).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    expect(() => new SchemaRegistry(join(dir, 'gone'))).toThrow(/ENOENT/);
   });
 });
