@@ -121,7 +121,9 @@ function testKitOf(
       config.projectRoot ?? process.cwd(),
       ...(config.testKitDirs ?? []),
     ]);
-    return { testKit: loadTestKit(kitPath) };
+    const cache =
+      config.cacheDir && config.corpusRoot ? { dir: config.cacheDir, corpusRoot: config.corpusRoot } : undefined;
+    return { testKit: loadTestKit(kitPath, cache ? { cache } : {}) };
   } catch (error) {
     return {
       configurationError: `cannot load test kit "${kitRef}": ${error instanceof Error ? error.message : String(error)}`,

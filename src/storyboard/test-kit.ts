@@ -6,6 +6,8 @@
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import { DiskCache, packageFingerprint } from '../cache/disk-cache.js';
 import { DiagnosticSink, StoryboardLoadError } from './diagnostics.js';
 import { isPlainObject } from './paths.js';
 import { parseYaml } from './source-map.js';
@@ -50,6 +52,14 @@ export function resolveTestKitPath(ref: string, options: TestKitPathOptions): st
 export interface LoadTestKitOptions {
   /** Where the kit is referenced (e.g. the storyboard's `prerequisites.test_kit`), for "not found". */
   referencedFrom?: { file: string } & SourceLocation;
+  /**
+   * Where parsed kits of a compliance corpus are kept between runs (the plugin's cache directory), and that corpus's
+   * root: only a kit below it is kept. Every process of a run opens the runs of its storyboards, and with them their
+   * kits: the main process and each Vitest worker parsed the same YAML again — over the 3.1 corpus's kits about a tenth
+   * of a second each. The corpus's kits are published with it, demo credentials and all; your own kits may hold real
+   * ones, and are never written anywhere. None: parsed in every process.
+   */
+  cache?: { dir: string; corpusRoot: string };
 }
 
 interface CacheEntry {
@@ -81,10 +91,40 @@ export function loadTestKit(absPath: string, options: LoadTestKitOptions = {}): 
   }
   const cached = cache.get(file);
   if (cached && cached.mtimeMs === mtimeMs) return cached.kit;
-  const result = parseTestKit(readFileSync(file, 'utf8'), file);
+  const source = readFileSync(file, 'utf8');
+  const disk = options.cache && isBelow(file, options.cache.corpusRoot) ? kitCache(options.cache.dir) : undefined;
+  // Keyed by the text itself: an edited kit is another key, whatever its modification time says.
+  const key = disk?.key(source);
+  const stored = key ? disk!.readJson(key, isPlainObject) : undefined;
+  if (stored) {
+    const kit = deepFreeze(stored) as TestKit;
+    cache.set(file, { mtimeMs, kit });
+    return kit;
+  }
+  const result = parseTestKit(source, file);
   if (!result.ok) throw new StoryboardLoadError(result.diagnostics);
   cache.set(file, { mtimeMs, kit: result.testKit });
+  // Kept only when JSON gives the very data back (YAML's .inf or .nan would come back as null).
+  const json = key ? JSON.stringify(result.testKit) : undefined;
+  if (key && json !== undefined && isDeepStrictEqual(JSON.parse(json), result.testKit)) disk!.write(key, json);
   return result.testKit;
+}
+
+const kitCaches = new Map<string, DiskCache>();
+
+function isBelow(file: string, dir: string): boolean {
+  const rel = path.relative(path.resolve(dir), file);
+  return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
+}
+
+/** The parsed kits kept in a cache directory: their key salted with this package's build, whose parser made them. */
+function kitCache(cacheDir: string): DiskCache {
+  let disk = kitCaches.get(cacheDir);
+  if (!disk) {
+    disk = new DiskCache(cacheDir, 'test-kits', '.json', ['vitest-adcp-test-kit-v1', packageFingerprint()]);
+    kitCaches.set(cacheDir, disk);
+  }
+  return disk;
 }
 
 /** Forget cached kits (tests; long-lived processes that want a clean slate). */

@@ -1,8 +1,9 @@
-import { mkdtempSync, mkdirSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { DiskCache, packageFingerprint } from '../../src/cache/disk-cache.js';
 import {
   StoryboardLoadError,
   clearTestKitCache,
@@ -115,5 +116,68 @@ describe('loadTestKit', () => {
     expect(() =>
       loadTestKit('/nonexistent/kit.yaml', { referencedFrom: { file: 'sb.yaml', line: 7, column: 13 } }),
     ).toThrowError(/^sb\.yaml:7:13: \[test_kit_not_found\] test kit not found: \/nonexistent\/kit\.yaml/);
+  });
+});
+
+describe('loadTestKit with a cache directory (a corpus kit)', () => {
+  const kitCache = (cacheDir: string) =>
+    new DiskCache(cacheDir, 'test-kits', '.json', ['vitest-adcp-test-kit-v1', packageFingerprint()]);
+  const entries = (cacheDir: string) => {
+    try {
+      return readdirSync(path.join(cacheDir, 'test-kits'));
+    } catch {
+      return [];
+    }
+  };
+
+  it('keeps a parsed kit, and the next process reads it from there instead of parsing the YAML', () => {
+    const root = tree({ 'kit.yaml': 'id: k\nauth: { api_key: demo-k, probe_task: list_creatives }\n' });
+    const file = path.join(root, 'kit.yaml');
+    const cacheDir = path.join(root, 'cache');
+    const parsed = loadTestKit(file, { cache: { dir: cacheDir, corpusRoot: root } });
+    expect(entries(cacheDir)).toHaveLength(1);
+    clearTestKitCache();
+    expect(loadTestKit(file, { cache: { dir: cacheDir, corpusRoot: root } })).toEqual(parsed);
+    // What the cache holds under the text's key is what a later load serves: the entry, not a parse of the file.
+    const source = 'id: k\nauth: { api_key: demo-k, probe_task: list_creatives }\n';
+    kitCache(cacheDir).write(kitCache(cacheDir).key(source), JSON.stringify({ id: 'from-the-cache' }));
+    clearTestKitCache();
+    const served = loadTestKit(file, { cache: { dir: cacheDir, corpusRoot: root } });
+    expect(served).toEqual({ id: 'from-the-cache' });
+    expect(Object.isFrozen(served)).toBe(true);
+  });
+
+  it('an entry that is not its own (edited, or written under another secret) is never served: the kit is parsed again', () => {
+    const root = tree({ 'kit.yaml': 'id: k\n' });
+    const file = path.join(root, 'kit.yaml');
+    const cacheDir = path.join(root, 'cache');
+    loadTestKit(file, { cache: { dir: cacheDir, corpusRoot: root } });
+    const [entry] = entries(cacheDir);
+    const stored = path.join(cacheDir, 'test-kits', entry!);
+    const text = readFileSync(stored, 'utf8');
+    writeFileSync(stored, text.replace('"k"', '"planted"'));
+    clearTestKitCache();
+    expect(loadTestKit(file, { cache: { dir: cacheDir, corpusRoot: root } }).id).toBe('k');
+  });
+
+  it('does not keep a kit JSON cannot give back whole (YAML .inf, .nan): it is parsed every time', () => {
+    const root = tree({ 'kit.yaml': 'id: k\nlimits: { window: .inf }\n' });
+    const file = path.join(root, 'kit.yaml');
+    const cacheDir = path.join(root, 'cache');
+    expect(
+      (loadTestKit(file, { cache: { dir: cacheDir, corpusRoot: root } }) as { limits?: { window?: number } }).limits
+        ?.window,
+    ).toBe(Infinity);
+    expect(entries(cacheDir)).toEqual([]);
+  });
+
+  it('never writes a kit outside the corpus (your own may hold real credentials)', () => {
+    const root = tree({ 'corpus/index.json': '{}', 'own/kit.yaml': 'id: k\nauth: { api_key: real-key }\n' });
+    const cacheDir = path.join(root, 'cache');
+    const kit = loadTestKit(path.join(root, 'own', 'kit.yaml'), {
+      cache: { dir: cacheDir, corpusRoot: path.join(root, 'corpus') },
+    });
+    expect(kit.auth).toMatchObject({ api_key: 'real-key' });
+    expect(entries(cacheDir)).toEqual([]);
   });
 });
