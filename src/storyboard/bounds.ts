@@ -15,9 +15,9 @@
  * no anchor or alias, 41 KB expanded, 9 phases, 31 steps).
  */
 import { statSync } from 'node:fs';
-import { Lexer } from 'yaml';
 import type { DiagnosticSink } from './diagnostics.js';
 import type { SourceMap } from './source-map.js';
+import { yaml } from './yaml-lib.js';
 import type { SourceLocation } from '../model/storyboard.js';
 
 export interface StoryboardBounds {
@@ -109,7 +109,7 @@ export function checkTextBounds(source: string, sink: DiagnosticSink, bounds: St
   let anchors = 0;
   let aliases = 0;
   let offset = 0;
-  for (const token of new Lexer().lex(source)) {
+  for (const token of new (yaml().Lexer)().lex(source)) {
     const first = token.charCodeAt(0);
     if (first === 0x26 /* & */ && ++anchors > limits.maxAnchors) {
       report(

@@ -21,12 +21,12 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import { parse } from 'yaml';
 import { ConfigurationError } from '../model/errors.js';
 import { checkTextBounds } from './bounds.js';
 import { DiagnosticSink } from './diagnostics.js';
 import { readStoryboardHead } from './read.js';
 import { closestMatch } from './did-you-mean.js';
+import { yaml } from './yaml-lib.js';
 
 /** What to run from the corpus: the union of every storyboard named here, by id, bundle or track. */
 export interface CorpusSelection {
@@ -157,7 +157,7 @@ function topLevelKeys(text: string, whole: boolean): Record<string, unknown> | u
     /^(?:"id"|'id'|"track"|'track'|"phases"|'phases'|"requires_scenarios"|'requires_scenarios')\s*:/m.test(text);
   if (needsParse && whole && checkTextBounds(text, new DiagnosticSink(''), undefined)) {
     try {
-      return parse(text) as Record<string, unknown>;
+      return yaml().parse(text) as Record<string, unknown>;
     } catch {
       // A broken corpus file is still selectable by path; the loader will report it.
       return undefined;

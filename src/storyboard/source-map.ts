@@ -3,20 +3,8 @@
  * value was written. Every diagnostic and every `loc` of the loader goes
  * through `SourceMap`, so positions are computed one way everywhere.
  */
-import {
-  isAlias,
-  isMap,
-  isPair,
-  isScalar,
-  isSeq,
-  LineCounter,
-  parseDocument,
-  visit,
-  type Document,
-  type Node as YamlNode,
-  type Pair,
-  type YAMLError,
-} from 'yaml';
+import type { Document, LineCounter, Node as YamlNode, Pair, YAMLError } from 'yaml';
+import { yaml } from './yaml-lib.js';
 import type { SourceLocation } from '../model/storyboard.js';
 
 /** A path into the parsed data: object keys and array indexes. */
@@ -47,18 +35,18 @@ export const MAX_ALIAS_COUNT = 100;
 /** Where the first alias (`*name`) is written: what an alias-limit error points at. */
 function firstAliasLocation(doc: Document.Parsed, map: SourceMap): SourceLocation {
   let at: number | undefined;
-  visit(doc, {
+  yaml().visit(doc, {
     Alias(_key, node) {
       at = node.range?.[0];
-      return visit.BREAK;
+      return yaml().visit.BREAK;
     },
   });
   return at === undefined ? START : map.offsetToLocation(at);
 }
 
 export function parseYaml(source: string): ParsedYaml {
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(source, {
+  const lineCounter = new (yaml().LineCounter)();
+  const doc = yaml().parseDocument(source, {
     lineCounter,
     prettyErrors: false,
     // `<<: *anchor` is a common authoring idiom; resolving it keeps the
@@ -101,7 +89,7 @@ export function parseYaml(source: string): ParsedYaml {
 
 /** `key:` with nothing after it: point at the key, not at the end of the line. */
 function isEmptyScalar(node: unknown): boolean {
-  return isScalar(node) && node.value === null && (!node.range || node.range[0] === node.range[1]);
+  return yaml().isScalar(node) && node.value === null && (!node.range || node.range[0] === node.range[1]);
 }
 
 function firstLine(message: string): string {
@@ -127,7 +115,7 @@ export class SourceMap {
    */
   locationInValue(path: DataPath, token: string, occurrence = 0): SourceLocation {
     const { node, depth } = this.resolve(path);
-    const range = depth === path.length && isScalar(node) ? node.range : undefined;
+    const range = depth === path.length && yaml().isScalar(node) ? node.range : undefined;
     if (range && this.source !== undefined) {
       const text = this.source.slice(range[0], range[1]);
       let at = -1;
@@ -195,11 +183,11 @@ export class SourceMap {
   }
 
   private child(node: unknown, segment: string | number): { node: unknown; pair?: Pair } | undefined {
-    if (isSeq(node) && typeof segment === 'number') {
+    if (yaml().isSeq(node) && typeof segment === 'number') {
       const item = node.items[segment];
       return item === undefined ? undefined : { node: item };
     }
-    if (isMap(node)) {
+    if (yaml().isMap(node)) {
       const pair = this.findPair(node.items as Pair[], String(segment));
       return pair ? { node: pair.value, pair } : undefined;
     }
@@ -208,14 +196,14 @@ export class SourceMap {
 
   /** Finds a key in a mapping, looking through `<<` merge sources last. */
   private findPair(items: Pair[], key: string): Pair | undefined {
-    const direct = items.find((p) => isScalar(p.key) && String(p.key.value) === key);
+    const direct = items.find((p) => yaml().isScalar(p.key) && String(p.key.value) === key);
     if (direct) return direct;
     for (const p of items) {
-      if (!isScalar(p.key) || p.key.value !== '<<') continue;
-      const sources = isSeq(p.value) ? p.value.items : [p.value];
+      if (!yaml().isScalar(p.key) || p.key.value !== '<<') continue;
+      const sources = yaml().isSeq(p.value) ? p.value.items : [p.value];
       for (const source of sources) {
         const target = this.deref(source);
-        if (isMap(target)) {
+        if (yaml().isMap(target)) {
           const found = this.findPair(target.items as Pair[], key);
           if (found) return found;
         }
@@ -226,14 +214,14 @@ export class SourceMap {
 
   private deref(node: unknown): unknown {
     let current = node;
-    for (let hops = 0; isAlias(current) && hops < 100; hops++) current = current.resolve(this.doc);
+    for (let hops = 0; yaml().isAlias(current) && hops < 100; hops++) current = current.resolve(this.doc);
     return current;
   }
 
   /** Start offset of a node; a flow mapping `{ a: 1 }` starts at its first key. */
   private nodeStart(node: unknown): number | undefined {
-    if (isPair(node)) return this.nodeStart(node.key);
-    if (isMap(node)) {
+    if (yaml().isPair(node)) return this.nodeStart(node.key);
+    if (yaml().isMap(node)) {
       const first = node.items[0] as Pair | undefined;
       const keyStart = first ? this.nodeStart(first.key) : undefined;
       if (keyStart !== undefined) return keyStart;
