@@ -14,7 +14,7 @@
  * null-body statuses get a null body. Redirects are never followed (every caller asks
  * for `redirect: 'manual'` and decides itself: url-guard.ts).
  */
-import { pipeline, Readable, Transform } from 'node:stream';
+import { pipeline, Readable, type Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { undici, type Agent, type Dispatcher, type Undici } from '../model/undici.js';
 
@@ -168,29 +168,46 @@ export function boundedFetch(options: BoundedFetchOptions): FetchLike {
       observed.errorBody = text;
       return new (undici().Response)(text, { status, statusText, headers }) as unknown as globalThis.Response;
     }
-    // Counted in a stage of its own: the web stream below is then the body's only reader, so its backpressure and its
-    // cancel (a caller that stops reading) reach the socket.
-    let seen = 0;
-    const limit = options.maxResponseBytes;
-    const counted = pipeline(
-      body,
-      new Transform({
-        transform(chunk: Buffer, _encoding, done) {
-          seen += chunk.byteLength;
-          if (seen <= limit) return done(null, chunk);
-          const error = new ResponseTooLargeError(limit);
-          options.onTooLarge?.(error);
-          done(error);
-        },
-      }),
-      () => {},
-    );
-    return new (undici().Response)(Readable.toWeb(counted) as unknown as ReadableStream<Uint8Array>, {
+    return new (undici().Response)(countedWebStream(body, options), {
       status,
       statusText,
       headers,
     }) as unknown as globalThis.Response;
   };
+}
+
+/**
+ * The body as a web stream that counts what it hands on: past `maxResponseBytes` it errors with ResponseTooLargeError
+ * (and tells `onTooLarge`). It reads the Node stream only when its reader pulls, so backpressure reaches the socket,
+ * and a reader that cancels destroys the body. Written out rather than `pipeline` into a counting Transform then
+ * `Readable.toWeb`: the same bytes with two stream stages less, about a fifth of a millisecond of CPU per response
+ * (every MCP call, session open and tool list of a run).
+ */
+function countedWebStream(body: Readable, options: BoundedFetchOptions): ReadableStream<Uint8Array> {
+  const chunks = body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  const limit = options.maxResponseBytes;
+  let seen = 0;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      let next: IteratorResult<Buffer>;
+      try {
+        next = await chunks.next();
+      } catch (error) {
+        controller.error(error);
+        return;
+      }
+      if (next.done) return controller.close();
+      seen += next.value.byteLength;
+      if (seen <= limit) return controller.enqueue(next.value);
+      const error = new ResponseTooLargeError(limit);
+      options.onTooLarge?.(error);
+      discard(body);
+      controller.error(error);
+    },
+    cancel() {
+      discard(body);
+    },
+  });
 }
 
 /** Stops reading a body nobody will read: undici then aborts the request, an error no one needs to hear. */

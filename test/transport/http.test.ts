@@ -109,6 +109,29 @@ describe('boundedFetch', () => {
     await expect(fetch(`${origin}/declared`)).rejects.toThrow(/exceeded 4096 bytes/);
   });
 
+  it('hands a streamed body on as it arrives, tells onTooLarge past the limit, and a reader that cancels closes the connection', async () => {
+    let closed!: Promise<void>;
+    let more!: () => void;
+    routes.set('/stream', (_, __, res) => {
+      closed = new Promise((resolve) => res.on('close', () => resolve()));
+      res.writeHead(200, { 'content-type': 'text/event-stream' }).write('event: first\n\n');
+      more = () => res.write('x'.repeat(5_000));
+    });
+    const tooLarge: ResponseTooLargeError[] = [];
+    const fetch = boundedFetch({ timeoutMs: 5_000, maxResponseBytes: 4096, onTooLarge: (e) => tooLarge.push(e) });
+    // The first event while the answer is still open: nothing waits for its end.
+    const reader = (await fetch(`${origin}/stream`)).body!.getReader();
+    expect(Buffer.from((await reader.read()).value!).toString()).toBe('event: first\n\n');
+    more();
+    await expect(reader.read()).rejects.toThrow(ResponseTooLargeError);
+    expect(tooLarge).toHaveLength(1);
+    await closed;
+    const reader2 = (await fetch(`${origin}/stream`)).body!.getReader();
+    await reader2.read();
+    await reader2.cancel();
+    await closed;
+  });
+
   it("keeps an error answer's body for the record, and gives null-body statuses a null body", async () => {
     routes.set('/401', (_, __, res) =>
       res
