@@ -5,9 +5,11 @@
  * per process, and frozen because every test in the process shares them.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
-import { DiskCache, packageFingerprint } from '../cache/disk-cache.js';
+import { DiskCache, treeFingerprint } from '../cache/disk-cache.js';
 import { DiagnosticSink, StoryboardLoadError } from './diagnostics.js';
 import { isPlainObject } from './paths.js';
 import { parseYaml } from './source-map.js';
@@ -112,16 +114,25 @@ export function loadTestKit(absPath: string, options: LoadTestKitOptions = {}): 
 
 const kitCaches = new Map<string, DiskCache>();
 
+/** What a kit cache entry's key also depends on (exported for its test). */
+export function kitCacheSalt(): string[] {
+  const yamlVersion = (createRequire(import.meta.url)('yaml/package.json') as { version: string }).version;
+  return ['vitest-adcp-test-kit-v1', treeFingerprint(fileURLToPath(new URL('.', import.meta.url))), yamlVersion];
+}
+
 function isBelow(file: string, dir: string): boolean {
   const rel = path.relative(path.resolve(dir), file);
   return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
 }
 
-/** The parsed kits kept in a cache directory: their key salted with this package's build, whose parser made them. */
+/**
+ * The parsed kits kept in a cache directory: their key salted with the code that parses them — this folder's modules
+ * (the kit parser and its YAML reader) and the yaml package's version.
+ */
 function kitCache(cacheDir: string): DiskCache {
   let disk = kitCaches.get(cacheDir);
   if (!disk) {
-    disk = new DiskCache(cacheDir, 'test-kits', '.json', ['vitest-adcp-test-kit-v1', packageFingerprint()]);
+    disk = new DiskCache(cacheDir, 'test-kits', '.json', kitCacheSalt());
     kitCaches.set(cacheDir, disk);
   }
   return disk;

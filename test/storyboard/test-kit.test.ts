@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { DiskCache, packageFingerprint } from '../../src/cache/disk-cache.js';
+import { DiskCache } from '../../src/cache/disk-cache.js';
+import { kitCacheSalt } from '../../src/storyboard/test-kit.js';
 import {
   StoryboardLoadError,
   clearTestKitCache,
@@ -120,8 +121,7 @@ describe('loadTestKit', () => {
 });
 
 describe('loadTestKit with a cache directory (a corpus kit)', () => {
-  const kitCache = (cacheDir: string) =>
-    new DiskCache(cacheDir, 'test-kits', '.json', ['vitest-adcp-test-kit-v1', packageFingerprint()]);
+  const kitCache = (cacheDir: string) => new DiskCache(cacheDir, 'test-kits', '.json', kitCacheSalt());
   const entries = (cacheDir: string) => {
     try {
       return readdirSync(path.join(cacheDir, 'test-kits'));
