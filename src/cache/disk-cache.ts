@@ -288,7 +288,7 @@ const fingerprints = new Map<string, string>();
 /**
  * Every file under `root`, by path, size and modification time, once per process: `packageFingerprint` for one
  * folder of this package, for an entry that only that folder's code computes (a parsed test kit) — the whole
- * package is some 800 files, a twentieth of a second to stat in every Vitest worker.
+ * package is some 1,000 files, a twentieth of a second to stat in every Vitest worker.
  */
 export function treeFingerprint(root: string): string {
   let fingerprint = fingerprints.get(root);

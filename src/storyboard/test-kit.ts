@@ -2,7 +2,8 @@
  * Test kits: the YAML files a storyboard names in `prerequisites.test_kit`
  * (brand kits with `auth.api_key` / `auth.basic`, or runner contracts; see
  * storyboard-schema.yaml, "Test kit flavors"). Loaded as plain data, cached
- * per process, and frozen because every test in the process shares them.
+ * per process, and frozen because every test in the process shares them; a
+ * corpus's kits are also kept parsed in the cache directory (`cache` below).
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
