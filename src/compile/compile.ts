@@ -280,11 +280,6 @@ function replace(s: MagicString, source: string, slices: { at: number; code: str
   });
 }
 
-/**
- * The module's map back to the YAML, without the YAML's text (`sourcesContent`): what shows a line of it (Vitest's and
- * Jest's code frames, an editor) reads the file itself, and the text was most of every map — 1.4 MB of a 3.1 corpus
- * run's 1.5 — which Vite combined with its SSR map, base64-encoded into each module and sent to the workers.
- */
 function map(s: MagicString, file: string): SourceMap {
-  return s.generateMap({ hires: 'boundary', includeContent: false, source: file, file: file + '.js' });
+  return s.generateMap({ hires: 'boundary', includeContent: true, source: file, file: file + '.js' });
 }
