@@ -265,7 +265,7 @@ function readBounded(file: string): Buffer | undefined {
 }
 
 /** A file's size and modification time, `missing` when there is none: a reinstalled file changes it. */
-function fileStamp(file: string): string {
+export function fileStamp(file: string): string {
   try {
     const stat = statSync(file);
     return `${stat.size}\0${stat.mtimeMs}`;

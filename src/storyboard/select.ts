@@ -21,6 +21,7 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
+import { fileStamp } from '../cache/disk-cache.js';
 import { ConfigurationError } from '../model/errors.js';
 import { checkTextBounds } from './bounds.js';
 import { DiagnosticSink } from './diagnostics.js';
@@ -105,13 +106,8 @@ export function listCorpus(root: string): CorpusEntry[] {
  * and the bin's `--list` know of a file. Undefined when the file cannot be read or the keys cannot be told.
  */
 export function storyboardKeys(file: string): Record<string, unknown> | undefined {
-  let stamp: string;
-  try {
-    const { size, mtimeMs } = statSync(file);
-    stamp = `${size}\0${mtimeMs}`;
-  } catch {
-    return undefined; // Loading it says why (file_unreadable).
-  }
+  const stamp = fileStamp(file);
+  if (stamp === 'missing') return undefined; // Loading it says why (file_unreadable).
   const known = keysRead.get(file);
   if (known?.stamp === stamp) return known.keys;
   let head: { text: string; whole: boolean };
