@@ -2,7 +2,7 @@
  * The plugin's `load` and `transform` of storyboard files: each compiles to a test module (with a source map back to
  * the YAML), or to its typed data when another module imports it (`?adcp-storyboard-data`, state.ts).
  */
-import { isAbsolute, relative, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { CompileCache, type CachedCompile } from '../compile/compile-cache.js';
 import { compileOversizeStoryboard, compileStoryboard, type CompileOptions } from '../compile/compile.js';
@@ -11,6 +11,7 @@ import { signingVectorsFor } from '../roles/index.js';
 import { fileBytesOverBound } from '../storyboard/bounds.js';
 import { formatDiagnostic } from '../storyboard/diagnostics.js';
 import { readStoryboardFile } from '../storyboard/read.js';
+import { isInCorpus } from '../storyboard/select.js';
 import type { Diagnostic, Storyboard } from '../model/storyboard.js';
 import { cleanId, DATA_QUERY, isStoryboard, type CompileState } from './state.js';
 
@@ -65,7 +66,7 @@ function compiled(state: CompileState, code: string, id: string): CachedCompile 
   const mode = id.includes(`?${DATA_QUERY}`) ? 'data' : 'tests';
   // Corpus files are installed, never edited: their compiled modules come from the cache (compile/compile-cache.ts).
   const key =
-    compileCache && kitRoot && isBelow(file, kitRoot) ? compileCache.key(file, `${mode}\0${code}`) : undefined;
+    compileCache && kitRoot && isInCorpus(file, kitRoot) ? compileCache.key(file, `${mode}\0${code}`) : undefined;
   // The run host asked first (loadForRun) and kept its compile for the transform of the same text: one for both.
   const recent = state.recentCompiles.get(`${mode}\0${file}`);
   state.recentCompiles.delete(`${mode}\0${file}`);
@@ -143,11 +144,6 @@ function compileForRun(state: CompileState, file: string): RunCompile {
   state.recentCompiles.set(`tests\0${file}`, { code: read.text, result });
   if (result.storyboard === undefined) return { ok: false, diagnostics: result.diagnostics };
   return { ok: true, storyboard: result.storyboard, result };
-}
-
-function isBelow(file: string, dir: string): boolean {
-  const rel = relative(dir, file);
-  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
 }
 
 /**

@@ -20,7 +20,7 @@
  * its first place.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileStamp } from '../cache/disk-cache.js';
 import { ConfigurationError } from '../model/errors.js';
 import { checkTextBounds } from './bounds.js';
@@ -223,6 +223,15 @@ export function storyboardIdsUnder(root: string, paths: readonly string[]): stri
   const corpus = listCorpus(root);
   const order = referenceOrder(root);
   return [...new Set(paths.flatMap((path) => entriesUnder(corpus, path, order).map((entry) => entry.id)))];
+}
+
+/**
+ * Whether `file` is below the compliance tree at `root`: an installed corpus file, never edited, whose compiled module
+ * (plugin/storyboard-modules.ts) or parsed test kit (test-kit.ts) the cache directory may keep.
+ */
+export function isInCorpus(file: string, root: string): boolean {
+  const rel = relative(resolve(root), file);
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
 }
 
 /** The entries of `corpus` under `prefix` (a bundle's directory or file), in `order` (the reference's). */

@@ -13,6 +13,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { DiskCache, treeFingerprint } from '../cache/disk-cache.js';
 import { DiagnosticSink, StoryboardLoadError } from './diagnostics.js';
 import { isPlainObject } from './paths.js';
+import { isInCorpus } from './select.js';
 import { parseYaml } from './source-map.js';
 import type { Diagnostic, SourceLocation, TestKit } from '../model/storyboard.js';
 
@@ -95,7 +96,7 @@ export function loadTestKit(absPath: string, options: LoadTestKitOptions = {}): 
   const cached = cache.get(file);
   if (cached && cached.mtimeMs === mtimeMs) return cached.kit;
   const source = readFileSync(file, 'utf8');
-  const disk = options.cache && isBelow(file, options.cache.corpusRoot) ? kitCache(options.cache.dir) : undefined;
+  const disk = options.cache && isInCorpus(file, options.cache.corpusRoot) ? kitCache(options.cache.dir) : undefined;
   // Keyed by the text itself: an edited kit is another key, whatever its modification time says.
   const key = disk?.key(source);
   const stored = key ? disk!.readJson(key, isPlainObject) : undefined;
@@ -119,11 +120,6 @@ const kitCaches = new Map<string, DiskCache>();
 export function kitCacheSalt(): string[] {
   const yamlVersion = (createRequire(import.meta.url)('yaml/package.json') as { version: string }).version;
   return ['vitest-adcp-test-kit-v1', treeFingerprint(fileURLToPath(new URL('.', import.meta.url))), yamlVersion];
-}
-
-function isBelow(file: string, dir: string): boolean {
-  const rel = path.relative(path.resolve(dir), file);
-  return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
 }
 
 /**
