@@ -40,6 +40,7 @@ import {
   constants,
   fstatSync,
   linkSync,
+  lstatSync,
   mkdirSync,
   openSync,
   readdirSync,
@@ -76,6 +77,30 @@ export function userCacheRoot(env: NodeJS.ProcessEnv = process.env): string {
           ? env.XDG_CACHE_HOME
           : join(homedir(), '.cache');
   return join(base, 'vitest-adcp');
+}
+
+/**
+ * `<userCacheRoot>/<name>`, made if missing, when it and `userCacheRoot` are this user's alone to write: directories
+ * (not links) owned by this user that no one else can write to (POSIX; what they hold is not secret, only trusted). Undefined otherwise, or when it cannot be
+ * made. For what must not sit where others can write and cannot be authenticated as our entries are: Vitest's module
+ * cache (plugin/module-cache.ts), code Vitest runs as it reads it.
+ */
+export function privateUserDir(name: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const root = userCacheRoot(env);
+  const dir = join(root, name);
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    return [root, dir].every(isPrivateDir) ? dir : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function isPrivateDir(dir: string): boolean {
+  const stat = lstatSync(dir);
+  if (!stat.isDirectory()) return false;
+  if (process.platform === 'win32') return true;
+  return (typeof process.getuid !== 'function' || stat.uid === process.getuid()) && (stat.mode & 0o022) === 0;
 }
 
 const SECRET_BYTES = 32;

@@ -14,6 +14,7 @@ import { missingSchemas, prepareCorpus, runCorpus } from '../corpus.js';
 import { addSummaryReporter } from '../vitest/summary-reporter.js';
 import { checkOptions } from './check-options.js';
 import type { AdcpStoryboardsOptions } from './options.js';
+import { defineModuleCacheKeys } from './module-cache.js';
 import { configHook, projectForStoryboards } from './projects.js';
 import { prepareAgentStart } from './run-agent.js';
 import { provideRunConfig, runtimeCacheDir } from './run-config.js';
@@ -63,6 +64,7 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
 async function configureVitest(state: PluginState, plugin: Plugin, context: VitestPluginContext): Promise<void> {
   const { project: userProject, vitest } = context;
   const { options } = state;
+  defineModuleCacheKeys(state, context);
   // The storyboard project carries this same plugin instance: it is configured from the user's project, once.
   if (state.storyboardProjects.has(userProject)) return;
   state.root = userProject.config.root;

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { Plugin } from 'vitest/config';
 import type { TestProject, VitestPluginContext } from 'vitest/node';
 import { escapeRegExp, wildcardSource } from '../model/wildcard.js';
+import { moduleCacheSettings } from './module-cache.js';
 import type { PluginState } from './state.js';
 import { storyboardWorkers } from './workers.js';
 
@@ -47,12 +48,16 @@ export function configHook(state: PluginState, config: UserConfig): UserConfig |
 export async function projectForStoryboards(
   state: PluginState,
   plugin: Plugin,
-  { project: userProject, vitest, injectTestProjects }: VitestPluginContext,
+  context: VitestPluginContext,
 ): Promise<TestProject | undefined> {
+  const { project: userProject, vitest, injectTestProjects } = context;
   const sequential = state.options.sequential === true;
   if (state.storyboardsOnly) return asStoryboardProject(userProject, vitest, sequential);
   if (state.options.isolate === true) return userProject;
-  return storyboardProject(userProject, injectTestProjects, plugin, vitest, sequential);
+  return storyboardProject(userProject, injectTestProjects, plugin, vitest, {
+    sequential,
+    moduleCache: moduleCacheSettings(state, context),
+  });
 }
 
 /**
@@ -75,7 +80,7 @@ async function storyboardProject(
   inject: VitestPluginContext['injectTestProjects'],
   plugin: Plugin,
   vitest: VitestPluginContext['vitest'],
-  sequential: boolean,
+  { sequential, moduleCache }: { sequential: boolean; moduleCache: object },
 ): Promise<TestProject | undefined> {
   const name = storyboardProjectName(user.name);
   // Not `extends`: that would load the config file again and make a second, unconfigured instance of this plugin.
@@ -97,6 +102,8 @@ async function storyboardProject(
       includeTaskLocation: true,
       ...ownBuildServer(),
       ...storyboardWorkers(vitest, sequential),
+      // Vitest's module cache, keyed by ours (module-cache.ts).
+      ...moduleCache,
     },
   } as Parameters<VitestPluginContext['injectTestProjects']>[0]);
   // Vitest leaves out an injected project its `--project` filter excludes (`--project '!vitest-adcp'`).

@@ -33,6 +33,10 @@ export interface CompileState {
   schemaCacheDir?: string;
   /** The run host's compile of a module (mode and file), by its text, until the transform takes it: one for both. */
   readonly recentCompiles: Map<string, { code: string; result: CachedCompile }>;
+  /** Files whose compile came from the compile cache this run: an earlier run compiled (and transformed) them. */
+  readonly compiledBefore: Set<string>;
+  /** The storyboard project keeps its transformed modules on disk (module-cache.ts). */
+  moduleCacheOn?: boolean;
 }
 
 export interface PluginState extends CompileState {
@@ -73,6 +77,8 @@ export interface PluginState extends CompileState {
   storyboardsOnly: boolean;
   runWatched: boolean;
   configSeen: boolean;
+  /** The module-cache key generator is registered (Vitest 4: once, for every project). */
+  moduleKeysDefined?: boolean;
 }
 
 export function createState(options: AdcpStoryboardsOptions): PluginState {
@@ -83,6 +89,7 @@ export function createState(options: AdcpStoryboardsOptions): PluginState {
     explicit: new Set(),
     refused: new Set(),
     recentCompiles: new Map(),
+    compiledBefore: new Set(),
     root: process.cwd(),
     complianceEnv: complianceFromEnv(),
     wantsCorpus: Boolean(

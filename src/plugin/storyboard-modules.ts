@@ -72,6 +72,7 @@ function compiled(state: CompileState, code: string, id: string): CachedCompile 
   state.recentCompiles.delete(`${mode}\0${file}`);
   if (recent?.code === code) return recent.result;
   const cached = key ? compileCache!.load(key) : undefined;
+  if (cached && mode === 'tests') state.compiledBefore.add(file);
   const result = cached ?? compileFresh(code, file, { runtime: state.runtime, mode, ...loadOptions(state) });
   if (key && !cached) compileCache!.store(key, result);
   return result;
@@ -185,7 +186,9 @@ export function warmUp(state: CompileState, project: TestProject): void {
   if (!ssr?.warmupRequest) return;
   // One file after another, not all at once: the run's first calls go out meanwhile, and their answers are read
   // between two transforms rather than after all of them (a worker asking for a file gets it at once either way).
-  const files = [...state.explicit];
+  // With the module cache on (module-cache.ts), a file an earlier run compiled is served from it: warming it up would
+  // transform it in vain (Vitest's cache is read on a worker's request, not on a warm-up).
+  const files = [...state.explicit].filter((file) => !(state.moduleCacheOn && state.compiledBefore.has(file)));
   const next = (): void => {
     const file = files.shift();
     if (file !== undefined) void ssr.warmupRequest!(file).then(next, next);

@@ -3,21 +3,23 @@
  * compiled corpus storyboards and compiled schema validators. The next run
  * reads them — a planted entry shows up in its test names — and gets the
  * verdicts a run without a cache gets; a storyboard of the user's own is
- * compiled every time. (`cacheDir: false`, E2E_CACHE_DIR=off, is the run the
- * cached ones are compared with.)
+ * compiled every time; Vitest's module cache keeps what Vite made of the corpus
+ * storyboard's module, and the next run reads it. (`cacheDir: false`,
+ * E2E_CACHE_DIR=off, is the run the cached ones are compared with.)
  */
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { DiskCache } from '../../src/cache/disk-cache.js';
+import { cacheSecret, DiskCache } from '../../src/cache/disk-cache.js';
 import { repoRoot, runVitest, type VitestRun } from '../helpers/run-vitest.js';
 
 const config = join(repoRoot, 'test', 'e2e', 'vitest.e2e.config.ts');
 const scratch = mkdtempSync(join(tmpdir(), 'adcp-run-cache-'));
+const userCache = join(scratch, 'user-cache');
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-const run = (cacheDir: string) =>
+const run = (cacheDir: string, env: Record<string, string> = {}) =>
   runVitest({
     config,
     env: {
@@ -25,6 +27,9 @@ const run = (cacheDir: string) =>
       E2E_CORPUS: 'capability_discovery',
       E2E_FILES: 'fixtures/storyboards/discovery.storyboard.yaml',
       E2E_CACHE_DIR: cacheDir,
+      // This user's cache directory of the OS, where Vitest's module cache and the cache's secret are.
+      XDG_CACHE_HOME: userCache,
+      ...env,
     },
   });
 const verdicts = (r: VitestRun) => r.tests.map((t) => `${t.name} ${t.state}`).sort();
@@ -42,12 +47,33 @@ describe('the cache directory', () => {
     expect(compiled).toHaveLength(1);
     expect(list(join(cacheDir, 'validators')).length).toBeGreaterThan(0);
 
-    const second = await run(cacheDir);
+    // Vitest's module cache (src/plugin/module-cache.ts): the corpus storyboard's module as Vite transformed it, kept
+    // under our key in this user's cache directory — never in cacheDir, which others may write —; the user's storyboard
+    // is not kept. The next run reads it (Vitest's documented debug channel says so) and runs the same tests, at the
+    // same YAML lines.
+    expect(list(join(userCache, 'vitest-adcp', 'modules'))).toHaveLength(1);
+    expect(list(join(cacheDir, 'modules'))).toEqual([]);
+    const second = await run(cacheDir, { DEBUG: 'vitest:cache:fs,vitest:cache:memory' });
     expect(verdicts(second)).toEqual(verdicts(first));
+    expect(second.stderr).toMatch(/\[read\] \S*capability-discovery\.yaml is cached in \S*[/\\]modules[/\\]/);
+    expect(second.stderr).toMatch(/discovery\.storyboard\.yaml was bailed out by a custom generator/);
+    const located = (r: VitestRun) => r.tests.map((t) => `${t.fullName} ${t.location?.line}:${t.location?.column}`);
+    expect(located(second).sort()).toEqual(located(first).sort());
+    // A failed step of the cached module points into the YAML as an uncached one does (Vitest maps its stack through
+    // the map it keeps with the module): an agent that alters every echoed value fails both discovery steps.
+    const altered = { ADCP_AGENT_URL: inject('agentUrl').replace(/\/mcp$/, '/x/wrong_value/mcp') };
+    const frames = (r: VitestRun) =>
+      r.tests
+        .filter((t) => t.module.endsWith('capability-discovery.yaml'))
+        .map((t) => `${t.name} ${t.state} ${(t.errors[0]?.stacks ?? []).map((f) => `${f.file}:${f.line}:${f.column}`)}`)
+        .sort();
+    const failedCached = frames(await run(cacheDir, altered));
+    expect(failedCached.filter((t) => / failed .*capability-discovery\.yaml:\d+:\d+/.test(t))).toHaveLength(2);
+    expect(failedCached).toEqual(frames(await run('off', altered)));
 
     // An entry changed through the cache (signed with this user's secret, as the run's own are) is what the next run
     // runs: the cache is read, not just written. One written beside it is not (test/e2e/hostile-cache.test.ts).
-    const disk = new DiskCache(cacheDir, 'storyboards', '.json', []);
+    const disk = new DiskCache(cacheDir, 'storyboards', '.json', [], cacheSecret(join(userCache, 'vitest-adcp')));
     const key = compiled[0]!.replace(/\.json$/, '');
     const cached = JSON.parse(disk.read(key)!);
     disk.write(
