@@ -81,9 +81,9 @@ export function userCacheRoot(env: NodeJS.ProcessEnv = process.env): string {
 
 /**
  * `<userCacheRoot>/<name>`, made if missing, when it and `userCacheRoot` are this user's alone to write: directories
- * (not links) owned by this user that no one else can write to (POSIX; what they hold is not secret, only trusted). Undefined otherwise, or when it cannot be
- * made. For what must not sit where others can write and cannot be authenticated as our entries are: Vitest's module
- * cache (plugin/module-cache.ts), code Vitest runs as it reads it.
+ * (not links) owned by this user that no one else can write to (POSIX; what they hold is not secret, only trusted).
+ * Undefined otherwise, or when it cannot be made. For what must not sit where others can write and cannot be
+ * authenticated as our entries are: Vitest's module cache (plugin/module-cache.ts), code Vitest runs as it reads it.
  */
 export function privateUserDir(name: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
   const root = userCacheRoot(env);
