@@ -78,7 +78,7 @@ export async function startDelayProxy({ target, delayMs = 0 }) {
       if (bodyDone) forward();
     }, delay);
 
-    function forward() {
+    function forward(retried = false) {
       if (gone) return;
       const body = Buffer.concat(chunks);
       describeRpc(record, req.headers['content-type'], body);
@@ -123,6 +123,10 @@ export async function startDelayProxy({ target, delayMs = 0 }) {
       );
       out.on('error', (error) => {
         if (res.headersSent) return res.destroy();
+        // A pooled connection the agent closed as it idled (its keep-alive timeout) while this request was being
+        // written to it: the agent never read the request. Sent once more on a new connection, as Node's documentation
+        // of `agent.keepAlive` advises (`request.reusedSocket`); a 502 here was the proxy's failure, not the agent's.
+        if (!retried && out.reusedSocket && error.code === 'ECONNRESET') return forward(true);
         record.status = 502;
         res.writeHead(502, { 'content-type': 'text/plain' });
         res.end(`delay-proxy: ${error.message}`);
