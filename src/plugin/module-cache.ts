@@ -30,6 +30,7 @@
 import { createHash } from 'node:crypto';
 import type { VitestPluginContext } from 'vitest/node';
 import { privateUserDir } from '../cache/disk-cache.js';
+import { packageRoot } from '../cache/location.js';
 import { isInCorpus } from '../storyboard/select.js';
 import { cleanId, DATA_QUERY, isStoryboard, type CompileState, type PluginState } from './state.js';
 
@@ -45,7 +46,8 @@ interface KeyApi {
 
 /**
  * The storyboard project's module-cache settings, for its inline config: on with Vitest 4.0.11+ (unless
- * `cacheDir: false`, or no private directory for it), off with Vitest 5, nothing with older Vitest.
+ * `cacheDir: false`, outside any package, or no private directory for it), off with Vitest 5, nothing with older
+ * Vitest.
  *
  * Where: `modules/` of this user's cache directory of the OS (`~/.cache/vitest-adcp/modules` on Linux), private to
  * the user — not `cacheDir`. A cached module is code Vitest runs as it reads it, with nothing of ours between: the
@@ -61,6 +63,9 @@ export function moduleCacheSettings(
   const api = context as unknown as KeyApi;
   if (api.defineCacheKeyGenerator) return { fsModuleCache: false };
   if (!api.experimental_defineCacheKeyGenerator || state.options.cacheDir === false) return {};
+  // Outside any package Vitest would write the cache's metadata to `<cwd>/node_modules/` (cache/location.ts says why
+  // nothing of ours goes there).
+  if (packageRoot(context.project.config.root) === undefined) return {};
   const dir = modulesDir();
   if (dir === undefined) return {};
   state.moduleCacheOn = true;

@@ -147,6 +147,9 @@ describe('a hostile cache directory', () => {
       // The run itself (its verdicts depend on schemas a directory without @adcp/sdk does not have) is not the point.
       expect(r.tests.length, r.stdout + r.stderr).toBeGreaterThan(0);
       expect(existsSync(join(project, 'node_modules', '.vite', 'vitest-adcp'))).toBe(false);
+      // Nor Vitest's module cache, which the storyboard project turns on only inside a package (its metadata would go
+      // to <cwd>/node_modules).
+      expect(existsSync(join(project, 'node_modules', '.experimental-vitest-cache'))).toBe(false);
       expect(list(join(home, 'vitest-adcp', 'cache', 'storyboards')).length).toBeGreaterThan(0);
     },
   );

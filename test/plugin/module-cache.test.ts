@@ -108,7 +108,7 @@ describe('the module-cache key', () => {
 type Generator = (context: { id: string; sourceCode: string }) => string | false | undefined;
 
 /** A `configureVitest` context of a Vitest version: 5 (`defineCacheKeyGenerator`), 4.0.11+ (`experimental_…`), older. */
-function contextOf(version: 5 | 4 | 3) {
+function contextOf(version: 5 | 4 | 3, root = repoRoot) {
   const generators: Generator[] = [];
   const define = (generator: Generator) => generators.push(generator);
   const api =
@@ -117,7 +117,7 @@ function contextOf(version: 5 | 4 | 3) {
       : version === 4
         ? { experimental_defineCacheKeyGenerator: define }
         : {};
-  return { context: api as unknown as VitestPluginContext, generators };
+  return { context: { ...api, project: { config: { root } } } as unknown as VitestPluginContext, generators };
 }
 
 describe('the storyboard project and Vitest', () => {
@@ -137,13 +137,14 @@ describe('the storyboard project and Vitest', () => {
     expect(generators[0]!({ id: inCorpus, sourceCode: 'text' })).toBe(moduleCacheKey(state, inCorpus, 'text'));
   });
 
-  it('no module cache with cacheDir: false, without a private directory, or before Vitest 4.0.11', () => {
-    for (const [state, version, dir] of [
-      [Object.assign(stateWith(), { options: { cacheDir: false } }), 4, modules],
-      [stateWith(), 4, undefined],
-      [stateWith(), 3, modules],
+  it('no module cache with cacheDir: false, outside any package, without a private directory, or before Vitest 4.0.11', () => {
+    for (const [state, version, dir, root] of [
+      [Object.assign(stateWith(), { options: { cacheDir: false } }), 4, modules, repoRoot],
+      [stateWith(), 4, modules, '/'],
+      [stateWith(), 4, undefined, repoRoot],
+      [stateWith(), 3, modules, repoRoot],
     ] as const) {
-      const { context } = contextOf(version);
+      const { context } = contextOf(version, root);
       expect(moduleCacheSettings(state, context, () => dir)).toEqual({});
       expect(state.moduleCacheOn).toBeUndefined();
     }
