@@ -49,8 +49,8 @@ interface KeyApi {
  * `cacheDir: false`, outside any package, or no private directory for it), off with Vitest 5, nothing with older
  * Vitest.
  *
- * Where: `modules/` of this user's cache directory of the OS (`~/.cache/vitest-adcp/modules` on Linux), private to
- * the user — not `cacheDir`. A cached module is code Vitest runs as it reads it, with nothing of ours between: the
+ * Where: `modules/` of this user's cache directory of the OS (`~/.cache/vitest-adcp/modules` on Linux), which only
+ * this user can write to — not `cacheDir`. A cached module is code Vitest runs as it reads it, with nothing of ours between: the
  * entries of `cacheDir` are authenticated before use because others may write there (a restored `node_modules/.vite`,
  * a CI cache from a fork's pull request: docs/security.md, "A hostile cache directory"); these cannot be, so they live
  * where the secret that authenticates the others lives. A CI job starts with it empty, as it starts cold anyway.
