@@ -9,9 +9,10 @@
  * `<root>/node_modules/.vite`, so a run used to create `node_modules/` in whatever directory it was started from (a
  * home directory, a checkout of something else, a directory other users can write). There the caches go to this
  * user's cache directory of the OS instead (`cache/disk-cache.ts` `userCacheRoot()`: `~/.cache/vitest-adcp/cache` on
- * Linux), the place made for it: per user, nothing left behind in the working directory. Entries are named by
- * everything they are made from (file paths included), so runs from different directories never serve each other
- * stale entries, and they are authenticated either way (disk-cache.ts).
+ * Linux), the place made for it: per user, nothing left behind in the working directory (Vite's own cache directory,
+ * where Vitest keeps its results, goes to `vitest-adcp/vite` there: plugin/projects.ts `configHook`). Entries are
+ * named by everything they are made from (file paths included), so runs from different directories never serve each
+ * other stale entries, and they are authenticated either way (disk-cache.ts).
  */
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';

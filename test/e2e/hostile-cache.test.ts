@@ -148,8 +148,10 @@ describe('a hostile cache directory', () => {
       expect(r.tests.length, r.stdout + r.stderr).toBeGreaterThan(0);
       expect(existsSync(join(project, 'node_modules', '.vite', 'vitest-adcp'))).toBe(false);
       // Nor Vitest's module cache, which the storyboard project turns on only inside a package (its metadata would go
-      // to <cwd>/node_modules).
+      // to <cwd>/node_modules), nor Vitest's results (Vite's cache directory is the user's there): no node_modules.
       expect(existsSync(join(project, 'node_modules', '.experimental-vitest-cache'))).toBe(false);
+      expect(existsSync(join(project, 'node_modules'))).toBe(false);
+      expect(list(join(home, 'vitest-adcp', 'vite', 'vitest')).length).toBeGreaterThan(0);
       expect(list(join(home, 'vitest-adcp', 'cache', 'storyboards')).length).toBeGreaterThan(0);
     },
   );
