@@ -32,7 +32,8 @@ import type { VitestPluginContext } from 'vitest/node';
 import { privateUserDir } from '../cache/disk-cache.js';
 import { packageRoot } from '../cache/location.js';
 import { isInCorpus } from '../storyboard/select.js';
-import { cleanId, DATA_QUERY, isStoryboard, type CompileState, type PluginState } from './state.js';
+import { cleanId, isStoryboard, type CompileState, type PluginState } from './state.js';
+import { readyCompile } from './storyboard-modules.js';
 
 type KeyGenerator = (context: { id: string; sourceCode: string }) => string | false | undefined;
 
@@ -90,14 +91,11 @@ export function defineModuleCacheKeys(state: PluginState, context: VitestPluginC
  */
 export function moduleCacheKey(state: CompileState, id: string, sourceCode: string): string | false | undefined {
   if (!isStoryboard(state, id)) return undefined;
-  const { compileCache, kitRoot } = state;
-  const file = cleanId(id);
-  if (state.refused.has(id) || !kitRoot || !isInCorpus(file, kitRoot)) return false;
-  const mode = id.includes(`?${DATA_QUERY}`) ? 'data' : 'tests';
-  // The run host's compile of this text when it made one (storyboard-modules.ts), else the cache's entry, checked.
-  const recent = state.recentCompiles.get(`${mode}\0${file}`);
-  const compiled =
-    recent?.code === sourceCode ? recent.result : compileCache?.load(compileCache.key(file, `${mode}\0${sourceCode}`));
+  const { kitRoot } = state;
+  if (state.refused.has(id) || !kitRoot || !isInCorpus(cleanId(id), kitRoot)) return false;
+  // The run host's compile of this text when it made one, else the compile cache's entry, checked; left for the
+  // transform, which Vitest still calls when it keeps nothing under this key.
+  const compiled = readyCompile(state, sourceCode, id, { take: false }).result;
   if (!compiled || compiled.diagnostics.length > 0) return false;
   const digest = createHash('sha256').update(compiled.code).update('\0').update(compiled.map.mappings);
   return `vitest-adcp:${digest.digest('hex')}`;

@@ -61,21 +61,36 @@ export function transformStoryboard(
 
 /** A storyboard module compiled, or loaded from the compile cache. */
 function compiled(state: CompileState, code: string, id: string): CachedCompile {
+  const { file, mode, key, result } = readyCompile(state, code, id, { take: true });
+  if (result) return result;
+  const fresh = compileFresh(code, file, { runtime: state.runtime, mode, ...loadOptions(state) });
+  if (key) state.compileCache!.store(key, fresh);
+  return fresh;
+}
+
+/**
+ * The compile of a storyboard module's text that needs no compiling: the run host's this run (loadForRun keeps it for
+ * the transform of the same text: one for both; `take` hands it over), else, for a corpus file, the compile cache's
+ * entry (compile/compile-cache.ts: corpus files are installed, never edited). With the module's file, mode and
+ * compile-cache key (a corpus file's, when there is a cache), for a compile and store when there is none.
+ */
+export function readyCompile(
+  state: CompileState,
+  code: string,
+  id: string,
+  { take }: { take: boolean },
+): { file: string; mode: 'tests' | 'data'; key?: string; result?: CachedCompile } {
   const { compileCache, kitRoot } = state;
   const file = cleanId(id);
   const mode = id.includes(`?${DATA_QUERY}`) ? 'data' : 'tests';
-  // Corpus files are installed, never edited: their compiled modules come from the cache (compile/compile-cache.ts).
   const key =
     compileCache && kitRoot && isInCorpus(file, kitRoot) ? compileCache.key(file, `${mode}\0${code}`) : undefined;
-  // The run host asked first (loadForRun) and kept its compile for the transform of the same text: one for both.
   const recent = state.recentCompiles.get(`${mode}\0${file}`);
-  state.recentCompiles.delete(`${mode}\0${file}`);
-  if (recent?.code === code) return recent.result;
+  if (take) state.recentCompiles.delete(`${mode}\0${file}`);
+  if (recent?.code === code) return { file, mode, result: recent.result };
   const cached = key ? compileCache!.load(key) : undefined;
   if (cached && mode === 'tests') state.compiledBefore.add(file);
-  const result = cached ?? compileFresh(code, file, { runtime: state.runtime, mode, ...loadOptions(state) });
-  if (key && !cached) compileCache!.store(key, result);
-  return result;
+  return { file, mode, ...(key ? { key } : {}), ...(cached ? { result: cached } : {}) };
 }
 
 /**
