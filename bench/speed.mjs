@@ -182,11 +182,11 @@ function runReference(url, spec, env) {
   return timed('npx', args, { cwd: sdk.dir, env: { ...env, ADCP_SKIP_VERSION_CHECK: '1' } });
 }
 
-/** Where the package installed in `dir` has Vitest keep transformed storyboard modules (its private user directory). */
+/** Where the package installed in `dir` has Vitest keep transformed storyboard modules; undefined: it keeps none. */
 async function userModulesDir(dir) {
-  const diskCache = join(dir, 'node_modules', 'vitest-adcp', 'dist', 'cache', 'disk-cache.js');
-  const { userCacheRoot } = await import(pathToFileURL(diskCache).href);
-  return join(userCacheRoot(), 'modules');
+  const internal = join(dir, 'node_modules', 'vitest-adcp', 'dist', 'internal.js');
+  const { storyboardModulesDir } = await import(pathToFileURL(internal).href);
+  return storyboardModulesDir?.();
 }
 
 /**
@@ -411,7 +411,7 @@ async function benchAgentLatency(spec) {
         const modules = await userModulesDir(dir);
         for (const [name, run] of Object.entries({ vitest, cli: () => cli() })) {
           rmSync(join(dir, 'node_modules', '.vite'), { recursive: true, force: true });
-          rmSync(modules, { recursive: true, force: true });
+          if (modules) rmSync(modules, { recursive: true, force: true });
           const r = await run();
           cold[name] = { ms: r.ms, rssMb: r.rssMb, requests: r.requests, chain: r.chain, code: r.code };
           log(`${latency} ms cold ${name}`, r);

@@ -11,3 +11,4 @@ export { listCorpus, type CorpusEntry } from './storyboard/select.js';
 export { compileStoryboard, type CompileResult } from './compile/compile.js';
 export { McpTransport } from './transport/mcp.js';
 export { WebhookReceiver } from './webhooks/receiver.js';
+export { storyboardModulesDir } from './plugin/module-cache.js';

@@ -59,7 +59,7 @@ interface KeyApi {
 export function moduleCacheSettings(
   state: PluginState,
   context: VitestPluginContext,
-  modulesDir: () => string | undefined = () => privateUserDir('modules'),
+  modulesDir: () => string | undefined = storyboardModulesDir,
 ): object {
   const api = context as unknown as KeyApi;
   if (api.defineCacheKeyGenerator) return { fsModuleCache: false };
@@ -71,6 +71,11 @@ export function moduleCacheSettings(
   if (dir === undefined) return {};
   state.moduleCacheOn = true;
   return { experimental: { fsModuleCache: true, fsModuleCachePath: dir } };
+}
+
+/** Where the module cache is kept (moduleCacheSettings says why there); undefined when it cannot be made private. */
+export function storyboardModulesDir(): string | undefined {
+  return privateUserDir('modules');
 }
 
 /** Registers `moduleCacheKey` with Vitest: once on 4.x (it applies to every project), for each project on 5. */
