@@ -32,3 +32,12 @@ export function defaultCacheDir(root: string, viteCacheDir: string, env: NodeJS.
     ? join(resolve(root, viteCacheDir), 'vitest-adcp')
     : join(userCacheRoot(env), 'cache');
 }
+
+/**
+ * Vite's own cache directory (where Vitest keeps its results) for a run rooted at `root`: outside any package,
+ * `vite/` of this user's cache directory, as ours (Vite's default would make `<root>/node_modules/.vite`); inside one,
+ * undefined — Vite's default.
+ */
+export function viteCacheDirOutsidePackage(root: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  return packageRoot(root) === undefined ? join(userCacheRoot(env), 'vite') : undefined;
+}

@@ -2,12 +2,11 @@
  * Which Vitest project storyboard files run in (docs/architecture.md, "Where storyboard files run"): one the plugin
  * injects beside yours (the default), yours (`isolate: true`), or yours renamed into it (`--project vitest-adcp`).
  */
-import { dirname, join, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Plugin } from 'vitest/config';
 import type { TestProject, VitestPluginContext } from 'vitest/node';
-import { userCacheRoot } from '../cache/disk-cache.js';
-import { packageRoot } from '../cache/location.js';
+import { viteCacheDirOutsidePackage } from '../cache/location.js';
 import { escapeRegExp, wildcardSource } from '../model/wildcard.js';
 import { moduleCacheSettings } from './module-cache.js';
 import type { PluginState } from './state.js';
@@ -42,9 +41,9 @@ export function configHook(state: PluginState, config: UserConfig): UserConfig |
   // Outside any package (`npx vitest-adcp <url>` in a home directory), Vite's cache directory — Vitest keeps its
   // results there — would be `<cwd>/node_modules/.vite`, a `node_modules/` made where the run was started: it goes to
   // this user's cache directory of the OS instead, as ours does (cache/location.ts).
-  const outside = config.cacheDir === undefined && packageRoot(state.root) === undefined;
-  return Object.keys(changes).length > 0 || outside
-    ? ({ test: changes, ...(outside ? { cacheDir: join(userCacheRoot(), 'vite') } : {}) } as UserConfig)
+  const cacheDir = config.cacheDir === undefined ? viteCacheDirOutsidePackage(state.root) : undefined;
+  return Object.keys(changes).length > 0 || cacheDir
+    ? ({ test: changes, ...(cacheDir ? { cacheDir } : {}) } as UserConfig)
     : undefined;
 }
 
