@@ -60,6 +60,11 @@
  * requests only: a storyboard that waits (a retry_after, a timeout) is slower than its chain says, so the tables
  * also name the slowest storyboard alone in the count pass, a floor as well.
  *
+ * The agent's windows (plugin/agent-gate.ts): a seeding window runs beside other seeding windows only, an alone window
+ * by itself, and meanwhile no ordinary step runs — time the limit above does not count. Our runs print the run host's
+ * `agent gate` line (NODE_DEBUG=vitest-adcp): how long the agent was held by seeding windows, alone and by ordinary steps,
+ * with the number of windows; the tables give the medians.
+ *
  * Peak RSS is each process's own high-water mark (VmHWM, written by
  * test/helpers/rss-probe.mjs): the largest process of a run — the figure to
  * hold against "300 MB per worker" — and the sum over all processes of a run
@@ -347,8 +352,11 @@ async function benchAgentLatency(spec) {
       config('vitest.config.mjs', ids);
       const vitestBin = join(dir, 'node_modules', 'vitest', 'vitest.mjs');
       const cliBin = join(dir, 'node_modules', 'vitest-adcp', 'dist', 'cli.js');
-      const vitest = () => counted(() => timed(process.execPath, [vitestBin, 'run'], { cwd: dir, env }));
-      const cli = (...args) => counted(() => timed(process.execPath, [cliBin, url, ...args], { cwd: dir, env }));
+      // Ours say what the agent's windows cost each run (NODE_DEBUG=vitest-adcp: the run host's `agent gate` line).
+      const ourEnv = { ...env, NODE_DEBUG: 'vitest-adcp' };
+      const vitest = () => counted(() => timed(process.execPath, [vitestBin, 'run'], { cwd: dir, env: ourEnv }));
+      const cli = (...args) =>
+        counted(() => timed(process.execPath, [cliBin, url, ...args], { cwd: dir, env: ourEnv }));
 
       // The count pass: each storyboard alone, by its file (the installed package's own corpus resolution and listing),
       // with every request held countLatency ms, so that requests in flight together overlap by that much at least.
@@ -435,6 +443,7 @@ async function benchAgentLatency(spec) {
               failedRequests: r.traffic.failed,
               code: r.code,
               outcome: outcome(name, r),
+              ...(name === 'reference' ? {} : { gate: gateUsage(r.stderr) }),
             });
             log(`${latency} ms round ${round + 1} ${name}`, r);
           }
@@ -462,6 +471,23 @@ async function benchAgentLatency(spec) {
 
 const f2 = (x) => x.toFixed(2);
 const mb = (x) => x.toFixed(0);
+
+/**
+ * The run host's last `agent gate` line (plugin/run-host.ts, NODE_DEBUG=vitest-adcp): how long the agent was held per
+ * mode and the turns each gave — while seeding windows or an alone window hold it, no other step runs.
+ */
+function gateUsage(stderr) {
+  const lines = [...stderr.matchAll(/^VITEST-ADCP \d+: agent gate (\{.*\})$/gm)];
+  return lines.length > 0 ? JSON.parse(lines.at(-1)[1]) : undefined;
+}
+
+/** Medians over a runner's samples of the agent's time held by seeding windows and alone, with their window counts. */
+function gateCell(samples) {
+  const gates = samples.map((x) => x.gate).filter(Boolean);
+  if (gates.length === 0) return '?';
+  const m = (mode, key) => median(gates.map((g) => g[mode][key]));
+  return `${f2(m('seed', 'ms') / 1000)} s (${m('seed', 'turns')}) / ${f2(m('alone', 'ms') / 1000)} s (${m('alone', 'turns')}) / ${f2(m('shared', 'ms') / 1000)} s`;
+}
 
 /** What was measured: the SDK (its reference runner and example agents), and the corpus each runner ran. */
 function measured(results) {
@@ -532,6 +558,13 @@ function latencyMarkdown(results, startedAt) {
         `| ${latency} ms | ${mb(worst('reference', 'rssMb'))} / ${mb(worst('vitest', 'rssMb'))} / ${mb(worst('cli', 'rssMb'))} MB | ${mb(worst('reference', 'rssSumMb'))} / ${mb(worst('vitest', 'rssSumMb'))} / ${mb(worst('cli', 'rssSumMb'))} MB | ${worst('reference', 'processes')} / ${worst('vitest', 'processes')} / ${worst('cli', 'processes')} | ${codes('reference')} / ${codes('vitest')} / ${codes('cli')} | ${['reference', 'vitest', 'cli'].map((name) => samples[name].at(-1).outcome).join(' / ')} |`,
       );
     }
+    lines.push('');
+    lines.push(
+      '| latency | the agent held by seeding windows (windows) / alone (windows) / by ordinary steps: `npx vitest run` | `npx vitest-adcp <url>` |',
+    );
+    lines.push('|--:|--:|--:|');
+    for (const { latency, samples } of r.byLatency)
+      lines.push(`| ${latency} ms | ${gateCell(samples.vitest)} | ${gateCell(samples.cli)} |`);
     lines.push('');
     const top = [...r.perStoryboard].sort((a, b) => b.chain - a.chain || b.requests - a.requests).slice(0, 5);
     const slowest = r.perStoryboard.reduce((a, b) => (b.ms > a.ms ? b : a));

@@ -17,10 +17,33 @@ import type { AgentMode, StepTurn } from '../plan/agent-windows.js';
 /** Gives the turn back; a second call does nothing. */
 export type Leave = () => void;
 
+/**
+ * What the windows cost a run: how long the agent was held in each mode (from the first turn given while it was idle
+ * to the last one given back) and how many turns each mode gave. While seeding windows or an alone window hold it, no
+ * ordinary step runs: the run's critical path is its longest chain of calls plus these (bench/speed.mjs prints them).
+ */
+export type GateUsage = Record<AgentMode, { ms: number; turns: number }>;
+
 export class AgentGate {
   private mode: AgentMode | undefined;
   private holders = 0;
   private readonly waiting: { mode: AgentMode; admit: () => void }[] = [];
+  /** When the agent was last taken while idle. */
+  private heldSince = 0;
+  private readonly used: GateUsage = {
+    shared: { ms: 0, turns: 0 },
+    seed: { ms: 0, turns: 0 },
+    alone: { ms: 0, turns: 0 },
+  };
+
+  constructor(private readonly now: () => number = () => performance.now()) {}
+
+  /** The time held and the turns given so far, per mode (a hold under way counted up to now). */
+  usage(): GateUsage {
+    const usage = structuredClone(this.used);
+    if (this.holders > 0) usage[this.mode!].ms += this.now() - this.heldSince;
+    return usage;
+  }
 
   /** Resolves when a step in `mode` may call the agent, with the function that gives the turn back. */
   enter(mode: AgentMode): Promise<Leave> {
@@ -30,6 +53,7 @@ export class AgentGate {
         if (left) return;
         left = true;
         this.holders--;
+        if (this.holders === 0) this.used[this.mode!].ms += this.now() - this.heldSince;
         this.admitWaiting();
       };
       this.waiting.push({ mode, admit: () => resolve(leave) });
@@ -39,8 +63,10 @@ export class AgentGate {
 
   private admit(index: number): void {
     const [next] = this.waiting.splice(index, 1);
+    if (this.holders === 0) this.heldSince = this.now();
     this.mode = next!.mode;
     this.holders++;
+    this.used[next!.mode].turns++;
     next!.admit();
   }
 

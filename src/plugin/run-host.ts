@@ -13,6 +13,7 @@
  * picks (`-t`, a line, a test id, tags: only the steps a filter wants, and those they need, may call the agent), and a
  * file that does not load (its module is its load failure).
  */
+import { debuglog } from 'node:util';
 import { serialize } from 'node:v8';
 import type { TestSpecification } from 'vitest/node';
 import type { RunHostConfig } from '../config.js';
@@ -22,6 +23,8 @@ import type { Storyboard } from '../model/storyboard.js';
 import type { ControlAnswer, ControlRequest, ControlServer } from '../transport/control-server.js';
 import { agentTurns } from '../plan/agent-windows.js';
 import { AgentGate, RunTurns } from './agent-gate.js';
+
+const debug = debuglog('vitest-adcp');
 
 /** One storyboard file of a run. */
 export interface HostedFile {
@@ -192,6 +195,14 @@ export class RunHost {
         job.state = 'done';
         this.running--;
         this.pump();
+        // NODE_DEBUG=vitest-adcp: what the agent's windows cost the run so far, each time the host has nothing in flight.
+        if (this.running === 0 && this.queue.length === 0)
+          debug(
+            'agent gate %s',
+            JSON.stringify(this.gate.usage(), (key, value: unknown) =>
+              key === 'ms' ? Math.round(value as number) : value,
+            ),
+          );
       });
   }
 

@@ -146,6 +146,52 @@ describe('AgentGate', () => {
   });
 });
 
+describe('AgentGate usage', () => {
+  it("counts how long each mode held the agent, from the first turn taken while idle to the last given back, and each mode's turns", async () => {
+    let clock = 0;
+    const gate = new AgentGate(() => clock);
+    const log: string[] = [];
+    expect(gate.usage()).toEqual({
+      shared: { ms: 0, turns: 0 },
+      seed: { ms: 0, turns: 0 },
+      alone: { ms: 0, turns: 0 },
+    });
+    // Seeding windows from 0 to 30 (one joining at 10, one leaving at 20), then an alone window to 45, then two shared
+    // steps.
+    const s1 = enter(gate, 's1', 'seed', log);
+    const s2 = enter(gate, 's2', 'seed', log);
+    const x = enter(gate, 'x', 'alone', log);
+    const a = enter(gate, 'a', 'shared', log);
+    const b = enter(gate, 'b', 'shared', log);
+    await Promise.all([s1.admitted, s2.admitted]);
+    clock = 10;
+    const s3 = enter(gate, 's3', 'seed', log);
+    await s3.admitted;
+    clock = 20;
+    s1.leave();
+    s3.leave();
+    clock = 30;
+    s2.leave();
+    await x.admitted;
+    clock = 45;
+    x.leave();
+    await Promise.all([a.admitted, b.admitted]);
+    clock = 50;
+    a.leave();
+    // A hold under way counts up to now.
+    clock = 52;
+    expect(gate.usage()).toEqual({
+      shared: { ms: 7, turns: 2 },
+      seed: { ms: 30, turns: 3 },
+      alone: { ms: 15, turns: 1 },
+    });
+    clock = 60;
+    b.leave();
+    expect(gate.usage().shared).toEqual({ ms: 15, turns: 2 });
+    expect(log).toEqual(['s1', 's2', 's3', 'x', 'a', 'b']);
+  });
+});
+
 describe('RunTurns', () => {
   /** A run's turns over `plan`, and another run's single steps in `mode` to see who holds the agent. */
   function setup(plan: StepTurn[]) {
