@@ -40,6 +40,12 @@ export interface OpenRunOptions {
    * @default false
    */
   shareSessions?: boolean;
+  /**
+   * Send a storyboard's seeds of one kind (seed_product, …) together, each kind after the one before (the spec's
+   * foreign-key order): for a runner with several storyboards in flight at once, whose seeding phases already reach
+   * the agent side by side (the plugin's run host, at a concurrency above 1). @default false: one seed after another
+   */
+  seedsTogether?: boolean;
   /** The runner's protocol roles (engine/role.ts). @default BUILTIN_ROLES (roles/index.ts) */
   roles?: readonly RunnerRole[];
 }
@@ -82,6 +88,7 @@ export function openStoryboardRun(
     requests: config.requests,
     rules: contractRules(contractVersionOf(config.corpusRoot)),
     seededState: config.seededState === true,
+    seedsTogether: options.seedsTogether === true,
     ...(config.runnerContracts ? { runnerContracts: config.runnerContracts } : {}),
     capabilities: (ask) => sharedCapabilities(`${config.protocol} ${config.agentUrl} ${config.authToken ?? ''}`, ask),
     urlGuard: { allowHttp: config.allowHttp === true },

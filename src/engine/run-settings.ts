@@ -73,6 +73,12 @@ export interface RunSettings extends PlanSettings {
   /** The operator declares the prerequisite state seeded out of band (`requires: [seeded_state]`). @default false */
   seededState?: boolean;
   /**
+   * The injected seeding phase sends the seeds of one kind (seed_product, …) together, each kind after the one before
+   * (the spec's foreign-key order): for a runner that already has storyboards seeding beside each other at the agent
+   * (the run host). @default false: one seed after another, as the reference runner sends them
+   */
+  seedsTogether?: boolean;
+  /**
    * The AdCP 3.1 runner contracts that send more than a step's one request, each in scope for this run or not (a step
    * that needs one out of scope grades not_applicable): `parallel_dispatch_runner` sends a step's request 2–10 times
    * at once (roles/parallel-dispatch/), `rate_limit_trip_runner` sends up to 500 mutating requests to trip the agent's

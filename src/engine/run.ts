@@ -40,6 +40,8 @@ import { conventionalCaptures, undeclaredContextReads } from './conventional-cap
 import { contractRules, type ContractRules } from '../model/contract-rules.js';
 import { RunEnricher } from './enrich/run-enricher.js';
 import { gradeStep, type GradeInput } from './grade.js';
+import { SeedsTogether } from './seeds-together.js';
+import { RunHalt } from './halt.js';
 import { withIdempotencyKey } from './idempotency.js';
 import { IMPLEMENTED_INVARIANTS } from './invariants.js';
 import { PathSyntaxError, setPath } from '../model/path.js';
@@ -90,8 +92,10 @@ export class StoryboardRun {
   /** Names the storyboard reads from the context and never declares (conventional-captures.ts). */
   private readonly undeclaredReads: ReadonlySet<string>;
   private transport?: AgentTransport;
-  /** What a role decided every later step becomes (failed seeding, an unknown controller scenario, no request signing). */
-  private halt?: SkipResult;
+  /** What a role decided every later step becomes (halt.ts). */
+  private readonly halt = new RunHalt();
+  /** The seeding phase's seeds of one kind sent together (seedsTogether). */
+  private readonly seeds: SeedsTogether<Entry>;
   /** A `{{runner.*}}` placeholder no step can resolve: every step's skip (after a role's own: webhook_emission's). */
   private readonly runnerPreflight?: SkipResult;
   /** The per-task request builder with what this run learnt for it (enrich/run-enricher.ts). */
@@ -128,6 +132,7 @@ export class StoryboardRun {
       transport: (this.transport ??= options.transport()),
       credentials: this.credentials.resolve(undefined),
     }));
+    this.seeds = new SeedsTogether(options.seedsTogether === true, this.entries, (entry) => this.execute(entry));
     this.cascade = new CascadeState(
       this.entries.map((e) => ({ phase: e.phase, step: e.step })),
       (storyboard.required_tools ?? []).filter((t) => typeof t === 'string'),
@@ -296,7 +301,7 @@ export class StoryboardRun {
         const entry = this.entries[this.next++]!;
         let result: StepResult;
         try {
-          result = await this.execute(entry);
+          result = await this.seeds.execution(entry, lastIndex);
         } catch (error) {
           // A bug of ours must cost one step, not the run and its report.
           const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
@@ -366,7 +371,8 @@ export class StoryboardRun {
       unresolvedScenarioSkip(this.storyboard, this.options.knownStoryboardIds?.()) ??
       this.roles.first((session) => session.storyboardSkip?.(step)) ??
       this.runnerPreflight ??
-      this.haltFor(step.phase);
+      // A role decided the rest of the storyboard; the phases a role still runs (the seeds: all attempted) go on.
+      (this.roles.first((session) => session.runsAfterHalt?.(step.phase) || undefined) ? undefined : this.halt.skip);
     if (skip) return end.skipped(skip);
     const skipIf = evaluateSkipIf(step.phase.skip_if, step.phase.id, this.options.testKit);
     if (skipIf.kind === 'skip') return end.skipped({ reason: 'not_applicable', detail: skipIf.detail });
@@ -374,17 +380,6 @@ export class StoryboardRun {
     // The configuration problem is all its record says.
     if (this.options.configurationError) return end.timed({ ...end.base, error: this.options.configurationError });
     return undefined;
-  }
-
-  /** A role decided the rest of the storyboard; the phases a role still runs (the seeds: all attempted) go on. */
-  private haltFor(phase: Phase): SkipResult | undefined {
-    if (!this.halt || this.roles.first((session) => session.runsAfterHalt?.(phase) || undefined)) return undefined;
-    return this.halt;
-  }
-
-  /** The first halt decides: later ones change nothing. */
-  private haltWith(halt: SkipResult | undefined): void {
-    this.halt ??= halt;
   }
 
   /** Once the agent's tools are known: the storyboard gate, the runner's own tasks, the cascade, then the call. */
@@ -420,7 +415,8 @@ export class StoryboardRun {
     if (own) return own;
     const gate = this.cascade.gate(step.index, step.task, tools);
     if (gate) {
-      this.haltWith(this.roles.first((session) => session.gateSkipped?.(step, gate.skip)));
+      const halt = this.roles.first((session) => session.gateSkipped?.(step, gate.skip));
+      this.halt.decide(halt, step.index);
       // A cascade skip (`passed: false`) is prerequisite_failed, which StepEnd records as not passed.
       return end.skipped(gate.skip);
     }
@@ -505,7 +501,7 @@ export class StoryboardRun {
     });
     const graded = this.graded(step, step.task, exchange, end.base, completion, upstream ? { upstream } : {});
     const verdict = this.roles.first((session) => session.verdict?.(step, exchange, graded.result));
-    this.haltWith(verdict?.halt);
+    this.halt.decide(verdict?.halt, step.index);
     return end.done(this.keep(step, exchange, { ...graded, result: verdict?.result ?? graded.result }));
   }
 

@@ -100,17 +100,23 @@ export class AgentGate {
  */
 export class RunTurns implements StepTurns {
   private held: { leave: Leave; until: number } | undefined;
+  /** The turn being asked for: steps of a window asking together (a seeding phase's seeds of one kind) wait for it. */
+  private entering: Promise<void> | undefined;
 
   constructor(
     private readonly gate: AgentGate,
     private readonly turns: readonly StepTurn[],
   ) {}
 
-  async before(index: number): Promise<void> {
+  before(index: number): Promise<void> {
     // Held: this step is in the window (after() gives the turn back at the window's last step).
-    if (this.held) return;
+    if (this.held) return Promise.resolve();
     const turn = this.turns[index] ?? { mode: 'shared', until: index };
-    this.held = { leave: await this.gate.enter(turn.mode), until: turn.until };
+    this.entering ??= this.gate.enter(turn.mode).then((leave) => {
+      this.held = { leave, until: turn.until };
+      this.entering = undefined;
+    });
+    return this.entering;
   }
 
   after(index: number): void {

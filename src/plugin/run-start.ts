@@ -213,6 +213,8 @@ async function hostRun(
         const { openStoryboardRun } = await import('../open-run.js');
         const run = openStoryboardRun(load.storyboard, given, {
           shareSessions: true,
+          // Storyboards seed beside each other here already: a storyboard's own seeds of a kind go out together too.
+          seedsTogether: concurrency > 1,
           loadWarnings: load.loadWarnings,
           ...(receiver ? { webhooks: receiver } : {}),
         });

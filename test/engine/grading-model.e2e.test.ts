@@ -23,6 +23,7 @@ import {
   type InlineRunOptions,
   type InlineStep,
 } from '../helpers/inline-run.js';
+import { countingProxy } from '../helpers/counting-proxy.js';
 
 let agent: FixtureAgent;
 beforeAll(async () => {
@@ -514,6 +515,78 @@ describe('controller seeding', () => {
     }
     expect(r.calls('get_products')).toEqual([]);
     expect(r.calls('list_creatives')).toEqual([]);
+  });
+
+  /** The seeding phase's controller calls as they reached the agent (spans in proxy events), and the run's outcomes. */
+  async function seededThroughProxy(fixtures: Record<string, unknown>, seedsTogether: boolean) {
+    const { url } = endpoint();
+    const proxy = await countingProxy(url);
+    try {
+      const steps = await runInline(
+        phasedStoryboard([{ id: 'main', steps: [seeded[0]!] }], seeding(fixtures)),
+        proxy.url,
+        {
+          seedsTogether,
+        },
+      );
+      return { steps, spans: proxy.toolSpans().filter((s) => s.tool === 'comply_test_controller') };
+    } finally {
+      await proxy.close();
+    }
+  }
+  const overlap = (a: { start: number; end: number }, b: { start: number; end: number }) =>
+    a.start < b.end && b.start < a.end;
+  const verdictsOf = (steps: Record<string, StepOutcome>) =>
+    Object.fromEntries(Object.entries(steps).map(([id, o]) => [id, o.status]));
+
+  it('seedsTogether: the seeds of one kind reach the agent together, each kind once the one before has answered; the verdicts are those of one seed after another', async () => {
+    const fixtures = (tag: string) => ({
+      products: ['1', '2', '3'].map((n) => ({ product_id: `${tag}_p${n}`, delivery_type: 'non_guaranteed' })),
+      pricing_options: ['1', '2'].map((n) => ({
+        product_id: `${tag}_p${n}`,
+        pricing_option_id: `${tag}_po${n}`,
+        pricing_model: 'cpm',
+      })),
+    });
+    const together = await seededThroughProxy(fixtures('gt'), true);
+    const products = together.spans.filter((s) => s.scenario === 'seed_product');
+    const pricing = together.spans.filter((s) => s.scenario === 'seed_pricing_option');
+    expect([products.length, pricing.length]).toEqual([3, 2]);
+    for (const [i, a] of products.entries()) for (const b of products.slice(i + 1)) expect(overlap(a, b)).toBe(true);
+    expect(overlap(pricing[0]!, pricing[1]!)).toBe(true);
+    // Foreign-key order: no pricing option before every product has been answered.
+    expect(Math.min(...pricing.map((s) => s.start))).toBeGreaterThan(Math.max(...products.map((s) => s.end)));
+    const oneByOne = await seededThroughProxy(fixtures('go'), false);
+    for (const [i, a] of oneByOne.spans.entries())
+      for (const b of oneByOne.spans.slice(i + 1)) expect(overlap(a, b)).toBe(false);
+    const named = (steps: Record<string, StepOutcome>, tag: string) =>
+      JSON.stringify(verdictsOf(steps)).replaceAll(tag, 'x');
+    expect(named(together.steps, 'gt')).toBe(named(oneByOne.steps, 'go'));
+    expect(Object.entries(verdictsOf(together.steps)).filter(([id]) => id.startsWith('seed_'))).toEqual(
+      together.spans.map((span, k) => [Object.keys(together.steps)[k], 'passed']),
+    );
+  });
+
+  it('seedsTogether: of two failing seeds of a kind, the first in run order is the one the later steps cite, whichever answered first', async () => {
+    const fixtures = {
+      products: [{ product_id: 'gh_prod', delivery_type: 'non_guaranteed' }],
+      pricing_options: ['gh_unknown_a', 'gh_unknown_b'].map((product_id) => ({
+        product_id,
+        pricing_option_id: 'gh_po',
+        pricing_model: 'cpm',
+      })),
+    };
+    const { steps, spans } = await seededThroughProxy(fixtures, true);
+    expect(overlap(spans[1]!, spans[2]!)).toBe(true);
+    expect(verdictsOf(steps)).toEqual({
+      'seed_product.gh_prod': 'passed',
+      'seed_pricing_option.gh_unknown_a.gh_po': 'failed',
+      'seed_pricing_option.gh_unknown_b.gh_po': 'failed',
+      find: 'skipped',
+    });
+    expect(steps.find!.result.skip!.detail).toMatch(
+      /^controller seeding failed at seed_pricing_option\.gh_unknown_a\.gh_po: /,
+    );
   });
 });
 

@@ -44,6 +44,8 @@ export interface InlineRunOptions {
   inFlightBudgetMs?: number;
   /** The transport as open-run.ts makes it: a RATE_LIMITED answer waits and is sent again. @default false */
   rateLimited?: boolean;
+  /** RunSettings.seedsTogether. */
+  seedsTogether?: boolean;
 }
 
 export async function runInline(
@@ -85,6 +87,7 @@ export function openInline(yaml: string, url: string, options: InlineRunOptions 
     ...(options.seededState ? { seededState: true } : {}),
     ...(options.runnerContracts ? { runnerContracts: options.runnerContracts } : {}),
     ...(options.inFlightBudgetMs ? { inFlightBudgetMs: options.inFlightBudgetMs } : {}),
+    ...(options.seedsTogether ? { seedsTogether: true } : {}),
   });
 }
 

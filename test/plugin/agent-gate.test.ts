@@ -212,6 +212,25 @@ describe('RunTurns', () => {
     return { turns, othersAdmitted };
   }
 
+  it('steps of a window asking at once (seeds of one kind sent together) take one turn, given back at its last step', async () => {
+    const gate = new AgentGate();
+    const turns = new RunTurns(gate, [
+      { mode: 'seed', until: 2 },
+      { mode: 'seed', until: 2 },
+      { mode: 'seed', until: 2 },
+    ]);
+    await Promise.all([turns.before(0), turns.before(1), turns.before(2)]);
+    expect(gate.usage().seed.turns).toBe(1);
+    turns.after(0);
+    turns.after(1);
+    turns.after(2);
+    // Given back: an alone window is admitted at once.
+    let admitted = false;
+    void gate.enter('alone').then(() => (admitted = true));
+    await turn();
+    expect(admitted).toBe(true);
+  });
+
   it('holds a window from its first step through its last, and a single step for itself', async () => {
     const { turns, othersAdmitted } = setup([
       { mode: 'shared', until: 0 },
