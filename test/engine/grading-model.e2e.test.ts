@@ -519,7 +519,8 @@ describe('controller seeding', () => {
 
   /** The seeding phase's controller calls as they reached the agent (spans in proxy events), and the run's outcomes. */
   async function seededThroughProxy(fixtures: Record<string, unknown>, seedsTogether: boolean) {
-    const { url } = endpoint();
+    // Each seed answered after 200 ms: seeds sent together are in flight together however loaded the machine is.
+    const { url } = endpoint(['slow_ms_200@comply_test_controller']);
     const proxy = await countingProxy(url);
     try {
       const steps = await runInline(
