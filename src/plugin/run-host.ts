@@ -196,7 +196,7 @@ export class RunHost {
         this.running--;
         this.pump();
         // NODE_DEBUG=vitest-adcp: what the agent's windows cost the run so far, each time the host has nothing in flight.
-        if (this.running === 0 && this.queue.length === 0)
+        if (debug.enabled && this.running === 0 && this.queue.length === 0)
           debug(
             'agent gate %s',
             JSON.stringify(this.gate.usage(), (key, value: unknown) =>
