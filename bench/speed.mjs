@@ -187,10 +187,14 @@ function runReference(url, spec, env) {
   return timed('npx', args, { cwd: sdk.dir, env: { ...env, ADCP_SKIP_VERSION_CHECK: '1' } });
 }
 
+/** The internals of the package installed in `dir` (its dist/internal.js: what the benches drive). */
+function installedInternal(dir) {
+  return import(pathToFileURL(join(dir, 'node_modules', 'vitest-adcp', 'dist', 'internal.js')).href);
+}
+
 /** Where the package installed in `dir` has Vitest keep transformed storyboard modules; undefined: it keeps none. */
 async function userModulesDir(dir) {
-  const internal = join(dir, 'node_modules', 'vitest-adcp', 'dist', 'internal.js');
-  const { storyboardModulesDir } = await import(pathToFileURL(internal).href);
+  const { storyboardModulesDir } = await installedInternal(dir);
   return storyboardModulesDir?.();
 }
 
@@ -199,8 +203,7 @@ async function userModulesDir(dir) {
  * it), as `{ root, version, choice }`.
  */
 async function ourCorpus(dir) {
-  const internal = join(dir, 'node_modules', 'vitest-adcp', 'dist', 'internal.js');
-  const { resolveCorpus } = await import(pathToFileURL(internal).href);
+  const { resolveCorpus } = await installedInternal(dir);
   const found = resolveCorpus(undefined, dir);
   return { root: found.root, version: found.version ?? corpusVersion(found.root), choice: found.choice };
 }
@@ -362,8 +365,7 @@ async function benchAgentLatency(spec) {
       // with every request held countLatency ms, so that requests in flight together overlap by that much at least.
       proxy.setDelay(countLatency);
       const ours = await ourCorpus(dir);
-      const internal = join(dir, 'node_modules', 'vitest-adcp', 'dist', 'internal.js');
-      const { listCorpus } = await import(pathToFileURL(internal).href);
+      const { listCorpus } = await installedInternal(dir);
       const corpus = listCorpus(ours.root);
       const perStoryboard = [];
       for (const id of ids) {
