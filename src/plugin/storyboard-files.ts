@@ -11,6 +11,7 @@ import { resolveCorpus, type Corpus } from '../corpus.js';
 import { ConfigurationError } from '../model/errors.js';
 import { selectCorpusInRunOrder } from '../storyboard/select.js';
 import { CapabilitySelectionError, storyboardIdsForAgent } from './capabilities.js';
+import { excludeAllowingCorpus } from './corpus-exclude.js';
 import { ensureAgentStarted } from './run-agent.js';
 import type { PluginState } from './state.js';
 
@@ -56,7 +57,8 @@ export async function includeCorpus(state: PluginState, project: TestProject, co
     state.explicit.add(file);
     project.config.include.push(toGlob(state.root, file));
   }
-  allowCorpusThroughExclude(project.config.exclude, corpus.root, state.root);
+  const exclude = excludeAllowingCorpus(project.config.exclude, corpus.root, state.root);
+  project.config.exclude.splice(0, project.config.exclude.length, ...exclude);
   return files;
 }
 
@@ -120,28 +122,4 @@ async function storyboardIdsFromCapabilities(state: PluginState, corpus: Corpus)
         state.options.compliance?.allowUnsupportedVersion ?? envFlag(process.env.ADCP_ALLOW_UNSUPPORTED_VERSION),
     },
   );
-}
-
-/**
- * Vitest's default exclude drops everything under node_modules, where the
- * corpus of @adcp/sdk lives. Narrow that one entry so the corpus tree (and only
- * it) gets through; picomatch extglobs express "node_modules except this path".
- */
-function allowCorpusThroughExclude(exclude: string[], corpusRoot: string, root: string): void {
-  const rel = relative(root, corpusRoot).split('\\').join('/');
-  const parts = rel.split('/');
-  const at = parts.lastIndexOf('node_modules');
-  if (at === -1) return;
-  const index = exclude.indexOf('**/node_modules/**');
-  if (index === -1) return;
-  const inner = parts.slice(at + 1);
-  const replacements: string[] = [];
-  let prefix = '**/node_modules';
-  for (const part of inner) {
-    replacements.push(`${prefix}/!(${part})/**`);
-    prefix = `${prefix}/${part}`;
-  }
-  // Nested dependencies inside the corpus path stay excluded.
-  replacements.push(`${prefix}/**/node_modules/**`);
-  exclude.splice(index, 1, ...replacements);
 }

@@ -5,8 +5,8 @@
  * like the package (dist/ beside schema/), so the packed-package test, which
  * rebuilds dist/, cannot pull it away mid-run.
  */
-import { readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { cpSync, mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { basename, join, relative } from 'node:path';
 import { resolveStoryboardsForCapabilities } from '@adcp/sdk/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { resolveCorpus } from '../../src/corpus.js';
@@ -201,6 +201,27 @@ describe("choosing the storyboards from the agent's capabilities (the default)",
       referenceSelection({ supported_protocols: declared.supported_protocols, specialisms: declared.specialisms }),
     );
     expect(run.stdout).toMatch(/storyboards \(from the agent's capabilities: /);
+  });
+
+  it('runs the corpus of an @adcp/sdk installed by pnpm (its real path below node_modules/.pnpm)', async () => {
+    // pnpm's layout: node_modules/@adcp/sdk links to node_modules/.pnpm/<name>@<version>/node_modules/@adcp/sdk, the
+    // path Node resolves. The exclude let node_modules/@adcp through and dropped .pnpm: "No test files found".
+    const dir = testDir('adcp-pnpm-');
+    const sdk = join(dir, 'node_modules', '.pnpm', '@adcp+sdk@6.11.0', 'node_modules', '@adcp', 'sdk');
+    const installed = join(repoRoot, 'node_modules', '@adcp', 'sdk');
+    cpSync(corpusRoot, join(sdk, 'compliance', 'cache', basename(corpusRoot)), { recursive: true });
+    cpSync(join(installed, 'package.json'), join(sdk, 'package.json'));
+    symlinkSync(join(installed, 'dist'), join(sdk, 'dist'));
+    mkdirSync(join(dir, 'node_modules', '@adcp'));
+    symlinkSync(relative(join(dir, 'node_modules', '@adcp'), sdk), join(dir, 'node_modules', '@adcp', 'sdk'));
+    const run = await runNode([cliJs, inject('agentUrl'), '--storyboards', 'capability_discovery'], {
+      cwd: dir,
+      env: { ADCP_AGENT_URL: undefined, ADCP_AUTH_TOKEN: undefined, ADCP_COMPLIANCE: undefined, XDG_CACHE_HOME: dir },
+    });
+    expect(run.stdout + run.stderr).not.toContain('No test files found');
+    expect(run.stdout).toMatch(/Test Files {2}1 passed \(1\)/);
+    expect(run.stdout).toContain('node_modules/.pnpm/@adcp+sdk@6.11.0/node_modules/@adcp/sdk/compliance/cache/');
+    expect(run.exitCode, run.stdout + run.stderr).toBe(0);
   });
 
   it('exits 2 with one message naming the URL when the agent cannot be reached', async () => {
