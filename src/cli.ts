@@ -30,6 +30,7 @@ import { explainSelection, selectionSummary, type Selection } from './cli/select
 import { USAGE } from './cli/usage.js';
 import { UsageError } from './cli/usage-error.js';
 import { printVersions } from './cli/version.js';
+import type { AgentAccess } from './plugin/agent-preflight.js';
 import type { AdcpStoryboardsOptions } from './plugin/plugin.js';
 import { secretsInUrl } from './model/redact.js';
 
@@ -50,19 +51,9 @@ async function select(
   let capabilityIds: string[] | undefined;
   if (invocation.fromCapabilities && invocation.corpusRoot) {
     const { storyboardIdsForAgent } = await import('./plugin/capabilities.js');
-    const { runtime } = invocation;
-    capabilityIds = await storyboardIdsForAgent(
-      {
-        url: runtime.agentUrl!,
-        protocol: runtime.protocol,
-        authToken: runtime.authToken,
-        timeoutMs: runtime.timeoutMs!,
-        maxResponseBytes: runtime.maxResponseBytes!,
-        allowHttp: runtime.allowHttp,
-      },
-      invocation.corpusRoot,
-      { allowUnsupportedVersion: invocation.allowUnsupportedVersion },
-    );
+    capabilityIds = await storyboardIdsForAgent(agentAccess(invocation), invocation.corpusRoot, {
+      allowUnsupportedVersion: invocation.allowUnsupportedVersion,
+    });
   }
   const selection = explainSelection({
     ...(invocation.corpusRoot ? { corpusRoot: invocation.corpusRoot } : {}),
@@ -72,6 +63,18 @@ async function select(
     ...(warnMissingScenarios ? { warn: (message: string) => console.warn(`[vitest-adcp] ${message}`) } : {}),
   });
   return { ...selection, ...(capabilityIds ? { capabilityIds } : {}) };
+}
+
+/** The agent as the run reaches it: its URL, protocol, credential and bounds. */
+function agentAccess({ runtime }: Invocation): AgentAccess {
+  return {
+    url: runtime.agentUrl!,
+    protocol: runtime.protocol,
+    authToken: runtime.authToken,
+    timeoutMs: runtime.timeoutMs!,
+    maxResponseBytes: runtime.maxResponseBytes!,
+    allowHttp: runtime.allowHttp,
+  };
 }
 
 /** The corpus a run takes storyboards from, and why this one: `AdCP 3.1.15 (the version @adcp/sdk 13.0.0 pins)`. */
@@ -134,6 +137,12 @@ async function selectAndRun(invocation: Invocation, cwd: string, secrets: readon
   // A run whose storyboards the agent's capabilities select asks the agent first (select): Vitest loads meanwhile.
   // `--list` never loads it; with names given there is no wait to fill.
   if (!invocation.list && invocation.fromCapabilities) preloadRun();
+  // The run's agent preflight, meanwhile too: the plugin takes it when the run starts, where its calls came after
+  // Vitest's start and held the run's first calls (plugin/agent-preflight.ts). `--list` calls no more than it did.
+  if (!invocation.list) {
+    const { startPreflight } = await import('./plugin/agent-preflight.js');
+    startPreflight(agentAccess(invocation));
+  }
   try {
     selection = await select(invocation, invocation.list);
   } catch (error) {

@@ -22,6 +22,7 @@
  * Anything else (an error answer, a slow tool, a tool the agent does not serve) is not this preflight's business:
  * the steps grade it.
  */
+import { debuglog } from 'node:util';
 import { findErrorCode } from '../model/answer-error.js';
 import type { Exchange } from '../model/exchange.js';
 import { ConfigurationError } from '../model/errors.js';
@@ -40,6 +41,8 @@ export interface AgentAccess {
   /** Local development: the SSRF guard's https and address rules lifted (url-guard.ts). */
   allowHttp?: boolean;
 }
+
+const debug = debuglog('vitest-adcp');
 
 /** Where docs/troubleshooting.md explains the preflight's messages. */
 const AUTH_TROUBLESHOOTING = 'docs/troubleshooting.md#the-agent-rejects-the-credential-or-cannot-be-reached';
@@ -98,6 +101,42 @@ export async function agentPreflight(agent: AgentAccess): Promise<void> {
   } finally {
     await transport.close();
   }
+}
+
+/**
+ * Preflights started ahead of their run, by what they judge (agentKey): the bin starts its run's as it asks the agent
+ * for its capabilities, while Vitest loads (cli.ts), and the plugin takes it when the run starts (run-start.ts) instead
+ * of making its own then — the run's first calls wait for the preflight, and this one has passed by then.
+ */
+const early = new Map<string, Promise<void>>();
+
+/** What a preflight judges: the agent, the credential and the bounds; two equal keys make the same calls. */
+function agentKey(agent: AgentAccess): string {
+  return JSON.stringify([
+    agent.url,
+    agent.protocol ?? 'mcp',
+    agent.authToken ?? null,
+    agent.timeoutMs,
+    agent.maxResponseBytes,
+    agent.allowHttp === true,
+  ]);
+}
+
+/** Starts the preflight of a run that is about to start (its outcome is for `takePreflight`, once). */
+export function startPreflight(agent: AgentAccess): void {
+  const preflight = agentPreflight(agent);
+  // Judged when the run takes it: a rejection before then is not unhandled.
+  preflight.catch(() => {});
+  early.set(agentKey(agent), preflight);
+}
+
+/** The preflight started for this agent, credential and bounds (startPreflight), once; undefined when there is none. */
+export function takePreflight(agent: AgentAccess): Promise<void> | undefined {
+  const key = agentKey(agent);
+  const preflight = early.get(key);
+  early.delete(key);
+  if (preflight) debug('the run takes the preflight started ahead of it');
+  return preflight;
 }
 
 /** With a token, the protected read judges it; without, public discovery tells whether the door needs one. */

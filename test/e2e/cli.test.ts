@@ -13,6 +13,7 @@ import { resolveCorpus } from '../../src/corpus.js';
 import { callTool } from '../fixture-agent/helpers.js';
 import { assertValidContractReport } from '../helpers/contract-schema.js';
 import { closedPort } from '../helpers/ports.js';
+import { countingProxy } from '../helpers/counting-proxy.js';
 import { testDir } from '../helpers/temp-dir.js';
 import { buildBin, repoRoot, runNode, type NodeRun } from '../helpers/run-vitest.js';
 
@@ -222,6 +223,29 @@ describe("choosing the storyboards from the agent's capabilities (the default)",
     expect(run.stdout).toMatch(/Test Files {2}1 passed \(1\)/);
     expect(run.stdout).toContain('node_modules/.pnpm/@adcp+sdk@6.11.0/node_modules/@adcp/sdk/compliance/cache/');
     expect(run.exitCode, run.stdout + run.stderr).toBe(0);
+  });
+
+  it("sends the run's preflight while it asks the agent for its capabilities, and the run takes that one", async () => {
+    // The capabilities' answer is held until the preflight's protected read (list_creatives, with a token) has been
+    // sent: a preflight made when the run starts, after the selection, would come only once the hold gave up.
+    const proxy = await countingProxy(inject('agentUrl'), {
+      hold: { tool: 'get_adcp_capabilities', until: 'list_creatives', maxMs: 20_000 },
+    });
+    try {
+      // The capability selection, and of what it selects the one storyboard that calls nothing but the capabilities.
+      const run = await runNode([cliJs, proxy.url, '--auth', 'demo-preflight', '--', '-t', 'capability_discovery'], {
+        env: { ADCP_AGENT_URL: undefined, ADCP_AUTH_TOKEN: undefined, ADCP_COMPLIANCE: undefined },
+      });
+      expect(run.exitCode, run.stdout + run.stderr).toBe(0);
+      const spans = proxy.toolSpans();
+      const capabilities = spans.find((span) => span.tool === 'get_adcp_capabilities')!;
+      const probes = spans.filter((span) => span.tool === 'list_creatives');
+      expect(probes[0]!.start).toBeLessThan(capabilities.end);
+      // One preflight: the run did not make its own when it started.
+      expect(probes).toHaveLength(1);
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('exits 2 with one message naming the URL when the agent cannot be reached', async () => {

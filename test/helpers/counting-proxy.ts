@@ -23,8 +23,26 @@ export interface CountingProxy {
   close(): Promise<void>;
 }
 
-export async function countingProxy(target: string): Promise<CountingProxy> {
+/**
+ * Holds the answers to calls of `tool` (sent on at once, answered late) until a call of `until` has been sent on, or
+ * `maxMs` has passed: whether a runner makes the second call without waiting for the first's answer.
+ */
+export interface HoldAnswers {
+  tool: string;
+  until: string;
+  maxMs: number;
+}
+
+export async function countingProxy(target: string, options: { hold?: HoldAnswers } = {}): Promise<CountingProxy> {
   const upstream = new URL(target);
+  const { hold } = options;
+  let released: () => void = () => {};
+  const release = hold
+    ? new Promise<void>((resolve) => {
+        released = resolve;
+        setTimeout(resolve, hold.maxMs).unref();
+      })
+    : Promise.resolve();
   const seen = new Map<string, Map<string, number>>();
   const inFlight = new Map<string, number>();
   const peak = new Map<string, number>();
@@ -52,6 +70,7 @@ export async function countingProxy(target: string): Promise<CountingProxy> {
             };
             spans.push(span);
             res.once('close', () => (span.end = tick++));
+            if (span.tool === hold?.until) released();
           }
           inFlight.set(method, (inFlight.get(method) ?? 0) + 1);
           peak.set(method, Math.max(peak.get(method) ?? 0, inFlight.get(method)!));
@@ -64,11 +83,14 @@ export async function countingProxy(target: string): Promise<CountingProxy> {
       } catch {
         // Not JSON (a GET, a DELETE): forwarded uncounted.
       }
+      const held = hold !== undefined && toolOf(body) === hold.tool;
       const forwarded = request(
         { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers },
         (answer) => {
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(res);
+          void (held ? release : Promise.resolve()).then(() => {
+            res.writeHead(answer.statusCode ?? 502, answer.headers);
+            answer.pipe(res);
+          });
         },
       );
       forwarded.on('error', () => res.destroy());
@@ -88,4 +110,16 @@ export async function countingProxy(target: string): Promise<CountingProxy> {
       await new Promise((resolve) => server.close(resolve));
     },
   };
+}
+
+/** The tool a JSON-RPC `tools/call` body calls; undefined for anything else. */
+function toolOf(body: Buffer): string | undefined {
+  try {
+    const message = JSON.parse(body.toString('utf8')) as { method?: unknown; params?: { name?: unknown } };
+    return message.method === 'tools/call' && typeof message.params?.name === 'string'
+      ? message.params.name
+      : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startFixtureAgent } from '../../fixtures/agent/server.mjs';
 import { resolveCorpus } from '../../src/corpus.js';
-import { agentPreflight } from '../../src/plugin/agent-preflight.js';
+import { agentPreflight, startPreflight, takePreflight } from '../../src/plugin/agent-preflight.js';
 import { readAgentCapabilities, storyboardIdsForAgent } from '../../src/plugin/capabilities.js';
 import { countingProxy } from '../helpers/counting-proxy.js';
 import { closedPort } from '../helpers/ports.js';
@@ -215,5 +215,27 @@ describe('capability selection meets the same error', () => {
     );
     expect(warnings).toEqual([]);
     await expect(readAgentCapabilities(access(doorUrl, 'wrong'))).rejects.toThrow(/rejected the configured token/);
+  });
+});
+
+describe('a preflight started ahead of its run (the bin: startPreflight, takePreflight)', () => {
+  it('is taken once, by a run of the same agent, credential and bounds; its verdict is the preflight’s', async () => {
+    const url = `http://127.0.0.1:${await closedPort()}/mcp`;
+    startPreflight(access(url, 'demo-ahead'));
+    // Another credential, another timeout, another URL: not the preflight that run would make.
+    expect(takePreflight(access(url, 'demo-other'))).toBeUndefined();
+    expect(takePreflight({ ...access(url, 'demo-ahead'), timeoutMs: 1_000 })).toBeUndefined();
+    expect(takePreflight(access(`${url}2`, 'demo-ahead'))).toBeUndefined();
+    const taken = takePreflight(access(url, 'demo-ahead'));
+    await expect(taken).rejects.toThrow(`the agent at ${url} cannot be reached`);
+    expect(takePreflight(access(url, 'demo-ahead'))).toBeUndefined();
+  });
+
+  it('passes on an agent that accepts the credential, and one nobody takes rejects no further', async () => {
+    startPreflight(access(inject('agentUrl'), 'demo-ahead'));
+    await expect(takePreflight(access(inject('agentUrl'), 'demo-ahead'))).resolves.toBeUndefined();
+    // Left: a rejection nobody awaits must not count as unhandled (Vitest fails the run on one).
+    startPreflight(access(`http://127.0.0.1:${await closedPort()}/mcp`));
+    await new Promise((resolve) => setTimeout(resolve, 200));
   });
 });
