@@ -128,13 +128,17 @@ describe('c. a JSON-RPC -32000 answered to get_adcp_capabilities', () => {
   });
 });
 
+/** How many calls the discovery storyboard's steps made since call `before` (the preflight's protected read aside). */
+const stepsCalled = (before: number) =>
+  agent.calls.slice(before).filter((call) => call.tool !== 'list_creatives').length;
+
 describe('d. SIGTERM / SIGINT to the bin', () => {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     it(`${signal}: the run is cancelled, the contract report written with what ran (the rest not_run), exit ${signal === 'SIGTERM' ? 143 : 130}`, async () => {
       const report = join(scratch, `interrupted-${signal}.json`);
       const before = agent.calls.length;
       const run = startCli([
-        agent.urlFor(['slow_ms_1500']),
+        agent.urlFor(['slow_ms_3000']),
         '--storyboards',
         discovery,
         '--auth',
@@ -142,13 +146,15 @@ describe('d. SIGTERM / SIGINT to the bin', () => {
         '--report',
         report,
       ]);
-      // The first step's call has reached the agent: the run is under way.
-      await until(() => agent.calls.length > before, 'the first call');
+      // The second step's call has reached the agent: the run is under way, its file collected by the worker (the run
+      // host calls the first step as the workers start; the preflight's protected read, which the bin sends before
+      // Vitest starts, is no step's). A file cancelled before its worker collected it has no steps to report.
+      await until(() => stepsCalled(before) >= 2, 'the second call');
       const sent = performance.now();
       run.child.kill(signal);
       const exit = await run.exited;
       expect(exit.code, run.out.stdout + run.out.stderr).toBe(signal === 'SIGTERM' ? 143 : 130);
-      // The step under way finishes (1.5 s answers), the rest are not run: well under the run's own length.
+      // The step under way is aborted, the rest are not run: well under the run's own length (3 s answers).
       expect(exit.at - sent).toBeLessThan(15_000);
       expect(run.out.stderr).toContain(
         `vitest-adcp: ${signal}: cancelling the run (the calls under way are aborted, the rest are not run); the report is still written. Send it again to exit at once.`,
@@ -202,7 +208,7 @@ describe('d. SIGTERM / SIGINT to the bin', () => {
       '--report',
       report,
     ]);
-    await until(() => agent.calls.length > before, 'the first call');
+    await until(() => stepsCalled(before) >= 1, 'the first call');
     run.child.kill('SIGTERM');
     await until(() => run.out.stderr.includes('cancelling the run'), 'the first signal to be taken');
     const second = performance.now();
