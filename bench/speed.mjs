@@ -63,7 +63,8 @@
  * The agent's windows (plugin/agent-gate.ts): a seeding window runs beside other seeding windows only, an alone window
  * by itself, and meanwhile no ordinary step runs — time the limit above does not count. Our runs print the run host's
  * `agent gate` line (NODE_DEBUG=vitest-adcp): how long the agent was held by seeding windows, alone and by ordinary steps,
- * with the number of windows; the tables give the medians.
+ * with the number of windows; the tables give the medians, and the limit with those windows added (the windows are the
+ * agent's per-caller state, plan/agent-windows.ts: no schedule overlaps them) and the distance to that.
  *
  * Peak RSS is each process's own high-water mark (VmHWM, written by
  * test/helpers/rss-probe.mjs): the largest process of a run — the figure to
@@ -491,6 +492,12 @@ function gateCell(samples) {
   return `${f2(m('seed', 'ms') / 1000)} s (${m('seed', 'turns')}) / ${f2(m('alone', 'ms') / 1000)} s (${m('alone', 'turns')}) / ${f2(m('shared', 'ms') / 1000)} s`;
 }
 
+/** The median over a runner's samples of the agent's time held by seeding windows and alone, in seconds (0 unknown). */
+function windowSeconds(samples) {
+  const gates = samples.map((x) => x.gate).filter(Boolean);
+  return gates.length === 0 ? 0 : median(gates.map((g) => g.seed.ms + g.alone.ms)) / 1000;
+}
+
 /** What was measured: the SDK (its reference runner and example agents), and the corpus each runner ran. */
 function measured(results) {
   const ours = [...new Set(results.map((r) => `AdCP ${r.corpus.version} (${r.corpus.choice})`))].join(', ');
@@ -524,14 +531,15 @@ function latencyMarkdown(results, startedAt) {
       '| latency | reference | `npx vitest run` (ratio) | `npx vitest-adcp <url>` (ratio) | critical-path limit vitest / cli | distance vitest / cli | requests per run (chain) ref / vitest / cli |',
     );
     lines.push('|--:|--:|--:|--:|--:|--:|--:|');
+    const limitAt = (latency) => ({
+      vitest: r.startup.vitest + (vLimitRequests * latency) / 1000,
+      cli: r.startup.cli + (cLimitRequests * latency) / 1000,
+    });
     for (const { latency, samples } of r.byLatency) {
       const s = (name) => medianSeconds(samples, name);
       const q = (name) =>
         `${median(samples[name].map((x) => x.requests))} (${median(samples[name].map((x) => x.chain))})`;
-      const limit = {
-        vitest: r.startup.vitest + (vLimitRequests * latency) / 1000,
-        cli: r.startup.cli + (cLimitRequests * latency) / 1000,
-      };
+      const limit = limitAt(latency);
       lines.push(
         `| ${latency} ms | ${f2(s('reference'))} s | ${f2(s('vitest'))} s (${f2(s('vitest') / s('reference'))}) | ${f2(s('cli'))} s (${f2(s('cli') / s('reference'))}) | ${f2(limit.vitest)} / ${f2(limit.cli)} s | ${f2(s('vitest') / limit.vitest)} / ${f2(s('cli') / limit.cli)} | ${q('reference')} / ${q('vitest')} / ${q('cli')} |`,
       );
@@ -562,11 +570,19 @@ function latencyMarkdown(results, startedAt) {
     }
     lines.push('');
     lines.push(
-      '| latency | the agent held by seeding windows (windows) / alone (windows) / by ordinary steps: `npx vitest run` | `npx vitest-adcp <url>` |',
+      '| latency | the agent held by seeding windows (windows) / alone (windows) / by ordinary steps: `npx vitest run` | `npx vitest-adcp <url>` | the limit with those windows vitest / cli | distance to it vitest / cli |',
     );
-    lines.push('|--:|--:|--:|');
-    for (const { latency, samples } of r.byLatency)
-      lines.push(`| ${latency} ms | ${gateCell(samples.vitest)} | ${gateCell(samples.cli)} |`);
+    lines.push('|--:|--:|--:|--:|--:|');
+    for (const { latency, samples } of r.byLatency) {
+      // The windows one after another, nothing else at the agent meanwhile, added to the limit (which counts neither):
+      // what the run could take at best with the agent's per-caller windows as they were (plan/agent-windows.ts).
+      const limit = limitAt(latency);
+      const windowed = (name) => limit[name] + windowSeconds(samples[name]);
+      const distance = (name) => f2(medianSeconds(samples, name) / windowed(name));
+      lines.push(
+        `| ${latency} ms | ${gateCell(samples.vitest)} | ${gateCell(samples.cli)} | ${f2(windowed('vitest'))} / ${f2(windowed('cli'))} s | ${distance('vitest')} / ${distance('cli')} |`,
+      );
+    }
     lines.push('');
     const top = [...r.perStoryboard].sort((a, b) => b.chain - a.chain || b.requests - a.requests).slice(0, 5);
     const slowest = r.perStoryboard.reduce((a, b) => (b.ms > a.ms ? b : a));
