@@ -1,8 +1,10 @@
 /**
  * The auth and reachability preflight: one look at the agent, with the run's own credential, before any storyboard
- * runs — called by the plugin when a run with storyboard files starts (plugin.ts `preflightRun`; the `vitest-adcp`
- * bin runs the plugin), and its credential verdict by capability selection (capabilities.ts). Without it a missing or wrong token made every step fail with a schema headline (the 401 on
- * a secondary line), and an agent that was down failed every step with the same connection error.
+ * runs — called by the plugin when a run with storyboard files starts (run-start.ts `preflightRun`; the `vitest-adcp`
+ * bin starts it earlier, as it asks for the capabilities, and the plugin takes that one: `startPreflight`), and its
+ * credential verdict by capability selection (capabilities.ts). Without it a missing or wrong token made every step
+ * fail with a schema headline (the 401 on a secondary line), and an agent that was down failed every step with the
+ * same connection error.
  *
  * It judges the run's configured credential only, never what a storyboard sends on its own (`auth: none`, a test
  * kit's key, the deliberately invalid ones of security_baseline):
