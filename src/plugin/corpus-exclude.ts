@@ -21,7 +21,7 @@ const NODE_MODULES_ENTRY = '**/node_modules/**';
 export function excludeAllowingCorpus(exclude: readonly string[], corpusRoot: string, root: string): string[] {
   const rel = relative(root, corpusRoot).split('\\').join('/');
   const index = exclude.indexOf(NODE_MODULES_ENTRY);
-  if (index === -1 || rel === '' || rel.startsWith('..') || isAbsolute(rel)) return [...exclude];
+  if (index === -1 || rel.startsWith('..') || isAbsolute(rel)) return [...exclude];
   const parts = rel.split('/');
   if (!parts.includes('node_modules')) return [...exclude];
   return [...exclude.slice(0, index), ...allExcept(parts), ...exclude.slice(index + 1)];

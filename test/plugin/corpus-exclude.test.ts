@@ -34,6 +34,10 @@ describe('excludeAllowingCorpus', () => {
     ];
     const own = ['storyboards/a.storyboard.yaml', 'nodes/a.storyboard.yaml', 'node_modulesx/a.storyboard.yaml'];
     expect(dropped(exclude, [...corpus, ...others, ...own])).toEqual(others);
+    // What replaces the node_modules entry is about node_modules only: nothing else of the project is dropped by it.
+    const added = exclude.filter((pattern) => !VITEST_EXCLUDE.includes(pattern));
+    expect(added.length).toBeGreaterThan(0);
+    for (const pattern of added) expect(pattern.split('/'), pattern).toContain('node_modules');
   });
 
   it("pnpm: the SDK's real path under node_modules/.pnpm (what Node and Vitest resolve) gets through", () => {
@@ -73,6 +77,7 @@ describe('excludeAllowingCorpus', () => {
 
   it('leaves the exclude as it is for a corpus outside the root or outside any node_modules, and without the entry', () => {
     const custom = ['**/node_modules/**', 'dist/**', '**/.git/**'];
+    expect(excludeAllowingCorpus(custom, '/r', '/r')).toEqual(custom);
     expect(excludeAllowingCorpus(custom, '/sdk/node_modules/@adcp/sdk/compliance/cache/3.1.15', '/r')).toEqual(custom);
     expect(excludeAllowingCorpus(custom, '/r/corpus/3.1.15', '/r')).toEqual(custom);
     expect(excludeAllowingCorpus(['dist/**'], '/r/node_modules/@adcp/sdk/compliance/cache/3.0.6', '/r')).toEqual([
