@@ -30,7 +30,6 @@ import { explainSelection, selectionSummary, type Selection } from './cli/select
 import { USAGE } from './cli/usage.js';
 import { UsageError } from './cli/usage-error.js';
 import { printVersions } from './cli/version.js';
-import type { AgentAccess } from './plugin/agent-preflight.js';
 import type { AdcpStoryboardsOptions } from './plugin/plugin.js';
 import { secretsInUrl } from './model/redact.js';
 
@@ -50,8 +49,11 @@ async function select(
 ): Promise<Selection & { capabilityIds?: string[] }> {
   let capabilityIds: string[] | undefined;
   if (invocation.fromCapabilities && invocation.corpusRoot) {
-    const { storyboardIdsForAgent } = await import('./plugin/capabilities.js');
-    capabilityIds = await storyboardIdsForAgent(agentAccess(invocation), invocation.corpusRoot, {
+    const [{ storyboardIdsForAgent }, { agentAccess }] = await Promise.all([
+      import('./plugin/capabilities.js'),
+      import('./plugin/agent-preflight.js'),
+    ]);
+    capabilityIds = await storyboardIdsForAgent(agentAccess(invocation.runtime), invocation.corpusRoot, {
       allowUnsupportedVersion: invocation.allowUnsupportedVersion,
     });
   }
@@ -63,18 +65,6 @@ async function select(
     ...(warnMissingScenarios ? { warn: (message: string) => console.warn(`[vitest-adcp] ${message}`) } : {}),
   });
   return { ...selection, ...(capabilityIds ? { capabilityIds } : {}) };
-}
-
-/** The agent as the run reaches it: its URL, protocol, credential and bounds. */
-function agentAccess({ runtime }: Invocation): AgentAccess {
-  return {
-    url: runtime.agentUrl!,
-    protocol: runtime.protocol,
-    authToken: runtime.authToken,
-    timeoutMs: runtime.timeoutMs!,
-    maxResponseBytes: runtime.maxResponseBytes!,
-    allowHttp: runtime.allowHttp,
-  };
 }
 
 /** The corpus a run takes storyboards from, and why this one: `AdCP 3.1.15 (the version @adcp/sdk 13.0.0 pins)`. */
@@ -140,8 +130,8 @@ async function selectAndRun(invocation: Invocation, cwd: string, secrets: readon
   // The run's agent preflight, meanwhile too: the plugin takes it when the run starts, where its calls came after
   // Vitest's start and held the run's first calls (plugin/agent-preflight.ts). `--list` calls no more than it did.
   if (!invocation.list) {
-    const { startPreflight } = await import('./plugin/agent-preflight.js');
-    startPreflight(agentAccess(invocation));
+    const { agentAccess, startPreflight } = await import('./plugin/agent-preflight.js');
+    startPreflight(agentAccess(invocation.runtime));
   }
   try {
     selection = await select(invocation, invocation.list);

@@ -4,13 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import {
-  DEFAULT_TIMEOUT_MS,
-  envFlag,
-  resolveRuntimeConfig,
-  type ResolvedRuntimeConfig,
-  type RuntimeConfig,
-} from '../config.js';
+import { DEFAULT_TIMEOUT_MS, envFlag, resolveRuntimeConfig, type ResolvedRuntimeConfig } from '../config.js';
 import { prepareCorpus, resolveCorpus, type Corpus } from '../corpus.js';
 import type { AgentStartOptions } from '../agent/agent-start.js';
 import type { AdcpStoryboardsOptions } from '../plugin/plugin.js';
@@ -35,7 +29,7 @@ export interface Invocation {
   url: string;
   plugin: AdcpStoryboardsOptions;
   /** The run's configuration as the plugin will resolve it (env fallbacks included). */
-  runtime: RuntimeConfig;
+  runtime: ResolvedRuntimeConfig;
   /** What to select: the corpus, the names given, and whether the agent's capabilities choose. */
   corpusRoot?: string;
   /** The corpus taken from (when anything is), with why it is this one: said on the run's first line and by --list. */

@@ -25,6 +25,7 @@
  * the steps grade it.
  */
 import { debuglog } from 'node:util';
+import type { ResolvedRuntimeConfig } from '../config.js';
 import { findErrorCode } from '../model/answer-error.js';
 import type { Exchange } from '../model/exchange.js';
 import { ConfigurationError } from '../model/errors.js';
@@ -45,6 +46,18 @@ export interface AgentAccess {
 }
 
 const debug = debuglog('vitest-adcp');
+
+/** How a run reaches its agent, from its resolved configuration: what the preflight and capability selection call with. */
+export function agentAccess(config: ResolvedRuntimeConfig): AgentAccess {
+  return {
+    url: config.agentUrl!,
+    protocol: config.protocol,
+    authToken: config.authToken,
+    timeoutMs: config.timeoutMs,
+    maxResponseBytes: config.maxResponseBytes,
+    allowHttp: config.allowHttp,
+  };
+}
 
 /** Where docs/troubleshooting.md explains the preflight's messages. */
 const AUTH_TROUBLESHOOTING = 'docs/troubleshooting.md#the-agent-rejects-the-credential-or-cannot-be-reached';

@@ -8,7 +8,7 @@ import { resolveRuntimeConfig, type ResolvedRuntimeConfig, type RuntimeConfig } 
 import { ConfigurationError } from '../model/errors.js';
 import type { Storyboard } from '../model/storyboard.js';
 import { signerJwksFor } from '../webhooks/operator-jwks.js';
-import { agentPreflight, takePreflight, type AgentAccess } from './agent-preflight.js';
+import { agentAccess, agentPreflight, takePreflight } from './agent-preflight.js';
 import { fileSize } from './file-size.js';
 import { ensureAgentStarted } from './run-agent.js';
 import { filtered } from './run-host.js';
@@ -29,14 +29,7 @@ async function preflightRun(state: PluginState, agentUp: Promise<ResolvedRuntime
   const config = await agentUp;
   // Once per Vitest process while it passes; a failed check is made again on the next run (watch mode: the agent
   // may be up, or the token fixed, by then).
-  const agent: AgentAccess = {
-    url: config.agentUrl!,
-    protocol: config.protocol,
-    authToken: config.authToken,
-    timeoutMs: config.timeoutMs,
-    maxResponseBytes: config.maxResponseBytes,
-    allowHttp: config.allowHttp,
-  };
+  const agent = agentAccess(config);
   // The bin's run: started as the bin asked for the capabilities (agent-preflight.ts startPreflight), passed by now.
   state.agentChecked ??= (takePreflight(agent) ?? agentPreflight(agent)).catch((error: unknown) => {
     state.agentChecked = undefined;

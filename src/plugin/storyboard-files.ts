@@ -10,6 +10,7 @@ import { envFlag, resolveRuntimeConfig, type RuntimeConfig } from '../config.js'
 import { resolveCorpus, type Corpus } from '../corpus.js';
 import { ConfigurationError } from '../model/errors.js';
 import { selectCorpusInRunOrder } from '../storyboard/select.js';
+import { agentAccess } from './agent-preflight.js';
 import { CapabilitySelectionError, storyboardIdsForAgent } from './capabilities.js';
 import { excludeAllowingCorpus } from './corpus-exclude.js';
 import { ensureAgentStarted } from './run-agent.js';
@@ -107,19 +108,8 @@ async function storyboardIdsFromCapabilities(state: PluginState, corpus: Corpus)
     );
   // `agent.start`: the agent asked for its capabilities is the one the run starts.
   await ensureAgentStarted(state, agent);
-  return storyboardIdsForAgent(
-    {
-      url: agent.agentUrl!,
-      protocol: agent.protocol,
-      authToken: agent.authToken,
-      timeoutMs: agent.timeoutMs,
-      maxResponseBytes: agent.maxResponseBytes,
-      allowHttp: agent.allowHttp,
-    },
-    corpus.root,
-    {
-      allowUnsupportedVersion:
-        state.options.compliance?.allowUnsupportedVersion ?? envFlag(process.env.ADCP_ALLOW_UNSUPPORTED_VERSION),
-    },
-  );
+  return storyboardIdsForAgent(agentAccess(agent), corpus.root, {
+    allowUnsupportedVersion:
+      state.options.compliance?.allowUnsupportedVersion ?? envFlag(process.env.ADCP_ALLOW_UNSUPPORTED_VERSION),
+  });
 }
