@@ -372,7 +372,9 @@ export class StoryboardRun {
       this.roles.first((session) => session.storyboardSkip?.(step)) ??
       this.runnerPreflight ??
       // A role decided the rest of the storyboard; the phases a role still runs (the seeds: all attempted) go on.
-      (this.roles.first((session) => session.runsAfterHalt?.(step.phase) || undefined) ? undefined : this.halt.skip);
+      (this.halt.skip && !this.roles.first((session) => session.runsAfterHalt?.(step.phase) || undefined)
+        ? this.halt.skip
+        : undefined);
     if (skip) return end.skipped(skip);
     const skipIf = evaluateSkipIf(step.phase.skip_if, step.phase.id, this.options.testKit);
     if (skipIf.kind === 'skip') return end.skipped({ reason: 'not_applicable', detail: skipIf.detail });

@@ -27,6 +27,7 @@ export class SeedsTogether<E extends { index: number; step: Step }> {
       this.ahead.delete(entry.index);
       return ahead;
     }
+    const own = this.execute(entry);
     const kind = seedKind(entry.step);
     if (this.together && kind !== undefined)
       for (let index = entry.index + 1; index <= lastIndex && seedKind(this.entries[index]!.step) === kind; index++) {
@@ -35,7 +36,7 @@ export class SeedsTogether<E extends { index: number; step: Step }> {
         execution.catch(() => {});
         this.ahead.set(index, execution);
       }
-    return this.execute(entry);
+    return own;
   }
 }
 
