@@ -484,9 +484,14 @@ function gateUsage(stderr) {
   return lines.length > 0 ? JSON.parse(lines.at(-1)[1]) : undefined;
 }
 
+/** The gate lines of a runner's samples (those that printed one). */
+function gatesOf(samples) {
+  return samples.map((x) => x.gate).filter(Boolean);
+}
+
 /** Medians over a runner's samples of the agent's time held by seeding windows and alone, with their window counts. */
 function gateCell(samples) {
-  const gates = samples.map((x) => x.gate).filter(Boolean);
+  const gates = gatesOf(samples);
   if (gates.length === 0) return '?';
   const m = (mode, key) => median(gates.map((g) => g[mode][key]));
   return `${f2(m('seed', 'ms') / 1000)} s (${m('seed', 'turns')}) / ${f2(m('alone', 'ms') / 1000)} s (${m('alone', 'turns')}) / ${f2(m('shared', 'ms') / 1000)} s`;
@@ -494,7 +499,7 @@ function gateCell(samples) {
 
 /** The median over a runner's samples of the agent's time held by seeding windows and alone, in seconds (0 unknown). */
 function windowSeconds(samples) {
-  const gates = samples.map((x) => x.gate).filter(Boolean);
+  const gates = gatesOf(samples);
   return gates.length === 0 ? 0 : median(gates.map((g) => g.seed.ms + g.alone.ms)) / 1000;
 }
 

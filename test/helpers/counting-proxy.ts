@@ -53,6 +53,8 @@ export async function countingProxy(target: string, options: { hold?: HoldAnswer
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
+      /** The tool a `tools/call` calls: its answer is held when it is `hold.tool`. */
+      let tool: string | undefined;
       try {
         const message = JSON.parse(body.toString('utf8')) as {
           method?: unknown;
@@ -61,6 +63,7 @@ export async function countingProxy(target: string, options: { hold?: HoldAnswer
         if (typeof message.method === 'string') {
           const method = message.method;
           if (method === 'tools/call' && typeof message.params?.name === 'string') {
+            tool = message.params.name;
             const scenario = message.params.arguments?.scenario;
             const span = {
               tool: message.params.name,
@@ -83,7 +86,7 @@ export async function countingProxy(target: string, options: { hold?: HoldAnswer
       } catch {
         // Not JSON (a GET, a DELETE): forwarded uncounted.
       }
-      const held = hold !== undefined && toolOf(body) === hold.tool;
+      const held = hold !== undefined && tool === hold.tool;
       const forwarded = request(
         { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers },
         (answer) => {
@@ -110,16 +113,4 @@ export async function countingProxy(target: string, options: { hold?: HoldAnswer
       await new Promise((resolve) => server.close(resolve));
     },
   };
-}
-
-/** The tool a JSON-RPC `tools/call` body calls; undefined for anything else. */
-function toolOf(body: Buffer): string | undefined {
-  try {
-    const message = JSON.parse(body.toString('utf8')) as { method?: unknown; params?: { name?: unknown } };
-    return message.method === 'tools/call' && typeof message.params?.name === 'string'
-      ? message.params.name
-      : undefined;
-  } catch {
-    return undefined;
-  }
 }
