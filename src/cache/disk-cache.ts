@@ -225,6 +225,15 @@ export class DiskCache {
     }
   }
 
+  /** Whether an entry is there under `key` (a regular file; not checked: `read` checks). */
+  has(key: string): boolean {
+    try {
+      return lstatSync(this.file(key)).isFile();
+    } catch {
+      return false;
+    }
+  }
+
   write(key: string, text: string): void {
     const content = Buffer.from(text, 'utf8');
     if (content.length + MAC_LINE_LENGTH > MAX_ENTRY_BYTES) return;

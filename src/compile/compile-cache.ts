@@ -48,10 +48,12 @@ export interface CachedCompile {
   diagnostics: CompileResult['diagnostics'];
   testKit?: string;
   /**
-   * The loaded storyboard as the test module embeds it (its JSON text), for the run host (plugin/run-host.ts), which
+   * The loaded storyboard as the test module embeds or names it (its JSON text), for the run host (plugin/run-host.ts), which
    * runs the module's storyboard without loading the file again; absent for a file that did not load.
    */
   storyboard?: string;
+  /** The digest the module names its storyboard by (compile.ts `storyboardData: 'stored'`): `storyboard` is kept under it. */
+  dataDigest?: string;
   /** Set by `store`: where the test kit resolved and whether it existed (checked again by `load`). */
   inputs?: string;
 }
@@ -65,6 +67,8 @@ const isCachedCompile = (value: unknown): value is CachedCompile => {
     Array.isArray(entry.diagnostics) &&
     (entry.testKit === undefined || typeof entry.testKit === 'string') &&
     (entry.storyboard === undefined || typeof entry.storyboard === 'string') &&
+    (entry.dataDigest === undefined ||
+      (typeof entry.dataDigest === 'string' && typeof entry.storyboard === 'string')) &&
     typeof entry.inputs === 'string'
   );
 };

@@ -23,6 +23,7 @@ import { reportBytes, resolveBounds, type StoryboardBounds } from '../storyboard
 import { DiagnosticSink, formatDiagnostic } from '../storyboard/diagnostics.js';
 import { loadStoryboard, type LoadResult } from '../storyboard/load.js';
 import type { Diagnostic, SourceLocation, Storyboard } from '../model/storyboard.js';
+import { storyboardDigest } from '../cache/stored-storyboards.js';
 
 export interface CompileOptions {
   /** Module specifier of the runtime the generated code imports. */
@@ -60,6 +61,12 @@ export interface CompileOptions {
    * with. @default BUILTIN_ROLES
    */
   roles?: readonly RunnerRole[];
+  /**
+   * Vitest's test module: `inline` (default) embeds the storyboard (base64 of its JSON); `stored` names it by digest
+   * (`storyboardStored`), its JSON in the result's `stored`, for the caller to keep where the worker reads it
+   * (cache/stored-storyboards.ts says why). Jest's module always embeds it.
+   */
+  storyboardData?: 'inline' | 'stored';
 }
 
 export interface CompileResult {
@@ -68,6 +75,8 @@ export interface CompileResult {
   /** Loader errors (then the module registers one failing test) and warnings. */
   diagnostics: Diagnostic[];
   storyboard?: Storyboard;
+  /** `storyboardData: 'stored'`: the storyboard's JSON the module names, and its digest. */
+  stored?: { digest: string; json: string };
 }
 
 export { testTitle };
@@ -127,6 +136,8 @@ function compileLoaded(
   if (options.mode === 'data') return compileData(s, source, file, loaded);
 
   const jest = options.framework === 'jest';
+  const storing = !jest && options.storyboardData === 'stored';
+  const dataReader = storing ? 'storyboardStored' : 'storyboardData';
   const header = jest
     ? [
         `const { describe, it, afterAll } = require("@jest/globals");`,
@@ -134,7 +145,7 @@ function compileLoaded(
       ]
     : [
         `import { describe, it, afterAll } from "vitest";`,
-        `import { storyboardSuite, loadFailureSuite, storyboardData } from ${q(options.runtime)};`,
+        `import { storyboardSuite, loadFailureSuite, ${dataReader} } from ${q(options.runtime)};`,
       ];
 
   if (!loaded.ok) {
@@ -162,17 +173,14 @@ function compileLoaded(
 
   const storyboard = loaded.storyboard;
   const loadWarnings = loaded.diagnostics.filter((d) => d.severity === 'warning').map(formatDiagnostic);
+  const json = JSON.stringify(storyboard);
+  const stored = storing ? { digest: storyboardDigest(json), json } : undefined;
   const slices: { at: number; code: string }[] = [];
   slices.push({
     at: 0,
     code: [
       ...header,
-      // Vitest: base64 of the JSON, not a JSON literal. Vite's SSR transform maps every word boundary of a module, and
-      // JSON text is mostly boundaries: 9× the source-map segments, and ~0.4 s of the main process over a 63-file run
-      // making and combining them. Jest transforms nothing after us.
-      jest
-        ? `const storyboard = JSON.parse(${q(JSON.stringify(storyboard))});`
-        : `const storyboard = storyboardData(${q(Buffer.from(JSON.stringify(storyboard)).toString('base64'))});`,
+      `const storyboard = ${storyboardExpression(json, jest, stored?.digest)};`,
       // Load warnings ride with the run onto its first step's record (the contract report, JUnit), not only the terminal.
       loadWarnings.length > 0
         ? `const suite = storyboardSuite(storyboard, ${q(loadWarnings)});`
@@ -218,7 +226,25 @@ function compileLoaded(
     });
   slices.push({ at: source.length, code: (storyboard.phases.length > 0 ? '});\n' : '') + '});\n' });
   replace(s, source, slices);
-  return { code: s.toString(), map: map(s, file), diagnostics: loaded.diagnostics, storyboard };
+  return {
+    code: s.toString(),
+    map: map(s, file),
+    diagnostics: loaded.diagnostics,
+    storyboard,
+    ...(stored ? { stored } : {}),
+  };
+}
+
+/**
+ * How the module gets its storyboard. Vitest: named by digest (`stored`), or base64 of the JSON, not a JSON literal:
+ * Vite's SSR transform maps every word boundary of a module, and JSON text is mostly boundaries: 9× the source-map
+ * segments, and ~0.4 s of the main process over a 63-file run making and combining them. Jest transforms nothing after
+ * us: the JSON.
+ */
+function storyboardExpression(json: string, jest: boolean, storedDigest: string | undefined): string {
+  if (jest) return `JSON.parse(${q(json)})`;
+  if (storedDigest !== undefined) return `storyboardStored(${q(storedDigest)})`;
+  return `storyboardData(${q(Buffer.from(json).toString('base64'))})`;
 }
 
 /**

@@ -13,7 +13,7 @@
  * file), the corpus's schemas, signing vectors and test kits. So `moduleCacheKey` adds the module this package makes
  * of the file — the compiled code and its source map's mappings, as one digest: what Vitest keeps is then what Vite
  * made of exactly the module this run would hand it. That compile is the one the run host made this run (it runs the
- * storyboard the module embeds), or the compile cache's entry (compile/compile-cache.ts, keyed by every input of the
+ * storyboard the module embeds or names), or the compile cache's entry (compile/compile-cache.ts, keyed by every input of the
  * compile and checked as it is read): the key costs a digest, never a compile. Never kept: a storyboard of yours (its
  * transform also tells Vite which test kit of yours to watch, which a cached module skips), one over the byte bound,
  * one that failed to load, one with load warnings (Vite prints them during that transform too), and one neither the
@@ -33,7 +33,7 @@ import { privateUserDir } from '../cache/disk-cache.js';
 import { packageRoot } from '../cache/location.js';
 import { isInCorpus } from '../storyboard/select.js';
 import { cleanId, isStoryboard, type CompileState, type PluginState } from './state.js';
-import { readyCompile } from './storyboard-modules.js';
+import { readyCompile, withStoredData } from './storyboard-modules.js';
 
 type KeyGenerator = (context: { id: string; sourceCode: string }) => string | false | undefined;
 
@@ -102,6 +102,8 @@ export function moduleCacheKey(state: CompileState, id: string, sourceCode: stri
   // transform, which Vitest still calls when it keeps nothing under this key.
   const compiled = readyCompile(state, sourceCode, id, { take: false }).result;
   if (!compiled || compiled.diagnostics.length > 0) return false;
+  // A module served from Vitest's cache skips the transform: its storyboard is stored here.
+  withStoredData(state, compiled);
   const digest = createHash('sha256').update(compiled.code).update('\0').update(compiled.map.mappings);
   return `vitest-adcp:${digest.digest('hex')}`;
 }

@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
 import type { CachedCompile, CompileCache } from '../compile/compile-cache.js';
+import type { StoredStoryboards } from '../cache/stored-storyboards.js';
 import { complianceFromEnv } from '../corpus.js';
 import type { ConfigurationError } from '../model/errors.js';
 import type { HostedWebhookReceiver } from '../webhooks/remote.js';
@@ -35,6 +36,11 @@ export interface CompileState {
   readonly recentCompiles: Map<string, { code: string; result: CachedCompile }>;
   /** Files whose compile came from the compile cache this run: an earlier run compiled (and transformed) them. */
   readonly compiledBefore: Set<string>;
+  /**
+   * Where test modules' storyboards are kept for the workers (cache/stored-storyboards.ts; unless `cacheDir: false` or
+   * no private directory for it: the modules then embed them).
+   */
+  storedStoryboards?: StoredStoryboards;
   /** The storyboard project keeps its transformed modules on disk (module-cache.ts). */
   moduleCacheOn?: boolean;
 }

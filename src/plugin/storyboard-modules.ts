@@ -4,6 +4,7 @@
  */
 import { resolve } from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { StoredStoryboards, storedStoryboardsDir } from '../cache/stored-storyboards.js';
 import { CompileCache, type CachedCompile } from '../compile/compile-cache.js';
 import { compileOversizeStoryboard, compileStoryboard, type CompileOptions } from '../compile/compile.js';
 import type { Corpus } from '../corpus.js';
@@ -59,13 +60,27 @@ export function transformStoryboard(
   return { code: result.code, map: result.map };
 }
 
-/** A storyboard module compiled, or loaded from the compile cache. */
+/** A storyboard module compiled, or loaded from the compile cache, its storyboard stored where its worker reads it. */
 function compiled(state: CompileState, code: string, id: string): CachedCompile {
   const { file, mode, key, result } = readyCompile(state, code, id, { take: true });
-  if (result) return result;
+  if (result) return withStoredData(state, result);
   const fresh = compileFresh(code, file, { runtime: state.runtime, mode, ...loadOptions(state) });
   if (key) state.compileCache!.store(key, fresh);
-  return fresh;
+  return withStoredData(state, fresh);
+}
+
+/**
+ * A module that names its storyboard by digest, that storyboard stored (cache/stored-storyboards.ts) before Vite hands
+ * the module to a worker: whichever way the module came (compiled now, the compile cache, Vitest's module cache: its
+ * key, moduleCacheKey, comes here too), and whatever removed the entry since. Stored only when missing.
+ */
+export function withStoredData(state: CompileState, result: CachedCompile): CachedCompile {
+  const store = state.storedStoryboards;
+  if (result.dataDigest !== undefined && !store?.keep(result.dataDigest, result.storyboard!))
+    throw new Error(
+      `vitest-adcp: could not write the compiled storyboard to ${store?.dir ?? storedStoryboardsDir()} (a full disk, a read-only home?); free it, or set the plugin option cacheDir: false to keep storyboards in their modules`,
+    );
+  return result;
 }
 
 /**
@@ -109,14 +124,18 @@ function compileFresh(code: string, file: string, options: CompileOptions): Cach
     map: compiled.map,
     diagnostics: compiled.diagnostics,
     ...(compiled.storyboard?.prerequisites?.test_kit ? { testKit: compiled.storyboard.prerequisites.test_kit } : {}),
-    ...(compiled.storyboard && options.mode !== 'data' ? { storyboard: JSON.stringify(compiled.storyboard) } : {}),
+    ...(compiled.storyboard && options.mode !== 'data'
+      ? { storyboard: compiled.stored?.json ?? JSON.stringify(compiled.storyboard) }
+      : {}),
+    ...(compiled.stored ? { dataDigest: compiled.stored.digest } : {}),
   };
 }
 
 /** How the compiler loads a storyboard file. */
-function loadOptions({ options, kitRoot, loadSchemasDir, schemaCacheDir }: CompileState) {
+function loadOptions({ options, kitRoot, loadSchemasDir, schemaCacheDir, storedStoryboards }: CompileState) {
   return {
     corpusRoot: kitRoot,
+    ...(storedStoryboards ? { storyboardData: 'stored' as const } : {}),
     ...(loadSchemasDir ? { schemasDir: loadSchemasDir } : {}),
     ...(schemaCacheDir ? { schemaCacheDir } : {}),
     ...(options.strictKeys === false ? { strictKeys: false as const } : {}),
@@ -125,7 +144,7 @@ function loadOptions({ options, kitRoot, loadSchemasDir, schemaCacheDir }: Compi
 }
 
 /**
- * A storyboard file's storyboard exactly as its compiled test module embeds it, and its load warnings, for the run
+ * A storyboard file's storyboard exactly as its compiled test module embeds or names it, and its load warnings, for the run
  * host (run-host.ts): compiled now (or taken from the compile cache), and the transform then reuses that compile;
  * undefined when it does not load (its module is its load failure) or is over the byte bound (never read).
  */
@@ -175,6 +194,7 @@ export function configureCompile(
   const { options, runtime } = state;
   state.kitRoot = fallback?.root;
   state.loadSchemasDir = options.schemasDir ?? fallback?.schemasDir;
+  state.storedStoryboards = options.cacheDir === false ? undefined : StoredStoryboards.open();
   state.compileCache = cacheDir
     ? new CompileCache(
         cacheDir,
@@ -184,6 +204,7 @@ export function configureCompile(
           corpusVersion: fallback?.version,
           strictKeys: options.strictKeys !== false,
           bounds: options.storyboardBounds ?? {},
+          storedStoryboards: state.storedStoryboards !== undefined,
         }),
       )
     : undefined;

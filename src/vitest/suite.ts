@@ -11,6 +11,7 @@ import { HostedRun } from '../adapter/hosted-run.js';
 import { openStoryboardRun } from '../open-run.js';
 import { sanitizeOutput } from '../model/redact.js';
 import type { Diagnostic, Storyboard } from '../model/storyboard.js';
+import { StoredStoryboards, storedStoryboardsDir } from '../cache/stored-storyboards.js';
 import { storyboardInfo } from '../adapter/storyboard-info.js';
 import type { AdcpPlannedStep, AdcpStepMeta, AdcpStoryboardMeta } from '../model/step-meta.js';
 
@@ -71,9 +72,26 @@ export interface StoryboardSuite {
   close(): Promise<void>;
 }
 
-/** The storyboard a compiled module embeds: base64 of its JSON (compile/compile.ts says why). */
+/** The storyboard a compiled module embeds (no store for it): base64 of its JSON (compile/compile.ts says why). */
 export function storyboardData(base64: string): Storyboard {
   return JSON.parse(Buffer.from(base64, 'base64').toString('utf8')) as Storyboard;
+}
+
+let store: StoredStoryboards | undefined;
+
+/**
+ * The storyboard a compiled module names by digest, from this user's store (cache/stored-storyboards.ts), where the
+ * main process put it as it handed Vite the module. Missing only when something removed it since (or the worker sees
+ * another cache directory than the main process: `XDG_CACHE_HOME` set for the tests alone).
+ */
+export function storyboardStored(digest: string): Storyboard {
+  store ??= StoredStoryboards.open();
+  const json = store?.read(digest);
+  if (json === undefined)
+    throw new Error(
+      `vitest-adcp: the compiled storyboard ${digest} is not in ${store?.dir ?? storedStoryboardsDir()} — something removed it after the run compiled it, or this worker's cache directory differs from the main process's. Run again; if it persists, clear that directory.`,
+    );
+  return JSON.parse(json) as Storyboard;
 }
 
 /** `loadWarnings`: the loader's warnings for this file, shown with the run's first step (its record, its annotations). */

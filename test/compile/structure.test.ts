@@ -3,13 +3,17 @@
  * `describe` / `it` / `afterAll` and a stub runtime: which suites and tests it
  * declares, nested how, calling which runtime entry points.
  */
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { compileStoryboard, testTitle } from '../../src/compile/compile.js';
 
 type Node = string | { describe: string; children: Node[] };
 
-/** Runs the generated module with stubs; returns the declared tree and the runtime calls made at import. */
-function declared(code: string) {
+/**
+ * Runs the generated module with stubs; returns the declared tree and the runtime calls made at import. `stored`: what
+ * the stub store holds (digest → JSON), for a module that names its storyboard by digest.
+ */
+function declared(code: string, stored: Record<string, string> = {}) {
   const root: Node[] = [];
   const stack: Node[][] = [root];
   const calls: string[] = [];
@@ -56,6 +60,10 @@ function declared(code: string) {
       };
     },
     storyboardData: (base64: string): unknown => JSON.parse(Buffer.from(base64, 'base64').toString('utf8')),
+    storyboardStored: (digest: string): unknown => {
+      calls.push(`stored ${digest}`);
+      return JSON.parse(stored[digest]!);
+    },
     loadFailureSuite: (diagnostics: { rule: string }[]) => {
       calls.push(`failure ${diagnostics.map((d) => d.rule).join(',')}`);
       return { fail: () => calls.push('fail') };
@@ -121,6 +129,44 @@ describe('the compiled module', () => {
     expect(calls).toEqual(['suite sb', 'afterAll', 'step one/a', 'step one/b', 'step two/c']);
     // Vitest's timer sits above the engine's own bound on every step test and on the close.
     expect(timeouts).toEqual([SUITE_TIMEOUT, SUITE_TIMEOUT, SUITE_TIMEOUT, SUITE_TIMEOUT]);
+  });
+
+  it('stored: the module names its storyboard by the digest of its JSON, which it does not hold; the same tests', () => {
+    const yaml = [
+      'id: sb',
+      'title: Storyboard',
+      'phases:',
+      '  - id: one',
+      '    steps:',
+      '      - id: a',
+      '        task: get_products',
+      '',
+    ];
+    const inline = compile(yaml.join('\n'));
+    const stored = compileStoryboard(yaml.join('\n'), '/tmp/s.storyboard.yaml', {
+      runtime: 'r',
+      storyboardData: 'stored',
+    });
+    const json = JSON.stringify(stored.storyboard);
+    expect(stored.stored).toEqual({ digest: createHash('sha256').update(json).digest('hex'), json });
+    expect(stored.code).not.toContain(Buffer.from(json).toString('base64'));
+    expect(stored.code).not.toContain('get_products');
+    expect(stored.code).toContain('import { storyboardSuite, loadFailureSuite, storyboardStored } from "r";');
+    const run = declared(stored.code, { [stored.stored!.digest]: json });
+    expect(run.calls[0]).toBe(`stored ${stored.stored!.digest}`);
+    const { tree, calls } = declared(inline.code);
+    expect(run.tree).toEqual(tree);
+    expect(run.calls.slice(1)).toEqual(calls);
+    // Inline (the default) and Jest's module embed it; neither has a `stored`.
+    expect(inline.stored).toBeUndefined();
+    expect(inline.code).toContain(Buffer.from(json).toString('base64'));
+    const jest = compileStoryboard(yaml.join('\n'), '/tmp/s.storyboard.yaml', {
+      runtime: 'r',
+      framework: 'jest',
+      storyboardData: 'stored',
+    });
+    expect(jest.stored).toBeUndefined();
+    expect(jest.code).toContain(`JSON.parse(${JSON.stringify(json)})`);
   });
 
   it('a storyboard without phases declares one test that reports it', () => {

@@ -59,6 +59,16 @@ describe('the cache directory', () => {
     expect(second.stderr).toMatch(/discovery\.storyboard\.yaml was bailed out by a custom generator/);
     const located = (r: VitestRun) => r.tests.map((t) => `${t.fullName} ${t.location?.line}:${t.location?.column}`);
     expect(located(second).sort()).toEqual(located(first).sort());
+    // The storyboard each test module names (src/cache/stored-storyboards.ts), kept beside the modules, the user's too.
+    // Removed, the next run stores it again while Vitest serves the corpus module from its cache (no transform): the
+    // same tests, the same verdicts. (Whichever way a module comes: test/plugin/module-cache.test.ts.)
+    const store = join(userCache, 'vitest-adcp', 'storyboards');
+    expect(list(store)).toHaveLength(2);
+    rmSync(store, { recursive: true });
+    const restored = await run(cacheDir, { DEBUG: 'vitest:cache:fs' });
+    expect(restored.stderr).toMatch(/\[read\] \S*capability-discovery\.yaml is cached in/);
+    expect(verdicts(restored)).toEqual(verdicts(first));
+    expect(list(store)).toHaveLength(2);
     // A failed step of the cached module points into the YAML as an uncached one does (Vitest maps its stack through
     // the map it keeps with the module): an agent that alters every echoed value fails both discovery steps.
     const altered = { ADCP_AGENT_URL: inject('agentUrl').replace(/\/mcp$/, '/x/wrong_value/mcp') };

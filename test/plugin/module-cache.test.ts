@@ -12,7 +12,8 @@ import { CompileCache, type CachedCompile } from '../../src/compile/compile-cach
 import { privateUserDir } from '../../src/cache/disk-cache.js';
 import { defineModuleCacheKeys, moduleCacheKey, moduleCacheSettings } from '../../src/plugin/module-cache.js';
 import { createState, DATA_QUERY, type PluginState } from '../../src/plugin/state.js';
-import { loadForRun, warmUp } from '../../src/plugin/storyboard-modules.js';
+import { loadForRun, transformStoryboard, warmUp } from '../../src/plugin/storyboard-modules.js';
+import { StoredStoryboards, storedStoryboardsDir, storyboardDigest } from '../../src/cache/stored-storyboards.js';
 import { repoRoot } from '../helpers/run-vitest.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'adcp-module-cache-'));
@@ -119,6 +120,41 @@ function contextOf(version: 5 | 4 | 3, root = repoRoot) {
         : {};
   return { context: { ...api, project: { config: { root } } } as unknown as VitestPluginContext, generators };
 }
+
+describe.skipIf(process.platform === 'win32')('the storyboard a module names by digest', () => {
+  const json = JSON.stringify({ id: 'discovery', phases: [] });
+  const digest = storyboardDigest(json);
+  const named = compile(`storyboardStored("${digest}")`, { storyboard: json, dataDigest: digest });
+
+  it('is stored again when Vitest serves the module from its cache (the key), or Vite transforms it, after its removal', () => {
+    const state = stateWith();
+    const env = { XDG_CACHE_HOME: join(scratch, 'stored') };
+    state.storedStoryboards = StoredStoryboards.open(env);
+    const entry = join(storedStoryboardsDir(env), `${digest}.json`);
+    hosted(state, inCorpus, 'text', named);
+    expect(moduleCacheKey(state, inCorpus, 'text')).toMatch(/^vitest-adcp:/);
+    expect(state.storedStoryboards!.read(digest)).toBe(json);
+    rmSync(entry);
+    moduleCacheKey(state, inCorpus, 'text');
+    expect(state.storedStoryboards!.read(digest)).toBe(json);
+    rmSync(entry);
+    const transformed = transformStoryboard({ warn: () => {}, addWatchFile: () => {} }, state, 'text', inCorpus);
+    expect(transformed?.code).toBe(named.code);
+    expect(state.storedStoryboards!.read(digest)).toBe(json);
+  });
+
+  it('that cannot be stored stops the run with what to do, rather than a worker failing to find it', () => {
+    const state = stateWith();
+    const env = { XDG_CACHE_HOME: join(scratch, 'unwritable') };
+    state.storedStoryboards = StoredStoryboards.open(env);
+    rmSync(storedStoryboardsDir(env), { recursive: true });
+    writeFileSync(storedStoryboardsDir(env), '');
+    hosted(state, inCorpus, 'text', named);
+    expect(() => moduleCacheKey(state, inCorpus, 'text')).toThrow(
+      /could not write the compiled storyboard to .*unwritable.*cacheDir: false/,
+    );
+  });
+});
 
 describe('the storyboard project and Vitest', () => {
   const modules = join(scratch, 'user-cache', 'modules');

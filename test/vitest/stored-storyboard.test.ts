@@ -1,0 +1,25 @@
+/**
+ * What a compiled module that names its storyboard by digest calls as it runs (src/vitest/suite.ts
+ * `storyboardStored`): the storyboard the main process stored for it, or an error that says what happened and what to
+ * do. The store itself: test/cache/stored-storyboards.test.ts.
+ */
+import { describe, expect, it } from 'vitest';
+import { StoredStoryboards, storyboardDigest } from '../../src/cache/stored-storyboards.js';
+import { storyboardStored } from '../../src/vitest/suite.js';
+
+describe('storyboardStored', () => {
+  it("reads the storyboard from this user's store, as the main process kept it", () => {
+    const storyboard = { id: 'stored_storyboard_test', title: 'T', phases: [] };
+    const json = JSON.stringify(storyboard);
+    const store = StoredStoryboards.open()!;
+    expect(store.keep(storyboardDigest(json), json)).toBe(true);
+    expect(storyboardStored(storyboardDigest(json))).toEqual(storyboard);
+  });
+
+  it('fails the module with what happened and what to do when it is not there', () => {
+    const missing = storyboardDigest('{"id":"never stored"}');
+    expect(() => storyboardStored(missing)).toThrow(
+      new RegExp(`the compiled storyboard ${missing} is not in .*vitest-adcp.storyboards .*Run again`),
+    );
+  });
+});
