@@ -11,7 +11,8 @@ import { describe, expect, it } from 'vitest';
 import type { Exchange } from '../../src/checks/index.js';
 import { defaultSchemasDir } from '../../src/corpus.js';
 import { gradeStep } from '../../src/engine/grade.js';
-import { SchemaRegistry, schemaRegistryFor } from '../../src/schemas/registry.js';
+import { Ajv, type ValidateFunction } from 'ajv';
+import { AJV_OPTIONS, flattenSources, SchemaRegistry, schemaRegistryFor } from '../../src/schemas/registry.js';
 import type { Step } from '../../src/model/storyboard.js';
 
 const registry = schemaRegistryFor(defaultSchemasDir()!);
@@ -104,5 +105,40 @@ describe('what opening a registry reads', () => {
       rmSync(dir, { recursive: true, force: true });
     }
     expect(() => new SchemaRegistry(join(dir, 'gone'))).toThrow(/ENOENT/);
+  });
+});
+
+describe("the code a compiled validator keeps (for the validator cache's standalone code)", () => {
+  it('is flattened in it and in every validator it reaches, each once, through cycles, and nothing else is read', () => {
+    const read: string[] = [];
+    const code = (name: string) => ({ charCodeAt: () => read.push(name) }) as unknown as string;
+    const validator = (name: string, refs: unknown[] = []) =>
+      Object.assign(() => true, {
+        source: {
+          validateCode: code(name),
+          scopeValues: { validate: new Set(refs.map((ref) => ({ value: { ref } }))) },
+        },
+      }) as unknown as ValidateFunction;
+    const leaf = validator('leaf');
+    const mid = validator('mid', [leaf, /a regexp/, { not: 'a function' }]);
+    const root = validator('root', [mid, leaf]);
+    // A cycle back to the root, a format function without a source, a value without a ref.
+    (leaf.source!.scopeValues as Record<string, Set<unknown>>).validate!.add({ value: { ref: root } });
+    (root.source!.scopeValues as Record<string, Set<unknown>>).formats = new Set([{ value: { ref: () => true } }, {}]);
+    flattenSources(root);
+    expect(read.sort()).toEqual(['leaf', 'mid', 'root']);
+  });
+
+  it('reaches the validators of the schemas a schema refers to, as ajv compiles them (code.source)', () => {
+    const ajv = new Ajv({ ...AJV_OPTIONS });
+    // b and c refer to each other: each is its own function (ajv inlines only schemas without refs).
+    ajv.addSchema({ $id: 'https://x.invalid/b.json', type: 'object', properties: { c: { $ref: 'c.json' } } });
+    ajv.addSchema({ $id: 'https://x.invalid/c.json', type: 'object', properties: { b: { $ref: 'b.json' } } });
+    const root = ajv.compile({ $id: 'https://x.invalid/a.json', properties: { b: { $ref: 'b.json' } } });
+    const seen = new Set<unknown>();
+    flattenSources(root, seen);
+    expect(seen.size).toBe(3);
+    expect(root({ b: { c: { b: {} } } })).toBe(true);
+    expect(root({ b: { c: 1 } })).toBe(false);
   });
 });
