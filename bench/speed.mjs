@@ -37,9 +37,9 @@
  * (bench/compare/delay-proxy.mjs, in this process) that holds every HTTP request N ms before it forwards it and
  * passes the answer back as it streams (SSE included) — an agent across a network. For each latency, `--rounds`
  * rounds of reference / vitest / cli, alternating; medians and ours/reference; and before them one cold run of vitest
- * and of cli, each after emptying node_modules/.vite in the user's repository and the modules Vitest keeps in this
- * user's cache directory (our caches and Vite's and Vitest's: a first run after `npm ci`), held against the
- * reference's median and our warm one. Before the timed rounds (which so all run with warm caches):
+ * and of cli, each after emptying node_modules/.vite in the user's repository and the modules (and the storyboards
+ * they name) kept in this user's cache directory (our caches and Vite's and Vitest's: a first run after `npm ci`),
+ * held against the reference's median and our warm one. Before the timed rounds (which so all run with warm caches):
  *   - the count pass: each storyboard the reference ran, run alone through the bin, by its YAML file
  *     (`npx vitest-adcp <url> --storyboards <file>`: that storyboard only, not the scenarios it requires — they are
  *     in the list themselves), every request held `--count-latency` ms (default 20). The proxy records the run's
@@ -193,10 +193,10 @@ function installedInternal(dir) {
   return import(pathToFileURL(join(dir, 'node_modules', 'vitest-adcp', 'dist', 'internal.js')).href);
 }
 
-/** Where the package installed in `dir` has Vitest keep transformed storyboard modules; undefined: it keeps none. */
-async function userModulesDir(dir) {
-  const { storyboardModulesDir } = await installedInternal(dir);
-  return storyboardModulesDir?.();
+/** What the package keeps in this user's cache directory: the transformed modules and the storyboards they name. */
+async function userCacheDirs(dir) {
+  const { storyboardModulesDir, storedStoryboardsDir } = await installedInternal(dir);
+  return [storyboardModulesDir?.(), storedStoryboardsDir?.()].filter(Boolean);
 }
 
 /**
@@ -416,13 +416,14 @@ async function benchAgentLatency(spec) {
         const samples = { reference: [], vitest: [], cli: [] };
         // A first run after `npm ci`, as CI starts: our caches (compiled storyboards and validators, the capability
         // selection) and Vite's and Vitest's own, all under node_modules/.vite in the user's repository, and the
-        // transformed storyboard modules Vitest keeps in this user's cache directory (src/plugin/module-cache.ts),
-        // emptied before each entry point's one cold run (beside the warm rounds: `cold` vs the warm median).
+        // transformed storyboard modules Vitest keeps in this user's cache directory (src/plugin/module-cache.ts) and
+        // the storyboards they name (src/cache/stored-storyboards.ts), emptied before each entry point's one cold run
+        // (beside the warm rounds: `cold` vs the warm median).
         const cold = {};
-        const modules = await userModulesDir(dir);
+        const userDirs = await userCacheDirs(dir);
         for (const [name, run] of Object.entries({ vitest, cli: () => cli() })) {
           rmSync(join(dir, 'node_modules', '.vite'), { recursive: true, force: true });
-          if (modules) rmSync(modules, { recursive: true, force: true });
+          for (const userDir of userDirs) rmSync(userDir, { recursive: true, force: true });
           const r = await run();
           cold[name] = { ms: r.ms, rssMb: r.rssMb, requests: r.requests, chain: r.chain, code: r.code };
           log(`${latency} ms cold ${name}`, r);

@@ -12,3 +12,4 @@ export { compileStoryboard, type CompileResult } from './compile/compile.js';
 export { McpTransport } from './transport/mcp.js';
 export { WebhookReceiver } from './webhooks/receiver.js';
 export { storyboardModulesDir } from './plugin/module-cache.js';
+export { storedStoryboardsDir } from './cache/stored-storyboards.js';
