@@ -48,11 +48,12 @@ export interface CachedCompile {
   diagnostics: CompileResult['diagnostics'];
   testKit?: string;
   /**
-   * The loaded storyboard as the test module embeds or names it (its JSON text), for the run host (plugin/run-host.ts), which
-   * runs the module's storyboard without loading the file again; absent for a file that did not load.
+   * The loaded storyboard as the test module embeds or names it (its JSON text), for the run host
+   * (plugin/run-host.ts), which runs the module's storyboard without loading the file again; absent for a file that did
+   * not load.
    */
   storyboard?: string;
-  /** The digest the module names its storyboard by (compile.ts `storyboardData: 'stored'`): `storyboard` is kept under it. */
+  /** The digest the module names its storyboard by (compile.ts `storyboardData: 'stored'`), `storyboard` kept under it. */
   dataDigest?: string;
   /** Set by `store`: where the test kit resolved and whether it existed (checked again by `load`). */
   inputs?: string;

@@ -13,8 +13,8 @@
  * file), the corpus's schemas, signing vectors and test kits. So `moduleCacheKey` adds the module this package makes
  * of the file — the compiled code and its source map's mappings, as one digest: what Vitest keeps is then what Vite
  * made of exactly the module this run would hand it. That compile is the one the run host made this run (it runs the
- * storyboard the module embeds or names), or the compile cache's entry (compile/compile-cache.ts, keyed by every input of the
- * compile and checked as it is read): the key costs a digest, never a compile. Never kept: a storyboard of yours (its
+ * storyboard the module embeds or names), or the compile cache's entry (compile/compile-cache.ts, keyed by every input
+ * of the compile and checked as it is read): the key costs a digest, never a compile. Never kept: a storyboard of yours (its
  * transform also tells Vite which test kit of yours to watch, which a cached module skips), one over the byte bound,
  * one that failed to load, one with load warnings (Vite prints them during that transform too), and one neither the
  * run host nor the compile cache has a compile of.

@@ -144,8 +144,8 @@ function loadOptions({ options, kitRoot, loadSchemasDir, schemaCacheDir, storedS
 }
 
 /**
- * A storyboard file's storyboard exactly as its compiled test module embeds or names it, and its load warnings, for the run
- * host (run-host.ts): compiled now (or taken from the compile cache), and the transform then reuses that compile;
+ * A storyboard file's storyboard exactly as its compiled test module embeds or names it, and its load warnings, for the
+ * run host (run-host.ts): compiled now (or taken from the compile cache), and the transform then reuses that compile;
  * undefined when it does not load (its module is its load failure) or is over the byte bound (never read).
  */
 export function loadForRun(
