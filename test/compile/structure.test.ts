@@ -160,6 +160,7 @@ describe('the compiled module', () => {
     // Inline (the default) and Jest's module embed it; neither has a `stored`.
     expect(inline.stored).toBeUndefined();
     expect(inline.code).toContain(Buffer.from(json).toString('base64'));
+    expect(inline.code).toContain('import { storyboardSuite, loadFailureSuite, storyboardData } from "r";');
     const jest = compileStoryboard(yaml.join('\n'), '/tmp/s.storyboard.yaml', {
       runtime: 'r',
       framework: 'jest',

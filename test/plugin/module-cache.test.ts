@@ -143,6 +143,16 @@ describe.skipIf(process.platform === 'win32')('the storyboard a module names by 
     expect(state.storedStoryboards!.read(digest)).toBe(json);
   });
 
+  it('with no store (none could be opened) stops the run with what to do, rather than a worker failing to find it', () => {
+    const state = stateWith();
+    hosted(state, inCorpus, 'text', named);
+    expect(() => moduleCacheKey(state, inCorpus, 'text')).toThrow(
+      new RegExp(
+        `could not write the compiled storyboard to ${storedStoryboardsDir().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} .*cacheDir: false`,
+      ),
+    );
+  });
+
   it('that cannot be stored stops the run with what to do, rather than a worker failing to find it', () => {
     const state = stateWith();
     const env = { XDG_CACHE_HOME: join(scratch, 'unwritable') };
