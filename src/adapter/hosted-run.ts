@@ -24,8 +24,8 @@
  * The fingerprint is the storyboard's JSON: both sides load the same file with the same loader, and a module compiled
  * before an edit must not read the outcomes of the edited file.
  */
-import { createHash } from 'node:crypto';
 import { deserialize } from 'node:v8';
+import { storyboardDigest } from '../cache/stored-storyboards.js';
 import { ConfigurationError } from '../model/errors.js';
 import { controlRequest } from '../transport/control-server.js';
 import type { RunHostConfig } from '../config.js';
@@ -57,9 +57,9 @@ export interface SettleRequest {
   have: string[];
 }
 
-/** What identifies a storyboard's content to both sides. */
+/** What identifies a storyboard's content to both sides: the digest a test module names it by when it is stored. */
 export function storyboardFingerprint(storyboard: Storyboard): string {
-  return createHash('sha256').update(JSON.stringify(storyboard)).digest('hex');
+  return storyboardDigest(JSON.stringify(storyboard));
 }
 
 export class HostedRun implements SettlingRun {
