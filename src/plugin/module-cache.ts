@@ -32,6 +32,7 @@ import type { VitestPluginContext } from 'vitest/node';
 import { privateUserDir } from '../cache/disk-cache.js';
 import { packageRoot } from '../cache/location.js';
 import { isInCorpus } from '../storyboard/select.js';
+import { oversizeEntryFile } from './oversize-entry.js';
 import { cleanId, isStoryboard, type CompileState, type PluginState } from './state.js';
 import { readyCompile, withStoredData } from './storyboard-modules.js';
 
@@ -95,6 +96,7 @@ export function defineModuleCacheKeys(state: PluginState, context: VitestPluginC
  * module; `false` (not kept) for any other storyboard module.
  */
 export function moduleCacheKey(state: CompileState, id: string, sourceCode: string): string | false | undefined {
+  if (oversizeEntryFile(id) !== undefined) return false;
   if (!isStoryboard(state, id)) return undefined;
   const { kitRoot } = state;
   if (state.refused.has(id) || !kitRoot || !isInCorpus(cleanId(id), kitRoot)) return false;

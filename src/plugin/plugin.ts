@@ -15,6 +15,7 @@ import { addSummaryReporter } from '../vitest/summary-reporter.js';
 import { checkOptions } from './check-options.js';
 import type { AdcpStoryboardsOptions } from './options.js';
 import { defineModuleCacheKeys } from './module-cache.js';
+import { loadOversizeEntry, oversizeEntryFile, oversizeEntryId } from './oversize-entry.js';
 import { configHook, projectForStoryboards } from './projects.js';
 import { prepareAgentStart } from './run-agent.js';
 import { provideRunConfig, runtimeCacheDir } from './run-config.js';
@@ -40,15 +41,17 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
     },
     async resolveId(source, importer, resolveOptions) {
       // Vite names `<root>/index.html` as the importer of entries (test files).
-      if (!importer || importer.endsWith('.html') || !/\.ya?ml(\?|$)/.test(source) || isStoryboard(state, importer))
-        return null;
+      if (!importer || importer.endsWith('.html')) return oversizeEntryId(state, source) ?? null;
+      // An oversize entry's import of its file, once within the bound: the file's test module.
+      if (!/\.ya?ml(\?|$)/.test(source) || isStoryboard(state, importer) || oversizeEntryFile(importer)) return null;
       const resolved = await this.resolve(source, importer, { ...resolveOptions, skipSelf: true });
       if (!resolved || resolved.external || !isStoryboard(state, resolved.id) || resolved.id.includes(DATA_QUERY))
         return null;
       return `${cleanId(resolved.id)}?${DATA_QUERY}`;
     },
     load(id) {
-      return loadStoryboard(state, id);
+      const oversize = oversizeEntryFile(id);
+      return oversize ? loadOversizeEntry(this, state, oversize) : loadStoryboard(state, id);
     },
     transform(code, id) {
       return transformStoryboard(this, state, code, id);

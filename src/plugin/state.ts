@@ -121,6 +121,8 @@ export function createState(options: AdcpStoryboardsOptions): PluginState {
  * path, without an importer, and compile to tests.
  */
 export const DATA_QUERY = 'adcp-storyboard-data';
+/** The id prefix of a test file over the byte bound while Vitest's module cache is on (oversize-entry.ts says why). */
+export const OVERSIZE_ENTRY = '\0vitest-adcp-oversize:';
 const STORYBOARD_SUFFIX = /\.storyboard\.ya?ml$/;
 
 export function cleanId(id: string): string {
@@ -129,7 +131,7 @@ export function cleanId(id: string): string {
 
 export function isStoryboard(state: CompileState, id: string): boolean {
   const file = cleanId(id);
-  if (!/\.ya?ml$/.test(file)) return false;
+  if (!/\.ya?ml$/.test(file) || file.startsWith(OVERSIZE_ENTRY)) return false;
   return STORYBOARD_SUFFIX.test(file) || state.explicit.has(file) || (state.matchesTestGlob?.(file) ?? false);
 }
 

@@ -1,9 +1,9 @@
 /**
  * Watch mode: saving a storyboard YAML re-runs that file only; saving the test
  * kit a storyboard names (`prerequisites.test_kit`) re-runs the storyboards
- * that use it, with the edited kit. A real `vitest --watch` in a child
- * process, over two storyboards in a scratch folder inside the project (so the
- * watcher sees them).
+ * that use it, with the edited kit; a file over the byte bound, trimmed under it, runs its steps (and fails again when
+ * it grows back). A real `vitest --watch` in a child process, over three storyboards in a scratch folder inside the
+ * project (so the watcher sees them).
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -33,6 +33,8 @@ const storyboard = (id: string, title: string, kit?: string) =>
     '            path: adcp',
     '',
   ].join('\n');
+/** Over the default byte bound (512 KiB) by a comment: its module is the load failure, the file never read. */
+const oversize = (text: string) => text + `# ${'x'.repeat(98)}\n`.repeat(6_000);
 const testKit = (auth: string) => ['id: watch_kit', 'name: Watch kit', `auth: ${auth}`, ''].join('\n');
 
 let child: ReturnType<typeof spawn> | undefined;
@@ -64,10 +66,12 @@ it('re-runs only the storyboard file that was saved, and the storyboards of a sa
   mkdirSync(scratch, { recursive: true });
   const a = join(scratch, 'a.storyboard.yaml');
   const b = join(scratch, 'b.storyboard.yaml');
+  const c = join(scratch, 'c.storyboard.yaml');
   const kit = join(scratch, 'kit.yaml');
   writeFileSync(kit, testKit('{}'));
   writeFileSync(a, storyboard('watch_a', 'Watch A'));
   writeFileSync(b, storyboard('watch_b', 'Watch B', './kit.yaml'));
+  writeFileSync(c, oversize(storyboard('watch_c', 'Watch C')));
   const env: Record<string, string | undefined> = {
     ...process.env,
     VITEST_ADCP_CAPTURE: capture,
@@ -98,6 +102,21 @@ it('re-runs only the storyboard file that was saved, and the storyboards of a sa
   expect(first.tests.map((t) => [t.module, t.state]).sort()).toEqual([
     [a, 'passed'],
     [b, 'skipped'],
+    [c, 'failed'],
+  ]);
+  expect(first.tests.find((t) => t.module === c)?.fullName).toBe(
+    'c.storyboard.yaml > loads without errors (storyboard_bound)',
+  );
+
+  // Trimmed under the bound, the file runs its step: the module of its first load (plugin/oversize-entry.ts) does not
+  // outlive the edit. Grown back, it fails again.
+  writeFileSync(c, storyboard('watch_c', 'Watch C'));
+  expect((await nextCapture()).tests.map((t) => [t.module, t.fullName, t.state])).toEqual([
+    [c, 'Watch C (watch_c) > Phase (p) > Capabilities (caps)', 'passed'],
+  ]);
+  writeFileSync(c, oversize(storyboard('watch_c', 'Watch C')));
+  expect((await nextCapture()).tests.map((t) => [t.module, t.fullName, t.state])).toEqual([
+    [c, 'c.storyboard.yaml > loads without errors (storyboard_bound)', 'failed'],
   ]);
 
   writeFileSync(a, storyboard('watch_a', 'Watch A, edited'));
