@@ -40,6 +40,9 @@ describe('the entry of a test file', () => {
     const notStoryboard = join(scratch, 'big.test.ts');
     writeFileSync(notStoryboard, 'x'.repeat(200));
     expect(oversizeEntryId(stateWith(), notStoryboard)).toBeUndefined();
+    const otherYaml = join(scratch, 'big.yaml');
+    writeFileSync(otherYaml, `a: ${'x'.repeat(200)}\n`);
+    expect(oversizeEntryId(stateWith(), otherYaml)).toBeUndefined();
     expect(oversizeEntryId(stateWith(), join(scratch, 'gone.storyboard.yaml'))).toBeUndefined();
     expect(oversizeEntryFile(big)).toBeUndefined();
   });
