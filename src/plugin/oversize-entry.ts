@@ -15,10 +15,10 @@
  * module), the load still holds: it checks the size each time, a file within the bound becomes a module importing the
  * file itself (compiled as any storyboard), and the file is the module's watched dependency, so saving it reloads it.
  */
-import type { SourceMap } from 'magic-string';
-import { compileOversizeStoryboard } from '../compile/compile.js';
+import type { CachedCompile } from '../compile/compile-cache.js';
 import { fileBytesOverBound } from '../storyboard/bounds.js';
 import { cleanId, isStoryboard, OVERSIZE_ENTRY, type CompileState } from './state.js';
+import { oversizeModule } from './storyboard-modules.js';
 
 /** What the load of an oversize entry uses of Vite's plugin context. */
 export interface LoadContext {
@@ -54,16 +54,11 @@ export function loadOversizeEntry(
   context: LoadContext,
   state: CompileState,
   file: string,
-): { code: string; map: SourceMap | null } {
+): { code: string; map: CachedCompile['map'] | null } {
   context.addWatchFile(file);
-  const bounds = state.options.storyboardBounds;
-  const bytes = fileBytesOverBound(file, bounds);
+  const bytes = fileBytesOverBound(file, state.options.storyboardBounds);
   if (bytes === undefined) return { code: `import ${JSON.stringify(file)};\n`, map: null };
-  const compiled = compileOversizeStoryboard(file, bytes, {
-    runtime: state.runtime,
-    mode: 'tests',
-    ...(bounds ? { bounds } : {}),
-  });
-  compiled.map.sources = [file];
-  return { code: compiled.code, map: compiled.map };
+  const module = oversizeModule(state, file, bytes, 'tests');
+  module.map.sources = [file];
+  return module;
 }

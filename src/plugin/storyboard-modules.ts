@@ -28,16 +28,21 @@ type Module = Pick<CachedCompile, 'code' | 'map'>;
 export function loadStoryboard(state: CompileState, id: string): Module | null {
   // A storyboard over the byte bound is never read: its module is its load failure (transform leaves it alone).
   if (!isStoryboard(state, id)) return null;
-  const bounds = state.options.storyboardBounds;
-  const bytes = fileBytesOverBound(cleanId(id), bounds);
+  const bytes = fileBytesOverBound(cleanId(id), state.options.storyboardBounds);
   if (bytes === undefined) {
     state.refused.delete(id);
     return null;
   }
   state.refused.add(id);
-  const compiled = compileOversizeStoryboard(cleanId(id), bytes, {
+  return oversizeModule(state, cleanId(id), bytes, id.includes(`?${DATA_QUERY}`) ? 'data' : 'tests');
+}
+
+/** The module of a storyboard file of `bytes` over the byte bound: its load failure, or (`data`) the throwing import. */
+export function oversizeModule(state: CompileState, file: string, bytes: number, mode: 'tests' | 'data'): Module {
+  const bounds = state.options.storyboardBounds;
+  const compiled = compileOversizeStoryboard(file, bytes, {
     runtime: state.runtime,
-    mode: id.includes(`?${DATA_QUERY}`) ? 'data' : 'tests',
+    mode,
     ...(bounds ? { bounds } : {}),
   });
   return { code: compiled.code, map: compiled.map };
