@@ -33,8 +33,8 @@ export function oversizeEntryId(state: CompileState, source: string): string | u
   if (!state.moduleCacheOn) return undefined;
   const file = cleanId(source);
   // The size first, one stat: telling a storyboard from other YAML can cost more (Vitest's `matchesTestGlob` compiles
-  // the project's globs at each call for a file it has not listed: measured on the bin's first 3.1.15 run, the check
-  // on every entry cost ~0.8 CPU-s and ~40 MB of peak RSS).
+  // the project's globs for a file it has not listed: asked of every entry before its answers were kept
+  // (storyboard-modules.ts testGlobMatcher), the bin's first 3.1.15 run spent ~0.8 CPU-s and ~40 MB of peak RSS).
   if (!/\.ya?ml$/.test(file) || fileBytesOverBound(file, state.options.storyboardBounds) === undefined)
     return undefined;
   return isStoryboard(state, source) ? OVERSIZE_ENTRY + file : undefined;

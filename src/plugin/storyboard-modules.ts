@@ -213,7 +213,20 @@ export function configureCompile(
         }),
       )
     : undefined;
-  state.matchesTestGlob = (id) => project.matchesTestGlob(id);
+  state.matchesTestGlob = testGlobMatcher(project);
+}
+
+/**
+ * `project.matchesTestGlob`, each answer kept: for a file it has not listed, Vitest compiles the project's include and
+ * exclude globs at each call (picomatch), and the answer for a path holds while the project does (its config).
+ */
+export function testGlobMatcher(project: Pick<TestProject, 'matchesTestGlob'>): (id: string) => boolean {
+  const answers = new Map<string, boolean>();
+  return (id) => {
+    let answer = answers.get(id);
+    if (answer === undefined) answers.set(id, (answer = project.matchesTestGlob(id)));
+    return answer;
+  };
 }
 
 /**

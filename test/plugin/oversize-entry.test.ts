@@ -12,6 +12,7 @@ import { adcpStoryboards } from '../../src/index.js';
 import { moduleCacheKey } from '../../src/plugin/module-cache.js';
 import { loadOversizeEntry, oversizeEntryFile, oversizeEntryId } from '../../src/plugin/oversize-entry.js';
 import { createState, isStoryboard, OVERSIZE_ENTRY, type PluginState } from '../../src/plugin/state.js';
+import { testGlobMatcher } from '../../src/plugin/storyboard-modules.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'adcp-oversize-entry-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -96,5 +97,19 @@ describe("the plugin's hooks", () => {
   it('load an oversize entry as its load failure', () => {
     const module = hooks().load.call({ addWatchFile: () => undefined }, `${OVERSIZE_ENTRY}${big}`);
     expect(module?.code).toContain('over the bound maxBytes = 100 bytes');
+  });
+});
+
+describe("the project's test-glob answers (isStoryboard's last resort)", () => {
+  it('asks Vitest once per file, and gives its answer every time after', () => {
+    const asked: string[] = [];
+    const matches = testGlobMatcher({ matchesTestGlob: (id: string) => (asked.push(id), id.endsWith('a.yaml')) });
+    expect([matches('/x/a.yaml'), matches('/x/b.yaml'), matches('/x/a.yaml'), matches('/x/b.yaml')]).toEqual([
+      true,
+      false,
+      true,
+      false,
+    ]);
+    expect(asked).toEqual(['/x/a.yaml', '/x/b.yaml']);
   });
 });
