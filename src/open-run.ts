@@ -12,9 +12,10 @@ import { listCorpus } from './storyboard/select.js';
 import { contractVersionOf, defaultSchemasDir } from './corpus.js';
 import type { AgentCapabilities } from './engine/applicability.js';
 import { contractRules } from './model/contract-rules.js';
-import type { RunnerRole } from './engine/role.js';
+import { planPhases, type RunnerRole } from './engine/role.js';
 import type { RunSettings } from './engine/run-settings.js';
 import { StoryboardRun } from './engine/run.js';
+import { settleBoundMs } from './engine/settle-bound.js';
 import { secretsInUrl } from './model/redact.js';
 import { BUILTIN_ROLES } from './roles/index.js';
 import { schemaRegistryFor } from './schemas/registry.js';
@@ -99,6 +100,30 @@ export function openStoryboardRun(
     ...(storyboard.requires_scenarios?.length && config.corpusRoot
       ? { knownStoryboardIds: () => storyboardIdsIn(config.corpusRoot!) }
       : {}),
+  });
+}
+
+/**
+ * The bound of one settle of this storyboard (StoryboardRun.worstCaseMs, engine/settle-bound.ts) as a run opened here
+ * would compute it, without opening one: for a worker whose steps the plugin's run host runs (adapter/hosted-run.ts).
+ * The test kit is read only if a step's bound depends on it (a `rate_abuse` vector's window).
+ */
+export function settleBoundOf(
+  storyboard: Storyboard,
+  given: RuntimeConfig = {},
+  options: Pick<OpenRunOptions, 'env' | 'roles'> = {},
+): number {
+  const config = resolveRuntimeConfig(given, options.env ?? process.env);
+  const roles = options.roles ?? BUILTIN_ROLES;
+  const steps = planPhases(roles, storyboard, { corpusRoot: config.corpusRoot }).flatMap((phase) => phase.steps);
+  let kit: { testKit?: TestKit } | undefined;
+  return settleBoundMs(roles, steps, {
+    timeoutMs: config.timeoutMs,
+    requestSigning: { skipRateAbuse: config.skipRateAbuse === true },
+    ...(config.runnerContracts ? { runnerContracts: config.runnerContracts } : {}),
+    get testKit() {
+      return (kit ??= testKitOf(storyboard, config)).testKit;
+    },
   });
 }
 

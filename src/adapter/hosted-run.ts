@@ -69,12 +69,15 @@ export class HostedRun implements SettlingRun {
   private last: HostedSettle | undefined;
   private readonly settled: string[] = [];
   private readonly fingerprint: string;
+  private bound: number | undefined;
 
   constructor(
     private readonly host: RunHostConfig,
     private readonly storyboard: Storyboard,
-    /** The engine's run in this worker: its bounds always, its steps when the host does not run the file. */
+    /** The engine's run in this worker: its steps when the host does not run the file. */
     private readonly openLocal: () => StoryboardRun,
+    /** The bound of a settle (open-run.ts `settleBoundOf`): what a local run would say, without opening one. */
+    private readonly settleBound: () => number,
   ) {
     this.fingerprint = storyboardFingerprint(storyboard);
   }
@@ -126,8 +129,9 @@ export class HostedRun implements SettlingRun {
     return this.last?.all?.findIndex((o) => o.result.phase_id === phaseId && o.result.step_id === stepId) ?? -1;
   }
 
+  /** Asked for each step test's timeout, at collection: computed once, and no local run opened for it. */
   worstCaseMs(): number {
-    return this.local().worstCaseMs();
+    return (this.bound ??= this.settleBound());
   }
 
   /** The test run was cancelled: this worker's own run, if it has one (the host's runs hear the cancel themselves). */

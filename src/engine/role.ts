@@ -31,6 +31,9 @@ export interface PlanSettings {
   signingVectors?: SigningVectorSource;
 }
 
+/** What a step's bound depends on (RunnerRole.stepBoundMs): the run's settings, or a worker's reading of them. */
+export type BoundSettings = Pick<RunSettings, 'timeoutMs' | 'testKit' | 'requestSigning' | 'runnerContracts'>;
+
 export interface RunnerRole {
   /** Names the role in the engine's own errors. */
   readonly name: string;
@@ -41,6 +44,12 @@ export interface RunnerRole {
    * adapters and the engine all plan through here (`planPhases`), so every step a role injects has its test.
    */
   plan?(phases: Phase[], storyboard: Storyboard, settings: PlanSettings): Phase[];
+  /**
+   * The longest one of this role's steps can take, when it is not the run's per-step bound. Of the step and the
+   * settings alone, not of a run: a worker whose steps the plugin's run host runs asks it without opening one
+   * (engine/settle-bound.ts).
+   */
+  stepBoundMs?(step: Step, settings: BoundSettings): number | undefined;
   /** This role's state for one run. */
   open(run: RoleRun): RoleSession;
 }
@@ -116,8 +125,6 @@ interface RoleVerdict {
 export interface RoleSession {
   /** Problems that concern the whole storyboard, shown on its first step. */
   storyboardWarnings?(): string[];
-  /** The longest one of this role's steps can take, when it is not the run's per-step bound. */
-  stepBoundMs?(step: Step): number | undefined;
   /** A skip before the agent is reached (the storyboard cannot apply to this run). */
   storyboardSkip?(step: RoleStep): SkipResult | undefined;
   /** Whether a phase's steps still run once a halt decided the rest of the storyboard. */

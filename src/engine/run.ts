@@ -28,7 +28,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Phase, Step, Storyboard } from '../model/storyboard.js';
 import type { Exchange, PriorAnswer } from '../checks/index.js';
-import { rateLimitBoundMs } from '../transport/rate-limit.js';
 import type { AgentTransport, CallOptions, Credentials } from '../transport/types.js';
 import { assertContribution, contributionAllowed, peerBranchTaken, type Contributions } from './contributions.js';
 import { CredentialResolver, CredentialsError } from './credentials.js';
@@ -41,6 +40,7 @@ import { contractRules, type ContractRules } from '../model/contract-rules.js';
 import { RunEnricher } from './enrich/run-enricher.js';
 import { gradeStep, type GradeInput } from './grade.js';
 import { SeedsTogether } from './seeds-together.js';
+import { settleBoundMs } from './settle-bound.js';
 import { RunHalt } from './halt.js';
 import { withIdempotencyKey } from './idempotency.js';
 import { IMPLEMENTED_INVARIANTS } from './invariants.js';
@@ -178,24 +178,12 @@ export class StoryboardRun {
     return [...this.credentials.secrets(), ...(this.options.knownSecrets ?? [])];
   }
 
-  /**
-   * The longest one `settle` can take while every bound holds: a settle may
-   * run every step of the storyboard (a `-t` replay, a branch set), each
-   * within its own bound (`stepBoundMs`), plus the tool list and the OAuth
-   * probes. A test framework's own timer must be above it.
-   */
+  /** The longest one `settle` can take while every bound holds (engine/settle-bound.ts). */
   worstCaseMs(): number {
-    return this.entries.reduce((sum, entry) => sum + this.stepBoundMs(entry.step), 3 * this.options.timeoutMs);
-  }
-
-  /**
-   * How long one step can take: its call (polling included) is bounded by `timeoutMs`, and the waits and resends of a
-   * rate-limited call (transport/rate-limit.ts) by `rateLimitBoundMs`; a role's step may say longer.
-   */
-  private stepBoundMs(step: Step): number {
-    return (
-      this.roles.first((session) => session.stepBoundMs?.(step)) ??
-      this.options.timeoutMs + rateLimitBoundMs(this.options.timeoutMs)
+    return settleBoundMs(
+      this.options.roles,
+      this.entries.map((entry) => entry.step),
+      this.options,
     );
   }
 

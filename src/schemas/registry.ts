@@ -119,9 +119,9 @@ export class SchemaRegistry {
 
   /**
    * `cacheDir`: where compiled validators are kept between runs (validator-cache.ts); none, no cache. Reads only the
-   * directory's own entries: every run opens one (open-run.ts), and a Vitest worker whose storyboards the run host runs
-   * opens them only for their bounds (StoryboardRun.worstCaseMs) and never validates — the tree below and the
-   * manifest are read on first use.
+   * directory's own entries: every run opens one (open-run.ts), and not every run validates (a run whose steps all
+   * skip, a worker's run of a file the run host then answers for) — the tree below and the manifest are read on first
+   * use.
    */
   constructor(
     readonly dir: string,

@@ -8,7 +8,7 @@ import type { RuntimeConfig } from '../config.js';
 import { StepSession, type StepFailure } from '../adapter/step-session.js';
 import { loadFailureText, stepErrorStack, type FailingValidation } from '../adapter/step-failure.js';
 import { HostedRun } from '../adapter/hosted-run.js';
-import { openStoryboardRun } from '../open-run.js';
+import { openStoryboardRun, settleBoundOf } from '../open-run.js';
 import { sanitizeOutput } from '../model/redact.js';
 import type { Diagnostic, Storyboard } from '../model/storyboard.js';
 import { StoredStoryboards, storedStoryboardsDir } from '../cache/stored-storyboards.js';
@@ -103,7 +103,10 @@ export function storyboardSuite(storyboard: Storyboard, loadWarnings: readonly s
     info: storyboardInfo(storyboard, providedConfig()),
     // With the plugin's run host, the main process runs this storyboard (with the others, at once) and the steps read
     // its outcomes; without one (or for a file it does not run), this worker runs it.
-    openRun: () => (host ? new HostedRun(host, storyboard, openLocal) : openLocal()),
+    openRun: () =>
+      host
+        ? new HostedRun(host, storyboard, openLocal, () => settleBoundOf(storyboard, providedConfig()))
+        : openLocal(),
     corpusRoot: providedConfig().corpusRoot,
     agentLog: providedConfig().agentLog,
   });

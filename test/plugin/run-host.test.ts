@@ -12,7 +12,7 @@ import { HostedRun } from '../../src/adapter/hosted-run.js';
 import { ConfigurationError } from '../../src/model/errors.js';
 import type { StoryboardRun } from '../../src/engine/run.js';
 import type { Storyboard } from '../../src/model/storyboard.js';
-import { openStoryboardRun } from '../../src/open-run.js';
+import { openStoryboardRun, settleBoundOf } from '../../src/open-run.js';
 import { RunHost, type HostedFile } from '../../src/plugin/run-host.js';
 import { loadStoryboard } from '../../src/storyboard/load.js';
 import { countingProxy, type CountingProxy } from '../helpers/counting-proxy.js';
@@ -117,7 +117,8 @@ function worker(storyboard: Storyboard, localUrl: string) {
     opened.push(run);
     return run;
   });
-  return { run: new HostedRun(host!.config, storyboard, openLocal), openLocal, opened };
+  const settleBound = vi.fn(() => settleBoundOf(storyboard, { agentUrl: localUrl, timeoutMs: 10_000 }, { env: {} }));
+  return { run: new HostedRun(host!.config, storyboard, openLocal, settleBound), openLocal, opened, settleBound };
 }
 
 const brief = (o: { status: string; result: { step_id: string } }) => `${o.result.step_id}:${o.status}`;
@@ -156,6 +157,19 @@ describe('what a HostedRun reads from the host', () => {
     await run.close();
   });
 
+  it('gives each step test its timeout without opening a run of its own: the bound a local run would say, computed once', async () => {
+    const storyboard = storyboardOf('bound', ['pass', 'pass', 'pass']);
+    host = await RunHost.start();
+    const { run, openLocal, settleBound } = worker(storyboard, plainUrl());
+    // Asked at collection, once per step test and for the file's afterAll, before any settle.
+    const bounds = [1, 2, 3, 4].map(() => run.worstCaseMs());
+    expect(new Set(bounds).size).toBe(1);
+    expect(settleBound).toHaveBeenCalledTimes(1);
+    expect(openLocal).not.toHaveBeenCalled();
+    expect(bounds[0]).toBe(openRun(storyboard, plainUrl(), LOCAL_TOKEN).worstCaseMs());
+    await run.close();
+  });
+
   // Issue 31 item 10: a worker that could not reach the host ran the file itself, while the host, which runs its
   // files ahead of their tests, had already sent the same steps: the agent got each step twice.
   it('never runs a file itself when the host cannot be reached: the step fails, and the agent is not called again', async () => {
@@ -170,7 +184,7 @@ describe('what a HostedRun reads from the host', () => {
 
     const openLocal = vi.fn(() => openRun(storyboard, localProxy.url, LOCAL_TOKEN));
     const gone = { ...host.config, url: `http://127.0.0.1:${await closedPort()}` };
-    const run = new HostedRun(gone, storyboard, openLocal);
+    const run = new HostedRun(gone, storyboard, openLocal, () => openLocal().worstCaseMs());
     await expect(run.settle('p', 's1')).rejects.toThrow(
       /^vitest-adcp's run host \(the Vitest main process\) cannot be reached: .+\. The step is not run here: the host may already have sent this storyboard's steps to the agent, and running them again would call the agent twice$/,
     );

@@ -15,7 +15,7 @@
  * `retry_after` and resending the same request — the burst would never see its trip, and the resend would be the
  * replay, unobserved. Opened on the step's first call, closed with the run.
  */
-import type { RoleRun, RoleSession, RunnerRole } from '../../engine/role.js';
+import type { BoundSettings, RoleRun, RoleSession, RunnerRole } from '../../engine/role.js';
 import type { SkipResult } from '../../model/records.js';
 import type { Step } from '../../model/storyboard.js';
 import { createTransport } from '../../transport/create.js';
@@ -31,12 +31,23 @@ import {
 export const rateLimitTripRole: RunnerRole = {
   name: 'rate-limit-trip',
   tasks: new Set([RATE_LIMIT_TRIP_TASK]),
+  // Each attempt within the run's per-call bound; then the wait, the replay and the request builder's own call.
+  stepBoundMs: (step, settings) =>
+    step.task === RATE_LIMIT_TRIP_TASK && inScope(settings) && !misconfigured(step.rate_limit_trip)
+      ? (step.rate_limit_trip!.max_attempts + 2) * settings.timeoutMs +
+        (step.rate_limit_trip!.replay_max_wait_seconds ?? DEFAULT_REPLAY_MAX_WAIT_S) * 1000
+      : undefined,
   open: (run) => tripSession(run),
 };
 
+/** Whether the operator put the trip in scope (RunSettings.runnerContracts.rate_limit_trip_runner). */
+function inScope(settings: Pick<BoundSettings, 'runnerContracts'>): boolean {
+  return settings.runnerContracts?.rate_limit_trip_runner === true;
+}
+
 function tripSession(run: RoleRun): RoleSession {
   const { settings } = run;
-  const inScope = settings.runnerContracts?.rate_limit_trip_runner === true;
+  const tripInScope = inScope(settings);
   let own: AgentTransport | undefined;
   const transport = () =>
     (own ??= createTransport(run.transport().kind, {
@@ -45,13 +56,8 @@ function tripSession(run: RoleRun): RoleSession {
       ...(settings.urlGuard ? { urlGuard: settings.urlGuard } : {}),
     }));
   return {
-    // Each attempt within the run's per-call bound; then the wait, the replay and the request builder's own call.
-    stepBoundMs: (step) =>
-      step.task === RATE_LIMIT_TRIP_TASK && inScope && !misconfigured(step.rate_limit_trip)
-        ? (step.rate_limit_trip!.max_attempts + 2) * settings.timeoutMs +
-          (step.rate_limit_trip!.replay_max_wait_seconds ?? DEFAULT_REPLAY_MAX_WAIT_S) * 1000
-        : undefined,
-    gate: ({ step, task, tools }) => (task === RATE_LIMIT_TRIP_TASK ? tripSkip(step, inScope, tools.tools) : undefined),
+    gate: ({ step, task, tools }) =>
+      task === RATE_LIMIT_TRIP_TASK ? tripSkip(step, tripInScope, tools.tools) : undefined,
     run: async ({ step }, result, help) => {
       const problem = misconfigured(step.rate_limit_trip);
       if (problem) return { result: { ...result, error: problem } };

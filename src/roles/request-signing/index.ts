@@ -5,8 +5,7 @@
  */
 import { authorizationHeader } from '../../transport/types.js';
 import type { Step, TestKit } from '../../model/storyboard.js';
-import type { RoleRun, RoleSession, RunnerRole } from '../../engine/role.js';
-import type { RunSettings } from '../../engine/run-settings.js';
+import type { BoundSettings, RoleRun, RoleSession, RunnerRole } from '../../engine/role.js';
 import { REQUEST_SIGNING_PROBE_TASK } from '../../model/runner-tasks.js';
 import { synthesizesVectorSteps, withVectorSteps, type VectorStep } from '../../plan/signing-vectors.js';
 import { RequestSigningProbes } from './probe.js';
@@ -15,6 +14,7 @@ import { signingVectorsFor } from './vectors.js';
 export const requestSigningRole: RunnerRole = {
   name: 'request-signing',
   tasks: new Set([REQUEST_SIGNING_PROBE_TASK]),
+  stepBoundMs: (step, settings) => vectorBoundMs(step, settings),
   // The vectors the caller read (the compiler's), else read here — only for the storyboard that has vector phases to fill.
   plan: (phases, storyboard, settings) =>
     synthesizesVectorSteps(storyboard)
@@ -46,7 +46,6 @@ function signingSession(run: RoleRun): RoleSession {
           .call('get_adcp_capabilities', {}, { credentials: run.defaultCredentials(), timeoutMs: settings.timeoutMs }),
     }));
   return {
-    stepBoundMs: (step) => vectorBoundMs(step, settings),
     run: async ({ step, tools }, result) => ({ result: await opened().run(step, result, tools) }),
     verdict: ({ step, phase, task }, exchange, graded) =>
       opened().isCapabilityStep(phase, task) ? opened().capabilityVerdict(step, phase, exchange, graded) : undefined,
@@ -58,7 +57,7 @@ function signingSession(run: RoleRun): RoleSession {
  * contract's window closes, then the graded one; every other vector step sends one request of its own (raw HTTP,
  * never resent for a rate limit), within the run's per-step bound. A step that is not a vector step: the engine's.
  */
-function vectorBoundMs(step: Step, settings: RunSettings): number | undefined {
+function vectorBoundMs(step: Step, settings: BoundSettings): number | undefined {
   const timeoutMs = settings.timeoutMs;
   const vector = (step as Partial<VectorStep>).vector;
   if (!vector) return undefined;
