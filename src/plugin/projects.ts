@@ -59,7 +59,7 @@ export async function projectForStoryboards(
 ): Promise<TestProject | undefined> {
   const { project: userProject, vitest, injectTestProjects } = context;
   const sequential = state.options.sequential === true;
-  if (state.storyboardsOnly) return asStoryboardProject(userProject, vitest, sequential);
+  if (state.storyboardsOnly) return asStoryboardProject(userProject, sequential);
   if (state.options.isolate === true) return userProject;
   return storyboardProject(userProject, injectTestProjects, plugin, vitest, {
     sequential,
@@ -108,7 +108,7 @@ async function storyboardProject(
       isolate: false,
       includeTaskLocation: true,
       ...ownBuildServer(),
-      ...storyboardWorkers(vitest, sequential),
+      ...storyboardWorkers(sequential),
       // Vitest's module cache, keyed by ours (module-cache.ts).
       ...moduleCache,
     },
@@ -176,11 +176,7 @@ function projectPattern(filter: string): RegExp {
  * test files are filtered out, as the flag asks, and the storyboards run with the settings the storyboard project
  * would give them.
  */
-function asStoryboardProject(
-  project: TestProject,
-  vitest: VitestPluginContext['vitest'],
-  sequential: boolean,
-): TestProject {
+function asStoryboardProject(project: TestProject, sequential: boolean): TestProject {
   const config = project.config as {
     include: string[];
     isolate: boolean;
@@ -190,7 +186,7 @@ function asStoryboardProject(
   };
   config.include.length = 0;
   config.isolate = false;
-  const settings = storyboardWorkers(vitest, sequential) as {
+  const settings = storyboardWorkers(sequential) as {
     maxWorkers?: number;
     fileParallelism?: boolean;
   };

@@ -2,24 +2,11 @@
  * How many workers storyboard files get, in which `sequence.groupOrder`, and — `sequential` — in which order they run
  * (docs/architecture.md, "What a run pays once": workers).
  */
-import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import type { TestProject, TestSpecification, VitestPluginContext } from 'vitest/node';
 import { fileSize } from './file-size.js';
 import type { RunOrder } from './sequencer.js';
 import { isStoryboard, type PluginState } from './state.js';
-
-/**
- * Two workers for storyboard files where Vitest's default would give them one (a 2-core machine: Vitest leaves a core
- * free), unless the run names a worker count. Storyboards wait on the agent most of the time, and a second worker
- * overlaps one's waiting with the other's work (bench/speed.mjs). Vitest runs projects of one `sequence.groupOrder`
- * with one worker count, so the storyboard project takes a group of its own, after the user's tests (order 0).
- */
-function workerSettings(vitest: VitestPluginContext['vitest']): object {
-  const config = vitest.config as { watch?: boolean; maxWorkers?: unknown };
-  if (config.watch || config.maxWorkers || availableParallelism() > 2) return {};
-  return { maxWorkers: 2, sequence: { groupOrder: STORYBOARD_GROUP_ORDER } };
-}
 
 /** The storyboard project's `sequence.groupOrder` when it runs with a worker count of its own: after the user's groups. */
 const STORYBOARD_GROUP_ORDER = 100;
@@ -31,9 +18,16 @@ const STORYBOARD_GROUP_ORDER = 100;
  */
 const SEQUENTIAL_SETTINGS = { maxWorkers: 1, fileParallelism: false, sequence: { groupOrder: STORYBOARD_GROUP_ORDER } };
 
-/** The storyboard project's worker settings: `sequential`'s, else workerSettings'. */
-export function storyboardWorkers(vitest: VitestPluginContext['vitest'], sequential: boolean): object {
-  return sequential ? SEQUENTIAL_SETTINGS : workerSettings(vitest);
+/**
+ * The storyboard project's worker settings: `sequential`'s, else none — Vitest's own count (one on a 2-core machine,
+ * which leaves a core free) in the user's group. The run host (run-host.ts) runs the storyboards in the main process;
+ * a worker only shows the host's outcomes, and a second one (the plugin gave storyboard files two on 2 cores before
+ * the host existed, when workers ran them) loaded every module again for nothing: the bin's run of 90 storyboards on
+ * 3.1.15, one worker against two, CPU 0.89–0.92 and wall 0.95–1.02 (first and warm runs, 0 and 50 ms of latency);
+ * 35 storyboards on 3.0.6 at 50 ms, CPU 0.87, wall 0.96 (docs/benchmarks.md).
+ */
+export function storyboardWorkers(sequential: boolean): object {
+  return sequential ? SEQUENTIAL_SETTINGS : {};
 }
 
 /**
@@ -61,7 +55,7 @@ export async function runInOrder(
 /**
  * Not `sequential`: the storyboard files reach the workers smallest first — the order the run host, which runs them
  * all ahead of their tests and the longest first (plan/launch-order.ts), has their outcomes ready in, roughly. A
- * worker takes one file at a time and waits for each step's outcome: given the largest first, both workers sat idle
+ * worker takes one file at a time and waits for each step's outcome: given the largest first, the workers sat idle
  * until those ended and showed every other file after the agent's last answer. A file a worker waits for that the host
  * has not started yet starts at once (run-host.ts `wanted`).
  */
