@@ -33,6 +33,8 @@ const options = {
   declarationMap: false,
   sourceMap: true,
   noEmitOnError: false,
+  // Type-checked by the ES build: the checker here only cost time (7.3 → 5.3 s a build, the same files byte for byte).
+  noCheck: true,
 };
 const host = ts.createCompilerHost(options);
 const getSourceFile = host.getSourceFile.bind(host);
