@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { expectGone } from '../helpers/agent-gone.js';
 import { corpusStubDir, readJestJson } from '../helpers/jest-project.js';
+import { installDev } from '../helpers/installed.js';
 import { packedTarball } from '../helpers/packed.js';
 import { closedPort } from '../helpers/ports.js';
 import { sellerCommand } from '../helpers/sdk-seller.js';
@@ -90,24 +91,7 @@ beforeAll(async () => {
     join(project, 'package.json'),
     JSON.stringify({ name: 'jest-agent', version: '1.0.0', private: true, type: 'commonjs' }, null, 2),
   );
-  // From the npm cache our own `npm ci` filled; the registry only for what it lacks.
-  execFileSync(
-    'npm',
-    [
-      'install',
-      '--prefer-offline',
-      '--no-audit',
-      '--no-fund',
-      '--save-dev',
-      tarball,
-      `jest@${pkg.devDependencies.jest}`,
-      `@adcp/sdk@${pkg.devDependencies['@adcp/sdk']}`,
-    ],
-    {
-      cwd: project,
-      stdio: 'pipe',
-    },
-  );
+  installDev(project, [tarball, `jest@${pkg.devDependencies.jest}`, `@adcp/sdk@${pkg.devDependencies['@adcp/sdk']}`]);
   writeFileSync(join(project, 'jest.config.js'), `module.exports = ${readmeJest![2]};\n`);
   writeFileSync(
     join(project, 'jest.preset.config.js'),

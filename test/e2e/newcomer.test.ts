@@ -19,7 +19,7 @@
  * command that exits at once or never becomes ready under each: one line, exit 2 (test/e2e/agent-start.test.ts and
  * agent-start-watch.test.ts have its other cases, on the fixture agent).
  */
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import {
   copyFileSync,
   existsSync,
@@ -34,16 +34,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { PASSING_STORYBOARD } from '../helpers/jest-project.js';
-import { packedTarball } from '../helpers/packed.js';
+import { installedProject } from '../helpers/installed.js';
 import { expectGone, groupAlive, groupOf } from '../helpers/agent-gone.js';
 import { closedPort } from '../helpers/ports.js';
 import { SDK_SELLER, sellerCommand } from '../helpers/sdk-seller.js';
 import { repoRoot } from '../helpers/run-vitest.js';
 
-const pkg = (await import('../../package.json', { with: { type: 'json' } })).default as {
-  version: string;
-  devDependencies: Record<string, string>;
-};
+const pkg = (await import('../../package.json', { with: { type: 'json' } })).default as { version: string };
 const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
 /** The quick start's config, as a newcomer copies it. */
 const quickStartConfig = /```ts\n\/\/ vitest\.config\.ts\n([\s\S]*?)```/.exec(readme)![1]!;
@@ -115,27 +112,10 @@ function writeStartConfig(): void {
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'vitest-adcp-newcomer-'));
-  // Packed once per test run, shared with the other packed-package tests (test/helpers/packed.ts).
-  const tarball = await packedTarball();
   project = join(dir, 'my-agent');
-  mkdirSync(project);
-  execFileSync('npm', ['init', '-y'], { cwd: project, stdio: 'pipe' });
-  // The README's install line, with our tarball for vitest-adcp and the versions we test with (from the npm cache).
-  execFileSync(
-    'npm',
-    [
-      'install',
-      '--prefer-offline',
-      '--no-audit',
-      '--no-fund',
-      '-D',
-      `vitest@${pkg.devDependencies.vitest}`,
-      `vite@${pkg.devDependencies.vite}`,
-      tarball,
-      `@adcp/sdk@${pkg.devDependencies['@adcp/sdk']}`,
-    ],
-    { cwd: project, stdio: 'pipe' },
-  );
+  // `npm init -y` (a CommonJS package), then the README's install line, with our tarball for vitest-adcp and the
+  // versions we test with: made once per test run and copied here (test/helpers/installed.ts), as packed.test.ts's.
+  await installedProject(project);
   writeFileSync(join(project, cjsConfigName), quickStartConfig);
   mkdirSync(join(project, 'test'));
   writeFileSync(

@@ -6,7 +6,7 @@
  * The config, the `-t` command and the editor settings are the README's own,
  * read from it, so the README's examples do what they say.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { PASSING_STORYBOARD } from '../helpers/jest-project.js';
+import { installDev, installedProject } from '../helpers/installed.js';
 import { packedTarball } from '../helpers/packed.js';
 import { repoRoot } from '../helpers/run-vitest.js';
 
@@ -39,32 +40,32 @@ afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-/** A fresh agent repository with our tarball, the given vitest (and vite), @adcp/sdk, a config, a storyboard and three TS tests. */
-function createProject(name: string, devDependencies: string[]): string {
+/**
+ * A fresh agent repository (an ES module package) with our tarball, the given vitest (and vite), @adcp/sdk, a config,
+ * a storyboard and three TS tests. The Vitest we develop on: a copy of the README's install made once per test run
+ * (test/helpers/installed.ts, newcomer.test.ts's too); another: installed here.
+ */
+async function createProject(name: string, vitest: string, devDependencies: string[]): Promise<string> {
   const project = join(dir, name);
-  mkdirSync(join(project, 'storyboards'), { recursive: true });
-  writeFileSync(
-    join(project, 'package.json'),
-    JSON.stringify({ name: 'my-agent', private: true, type: 'module' }, null, 2),
-  );
-  // From the npm cache our own `npm ci` filled; the registry only for what it lacks.
-  execFileSync(
-    'npm',
-    [
-      'install',
-      '--prefer-offline',
-      '--no-audit',
-      '--no-fund',
-      '--save-dev',
+  const esm = (devDeps?: Record<string, string>) => ({
+    name: 'my-agent',
+    private: true,
+    type: 'module',
+    ...(devDeps ? { devDependencies: devDeps } : {}),
+  });
+  if (vitest === pkg.devDependencies.vitest) {
+    await installedProject(project, (installed) => esm(installed.devDependencies));
+  } else {
+    mkdirSync(project);
+    writeFileSync(join(project, 'package.json'), JSON.stringify(esm(), null, 2));
+    installDev(project, [
       tarball,
+      `vitest@${vitest}`,
       ...devDependencies,
       `@adcp/sdk@${pkg.devDependencies['@adcp/sdk']}`,
-    ],
-    {
-      cwd: project,
-      stdio: 'pipe',
-    },
-  );
+    ]);
+  }
+  mkdirSync(join(project, 'storyboards'));
   writeFileSync(join(project, 'vitest.config.ts'), configText(quickStart.plugins, 'reports/adcp.json'));
   writeFileSync(
     join(project, 'storyboards', 'smoke.storyboard.yaml'),
@@ -153,9 +154,9 @@ describe.each([
   { vitest: '3.2.4', extra: [], primary: false },
 ])('installed beside vitest $vitest', ({ vitest, extra, primary }) => {
   let project: string;
-  beforeAll(() => {
-    project = createProject(`agent-repo-vitest-${vitest}`, [`vitest@${vitest}`, ...extra]);
-  }, 300_000);
+  beforeAll(async () => {
+    project = await createProject(`agent-repo-vitest-${vitest}`, vitest, extra);
+  }, 360_000);
 
   it('runs a user storyboard and a corpus storyboard with plain npx vitest run, agent from the environment', () => {
     const { status, output } = vitestRun(project);
