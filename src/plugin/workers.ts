@@ -23,7 +23,7 @@ const SEQUENTIAL_SETTINGS = { maxWorkers: 1, fileParallelism: false, sequence: {
  * which leaves a core free) in the user's group. The run host (run-host.ts) runs the storyboards in the main process;
  * a worker only shows the host's outcomes, and a second one (the plugin gave storyboard files two on 2 cores before
  * the host existed, when workers ran them) loaded every module again for nothing: the bin's run of 90 storyboards on
- * 3.1.15, one worker against two, CPU 0.89–0.92 and wall 0.95–1.02 (first and warm runs, 0 and 50 ms of latency);
+ * 3.1.15, one worker against two, CPU 0.88–0.92 and wall 0.95–1.02 (first and warm runs, 0 and 50 ms of latency);
  * 35 storyboards on 3.0.6 at 50 ms, CPU 0.87, wall 0.96 (docs/benchmarks.md).
  */
 export function storyboardWorkers(sequential: boolean): object {
