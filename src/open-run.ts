@@ -12,7 +12,7 @@ import { listCorpus } from './storyboard/select.js';
 import { contractVersionOf, defaultSchemasDir } from './corpus.js';
 import type { AgentCapabilities } from './engine/applicability.js';
 import { contractRules } from './model/contract-rules.js';
-import { planPhases, type RunnerRole } from './engine/role.js';
+import { planPhases, type BoundSettings, type RunnerRole } from './engine/role.js';
 import type { RunSettings } from './engine/run-settings.js';
 import { StoryboardRun } from './engine/run.js';
 import { settleBoundMs } from './engine/settle-bound.js';
@@ -79,18 +79,16 @@ export function openStoryboardRun(
     schemas: schemasDir ? schemaRegistryFor(schemasDir, config.cacheDir) : undefined,
     testKit,
     authToken: config.authToken,
-    timeoutMs: config.timeoutMs,
+    ...boundSettingsOf(config),
     maxResponseBytes: config.maxResponseBytes,
     configurationError,
     knownSecrets: secretsInUrl(config.agentUrl),
     corpusRoot: config.corpusRoot,
-    requestSigning: { skipRateAbuse: config.skipRateAbuse === true },
     loadWarnings: options.loadWarnings,
     requests: config.requests,
     rules: contractRules(contractVersionOf(config.corpusRoot)),
     seededState: config.seededState === true,
     seedsTogether: options.seedsTogether === true,
-    ...(config.runnerContracts ? { runnerContracts: config.runnerContracts } : {}),
     capabilities: (ask) => sharedCapabilities(`${config.protocol} ${config.agentUrl} ${config.authToken ?? ''}`, ask),
     urlGuard: { allowHttp: config.allowHttp === true },
     ...operatorSignerJwks(config),
@@ -118,13 +116,23 @@ export function settleBoundOf(
   const steps = planPhases(roles, storyboard, { corpusRoot: config.corpusRoot }).flatMap((phase) => phase.steps);
   let kit: { testKit?: TestKit } | undefined;
   return settleBoundMs(roles, steps, {
-    timeoutMs: config.timeoutMs,
-    requestSigning: { skipRateAbuse: config.skipRateAbuse === true },
-    ...(config.runnerContracts ? { runnerContracts: config.runnerContracts } : {}),
+    ...boundSettingsOf(config),
     get testKit() {
       return (kit ??= testKitOf(storyboard, config)).testKit;
     },
   });
+}
+
+/**
+ * What a step's bound reads of the configuration besides the test kit (RunnerRole.stepBoundMs): one place for an opened
+ * run and for settleBoundOf, so that the two bounds cannot drift apart.
+ */
+function boundSettingsOf(config: ReturnType<typeof resolveRuntimeConfig>): Omit<BoundSettings, 'testKit'> {
+  return {
+    timeoutMs: config.timeoutMs,
+    requestSigning: { skipRateAbuse: config.skipRateAbuse === true },
+    ...(config.runnerContracts ? { runnerContracts: config.runnerContracts } : {}),
+  };
 }
 
 /** The run's loader of the operator's webhook signer JWKS, when the configuration names one. */

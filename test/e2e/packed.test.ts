@@ -41,11 +41,11 @@ afterAll(() => {
 });
 
 /**
- * A fresh agent repository (an ES module package) with our tarball, the given vitest (and vite), @adcp/sdk, a config,
- * a storyboard and three TS tests. The Vitest we develop on: a copy of the README's install made once per test run
- * (test/helpers/installed.ts, newcomer.test.ts's too); another: installed here.
+ * A fresh agent repository (an ES module package) with our tarball, the given vitest (and `extra` packages), @adcp/sdk,
+ * a config, a storyboard and three TS tests. The Vitest we develop on: a copy of the README's install made once per test
+ * run (test/helpers/installed.ts, newcomer.test.ts's too, with its vite); another: installed here.
  */
-async function createProject(name: string, vitest: string, devDependencies: string[]): Promise<string> {
+async function createProject(name: string, vitest: string, extra: string[]): Promise<string> {
   const project = join(dir, name);
   const esm = (devDeps?: Record<string, string>) => ({
     name: 'my-agent',
@@ -58,12 +58,7 @@ async function createProject(name: string, vitest: string, devDependencies: stri
   } else {
     mkdirSync(project);
     writeFileSync(join(project, 'package.json'), JSON.stringify(esm(), null, 2));
-    installDev(project, [
-      tarball,
-      `vitest@${vitest}`,
-      ...devDependencies,
-      `@adcp/sdk@${pkg.devDependencies['@adcp/sdk']}`,
-    ]);
+    installDev(project, [tarball, `vitest@${vitest}`, ...extra, `@adcp/sdk@${pkg.devDependencies['@adcp/sdk']}`]);
   }
   mkdirSync(join(project, 'storyboards'));
   writeFileSync(join(project, 'vitest.config.ts'), configText(quickStart.plugins, 'reports/adcp.json'));
@@ -150,7 +145,8 @@ function vitestRun(project: string, args: string[] = [], extraEnv: NodeJS.Proces
 }
 
 describe.each([
-  { vitest: pkg.devDependencies.vitest, extra: [`vite@${pkg.devDependencies.vite}`], primary: true },
+  // The primary's vite comes with the shared install (test/helpers/installed.ts).
+  { vitest: pkg.devDependencies.vitest, extra: [], primary: true },
   { vitest: '3.2.4', extra: [], primary: false },
 ])('installed beside vitest $vitest', ({ vitest, extra, primary }) => {
   let project: string;

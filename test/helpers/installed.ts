@@ -57,16 +57,14 @@ function primaryInstall(): Promise<string> {
 
 /**
  * A copy of the install at `project` (made anew, its parent must exist), its package.json given by `packageJson` (the
- * install's, as `npm init -y` and the install wrote it: a CommonJS package). Returns the package.json written.
+ * install's, as `npm init -y` and the install wrote it: a CommonJS package).
  */
 export async function installedProject(
   project: string,
   packageJson: (installed: InstalledPackageJson) => Record<string, unknown> = (installed) => installed,
-): Promise<Record<string, unknown>> {
+): Promise<void> {
   const install = await primaryInstall();
   execFileSync('cp', ['-a', install, project]);
   const installed = JSON.parse(readFileSync(join(install, 'package.json'), 'utf8')) as InstalledPackageJson;
-  const written = packageJson(installed);
-  writeFileSync(join(project, 'package.json'), `${JSON.stringify(written, null, 2)}\n`);
-  return written;
+  writeFileSync(join(project, 'package.json'), `${JSON.stringify(packageJson(installed), null, 2)}\n`);
 }

@@ -184,7 +184,9 @@ describe('what a HostedRun reads from the host', () => {
 
     const openLocal = vi.fn(() => openRun(storyboard, localProxy.url, LOCAL_TOKEN));
     const gone = { ...host.config, url: `http://127.0.0.1:${await closedPort()}` };
-    const run = new HostedRun(gone, storyboard, openLocal, () => openLocal().worstCaseMs());
+    const run = new HostedRun(gone, storyboard, openLocal, () =>
+      settleBoundOf(storyboard, { agentUrl: localProxy.url, timeoutMs: 10_000 }, { env: {} }),
+    );
     await expect(run.settle('p', 's1')).rejects.toThrow(
       /^vitest-adcp's run host \(the Vitest main process\) cannot be reached: .+\. The step is not run here: the host may already have sent this storyboard's steps to the agent, and running them again would call the agent twice$/,
     );
