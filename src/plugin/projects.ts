@@ -182,14 +182,10 @@ function asStoryboardProject(project: TestProject, sequential: boolean): TestPro
     isolate: boolean;
     maxWorkers?: number;
     fileParallelism?: boolean;
-    sequence: { groupOrder?: number };
   };
   config.include.length = 0;
   config.isolate = false;
-  const settings = storyboardWorkers(sequential) as {
-    maxWorkers?: number;
-    fileParallelism?: boolean;
-  };
+  const settings = storyboardWorkers(sequential);
   if (settings.maxWorkers !== undefined) config.maxWorkers = settings.maxWorkers;
   if (settings.fileParallelism !== undefined) config.fileParallelism = settings.fileParallelism;
   return project;

@@ -16,7 +16,11 @@ const STORYBOARD_GROUP_ORDER = 100;
  * its own, after the user's tests. Not isolated, one worker: Vitest hands that worker all the files at once, in the
  * sequencer's order, and it runs them one after the other.
  */
-const SEQUENTIAL_SETTINGS = { maxWorkers: 1, fileParallelism: false, sequence: { groupOrder: STORYBOARD_GROUP_ORDER } };
+const SEQUENTIAL_SETTINGS: WorkerSettings = {
+  maxWorkers: 1,
+  fileParallelism: false,
+  sequence: { groupOrder: STORYBOARD_GROUP_ORDER },
+};
 
 /**
  * The storyboard project's worker settings: `sequential`'s, else none — Vitest's own count (one on a 2-core machine,
@@ -26,8 +30,15 @@ const SEQUENTIAL_SETTINGS = { maxWorkers: 1, fileParallelism: false, sequence: {
  * 3.1.15, one worker against two, CPU 0.88–0.92 and wall 0.95–1.02 (first and warm runs, 0 and 50 ms of latency);
  * 35 storyboards on 3.0.6 at 50 ms, CPU 0.87, wall 0.96 (docs/benchmarks.md).
  */
-export function storyboardWorkers(sequential: boolean): object {
+export function storyboardWorkers(sequential: boolean): WorkerSettings {
   return sequential ? SEQUENTIAL_SETTINGS : {};
+}
+
+/** What the storyboard project's worker settings may set. */
+export interface WorkerSettings {
+  maxWorkers?: number;
+  fileParallelism?: boolean;
+  sequence?: { groupOrder: number };
 }
 
 /**
