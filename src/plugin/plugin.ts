@@ -13,6 +13,7 @@ import type { VitestPluginContext } from 'vitest/node';
 import { missingSchemas, prepareCorpus, runCorpus } from '../corpus.js';
 import { addSummaryReporter } from '../vitest/summary-reporter.js';
 import { checkOptions } from './check-options.js';
+import { FinishTimes } from './finish-times.js';
 import type { AdcpStoryboardsOptions } from './options.js';
 import { defineModuleCacheKeys } from './module-cache.js';
 import { loadOversizeEntry, oversizeEntryFile, oversizeEntryId } from './oversize-entry.js';
@@ -88,6 +89,7 @@ async function configureVitest(state: PluginState, plugin: Plugin, context: Vite
   });
   const cacheDir = runtimeCacheDir(options, state.root, project);
   state.schemaCacheDir = cacheDir;
+  state.finishTimes = FinishTimes.in(cacheDir);
   const corpus = findCorpus(state, version);
   const unschema = corpus ? missingSchemas(corpus, options.schemasDir) : undefined;
   if (unschema) throw unschema;

@@ -36,17 +36,28 @@ export interface HostedFile {
 /** A job's run once opened, its steps taking their turns at the agent (agent-gate.ts). */
 type Opened = { storyboard: Storyboard; fingerprint: string; run: StoryboardRun; turns: RunTurns } | undefined;
 
+/** A run's jobs as they end: when each did (ms from the run's start), for the next run's worker order (finish-times.ts). */
+interface RunEnds {
+  startedAt: number;
+  ends: Map<string, number>;
+  /** Jobs not yet ended. */
+  left: number;
+  cancelled: boolean;
+  finished?: (ends: ReadonlyMap<string, number>) => void;
+}
+
 interface Job extends HostedFile {
   state: 'queued' | 'running' | 'done';
+  run: RunEnds;
   /** The run once opened and admitted: settled when the job starts (launch), awaited by the settles that came first. */
   opened: Promise<Opened>;
   start: (opened: Promise<Opened>) => void;
 }
 
-function job(file: HostedFile): Job {
+function job(file: HostedFile, run: RunEnds): Job {
   let start!: Job['start'];
   const opened = new Promise<Opened>((resolve) => (start = resolve));
-  return { ...file, state: 'queued', opened, start };
+  return { ...file, state: 'queued', run, opened, start };
 }
 
 export class RunHost {
@@ -62,6 +73,8 @@ export class RunHost {
   /** Whether the agent is up (`agent.start` has started it, or had nothing to start): a run prepares once it is. */
   private agentUp: Promise<boolean> = Promise.resolve(true);
   private cancelled = false;
+  /** The current run's jobs as they end. */
+  private runEnds: RunEnds | undefined;
   /** Steps of the storyboards in flight share the agent; a window that keeps per-caller state on it has it alone. */
   private readonly gate = new AgentGate();
 
@@ -83,13 +96,15 @@ export class RunHost {
 
   /**
    * A run starts: its files, in the run's order. The runs of an earlier start (watch mode) are dropped from the
-   * table — a worker of the new run never reads them — and finish on their own.
+   * table — a worker of the new run never reads them — and finish on their own. `finished`: once every file's job has
+   * ended, unless the run was cancelled, when each did (ms from now; a file that does not load ends at once).
    */
   begin(
     files: readonly HostedFile[],
     concurrency: number,
     ready: Promise<void> = Promise.resolve(),
     agentUp: Promise<unknown> = Promise.resolve(),
+    finished?: (ends: ReadonlyMap<string, number>) => void,
   ): void {
     // A failed preflight stops the run where it is awaited (run-start.ts); here it only means: no run calls the agent,
     // and a step that asks is told why (a watch-mode re-run is not stopped: its steps fail with the preflight's line).
@@ -103,7 +118,10 @@ export class RunHost {
       () => false,
     );
     this.cancelled = false;
-    this.jobs = new Map(files.map((f) => [f.file, job(f)]));
+    const runEnds: RunEnds = { startedAt: performance.now(), ends: new Map(), left: files.length, cancelled: false };
+    if (finished) runEnds.finished = finished;
+    this.runEnds = runEnds;
+    this.jobs = new Map(files.map((f) => [f.file, job(f, runEnds)]));
     this.queue = [...this.jobs.values()];
     this.concurrency = Math.max(1, Math.floor(concurrency));
     this.pump();
@@ -116,6 +134,7 @@ export class RunHost {
    */
   cancel(): void {
     this.cancelled = true;
+    if (this.runEnds) this.runEnds.cancelled = true;
     this.queue = [];
     for (const job of this.jobs.values()) if (job.state === 'running') void job.opened.then((o) => o?.run.stop());
   }
@@ -141,9 +160,9 @@ export class RunHost {
   /**
    * A worker waits for this job: it starts now, beside the `concurrency` in flight — at most one more per worker, since
    * a worker waits on one file at a time —, or, with a concurrency of 1 (one storyboard at a time, `sequential`), it
-   * goes first in the queue. The workers take the smallest files first (workers.ts finishFirst), the host the longest
-   * (plan/launch-order.ts): waiting in the queue behind those, a worker's small file made both workers idle and the
-   * run's tail long.
+   * goes first in the queue. The worker takes the files in the order their runs ended before (workers.ts finishFirst),
+   * the host starts the longest first (plan/launch-order.ts): a file the worker wants that waits in the queue behind
+   * those keeps the worker idle and the run's tail long.
    */
   private wanted(job: Job): void {
     if (job.state !== 'queued') return;
@@ -193,6 +212,7 @@ export class RunHost {
       .catch(() => {})
       .finally(() => {
         job.state = 'done';
+        ended(job);
         this.running--;
         this.pump();
         // NODE_DEBUG=vitest-adcp: what the agent's windows cost the run so far, each time the host has nothing in flight.
@@ -262,7 +282,15 @@ export class RunHost {
   }
 }
 
+/** A job has ended: its time kept in its run's ends, and the run's `finished` told once the last one has. */
+function ended(job: Job): void {
+  const run = job.run;
+  run.ends.set(job.file, performance.now() - run.startedAt);
+  if (--run.left === 0 && !run.cancelled) run.finished?.(run.ends);
+}
+
 /** Whether a filter picks tests in this file (then its worker runs it, settling only what the picked steps need). */
+
 export function filtered(spec: TestSpecification, testNamePattern: RegExp | undefined): boolean {
   return Boolean(
     testNamePattern ||

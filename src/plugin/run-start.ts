@@ -219,6 +219,8 @@ async function hostRun(
     concurrency,
     preflight,
     agentUp,
+    // When each run ended: the next run's order of the files in the worker (workers.ts finishFirst).
+    (ends) => state.finishTimes?.record(ends),
   );
 }
 

@@ -4,10 +4,10 @@
  * shard) everything, then puts the storyboard files back into the slots they occupy in that order, in an order of
  * ours. The rest of the run — other projects, your own test files — keeps the configured order.
  *   - `sequential: true`: the reference runner's order (workers.ts runInOrder).
- *   - otherwise: the order their outcomes are ready in (workers.ts finishFirst). The run host runs them all ahead of
- *     their tests, the longest first (plan/launch-order.ts); a worker takes one file at a time and waits for each
- *     step's outcome, so a worker given the largest file first sat idle until it ended, then showed every other file
- *     after the agent's last answer (1.3–1.9 s of a 58-storyboard run at 50 ms of latency).
+ *   - otherwise: the order their outcomes are ready in, as the run before had them (workers.ts finishFirst). The run
+ *     host runs them all ahead of their tests, the longest first (plan/launch-order.ts); a worker takes one file at a
+ *     time and waits for each step's outcome, so a worker given the largest file first sat idle until it ended, then
+ *     showed every other file after the agent's last answer (1.3–1.9 s of a 58-storyboard run at 50 ms of latency).
  *
  * Loaded only when a storyboard project runs: it imports `vitest/node`.
  */

@@ -13,6 +13,7 @@ import type { ConfigurationError } from '../model/errors.js';
 import type { HostedWebhookReceiver } from '../webhooks/remote.js';
 import type { StartedAgent } from '../agent/agent-start.js';
 import type { AdcpStoryboardsOptions } from './options.js';
+import type { FinishTimes } from './finish-times.js';
 import type { RunHost } from './run-host.js';
 
 export interface CompileState {
@@ -57,6 +58,8 @@ export interface PluginState extends CompileState {
   readonly storyboardProjects: WeakSet<TestProject>;
   /** The webhook receiver: one per plugin instance (i.e. per Vitest run), closed with Vitest. */
   webhookReceiver?: Promise<HostedWebhookReceiver>;
+  /** When each storyboard's run ended in the runs before (finish-times.ts): the worker's order (workers.ts finishFirst). */
+  finishTimes?: FinishTimes;
   /** The run host (run-host.ts): one per plugin instance, closed with Vitest. */
   runHost?: Promise<RunHost>;
   /** The agent `agent.start` started (or found answering) for this Vitest process (run-agent.ts). */

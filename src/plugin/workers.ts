@@ -64,11 +64,12 @@ export async function runInOrder(
 }
 
 /**
- * Not `sequential`: the storyboard files reach the workers smallest first — the order the run host, which runs them
- * all ahead of their tests and the longest first (plan/launch-order.ts), has their outcomes ready in, roughly. A
- * worker takes one file at a time and waits for each step's outcome: given the largest first, the workers sat idle
- * until those ended and showed every other file after the agent's last answer. A file a worker waits for that the host
- * has not started yet starts at once (run-host.ts `wanted`).
+ * Not `sequential`: the storyboard files reach the worker in the order the run host ends their runs in — the order of
+ * the last run that ran them (finish-times.ts says why not a guess from the plan), then the files it did not run,
+ * smallest first (on a first run, all of them: roughly that order, as the host runs the longest first,
+ * plan/launch-order.ts). A worker takes one file at a time and waits for each step's outcome: a file whose run ends
+ * late holds every file after it, however ready. A file a worker waits for that the host has not started yet starts
+ * at once (run-host.ts `wanted`).
  */
 export async function finishFirst(
   state: PluginState,
@@ -77,12 +78,22 @@ export async function finishFirst(
   userProject: TestProject,
 ): Promise<void> {
   const { installRunOrder } = await import('./sequencer.js');
-  installRunOrder(vitest, finishFirstOrder(storyboardsOf(state, project, userProject)));
+  const lastEnd = (file: string) => state.finishTimes?.get(file);
+  installRunOrder(vitest, finishFirstOrder(storyboardsOf(state, project, userProject), lastEnd));
 }
 
-/** finishFirst's order of the files `owns` picks: the smallest file first. */
-export function finishFirstOrder(owns: RunOrder['owns']): RunOrder {
-  return { owns, rank: (spec) => fileSize(spec.moduleId) };
+/** Above any time a run ended at (ms): the place of a file no run has ended yet, after those, by size. */
+const NOT_ENDED = 1e12;
+
+/**
+ * finishFirst's order of the files `owns` picks: those whose run has ended before (`lastEnd`, ms from its run's start)
+ * in that order, then the others smallest first.
+ */
+export function finishFirstOrder(
+  owns: RunOrder['owns'],
+  lastEnd: (file: string) => number | undefined = () => undefined,
+): RunOrder {
+  return { owns, rank: (spec) => lastEnd(spec.moduleId) ?? NOT_ENDED + fileSize(spec.moduleId) };
 }
 
 /** Whether a file of the run is a storyboard file of this plugin's project (the user's project holds others too). */

@@ -6,7 +6,7 @@
  * verdicts either way — and a filtered run (`-t`) calls nothing of the storyboards it filtered out.
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { countingProxy, type CountingProxy } from '../helpers/counting-proxy.js';
 import { repoRoot, runVitest, type VitestRun } from '../helpers/run-vitest.js';
@@ -94,5 +94,59 @@ describe('storyboards in flight at once', () => {
     const { run: refused } = await run(writeConfig('zero', ', concurrency: 0'));
     expect(refused.exitCode).not.toBe(0);
     expect(refused.stdout + refused.stderr).toMatch(/concurrency is how many storyboards run at once/);
+  });
+});
+
+// A worker takes one file at a time and waits for its outcomes: the files go to it in the order the last run ended them
+// in (src/plugin/finish-times.ts, kept in cacheDir), not smallest first, which held a ready file behind one still
+// running. Here the small file's run is the long one (three calls of 300 ms), the large file's the short one (one).
+describe("the worker's order", () => {
+  it('is smallest first on a first run, then the order the run before ended the files in', async () => {
+    const dir = join(scratch, 'order');
+    mkdirSync(dir, { recursive: true });
+    const step = (id: string) => [`      - id: ${id}`, '        task: get_adcp_capabilities'];
+    writeFileSync(
+      join(dir, 'long.storyboard.yaml'),
+      [
+        'id: ends_last',
+        'title: Ends last',
+        'phases:',
+        '  - id: p',
+        '    steps:',
+        ...['a', 'b', 'c'].flatMap(step),
+        '',
+      ].join('\n'),
+    );
+    writeFileSync(
+      join(dir, 'quick.storyboard.yaml'),
+      [
+        ...Array.from({ length: 40 }, (_, i) => `# the larger file, its run the shorter (${i})`),
+        'id: ends_first',
+        'title: Ends first',
+        'phases:',
+        '  - id: p',
+        '    steps:',
+        ...step('only'),
+        '',
+      ].join('\n'),
+    );
+    const config = join(scratch, 'order.config.ts');
+    writeFileSync(
+      config,
+      [
+        "import { defineConfig } from 'vitest/config';",
+        `import { adcpStoryboards } from ${JSON.stringify(join(repoRoot, 'test', 'e2e', 'plugin-under-test.ts'))};`,
+        `export default defineConfig({ root: ${JSON.stringify(repoRoot)}, plugins: [adcpStoryboards({ include: [${JSON.stringify(`${dir}/*.storyboard.yaml`)}], cacheDir: ${JSON.stringify(join(dir, 'cache'))}, timeoutMs: 10_000 })], test: { include: [], passWithNoTests: true } });`,
+        '',
+      ].join('\n'),
+    );
+    const order = (r: VitestRun) => r.moduleStarts.map((file) => basename(file));
+    const first = (await run(config)).run;
+    expect(first.exitCode, first.stderr).toBe(0);
+    expect(order(first)).toEqual(['long.storyboard.yaml', 'quick.storyboard.yaml']);
+    const second = (await run(config)).run;
+    expect(second.exitCode, second.stderr).toBe(0);
+    expect(order(second)).toEqual(['quick.storyboard.yaml', 'long.storyboard.yaml']);
+    expect(verdicts(second)).toEqual(verdicts(first));
   });
 });

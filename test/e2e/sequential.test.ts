@@ -5,6 +5,9 @@
  * order (its results cache off: larger files first), so the run fails without the plugin's sequencer, and
  * interleaves without its single worker.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureAgent, type FixtureAgent } from '../../fixtures/agent/server.mjs';
 import { repoRoot, runVitest } from '../helpers/run-vitest.js';
@@ -52,10 +55,13 @@ describe('sequential: true', () => {
     expect(projects).toEqual([expect.objectContaining({ name: 'vitest-adcp', isolate: false, maxWorkers: 1 })]);
   });
 
-  // Not sequential: the run host runs the files ahead of their tests, the longest first; the workers take them smallest
-  // first (workers.ts finishFirst), the order their outcomes are ready in. Vitest's own order here (its results cache
-  // off) is larger first: the run fails without the plugin's sequencer.
-  it('without it, the workers take the storyboard files smallest first', async () => {
+  // Not sequential: the run host runs the files ahead of their tests, the longest first; the workers take them in the
+  // order the run before ended them in (workers.ts finishFirst), and on a first run — a cache directory of its own: the
+  // other tests' runs of these corpus files keep their end times in the shared one — smallest first, roughly the order
+  // their outcomes are ready in. Vitest's own order here (its results cache off) is larger first: the run fails without
+  // the plugin's sequencer.
+  it('without it, the workers take the storyboard files smallest first on a first run', async () => {
+    const cacheDir = mkdtempSync(join(tmpdir(), 'sequential-cache-'));
     const run = await runVitest({
       config,
       args: ['--maxWorkers=1'],
@@ -63,8 +69,9 @@ describe('sequential: true', () => {
         ADCP_AGENT_URL: agent.url,
         E2E_CORPUS: storyboards.map(([id]) => id).join(','),
         E2E_SEQUENTIAL: '0',
+        E2E_CACHE_DIR: cacheDir,
       },
-    });
+    }).finally(() => rmSync(cacheDir, { recursive: true, force: true }));
     expect(run.moduleErrors, run.stdout + run.stderr).toEqual([]);
     const idOf = (module: string) => run.tests.find((t) => t.module === module)?.meta?.adcp?.storyboard?.id;
     expect(run.moduleStarts.map(idOf), run.stdout + run.stderr).toEqual(storyboards.map(([id]) => id));

@@ -355,6 +355,56 @@ describe('scheduling', () => {
     await run.close();
   });
 
+  it("tells `finished`, once every file's run has ended, when each ended: the short run started beside a long one first", async () => {
+    const long = storyboardOf('ends_late', ['pass', 'pass', 'pass']);
+    const short = storyboardOf('ends_early', ['pass']);
+    const queued = storyboardOf('ends_queued', ['pass']);
+    host = await RunHost.start();
+    const files = new Files();
+    const finished = vi.fn();
+    const begun = performance.now();
+    host.begin(
+      [long, short, queued].map((s) => files.file(s, slowUrl())),
+      2,
+      undefined,
+      undefined,
+      finished,
+    );
+    await files.endOf(long);
+    await files.endOf(queued);
+    await vi.waitFor(() => expect(finished).toHaveBeenCalledTimes(1), { timeout: 5_000, interval: 10 });
+    const ends = finished.mock.calls[0]![0] as ReadonlyMap<string, number>;
+    expect([...ends.keys()]).toEqual([short.file, queued.file, long.file]);
+    // Three calls of 300 ms for the long run; one for the short one, and one after it for the queued one.
+    expect(ends.get(short.file)).toBeGreaterThanOrEqual(300);
+    expect(ends.get(queued.file)).toBeGreaterThanOrEqual(ends.get(short.file)! + 300);
+    expect(ends.get(long.file)).toBeGreaterThanOrEqual(900);
+    expect(ends.get(long.file)).toBeLessThanOrEqual(performance.now() - begun);
+  });
+
+  it('tells `finished` nothing of a cancelled run, though every file of it has ended', async () => {
+    const one = storyboardOf('cancelled_one', ['pass', 'pass', 'pass']);
+    const two = storyboardOf('cancelled_two', ['pass', 'pass', 'pass']);
+    const agent = await proxy(slowUrl());
+    host = await RunHost.start();
+    const files = new Files();
+    const finished = vi.fn();
+    host.begin(
+      [one, two].map((s) => files.file(s, agent.url)),
+      2,
+      undefined,
+      undefined,
+      finished,
+    );
+    await vi.waitFor(() => expect(agent.toolCalls()).toHaveLength(2), { timeout: 5_000, interval: 10 });
+    host.cancel();
+    await files.endOf(one);
+    await files.endOf(two);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(files.order).toEqual(['host_cancelled_one', 'host_cancelled_two']);
+    expect(finished).not.toHaveBeenCalled();
+  });
+
   it("has the agent alone from a one-shot arm's directive through the call it is for, and shares it before and after", async () => {
     // A one-shot response-arm directive is for "the next matching operation from the caller's authenticated sandbox
     // account + principal pair" (comply-test-controller-request.json): another run's call in between would take it.

@@ -115,24 +115,68 @@ describe('inRunOrder (the sequencer step)', () => {
     ]);
   });
 
-  // Not `sequential`: the run host runs every file ahead of its tests, the longest first; a worker given the largest
-  // first waited for it, then showed all the others after the agent's last answer.
-  it('puts the storyboard files smallest first when not sequential (the order their outcomes are ready in), others where they were', () => {
+  /** Files of the given sizes in a temporary directory, for `check` (which gets their paths and the directory). */
+  function withFiles(sizes: Record<string, number>, check: (paths: Record<string, string>, dir: string) => void): void {
     const dir = mkdtempSync(join(tmpdir(), 'finish-first-'));
     try {
-      const file = (name: string, bytes: number) => {
-        writeFileSync(join(dir, name), 'x'.repeat(bytes));
-        return join(dir, name);
-      };
-      const [large, small, middle] = [file('large.yaml', 300), file('small.yaml', 10), file('middle.yaml', 120)];
-      const specs = [spec(large), spec('/u/a.test.ts', other), spec(small), spec(middle), spec(join(dir, 'gone.yaml'))];
+      const paths: Record<string, string> = {};
+      for (const [name, bytes] of Object.entries(sizes)) {
+        paths[name] = join(dir, `${name}.yaml`);
+        writeFileSync(paths[name], 'x'.repeat(bytes));
+      }
+      check(paths, dir);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  // Not `sequential`, a first run: the run host runs every file ahead of its tests, the longest first; a worker given the
+  // largest first waited for it, then showed all the others after the agent's last answer.
+  it('puts the storyboard files smallest first when not sequential and no run has ended them (a first run), others where they were', () => {
+    withFiles({ large: 300, small: 10, middle: 120 }, ({ large, small, middle }, dir) => {
+      const specs = [
+        spec(large!),
+        spec('/u/a.test.ts', other),
+        spec(small!),
+        spec(middle!),
+        spec(join(dir, 'gone.yaml')),
+      ];
       const sorted = inRunOrder(
         specs,
         finishFirstOrder((s) => s.project === project),
       );
       expect(sorted.map((s) => s.moduleId)).toEqual([join(dir, 'gone.yaml'), '/u/a.test.ts', small, middle, large]);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
+  });
+
+  // Not `sequential`, after a run: a worker waits on each file's outcomes in turn, so the files go in the order the last
+  // run ended them in (plugin/finish-times.ts), whatever their size; files no run has ended come after, smallest first.
+  it('puts the files the last run ended in the order it ended them, then the others smallest first', () => {
+    withFiles(
+      { large: 300, small: 10, middle: 120, fresh: 200, newer: 20 },
+      ({ large, small, middle, fresh, newer }) => {
+        const ended = new Map([
+          [large, 1_200],
+          [small, 4_800],
+          [middle, 2_500],
+        ]);
+        const specs = [
+          spec(large!),
+          spec('/u/a.test.ts', other),
+          spec(small!),
+          spec(middle!),
+          spec(fresh!),
+          spec(newer!),
+        ];
+        const sorted = inRunOrder(
+          specs,
+          finishFirstOrder(
+            (s) => s.project === project,
+            (f) => ended.get(f),
+          ),
+        );
+        expect(sorted.map((s) => s.moduleId)).toEqual([large, '/u/a.test.ts', middle, small, newer, fresh]);
+      },
+    );
   });
 });
