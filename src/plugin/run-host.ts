@@ -290,7 +290,6 @@ function ended(job: Job): void {
 }
 
 /** Whether a filter picks tests in this file (then its worker runs it, settling only what the picked steps need). */
-
 export function filtered(spec: TestSpecification, testNamePattern: RegExp | undefined): boolean {
   return Boolean(
     testNamePattern ||
