@@ -20,7 +20,7 @@ import { secretsInUrl } from './model/redact.js';
 import { BUILTIN_ROLES } from './roles/index.js';
 import { schemaRegistryFor } from './schemas/registry.js';
 import { loadTestKit, resolveTestKitPath } from './storyboard/test-kit.js';
-import type { Storyboard, TestKit } from './model/storyboard.js';
+import type { Step, Storyboard, TestKit } from './model/storyboard.js';
 import { createTransport } from './transport/create.js';
 import { workerSessions } from './transport/mcp.js';
 import { RateLimitedTransport } from './transport/rate-limit.js';
@@ -109,11 +109,15 @@ export function openStoryboardRun(
 export function settleBoundOf(
   storyboard: Storyboard,
   given: RuntimeConfig = {},
-  options: Pick<OpenRunOptions, 'env' | 'roles'> = {},
+  options: Pick<OpenRunOptions, 'env' | 'roles'> & {
+    /** The storyboard's planned steps, when the caller has planned it with these roles and `given.corpusRoot`. */
+    steps?: readonly Step[];
+  } = {},
 ): number {
   const config = resolveRuntimeConfig(given, options.env ?? process.env);
   const roles = options.roles ?? BUILTIN_ROLES;
-  const steps = planPhases(roles, storyboard, { corpusRoot: config.corpusRoot }).flatMap((phase) => phase.steps);
+  const steps =
+    options.steps ?? planPhases(roles, storyboard, { corpusRoot: config.corpusRoot }).flatMap((phase) => phase.steps);
   let kit: { testKit?: TestKit } | undefined;
   return settleBoundMs(roles, steps, {
     ...boundSettingsOf(config),

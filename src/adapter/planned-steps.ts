@@ -18,12 +18,9 @@ export function planOf(storyboard: Storyboard, options: { corpusRoot?: string } 
   );
 }
 
-export function plannedSteps(
-  storyboard: Storyboard,
-  info: StoryboardInfo,
-  options: { corpusRoot?: string } = {},
-): AdcpPlannedStep[] {
-  return planOf(storyboard, options).map(({ phase, step }) => ({
+/** Each step of a plan (planOf) as its test's collection-time meta. */
+export function plannedSteps(plan: readonly { phase: Phase; step: Step }[], info: StoryboardInfo): AdcpPlannedStep[] {
+  return plan.map(({ phase, step }) => ({
     storyboard: info,
     phase_id: phase.id,
     step_id: step.id,

@@ -10,10 +10,10 @@ import type { StoryboardRun } from '../engine/run.js';
 import { sanitizeOutput } from '../model/redact.js';
 import type { StepOutcome } from '../model/records.js';
 import type { AdcpPlannedStep, AdcpStepMeta, AdcpStoryboardMeta, StoryboardInfo } from '../model/step-meta.js';
-import type { Storyboard } from '../model/storyboard.js';
+import type { Phase, Step, Storyboard } from '../model/storyboard.js';
 import { redactStepResult, stepKey } from '../report/record.js';
 import { stepDiff } from './diff.js';
-import { plannedSteps } from './planned-steps.js';
+import { planOf, plannedSteps } from './planned-steps.js';
 import { ReplayedSteps } from './replayed.js';
 import { noPhasesSkip, retryRefusal, skipText, stepFailureText, type FailingValidation } from './step-failure.js';
 
@@ -83,6 +83,7 @@ export interface StepSessionOptions {
 
 export class StepSession {
   private run: SettlingRun | undefined;
+  private plan: { phase: Phase; step: Step }[] | undefined;
   private planned: AdcpPlannedStep[] | undefined;
   private readonly replays: ReplayedSteps;
 
@@ -94,11 +95,17 @@ export class StepSession {
     return (this.run ??= this.options.openRun());
   }
 
+  /**
+   * The storyboard's plan (planned-steps.ts planOf), made once: its tests' meta and, for a hosted run, the bound of a
+   * settle (open-run.ts settleBoundOf) are read from it.
+   */
+  planOf(): { phase: Phase; step: Step }[] {
+    return (this.plan ??= planOf(this.options.storyboard, { corpusRoot: this.options.corpusRoot }));
+  }
+
   /** Every step the storyboard's tests stand for, injected ones included, in run order. */
   plannedSteps(): AdcpPlannedStep[] {
-    return (this.planned ??= plannedSteps(this.options.storyboard, this.options.info, {
-      corpusRoot: this.options.corpusRoot,
-    }));
+    return (this.planned ??= plannedSteps(this.planOf(), this.options.info));
   }
 
   /** One step's plan (collection-time meta); a step the plan does not know still names itself. */

@@ -98,14 +98,17 @@ export function storyboardStored(digest: string): Storyboard {
 export function storyboardSuite(storyboard: Storyboard, loadWarnings: readonly string[] = []): StoryboardSuite {
   const openLocal = () => openStoryboardRun(storyboard, providedConfig(), { shareSessions: true, loadWarnings });
   const host = providedConfig().runHost;
-  const session = new StepSession({
+  const session: StepSession = new StepSession({
     storyboard,
     info: storyboardInfo(storyboard, providedConfig()),
     // With the plugin's run host, the main process runs this storyboard (with the others, at once) and the steps read
     // its outcomes; without one (or for a file it does not run), this worker runs it.
     openRun: () =>
       host
-        ? new HostedRun(host, storyboard, openLocal, () => settleBoundOf(storyboard, providedConfig()))
+        ? new HostedRun(host, storyboard, openLocal, () =>
+            // The plan the session made for the tests (the built-in roles, the provided corpus), not made again.
+            settleBoundOf(storyboard, providedConfig(), { steps: session.planOf().map(({ step }) => step) }),
+          )
         : openLocal(),
     corpusRoot: providedConfig().corpusRoot,
     agentLog: providedConfig().agentLog,

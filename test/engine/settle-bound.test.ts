@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import type { RuntimeConfig } from '../../src/config.js';
 import { resolveCorpus } from '../../src/corpus.js';
 import type { Storyboard } from '../../src/model/storyboard.js';
+import { planOf } from '../../src/adapter/planned-steps.js';
 import { openStoryboardRun, settleBoundOf } from '../../src/open-run.js';
 import { listCorpus } from '../../src/storyboard/select.js';
 import type { RunnerRole } from '../../src/engine/role.js';
@@ -55,6 +56,28 @@ describe('settleBoundOf: the bound of a settle without opening a run', () => {
         .filter((r) => r.opened !== r.computed),
     );
     expect(differ).toEqual([]);
+  });
+
+  // A worker's step session plans the storyboard for its tests' meta (adapter/planned-steps.ts planOf) and gives that
+  // plan to the bound (vitest/suite.ts), rather than planning it again.
+  it("is the same bound from the plan the worker's step session made, for every storyboard of the corpus", () => {
+    const differ = corpusStoryboards
+      .map((storyboard) => {
+        const steps = planOf(storyboard, { corpusRoot: base.corpusRoot }).map(({ step }) => step);
+        const run = openStoryboardRun(storyboard, base, { env: {} });
+        return {
+          id: storyboard.id,
+          opened: run.worstCaseMs(),
+          computed: settleBoundOf(storyboard, base, { env: {}, steps }),
+        };
+      })
+      .filter((r) => r.opened !== r.computed);
+    expect(differ).toEqual([]);
+    // The steps given are the ones counted: without the injected ones, the bound is lower.
+    const own = signedRequests.phases.flatMap((phase) => phase.steps);
+    expect(settleBoundOf(signedRequests, base, { env: {}, steps: own })).toBeLessThan(
+      settleBoundOf(signedRequests, base, { env: {} }),
+    );
   });
 
   it("reads the roles' own bounds: the request-signing flood window from the test kit, the rate-limit trip in scope", () => {
