@@ -14,14 +14,15 @@ import { repoRoot, runVitest, type VitestRun } from '../helpers/run-vitest.js';
 const scratch = join(repoRoot, '.vitest-adcp', `run-host-${process.pid}`);
 const STORYBOARDS = ['a', 'b', 'c', 'd', 'e', 'f'];
 
-function writeConfig(name: string, options: string): string {
+/** A config running the storyboards of `dir` (default: the scratch directory's), with the plugin options `options`. */
+function writeConfig(name: string, options: string, dir = scratch): string {
   const file = join(scratch, `${name}.config.ts`);
   writeFileSync(
     file,
     [
       "import { defineConfig } from 'vitest/config';",
       `import { adcpStoryboards } from ${JSON.stringify(join(repoRoot, 'test', 'e2e', 'plugin-under-test.ts'))};`,
-      `export default defineConfig({ root: ${JSON.stringify(repoRoot)}, plugins: [adcpStoryboards({ include: [${JSON.stringify(`${scratch}/*.storyboard.yaml`)}], timeoutMs: 10_000${options} })], test: { include: [], passWithNoTests: true } });`,
+      `export default defineConfig({ root: ${JSON.stringify(repoRoot)}, plugins: [adcpStoryboards({ include: [${JSON.stringify(`${dir}/*.storyboard.yaml`)}], timeoutMs: 10_000${options} })], test: { include: [], passWithNoTests: true } });`,
       '',
     ].join('\n'),
   );
@@ -130,16 +131,7 @@ describe("the worker's order", () => {
         '',
       ].join('\n'),
     );
-    const config = join(scratch, 'order.config.ts');
-    writeFileSync(
-      config,
-      [
-        "import { defineConfig } from 'vitest/config';",
-        `import { adcpStoryboards } from ${JSON.stringify(join(repoRoot, 'test', 'e2e', 'plugin-under-test.ts'))};`,
-        `export default defineConfig({ root: ${JSON.stringify(repoRoot)}, plugins: [adcpStoryboards({ include: [${JSON.stringify(`${dir}/*.storyboard.yaml`)}], cacheDir: ${JSON.stringify(join(dir, 'cache'))}, timeoutMs: 10_000 })], test: { include: [], passWithNoTests: true } });`,
-        '',
-      ].join('\n'),
-    );
+    const config = writeConfig('order', `, cacheDir: ${JSON.stringify(join(dir, 'cache'))}`, dir);
     const order = (r: VitestRun) => r.moduleStarts.map((file) => basename(file));
     const first = (await run(config)).run;
     expect(first.exitCode, first.stderr).toBe(0);
