@@ -329,6 +329,21 @@ ${request}`);
     ]);
   });
 
+  it("a corpus storyboard: not checked against its own release's schemas (the corpus's build checked it), a warning against another release's", () => {
+    const bad = step('          plan_id: 42\n          caller: "https://buyer.example"\n');
+    const inCorpus = (options: LoadOptions = {}) =>
+      loadStoryboard(bad, path.join(corpusRoot, 'protocols', 'x.yaml'), { corpusRoot, ...options }).diagnostics.map(
+        (d) => `${d.severity === 'warning' ? 'w:' : ''}${d.rule}@${d.line}:${d.column}`,
+      );
+    // The 3.0.6 corpus and the schemas its SDK ships for it (their manifest's adcp_version: 3.0.6).
+    expect(adcpKnowledge({ corpusRoot }).schemas?.version).toBe('3.0.6');
+    expect(inCorpus()).toEqual([]);
+    // A storyboard of the tree written for another release than the schemas': checked, a warning.
+    expect(inCorpus({ formatVersion: '3.0.5' })).toEqual([`w:sample_request_schema@${at(bad, '42')}`]);
+    // Your own storyboard, against the same schemas: an error, as ever.
+    expect(where(bad)).toEqual([`sample_request_schema@${at(bad, '42')}`]);
+  });
+
   it('a missing required field is reported at the request; an idempotency_key left out is not (the runner adds one)', () => {
     const products = sb(`
       - id: products
