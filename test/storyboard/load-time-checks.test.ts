@@ -19,12 +19,12 @@ const corpusRoot = path.resolve(
 );
 const FILE = '/project/flow.storyboard.yaml';
 
-function load(yaml: string, options: LoadOptions = {}) {
-  return loadStoryboard(yaml, FILE, { corpusRoot, ...options });
+function load(yaml: string, options: LoadOptions = {}, file = FILE) {
+  return loadStoryboard(yaml, file, { corpusRoot, ...options });
 }
 /** `rule@line:col` of every diagnostic, severity first letter for warnings. */
-function where(yaml: string, options: LoadOptions = {}): string[] {
-  return load(yaml, options).diagnostics.map(
+function where(yaml: string, options: LoadOptions = {}, file = FILE): string[] {
+  return load(yaml, options, file).diagnostics.map(
     (d) => `${d.severity === 'warning' ? 'w:' : ''}${d.rule}@${d.line}:${d.column}`,
   );
 }
@@ -331,10 +331,7 @@ ${request}`);
 
   it("a corpus storyboard: not checked against its own release's schemas (the corpus's build checked it), a warning against another release's", () => {
     const bad = step('          plan_id: 42\n          caller: "https://buyer.example"\n');
-    const inCorpus = (options: LoadOptions = {}) =>
-      loadStoryboard(bad, path.join(corpusRoot, 'protocols', 'x.yaml'), { corpusRoot, ...options }).diagnostics.map(
-        (d) => `${d.severity === 'warning' ? 'w:' : ''}${d.rule}@${d.line}:${d.column}`,
-      );
+    const inCorpus = (options: LoadOptions = {}) => where(bad, options, path.join(corpusRoot, 'protocols', 'x.yaml'));
     // The 3.0.6 corpus and the schemas its SDK ships for it (their manifest's adcp_version: 3.0.6).
     expect(adcpKnowledge({ corpusRoot }).schemas?.version).toBe('3.0.6');
     expect(inCorpus()).toEqual([]);
