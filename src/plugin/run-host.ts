@@ -36,6 +36,19 @@ export interface HostedFile {
 /** A job's run once opened, its steps taking their turns at the agent (agent-gate.ts). */
 type Opened = { storyboard: Storyboard; fingerprint: string; run: StoryboardRun; turns: RunTurns } | undefined;
 
+/** What a run's start may be given besides its files (RunHost.begin). */
+export interface RunStart {
+  /** The agent preflight: no run calls the agent before it has passed (default: passed). */
+  ready?: Promise<void>;
+  /** `agent.start`'s agent up: no run prepares before (default: up). */
+  agentUp?: Promise<unknown>;
+  /**
+   * Once every file's job has ended, unless the run was cancelled: when each did (ms from the start; a file that does
+   * not load ends at once).
+   */
+  finished?: (ends: ReadonlyMap<string, number>) => void;
+}
+
 /** A run's jobs as they end: when each did (ms from the run's start), for the next run's worker order (finish-times.ts). */
 interface RunEnds {
   startedAt: number;
@@ -96,15 +109,12 @@ export class RunHost {
 
   /**
    * A run starts: its files, in the run's order. The runs of an earlier start (watch mode) are dropped from the
-   * table — a worker of the new run never reads them — and finish on their own. `finished`: once every file's job has
-   * ended, unless the run was cancelled, when each did (ms from now; a file that does not load ends at once).
+   * table — a worker of the new run never reads them — and finish on their own.
    */
   begin(
     files: readonly HostedFile[],
     concurrency: number,
-    ready: Promise<void> = Promise.resolve(),
-    agentUp: Promise<unknown> = Promise.resolve(),
-    finished?: (ends: ReadonlyMap<string, number>) => void,
+    { ready = Promise.resolve(), agentUp = Promise.resolve(), finished }: RunStart = {},
   ): void {
     // A failed preflight stops the run where it is awaited (run-start.ts); here it only means: no run calls the agent,
     // and a step that asks is told why (a watch-mode re-run is not stopped: its steps fail with the preflight's line).

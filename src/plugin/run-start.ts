@@ -217,10 +217,12 @@ async function hostRun(
       },
     })),
     concurrency,
-    preflight,
-    agentUp,
-    // When each run ended: the next run's order of the files in the worker (workers.ts finishFirst).
-    (ends) => state.finishTimes?.record(ends),
+    {
+      ready: preflight,
+      agentUp,
+      // When each run ended: the next run's order of the files in the worker (workers.ts finishFirst).
+      finished: (ends) => state.finishTimes?.record(ends),
+    },
   );
 }
 

@@ -366,9 +366,7 @@ describe('scheduling', () => {
     host.begin(
       [long, short, queued].map((s) => files.file(s, slowUrl())),
       2,
-      undefined,
-      undefined,
-      finished,
+      { finished },
     );
     await files.endOf(long);
     await files.endOf(queued);
@@ -392,9 +390,7 @@ describe('scheduling', () => {
     host.begin(
       [one, two].map((s) => files.file(s, agent.url)),
       2,
-      undefined,
-      undefined,
-      finished,
+      { finished },
     );
     await vi.waitFor(() => expect(agent.toolCalls()).toHaveLength(2), { timeout: 5_000, interval: 10 });
     host.cancel();
@@ -519,7 +515,7 @@ describe('scheduling', () => {
     host.begin(
       storyboards.map((s) => files.file(s, agent.url)),
       8,
-      ready,
+      { ready },
     );
     for (const s of storyboards) await files.endOf(s);
     expect(files.order).toHaveLength(3);
@@ -538,7 +534,7 @@ describe('scheduling', () => {
     const files = new Files();
     const line =
       'vitest-adcp cannot run the storyboards: the agent command `npm run dev` exited with code 3 before it answered';
-    host.begin([files.file(storyboard, hostProxy.url)], 1, Promise.reject(new ConfigurationError(line)));
+    host.begin([files.file(storyboard, hostProxy.url)], 1, { ready: Promise.reject(new ConfigurationError(line)) });
     const { run, openLocal } = worker(storyboard, localProxy.url);
     await expect(run.settle('p', 's1')).rejects.toThrow(new ConfigurationError(line));
     await files.endOf(storyboard);
@@ -553,7 +549,7 @@ describe('scheduling', () => {
     const files = new Files();
     let up!: () => void;
     const agentUp = new Promise<void>((resolve) => (up = resolve));
-    host.begin([files.file(storyboard, agent.url)], 1, agentUp, agentUp);
+    host.begin([files.file(storyboard, agent.url)], 1, { ready: agentUp, agentUp });
     // The run is opened at once, and the host would prepare it in the promise callbacks that follow (no timer in
     // between): once this turn's callbacks have all run, a prepare not held back by agentUp would have been made.
     expect(files.runs.has(storyboard.file)).toBe(true);
