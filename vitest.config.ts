@@ -1,10 +1,8 @@
 /**
  * `npm test`: every test file, in two projects. `unit` is the unit lane (vitest.unit.config.ts), as `npm run test:unit`
- * runs it: one module graph per worker. `e2e` is the rest — child runs, builds, installs — with the per-run shared
- * builds, also one module graph per worker. Measured on this 2-core machine, the whole suite: 633 s and 1,207 CPU-s with
- * every file isolated, 537 s and 1,002 CPU-s with the unit project not, 498 s and 934 CPU-s with neither (the e2e
- * files' imports, summed over files, 120 s → 60 s). The suite is CPU-bound (both cores busy ~95 % of the run): only
- * less work makes it shorter.
+ * runs it: one module graph per worker. `e2e` is the rest — child runs, builds, installs — each file in a fresh module
+ * graph, with the per-run shared builds. Measured on this 2-core machine, the whole suite: 633 s and 1,207 CPU-s with
+ * every file isolated, 537 s and 1,002 CPU-s with the unit project not.
  */
 import { defineConfig } from 'vitest/config';
 import { notTests, notUnit, unitProject } from './vitest.unit.config.js';
@@ -29,10 +27,6 @@ export default defineConfig({
           // What the unit lane leaves out: each folder's test files, each file named.
           include: notUnit.map((path) => (path.endsWith('/') ? `${path}**/*.test.ts` : path)),
           exclude: notTests,
-          // Not a fresh module graph per file: each file re-imported src/ (through Vite) and its helpers for nothing.
-          // What these files change in the process (env stubs) they restore; what they share through modules
-          // (test/helpers/once-per-run.ts) is meant to be shared.
-          isolate: false,
           // shared-builds: the per-run directory in which the package is packed and src built once for all test files.
           globalSetup: ['test/setup/fixture-agent.ts', 'test/setup/shared-builds.ts'],
         },
