@@ -80,10 +80,9 @@ describe('DiskCache entries', () => {
     expect(cache.read(key)).toBeUndefined();
     rmSync(file);
     if (process.platform !== 'win32') {
+      // Opened without O_NONBLOCK, a FIFO with no writer blocks the read for ever: this line returning is the check.
       execFileSync('mkfifo', [file]);
-      const started = Date.now();
       expect(cache.read(key)).toBeUndefined();
-      expect(Date.now() - started).toBeLessThan(1_000);
       rmSync(file);
     }
     writeFileSync(file, Buffer.alloc(MAX_ENTRY_BYTES + 1, 0x20));

@@ -105,9 +105,8 @@ describe('listCorpus (the corpus selection of the plugin, the Jest preset and th
     // 20,000 anchors (under the byte bound) and a quoted id: parsed whole, this took seconds.
     const anchors = `x-many: [${Array.from({ length: 20_000 }, (_, i) => `&a${i} ${i}`).join(', ')}]\n`;
     writeFileSync(join(root, 'universal', 'anchors.yaml'), `${HEAD.replace('id: big_one', 'id: "a b"')}${anchors}`);
-    const started = performance.now();
+    // Parsed, its quoted id would be read and the file listed; the line scan cannot read it, and lists nothing.
     expect(listCorpus(root)).toEqual([]);
-    expect(performance.now() - started).toBeLessThan(1500);
   });
 });
 
