@@ -1,8 +1,9 @@
 /**
  * `npm test`: every test file, in two projects. `unit` is the unit lane (vitest.unit.config.ts), as `npm run test:unit`
  * runs it: one module graph per worker. `e2e` is the rest — child runs, builds, installs — each file in a fresh module
- * graph, with the per-run shared builds. Measured on this 2-core machine, the whole suite: 633 s and 1,207 CPU-s with
- * every file isolated, 537 s and 1,002 CPU-s with the unit project not.
+ * graph, with the per-run shared builds. Measured on a 2-core machine (stop 53), the whole suite: 633 s and 1,207 CPU-s
+ * with every file isolated, 537 s and 1,002 CPU-s with the unit project not. The e2e files sharing a module graph too
+ * gained nothing (stop 55: 261–289 s with it, 273–283 s without; docs/benchmarks.md).
  */
 import { defineConfig } from 'vitest/config';
 import { notTests, notUnit, unitProject } from './vitest.unit.config.js';
