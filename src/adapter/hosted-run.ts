@@ -20,6 +20,9 @@
  *   host may have started it, and a step must not reach the agent twice
  *
  *   POST <url>/release { file }          the file's tests are done: the host drops its run's records
+ *   POST <url>/ended { run, from }       the files whose runs have ended, in the order they ended, from the
+ *     200 { run, files }                 `from`-th of run number `run` on (from the first for another run): the
+ *                                        worker shows those next (vitest/worker-order.ts)
  *
  * The fingerprint is the storyboard's JSON: both sides load the same file with the same loader, and a module compiled
  * before an edit must not read the outcomes of the edited file.

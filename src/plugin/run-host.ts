@@ -51,8 +51,12 @@ export interface RunStart {
 
 /** A run's jobs as they end: when each did (ms from the run's start), for the next run's worker order (finish-times.ts). */
 interface RunEnds {
+  /** The run's number among this host's runs (watch mode starts several): a worker's count of ends is per run. */
+  id: number;
   startedAt: number;
   ends: Map<string, number>;
+  /** The files in the order their jobs ended: what `/ended` tells the workers. */
+  order: string[];
   /** Jobs not yet ended. */
   left: number;
   cancelled: boolean;
@@ -88,6 +92,8 @@ export class RunHost {
   private cancelled = false;
   /** The current run's jobs as they end. */
   private runEnds: RunEnds | undefined;
+  /** How many runs this host has begun: each one's number. */
+  private runsBegun = 0;
   /** Steps of the storyboards in flight share the agent; a window that keeps per-caller state on it has it alone. */
   private readonly gate = new AgentGate();
 
@@ -128,7 +134,14 @@ export class RunHost {
       () => false,
     );
     this.cancelled = false;
-    const runEnds: RunEnds = { startedAt: performance.now(), ends: new Map(), left: files.length, cancelled: false };
+    const runEnds: RunEnds = {
+      id: ++this.runsBegun,
+      startedAt: performance.now(),
+      ends: new Map(),
+      order: [],
+      left: files.length,
+      cancelled: false,
+    };
     if (finished) runEnds.finished = finished;
     this.runEnds = runEnds;
     this.jobs = new Map(files.map((f) => [f.file, job(f, runEnds)]));
@@ -247,8 +260,23 @@ export class RunHost {
     return { status: 200, body: { released: job?.state === 'done' } };
   }
 
+  /**
+   * The files whose jobs have ended, in the order they ended, from the `from`-th on (how many the asking worker has
+   * been told of), or from the first when `run` is not this run's number (the worker's first ask, a watch-mode re-run):
+   * the worker shows those of its files next (vitest/worker-order.ts). None with a concurrency of 1: the files then run
+   * one at a time in the worker's own order (`sequential`: the reference's), which nothing reorders.
+   */
+  private endedSince(body: unknown): ControlAnswer {
+    const ask = body as { run?: unknown; from?: unknown } | undefined;
+    const run = this.runEnds;
+    if (!run || this.concurrency === 1) return { status: 200, body: { run: run?.id ?? 0, files: [] } };
+    const from = ask?.run === run.id && typeof ask.from === 'number' && Number.isInteger(ask.from) ? ask.from : 0;
+    return { status: 200, body: { run: run.id, files: run.order.slice(Math.max(0, from)) } };
+  }
+
   private async serve({ method, url, body }: ControlRequest): Promise<ControlAnswer> {
     if (method === 'POST' && url.pathname === '/release') return this.release(body);
+    if (method === 'POST' && url.pathname === '/ended') return this.endedSince(body);
     if (method !== 'POST' || url.pathname !== '/settle') return { status: 404, body: { error: 'not found' } };
     const ask = body as Partial<SettleRequest> | undefined;
     const job = typeof ask?.file === 'string' ? this.jobs.get(ask.file) : undefined;
@@ -296,6 +324,7 @@ export class RunHost {
 function ended(job: Job): void {
   const run = job.run;
   run.ends.set(job.file, performance.now() - run.startedAt);
+  run.order.push(job.file);
   if (--run.left === 0 && !run.cancelled) run.finished?.(run.ends);
 }
 

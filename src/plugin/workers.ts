@@ -69,7 +69,8 @@ export async function runInOrder(
  * smallest first (on a first run, all of them: roughly that order, as the host runs the longest first,
  * plan/launch-order.ts). A worker takes one file at a time and waits for each step's outcome: a file whose run ends
  * late holds every file after it, however ready. A file a worker waits for that the host has not started yet starts
- * at once (run-host.ts `wanted`).
+ * at once (run-host.ts `wanted`). This is the order the worker starts from: at each file's end it takes next the files
+ * whose runs have ended since (vitest/worker-order.ts).
  */
 export async function finishFirst(
   state: PluginState,

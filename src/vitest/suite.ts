@@ -8,6 +8,7 @@ import type { RuntimeConfig } from '../config.js';
 import { StepSession, type StepFailure } from '../adapter/step-session.js';
 import { loadFailureText, stepErrorStack, type FailingValidation } from '../adapter/step-failure.js';
 import { HostedRun } from '../adapter/hosted-run.js';
+import { showEndedNext } from './worker-order.js';
 import { openStoryboardRun, settleBoundOf } from '../open-run.js';
 import { sanitizeOutput } from '../model/redact.js';
 import type { Diagnostic, Storyboard } from '../model/storyboard.js';
@@ -149,6 +150,8 @@ export function storyboardSuite(storyboard: Storyboard, loadWarnings: readonly s
     },
     async close() {
       await session.close();
+      // The worker's next file: one whose run the host has ended, when one is further on in its order.
+      if (host) await showEndedNext(host);
     },
   };
 }

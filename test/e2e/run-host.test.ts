@@ -141,4 +141,42 @@ describe("the worker's order", () => {
     expect(order(second)).toEqual(['quick.storyboard.yaml', 'long.storyboard.yaml']);
     expect(verdicts(second)).toEqual(verdicts(first));
   });
+
+  // The order the run before ended the files in is a guess, and a first run has none: at each file's end the worker
+  // takes next the files whose runs the host has ended since (src/vitest/worker-order.ts). Smallest first, the worker
+  // waits on the small file's run (three calls); the middle one's run is the longest (eight calls), the large one's the
+  // shortest (one): it has ended when the small file ends, the middle one has not.
+  it("takes next, at each file's end, the files whose runs have ended: on a first run too", async () => {
+    const dir = join(scratch, 'ended-first');
+    mkdirSync(dir, { recursive: true });
+    const storyboard = (name: string, steps: number, padding: number) =>
+      writeFileSync(
+        join(dir, `${name}.storyboard.yaml`),
+        [
+          ...Array.from({ length: padding }, (_, i) => `# padding (${i})`),
+          `id: ${name}`,
+          `title: ${name}`,
+          'phases:',
+          '  - id: p',
+          '    steps:',
+          ...Array.from({ length: steps }, (_, i) => [
+            `      - id: s${i}`,
+            '        task: get_adcp_capabilities',
+          ]).flat(),
+          '',
+        ].join('\n'),
+      );
+    storyboard('small_waited_on', 3, 0);
+    storyboard('middle_longest', 8, 20);
+    storyboard('large_shortest', 1, 60);
+    const config = writeConfig('ended-first', `, cacheDir: ${JSON.stringify(join(dir, 'cache'))}`, dir);
+    const { run: first } = await run(config);
+    expect(first.exitCode, first.stderr).toBe(0);
+    expect(first.moduleStarts.map((file) => basename(file))).toEqual([
+      'small_waited_on.storyboard.yaml',
+      'large_shortest.storyboard.yaml',
+      'middle_longest.storyboard.yaml',
+    ]);
+    expect(first.tests.filter((t) => t.state !== 'passed')).toEqual([]);
+  });
 });

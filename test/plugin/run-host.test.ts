@@ -14,6 +14,7 @@ import type { StoryboardRun } from '../../src/engine/run.js';
 import type { Storyboard } from '../../src/model/storyboard.js';
 import { openStoryboardRun, settleBoundOf } from '../../src/open-run.js';
 import { RunHost, type HostedFile } from '../../src/plugin/run-host.js';
+import { controlRequest } from '../../src/transport/control-server.js';
 import { loadStoryboard } from '../../src/storyboard/load.js';
 import { countingProxy, type CountingProxy } from '../helpers/counting-proxy.js';
 import { closedPort } from '../helpers/ports.js';
@@ -378,6 +379,55 @@ describe('scheduling', () => {
     expect(ends.get(queued.file)).toBeGreaterThanOrEqual(ends.get(short.file)! + 300);
     expect(ends.get(long.file)).toBeGreaterThanOrEqual(900);
     expect(ends.get(long.file)).toBeLessThanOrEqual(performance.now() - begun);
+  });
+
+  // A worker shows next the files whose runs have ended (src/vitest/worker-order.ts): it asks the host which those are.
+  it('tells a worker the files whose runs ended (POST /ended), in the order they ended, from the first it has not been told of', async () => {
+    const long = storyboardOf('ended_late', ['pass', 'pass', 'pass']);
+    const short = storyboardOf('ended_early', ['pass']);
+    const queued = storyboardOf('ended_queued', ['pass']);
+    host = await RunHost.start();
+    const files = new Files();
+    const ended = async (body: unknown) => {
+      const answer = await controlRequest(host!.config, 'POST', '/ended', { body });
+      expect(answer.status).toBe(200);
+      return JSON.parse(answer.bytes.toString('utf8')) as { run: number; files: string[] };
+    };
+    expect(await ended({})).toEqual({ run: 0, files: [] });
+    host.begin(
+      [long, short, queued].map((s) => files.file(s, slowUrl())),
+      2,
+    );
+    expect(await ended({})).toEqual({ run: 1, files: [] });
+    await files.endOf(short);
+    expect(await ended({ run: 1, from: 0 })).toEqual({ run: 1, files: [short.file] });
+    await files.endOf(long);
+    await files.endOf(queued);
+    // From the second on: the worker has been told of the first.
+    expect(await ended({ run: 1, from: 1 })).toEqual({ run: 1, files: [queued.file, long.file] });
+    // Another run's count (or none, or one that is not a count) starts from the first.
+    for (const body of [{ run: 7, from: 2 }, { from: 2 }, { run: 1, from: 'x' }, { run: 1, from: 1.5 }, null])
+      expect((await ended(body)).files, JSON.stringify(body)).toEqual([short.file, queued.file, long.file]);
+    expect(await ended({ run: 1, from: 3 })).toEqual({ run: 1, files: [] });
+
+    // The next run is another count.
+    host.begin([files.file(storyboardOf('ended_again', ['pass']), slowUrl())], 2);
+    expect(await ended({ run: 1, from: 3 })).toEqual({ run: 2, files: [] });
+  });
+
+  it('tells a worker of no ended run with a concurrency of 1: the files run one at a time in its own order', async () => {
+    const one = storyboardOf('alone_one', ['pass']);
+    const two = storyboardOf('alone_two', ['pass']);
+    host = await RunHost.start();
+    const files = new Files();
+    host.begin(
+      [one, two].map((s) => files.file(s, plainUrl())),
+      1,
+    );
+    await files.endOf(one);
+    await files.endOf(two);
+    const answer = await controlRequest(host.config, 'POST', '/ended', { body: {} });
+    expect(JSON.parse(answer.bytes.toString('utf8'))).toEqual({ run: 1, files: [] });
   });
 
   it('tells `finished` nothing of a cancelled run, though every file of it has ended', async () => {
