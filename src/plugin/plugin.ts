@@ -41,6 +41,9 @@ export function adcpStoryboards(options: AdcpStoryboardsOptions = {}): Plugin {
       return configureVitest(state, plugin, context);
     },
     async resolveId(source, importer, resolveOptions) {
+      // A compiled storyboard module's import of the runtime (compile.ts): its absolute path, already this package's
+      // own file — Vite's resolver would only find it again, for each of a run's modules.
+      if (source === state.runtime && importer !== undefined && isStoryboard(state, importer)) return source;
       // Vite names `<root>/index.html` as the importer of entries (test files).
       if (!importer || importer.endsWith('.html')) return oversizeEntryId(state, source) ?? null;
       // An oversize entry's import of its file, once within the bound: the file's test module.

@@ -56,6 +56,8 @@ describe('compile for Jest', () => {
       '/p/d.storyboard.yaml',
       { runtime: 'r' },
     );
-    expect(vitest.code.split('\n')[0]).toBe('import { describe, it, afterAll } from "vitest";');
+    expect(vitest.code.split('\n')[0]).toBe(
+      'import { describe, it, afterAll, storyboardSuite, loadFailureSuite, storyboardData } from "r";',
+    );
   });
 });

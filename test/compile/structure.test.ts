@@ -151,7 +151,9 @@ describe('the compiled module', () => {
     expect(stored.stored).toEqual({ digest: createHash('sha256').update(json).digest('hex'), json });
     expect(stored.code).not.toContain(Buffer.from(json).toString('base64'));
     expect(stored.code).not.toContain('get_products');
-    expect(stored.code).toContain('import { storyboardSuite, loadFailureSuite, storyboardStored } from "r";');
+    expect(stored.code).toContain(
+      'import { describe, it, afterAll, storyboardSuite, loadFailureSuite, storyboardStored } from "r";',
+    );
     const run = declared(stored.code, { [stored.stored!.digest]: json });
     expect(run.calls[0]).toBe(`stored ${stored.stored!.digest}`);
     const { tree, calls } = declared(inline.code);
@@ -160,7 +162,9 @@ describe('the compiled module', () => {
     // Inline (the default) and Jest's module embed it; neither has a `stored`.
     expect(inline.stored).toBeUndefined();
     expect(inline.code).toContain(Buffer.from(json).toString('base64'));
-    expect(inline.code).toContain('import { storyboardSuite, loadFailureSuite, storyboardData } from "r";');
+    expect(inline.code).toContain(
+      'import { describe, it, afterAll, storyboardSuite, loadFailureSuite, storyboardData } from "r";',
+    );
     const jest = compileStoryboard(yaml.join('\n'), '/tmp/s.storyboard.yaml', {
       runtime: 'r',
       framework: 'jest',

@@ -94,6 +94,19 @@ describe("the plugin's hooks", () => {
     );
   });
 
+  it("answer a storyboard module's import of the runtime themselves, its own path; the same path imported elsewhere is Vite's", async () => {
+    const plugin = hooks();
+    // The runtime the compiled modules import (compile.ts): this package's own file, here from source.
+    const runtime = createState({}).runtime;
+    expect(runtime).toMatch(/\/src\/runtime\.ts$/);
+    const asked: string[] = [];
+    const context = { resolve: async (source: string) => (asked.push(source), { id: source, external: false }) };
+    expect(await plugin.resolveId.call(context, runtime, small, {})).toBe(runtime);
+    expect(asked).toEqual([]);
+    expect(await plugin.resolveId.call(context, runtime, join(scratch, 'a.test.ts'), {})).toBeNull();
+    expect(await plugin.resolveId.call(context, `${runtime}x`, small, {})).toBeNull();
+  });
+
   it('load an oversize entry as its load failure', () => {
     const module = hooks().load.call({ addWatchFile: () => undefined }, `${OVERSIZE_ENTRY}${big}`);
     expect(module?.code).toContain('over the bound maxBytes = 100 bytes');
