@@ -11,12 +11,12 @@
  * those of its remaining files ahead of the others, in the order they ended; the others keep their order.
  *
  * How: Vitest's worker runs the files of its task one after another, iterating the task's own list
- * (`__vitest_worker__.ctx.files`, Vitest 3.2–4.1), so a file put next in that list is the next one it runs. That list
- * is Vitest's internal, not an API: where it is not there, or not the shape read here, nothing is reordered and the
- * files run in the sequencer's order, as before. Only the files after the current one move; none is added or dropped.
+ * (`__vitest_worker__.ctx.files`: Vitest 3.2 to 4.1 walk it with `for … of`), so a file put next in that list is the
+ * next one it runs. That list is Vitest's internal, not an API: where it is not there, or not the shape read here,
+ * nothing is reordered and the files run in the sequencer's order, as before. Only the files after the current one
+ * move; none is added or dropped.
  */
-import type { ControlEndpoint } from '../transport/control-server.js';
-import { controlRequest } from '../transport/control-server.js';
+import { controlRequest, type ControlEndpoint } from '../transport/control-server.js';
 
 /** How long a file's end waits for the host's answer before leaving the order as it is (a loopback request). */
 const ASK_TIMEOUT_MS = 2_000;
