@@ -54,9 +54,8 @@ interface RunEnds {
   /** The run's number among this host's runs (watch mode starts several): a worker's count of ends is per run. */
   id: number;
   startedAt: number;
+  /** In the order the jobs ended (a Map keeps it): what `/ended` tells the workers, too. */
   ends: Map<string, number>;
-  /** The files in the order their jobs ended: what `/ended` tells the workers. */
-  order: string[];
   /** Jobs not yet ended. */
   left: number;
   cancelled: boolean;
@@ -138,7 +137,6 @@ export class RunHost {
       id: ++this.runsBegun,
       startedAt: performance.now(),
       ends: new Map(),
-      order: [],
       left: files.length,
       cancelled: false,
     };
@@ -271,7 +269,7 @@ export class RunHost {
     const run = this.runEnds;
     if (!run || this.concurrency === 1) return { status: 200, body: { run: run?.id ?? 0, files: [] } };
     const from = ask?.run === run.id && typeof ask.from === 'number' && Number.isInteger(ask.from) ? ask.from : 0;
-    return { status: 200, body: { run: run.id, files: run.order.slice(Math.max(0, from)) } };
+    return { status: 200, body: { run: run.id, files: [...run.ends.keys()].slice(Math.max(0, from)) } };
   }
 
   private async serve({ method, url, body }: ControlRequest): Promise<ControlAnswer> {
@@ -324,7 +322,6 @@ export class RunHost {
 function ended(job: Job): void {
   const run = job.run;
   run.ends.set(job.file, performance.now() - run.startedAt);
-  run.order.push(job.file);
   if (--run.left === 0 && !run.cancelled) run.finished?.(run.ends);
 }
 
