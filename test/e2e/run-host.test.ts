@@ -102,37 +102,34 @@ describe('storyboards in flight at once', () => {
 // in (src/plugin/finish-times.ts, kept in cacheDir), not smallest first, which held a ready file behind one still
 // running. Here the small file's run is the long one (three calls of 300 ms), the large file's the short one (one).
 describe("the worker's order", () => {
-  it('is smallest first on a first run, then the order the run before ended the files in', async () => {
-    const dir = join(scratch, 'order');
+  /** A directory of its own for a test's storyboards, and the config that runs them with a cache of their own. */
+  function orderDir(name: string): { dir: string; config: string } {
+    const dir = join(scratch, name);
     mkdirSync(dir, { recursive: true });
-    const step = (id: string) => [`      - id: ${id}`, '        task: get_adcp_capabilities'];
+    return { dir, config: writeConfig(name, `, cacheDir: ${JSON.stringify(join(dir, 'cache'))}`, dir) };
+  }
+  /** A storyboard of one call a step (300 ms each behind the proxy), after `padding` comment lines: its file's size. */
+  function storyboard(dir: string, file: string, id: string, steps: string[], padding = 0): void {
     writeFileSync(
-      join(dir, 'long.storyboard.yaml'),
+      join(dir, file),
       [
-        'id: ends_last',
-        'title: Ends last',
+        ...Array.from({ length: padding }, (_, i) => `# padding: the file's size, not its run's length (${i})`),
+        `id: ${id}`,
+        `title: ${id}`,
         'phases:',
         '  - id: p',
         '    steps:',
-        ...['a', 'b', 'c'].flatMap(step),
+        ...steps.flatMap((step) => [`      - id: ${step}`, '        task: get_adcp_capabilities']),
         '',
       ].join('\n'),
     );
-    writeFileSync(
-      join(dir, 'quick.storyboard.yaml'),
-      [
-        ...Array.from({ length: 40 }, (_, i) => `# the larger file, its run the shorter (${i})`),
-        'id: ends_first',
-        'title: Ends first',
-        'phases:',
-        '  - id: p',
-        '    steps:',
-        ...step('only'),
-        '',
-      ].join('\n'),
-    );
-    const config = writeConfig('order', `, cacheDir: ${JSON.stringify(join(dir, 'cache'))}`, dir);
-    const order = (r: VitestRun) => r.moduleStarts.map((file) => basename(file));
+  }
+  const order = (r: VitestRun) => r.moduleStarts.map((file) => basename(file));
+
+  it('is smallest first on a first run, then the order the run before ended the files in', async () => {
+    const { dir, config } = orderDir('order');
+    storyboard(dir, 'long.storyboard.yaml', 'ends_last', ['a', 'b', 'c']);
+    storyboard(dir, 'quick.storyboard.yaml', 'ends_first', ['only'], 40);
     const first = (await run(config)).run;
     expect(first.exitCode, first.stderr).toBe(0);
     expect(order(first)).toEqual(['long.storyboard.yaml', 'quick.storyboard.yaml']);
@@ -147,32 +144,14 @@ describe("the worker's order", () => {
   // waits on the small file's run (three calls); the middle one's run is the longest (eight calls), the large one's the
   // shortest (one): it has ended when the small file ends, the middle one has not.
   it("takes next, at each file's end, the files whose runs have ended: on a first run too", async () => {
-    const dir = join(scratch, 'ended-first');
-    mkdirSync(dir, { recursive: true });
-    const storyboard = (name: string, steps: number, padding: number) =>
-      writeFileSync(
-        join(dir, `${name}.storyboard.yaml`),
-        [
-          ...Array.from({ length: padding }, (_, i) => `# padding (${i})`),
-          `id: ${name}`,
-          `title: ${name}`,
-          'phases:',
-          '  - id: p',
-          '    steps:',
-          ...Array.from({ length: steps }, (_, i) => [
-            `      - id: s${i}`,
-            '        task: get_adcp_capabilities',
-          ]).flat(),
-          '',
-        ].join('\n'),
-      );
-    storyboard('small_waited_on', 3, 0);
-    storyboard('middle_longest', 8, 20);
-    storyboard('large_shortest', 1, 60);
-    const config = writeConfig('ended-first', `, cacheDir: ${JSON.stringify(join(dir, 'cache'))}`, dir);
+    const { dir, config } = orderDir('ended-first');
+    const steps = (n: number) => Array.from({ length: n }, (_, i) => `s${i}`);
+    storyboard(dir, 'small_waited_on.storyboard.yaml', 'small_waited_on', steps(3));
+    storyboard(dir, 'middle_longest.storyboard.yaml', 'middle_longest', steps(8), 20);
+    storyboard(dir, 'large_shortest.storyboard.yaml', 'large_shortest', steps(1), 60);
     const { run: first } = await run(config);
     expect(first.exitCode, first.stderr).toBe(0);
-    expect(first.moduleStarts.map((file) => basename(file))).toEqual([
+    expect(order(first)).toEqual([
       'small_waited_on.storyboard.yaml',
       'large_shortest.storyboard.yaml',
       'middle_longest.storyboard.yaml',
