@@ -31,7 +31,7 @@ import { USAGE } from './cli/usage.js';
 import { UsageError } from './cli/usage-error.js';
 import { printVersions } from './cli/version.js';
 import type { AdcpStoryboardsOptions } from './plugin/plugin.js';
-import { secretsInUrl } from './model/redact.js';
+import { sanitizeLine, secretsInUrl } from './model/redact.js';
 
 /** The secrets of a run (the token, credentials in the URL): scrubbed from everything this command prints. */
 function runSecrets(invocation: Invocation | undefined, env: NodeJS.ProcessEnv): string[] {
@@ -64,7 +64,34 @@ async function select(
     sequential: invocation.plugin.sequential === true,
     ...(warnMissingScenarios ? { warn: (message: string) => console.warn(`[vitest-adcp] ${message}`) } : {}),
   });
+  if (capabilityIds) await markNotApplicable(invocation, selection);
   return { ...selection, ...(capabilityIds ? { capabilityIds } : {}) };
+}
+
+/**
+ * The storyboards the agent's capabilities answer grades not applicable before the run, marked as the plugin will grade
+ * them (plugin/up-front.ts, from the same answer): the run leaves them out and reports each skipped.
+ */
+async function markNotApplicable(invocation: Invocation, selection: Selection): Promise<void> {
+  const [{ capabilitiesAnswered }, { agentAccess }, { notApplicableUpFront }] = await Promise.all([
+    import('./plugin/capabilities.js'),
+    import('./plugin/agent-preflight.js'),
+    import('./plugin/up-front.js'),
+  ]);
+  const answer = capabilitiesAnswered(agentAccess(invocation.runtime));
+  if (!answer) return;
+  const files = selection.storyboards.map((s) => s.file);
+  const graded = await notApplicableUpFront(files, answer, {
+    schemasDir: invocation.plugin.schemasDir ?? invocation.corpus?.schemasDir,
+    secrets: runSecrets(invocation, process.env),
+  });
+  // As the plugin: when every one would be, none is (a run of no files is Vitest's "No test files found").
+  if (graded.length === files.length) return;
+  const skips = new Map(graded.map((n) => [n.storyboard.file, n.skip]));
+  for (const storyboard of selection.storyboards) {
+    const skip = skips.get(storyboard.file);
+    if (skip) storyboard.notApplicable = skip.detail;
+  }
 }
 
 /** The corpus a run takes storyboards from, and why this one: `AdCP 3.1.15 (the version @adcp/sdk 13.0.0 pins)`. */
@@ -75,7 +102,9 @@ function corpusLine(corpus: Corpus): string {
 /** `--list`: one line per storyboard, `id<TAB>path<TAB>why`, then the notes, the corpus and the count. */
 function printSelection(selection: Selection, cwd: string, corpus: Corpus | undefined): void {
   for (const storyboard of selection.storyboards)
-    console.log(`${storyboard.id}\t${relative(cwd, storyboard.file)}\t${storyboard.reasons.join('; ')}`);
+    console.log(
+      `${storyboard.id}\t${relative(cwd, storyboard.file)}\t${[...storyboard.reasons, ...(storyboard.notApplicable !== undefined ? [`not applicable up front: ${sanitizeLine(storyboard.notApplicable)}`] : [])].join('; ')}`,
+    );
   for (const note of selection.notes) console.log(`note: ${note}`);
   if (corpus) console.log(`corpus: ${corpusLine(corpus)}`);
   console.log(selectionSummary(selection));

@@ -40,6 +40,11 @@ interface SelectedStoryboard {
   id: string;
   /** Why it runs: one or more of `--storyboards <id>`, `bundle <b> (--storyboards)`, `track <t> (--tracks)`, `capabilities: …`, `required scenario of …`. */
   reasons: string[];
+  /**
+   * Set when the agent's capabilities answer grades it not applicable before the run (plugin/up-front.ts): the skip's
+   * detail. The run leaves it out and reports it skipped.
+   */
+  notApplicable?: string;
 }
 
 export interface Selection {
@@ -189,5 +194,6 @@ export function selectionSummary(selection: Selection): string {
     ...(other.size ? [counted(other)] : []),
   ];
   const n = selection.storyboards.length;
-  return `${n} storyboard${n === 1 ? '' : 's'}${parts.length ? ` (${parts.join('; ')})` : ''}`;
+  const notApplicable = selection.storyboards.filter((s) => s.notApplicable !== undefined).length;
+  return `${n} storyboard${n === 1 ? '' : 's'}${parts.length ? ` (${parts.join('; ')})` : ''}${notApplicable ? `, ${notApplicable} of them not applicable to the agent (requires_capability), reported skipped without running` : ''}`;
 }

@@ -9,14 +9,17 @@ import type { ContractRules } from '../model/contract-rules.js';
 import type { SkipResult } from '../model/records.js';
 import type { Storyboard } from '../model/storyboard.js';
 import type { AgentTransport, Credentials } from '../transport/types.js';
-import { storyboardGate, storyboardRequirements, type AgentCapabilities } from './applicability.js';
+import {
+  CAPABILITIES_RESPONSE,
+  storyboardGate,
+  storyboardRequirements,
+  type AgentCapabilities,
+} from './applicability.js';
 import type { AgentTools } from './gate.js';
 import type { RunSettings } from './run-settings.js';
 import { listScenarios } from './upstream.js';
 
 const CAPABILITIES_TASK = 'get_adcp_capabilities';
-/** Where the capabilities schema's defaults are read (`requires_capability` value matchers). */
-const CAPABILITIES_RESPONSE = 'protocol/get-adcp-capabilities-response.json';
 
 export class AgentFacts {
   private tools?: Promise<AgentTools>;

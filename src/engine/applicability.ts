@@ -34,6 +34,9 @@ export interface RunFacts {
   seededState: boolean;
 }
 
+/** Where the capabilities schema's defaults are read (`requires_capability` value matchers: SchemaDefault). */
+export const CAPABILITIES_RESPONSE = 'protocol/get-adcp-capabilities-response.json';
+
 /** The default value the capabilities schema declares at a dotted path, if any (schemas/registry.ts `defaultAt`). */
 export type SchemaDefault = (path: string) => unknown;
 

@@ -16,6 +16,15 @@ export interface StoryboardInfo {
   corpus_version?: string | null;
 }
 
+/**
+ * A storyboard graded not applicable before the run (plugin/up-front.ts): it is no test file of the run, and its report
+ * entry is made of this and the run's target (the agent, protocol and corpus version its project was given).
+ */
+export interface NotApplicableStoryboard {
+  storyboard: Pick<StoryboardInfo, 'id' | 'title' | 'version' | 'track' | 'file'>;
+  skip: SkipResult;
+}
+
 /** A storyboard skipped as a whole (e.g. `no_phases`): carried by its single placeholder test. */
 export interface AdcpStoryboardMeta {
   storyboard: StoryboardInfo;
@@ -52,6 +61,11 @@ declare module 'vitest' {
      * contract reporter, which reads it from each project at the run's end (vitest/reporter.ts).
      */
     vitestAdcpNotSelected?: NotSelectedRecord[];
+    /**
+     * The storyboards the agent's capabilities answer graded not applicable before the run (plugin/up-front.ts): not
+     * test files of the run; the contract reporter reports each skipped as a whole (vitest/reporter.ts).
+     */
+    vitestAdcpNotApplicable?: NotApplicableStoryboard[];
   }
   interface TaskMeta {
     adcpPlanned?: AdcpPlannedStep;

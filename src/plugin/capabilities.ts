@@ -146,6 +146,7 @@ export async function readAgentCapabilities(
         problem: `get_adcp_capabilities at ${safeText(agent.url, secrets)} answered without capabilities (${quoted(said.slice(0, 400), secrets)})`,
       };
     }
+    answers.set(answerKey(agent), data);
     const adcp = data.adcp as { supported_versions?: unknown } | undefined;
     const versions = strings(adcp && typeof adcp === 'object' ? adcp.supported_versions : undefined);
     return {
@@ -158,6 +159,24 @@ export async function readAgentCapabilities(
   } finally {
     await transport.close();
   }
+}
+
+/**
+ * The get_adcp_capabilities answers capability selection read in this process, by agent and credential: a run whose
+ * storyboards an answer selected grades their `requires_capability` gates against it before it starts (up-front.ts),
+ * the bin's selection and the plugin's alike (the bin runs the plugin in its own process). The last answer is kept.
+ */
+const answers = new Map<string, Record<string, unknown>>();
+
+function answerKey(agent: Pick<AgentAccess, 'url' | 'protocol' | 'authToken'>): string {
+  return JSON.stringify([agent.url, agent.protocol ?? 'mcp', agent.authToken ?? null]);
+}
+
+/** The agent's get_adcp_capabilities answer, when capability selection read one in this process; else undefined. */
+export function capabilitiesAnswered(
+  agent: Pick<AgentAccess, 'url' | 'protocol' | 'authToken'>,
+): Record<string, unknown> | undefined {
+  return answers.get(answerKey(agent));
 }
 
 function strings(value: unknown): string[] {

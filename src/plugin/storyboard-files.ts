@@ -10,12 +10,15 @@ import type { TestProject } from 'vitest/node';
 import { envFlag, resolveRuntimeConfig, type RuntimeConfig } from '../config.js';
 import { resolveCorpus, type Corpus } from '../corpus.js';
 import { ConfigurationError } from '../model/errors.js';
+import { secretsInUrl } from '../model/redact.js';
 import { selectCorpusInRunOrder } from '../storyboard/select.js';
 import { agentAccess } from './agent-preflight.js';
-import { CapabilitySelectionError, storyboardIdsForAgent } from './capabilities.js';
+import { capabilitiesAnswered, CapabilitySelectionError, storyboardIdsForAgent } from './capabilities.js';
 import { excludeAllowingCorpus } from './corpus-exclude.js';
 import { ensureAgentStarted } from './run-agent.js';
 import type { PluginState } from './state.js';
+import type { NotApplicableStoryboard } from '../model/step-meta.js';
+import { notApplicableUpFront } from './up-front.js';
 
 const DEFAULT_INCLUDE = ['**/*.storyboard.yaml', '**/*.storyboard.yml'];
 /** Where the Jest preset writes its corpus stubs (jest/preset.cts), below the project root. */
@@ -72,14 +75,43 @@ export function findCorpus(state: PluginState, version: string | undefined): Cor
   }
 }
 
-/** The selected corpus files, pushed onto `include`: in the reference runner's order (`sequential`). */
+/**
+ * The selected corpus files, pushed onto `include`: in the reference runner's order (`sequential`). Those the agent's
+ * capabilities answer grades not applicable up front (up-front.ts) are left out, and given to the contract reporter
+ * (`vitestAdcpNotApplicable`), which reports each skipped as a whole.
+ */
 export async function includeCorpus(state: PluginState, project: TestProject, corpus: Corpus): Promise<string[]> {
-  const files = selectCorpusInRunOrder(corpus.root, await corpusSelection(state, corpus));
+  const selected = selectCorpusInRunOrder(corpus.root, await corpusSelection(state, corpus));
+  const notApplicable = await gradedUpFront(state, corpus, selected);
+  project.provide('vitestAdcpNotApplicable', notApplicable);
+  const skipped = new Set(notApplicable.map((n) => n.storyboard.file));
+  const files = selected.filter((file) => !skipped.has(file));
   for (const file of files) state.explicit.add(file);
   project.config.include.push(...exactGlobs(state.root, files));
   const exclude = excludeAllowingCorpus(project.config.exclude, corpus.root, state.root);
   project.config.exclude.splice(0, project.config.exclude.length, ...exclude);
   return files;
+}
+
+/**
+ * The selected storyboards the agent's capabilities answer grades not applicable before the run, when capability
+ * selection read one in this process for the run's agent (the plugin's `fromCapabilities`, or the bin's selection,
+ * which hands the plugin the ids it selected). None when every selected storyboard would be: a run of no files is
+ * Vitest's "No test files found", so they run, their steps skipped one by one.
+ */
+async function gradedUpFront(
+  state: PluginState,
+  corpus: Corpus,
+  selected: readonly string[],
+): Promise<NotApplicableStoryboard[]> {
+  const agent = resolveRuntimeConfig(agentGiven(state));
+  const answer = agent.error ? undefined : capabilitiesAnswered(agentAccess(agent));
+  if (!answer) return [];
+  const graded = await notApplicableUpFront(selected, answer, {
+    schemasDir: state.options.schemasDir ?? corpus.schemasDir,
+    secrets: [...(agent.authToken ? [agent.authToken] : []), ...secretsInUrl(agent.agentUrl)],
+  });
+  return graded.length < selected.length ? graded : [];
 }
 
 /** `compliance` with the capability-selected ids added to its `storyboards` (`fromCapabilities`). */

@@ -6,7 +6,7 @@
  *
  *   {"type":"run_start",…}                 contract, tool, start, filter
  *   {"type":"step",…,"step":{…}}          a step record (passed, failed, skipped, or not_run)
- *   {"type":"storyboard_skip",…}          a storyboard skipped as a whole (no_phases)
+ *   {"type":"storyboard_skip",…}          a storyboard skipped as a whole (no_phases; not applicable up front, first)
  *   {"type":"load_error",…}               a storyboard file that did not load
  *   {"type":"run_end",…,"summary":{…}}     the run envelope and summary; absent when the run was killed
  *

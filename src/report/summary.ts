@@ -181,7 +181,20 @@ function totalsLine(report: RunModel): string {
   const advisoryText = advisory > 0 ? `, ${count(advisory, 'advisory check')} failed` : '';
   const notRun = steps_not_run > 0 ? `, ${steps_not_run} not run` : '';
   const left = notSelected > 0 ? `, ${notSelected} not selected` : '';
-  return `vitest-adcp: ${count(report.storyboards.length, 'storyboard')}, ${count(total_steps, 'step')}: ${steps_passed} passed, ${steps_failed} failed${advisoryText}, ${steps_skipped} skipped${notRun}${left}`;
+  return `vitest-adcp: ${count(report.storyboards.length, 'storyboard')}${wholeSkipsText(report)}, ${count(total_steps, 'step')}: ${steps_passed} passed, ${steps_failed} failed${advisoryText}, ${steps_skipped} skipped${notRun}${left}`;
+}
+
+/**
+ * The storyboards skipped as a whole, which have no steps to count (those not applicable before the run, those without
+ * phases: a storyboard's entry has a `skip` only then), by reason: ` (29 skipped as a whole: not_applicable ×29)`;
+ * nothing when there are none.
+ */
+function wholeSkipsText(report: RunModel): string {
+  const whole = report.storyboards.filter((sb) => sb.skip);
+  if (whole.length === 0) return '';
+  const byReason = new Map<string, number>();
+  for (const sb of whole) byReason.set(sb.skip!.reason, (byReason.get(sb.skip!.reason) ?? 0) + 1);
+  return ` (${whole.length} skipped as a whole: ${[...byReason].map(([reason, n]) => `${reason} ×${n}`).join(', ')})`;
 }
 
 /** Where the advisory checks that failed are (the first three): they fail no step, so no test failure shows them. */

@@ -102,8 +102,10 @@ export function listCorpus(root: string): CorpusEntry[] {
 
 /**
  * The top-level `id`, `track`, `phases` and `requires_scenarios` of a storyboard file, read after its size is checked
- * (read.ts: of a file over the byte bound only its head is read; its load then fails on the bound). What `listCorpus`
- * and the bin's `--list` know of a file. Undefined when the file cannot be read or the keys cannot be told.
+ * (read.ts: of a file over the byte bound only its head is read; its load then fails on the bound), and, of a file that
+ * declares a `requires_capability` gate, that gate, `title` and `version`. What `listCorpus`, the bin's `--list` and
+ * the gates decided before a run (plugin/up-front.ts) know of a file. Undefined when the file cannot be read or the
+ * keys cannot be told.
  */
 export function storyboardKeys(file: string): Record<string, unknown> | undefined {
   const stamp = fileStamp(file);
@@ -166,7 +168,47 @@ function topLevelKeys(text: string, whole: boolean): Record<string, unknown> | u
     ...(track !== undefined && plain(track) ? { track: unquote(track) } : {}),
     ...(/^phases:/m.test(text) ? { phases: true } : {}),
     ...(requires ? { requires_scenarios: requires } : {}),
+    ...(whole ? capabilityGateKeys(text) : {}),
   };
+}
+
+/** The keys a storyboard's `requires_capability` gate is decided and reported by, before the run (plugin/up-front.ts). */
+const GATE_KEYS = ['requires_capability', 'title', 'version'] as const;
+
+/**
+ * A storyboard's `requires_capability`, `title` and `version`, when it declares such a gate: what a run that asked the
+ * agent for its capabilities decides the storyboard by before it runs, and reports it by (plugin/up-front.ts). Each
+ * key's top-level block (its line and the indented lines under it) is cut out and the blocks parsed together by the
+ * YAML parser, not the whole file: 58 of the 151 files of 3.1.15 declare one. Nothing when the blocks do not parse (a
+ * key written twice, an alias of an anchor elsewhere) or are over the anchor or alias bound: the gate is then the run's
+ * to decide, step by step.
+ */
+function capabilityGateKeys(text: string): Record<string, unknown> {
+  if (!/^requires_capability:/m.test(text)) return {};
+  const lines = text.split('\n');
+  const blocks: string[] = [];
+  for (const key of GATE_KEYS) {
+    // Its line, then the lines under it: indented, comments, blank. A key written twice is two blocks, and the parse
+    // refuses the duplicate.
+    for (const start of lines.flatMap((line, i) => (line.startsWith(`${key}:`) ? [i] : []))) {
+      const end = lines.findIndex((line, i) => i > start && !/^(?:[ \t]|#|$)/.test(line));
+      blocks.push(lines.slice(start, end === -1 ? lines.length : end).join('\n'));
+    }
+  }
+  const source = blocks.join('\n');
+  if (!checkTextBounds(source, new DiagnosticSink(''), undefined)) return {};
+  let parsed: Record<string, unknown>;
+  try {
+    // A mapping: the blocks start with the gate's own `requires_capability:` line.
+    parsed = yaml().parse(source) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
+  return pick(parsed, GATE_KEYS);
+}
+
+function pick(record: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
+  return Object.fromEntries(keys.filter((key) => Object.hasOwn(record, key)).map((key) => [key, record[key]]));
 }
 
 /**

@@ -14,10 +14,12 @@
  */
 import { resolve } from 'node:path';
 import type { Reporter, TestCase, TestModule, Vitest } from 'vitest/node';
+import type { RuntimeConfig } from '../config.js';
 import type { NotSelectedRecord } from '../model/records.js';
+import type { NotApplicableStoryboard } from '../model/step-meta.js';
 import { buildReport, type BuildOptions, type ReportTest, type RunModel } from '../report/build.js';
 import { expectedContract, serialiseReport, type ContractReportJson } from '../report/contract.js';
-import type { RunTimes } from '../report/envelope.js';
+import { runTarget, type RunTimes } from '../report/envelope.js';
 import { ndjsonBeside, NdjsonStream } from '../report/ndjson.js';
 import { claimSummary, renderTerminalSummary } from '../report/summary.js';
 import { DEFAULT_REPORT_FILE, writeContractReport, writeReportViews } from '../report/write.js';
@@ -90,28 +92,50 @@ function reportTest(test: TestCase, file: string): ReportTest {
   };
 }
 
-/** The run model of a run's storyboard tests (the Vitest side of `buildReport`, build.ts). */
+/**
+ * The run model of a run's storyboard tests (the Vitest side of `buildReport`, build.ts), with the storyboards graded
+ * not applicable before the run (`notApplicable`: no test of theirs ran), each skipped as a whole.
+ */
 function runModel(
   modules: ReadonlyArray<TestModule>,
   root: string,
   options: Omit<BuildOptions, 'root'> = {},
+  notApplicable: readonly ReportTest[] = [],
 ): RunModel {
   const tests = modules.flatMap((module) =>
     [...module.children.allTests()].map((test) => reportTest(test, module.moduleId)),
   );
-  return buildReport(tests, { root, ...options });
+  return buildReport([...tests, ...notApplicable], { root, ...options });
 }
 
 /**
  * The contract report of a run's storyboard tests: its run model (build.ts) written out in the contract version the
- * run's corpus carries (contract.ts).
+ * run's corpus carries (contract.ts). With the run's Vitest, the storyboards its projects graded not applicable before
+ * the run too.
  */
 export function buildContractReport(
   modules: ReadonlyArray<TestModule>,
   root: string,
   times: Partial<RunTimes> = {},
+  vitest?: Vitest,
 ): ContractReportJson {
-  return serialiseReport(runModel(modules, root, times));
+  return serialiseReport(runModel(modules, root, times, providedByProjects(vitest).notApplicable));
+}
+
+/**
+ * A storyboard a project graded not applicable before the run (plugin/up-front.ts), as the report takes a storyboard
+ * skipped as a whole: the one test it would have had, skipped, carrying the skip (`adcpStoryboard`), named for the
+ * agent and corpus the project was given.
+ */
+function notApplicableTest(project: string, item: NotApplicableStoryboard, config: RuntimeConfig): ReportTest {
+  return {
+    project,
+    file: item.storyboard.file,
+    name: `not applicable (${item.storyboard.id})`,
+    state: 'skipped',
+    errors: [],
+    meta: { adcpStoryboard: { storyboard: { ...item.storyboard, ...runTarget(config) }, skip: item.skip } },
+  };
 }
 
 /** What the run's projects were given by the plugin (`project.provide`), each project's: corpus version, selection. */
@@ -119,15 +143,21 @@ function providedByProjects(vitest: Vitest | undefined): {
   corpusVersions: (string | null)[];
   corpusChoices: (string | null)[];
   notSelected: NotSelectedRecord[];
+  notApplicable: ReportTest[];
 } {
   const corpusVersions: (string | null)[] = [];
   const corpusChoices: (string | null)[] = [];
   // A project inherits what the root project was given: one record per item, under the first project that has it.
   const notSelected = new Map<string, NotSelectedRecord>();
+  const notApplicable = new Map<string, ReportTest>();
   // A fake Vitest (in-process tests) or an older one may have no projects to ask.
   for (const project of vitest?.projects ?? []) {
     const provided = project.getProvidedContext?.() as
-      | { vitestAdcp?: { corpusVersion?: string; corpusChoice?: string }; vitestAdcpNotSelected?: NotSelectedRecord[] }
+      | {
+          vitestAdcp?: RuntimeConfig;
+          vitestAdcpNotSelected?: NotSelectedRecord[];
+          vitestAdcpNotApplicable?: NotApplicableStoryboard[];
+        }
       | undefined;
     if (!provided?.vitestAdcp) continue;
     corpusVersions.push(provided.vitestAdcp.corpusVersion ?? null);
@@ -136,8 +166,17 @@ function providedByProjects(vitest: Vitest | undefined): {
       const key = JSON.stringify(item);
       if (!notSelected.has(key)) notSelected.set(key, { project: project.name, ...item });
     }
+    for (const item of provided.vitestAdcpNotApplicable ?? []) {
+      const key = JSON.stringify(item);
+      if (!notApplicable.has(key)) notApplicable.set(key, notApplicableTest(project.name, item, provided.vitestAdcp));
+    }
   }
-  return { corpusVersions, corpusChoices, notSelected: [...notSelected.values()] };
+  return {
+    corpusVersions,
+    corpusChoices,
+    notSelected: [...notSelected.values()],
+    notApplicable: [...notApplicable.values()],
+  };
 }
 
 export default class AdcpReporter implements Reporter {
@@ -185,8 +224,10 @@ export default class AdcpReporter implements Reporter {
     // Watch mode starts a run per change: each run has its own times and stream.
     this.startedAt = new Date().toISOString();
     if (this.stream) {
-      const { corpusVersions } = providedByProjects(this.vitest);
+      const { corpusVersions, notApplicable } = providedByProjects(this.vitest);
       this.stream.start(this.startedAt, this.testNamePattern, expectedContract(this.root, corpusVersions));
+      // Decided before the run: their lines come first.
+      for (const test of notApplicable) this.stream.test(test, this.root);
     }
   }
 
@@ -195,15 +236,20 @@ export default class AdcpReporter implements Reporter {
   }
 
   onTestRunEnd(modules: ReadonlyArray<TestModule>): void {
-    const { corpusVersions, corpusChoices, notSelected } = providedByProjects(this.vitest);
-    const model = runModel(modules, this.root, {
-      started_at: this.startedAt,
-      finished_at: new Date().toISOString(),
-      test_name_pattern: this.testNamePattern,
-      notSelected,
-      configuredCorpusVersions: corpusVersions,
-      corpusChoices,
-    });
+    const { corpusVersions, corpusChoices, notSelected, notApplicable } = providedByProjects(this.vitest);
+    const model = runModel(
+      modules,
+      this.root,
+      {
+        started_at: this.startedAt,
+        finished_at: new Date().toISOString(),
+        test_name_pattern: this.testNamePattern,
+        notSelected,
+        configuredCorpusVersions: corpusVersions,
+        corpusChoices,
+      },
+      notApplicable,
+    );
     this.stream?.end(model);
     // The terminal summary (once per run end, whichever vitest-adcp reporter gets there first), then where files went.
     if (claimSummary(modules)) {

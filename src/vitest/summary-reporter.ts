@@ -10,9 +10,11 @@ import { claimSummary, renderTerminalSummary } from '../report/summary.js';
 /** @public Vitest loads a reporter named by path through its default export (test/e2e/summary.test.ts does). */
 export default class AdcpSummaryReporter implements Reporter {
   private root = process.cwd();
+  private vitest: Vitest | undefined;
   private log: (message: string) => void = (message) => process.stdout.write(`${message}\n`);
 
   onInit(vitest: Vitest): void {
+    this.vitest = vitest;
     this.root = vitest.config.root;
     this.log = (message) => vitest.logger.log(message);
   }
@@ -21,7 +23,7 @@ export default class AdcpSummaryReporter implements Reporter {
     if (!claimSummary(modules)) return;
     // Loaded here, not with the plugin: the config's main process needs the report builder only at a run's end.
     const { buildContractReport } = await import('./reporter.js');
-    print(renderTerminalSummary(buildContractReport(modules, this.root)), this.log);
+    print(renderTerminalSummary(buildContractReport(modules, this.root, {}, this.vitest)), this.log);
   }
 }
 

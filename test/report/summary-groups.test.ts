@@ -327,12 +327,37 @@ describe('renderTerminalSummary: steps that did not run, storyboards skipped as 
       ),
     );
     expect(text.split('\n')).toEqual([
-      'vitest-adcp: 3 storyboards, 1 step: 1 passed, 0 failed, 0 skipped, 3 not run',
+      'vitest-adcp: 3 storyboards (1 skipped as a whole: no_phases ×1), 1 step: 1 passed, 0 failed, 0 skipped, 3 not run',
       '  ◐ media_buy   incomplete — 1 storyboard, 1 passed, 0 failed, 0 skipped, 1 not run',
       '  ○ creative    not run — 1 storyboard, 0 passed, 0 failed, 0 skipped, 2 not run',
       '  ↓ governance  skipped — 1 storyboard, 0 passed, 0 failed, 1 skipped',
       '      skipped: no_phases ×1',
     ]);
+  });
+
+  it('counts the storyboards skipped as a whole by reason in the first line', () => {
+    const gate = {
+      reason: 'not_applicable' as const,
+      detail: 'requires_capability: a.b must equal true; the agent declares false',
+    };
+    const text = renderTerminalSummary(
+      contract(
+        [
+          { id: 'ran', track: 'core', steps: [step('a')] },
+          { id: 'gated', track: 'media_buy', skip: gate },
+          { id: 'gated_too', track: 'media_buy', skip: gate },
+          {
+            id: 'empty',
+            track: 'governance',
+            skip: { reason: 'no_phases' as const, detail: 'the storyboard has no phases' },
+          },
+        ],
+        { status: { core: 'passed', media_buy: 'skipped', governance: 'skipped' } },
+      ),
+    );
+    expect(text.split('\n')[0]).toBe(
+      'vitest-adcp: 4 storyboards (3 skipped as a whole: not_applicable ×2, no_phases ×1), 1 step: 1 passed, 0 failed, 0 skipped',
+    );
   });
 
   it('marks a status it does not know (a report of another version) with a dash', () => {

@@ -409,6 +409,76 @@ describe('the Vitest reporter', () => {
     expect(written.summary.steps_not_selected).toBe(7);
   });
 
+  it('reports each storyboard a project graded not applicable before the run, skipped as a whole, once', async () => {
+    const root = testDir('adcp-reporter-26-');
+    const notApplicable = [
+      {
+        storyboard: {
+          id: 'gated',
+          title: 'Gated',
+          version: '1.0.0',
+          track: 'media_buy',
+          file: join(root, 'gated.yaml'),
+        },
+        skip: {
+          reason: 'not_applicable',
+          detail: 'requires_capability: a.b must equal true; the agent declares false',
+        },
+      },
+    ];
+    const given = {
+      vitestAdcp: { corpusVersion: '3.1.15', agentUrl: 'http://user:pw@127.0.0.1:4100/mcp', protocol: 'mcp' },
+      vitestAdcpNotApplicable: notApplicable,
+    };
+    const logged: string[] = [];
+    const vitest = vitestWith(root, [given, given], true);
+    (vitest as unknown as { logger: { log: (m: string) => void } }).logger.log = (m) => logged.push(m);
+    const reporter = new AdcpReporter();
+    reporter.onInit(vitest);
+    reporter.onTestRunStart();
+    reporter.onTestRunEnd(modules(info('a')));
+    const written = JSON.parse(readFileSync(join(root, 'adcp-results.json'), 'utf8'));
+    assertValidContractReport(written);
+    const entries = written.storyboards.filter((s: { storyboard_id: string }) => s.storyboard_id === 'gated');
+    expect(entries).toEqual([
+      {
+        storyboard_id: 'gated',
+        title: 'Gated',
+        version: '1.0.0',
+        track: 'media_buy',
+        file: 'gated.yaml',
+        project: 'p0',
+        // The credential in the URL the project was given is not written.
+        agent_url: 'http://user:[redacted]@127.0.0.1:4100/mcp',
+        protocol: 'mcp',
+        corpus_version: '3.1.15',
+        status: 'skipped',
+        skip: notApplicable[0]!.skip,
+        steps: [],
+      },
+    ]);
+    expect(written.summary.tracks.find((t: { track: string }) => t.track === 'media_buy')).toMatchObject({
+      status: 'skipped',
+      skip_reasons: ['not_applicable'],
+    });
+    // The stream: decided before the run, so right after run_start.
+    const stream = readFileSync(join(root, 'r.ndjson'), 'utf8').split('\n');
+    expect(JSON.parse(stream[1]!)).toMatchObject({
+      type: 'storyboard_skip',
+      storyboard_id: 'gated',
+      skip: notApplicable[0]!.skip,
+    });
+    // The terminal summary counts it; so does the summary reporter's, given the run's Vitest.
+    expect(logged.join('\n')).toContain(
+      'vitest-adcp: 2 storyboards (1 skipped as a whole: not_applicable ×1), 1 step:',
+    );
+    const { buildContractReport } = await import('../../src/vitest/reporter.js');
+    const ids = (report: { storyboards: { storyboard_id: string }[] }) =>
+      report.storyboards.map((s) => s.storyboard_id);
+    expect(ids(buildContractReport(modules(info('a')), root, {}, vitest) as never)).toEqual(['a', 'gated']);
+    expect(ids(buildContractReport(modules(info('a')), root) as never)).toEqual(['a']);
+  });
+
   it('says in the envelope why the run took its corpus, when its projects agree (2.6.0 only)', () => {
     const root = testDir('adcp-reporter-26-');
     const why = 'the version @adcp/sdk 13.0.0 pins';
