@@ -80,13 +80,14 @@ async function markNotApplicable(invocation: Invocation, selection: Selection): 
   ]);
   const answer = capabilitiesAnswered(agentAccess(invocation.runtime));
   if (!answer) return;
-  const files = selection.storyboards.map((s) => s.file);
-  const graded = await notApplicableUpFront(files, answer, {
-    schemasDir: invocation.plugin.schemasDir ?? invocation.corpus?.schemasDir,
-    secrets: runSecrets(invocation, process.env),
-  });
-  // As the plugin: when every one would be, none is (a run of no files is Vitest's "No test files found").
-  if (graded.length === files.length) return;
+  const graded = await notApplicableUpFront(
+    selection.storyboards.map((s) => s.file),
+    answer,
+    {
+      schemasDir: invocation.plugin.schemasDir ?? invocation.corpus?.schemasDir,
+      secrets: runSecrets(invocation, process.env),
+    },
+  );
   const skips = new Map(graded.map((n) => [n.storyboard.file, n.skip]));
   for (const storyboard of selection.storyboards) {
     const skip = skips.get(storyboard.file);
@@ -101,10 +102,13 @@ function corpusLine(corpus: Corpus): string {
 
 /** `--list`: one line per storyboard, `id<TAB>path<TAB>why`, then the notes, the corpus and the count. */
 function printSelection(selection: Selection, cwd: string, corpus: Corpus | undefined): void {
-  for (const storyboard of selection.storyboards)
-    console.log(
-      `${storyboard.id}\t${relative(cwd, storyboard.file)}\t${[...storyboard.reasons, ...(storyboard.notApplicable !== undefined ? [`not applicable up front: ${sanitizeLine(storyboard.notApplicable)}`] : [])].join('; ')}`,
-    );
+  for (const storyboard of selection.storyboards) {
+    const why = [...storyboard.reasons];
+    // The detail quotes what the agent declared: on one line.
+    if (storyboard.notApplicable !== undefined)
+      why.push(`not applicable up front: ${sanitizeLine(storyboard.notApplicable)}`);
+    console.log(`${storyboard.id}\t${relative(cwd, storyboard.file)}\t${why.join('; ')}`);
+  }
   for (const note of selection.notes) console.log(`note: ${note}`);
   if (corpus) console.log(`corpus: ${corpusLine(corpus)}`);
   console.log(selectionSummary(selection));

@@ -96,8 +96,7 @@ export async function includeCorpus(state: PluginState, project: TestProject, co
 /**
  * The selected storyboards the agent's capabilities answer grades not applicable before the run, when capability
  * selection read one in this process for the run's agent (the plugin's `fromCapabilities`, or the bin's selection,
- * which hands the plugin the ids it selected). None when every selected storyboard would be: a run of no files is
- * Vitest's "No test files found", so they run, their steps skipped one by one.
+ * which hands the plugin the ids it selected).
  */
 async function gradedUpFront(
   state: PluginState,
@@ -107,11 +106,10 @@ async function gradedUpFront(
   const agent = resolveRuntimeConfig(agentGiven(state));
   const answer = agent.error ? undefined : capabilitiesAnswered(agentAccess(agent));
   if (!answer) return [];
-  const graded = await notApplicableUpFront(selected, answer, {
+  return notApplicableUpFront(selected, answer, {
     schemasDir: state.options.schemasDir ?? corpus.schemasDir,
     secrets: [...(agent.authToken ? [agent.authToken] : []), ...secretsInUrl(agent.agentUrl)],
   });
-  return graded.length < selected.length ? graded : [];
 }
 
 /** `compliance` with the capability-selected ids added to its `storyboards` (`fromCapabilities`). */

@@ -35,15 +35,16 @@ function predicateOf(value: unknown): CapabilityPredicate | undefined {
   if (typeof record.path !== 'string' || record.path === '') return undefined;
   const keys = Object.keys(record).filter((key) => !/^(x-|\$)/.test(key));
   if (keys.some((key) => key !== 'path' && !(MATCHERS as readonly string[]).includes(key))) return undefined;
-  // A `present` that is not a boolean matches nothing in capabilityUnmet: the gate holds, and the run's load says why.
   if (MATCHERS.filter((m) => Object.hasOwn(record, m)).length !== 1) return undefined;
+  // A `present` that is not a boolean matches nothing in capabilityUnmet: the gate holds, and the run's load says why.
   return record as unknown as CapabilityPredicate;
 }
 
 /**
  * The storyboards of `files` whose storyboard-level `requires_capability` the agent's get_adcp_capabilities answer
  * (`answer`, its data) does not satisfy, each with the skip the engine would give its steps; in the order of `files`.
- * `schemasDir`: the AdCP schemas the run validates with, whose capabilities response schema says what a field the
+ * None when that is every one of them: a run of no files is Vitest's "No test files found", so they run, their steps
+ * skipped one by one. `schemasDir`: the AdCP schemas the run validates with, whose capabilities response schema says what a field the
  * agent left out means (none: no defaults, as for a run without schemas). `secrets`: the run's (its token, credentials
  * in the agent URL), scrubbed from the detail, which quotes what the agent declared.
  */
@@ -64,7 +65,7 @@ export async function notApplicableUpFront(
     schemasDir ? import('../schemas/registry.js').then((m) => m.schemaRegistryFor(schemasDir)) : undefined,
   ]);
   const defaults = (path: string) => registry?.defaultAt(CAPABILITIES_RESPONSE, path);
-  return gated.flatMap(({ file, keys, predicate }) => {
+  const graded = gated.flatMap(({ file, keys, predicate }): NotApplicableStoryboard[] => {
     const detail = capabilityUnmet(predicate, { data: answer }, defaults);
     if (detail === undefined) return [];
     const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
@@ -84,4 +85,5 @@ export async function notApplicableUpFront(
       },
     ];
   });
+  return graded.length < files.length ? graded : [];
 }

@@ -149,7 +149,9 @@ describe('notApplicableUpFront', () => {
       [wantsTrue, 'requires_capability: creative.supports_generation must equal true; the agent declares false'],
     ]);
     // Without the schemas, no default: the agent declares no value, and false is not met either.
-    expect(await notApplicableUpFront([wantsFalse], answer, { schemasDir: undefined, secrets: [] })).toHaveLength(1);
+    expect(
+      await notApplicableUpFront([wantsFalse, file('')], answer, { schemasDir: undefined, secrets: [] }),
+    ).toHaveLength(1);
   });
 
   it('leaves to the run a gate that is not a predicate this format defines', async () => {
@@ -173,7 +175,7 @@ describe('notApplicableUpFront', () => {
     expect(await notApplicableUpFront(files, answer, { schemasDir, secrets: [] })).toEqual([]);
     // Annotations are allowed beside the predicate.
     const annotated = file('requires_capability:\n  path: a.b\n  present: true\n  x-note: why\n');
-    expect(await notApplicableUpFront([annotated], answer, { schemasDir, secrets: [] })).toHaveLength(1);
+    expect(await notApplicableUpFront([annotated, file('')], answer, { schemasDir, secrets: [] })).toHaveLength(1);
   });
 
   it('names the storyboard by its id when its title is not a string, and leaves out a version that is not', async () => {
@@ -182,15 +184,21 @@ describe('notApplicableUpFront', () => {
       path,
       `id: odd_title\nversion: 2\ntitle: 42\nrequires_capability:\n  path: a.b\n  present: true\n${PHASES}`,
     );
-    const [graded] = await notApplicableUpFront([path], answer, { schemasDir, secrets: [] });
+    const [graded] = await notApplicableUpFront([path, file('')], answer, { schemasDir, secrets: [] });
     expect(graded!.storyboard).toEqual({ id: 'odd_title', title: 'odd_title', file: path });
+  });
+
+  it('none when every storyboard would be: a run of no files is Vitest\'s "No test files found"', async () => {
+    const off = file('requires_capability:\n  path: signals.catalog\n  present: true\n');
+    expect(await notApplicableUpFront([off], answer, { schemasDir, secrets: [] })).toEqual([]);
+    expect(await notApplicableUpFront([off, file('')], answer, { schemasDir, secrets: [] })).toHaveLength(1);
   });
 
   it("scrubs the run's secrets from the detail, which quotes what the agent declared", async () => {
     const secret = 'sk_live_do_not_print_me';
     const gatedFile = file('requires_capability:\n  path: media_buy.buying_modes\n  contains: wholesale\n');
     const [graded] = await notApplicableUpFront(
-      [gatedFile],
+      [gatedFile, file('')],
       { media_buy: { buying_modes: [secret] } },
       { schemasDir, secrets: [secret] },
     );
