@@ -10,7 +10,7 @@
  * with that skip_result (the contract reporter reads the list the plugin provides: vitest/reporter.ts), the terminal
  * summary counts it, and the bin's `--list` says so. The reference runner grades the same storyboards up front too.
  *
- * Decided from the file's header (storyboard/select.ts `storyboardKeys`: the gate's block, parsed) and the same
+ * Decided from the file's header (storyboard/select.ts `storyboardGate`: the gate's block, parsed) and the same
  * predicate code the engine runs (engine/applicability.ts `capabilityUnmet`, with the capabilities schema's defaults),
  * so the detail is the one the engine would give each step. A gate that cannot be read there (written twice, not a
  * predicate this format defines) is left to the run, which skips the storyboard's steps one by one if it does not hold.
@@ -21,7 +21,7 @@
 import type { NotApplicableStoryboard } from '../model/step-meta.js';
 import { scrubSecrets } from '../model/redact.js';
 import type { CapabilityPredicate } from '../model/storyboard.js';
-import { storyboardKeys } from '../storyboard/select.js';
+import { storyboardGate, storyboardKeys } from '../storyboard/select.js';
 
 const MATCHERS = ['equals', 'contains', 'present'] as const;
 
@@ -54,17 +54,19 @@ export async function notApplicableUpFront(
   { schemasDir, secrets }: { schemasDir: string | undefined; secrets: readonly string[] },
 ): Promise<NotApplicableStoryboard[]> {
   const gated = files.flatMap((file) => {
-    const keys = storyboardKeys(file);
-    if (!keys) return [];
-    const predicate = predicateOf(keys.requires_capability);
-    return predicate && typeof keys.id === 'string' ? [{ file, keys, predicate }] : [];
+    const gate = storyboardGate(file);
+    const predicate = predicateOf(gate.requires_capability);
+    const keys = predicate ? storyboardKeys(file) : undefined;
+    return predicate && typeof keys?.id === 'string' ? [{ file, keys: { ...keys, ...gate }, predicate }] : [];
   });
   if (gated.length === 0) return [];
-  const [{ capabilityUnmet, CAPABILITIES_RESPONSE }, registry] = await Promise.all([
+  const [{ capabilityUnmet, CAPABILITIES_RESPONSE }, { schemaRegistryFor }] = await Promise.all([
     import('../engine/applicability.js'),
-    schemasDir ? import('../schemas/registry.js').then((m) => m.schemaRegistryFor(schemasDir)) : undefined,
+    import('../schemas/registry.js'),
   ]);
-  const defaults = (path: string) => registry?.defaultAt(CAPABILITIES_RESPONSE, path);
+  // Made when a default is first asked for: a registry lists its schema directory (some 580 files) as it is made.
+  const defaults = (path: string) =>
+    schemasDir ? schemaRegistryFor(schemasDir).defaultAt(CAPABILITIES_RESPONSE, path) : undefined;
   const graded = gated.flatMap(({ file, keys, predicate }): NotApplicableStoryboard[] => {
     const detail = capabilityUnmet(predicate, { data: answer }, defaults);
     if (detail === undefined) return [];

@@ -100,12 +100,13 @@ export function listCorpus(root: string): CorpusEntry[] {
   return entries;
 }
 
+/** The keys a storyboard's `requires_capability` gate is decided and reported by, before the run (plugin/up-front.ts). */
+const GATE_KEYS = ['requires_capability', 'title', 'version'] as const;
+
 /**
  * The top-level `id`, `track`, `phases` and `requires_scenarios` of a storyboard file, read after its size is checked
- * (read.ts: of a file over the byte bound only its head is read; its load then fails on the bound), and, of a file that
- * declares a `requires_capability` gate, that gate, `title` and `version`. What `listCorpus`, the bin's `--list` and
- * the gates decided before a run (plugin/up-front.ts) know of a file. Undefined when the file cannot be read or the
- * keys cannot be told.
+ * (read.ts: of a file over the byte bound only its head is read; its load then fails on the bound). What `listCorpus`
+ * and the bin's `--list` know of a file. Undefined when the file cannot be read or the keys cannot be told.
  */
 export function storyboardKeys(file: string): Record<string, unknown> | undefined {
   const stamp = fileStamp(file);
@@ -119,16 +120,21 @@ export function storyboardKeys(file: string): Record<string, unknown> | undefine
     return undefined;
   }
   const keys = topLevelKeys(head.text, head.whole);
-  keysRead.set(file, { stamp, keys });
+  // The gate's text is kept as the file is read: parsed only if a run asks for it (storyboardGate).
+  keysRead.set(file, { stamp, keys, ...(head.whole ? { gate: gateSource(head.text) } : {}) });
   return keys;
 }
 
 /**
  * `storyboardKeys`' answers in this process, by file, with the size and modification time they were read at: one run
  * lists its corpus several times (the capability selection, the plugin's selection, the bin's explanation, the runs'
- * known ids), ~60 ms each over a 3.1 corpus; a file changed since is read again.
+ * known ids), ~60 ms each over a 3.1 corpus; a file changed since is read again. With the text of the file's
+ * `requires_capability` gate (`gate`), and that gate once parsed (`gateKeys`).
  */
-const keysRead = new Map<string, { stamp: string; keys: Record<string, unknown> | undefined }>();
+const keysRead = new Map<
+  string,
+  { stamp: string; keys: Record<string, unknown> | undefined; gate?: string; gateKeys?: Record<string, unknown> }
+>();
 
 /**
  * The top-level keys of `storyboardKeys`, without parsing the whole file: every run selects from the corpus, and
@@ -168,34 +174,47 @@ function topLevelKeys(text: string, whole: boolean): Record<string, unknown> | u
     ...(track !== undefined && plain(track) ? { track: unquote(track) } : {}),
     ...(/^phases:/m.test(text) ? { phases: true } : {}),
     ...(requires ? { requires_scenarios: requires } : {}),
-    ...(whole ? capabilityGateKeys(text) : {}),
   };
 }
 
-/** The keys a storyboard's `requires_capability` gate is decided and reported by, before the run (plugin/up-front.ts). */
-const GATE_KEYS = ['requires_capability', 'title', 'version'] as const;
+/**
+ * A storyboard file's top-level `requires_capability`, `title` and `version`, when it declares such a gate: what a run
+ * that asked the agent for its capabilities decides the storyboard by before it runs, and reports it by
+ * (plugin/up-front.ts). The gate's text is cut out as `storyboardKeys` reads the file, and parsed here, on demand: every
+ * listing of the corpus reads the keys, and few runs need the gates. Empty when the file declares none, cannot be read,
+ * or is over the byte bound (only its head is read).
+ */
+export function storyboardGate(file: string): Record<string, unknown> {
+  storyboardKeys(file);
+  const entry = keysRead.get(file);
+  if (entry?.gate === undefined) return {};
+  return (entry.gateKeys ??= parseGate(entry.gate));
+}
 
 /**
- * A storyboard's `requires_capability`, `title` and `version`, when it declares such a gate: what a run that asked the
- * agent for its capabilities decides the storyboard by before it runs, and reports it by (plugin/up-front.ts). Each
- * key's top-level block (its line and the indented lines under it) is cut out and the blocks parsed together by the
- * YAML parser, not the whole file: 58 of the 151 files of 3.1.15 declare one. Nothing when the blocks do not parse (a
- * key written twice, an alias of an anchor elsewhere) or are over the anchor or alias bound: the gate is then the run's
- * to decide, step by step.
+ * The top-level blocks of the gate's keys (each its line and the indented, comment and blank lines under it), as one
+ * text; undefined when the file declares no storyboard-level gate. 58 of the 151 files of 3.1.15 declare one.
  */
-function capabilityGateKeys(text: string): Record<string, unknown> {
-  if (!/^requires_capability:/m.test(text)) return {};
+function gateSource(text: string): string | undefined {
+  if (!/^requires_capability:/m.test(text)) return undefined;
   const lines = text.split('\n');
   const blocks: string[] = [];
   for (const key of GATE_KEYS) {
-    // Its line, then the lines under it: indented, comments, blank. A key written twice is two blocks, and the parse
-    // refuses the duplicate.
+    // A key written twice is two blocks, and the parse refuses the duplicate.
     for (const start of lines.flatMap((line, i) => (line.startsWith(`${key}:`) ? [i] : []))) {
       const end = lines.findIndex((line, i) => i > start && !/^(?:[ \t]|#|$)/.test(line));
       blocks.push(lines.slice(start, end === -1 ? lines.length : end).join('\n'));
     }
   }
-  const source = blocks.join('\n');
+  return blocks.join('\n');
+}
+
+/**
+ * The gate's blocks parsed together by the YAML parser, not the whole file. Nothing when they do not parse (a key
+ * written twice, an alias of an anchor elsewhere) or are over the anchor or alias bound: the gate is then the run's to
+ * decide, step by step.
+ */
+function parseGate(source: string): Record<string, unknown> {
   if (!checkTextBounds(source, new DiagnosticSink(''), undefined)) return {};
   let parsed: Record<string, unknown>;
   try {

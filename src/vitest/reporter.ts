@@ -150,6 +150,9 @@ function providedByProjects(vitest: Vitest | undefined): {
   // A project inherits what the root project was given: one record per item, under the first project that has it.
   const notSelected = new Map<string, NotSelectedRecord>();
   const notApplicable = new Map<string, ReportTest>();
+  // A run narrowed to files (`vitest run <file>`, an IDE's run of one file) reports the files it ran, not the
+  // storyboards its selection graded before it (they are no files of the run to match).
+  const toFiles = Boolean((vitest as { filenamePattern?: string[] } | undefined)?.filenamePattern?.length);
   // A fake Vitest (in-process tests) or an older one may have no projects to ask.
   for (const project of vitest?.projects ?? []) {
     const provided = project.getProvidedContext?.() as
@@ -166,7 +169,7 @@ function providedByProjects(vitest: Vitest | undefined): {
       const key = JSON.stringify(item);
       if (!notSelected.has(key)) notSelected.set(key, { project: project.name, ...item });
     }
-    for (const item of provided.vitestAdcpNotApplicable ?? []) {
+    for (const item of toFiles ? [] : (provided.vitestAdcpNotApplicable ?? [])) {
       const key = JSON.stringify(item);
       if (!notApplicable.has(key)) notApplicable.set(key, notApplicableTest(project.name, item, provided.vitestAdcp));
     }

@@ -1,6 +1,6 @@
 /**
  * The storyboards graded not applicable before the run (src/plugin/up-front.ts): the gate read from the file's header
- * (storyboard/select.ts `storyboardKeys`), decided by the engine's own predicate code against the capabilities answer
+ * (storyboard/select.ts `storyboardGate`), decided by the engine's own predicate code against the capabilities answer
  * capability selection read — the same detail the engine gives each step of such a storyboard — and a gate that cannot
  * be read there left to the run.
  */
@@ -12,7 +12,7 @@ import { resolveCorpus } from '../../src/corpus.js';
 import { capabilityUnmet } from '../../src/engine/applicability.js';
 import { notApplicableUpFront } from '../../src/plugin/up-front.js';
 import { DEFAULT_STORYBOARD_BOUNDS } from '../../src/storyboard/bounds.js';
-import { storyboardKeys } from '../../src/storyboard/select.js';
+import { storyboardGate, storyboardKeys } from '../../src/storyboard/select.js';
 import { repoRoot } from '../helpers/run-vitest.js';
 
 let dir: string;
@@ -34,9 +34,9 @@ function file(header: string, { id = `sb_${++n}`, title = '"A gated storyboard"'
 
 const schemasDir = resolveCorpus(undefined, repoRoot).schemasDir;
 
-describe("storyboardKeys: a file's gate, read from its header", () => {
+describe("storyboardGate: a file's gate, read from its header", () => {
   it('a block predicate, with the title and version it is reported by', () => {
-    const keys = storyboardKeys(file('requires_capability:\n  path: media_buy.x   # why\n\n  equals: true\n'));
+    const keys = storyboardGate(file('requires_capability:\n  path: media_buy.x   # why\n\n  equals: true\n'));
     expect(keys).toMatchObject({
       requires_capability: { path: 'media_buy.x', equals: true },
       title: 'A gated storyboard',
@@ -45,7 +45,7 @@ describe("storyboardKeys: a file's gate, read from its header", () => {
   });
 
   it('a flow predicate, and a title written over two lines', () => {
-    const keys = storyboardKeys(
+    const keys = storyboardGate(
       file('requires_capability: { path: a.b, contains: "x" }\n', { title: '"A title\n  over two lines"' }),
     );
     expect(keys).toMatchObject({
@@ -56,36 +56,45 @@ describe("storyboardKeys: a file's gate, read from its header", () => {
 
   it("no storyboard-level gate (none, or a phase's only): neither a gate nor the title is read", () => {
     for (const header of ['', 'x-phase-gates: |\n  requires_capability: { path: a, present: true }\n']) {
-      const keys = storyboardKeys(file(header));
+      const keys = storyboardGate(file(header));
       expect(keys).not.toHaveProperty('requires_capability');
       expect(keys).not.toHaveProperty('title');
     }
   });
 
+  it('read on demand, not with the keys every listing of the corpus reads; read again once the file changes', () => {
+    const path = file('requires_capability:\n  path: a\n  present: true\n');
+    expect(storyboardKeys(path)).not.toHaveProperty('requires_capability');
+    expect(storyboardGate(path)).toMatchObject({ requires_capability: { path: 'a', present: true } });
+    expect(storyboardGate(path)).toBe(storyboardGate(path));
+    writeFileSync(path, `id: edited\ntitle: T\nrequires_capability:\n  path: b\n  present: false\n${PHASES}\n# longer`);
+    expect(storyboardGate(path)).toMatchObject({ requires_capability: { path: 'b', present: false } });
+  });
+
   it('a gate at the end of the file, its last line too', () => {
     const path = join(dir, 'gate-last.yaml');
     writeFileSync(path, 'id: gate_last\ntitle: T\nphases: []\nrequires_capability:\n  path: a\n  present: true');
-    expect(storyboardKeys(path)).toMatchObject({ requires_capability: { path: 'a', present: true } });
+    expect(storyboardGate(path)).toMatchObject({ requires_capability: { path: 'a', present: true } });
   });
 
   it('a key the file does not write is not in the answer', () => {
     const path = join(dir, 'no-version.yaml');
     writeFileSync(path, `id: no_version\ntitle: T\nrequires_capability:\n  path: a\n  present: true\n${PHASES}`);
-    expect(storyboardKeys(path)).toMatchObject({ title: 'T', requires_capability: { path: 'a', present: true } });
-    expect(storyboardKeys(path)).not.toHaveProperty('version');
+    expect(storyboardGate(path)).toMatchObject({ title: 'T', requires_capability: { path: 'a', present: true } });
+    expect(storyboardGate(path)).not.toHaveProperty('version');
   });
 
   it('not read when written twice, when its block does not parse alone, or when only the head of the file is read', () => {
     expect(
-      storyboardKeys(
+      storyboardGate(
         file('requires_capability:\n  path: a\n  equals: 1\nrequires_capability:\n  path: b\n  equals: 2\n'),
       ),
     ).not.toHaveProperty('requires_capability');
-    expect(storyboardKeys(file('requires_capability:\n  <<: *elsewhere\n'))).not.toHaveProperty('requires_capability');
+    expect(storyboardGate(file('requires_capability:\n  <<: *elsewhere\n'))).not.toHaveProperty('requires_capability');
     // Over the anchor bound (100), though the parser would take it.
     const anchors = Array.from({ length: 101 }, (_, i) => `&a${i} ${i}`).join(', ');
     expect(
-      storyboardKeys(file(`requires_capability:\n  path: a\n  present: true\n  x-n: [${anchors}]\n`)),
+      storyboardGate(file(`requires_capability:\n  path: a\n  present: true\n  x-n: [${anchors}]\n`)),
     ).not.toHaveProperty('requires_capability');
     const big = join(dir, 'big.yaml');
     writeFileSync(
@@ -93,7 +102,8 @@ describe("storyboardKeys: a file's gate, read from its header", () => {
       `id: big\ntitle: T\nrequires_capability:\n  path: a\n  equals: true\n${PHASES}${'#'.repeat(DEFAULT_STORYBOARD_BOUNDS.maxBytes)}\n`,
     );
     expect(storyboardKeys(big)).toMatchObject({ id: 'big' });
-    expect(storyboardKeys(big)).not.toHaveProperty('requires_capability');
+    expect(storyboardGate(big)).toEqual({});
+    expect(storyboardGate(join(dir, 'missing.yaml'))).toEqual({});
   });
 });
 
@@ -170,8 +180,14 @@ describe('notApplicableUpFront', () => {
     ].map((header) => file(header));
     // A file that cannot be read, and one whose id is not a string, are left to the run too.
     const numericId = join(dir, 'numeric-id.yaml');
-    writeFileSync(numericId, '{ id: 5, title: T, requires_capability: { path: a.b, present: true }, phases: [] }\n');
-    files.push(join(dir, 'missing.yaml'), numericId);
+    writeFileSync(numericId, 'id: [5]\ntitle: T\nrequires_capability:\n  path: a.b\n  present: true\nphases: []\n');
+    // A gate whose file's keys cannot be told (its id line does not parse).
+    const brokenId = join(dir, 'broken-id.yaml');
+    writeFileSync(
+      brokenId,
+      'id: "unclosed\ntitle: T\nrequires_capability:\n  path: a.b\n  present: true\nphases: []\n',
+    );
+    files.push(join(dir, 'missing.yaml'), numericId, brokenId);
     expect(await notApplicableUpFront(files, answer, { schemasDir, secrets: [] })).toEqual([]);
     // Annotations are allowed beside the predicate.
     const annotated = file('requires_capability:\n  path: a.b\n  present: true\n  x-note: why\n');

@@ -477,6 +477,9 @@ describe('the Vitest reporter', () => {
       report.storyboards.map((s) => s.storyboard_id);
     expect(ids(buildContractReport(modules(info('a')), root, {}, vitest) as never)).toEqual(['a', 'gated']);
     expect(ids(buildContractReport(modules(info('a')), root) as never)).toEqual(['a']);
+    // A run narrowed to files (an IDE's run of one) reports the files it ran only.
+    (vitest as unknown as { filenamePattern?: string[] }).filenamePattern = ['a.yaml'];
+    expect(ids(buildContractReport(modules(info('a')), root, {}, vitest) as never)).toEqual(['a']);
   });
 
   it('says in the envelope why the run took its corpus, when its projects agree (2.6.0 only)', () => {
