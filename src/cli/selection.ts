@@ -194,6 +194,8 @@ export function selectionSummary(selection: Selection): string {
     ...(other.size ? [counted(other)] : []),
   ];
   const n = selection.storyboards.length;
+  const line = `${n} storyboard${n === 1 ? '' : 's'}${parts.length ? ` (${parts.join('; ')})` : ''}`;
   const notApplicable = selection.storyboards.filter((s) => s.notApplicable !== undefined).length;
-  return `${n} storyboard${n === 1 ? '' : 's'}${parts.length ? ` (${parts.join('; ')})` : ''}${notApplicable ? `, ${notApplicable} of them not applicable to the agent (requires_capability), reported skipped without running` : ''}`;
+  if (notApplicable === 0) return line;
+  return `${line}, ${notApplicable} of them not applicable to the agent (requires_capability), reported skipped without running`;
 }

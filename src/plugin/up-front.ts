@@ -44,9 +44,9 @@ function predicateOf(value: unknown): CapabilityPredicate | undefined {
  * The storyboards of `files` whose storyboard-level `requires_capability` the agent's get_adcp_capabilities answer
  * (`answer`, its data) does not satisfy, each with the skip the engine would give its steps; in the order of `files`.
  * None when that is every one of them: a run of no files is Vitest's "No test files found", so they run, their steps
- * skipped one by one. `schemasDir`: the AdCP schemas the run validates with, whose capabilities response schema says what a field the
- * agent left out means (none: no defaults, as for a run without schemas). `secrets`: the run's (its token, credentials
- * in the agent URL), scrubbed from the detail, which quotes what the agent declared.
+ * skipped one by one. `schemasDir`: the AdCP schemas the run validates with, whose capabilities response schema says
+ * what a field the agent left out means (none: no defaults, as for a run without schemas). `secrets`: the run's (its
+ * token, credentials in the agent URL), scrubbed from the detail, which quotes what the agent declared.
  */
 export async function notApplicableUpFront(
   files: readonly string[],

@@ -100,7 +100,7 @@ export function listCorpus(root: string): CorpusEntry[] {
   return entries;
 }
 
-/** The keys a storyboard's `requires_capability` gate is decided and reported by, before the run (plugin/up-front.ts). */
+/** What a storyboard's `requires_capability` gate is decided and reported by before the run (plugin/up-front.ts). */
 const GATE_KEYS = ['requires_capability', 'title', 'version'] as const;
 
 /**
@@ -180,9 +180,9 @@ function topLevelKeys(text: string, whole: boolean): Record<string, unknown> | u
 /**
  * A storyboard file's top-level `requires_capability`, `title` and `version`, when it declares such a gate: what a run
  * that asked the agent for its capabilities decides the storyboard by before it runs, and reports it by
- * (plugin/up-front.ts). The gate's text is cut out as `storyboardKeys` reads the file, and parsed here, on demand: every
- * listing of the corpus reads the keys, and few runs need the gates. Empty when the file declares none, cannot be read,
- * or is over the byte bound (only its head is read).
+ * (plugin/up-front.ts). The gate's text is cut out as `storyboardKeys` reads the file, and parsed here, on demand:
+ * every listing of the corpus reads the keys, and few runs need the gates. Empty when the file declares none, cannot
+ * be read, or is over the byte bound (only its head is read).
  */
 export function storyboardGate(file: string): Record<string, unknown> {
   storyboardKeys(file);
