@@ -161,7 +161,12 @@ function probeTask(agent: AgentAccess, tools: readonly string[] | undefined): st
     : 'get_adcp_capabilities';
 }
 
-function agentSecrets(agent: Pick<AgentAccess, 'url' | 'authToken'>): string[] {
+/**
+ * The secrets a call to the agent sends or holds: the operator's token and the credentials written into the agent URL
+ * (their other spellings are scrubbed too: model/redact.ts `secretForms`). The preflight's, capability selection's and
+ * the gates graded before a run (up-front.ts) alike.
+ */
+export function agentSecrets(agent: Pick<AgentAccess, 'url' | 'authToken'>): string[] {
   return [...(agent.authToken ? [agent.authToken] : []), ...secretsInUrl(agent.url)];
 }
 

@@ -10,12 +10,12 @@
  */
 import { answerError } from '../model/answer-error.js';
 import { ConfigurationError } from '../model/errors.js';
-import { sanitizeLine, sanitizeOutput, scrubSecrets, secretsInUrl } from '../model/redact.js';
+import { sanitizeLine, sanitizeOutput, scrubSecrets } from '../model/redact.js';
 import { corpusVersionOf } from '../corpus.js';
 import { obligations } from '../storyboard/obligations.js';
 import { storyboardIdsUnder } from '../storyboard/select.js';
 import { createTransport } from '../transport/create.js';
-import { credentialError, type AgentAccess } from './agent-preflight.js';
+import { agentSecrets, credentialError, type AgentAccess } from './agent-preflight.js';
 
 export type { AgentAccess } from './agent-preflight.js';
 
@@ -81,14 +81,6 @@ export class AgentUnreachableError extends ConfigurationError {
       `cannot ask the agent at ${safeText(url, secrets)} for its capabilities: ${safeText(reason, secrets)}. Capability-driven selection (compliance.fromCapabilities, the default of \`npx vitest-adcp <url>\`) needs the agent running: check that it is up and that the URL is its MCP endpoint (often ending in /mcp) or, with protocol a2a, where its agent card is, or name the storyboards to run instead (compliance.storyboards / --storyboards).`,
     );
   }
-}
-
-/**
- * The secrets a capability call sends or holds: the operator's token and the credentials written into the agent URL
- * (their other spellings are scrubbed too: model/redact.ts `secretForms`).
- */
-function agentSecrets(agent: Pick<AgentAccess, 'url' | 'authToken'>): string[] {
-  return [...(agent.authToken ? [agent.authToken] : []), ...secretsInUrl(agent.url)];
 }
 
 /**

@@ -10,9 +10,8 @@ import type { TestProject } from 'vitest/node';
 import { envFlag, resolveRuntimeConfig, type RuntimeConfig } from '../config.js';
 import { resolveCorpus, type Corpus } from '../corpus.js';
 import { ConfigurationError } from '../model/errors.js';
-import { secretsInUrl } from '../model/redact.js';
 import { selectCorpusInRunOrder } from '../storyboard/select.js';
-import { agentAccess } from './agent-preflight.js';
+import { agentAccess, agentSecrets } from './agent-preflight.js';
 import { capabilitiesAnswered, CapabilitySelectionError, storyboardIdsForAgent } from './capabilities.js';
 import { excludeAllowingCorpus } from './corpus-exclude.js';
 import { ensureAgentStarted } from './run-agent.js';
@@ -104,11 +103,12 @@ async function gradedUpFront(
   selected: readonly string[],
 ): Promise<NotApplicableStoryboard[]> {
   const agent = resolveRuntimeConfig(agentGiven(state));
-  const answer = agent.error ? undefined : capabilitiesAnswered(agentAccess(agent));
-  if (!answer) return [];
+  const access = agent.error ? undefined : agentAccess(agent);
+  const answer = access && capabilitiesAnswered(access);
+  if (!access || !answer) return [];
   return notApplicableUpFront(selected, answer, {
     schemasDir: state.options.schemasDir ?? corpus.schemasDir,
-    secrets: [...(agent.authToken ? [agent.authToken] : []), ...secretsInUrl(agent.agentUrl)],
+    secrets: agentSecrets(access),
   });
 }
 
