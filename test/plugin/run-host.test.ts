@@ -356,10 +356,15 @@ describe('scheduling', () => {
     await run.close();
   });
 
+  /** A run of three calls and two of one, the second of them queued behind the others at a concurrency of 2. */
+  const longShortQueued = (prefix: string) => ({
+    long: storyboardOf(`${prefix}_late`, ['pass', 'pass', 'pass']),
+    short: storyboardOf(`${prefix}_early`, ['pass']),
+    queued: storyboardOf(`${prefix}_queued`, ['pass']),
+  });
+
   it("tells `finished`, once every file's run has ended, when each ended: the short run started beside a long one first", async () => {
-    const long = storyboardOf('ends_late', ['pass', 'pass', 'pass']);
-    const short = storyboardOf('ends_early', ['pass']);
-    const queued = storyboardOf('ends_queued', ['pass']);
+    const { long, short, queued } = longShortQueued('ends');
     host = await RunHost.start();
     const files = new Files();
     const finished = vi.fn();
@@ -383,9 +388,7 @@ describe('scheduling', () => {
 
   // A worker shows next the files whose runs have ended (src/vitest/worker-order.ts): it asks the host which those are.
   it('tells a worker the files whose runs ended (POST /ended), in the order they ended, from the first it has not been told of', async () => {
-    const long = storyboardOf('ended_late', ['pass', 'pass', 'pass']);
-    const short = storyboardOf('ended_early', ['pass']);
-    const queued = storyboardOf('ended_queued', ['pass']);
+    const { long, short, queued } = longShortQueued('ended');
     host = await RunHost.start();
     const files = new Files();
     const ended = async (body: unknown) => {
