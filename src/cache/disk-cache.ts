@@ -106,13 +106,35 @@ function isPrivateDir(dir: string): boolean {
 const SECRET_BYTES = 32;
 const secrets = new Map<string, Buffer>();
 
+/** The environment variable that gives the secret instead of the file (a CI job's secret: README, "Keeping the caches in CI"). */
+export const CACHE_KEY_ENV = 'ADCP_CACHE_KEY';
+/** The shortest `ADCP_CACHE_KEY` used: 32 characters (e.g. `openssl rand -hex 32` gives 64). */
+const MIN_KEY_CHARS = 32;
+let shortKeyWarned = false;
+
 /**
- * The secret entries are authenticated with: the 32 bytes of `<dir>/cache-key` (default `userCacheRoot()`), created
- * on first use (directory 0700, file 0600, exclusive create). Used only when the file is a regular file owned by this
- * user and neither readable nor writable by anyone else (POSIX); else — or when it cannot be made — a random secret
- * for this process alone. Never throws.
+ * The secret entries are authenticated with.
+ *
+ * `ADCP_CACHE_KEY`, when set to 32 characters or more: its SHA-256. For a CI job that keeps its cache directory
+ * between jobs: a fresh runner has no key file, and a key file kept in the job's cache would sit with the entries it
+ * authenticates, so whoever can write that cache could write entries we accept. A job's secret never sits there.
+ * Shorter: not used (a warning says so), as if unset.
+ *
+ * Else the 32 bytes of `<dir>/cache-key` (default `userCacheRoot()`), created on first use (directory 0700, file 0600,
+ * exclusive create). Used only when the file is a regular file owned by this user and neither readable nor writable by
+ * anyone else (POSIX); else — or when it cannot be made — a random secret for this process alone. Never throws.
  */
-export function cacheSecret(dir: string = userCacheRoot()): Buffer {
+export function cacheSecret(dir: string = userCacheRoot(), env: NodeJS.ProcessEnv = process.env): Buffer {
+  const given = env[CACHE_KEY_ENV];
+  if (given && given.length >= MIN_KEY_CHARS)
+    return createHash('sha256').update('vitest-adcp-cache-key-v1\0').update(given).digest();
+  if (given && !shortKeyWarned) {
+    shortKeyWarned = true;
+    process.emitWarning(
+      `${CACHE_KEY_ENV} has ${given.length} characters, fewer than ${MIN_KEY_CHARS}: not used, the cache key file is (make one with \`openssl rand -hex 32\`).`,
+      { code: 'ADCP_CACHE_KEY' },
+    );
+  }
   let secret = secrets.get(dir);
   if (!secret) {
     secret = readOrCreateSecret(join(dir, 'cache-key')) ?? randomBytes(SECRET_BYTES);
@@ -310,8 +332,8 @@ export function fileStamp(file: string): string {
 
 /**
  * This package's code: every file under the directory it was loaded from (`dist/` in a package, `src/` in this
- * repository), by path, size and modification time — for entries that this code computes. A version number would not
- * do: in development the code changes under the same one.
+ * repository), by path and content — for entries that this code computes. A version number would not do: in
+ * development the code changes under the same one.
  */
 export function packageFingerprint(): string {
   return treeFingerprint(fileURLToPath(new URL('..', import.meta.url)));
@@ -320,9 +342,18 @@ export function packageFingerprint(): string {
 const fingerprints = new Map<string, string>();
 
 /**
- * Every file under `root`, by path, size and modification time, once per process: `packageFingerprint` for one
- * folder of this package, for an entry that only that folder's code computes (a parsed test kit) — the whole
- * package is some 1,000 files, a twentieth of a second to stat in every Vitest worker.
+ * What no run executes: source maps and type declarations. A fingerprint leaves them out (half of `dist/`'s files).
+ */
+const NOT_CODE = /\.(?:map|d\.[cm]?ts)$/;
+
+/**
+ * Every file under `root` that a run may execute, by path and content, once per process: `packageFingerprint` for one
+ * folder of this package, for an entry that only that folder's code computes (a parsed test kit).
+ *
+ * Content, not size and modification time: `npm ci` writes every file anew, so a CI job that restores its cache
+ * directory after installing (README, "Keeping the caches in CI") would find every entry keyed by stamps it no
+ * longer has. The code files of `dist/` are some 2 MB: reading them took 7–9 ms on a 2-core machine, less than the
+ * 15–20 ms of a `stat` of all its ~1,000 files (docs/benchmarks.md, stop 58).
  */
 export function treeFingerprint(root: string): string {
   let fingerprint = fingerprints.get(root);
@@ -334,7 +365,11 @@ export function treeFingerprint(root: string): string {
     )) {
       const full = join(dir, entry.name);
       if (entry.isDirectory()) walk(full);
-      else hash.update(`${relative(root, full)}\0${fileStamp(full)}\n`);
+      else if (NOT_CODE.test(entry.name)) continue;
+      else if (entry.isFile()) {
+        const content = readFileSync(full);
+        hash.update(`${relative(root, full)}\0${content.length}\0`).update(content);
+      } else hash.update(`${relative(root, full)}\0${fileStamp(full)}\0`); // a link: by what it points at now
     }
   };
   try {

@@ -7,11 +7,12 @@
  * storyboard's module, and the next run reads it. (`cacheDir: false`,
  * E2E_CACHE_DIR=off, is the run the cached ones are compared with.)
  */
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, inject, it, onTestFinished } from 'vitest';
 import { cacheSecret, DiskCache } from '../../src/cache/disk-cache.js';
+import { copyBuiltDist } from '../helpers/built.js';
 import { repoRoot, runVitest, type VitestRun } from '../helpers/run-vitest.js';
 
 const config = join(repoRoot, 'test', 'e2e', 'vitest.e2e.config.ts');
@@ -92,5 +93,47 @@ describe('the cache directory', () => {
     );
     const planted = await run(cacheDir);
     expect(planted.tests.filter((t) => t.fullName.startsWith('planted ')).length).toBeGreaterThan(0);
+  });
+
+  it('kept by a CI job (after `npm ci`, the key from ADCP_CACHE_KEY) serves the next job on a fresh runner', async () => {
+    // The package as installed; `npm ci` on the next job writes every file of it anew, at the same path. (At the depth
+    // of the shared build, under the repo: its imports resolve the repo's node_modules, test/helpers/built.ts.)
+    const installed = join(repoRoot, '.vitest-adcp', `ci-cache-${process.pid}`);
+    onTestFinished(() => rmSync(installed, { recursive: true, force: true }));
+    const install = async () => {
+      rmSync(installed, { recursive: true, force: true });
+      mkdirSync(installed, { recursive: true });
+      await copyBuiltDist(join(installed, 'dist'), { sourceMaps: false });
+      for (const name of ['schema', 'package.json']) symlinkSync(join(repoRoot, name), join(installed, name));
+    };
+    const cacheDir = join(scratch, 'ci', 'kept');
+    const job = (runner: string) =>
+      run(cacheDir, {
+        E2E_PLUGIN_BUILD: join(installed, 'dist'),
+        // A fresh runner: no key file, no module cache, no stored storyboards.
+        XDG_CACHE_HOME: join(scratch, 'ci', runner),
+        ADCP_CACHE_KEY: 'ci-job-secret-0123456789abcdef-0123456789abcdef',
+      });
+    /** Each entry by name, inode and time: an entry computed again is written aside and renamed over the old one. */
+    const entries = () =>
+      ['storyboards', 'validators'].flatMap((kind) =>
+        list(join(cacheDir, kind)).map((name) => {
+          const { ino, mtimeMs } = statSync(join(cacheDir, kind, name));
+          return `${kind}/${name} ${ino} ${mtimeMs}`;
+        }),
+      );
+    await install();
+    const first = await job('runner-1');
+    expect(first.exitCode, first.stderr).toBe(0);
+    const kept = entries();
+    expect(kept.filter((e) => e.startsWith('storyboards/'))).toHaveLength(1);
+    expect(kept.filter((e) => e.startsWith('validators/')).length).toBeGreaterThan(0);
+
+    await install();
+    const next = await job('runner-2');
+    expect(verdicts(next)).toEqual(verdicts(first));
+    // Read, none made again: this package's code is the same code (cache/disk-cache.ts `treeFingerprint`), the key the
+    // same key. (Without the key, test/cache/ci-cache.test.ts: nothing served.)
+    expect(entries()).toEqual(kept);
   });
 });
