@@ -360,9 +360,9 @@ export function treeFingerprint(root: string): string {
   if (fingerprint !== undefined) return fingerprint;
   const hash = createHash('sha256');
   const walk = (dir: string): void => {
-    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) =>
-      a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
-    )) {
+    // By name, in code-unit order: `readdirSync`'s order is not documented (libuv sorts today), and a locale's would
+    // differ between machines that share a cache.
+    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
       const full = join(dir, entry.name);
       if (entry.isDirectory()) walk(full);
       else if (NOT_CODE.test(entry.name)) continue;

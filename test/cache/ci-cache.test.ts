@@ -3,11 +3,18 @@
  * by this package's code as it reads, not as `npm ci` last wrote it (`treeFingerprint`), and authenticated with a key
  * the job is given (`ADCP_CACHE_KEY`) rather than one in a file a fresh runner does not have.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { CACHE_KEY_ENV, DiskCache, cacheSecret, treeFingerprint } from '../../src/cache/disk-cache.js';
+import {
+  CACHE_KEY_ENV,
+  DiskCache,
+  cacheSecret,
+  packageFingerprint,
+  treeFingerprint,
+} from '../../src/cache/disk-cache.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'adcp-ci-cache-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -62,6 +69,32 @@ describe("this package's fingerprint", () => {
     expect(treeFingerprint(tree({ 'cjs/index.d.cts': 'x', 'esm.d.mts': 'y' }))).toBe(base);
   });
 
+  it('names a file ending in `.map.js` or `.d.ts.js` by its content: only maps and declarations are left out', () => {
+    const base = treeFingerprint(tree({ 'chunk.map.js': 'a', 'types.d.ts.js': 'b' }));
+    expect(treeFingerprint(tree({ 'chunk.map.js': 'A', 'types.d.ts.js': 'b' }))).not.toBe(base);
+    expect(treeFingerprint(tree({ 'chunk.map.js': 'a', 'types.d.ts.js': 'B' }))).not.toBe(base);
+  });
+
+  it('names a link by what it points at, a link to a folder included', () => {
+    const linked = tree();
+    symlinkSync(join(linked, 'data'), join(linked, 'data-link'));
+    symlinkSync(join(linked, 'index.js'), join(linked, 'index-link.js'));
+    expect(treeFingerprint(linked)).toMatch(/^[0-9a-f]{64}$/);
+    expect(treeFingerprint(linked)).not.toBe(treeFingerprint(tree()));
+  });
+
+  it('is worked out once per process: an edit during a run does not change it', () => {
+    const root = tree();
+    const first = treeFingerprint(root);
+    writeFileSync(join(root, 'index.js'), 'export const a = 3;\n');
+    expect(treeFingerprint(root)).toBe(first);
+  });
+
+  it("is this package's code: src/ here, as dist/ in a package", () => {
+    expect(packageFingerprint()).toBe(treeFingerprint(join(import.meta.dirname, '..', '..', 'src')));
+    expect(packageFingerprint()).toMatch(/^[0-9a-f]{64}$/);
+  });
+
   it('is one nothing else has when the tree cannot be read: nothing cached is served', () => {
     const missing = join(scratch, 'no-such-dir');
     expect(treeFingerprint(missing)).toMatch(/^unreadable-/);
@@ -80,6 +113,8 @@ describe('the cache key from ADCP_CACHE_KEY', () => {
     expect(cacheSecret(fresh(), { [CACHE_KEY_ENV]: key })).toEqual(secret);
     expect(cacheSecret(dir, { [CACHE_KEY_ENV]: `${key}.` })).not.toEqual(secret);
     expect(cacheSecret(dir, {})).not.toEqual(secret);
+    // Its SHA-256 under this package's label: the same key in every version that keeps this derivation.
+    expect(secret).toEqual(createHash('sha256').update('vitest-adcp-cache-key-v1\0').update(key).digest());
   });
 
   it('serves an entry written under it to a run given it, and to no run without it', () => {
@@ -102,7 +137,8 @@ describe('the cache key from ADCP_CACHE_KEY', () => {
       expect(existsSync(join(dir, 'cache-key'))).toBe(true);
       expect(secret).toEqual(cacheSecret(dir, {}));
       expect(warn).toHaveBeenCalledTimes(1);
-      const [message] = warn.mock.calls[0]!;
+      const [message, options] = warn.mock.calls[0]!;
+      expect(options).toEqual({ code: 'ADCP_CACHE_KEY' });
       expect(String(message)).toMatch(/ADCP_CACHE_KEY has 31 characters, fewer than 32: not used/);
       expect(String(message)).not.toContain(short);
       // Once per process.

@@ -132,6 +132,8 @@ describe('the cache secret', () => {
         const used = cacheSecret(dir);
         expect(used.toString('hex'), spoil).not.toBe(known);
         expect(used).toHaveLength(32);
+        // The same one for the rest of the process: its entries serve it, as a cache within one process.
+        expect(cacheSecret(dir), spoil).toEqual(used);
       }
     },
   );
