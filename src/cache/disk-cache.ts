@@ -131,8 +131,8 @@ export function cacheSecret(dir: string = userCacheRoot(), env: NodeJS.ProcessEn
   if (given && !shortKeyWarned) {
     shortKeyWarned = true;
     process.emitWarning(
-      `${CACHE_KEY_ENV} has ${given.length} characters, fewer than ${MIN_KEY_CHARS}: not used, the cache key file is (make one with \`openssl rand -hex 32\`).`,
-      { code: 'ADCP_CACHE_KEY' },
+      `${CACHE_KEY_ENV} has ${given.length} characters, fewer than ${MIN_KEY_CHARS}: not used (the per-user key file is). Make one with \`openssl rand -hex 32\`.`,
+      { code: CACHE_KEY_ENV },
     );
   }
   let secret = secrets.get(dir);
