@@ -7,13 +7,12 @@
  * storyboard's module, and the next run reads it. (`cacheDir: false`,
  * E2E_CACHE_DIR=off, is the run the cached ones are compared with.)
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it, onTestFinished } from 'vitest';
 import { cacheSecret, DiskCache } from '../../src/cache/disk-cache.js';
-import { copyBuiltDist } from '../helpers/built.js';
-import { repoRoot, runVitest, type VitestRun } from '../helpers/run-vitest.js';
+import { buildBin, repoRoot, runVitest, type VitestRun } from '../helpers/run-vitest.js';
 
 const config = join(repoRoot, 'test', 'e2e', 'vitest.e2e.config.ts');
 const scratch = mkdtempSync(join(tmpdir(), 'adcp-run-cache-'));
@@ -100,12 +99,8 @@ describe('the cache directory', () => {
     // of the shared build, under the repo: its imports resolve the repo's node_modules, test/helpers/built.ts.)
     const installed = join(repoRoot, '.vitest-adcp', `ci-cache-${process.pid}`);
     onTestFinished(() => rmSync(installed, { recursive: true, force: true }));
-    const install = async () => {
-      rmSync(installed, { recursive: true, force: true });
-      mkdirSync(installed, { recursive: true });
-      await copyBuiltDist(join(installed, 'dist'), { sourceMaps: false });
-      for (const name of ['schema', 'package.json']) symlinkSync(join(repoRoot, name), join(installed, name));
-    };
+    // The build as `npm run build` makes it, with schema/ beside it (buildBin): written anew on each call.
+    const install = () => buildBin(installed);
     const cacheDir = join(scratch, 'ci', 'kept');
     const job = (runner: string) =>
       run(cacheDir, {
