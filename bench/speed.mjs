@@ -196,7 +196,6 @@ function installedInternal(dir) {
   return import(pathToFileURL(join(dir, 'node_modules', 'vitest-adcp', 'dist', 'internal.js')).href);
 }
 
-/** What the package keeps in this user's cache directory: the transformed modules and the storyboards they name. */
 /**
  * Every file under `nodeModules` but Vite's cache directory, its times set to now: what `npm ci` leaves. Links are not
  * followed: the dependencies linked from this repository's node_modules (userRepo) are left alone, the package
@@ -215,6 +214,7 @@ function rewriteInstalled(nodeModules) {
   walk(nodeModules);
 }
 
+/** What the package keeps in this user's cache directory: the transformed modules and the storyboards they name. */
 async function userCacheDirs(dir) {
   const { storyboardModulesDir, storedStoryboardsDir } = await installedInternal(dir);
   return [storyboardModulesDir?.(), storedStoryboardsDir?.()].filter(Boolean);
