@@ -128,7 +128,8 @@ export function cacheSecret(dir: string = userCacheRoot(), env: NodeJS.ProcessEn
   const given = env[CACHE_KEY_ENV];
   if (given && given.length >= MIN_KEY_CHARS)
     return createHash('sha256').update('vitest-adcp-cache-key-v1\0').update(given).digest();
-  if (given && !shortKeyWarned) {
+  // Said once, by the main process: a Vitest worker (VITEST_WORKER_ID) would say it again mid-run.
+  if (given && !shortKeyWarned && !env.VITEST_WORKER_ID) {
     shortKeyWarned = true;
     process.emitWarning(
       `${CACHE_KEY_ENV} has ${given.length} characters, fewer than ${MIN_KEY_CHARS}: not used (the per-user key file is). Make one with \`openssl rand -hex 32\`.`,
