@@ -73,20 +73,14 @@ async function select(
  * them (plugin/up-front.ts, from the same answer): the run leaves them out and reports each skipped.
  */
 async function markNotApplicable(invocation: Invocation, selection: Selection): Promise<void> {
-  const [{ capabilitiesAnswered }, { agentAccess }, { notApplicableUpFront }] = await Promise.all([
-    import('./plugin/capabilities.js'),
+  const [{ agentAccess }, { gradedUpFront }] = await Promise.all([
     import('./plugin/agent-preflight.js'),
     import('./plugin/up-front.js'),
   ]);
-  const answer = capabilitiesAnswered(agentAccess(invocation.runtime));
-  if (!answer) return;
-  const graded = await notApplicableUpFront(
+  const graded = await gradedUpFront(
+    agentAccess(invocation.runtime),
     selection.storyboards.map((s) => s.file),
-    answer,
-    {
-      schemasDir: invocation.plugin.schemasDir ?? invocation.corpus?.schemasDir,
-      secrets: runSecrets(invocation, process.env),
-    },
+    invocation.plugin.schemasDir ?? invocation.corpus?.schemasDir,
   );
   const skips = new Map(graded.map((n) => [n.storyboard.file, n.skip]));
   for (const storyboard of selection.storyboards) {

@@ -11,13 +11,13 @@ import { envFlag, resolveRuntimeConfig, type RuntimeConfig } from '../config.js'
 import { resolveCorpus, type Corpus } from '../corpus.js';
 import { ConfigurationError } from '../model/errors.js';
 import { selectCorpusInRunOrder } from '../storyboard/select.js';
-import { agentAccess, agentSecrets } from './agent-preflight.js';
-import { capabilitiesAnswered, CapabilitySelectionError, storyboardIdsForAgent } from './capabilities.js';
+import { agentAccess } from './agent-preflight.js';
+import { CapabilitySelectionError, storyboardIdsForAgent } from './capabilities.js';
 import { excludeAllowingCorpus } from './corpus-exclude.js';
 import { ensureAgentStarted } from './run-agent.js';
 import type { PluginState } from './state.js';
 import type { NotApplicableStoryboard } from '../model/step-meta.js';
-import { notApplicableUpFront } from './up-front.js';
+import { gradedUpFront } from './up-front.js';
 
 const DEFAULT_INCLUDE = ['**/*.storyboard.yaml', '**/*.storyboard.yml'];
 /** Where the Jest preset writes its corpus stubs (jest/preset.cts), below the project root. */
@@ -81,7 +81,7 @@ export function findCorpus(state: PluginState, version: string | undefined): Cor
  */
 export async function includeCorpus(state: PluginState, project: TestProject, corpus: Corpus): Promise<string[]> {
   const selected = selectCorpusInRunOrder(corpus.root, await corpusSelection(state, corpus));
-  const notApplicable = await gradedUpFront(state, corpus, selected);
+  const notApplicable = await gradedForRun(state, corpus, selected);
   project.provide('vitestAdcpNotApplicable', notApplicable);
   const skipped = new Set(notApplicable.map((n) => n.storyboard.file));
   const files = selected.filter((file) => !skipped.has(file));
@@ -93,23 +93,18 @@ export async function includeCorpus(state: PluginState, project: TestProject, co
 }
 
 /**
- * The selected storyboards the agent's capabilities answer grades not applicable before the run, when capability
- * selection read one in this process for the run's agent (the plugin's `fromCapabilities`, or the bin's selection,
- * which hands the plugin the ids it selected).
+ * The selected storyboards the agent's capabilities answer grades not applicable before the run (up-front.ts), when
+ * capability selection read one in this process for the run's agent (the plugin's `fromCapabilities`, or the bin's
+ * selection, which hands the plugin the ids it selected).
  */
-async function gradedUpFront(
+async function gradedForRun(
   state: PluginState,
   corpus: Corpus,
   selected: readonly string[],
 ): Promise<NotApplicableStoryboard[]> {
   const agent = resolveRuntimeConfig(agentGiven(state));
-  const access = agent.error ? undefined : agentAccess(agent);
-  const answer = access && capabilitiesAnswered(access);
-  if (!access || !answer) return [];
-  return notApplicableUpFront(selected, answer, {
-    schemasDir: state.options.schemasDir ?? corpus.schemasDir,
-    secrets: agentSecrets(access),
-  });
+  if (agent.error) return [];
+  return gradedUpFront(agentAccess(agent), selected, state.options.schemasDir ?? corpus.schemasDir);
 }
 
 /** `compliance` with the capability-selected ids added to its `storyboards` (`fromCapabilities`). */

@@ -22,6 +22,8 @@ import type { NotApplicableStoryboard } from '../model/step-meta.js';
 import { scrubSecrets } from '../model/redact.js';
 import type { CapabilityPredicate } from '../model/storyboard.js';
 import { storyboardGate, storyboardKeys } from '../storyboard/select.js';
+import { agentSecrets, type AgentAccess } from './agent-preflight.js';
+import { capabilitiesAnswered } from './capabilities.js';
 
 const MATCHERS = ['equals', 'contains', 'present'] as const;
 
@@ -88,4 +90,19 @@ export async function notApplicableUpFront(
     ];
   });
   return graded.length < files.length ? graded : [];
+}
+
+/**
+ * `notApplicableUpFront` for the run's agent, against the answer capability selection read for it in this process
+ * (capabilities.ts `capabilitiesAnswered`), the agent's secrets scrubbed: the bin's `--list` and first line, and the
+ * plugin's include. None when no answer was read (storyboards named, not selected from the agent).
+ */
+export async function gradedUpFront(
+  agent: AgentAccess,
+  files: readonly string[],
+  schemasDir: string | undefined,
+): Promise<NotApplicableStoryboard[]> {
+  const answer = capabilitiesAnswered(agent);
+  if (!answer) return [];
+  return notApplicableUpFront(files, answer, { schemasDir, secrets: agentSecrets(agent) });
 }
