@@ -4,10 +4,9 @@
  * the job is given (`ADCP_CACHE_KEY`) rather than one in a file a fresh runner does not have.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   CACHE_KEY_ENV,
   DiskCache,
@@ -15,11 +14,10 @@ import {
   packageFingerprint,
   treeFingerprint,
 } from '../../src/cache/disk-cache.js';
+import { testDir } from '../helpers/temp-dir.js';
 
-const scratch = mkdtempSync(join(tmpdir(), 'adcp-ci-cache-'));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
-let made = 0;
-const fresh = () => join(scratch, `d${made++}`);
+/** A directory of its own, removed when the test ends. */
+const fresh = () => testDir('adcp-ci-cache-');
 
 /** A package tree: code, a source map and a declaration, as `dist/` has them. */
 function tree(files: Record<string, string> = {}): string {
@@ -96,7 +94,7 @@ describe("this package's fingerprint", () => {
   });
 
   it('is one nothing else has when the tree cannot be read: nothing cached is served', () => {
-    const missing = join(scratch, 'no-such-dir');
+    const missing = join(fresh(), 'no-such-dir');
     expect(treeFingerprint(missing)).toMatch(/^unreadable-/);
   });
 });
