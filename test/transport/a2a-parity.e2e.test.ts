@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureAgent, type FixtureAgent } from '../../fixtures/agent/server.mjs';
 import { resolveCorpus } from '../../src/corpus.js';
 import type { StepOutcome } from '../../src/model/records.js';
+import type { Storyboard } from '../../src/model/storyboard.js';
 import { openStoryboardRun } from '../../src/open-run.js';
 import { listCorpus } from '../../src/storyboard/select.js';
 import { loadStoryboardFile } from '../../src/storyboard/load.js';
@@ -56,13 +57,23 @@ afterAll(() => agent?.close());
 let principals = 0;
 
 /** One storyboard file, run to the end over one protocol; every step's outcome by `phase/step`. */
+/** Each file loaded once: it is run twice per behaviour, over 20-odd behaviours, and parsing its YAML each time was a sixth of this file's CPU. */
+const storyboards = new Map<string, Storyboard>();
+function storyboardOf(file: string): Storyboard {
+  let storyboard = storyboards.get(file);
+  if (!storyboard) {
+    const loaded = loadStoryboardFile(file, { corpusRoot: corpus.root });
+    if (!loaded.ok) throw new Error(`${file} does not load`);
+    storyboards.set(file, (storyboard = loaded.storyboard));
+  }
+  return storyboard;
+}
+
 async function runFile(file: string, protocol: Protocol, behaviours: string[] = []): Promise<Map<string, StepOutcome>> {
-  const loaded = loadStoryboardFile(file, { corpusRoot: corpus.root });
-  if (!loaded.ok) throw new Error(`${file} does not load`);
   const agentUrl = protocol === 'a2a' ? agent.a2aUrlFor(behaviours) : agent.urlFor(behaviours);
   // A principal of its own: sandboxes and idempotency keys never cross runs.
   const run = openStoryboardRun(
-    loaded.storyboard,
+    storyboardOf(file),
     {
       agentUrl,
       protocol,
