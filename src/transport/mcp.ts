@@ -6,6 +6,7 @@
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import type { Exchange } from '../model/exchange.js';
 import type { ResponseRecord } from '../model/records.js';
 import { ownVersion } from '../model/package-version.js';
@@ -95,6 +96,7 @@ interface McpSdk {
   McpError: typeof McpError;
   /** The tool-result schema calls are parsed with (keepStructuredContent). */
   resultSchema: typeof CallToolResultSchema;
+  AjvJsonSchemaValidator: typeof import('@modelcontextprotocol/sdk/validation/ajv').AjvJsonSchemaValidator;
 }
 let sdk: Promise<McpSdk> | undefined;
 /** The SDK once imported (the call path needs it synchronously, after a connection has loaded it). */
@@ -120,16 +122,29 @@ function mcpSdk(): Promise<McpSdk> {
     import('@modelcontextprotocol/sdk/client/index.js'),
     import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
     import('@modelcontextprotocol/sdk/types.js'),
-  ]).then(([client, transport, types]) => {
+    import('@modelcontextprotocol/sdk/validation/ajv'),
+  ]).then(([client, transport, types, ajv]) => {
     loadedSdk = {
       Client: client.Client,
       StreamableHTTPClientTransport: transport.StreamableHTTPClientTransport,
       McpError: types.McpError,
       resultSchema: keepStructuredContent(types.CallToolResultSchema) as unknown as typeof CallToolResultSchema,
+      AjvJsonSchemaValidator: ajv.AjvJsonSchemaValidator,
     };
     return loadedSdk;
   });
   return sdk;
+}
+
+/**
+ * The client's validator of tools' `outputSchema`s, the SDK's own, made when the first tool that declares one is
+ * listed. The SDK makes it with every client otherwise: a new Ajv with its formats per connection, for agents whose
+ * tools mostly declare none (0.17 s of CPU over the in-process runs of test/transport/a2a-parity.e2e.test.ts). One
+ * per client still, as the SDK has it: an Ajv keeps every schema it compiles.
+ */
+function validatorOnFirstUse(make: () => jsonSchemaValidator): jsonSchemaValidator {
+  let made: jsonSchemaValidator | undefined;
+  return { getValidator: (schema) => (made ??= make()).getValidator(schema) };
 }
 
 export class McpTransport implements AgentTransport {
@@ -358,7 +373,7 @@ export class McpTransport implements AgentTransport {
   private async open(credentials: Credentials, timeoutMs: number, signal: AbortSignal): Promise<Connection> {
     const connection = { serverRequests: 0, pending: new Set<string>() } as unknown as Connection;
     const authorization = authorizationHeader(credentials);
-    const { Client, StreamableHTTPClientTransport } = await mcpSdk();
+    const { Client, StreamableHTTPClientTransport, AjvJsonSchemaValidator } = await mcpSdk();
     const transport = new StreamableHTTPClientTransport(new URL(this.url), {
       requestInit: authorization ? { headers: { authorization } } : undefined,
       // Redirects stay on the agent's origin (url-guard.ts): a Location is agent-supplied.
@@ -386,7 +401,10 @@ export class McpTransport implements AgentTransport {
       },
     });
     boundServerRequests(transport, connection);
-    const client = new Client(this.options.clientInfo ?? CLIENT_INFO, { capabilities: {} });
+    const client = new Client(this.options.clientInfo ?? CLIENT_INFO, {
+      capabilities: {},
+      jsonSchemaValidator: validatorOnFirstUse(() => new AjvJsonSchemaValidator()),
+    });
     connection.client = client;
     // The initialize exchange is bounded like a call.
     const watch = watchServerRequests(connection, signal);
