@@ -6,12 +6,12 @@
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
-import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import type { Exchange } from '../model/exchange.js';
 import type { ResponseRecord } from '../model/records.js';
 import { ownVersion } from '../model/package-version.js';
 import { filterResponseHeaders } from '../model/redact.js';
 import { jsonRpcErrorOf, parseJsonOrText, type JsonRpcError } from './answer-body.js';
+import { OutputSchemas } from './mcp-output-schema.js';
 import { extractMcpResult } from './mcp-extract.js';
 import { describeTransportError, openCallScope } from './call.js';
 import { boundedFetch, isTimeoutError, type ObservedHttp } from './http.js';
@@ -46,6 +46,8 @@ interface Connection extends WatchedSession {
   last?: ObservedHttp;
   /** The agent's tool names, listed once per session. */
   tools?: string[];
+  /** The output schemas its tools declare (tools/list), which an MCP client holds their results to. */
+  outputSchemas: OutputSchemas;
   /** Taken from a pool and not yet used by this transport: the agent may have ended the session meanwhile. */
   reused?: boolean;
 }
@@ -136,17 +138,6 @@ function mcpSdk(): Promise<McpSdk> {
   return sdk;
 }
 
-/**
- * The client's validator of tools' `outputSchema`s, the SDK's own, made when the first tool that declares one is
- * listed. The SDK makes it with every client otherwise: a new Ajv with its formats per connection, for agents whose
- * tools mostly declare none (0.17 s of CPU over the in-process runs of test/transport/a2a-parity.e2e.test.ts). One
- * per client still, as the SDK has it: an Ajv keeps every schema it compiles.
- */
-function validatorOnFirstUse(make: () => jsonSchemaValidator): jsonSchemaValidator {
-  let made: jsonSchemaValidator | undefined;
-  return { getValidator: (schema) => (made ??= make()).getValidator(schema) };
-}
-
 export class McpTransport implements AgentTransport {
   readonly kind = 'mcp' as const;
   readonly url: string;
@@ -189,8 +180,10 @@ export class McpTransport implements AgentTransport {
       failed.reused = connection.reused === true;
       connection.reused = false;
       failed.watch = watchServerRequests(connection, scope.signal);
-      const result = await connection.client.callTool(
-        { name: task, arguments: (payload ?? {}) as Record<string, unknown> },
+      // Not the SDK's callTool: it throws a JSON-RPC error of its own for a result its tool's outputSchema refuses,
+      // which would be recorded as the agent's answer (mcp-output-schema.ts).
+      const result = await connection.client.request(
+        { method: 'tools/call', params: { name: task, arguments: (payload ?? {}) as Record<string, unknown> } },
         loadedSdk!.resultSchema,
         { timeout: options.timeoutMs, maxTotalTimeout: options.timeoutMs, signal: failed.watch.signal },
       );
@@ -201,11 +194,13 @@ export class McpTransport implements AgentTransport {
         content: result.content,
       };
       const { extraction, data } = extractMcpResult(responsePayload);
+      const refused = connection.outputSchemas.refusal(task, result);
       return {
         request,
         response: this.responseRecord(responsePayload, connection.last, duration_ms),
         extraction,
         data,
+        ...(refused ? { transportError: refused } : {}),
       };
     } catch (error) {
       return this.callFailed(error, failed, Math.round(performance.now() - started));
@@ -312,6 +307,7 @@ export class McpTransport implements AgentTransport {
           signal: watch.signal,
         });
         tools.push(...listed.tools.map((t) => t.name));
+        connection.outputSchemas.listed(listed.tools);
         cursor = listed.nextCursor;
         if (!cursor) break;
       }
@@ -371,9 +367,13 @@ export class McpTransport implements AgentTransport {
   }
 
   private async open(credentials: Credentials, timeoutMs: number, signal: AbortSignal): Promise<Connection> {
-    const connection = { serverRequests: 0, pending: new Set<string>() } as unknown as Connection;
-    const authorization = authorizationHeader(credentials);
     const { Client, StreamableHTTPClientTransport, AjvJsonSchemaValidator } = await mcpSdk();
+    const connection = {
+      serverRequests: 0,
+      pending: new Set<string>(),
+      outputSchemas: new OutputSchemas(() => new AjvJsonSchemaValidator()),
+    } as unknown as Connection;
+    const authorization = authorizationHeader(credentials);
     const transport = new StreamableHTTPClientTransport(new URL(this.url), {
       requestInit: authorization ? { headers: { authorization } } : undefined,
       // Redirects stay on the agent's origin (url-guard.ts): a Location is agent-supplied.
@@ -403,7 +403,7 @@ export class McpTransport implements AgentTransport {
     boundServerRequests(transport, connection);
     const client = new Client(this.options.clientInfo ?? CLIENT_INFO, {
       capabilities: {},
-      jsonSchemaValidator: validatorOnFirstUse(() => new AjvJsonSchemaValidator()),
+      jsonSchemaValidator: OutputSchemas.forClient(),
     });
     connection.client = client;
     // The initialize exchange is bounded like a call.

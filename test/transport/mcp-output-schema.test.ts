@@ -1,11 +1,12 @@
 /**
- * A tool's `outputSchema`, as the MCP SDK's client enforces it (src/transport/mcp.ts `validatorOnFirstUse`): the
- * client checks a result's structuredContent against the schema `tools/list` declared, and a result that breaks it
- * never reaches grading as data. Our transport hands the client its validator made on first use rather than with every
- * connection; these tests pin that the check still happens, and happens per tool.
+ * A tool's `outputSchema`, as an MCP client holds its results to it (src/transport/mcp-output-schema.ts): a result
+ * whose structuredContent breaks the schema its tool declared in tools/list, or that has none, is refused — recorded as
+ * the agent sent it, with the refusal as the step's transport-level error, not as a JSON-RPC error the agent never
+ * sent (what the SDK's callTool throws). A tool that declares none is not checked; an error result is not either.
  *
- * The agent is the SDK's low-level Server over stateless Streamable HTTP on 127.0.0.1: its McpServer would check its
- * own output first and answer an error result, so the client's check would never be reached.
+ * The agent is the SDK's low-level Server over stateless Streamable HTTP on 127.0.0.1 (its McpServer would check its
+ * own output first and answer an error result instead). Its tools/list comes in two pages when asked (`?paged`): the
+ * SDK's own cache of schemas keeps only the last page's.
  */
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -22,31 +23,55 @@ const PRODUCTS_SCHEMA = {
   required: ['products'],
 } as const;
 
-/** What get_products answers, by the `shape` argument; get_adcp_capabilities declares no schema and answers anything. */
-const ANSWERS: Record<string, unknown> = { good: { products: [] }, bad: { products: 'none' } };
+/** get_products' answers, by the `shape` argument. get_adcp_capabilities declares no schema and answers anything. */
+/** What a tool named `broken_<n>` declares: schemas Ajv cannot compile. */
+const BROKEN = [
+  { type: 'object', properties: { a: { type: 'nonsense' } } },
+  { type: 'object', properties: { a: { $ref: '#/nowhere' } } },
+];
+
+const ANSWERS: Record<string, { structuredContent?: Record<string, unknown>; isError?: true }> = {
+  good: { structuredContent: { products: [] } },
+  bad: { structuredContent: { products: 'none' } },
+  none: {},
+  error: { isError: true },
+};
 
 let server: HttpServer;
-let url: string;
+let base: string;
 
 beforeAll(async () => {
   server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = chunks.length > 0 ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
+    const paged = req.url?.includes('paged') === true;
     const mcp = new Server({ name: 'output-schema-agent', version: '1.0.0' }, { capabilities: { tools: {} } });
-    mcp.setRequestHandler(ListToolsRequestSchema, async () => ({
-      tools: [
-        { name: 'get_products', inputSchema: { type: 'object' }, outputSchema: PRODUCTS_SCHEMA },
-        { name: 'get_adcp_capabilities', inputSchema: { type: 'object' } },
-      ],
+    const products = { name: 'get_products', inputSchema: { type: 'object' as const }, outputSchema: PRODUCTS_SCHEMA };
+    const capabilities = { name: 'get_adcp_capabilities', inputSchema: { type: 'object' as const } };
+    const broken = BROKEN.map((outputSchema, n) => ({
+      name: `broken_${n}`,
+      inputSchema: { type: 'object' as const },
+      outputSchema: outputSchema as { type: 'object' },
     }));
+    mcp.setRequestHandler(ListToolsRequestSchema, async (request) =>
+      req.url?.includes('broken')
+        ? { tools: broken }
+        : !paged
+          ? { tools: [products, capabilities] }
+          : request.params?.cursor === 'two'
+            ? { tools: [capabilities] }
+            : { tools: [products], nextCursor: 'two' },
+    );
     mcp.setRequestHandler(CallToolRequestSchema, async (request) => {
-      const shape = String(request.params.arguments?.shape ?? 'good');
-      const structuredContent = (request.params.name === 'get_products' ? ANSWERS[shape] : { products: 7 }) as Record<
-        string,
-        unknown
-      >;
-      return { content: [{ type: 'text', text: JSON.stringify(structuredContent) }], structuredContent };
+      const answer =
+        request.params.name === 'get_products'
+          ? ANSWERS[String(request.params.arguments?.shape ?? 'good')]!
+          : { structuredContent: { products: 7 } };
+      return {
+        content: [{ type: 'text', text: JSON.stringify(answer.structuredContent ?? 'no structured content') }],
+        ...answer,
+      };
     });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     await mcp.connect(transport);
@@ -54,7 +79,7 @@ beforeAll(async () => {
     await transport.handleRequest(req, res, body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
 
 afterAll(async () => {
@@ -64,31 +89,61 @@ afterAll(async () => {
 
 const options: CallOptions = { credentials: { kind: 'none' }, timeoutMs: 5_000 };
 
-describe("a tool's outputSchema, checked by the MCP client", () => {
+/** get_products with `shape`, after tools/list, on the agent's one-page or two-page listing. */
+async function products(shape: string, path = '/mcp') {
+  const t = new McpTransport({ url: `${base}${path}`, maxResponseBytes: 1 << 20 });
+  expect(await t.listTools(options)).toEqual({ tools: ['get_products', 'get_adcp_capabilities'] });
+  const exchange = await t.call('get_products', { shape }, options);
+  await t.close();
+  return exchange;
+}
+
+describe("a tool's outputSchema, as an MCP client holds its results to it", () => {
   it('a result that matches the declared schema is the data graded', async () => {
-    const t = new McpTransport({ url, maxResponseBytes: 1 << 20 });
-    expect(await t.listTools(options)).toEqual({ tools: ['get_products', 'get_adcp_capabilities'] });
-    const exchange = await t.call('get_products', { shape: 'good' }, options);
-    await t.close();
+    const exchange = await products('good');
     expect(exchange.transportError).toBeUndefined();
     expect(exchange.extraction.path).toBe('structured_content');
     expect(exchange.data).toEqual({ products: [] });
   });
 
-  it('a result that breaks it is refused before grading, naming the field', async () => {
-    const t = new McpTransport({ url, maxResponseBytes: 1 << 20 });
-    await t.listTools(options);
-    const exchange = await t.call('get_products', { shape: 'bad' }, options);
+  it.each(['/mcp', '/mcp?paged'])(
+    'a result that breaks it: recorded as the agent sent it, refused as a transport-level error naming the field (%s)',
+    async (path) => {
+      const exchange = await products('bad', path);
+      expect(exchange.transportError).toBe(
+        "get_products's structuredContent does not match the outputSchema it declares in tools/list (data/products must be array): an MCP client refuses the result",
+      );
+      // What came back is what the agent sent: its result, not a JSON-RPC error of the client's making.
+      expect(exchange.rpcError).toBeUndefined();
+      expect(exchange.response?.payload).toMatchObject({ isError: false, structuredContent: { products: 'none' } });
+      expect(exchange.response?.status).toBe(200);
+    },
+  );
+
+  it('a result without structuredContent is refused too; an error result is not checked', async () => {
+    const none = await products('none');
+    expect(none.transportError).toMatch(
+      /^get_products declares an outputSchema in tools\/list but its result has no structuredContent: an MCP client refuses it/,
+    );
+    expect(none.response?.payload).toMatchObject({ isError: false, content: [{ type: 'text' }] });
+    const error = await products('error');
+    expect(error.transportError).toBeUndefined();
+    expect(error.response?.payload).toMatchObject({ isError: true });
+  });
+
+  it('a declared schema Ajv cannot compile: its results are refused, naming why, and the session goes on', async () => {
+    const t = new McpTransport({ url: `${base}/mcp?broken`, maxResponseBytes: 1 << 20 });
+    expect(await t.listTools(options)).toEqual({ tools: ['broken_0', 'broken_1'] });
+    const exchanges = [await t.call('broken_0', {}, options), await t.call('broken_1', {}, options)];
     await t.close();
-    // The SDK throws it as a JSON-RPC error (-32602) of its own, which the transport records as the agent's error
-    // answer: the agent's structuredContent is not the data graded.
-    expect(exchange.extraction.path).toBe('error');
-    expect(exchange.data).not.toEqual(ANSWERS.bad);
-    expect(exchange.rpcError?.message).toMatch(/does not match the tool's output schema: data\/products must be array/);
+    expect(exchanges.map((e) => e.transportError)).toEqual([
+      "broken_0's outputSchema in tools/list does not compile (type must be JSONType or JSONType[]: nonsense): an MCP client cannot take its results",
+      "broken_1's outputSchema in tools/list does not compile (can't resolve reference #/nowhere from id #): an MCP client cannot take its results",
+    ]);
   });
 
   it('a tool that declares none is not checked, whatever it answers', async () => {
-    const t = new McpTransport({ url, maxResponseBytes: 1 << 20 });
+    const t = new McpTransport({ url: `${base}/mcp`, maxResponseBytes: 1 << 20 });
     await t.listTools(options);
     const exchange = await t.call('get_adcp_capabilities', {}, options);
     await t.close();

@@ -1,0 +1,75 @@
+/**
+ * A tool's `outputSchema`, as MCP clients enforce it. MCP: a tool that declares one in `tools/list` returns
+ * structuredContent that conforms to it. The SDK's `Client.callTool` refuses a result that does not by throwing a
+ * JSON-RPC error of its own (-32602), which a runner then records as the agent's error answer, though the agent sent a
+ * result: the record would show an answer nobody sent, and a step expecting an error would pass on it. So the transport
+ * (mcp.ts) sends `tools/call` itself and asks this module, which checks the result with the SDK's own validator (Ajv):
+ * the agent's result is recorded as it came, and the refusal is the step's transport-level error.
+ *
+ * The validator is made on first use (the SDK makes an Ajv per client otherwise, for agents whose tools mostly declare
+ * no schema), and a schema is compiled the first time its tool's result is checked, not when it is listed.
+ */
+import type { JsonSchemaType, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
+
+type Check = (input: unknown) => { valid: boolean; errorMessage?: string };
+
+/** One MCP session's declared output schemas, by tool. */
+export class OutputSchemas {
+  private readonly declared = new Map<string, JsonSchemaType>();
+  private readonly checks = new Map<string, Check>();
+  private validator: jsonSchemaValidator | undefined;
+
+  constructor(private readonly makeValidator: () => jsonSchemaValidator) {}
+
+  /**
+   * For the SDK's Client, which compiles each listed tool's schema for its `callTool` (an Ajv per client besides): the
+   * transport never calls that, so it gets checks that compile nothing and say so if ever run.
+   */
+  static forClient(): jsonSchemaValidator {
+    return {
+      getValidator: () => () => {
+        throw new Error(
+          'vitest-adcp: tool results are checked by the transport (mcp-output-schema.ts), not by callTool',
+        );
+      },
+    };
+  }
+
+  /** A `tools/list` page's tools. Every page counts (the SDK's own cache keeps only the last page's). */
+  listed(tools: readonly { name: string; outputSchema?: unknown }[]): void {
+    for (const tool of tools) {
+      if (tool.outputSchema && typeof tool.outputSchema === 'object') {
+        this.declared.set(tool.name, tool.outputSchema as JsonSchemaType);
+        this.checks.delete(tool.name);
+      }
+    }
+  }
+
+  /** Why an MCP client refuses this result of `tool` (one line), or undefined when it takes it. */
+  refusal(tool: string, result: { structuredContent?: unknown; isError?: boolean }): string | undefined {
+    const schema = this.declared.get(tool);
+    if (!schema) return undefined;
+    if (result.structuredContent === undefined || result.structuredContent === null) {
+      return result.isError
+        ? undefined
+        : `${tool} declares an outputSchema in tools/list but its result has no structuredContent: an MCP client refuses it (MCP: a tool with an outputSchema returns structured results that conform to it)`;
+    }
+    let check = this.checks.get(tool);
+    if (!check) {
+      try {
+        check = this.compile(schema);
+      } catch (error) {
+        return `${tool}'s outputSchema in tools/list does not compile (${error instanceof Error ? error.message : String(error)}): an MCP client cannot take its results`;
+      }
+      this.checks.set(tool, check);
+    }
+    const { valid, errorMessage } = check(result.structuredContent);
+    return valid
+      ? undefined
+      : `${tool}'s structuredContent does not match the outputSchema it declares in tools/list (${errorMessage ?? 'invalid'}): an MCP client refuses the result`;
+  }
+
+  private compile(schema: JsonSchemaType): Check {
+    return (this.validator ??= this.makeValidator()).getValidator(schema);
+  }
+}
