@@ -48,11 +48,12 @@ export class OutputSchemas {
   /** Why an MCP client refuses this result of `tool` (one line), or undefined when it takes it. */
   refusal(tool: string, result: { structuredContent?: unknown; isError?: boolean }): string | undefined {
     const schema = this.declared.get(tool);
-    if (!schema) return undefined;
-    if (result.structuredContent === undefined || result.structuredContent === null) {
-      return result.isError
-        ? undefined
-        : `${tool} declares an outputSchema in tools/list but its result has no structuredContent: an MCP client refuses it (MCP: a tool with an outputSchema returns structured results that conform to it)`;
+    // An error result (isError) is held to nothing: it carries the error, not the declared output. The SDK's server
+    // exempts it so, and its client means to (its comment says so; 1.32 checks its structuredContent anyway:
+    // modelcontextprotocol/typescript-sdk#1943).
+    if (!schema || result.isError === true) return undefined;
+    if (result.structuredContent === undefined) {
+      return `${tool} declares an outputSchema in tools/list but its result has no structuredContent: an MCP client refuses it (MCP: a tool with an outputSchema returns structured results that conform to it)`;
     }
     let check = this.checks.get(tool);
     if (!check) {

@@ -184,6 +184,36 @@ describe('hostile agents fail only their own step, bounded in time and size', ()
     expect(r.after!.status).toBe('passed');
   });
 
+  it("a result that breaks its tool's declared outputSchema: a transport error naming the field, the result recorded as sent", async () => {
+    const r = await runInline(twoSteps('get_products'), agent.urlFor(['output_schema@get_products']));
+    expect(r.hostile!.status).toBe('failed');
+    expect(r.hostile!.result.error).toBe(
+      "get_products's structuredContent does not match the outputSchema it declares in tools/list (data must have required property 'declared_but_never_sent'): an MCP client refuses the result",
+    );
+    expect(r.hostile!.result.validations).toEqual([]);
+    expect(r.hostile!.result.response?.payload).toMatchObject({
+      isError: false,
+      structuredContent: { products: expect.any(Array) },
+    });
+    expect(r.after!.status).toBe('passed');
+  });
+
+  it('a step expecting an error does not pass on such a result: the agent sent no error', async () => {
+    const yaml = storyboard(`- id: must_fail
+  task: get_adcp_capabilities
+  expect_error: true
+  sample_request: {}`);
+    const step = (await runInline(yaml, agent.urlFor(['output_schema@get_adcp_capabilities']))).must_fail!;
+    expect(step.status).toBe('failed');
+    expect(step.result.error).toMatch(/^get_adcp_capabilities's structuredContent does not match the outputSchema/);
+    // An error result is not held to it: the same step passes on the tool's error answer.
+    const error = await runInline(
+      yaml,
+      agent.urlFor(['output_schema@get_adcp_capabilities', 'error_response@get_adcp_capabilities']),
+    );
+    expect(error.must_fail!.status).toBe('passed');
+  });
+
   it('an unreachable agent fails each step with the connection error', async () => {
     const r = await runInline(twoSteps('get_products'), 'http://127.0.0.1:9/mcp', { timeoutMs: 2000 });
     expect(r.hostile!.status).toBe('failed');
