@@ -13,10 +13,9 @@ import type { JsonSchemaType, jsonSchemaValidator } from '@modelcontextprotocol/
 
 type Check = (input: unknown) => { valid: boolean; errorMessage?: string };
 
-/** One MCP session's declared output schemas, by tool. */
+/** One MCP session's declared output schemas, by tool: each with its check once compiled, or why it does not compile. */
 export class OutputSchemas {
-  private readonly declared = new Map<string, JsonSchemaType>();
-  private readonly checks = new Map<string, Check>();
+  private readonly declared = new Map<string, { schema: JsonSchemaType; check?: Check | string } | undefined>();
   private validator: jsonSchemaValidator | undefined;
 
   constructor(private readonly makeValidator: () => jsonSchemaValidator) {}
@@ -36,41 +35,36 @@ export class OutputSchemas {
   }
 
   /** A `tools/list` page's tools. Every page counts (the SDK's own cache keeps only the last page's). */
-  listed(tools: readonly { name: string; outputSchema?: unknown }[]): void {
-    for (const tool of tools) {
-      if (tool.outputSchema && typeof tool.outputSchema === 'object') {
-        this.declared.set(tool.name, tool.outputSchema as JsonSchemaType);
-        this.checks.delete(tool.name);
-      }
-    }
+  listed(tools: readonly { name: string; outputSchema?: JsonSchemaType }[]): void {
+    for (const { name, outputSchema } of tools) this.declared.set(name, outputSchema && { schema: outputSchema });
   }
 
   /** Why an MCP client refuses this result of `tool` (one line), or undefined when it takes it. */
   refusal(tool: string, result: { structuredContent?: unknown; isError?: boolean }): string | undefined {
-    const schema = this.declared.get(tool);
+    const declared = this.declared.get(tool);
     // An error result (isError) is held to nothing: it carries the error, not the declared output. The SDK's server
     // exempts it so, and its client means to (its comment says so; 1.32 checks its structuredContent anyway:
     // modelcontextprotocol/typescript-sdk#1943).
-    if (!schema || result.isError === true) return undefined;
+    if (!declared || result.isError === true) return undefined;
     if (result.structuredContent === undefined) {
       return `${tool} declares an outputSchema in tools/list but its result has no structuredContent: an MCP client refuses it (MCP: a tool with an outputSchema returns structured results that conform to it)`;
     }
-    let check = this.checks.get(tool);
-    if (!check) {
-      try {
-        check = this.compile(schema);
-      } catch (error) {
-        return `${tool}'s outputSchema in tools/list does not compile (${error instanceof Error ? error.message : String(error)}): an MCP client cannot take its results`;
-      }
-      this.checks.set(tool, check);
+    declared.check ??= this.compile(declared.schema);
+    if (typeof declared.check === 'string') {
+      return `${tool}'s outputSchema in tools/list does not compile (${declared.check}): an MCP client cannot take its results`;
     }
-    const { valid, errorMessage } = check(result.structuredContent);
+    const { valid, errorMessage } = declared.check(result.structuredContent);
     return valid
       ? undefined
-      : `${tool}'s structuredContent does not match the outputSchema it declares in tools/list (${errorMessage ?? 'invalid'}): an MCP client refuses the result`;
+      : `${tool}'s structuredContent does not match the outputSchema it declares in tools/list (${String(errorMessage)}): an MCP client refuses the result`;
   }
 
-  private compile(schema: JsonSchemaType): Check {
-    return (this.validator ??= this.makeValidator()).getValidator(schema);
+  /** The schema's check, or why Ajv cannot compile it. */
+  private compile(schema: JsonSchemaType): Check | string {
+    try {
+      return (this.validator ??= this.makeValidator()).getValidator(schema);
+    } catch (error) {
+      return error instanceof Error ? error.message : String(error);
+    }
   }
 }

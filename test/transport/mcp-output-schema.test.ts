@@ -14,7 +14,9 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { McpTransport } from '../../src/transport/mcp.js';
+import { OutputSchemas } from '../../src/transport/mcp-output-schema.js';
 import type { CallOptions } from '../../src/transport/types.js';
 
 const PRODUCTS_SCHEMA = {
@@ -149,5 +151,49 @@ describe("a tool's outputSchema, as an MCP client holds its results to it", () =
     await t.close();
     expect(exchange.transportError).toBeUndefined();
     expect(exchange.data).toEqual({ products: 7 });
+  });
+});
+
+describe('OutputSchemas: what a session compiles, and when', () => {
+  /** OutputSchemas over the SDK's validator, counting validators made and schemas compiled. */
+  function counted() {
+    const made = { validators: 0, compiled: 0 };
+    const schemas = new OutputSchemas(() => {
+      made.validators++;
+      const ajv = new AjvJsonSchemaValidator();
+      return {
+        getValidator: (schema) => {
+          made.compiled++;
+          return ajv.getValidator(schema);
+        },
+      };
+    });
+    return { schemas, made };
+  }
+
+  it('no validator while no listed tool declares a schema; each schema compiled once, when first needed', () => {
+    const { schemas, made } = counted();
+    schemas.listed([{ name: 'get_adcp_capabilities' }]);
+    expect(schemas.refusal('get_adcp_capabilities', { structuredContent: {} })).toBeUndefined();
+    schemas.listed([{ name: 'get_products', outputSchema: PRODUCTS_SCHEMA }]);
+    expect(made).toEqual({ validators: 0, compiled: 0 });
+    expect(schemas.refusal('get_products', { structuredContent: { products: [] } })).toBeUndefined();
+    expect(schemas.refusal('get_products', { structuredContent: { products: 1 } })).toMatch(/must be array/);
+    expect(schemas.refusal('get_products', { structuredContent: { products: 2 } })).toMatch(/must be array/);
+    expect(made).toEqual({ validators: 1, compiled: 1 });
+  });
+
+  it('a later listing of a tool replaces what an earlier one declared', () => {
+    const { schemas } = counted();
+    schemas.listed([{ name: 'get_products', outputSchema: PRODUCTS_SCHEMA }]);
+    schemas.listed([{ name: 'get_products' }]);
+    expect(schemas.refusal('get_products', { structuredContent: { products: 1 } })).toBeUndefined();
+  });
+
+  it("the SDK client's own checks compile nothing and refuse to run: the transport never calls callTool", () => {
+    const check = OutputSchemas.forClient().getValidator(PRODUCTS_SCHEMA);
+    expect(() => check({ products: [] })).toThrow(
+      'vitest-adcp: tool results are checked by the transport (mcp-output-schema.ts), not by callTool',
+    );
   });
 });
