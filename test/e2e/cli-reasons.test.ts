@@ -21,6 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureAgent, type FixtureAgent } from '../../fixtures/agent/server.mjs';
 import { closedPort } from '../helpers/ports.js';
 import { buildBin, NO_AGENT_ENV as CLEAN_ENV, repoRoot, runNode, type NodeRun } from '../helpers/run-vitest.js';
+import { readJson } from '../helpers/read-json.js';
 
 const scratch = join(repoRoot, '.vitest-adcp', `cli-reasons-${process.pid}`);
 const cliJs = join(scratch, 'dist', 'cli.js');
@@ -82,9 +83,7 @@ async function until(condition: () => boolean, what: string, ms = 30_000): Promi
 async function capabilityErrorAgent() {
   const server = http.createServer(async (req, res) => {
     if (req.method !== 'POST') return void res.writeHead(req.method === 'DELETE' ? 200 : 405).end();
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null');
+    const body = await readJson(req);
     if (body?.id === undefined) return void res.writeHead(202).end();
     const send = (answer: object, headers: Record<string, string> = {}) => {
       res.writeHead(200, { 'content-type': 'application/json', ...headers });

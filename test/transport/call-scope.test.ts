@@ -18,6 +18,7 @@ import { dispatchAll } from '../../src/roles/parallel-dispatch/dispatch.js';
 import { openCallScope } from '../../src/transport/call.js';
 import { McpTransport } from '../../src/transport/mcp.js';
 import type { CallOptions } from '../../src/transport/types.js';
+import { readJson } from '../helpers/read-json.js';
 
 /** The JSON-RPC methods the agent received (requests and notifications), in arrival order. */
 let received: string[] = [];
@@ -26,9 +27,7 @@ let url: string;
 
 beforeAll(async () => {
   server = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const body = chunks.length > 0 ? (JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown) : undefined;
+    const body: unknown = await readJson(req);
     for (const message of Array.isArray(body) ? body : [body])
       if (message && typeof message === 'object' && 'method' in message) received.push(String(message.method));
     // One server and transport per POST, no session: as the @adcp/sdk example sellers and our fixture agent answer.

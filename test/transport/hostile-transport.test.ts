@@ -18,6 +18,7 @@ import { MAX_SERVER_REQUESTS_PER_CALL } from '../../src/transport/mcp-server-req
 import { McpTransport } from '../../src/transport/mcp.js';
 import type { CallOptions } from '../../src/transport/types.js';
 import { sameOrigin, vetUrl } from '../../src/transport/url-guard.js';
+import { readJson } from '../helpers/read-json.js';
 
 const TOKEN = 'hostile-transport-secret-token';
 const opts = (more: Partial<CallOptions> = {}): CallOptions => ({
@@ -40,13 +41,6 @@ async function listen(server: http.Server, host = '127.0.0.1', port = 0): Promis
 function close(server: http.Server): Promise<void> {
   server.closeAllConnections();
   return new Promise((resolve) => server.close(() => resolve()));
-}
-
-async function readJson(req: http.IncomingMessage): Promise<any> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  const text = Buffer.concat(chunks).toString('utf8');
-  return text ? JSON.parse(text) : undefined;
 }
 
 const sendJson = (res: http.ServerResponse, body: unknown, status = 200, headers: Record<string, string> = {}) => {

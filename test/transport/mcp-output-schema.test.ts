@@ -18,6 +18,7 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import { McpTransport } from '../../src/transport/mcp.js';
 import { OutputSchemas } from '../../src/transport/mcp-output-schema.js';
 import type { CallOptions } from '../../src/transport/types.js';
+import { readJson } from '../helpers/read-json.js';
 
 const PRODUCTS_SCHEMA = {
   type: 'object',
@@ -44,9 +45,7 @@ let base: string;
 
 beforeAll(async () => {
   server = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const body = chunks.length > 0 ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
+    const body: unknown = await readJson(req);
     const paged = req.url?.includes('paged') === true;
     const mcp = new Server({ name: 'output-schema-agent', version: '1.0.0' }, { capabilities: { tools: {} } });
     const products = { name: 'get_products', inputSchema: { type: 'object' as const }, outputSchema: PRODUCTS_SCHEMA };

@@ -16,6 +16,7 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { McpSessionPool, McpTransport } from '../../src/transport/mcp.js';
 import type { Credentials } from '../../src/transport/types.js';
+import { readJson } from '../helpers/read-json.js';
 
 const sessions = new Map<string, StreamableHTTPServerTransport>();
 const seen = { initialize: 0, toolsList: 0, calls: 0 };
@@ -33,9 +34,7 @@ async function endAllSessions(): Promise<void> {
 
 beforeAll(async () => {
   server = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const body = chunks.length > 0 ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
+    const body = await readJson(req);
     const id = req.headers['mcp-session-id'];
     let transport = typeof id === 'string' ? sessions.get(id) : undefined;
     if (!transport) {

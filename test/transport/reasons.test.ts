@@ -19,6 +19,7 @@ import { AgentUnreachableError, readAgentCapabilities } from '../../src/plugin/c
 import { McpTransport } from '../../src/transport/mcp.js';
 import type { CallOptions } from '../../src/transport/types.js';
 import { closedPort } from '../helpers/ports.js';
+import { readJson } from '../helpers/read-json.js';
 
 const TIMEOUT_MS = 20_000;
 const opts = (more: Partial<CallOptions> = {}): CallOptions => ({
@@ -27,13 +28,6 @@ const opts = (more: Partial<CallOptions> = {}): CallOptions => ({
   ...more,
 });
 const STRAY_ID = `not-your-request-${'x'.repeat(500)}\u001b[2J`;
-
-async function readJson(req: http.IncomingMessage): Promise<any> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  const text = Buffer.concat(chunks).toString('utf8');
-  return text ? JSON.parse(text) : undefined;
-}
 
 const sendJson = (res: http.ServerResponse, body: unknown, headers: Record<string, string> = {}) => {
   res.writeHead(200, { 'content-type': 'application/json', ...headers });
