@@ -26,13 +26,13 @@ const PRODUCTS_SCHEMA = {
   required: ['products'],
 } as const;
 
-/** get_products' answers, by the `shape` argument. get_adcp_capabilities declares no schema and answers anything. */
 /** What a tool named `broken_<n>` declares: schemas Ajv cannot compile. */
 const BROKEN = [
   { type: 'object', properties: { a: { type: 'nonsense' } } },
   { type: 'object', properties: { a: { $ref: '#/nowhere' } } },
 ];
 
+/** get_products' answers, by the `shape` argument. get_adcp_capabilities declares no schema and answers anything. */
 const ANSWERS: Record<string, { structuredContent?: Record<string, unknown>; isError?: true }> = {
   good: { structuredContent: { products: [] } },
   bad: { structuredContent: { products: 'none' } },
