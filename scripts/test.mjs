@@ -12,6 +12,7 @@
  * script then exits as they do.
  */
 import { spawn } from 'node:child_process';
+import { constants } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -26,7 +27,7 @@ function node(script, args, stdio) {
       process.stderr.write(`npm test: could not start ${script}: ${error.message}\n`);
       resolve(1);
     });
-    child.on('close', (code, signal) => resolve(code ?? 128 + (signal === 'SIGINT' ? 2 : 15)));
+    child.on('close', (code, signal) => resolve(code ?? 128 + (constants.signals[signal] ?? 0)));
   });
   return { child, done };
 }
