@@ -13,6 +13,14 @@ import type { JsonSchemaType, jsonSchemaValidator } from '@modelcontextprotocol/
 
 type Check = (input: unknown) => { valid: boolean; errorMessage?: string };
 
+/**
+ * The largest declared schema checked (its JSON). Ajv compiles 4–5 ms per KiB of a plain object schema on this
+ * project's 2-core machine (3.3 MiB: 17 s) on the run's one thread, and the agent sets the size: a larger one would
+ * stall every storyboard in flight. Real output schemas are tens of KiB. One over the bound is not checked: the check is
+ * MCP's, not AdCP's, and the AdCP response schemas still grade the result.
+ */
+export const MAX_CHECKED_SCHEMA_BYTES = 256 * 1024;
+
 /** One MCP session's declared output schemas, by tool: each with its check once compiled, or why it does not compile. */
 export class OutputSchemas {
   private readonly declared = new Map<string, { schema: JsonSchemaType; check?: Check | string } | undefined>();
@@ -34,9 +42,15 @@ export class OutputSchemas {
     };
   }
 
-  /** A `tools/list` page's tools. Every page counts (the SDK's own cache keeps only the last page's). */
+  /**
+   * A `tools/list` page's tools. Every page counts (the SDK's own cache keeps only the last page's). A schema over
+   * MAX_CHECKED_SCHEMA_BYTES is left unchecked.
+   */
   listed(tools: readonly { name: string; outputSchema?: JsonSchemaType }[]): void {
-    for (const { name, outputSchema } of tools) this.declared.set(name, outputSchema && { schema: outputSchema });
+    for (const { name, outputSchema } of tools) {
+      const checked = outputSchema && JSON.stringify(outputSchema).length <= MAX_CHECKED_SCHEMA_BYTES;
+      this.declared.set(name, checked ? { schema: outputSchema } : undefined);
+    }
   }
 
   /** Why an MCP client refuses this result of `tool` (one line), or undefined when it takes it. */

@@ -16,7 +16,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprot
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { McpTransport } from '../../src/transport/mcp.js';
-import { OutputSchemas } from '../../src/transport/mcp-output-schema.js';
+import { MAX_CHECKED_SCHEMA_BYTES, OutputSchemas } from '../../src/transport/mcp-output-schema.js';
 import type { CallOptions } from '../../src/transport/types.js';
 import { readJson } from '../helpers/read-json.js';
 
@@ -180,6 +180,22 @@ describe('OutputSchemas: what a session compiles, and when', () => {
     expect(schemas.refusal('get_products', { structuredContent: { products: 1 } })).toMatch(/must be array/);
     expect(schemas.refusal('get_products', { structuredContent: { products: 2 } })).toMatch(/must be array/);
     expect(made).toEqual({ validators: 1, compiled: 1 });
+  });
+
+  it('a schema over the bound is not compiled, and its results not checked: the agent sets its size', () => {
+    const { schemas, made } = counted();
+    const at = (bytes: number) => ({
+      ...PRODUCTS_SCHEMA,
+      description: 'x'.repeat(bytes - JSON.stringify({ ...PRODUCTS_SCHEMA, description: '' }).length),
+    });
+    expect(JSON.stringify(at(MAX_CHECKED_SCHEMA_BYTES)).length).toBe(MAX_CHECKED_SCHEMA_BYTES);
+    schemas.listed([
+      { name: 'at_the_bound', outputSchema: at(MAX_CHECKED_SCHEMA_BYTES) },
+      { name: 'over_it', outputSchema: at(MAX_CHECKED_SCHEMA_BYTES + 1) },
+    ]);
+    expect(schemas.refusal('over_it', { structuredContent: { products: 1 } })).toBeUndefined();
+    expect(made).toEqual({ validators: 0, compiled: 0 });
+    expect(schemas.refusal('at_the_bound', { structuredContent: { products: 1 } })).toMatch(/must be array/);
   });
 
   it('a later listing of a tool replaces what an earlier one declared', () => {
