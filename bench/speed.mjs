@@ -588,11 +588,13 @@ function latencyMarkdown(results, startedAt) {
     lines.push('|--:|--:|--:|--:|--:|');
     for (const { latency, samples, cold, kept } of r.byLatency) {
       const s = (name) => medianSeconds(samples, name);
-      const c = (name) => cold[name].ms / 1000;
-      const k = (name) => (kept?.[name] ? kept[name].ms / 1000 : NaN);
-      const keptCell = (name) => `${f2(k(name))} s (${f2(k(name) / s('reference'))}, ${f2(k(name) / s(name))})`;
+      /** A run's seconds, ÷ the reference's median, ÷ the entry point's warm median. */
+      const cell = (run, name) => {
+        const t = run?.[name] ? run[name].ms / 1000 : NaN;
+        return `${f2(t)} s (${f2(t / s('reference'))}, ${f2(t / s(name))})`;
+      };
       lines.push(
-        `| ${latency} ms | ${f2(c('vitest'))} s (${f2(c('vitest') / s('reference'))}, ${f2(c('vitest') / s('vitest'))}) | ${f2(c('cli'))} s (${f2(c('cli') / s('reference'))}, ${f2(c('cli') / s('cli'))}) | ${mb(cold.vitest.rssMb)} / ${mb(cold.cli.rssMb)} MB | ${keptCell('vitest')} / ${keptCell('cli')} |`,
+        `| ${latency} ms | ${cell(cold, 'vitest')} | ${cell(cold, 'cli')} | ${mb(cold.vitest.rssMb)} / ${mb(cold.cli.rssMb)} MB | ${cell(kept, 'vitest')} / ${cell(kept, 'cli')} |`,
       );
     }
     lines.push('');
