@@ -3,11 +3,13 @@
  * and a real `jest` on one project against the fixture agent, give the same runner output contract report — times,
  * durations and the framework's project name aside. Each case is a place the two adapters once disagreed: a storyboard
  * without phases, a step a hook failed after the engine passed it, a `-t` filter over injected steps (controller
- * seeding, signed_requests vectors), a failing step's expected/actual diff.
+ * seeding, signed_requests vectors), a failing step's expected/actual diff; and a step failed by the transport on an
+ * answer the agent sent (a result its tool's declared outputSchema refuses: the record keeps the answer).
  */
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { formatBehaviourSegment } from '../../fixtures/agent/behaviours.mjs';
 import { copyBuiltDist } from '../helpers/built.js';
 import { assertValidContractReport } from '../helpers/contract-schema.js';
 import { readJestJson } from '../helpers/jest-project.js';
@@ -53,8 +55,12 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-const env = () => ({
-  ADCP_AGENT_URL: inject('agentUrl'),
+/** `behaviours`: the fixture agent's endpoint exhibiting them (fixtures/agent/behaviours.mjs), else its conformant one. */
+const env = (behaviours: readonly string[] = []) => ({
+  ADCP_AGENT_URL:
+    behaviours.length === 0
+      ? inject('agentUrl')
+      : inject('agentUrl').replace(/\/mcp$/, `/x/${formatBehaviourSegment(behaviours)}/mcp`),
   // The fixture agent's demo API keys: its controller (the seeding steps) answers only authenticated calls.
   ADCP_AUTH_TOKEN: 'demo-same-report',
   ADCP_STORYBOARDS: undefined,
@@ -63,16 +69,16 @@ const env = () => ({
 });
 
 /** `jest` on the project, one worker; its `--json` results and the contract report. */
-async function runJest(filter: string[]) {
+async function runJest(filter: string[], behaviours?: readonly string[]) {
   const run = await runNode([jestBin, '--ci', '-i', '--json', '--outputFile=results.json', ...filter], {
     cwd: project,
-    env: env(),
+    env: env(behaviours),
   });
   return { run, report: readReport('jest.json', run), results: readJestJson(join(project, 'results.json')) };
 }
 
 /** `vitest run` on the project, one worker; its captured tests and the contract report. */
-async function runVitestOn(filter: string[]) {
+async function runVitestOn(filter: string[], behaviours?: readonly string[]) {
   const run = await runVitest({
     config: join(project, 'vitest.config.mjs'),
     cwd: project,
@@ -86,7 +92,7 @@ async function runVitestOn(filter: string[]) {
       ...filter,
     ],
     reporters: [join(dist, 'vitest', 'reporter.js')],
-    env: env(),
+    env: env(behaviours),
   });
   return { run, report: readReport('vitest.json', run) };
 }
@@ -125,6 +131,8 @@ interface Case {
   name: string;
   /** The test file filter (and more CLI arguments) both frameworks get. */
   args: string[];
+  /** The fixture agent's misbehaviours both run against; none: its conformant endpoint. */
+  behaviours?: string[];
   /** What the report must say, beyond being the same under both. */
   check: (report: any) => void;
 }
@@ -182,6 +190,23 @@ const cases: Case[] = [
       });
     },
   },
+  {
+    name: "a result its tool's declared outputSchema refuses: the same transport-level error, the result as sent",
+    args: ['storyboards/output-schema'],
+    behaviours: ['output_schema@list_creative_formats'],
+    check: (report) => {
+      const [refused, caps] = stepsOf(report, 'same_output_schema')!;
+      expect(refused).toMatchObject({
+        step_id: 'formats_refused',
+        passed: false,
+        validations: [],
+        error:
+          "list_creative_formats's structuredContent does not match the outputSchema it declares in tools/list (data must have required property 'declared_but_never_sent'): an MCP client refuses the result",
+        response: { payload: { isError: false, structuredContent: { formats: expect.any(Array) } } },
+      });
+      expect(caps).toMatchObject({ step_id: 'caps', passed: true });
+    },
+  },
 ];
 
 /** The expected/actual diff at the end of a failure's text. */
@@ -190,9 +215,9 @@ const diffIn = (text: string) => text.slice(text.indexOf('- Expected\n+ Received
 describe('the same contract report under Vitest and Jest', () => {
   it.each(cases)(
     '$name',
-    async ({ args, check }) => {
-      const jest = await runJest(args);
-      const vitest = await runVitestOn(args);
+    async ({ args, behaviours, check }) => {
+      const jest = await runJest(args, behaviours);
+      const vitest = await runVitestOn(args, behaviours);
       const output = `--- vitest\n${vitest.run.stdout}${vitest.run.stderr}\n--- jest\n${jest.run.stdout}${jest.run.stderr}`;
       expect(comparable(jest.report), output).toEqual(comparable(vitest.report));
       check(vitest.report);
