@@ -1,9 +1,9 @@
 /**
- * The current src built once per test run (once-per-run.ts), as `npm run build` builds it without type checking or
- * declarations: `tsc -p tsconfig.build.json --noCheck --declaration false`, source maps as tsconfig.json has them (on).
- * With the CommonJS build of `vitest-adcp/client` and `vitest-adcp/matchers/jest` (dist/cjs, scripts/build-cjs.mjs):
- * the Jest runs load the matchers through it, as a user's `setupFilesAfterEnv` does. And the storyboard schema's
- * validator compiled ahead (scripts/build-storyboard-validator.mjs), as the package ships it.
+ * The current src built once per test run (once-per-run.ts) by the package's own build (scripts/build.mjs), without
+ * type checking (`npm test` type-checks beside the suite) or declarations, source maps as tsconfig.json has them (on):
+ * with the CommonJS build of `vitest-adcp/client` and `vitest-adcp/matchers/jest` (dist/cjs): the Jest runs load the
+ * matchers through it, as a user's `setupFilesAfterEnv` does; and the storyboard schema's validator compiled ahead, as
+ * the package ships it.
  *
  * The e2e configs load the plugin from the shared build itself, which they only read (test/e2e/plugin-under-test.ts;
  * schema/ and package.json are linked beside it). Every other user copies it with `copyBuiltDist` into their own
@@ -22,17 +22,13 @@ export function builtDist(): Promise<string> {
 
 async function build(dir: string): Promise<string> {
   const dist = join(dir, 'dist');
-  const tsc = join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
-  await exec(
-    process.execPath,
-    [tsc, '-p', 'tsconfig.build.json', '--outDir', dist, '--noCheck', '--declaration', 'false'],
-    { cwd: repoRoot },
-  );
-  await exec(process.execPath, [join(repoRoot, 'scripts', 'build-cjs.mjs'), join(dist, 'cjs')], { cwd: repoRoot });
   // Laid out as the package: the e2e configs load the plugin from this build (test/e2e/plugin-under-test.ts), which
-  // reads its storyboard schema and its version beside dist/ — as does the validator's precompile.
+  // reads its storyboard schema and its version beside dist/ — as does the build's compile of the schema's validator.
   for (const name of ['schema', 'package.json']) symlinkSync(join(repoRoot, name), join(dir, name));
-  await exec(process.execPath, [join(repoRoot, 'scripts', 'build-storyboard-validator.mjs'), dist], { cwd: repoRoot });
+  await exec(process.execPath, [join(repoRoot, 'scripts', 'build.mjs'), '--out', dist, '--no-declarations'], {
+    cwd: repoRoot,
+    env: { ...process.env, VITEST_ADCP_BUILD_NO_CHECK: '1' },
+  });
   return dist;
 }
 

@@ -7,7 +7,9 @@
  * what the package ships (`files` of package.json but dist, which the build makes, and package.json and the README
  * npm always ships) and what the build reads (tsconfig*.json, scripts/); plain `npm pack` in it runs the same
  * `prepack` build there (tsc finds its types and scripts/build-cjs.mjs its typescript in the repo's node_modules, up
- * the tree), so the tarball is what `npm pack` in the repo ships. Callers install it; they never write where it is.
+ * the tree), so the tarball is what `npm pack` in the repo ships — built without tsc's type check
+ * (`VITEST_ADCP_BUILD_NO_CHECK`, scripts/build.mjs), which `npm test` runs on the same sources beside the suite: the same
+ * files, but for the order tsc prints a union in. Callers install it; they never write where it is.
  */
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -32,7 +34,11 @@ async function pack(dir: string): Promise<string> {
   for (const name of names) {
     if (existsSync(join(repoRoot, name))) cpSync(join(repoRoot, name), join(stage, name), { recursive: true });
   }
-  await exec('npm', ['pack', '--pack-destination', out, '--silent'], { cwd: stage });
+  // `prepack` builds without tsc's type check (scripts/build.mjs): `npm test` checks the same sources beside the suite.
+  await exec('npm', ['pack', '--pack-destination', out, '--silent'], {
+    cwd: stage,
+    env: { ...process.env, VITEST_ADCP_BUILD_NO_CHECK: '1' },
+  });
   const tarball = readdirSync(out).find((f) => f.endsWith('.tgz'));
   if (!tarball) throw new Error(`npm pack in ${stage} wrote no tarball into ${out}`);
   return join(out, tarball);
