@@ -225,6 +225,11 @@ export class DiskCache {
    * under another secret, unreadable) is undefined: the caller computes it again.
    */
   read(key: string): string | undefined {
+    return this.readBytes(key)?.toString('utf8');
+  }
+
+  /** As `read`, the entry's bytes (an entry `writeBytes` wrote: V8's code cache, say). */
+  readBytes(key: string): Buffer | undefined {
     const bytes = readBounded(this.file(key));
     if (bytes === undefined || bytes.length < MAC_LINE_LENGTH) return undefined;
     const header = bytes.subarray(0, MAC_LINE_LENGTH).toString('latin1');
@@ -233,7 +238,7 @@ export class DiskCache {
     const content = bytes.subarray(MAC_LINE_LENGTH);
     const expected = this.mac(key, content);
     if (stored.length !== expected.length || !timingSafeEqual(stored, expected)) return undefined;
-    return content.toString('utf8');
+    return content;
   }
 
   /** The JSON entry under `key` when it is authentic, parses and has the shape `isValid` expects; else undefined. */
@@ -258,7 +263,11 @@ export class DiskCache {
   }
 
   write(key: string, text: string): void {
-    const content = Buffer.from(text, 'utf8');
+    this.writeBytes(key, Buffer.from(text, 'utf8'));
+  }
+
+  /** Writes an entry of bytes (what `readBytes` reads), authenticated as every entry. */
+  writeBytes(key: string, content: Buffer): void {
     if (content.length + MAC_LINE_LENGTH > MAX_ENTRY_BYTES) return;
     let aside: string | undefined;
     try {

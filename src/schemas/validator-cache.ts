@@ -20,22 +20,38 @@
  * the speed and runs only what we compiled.
  *
  * An entry that does not load means compiling as before (cache/disk-cache.ts).
+ *
+ * Beside each entry, V8's code cache for it (`.v8`, authenticated as the code is): V8's compile of a run's stored
+ * validators (megabytes of code) was most of what loading them cost a warm run's main process; with the code cache V8
+ * deserialises what it compiled before instead (docs/benchmarks.md, stop 60). Made the first time an entry is loaded
+ * without one (a compile from the schemas runs ajv's own code, not the stored one), and made again when V8 refuses it
+ * (another V8, other V8 flags): V8 checks that it was made from this very source text and by this V8 and flags.
  */
 import { createRequire } from 'node:module';
+import { Script } from 'node:vm';
 import type { ValidateFunction } from 'ajv';
 import { DiskCache } from '../cache/disk-cache.js';
 import { unicodeEscape } from '../model/redact.js';
 
 const localRequire = createRequire(import.meta.url);
+/** ValidatorCache instances made in this process, for their script names (see `load`). */
+let instances = 0;
 
 export class ValidatorCache {
   private readonly disk: DiskCache;
+  /** V8's code cache of each entry, under the entry's key and this V8's version (see the header). */
+  private readonly compiled: DiskCache;
+  private readonly instance = ++instances;
 
   /** `salt`: what the generated code also depends on besides the schemas (ajv version, options). */
   constructor(cacheDir: string, salt: string) {
     // The first salt entry names the stored format: bumped when it changes shape (v3: entries carry a MAC; v4: ASCII,
     // from schemas without annotations).
     this.disk = new DiskCache(cacheDir, 'validators', '.cjs', ['vitest-adcp-validator-v4', salt]);
+    this.compiled = new DiskCache(cacheDir, 'validators', '.v8', [
+      'vitest-adcp-validator-code-cache-v1',
+      `v8 ${process.versions.v8} ${process.arch}`,
+    ]);
   }
 
   /** The key of a validator: the schema's `$id` and the digests of the schemas it reaches, in path order. */
@@ -50,12 +66,28 @@ export class ValidatorCache {
     const code = this.disk.read(key);
     if (code === undefined) return undefined;
     try {
+      const compiledKey = this.compiled.key(key);
+      const cachedData = this.compiled.readBytes(compiledKey);
+      const script = new Script(`(function (require, module, exports) {${code}\n})`, {
+        // Named per instance: V8 serves a script it compiled before under the same name from memory, without looking
+        // at the code cache. An instance loads a key once (its registry keeps the validator), so nothing is lost; a
+        // second instance in one process (a test's) has V8 check the code cache, as the next process does.
+        filename: `vitest-adcp-validator-${this.instance}-${key.slice(0, 16)}.cjs`,
+        ...(cachedData ? { cachedData } : {}),
+      });
       const module = { exports: {} as { default?: ValidateFunction } };
       // The code is CommonJS that requires ajv's runtime helpers and ajv-formats' formats: resolved from this package,
       // where they are dependencies, wherever the cache directory is.
-      new Function('require', 'module', 'exports', code)(localRequire, module, module.exports);
+      (script.runInThisContext() as (r: NodeJS.Require, m: typeof module, e: typeof module.exports) => void)(
+        localRequire,
+        module,
+        module.exports,
+      );
       const validate = module.exports.default ?? (module.exports as unknown as ValidateFunction);
-      return typeof validate === 'function' ? validate : undefined;
+      if (typeof validate !== 'function') return undefined;
+      if (!cachedData || script.cachedDataRejected === true)
+        this.compiled.writeBytes(compiledKey, script.createCachedData());
+      return validate;
     } catch {
       return undefined;
     }

@@ -2,9 +2,10 @@
  * Compiled schema validators kept between runs (src/schemas/validator-cache.ts):
  * a registry with a cache directory gives the verdicts a registry without one
  * gives, the next registry reads what the first wrote, a changed schema (or one
- * it references) is compiled again, and a broken entry is compiled again.
+ * it references) is compiled again, and a broken entry is compiled again; V8's code cache of an entry is made on its
+ * first load, used by the next, and made again when V8 refuses it.
  */
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -23,7 +24,9 @@ const answers = [
   { nothing: true },
   { errors: [{ code: 'X', message: 'm' }] },
 ];
-const entries = (cacheDir: string) => readdirSync(join(cacheDir, 'validators'));
+/** The stored validators (their code: `.cjs`), or V8's code caches of them (`.v8`). */
+const entries = (cacheDir: string, extension = '.cjs') =>
+  readdirSync(join(cacheDir, 'validators')).filter((name) => name.endsWith(extension));
 
 describe('validators from the cache directory', () => {
   it('give the verdicts a fresh compile gives, and the next registry reads them', () => {
@@ -41,9 +44,13 @@ describe('validators from the cache directory', () => {
     expect(new SchemaRegistry(schemasDir, cacheDir).validate(REF, { nothing: true }).valid).toBe(false);
     new DiskCache(cacheDir, 'validators', '.cjs', []).write(basename(file, '.cjs'), accept);
     expect(new SchemaRegistry(schemasDir, cacheDir).validate(REF, { nothing: true }).valid).toBe(true);
-    // A broken entry is compiled again.
+    // A broken entry is compiled again, authentic or not; so is an authentic one that gives no function.
     writeFileSync(file, 'this is not javascript {');
     expect(answers.map((a) => new SchemaRegistry(schemasDir, cacheDir).validate(REF, a))).toEqual(expected);
+    for (const authentic of ['this is not javascript {', '"use strict"; module.exports = 42;']) {
+      new DiskCache(cacheDir, 'validators', '.cjs', []).write(basename(file, '.cjs'), authentic);
+      expect(answers.map((a) => new SchemaRegistry(schemasDir, cacheDir).validate(REF, a))).toEqual(expected);
+    }
     writeFileSync(file, real);
     expect(answers.map((a) => new SchemaRegistry(schemasDir, cacheDir).validate(REF, a))).toEqual(expected);
     expect(expected.some((v) => !v.valid)).toBe(true);
@@ -94,5 +101,39 @@ describe('validators from the cache directory', () => {
     expect(after.valid).toBe(false);
     expect(after.errors.map((e) => e.message).join('\n')).toContain('x_required_by_this_test');
     expect(before.errors.map((e) => e.message).join('\n')).not.toContain('x_required_by_this_test');
+  });
+
+  it("keep V8's code cache of an entry from its first load on: the next loads use it, one V8 refuses is made again", () => {
+    const cacheDir = join(scratch, 'code-cache');
+    const expected = answers.map((a) => new SchemaRegistry(schemasDir).validate(REF, a));
+    /** The answers graded by a registry of its own, as a run's process has. */
+    const graded = () => {
+      const registry = new SchemaRegistry(schemasDir, cacheDir);
+      return answers.map((a) => registry.validate(REF, a));
+    };
+    // A compile from the schemas runs ajv's own code: the stored code has not been compiled by V8 yet.
+    expect(graded()).toEqual(expected);
+    expect(entries(cacheDir, '.v8')).toHaveLength(0);
+    // Its first load compiles it and keeps V8's cache of it.
+    expect(graded()).toEqual(expected);
+    const [cached] = entries(cacheDir, '.v8');
+    expect(cached).toBeDefined();
+    const file = join(cacheDir, 'validators', cached!);
+    const made = statSync(file).ino;
+    // The next load uses it (V8 takes it: nothing is written again, the file is the same one).
+    expect(graded()).toEqual(expected);
+    expect(statSync(file).ino).toBe(made);
+    // One V8 refuses — authentic, but not V8's cache of this code — is made again on the next load: written anew.
+    new DiskCache(cacheDir, 'validators', '.v8', []).writeBytes(basename(file, '.v8'), Buffer.from('not a code cache'));
+    const refused = statSync(file).ino;
+    expect(graded()).toEqual(expected);
+    expect(statSync(file).ino).not.toBe(refused);
+    expect(readFileSync(file).length).toBeGreaterThan(1000);
+    // One planted without the MAC is never handed to V8: read as missing, and made again.
+    writeFileSync(file, 'planted');
+    expect(graded()).toEqual(expected);
+    expect(readFileSync(file, 'utf8')).not.toBe('planted');
+    expect(entries(cacheDir)).toHaveLength(1);
+    expect(entries(cacheDir, '.v8')).toHaveLength(1);
   });
 });
