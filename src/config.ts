@@ -56,6 +56,11 @@ export interface RuntimeConfig {
   /** The plugin's run host: the storyboard runs in flight in the main process (adapter/hosted-run.ts). */
   runHost?: RunHostConfig;
   /**
+   * Where the main process keeps the storyboards the compiled modules name by digest (cache/stored-storyboards.ts):
+   * the workers read them there, not where their own environment would put this user's cache directory.
+   */
+  storedStoryboards?: string;
+  /**
    * Local development only: allow a plain-http agent URL that is not loopback, and lift the SSRF guard's
    * https and address rules on URLs the agent supplies (results are then not publishable). Env: ADCP_ALLOW_HTTP=1.
    */

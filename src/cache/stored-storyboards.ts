@@ -16,7 +16,7 @@
  * entry serves every run of that storyboard; none is ever stale.
  */
 import { createHash } from 'node:crypto';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { DiskCache, privateUserDir, userCacheRoot } from './disk-cache.js';
 
 const FOLDER = 'storyboards';
@@ -45,6 +45,15 @@ export class StoredStoryboards {
     const dir = privateUserDir(FOLDER, env);
     if (dir === undefined) return undefined;
     return new StoredStoryboards(dir, new DiskCache(userCacheRoot(env), FOLDER, '.json', [], NO_SECRET));
+  }
+
+  /**
+   * The store at `dir`, the directory the main process opened (`open`'s `dir`): what a worker reads, whatever cache
+   * directory the tests' own environment names (a `test.env` with `XDG_CACHE_HOME` or `HOME`, which Vitest applies in
+   * the workers alone).
+   */
+  static at(dir: string): StoredStoryboards {
+    return new StoredStoryboards(dir, new DiskCache(dirname(dir), basename(dir), '.json', [], NO_SECRET));
   }
 
   /** Stores a storyboard's JSON under its digest unless it is there; false when it could not be written. */

@@ -56,6 +56,7 @@ export async function provideRunConfig(
     cancelHostWithEachRun(vitest, starting);
   }
   runtimeConfig.runHost = (await state.runHost).config;
+  runtimeConfig.storedStoryboards = state.storedStoryboards?.dir;
   project.provide('vitestAdcp', stripUndefined(runtimeConfig));
 }
 

@@ -82,15 +82,17 @@ let store: StoredStoryboards | undefined;
 
 /**
  * The storyboard a compiled module names by digest, from this user's store (cache/stored-storyboards.ts), where the
- * main process put it as it handed Vite the module. Missing only when something removed it since (or the worker sees
- * another cache directory than the main process: `XDG_CACHE_HOME` set for the tests alone).
+ * main process put it as it handed Vite the module: the directory it names (`storedStoryboards`), whatever this
+ * worker's environment says (`test.env` may set `XDG_CACHE_HOME` or `HOME` for the tests alone). Missing only when
+ * something removed it since.
  */
 export function storyboardStored(digest: string): Storyboard {
-  store ??= StoredStoryboards.open();
+  const given = providedConfig().storedStoryboards;
+  store ??= given !== undefined ? StoredStoryboards.at(given) : StoredStoryboards.open();
   const json = store?.read(digest);
   if (json === undefined)
     throw new Error(
-      `vitest-adcp: the compiled storyboard ${digest} is not in ${store?.dir ?? storedStoryboardsDir()} — something removed it after the run compiled it, or this worker's cache directory differs from the main process's. Run again; if it persists, clear that directory.`,
+      `vitest-adcp: the compiled storyboard ${digest} is not in ${store?.dir ?? storedStoryboardsDir()} — something removed it after the run compiled it. Run again; if it persists, clear that directory.`,
     );
   return JSON.parse(json) as Storyboard;
 }

@@ -3,9 +3,10 @@
  * agent: the describe/it tree, locations in the YAML, failures with their
  * records, broken files failing alone, `-t` selection, TS imports.
  */
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadStoryboardFile } from '../../src/storyboard/load.js';
 import { startFixtureAgent } from '../../fixtures/agent/server.mjs';
 import { builtModule } from '../helpers/built.js';
@@ -27,6 +28,9 @@ function stepsOf(file: string) {
 
 describe('against the conformant fixture agent', () => {
   let run: VitestRun;
+  // The tests' own cache directory (`test.env`, which Vitest applies in the workers only), as a user's config may set.
+  const testsCacheHome = mkdtempSync(join(tmpdir(), 'vitest-adcp-tests-xdg-'));
+  afterAll(() => rmSync(testsCacheHome, { recursive: true, force: true }));
   beforeAll(async () => {
     run = await runVitest({
       config,
@@ -35,8 +39,17 @@ describe('against the conformant fixture agent', () => {
         E2E_STORYBOARDS: [...good, join(brokenDir, '*.storyboard.yaml')].join(','),
         E2E_CORPUS: 'capability_discovery',
         E2E_TS_TESTS: '1',
+        E2E_TEST_XDG_CACHE_HOME: testsCacheHome,
       },
     });
+  });
+
+  it("reads the compiled storyboards where the main process stored them, whatever cache directory the tests' test.env names", () => {
+    // Each storyboard module names its storyboard by digest; the workers read it from the main process's store, not
+    // from one under the tests' XDG_CACHE_HOME (before: every storyboard file failed, "not in …/storyboards").
+    expect(run.moduleErrors, run.stderr).toEqual([]);
+    expect(run.tests.filter((t) => t.module.endsWith('.yaml')).length).toBeGreaterThan(0);
+    expect(existsSync(join(testsCacheHome, 'vitest-adcp', 'storyboards'))).toBe(false);
   });
 
   it('shows each storyboard as describe(storyboard) › describe(phase) › it(step), all passing', () => {

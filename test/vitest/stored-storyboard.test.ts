@@ -3,6 +3,9 @@
  * `storyboardStored`): the storyboard the main process stored for it, or an error that says what happened and what to
  * do. The store itself: test/cache/stored-storyboards.test.ts.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { StoredStoryboards, storyboardDigest } from '../../src/cache/stored-storyboards.js';
 import { storyboardStored } from '../../src/vitest/suite.js';
@@ -21,5 +24,20 @@ describe('storyboardStored', () => {
     expect(() => storyboardStored(missing)).toThrow(
       new RegExp(`the compiled storyboard ${missing} is not in .*vitest-adcp.storyboards .*Run again`),
     );
+  });
+
+  it('a store opened at the directory the main process names reads what was kept there (StoredStoryboards.at)', () => {
+    const storyboard = { id: 'stored_elsewhere_test', title: 'T', phases: [] };
+    const json = JSON.stringify(storyboard);
+    const root = mkdtempSync(join(tmpdir(), 'adcp-main-store-'));
+    try {
+      // The main process's store (another user cache directory than this process's: `test.env` moved the tests').
+      const main = StoredStoryboards.at(join(root, 'storyboards'));
+      expect(main.keep(storyboardDigest(json), json)).toBe(true);
+      expect(StoredStoryboards.open()!.read(storyboardDigest(json))).toBeUndefined();
+      expect(StoredStoryboards.at(main.dir).read(storyboardDigest(json))).toBe(json);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });
