@@ -87,8 +87,10 @@ let store: StoredStoryboards | undefined;
  * something removed it since.
  */
 export function storyboardStored(digest: string): Storyboard {
-  const given = providedConfig().storedStoryboards;
-  store ??= given !== undefined ? StoredStoryboards.at(given) : StoredStoryboards.open();
+  if (!store) {
+    const given = providedConfig().storedStoryboards;
+    store = given !== undefined ? StoredStoryboards.at(given) : StoredStoryboards.open();
+  }
   const json = store?.read(digest);
   if (json === undefined)
     throw new Error(
