@@ -104,35 +104,47 @@ describe('validators from the cache directory', () => {
   });
 
   it("keep V8's code cache of an entry from its first load on: the next loads use it, one V8 refuses is made again", () => {
-    const cacheDir = join(scratch, 'code-cache');
     const expected = answers.map((a) => new SchemaRegistry(schemasDir).validate(REF, a));
     /** The answers graded by a registry of its own, as a run's process has. */
-    const graded = () => {
+    const graded = (cacheDir: string) => {
       const registry = new SchemaRegistry(schemasDir, cacheDir);
       return answers.map((a) => registry.validate(REF, a));
     };
+    // The cache directory as the next process finds it: a copy under a path of its own. (V8 serves a script of the
+    // same text and name it compiled before in this process from memory, without looking at the code cache.)
+    let generation = 0;
+    const nextProcess = () => {
+      const dir = join(scratch, `code-cache-${++generation}`);
+      if (generation > 1) cpSync(join(scratch, `code-cache-${generation - 1}`), dir, { recursive: true });
+      return dir;
+    };
+    const codeCache = (cacheDir: string) => join(cacheDir, 'validators', entries(cacheDir, '.v8')[0]!);
     // A compile from the schemas runs ajv's own code: the stored code has not been compiled by V8 yet.
-    expect(graded()).toEqual(expected);
+    let cacheDir = nextProcess();
+    expect(graded(cacheDir)).toEqual(expected);
     expect(entries(cacheDir, '.v8')).toHaveLength(0);
     // Its first load compiles it and keeps V8's cache of it.
-    expect(graded()).toEqual(expected);
-    const [cached] = entries(cacheDir, '.v8');
-    expect(cached).toBeDefined();
-    const file = join(cacheDir, 'validators', cached!);
-    const made = statSync(file).ino;
+    cacheDir = nextProcess();
+    expect(graded(cacheDir)).toEqual(expected);
+    expect(entries(cacheDir, '.v8')).toHaveLength(1);
     // The next load uses it (V8 takes it: nothing is written again, the file is the same one).
-    expect(graded()).toEqual(expected);
-    expect(statSync(file).ino).toBe(made);
+    cacheDir = nextProcess();
+    const taken = statSync(codeCache(cacheDir)).ino;
+    expect(graded(cacheDir)).toEqual(expected);
+    expect(statSync(codeCache(cacheDir)).ino).toBe(taken);
     // One V8 refuses — authentic, but not V8's cache of this code — is made again on the next load: written anew.
-    new DiskCache(cacheDir, 'validators', '.v8', []).writeBytes(basename(file, '.v8'), Buffer.from('not a code cache'));
-    const refused = statSync(file).ino;
-    expect(graded()).toEqual(expected);
-    expect(statSync(file).ino).not.toBe(refused);
-    expect(readFileSync(file).length).toBeGreaterThan(1000);
+    cacheDir = nextProcess();
+    const refusedFile = codeCache(cacheDir);
+    new DiskCache(cacheDir, 'validators', '.v8', []).writeBytes(basename(refusedFile, '.v8'), Buffer.from('no cache'));
+    const refused = statSync(refusedFile).ino;
+    expect(graded(cacheDir)).toEqual(expected);
+    expect(statSync(refusedFile).ino).not.toBe(refused);
+    expect(readFileSync(refusedFile).length).toBeGreaterThan(1000);
     // One planted without the MAC is never handed to V8: read as missing, and made again.
-    writeFileSync(file, 'planted');
-    expect(graded()).toEqual(expected);
-    expect(readFileSync(file, 'utf8')).not.toBe('planted');
+    cacheDir = nextProcess();
+    writeFileSync(codeCache(cacheDir), 'planted');
+    expect(graded(cacheDir)).toEqual(expected);
+    expect(readFileSync(codeCache(cacheDir), 'utf8')).not.toBe('planted');
     expect(entries(cacheDir)).toHaveLength(1);
     expect(entries(cacheDir, '.v8')).toHaveLength(1);
   });
