@@ -61,6 +61,11 @@ export interface RuntimeConfig {
    */
   storedStoryboards?: string;
   /**
+   * This user's cache directory as the main process sees it, where its cache key is (cache/disk-cache.ts
+   * `cacheSecret`): the workers authenticate cache entries with the same key, whatever their own environment says.
+   */
+  cacheKeyDir?: string;
+  /**
    * Local development only: allow a plain-http agent URL that is not loopback, and lift the SSRF guard's
    * https and address rules on URLs the agent supplies (results are then not publishable). Env: ADCP_ALLOW_HTTP=1.
    */

@@ -105,6 +105,18 @@ function isPrivateDir(dir: string): boolean {
 
 const SECRET_BYTES = 32;
 const secrets = new Map<string, Buffer>();
+/** Where `cacheSecret` finds the key file by default, when the main process named it (`useCacheKeyDir`). */
+let keyDir: string | undefined;
+
+/**
+ * Makes `dir` (the main process's `userCacheRoot()`) where this process's `cacheSecret` finds the key file: a Vitest
+ * worker authenticates cache entries with the main process's key, whatever cache directory its own environment names
+ * (`test.env` may set `XDG_CACHE_HOME` or `HOME` for the tests alone: a key of their own would make each side's entries
+ * misses for the other, and leave a key file in the tests' directory).
+ */
+export function useCacheKeyDir(dir: string | undefined): void {
+  keyDir = dir;
+}
 
 /** The environment variable that gives the secret instead of the file (a CI job's secret: README, "Keeping the caches in CI"). */
 export const CACHE_KEY_ENV = 'ADCP_CACHE_KEY';
@@ -120,11 +132,11 @@ let shortKeyWarned = false;
  * authenticates, so whoever can write that cache could write entries we accept. A job's secret never sits there.
  * Shorter: not used (a warning says so), as if unset.
  *
- * Else the 32 bytes of `<dir>/cache-key` (default `userCacheRoot()`), created on first use (directory 0700, file 0600,
+ * Else the 32 bytes of `<dir>/cache-key` (default `userCacheRoot()`, or the main process's: `useCacheKeyDir`), created on first use (directory 0700, file 0600,
  * exclusive create). Used only when the file is a regular file owned by this user and neither readable nor writable by
  * anyone else (POSIX); else — or when it cannot be made — a random secret for this process alone. Never throws.
  */
-export function cacheSecret(dir: string = userCacheRoot(), env: NodeJS.ProcessEnv = process.env): Buffer {
+export function cacheSecret(dir: string = keyDir ?? userCacheRoot(), env: NodeJS.ProcessEnv = process.env): Buffer {
   const given = env[CACHE_KEY_ENV];
   if (given && given.length >= MIN_KEY_CHARS)
     return createHash('sha256').update('vitest-adcp-cache-key-v1\0').update(given).digest();

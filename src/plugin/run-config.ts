@@ -4,6 +4,7 @@
  */
 import { resolve } from 'node:path';
 import type { TestProject, VitestPluginContext } from 'vitest/node';
+import { userCacheRoot } from '../cache/disk-cache.js';
 import { defaultCacheDir } from '../cache/location.js';
 import type { RuntimeConfig } from '../config.js';
 import type { Corpus } from '../corpus.js';
@@ -57,6 +58,7 @@ export async function provideRunConfig(
   }
   runtimeConfig.runHost = (await state.runHost).config;
   runtimeConfig.storedStoryboards = state.storedStoryboards?.dir;
+  runtimeConfig.cacheKeyDir = userCacheRoot();
   project.provide('vitestAdcp', stripUndefined(runtimeConfig));
 }
 

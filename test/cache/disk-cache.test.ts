@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DiskCache, MAX_ENTRY_BYTES, cacheSecret, userCacheRoot } from '../../src/cache/disk-cache.js';
+import { DiskCache, MAX_ENTRY_BYTES, cacheSecret, useCacheKeyDir, userCacheRoot } from '../../src/cache/disk-cache.js';
 import { defaultCacheDir, packageRoot } from '../../src/cache/location.js';
 import { ValidatorCache } from '../../src/schemas/validator-cache.js';
 
@@ -142,6 +142,22 @@ describe('the cache secret', () => {
     expect(userCacheRoot({ XDG_CACHE_HOME: '/xdg' })).toBe(
       process.platform === 'linux' ? join('/xdg', 'vitest-adcp') : userCacheRoot({}),
     );
+  });
+});
+
+describe("the main process's key", () => {
+  it('is the one this process authenticates with once named (useCacheKeyDir), whatever its own cache directory', () => {
+    const main = fresh();
+    const ownKey = cacheSecret(undefined, {});
+    useCacheKeyDir(main);
+    try {
+      const key = cacheSecret(undefined, {});
+      expect(readFileSync(join(main, 'cache-key'), 'utf8').trim()).toBe(key.toString('hex'));
+      expect(key.equals(ownKey)).toBe(false);
+    } finally {
+      useCacheKeyDir(undefined);
+    }
+    expect(cacheSecret(undefined, {}).equals(ownKey)).toBe(true);
   });
 });
 

@@ -6,7 +6,7 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from 'vitest';
 import { loadStoryboardFile } from '../../src/storyboard/load.js';
 import { startFixtureAgent } from '../../fixtures/agent/server.mjs';
 import { builtModule } from '../helpers/built.js';
@@ -219,20 +219,25 @@ describe('against a misbehaving agent', () => {
 });
 
 describe('selecting one step with -t', () => {
-  it('runs just that step, replaying the steps it depends on silently', async () => {
+  it("runs just that step, replaying the steps it depends on silently; the worker that runs it keeps the main process's cache key", async () => {
     const products = join(storyboardsDir, 'products.storyboard.yaml');
     const consumer = stepsOf(products).find(({ step }) =>
       JSON.stringify(step.sample_request ?? {}).includes('$context.'),
     )!;
+    // A filtered run: the worker runs the file itself, through the caches. With the tests' own XDG_CACHE_HOME
+    // (`test.env`) it made a key of its own there (the main process's entries its misses, its own the main's).
+    const testsCacheHome = mkdtempSync(join(tmpdir(), 'vitest-adcp-tests-xdg-'));
+    onTestFinished(() => rmSync(testsCacheHome, { recursive: true, force: true }));
     const run = await runVitest({
       config,
-      env: { ADCP_AGENT_URL: inject('agentUrl'), E2E_STORYBOARDS: products },
+      env: { ADCP_AGENT_URL: inject('agentUrl'), E2E_STORYBOARDS: products, E2E_TEST_XDG_CACHE_HOME: testsCacheHome },
       args: ['-t', consumer.step.id],
     });
     const ran = run.tests.filter((t) => t.state !== 'skipped');
     expect(ran.map((t) => t.name)).toEqual([`${consumer.step.title} (${consumer.step.id})`]);
     expect(ran[0]!.state).toBe('passed');
     expect(run.exitCode).toBe(0);
+    expect(existsSync(join(testsCacheHome, 'vitest-adcp', 'cache-key'))).toBe(false);
   });
 });
 
