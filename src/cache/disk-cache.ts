@@ -132,9 +132,10 @@ let shortKeyWarned = false;
  * authenticates, so whoever can write that cache could write entries we accept. A job's secret never sits there.
  * Shorter: not used (a warning says so), as if unset.
  *
- * Else the 32 bytes of `<dir>/cache-key` (default `userCacheRoot()`, or the main process's: `useCacheKeyDir`), created on first use (directory 0700, file 0600,
- * exclusive create). Used only when the file is a regular file owned by this user and neither readable nor writable by
- * anyone else (POSIX); else — or when it cannot be made — a random secret for this process alone. Never throws.
+ * Else the 32 bytes of `<dir>/cache-key` (default `userCacheRoot()`, or the main process's: `useCacheKeyDir`), created
+ * on first use (directory 0700, file 0600, exclusive create). Used only when the file is a regular file owned by this
+ * user and neither readable nor writable by anyone else (POSIX); else — or when it cannot be made — a random secret for
+ * this process alone. Never throws.
  */
 export function cacheSecret(dir: string = keyDir ?? userCacheRoot(), env: NodeJS.ProcessEnv = process.env): Buffer {
   const given = env[CACHE_KEY_ENV];

@@ -1,10 +1,9 @@
 /**
- * The config the end-to-end tests run a real `vitest run` with: our plugin as
- * a user adds it, the storyboards named by E2E_STORYBOARDS (comma-separated
- * globs) and E2E_FILES (explicit files, any name), corpus storyboards by id (E2E_CORPUS) and/or by the
- * agent's capabilities (E2E_FROM_CAPABILITIES=1), the cache directory (E2E_CACHE_DIR, `off`: none), the TS tests of test/e2e/project, the tests' own
- * `XDG_CACHE_HOME` (E2E_TEST_XDG_CACHE_HOME: `test.env`, which the workers see and the main process does not), and the agent
- * from ADCP_AGENT_URL.
+ * The config the end-to-end tests run a real `vitest run` with: our plugin as a user adds it, the storyboards named by
+ * E2E_STORYBOARDS (comma-separated globs) and E2E_FILES (explicit files, any name), corpus storyboards by id
+ * (E2E_CORPUS) and/or by the agent's capabilities (E2E_FROM_CAPABILITIES=1), the cache directory (E2E_CACHE_DIR, `off`:
+ * none), the TS tests of test/e2e/project, the tests' own `XDG_CACHE_HOME` (E2E_TEST_XDG_CACHE_HOME: `test.env`, which
+ * the workers see and the main process does not), and the agent from ADCP_AGENT_URL.
  */
 import { defineConfig } from 'vitest/config';
 import { adcpStoryboards } from './plugin-under-test.js';
