@@ -7,7 +7,8 @@
  * the agent's result is recorded as it came, and the refusal is the step's transport-level error.
  *
  * The validator is made on first use (the SDK makes an Ajv per client otherwise, for agents whose tools mostly declare
- * no schema), and a schema is compiled the first time its tool's result is checked, not when it is listed.
+ * no schema), and a schema is compiled the first time its tool's result is checked, not when it is listed — once for
+ * every session of the process (SchemaChecks).
  */
 import type { JsonSchemaType, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 
@@ -21,12 +22,51 @@ type Check = (input: unknown) => { valid: boolean; errorMessage?: string };
  */
 export const MAX_CHECKED_SCHEMA_BYTES = 256 * 1024;
 
-/** One MCP session's declared output schemas, by tool: each with its check once compiled, or why it does not compile. */
-export class OutputSchemas {
-  private readonly declared = new Map<string, { schema: JsonSchemaType; check?: Check | string } | undefined>();
+/** How many compiled checks SchemaChecks keeps: the agent sets how many distinct schemas it lists. */
+export const MAX_KEPT_CHECKS = 64;
+
+/**
+ * Declared output schemas compiled, by their JSON text, for every MCP session of the process. An agent lists the same
+ * tools to each session (a run opens one per storyboard), each listing a new object, and Ajv knows a schema it compiled
+ * only by the object: compiled per session, a 200 KiB schema cost each of a run's sessions about a second. Past
+ * MAX_KEPT_CHECKS distinct schemas, it starts over.
+ */
+export class SchemaChecks {
+  private readonly checks = new Map<string, Check | string>();
   private validator: jsonSchemaValidator | undefined;
 
   constructor(private readonly makeValidator: () => jsonSchemaValidator) {}
+
+  /** The check of `schema` (`text`: its JSON), or why Ajv cannot compile it. */
+  of(schema: JsonSchemaType, text: string): Check | string {
+    let check = this.checks.get(text);
+    if (check === undefined) {
+      if (this.checks.size >= MAX_KEPT_CHECKS) {
+        // Start over with a new validator: Ajv keeps every schema it compiled for as long as it lives.
+        this.checks.clear();
+        this.validator = undefined;
+      }
+      check = this.compile(schema);
+      this.checks.set(text, check);
+    }
+    return check;
+  }
+
+  /** The schema's check, or why Ajv cannot compile it. */
+  private compile(schema: JsonSchemaType): Check | string {
+    try {
+      return (this.validator ??= this.makeValidator()).getValidator(schema);
+    } catch (error) {
+      return error instanceof Error ? error.message : String(error);
+    }
+  }
+}
+
+/** One MCP session's declared output schemas, by tool, checked through the process's SchemaChecks. */
+export class OutputSchemas {
+  private readonly declared = new Map<string, { schema: JsonSchemaType; text: string } | undefined>();
+
+  constructor(private readonly checks: SchemaChecks) {}
 
   /**
    * For the SDK's Client, which compiles each listed tool's schema for its `callTool` (an Ajv per client besides): the
@@ -48,8 +88,9 @@ export class OutputSchemas {
    */
   listed(tools: readonly { name: string; outputSchema?: JsonSchemaType }[]): void {
     for (const { name, outputSchema } of tools) {
-      const checked = outputSchema && JSON.stringify(outputSchema).length <= MAX_CHECKED_SCHEMA_BYTES;
-      this.declared.set(name, checked ? { schema: outputSchema } : undefined);
+      const text = outputSchema ? JSON.stringify(outputSchema) : undefined;
+      const checked = text !== undefined && text.length <= MAX_CHECKED_SCHEMA_BYTES;
+      this.declared.set(name, checked ? { schema: outputSchema!, text } : undefined);
     }
   }
 
@@ -63,22 +104,13 @@ export class OutputSchemas {
     if (result.structuredContent === undefined) {
       return `${tool} declares an outputSchema in tools/list but its result has no structuredContent: an MCP client refuses it (MCP: a tool with an outputSchema returns structured results that conform to it)`;
     }
-    declared.check ??= this.compile(declared.schema);
-    if (typeof declared.check === 'string') {
-      return `${tool}'s outputSchema in tools/list does not compile (${declared.check}): an MCP client cannot take its results`;
+    const check = this.checks.of(declared.schema, declared.text);
+    if (typeof check === 'string') {
+      return `${tool}'s outputSchema in tools/list does not compile (${check}): an MCP client cannot take its results`;
     }
-    const { valid, errorMessage } = declared.check(result.structuredContent);
+    const { valid, errorMessage } = check(result.structuredContent);
     return valid
       ? undefined
       : `${tool}'s structuredContent does not match the outputSchema it declares in tools/list (${String(errorMessage)}): an MCP client refuses the result`;
-  }
-
-  /** The schema's check, or why Ajv cannot compile it. */
-  private compile(schema: JsonSchemaType): Check | string {
-    try {
-      return (this.validator ??= this.makeValidator()).getValidator(schema);
-    } catch (error) {
-      return error instanceof Error ? error.message : String(error);
-    }
   }
 }

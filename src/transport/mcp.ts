@@ -11,7 +11,7 @@ import type { ResponseRecord } from '../model/records.js';
 import { ownVersion } from '../model/package-version.js';
 import { filterResponseHeaders } from '../model/redact.js';
 import { jsonRpcErrorOf, parseJsonOrText, type JsonRpcError } from './answer-body.js';
-import { OutputSchemas } from './mcp-output-schema.js';
+import { OutputSchemas, SchemaChecks } from './mcp-output-schema.js';
 import { extractMcpResult } from './mcp-extract.js';
 import { describeTransportError, openCallScope } from './call.js';
 import { boundedFetch, isTimeoutError, type ObservedHttp } from './http.js';
@@ -101,6 +101,8 @@ interface McpSdk {
   AjvJsonSchemaValidator: typeof import('@modelcontextprotocol/sdk/validation/ajv').AjvJsonSchemaValidator;
 }
 let sdk: Promise<McpSdk> | undefined;
+/** The declared output schemas compiled, for every session of the process (mcp-output-schema.ts). */
+let outputSchemaChecks: SchemaChecks | undefined;
 /** The SDK once imported (the call path needs it synchronously, after a connection has loaded it). */
 let loadedSdk: McpSdk | undefined;
 
@@ -371,7 +373,7 @@ export class McpTransport implements AgentTransport {
     const connection = {
       serverRequests: 0,
       pending: new Set<string>(),
-      outputSchemas: new OutputSchemas(() => new AjvJsonSchemaValidator()),
+      outputSchemas: new OutputSchemas((outputSchemaChecks ??= new SchemaChecks(() => new AjvJsonSchemaValidator()))),
     } as unknown as Connection;
     const authorization = authorizationHeader(credentials);
     const transport = new StreamableHTTPClientTransport(new URL(this.url), {

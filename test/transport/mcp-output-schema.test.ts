@@ -16,7 +16,12 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprot
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { McpTransport } from '../../src/transport/mcp.js';
-import { MAX_CHECKED_SCHEMA_BYTES, OutputSchemas } from '../../src/transport/mcp-output-schema.js';
+import {
+  MAX_CHECKED_SCHEMA_BYTES,
+  MAX_KEPT_CHECKS,
+  OutputSchemas,
+  SchemaChecks,
+} from '../../src/transport/mcp-output-schema.js';
 import type { CallOptions } from '../../src/transport/types.js';
 import { readJson } from '../helpers/read-json.js';
 
@@ -157,7 +162,7 @@ describe('OutputSchemas: what a session compiles, and when', () => {
   /** OutputSchemas over the SDK's validator, counting validators made and schemas compiled. */
   function counted() {
     const made = { validators: 0, compiled: 0 };
-    const schemas = new OutputSchemas(() => {
+    const checks = new SchemaChecks(() => {
       made.validators++;
       const ajv = new AjvJsonSchemaValidator();
       return {
@@ -167,7 +172,7 @@ describe('OutputSchemas: what a session compiles, and when', () => {
         },
       };
     });
-    return { schemas, made };
+    return { schemas: new OutputSchemas(checks), checks, made };
   }
 
   it('no validator while no listed tool declares a schema; each schema compiled once, when first needed', () => {
@@ -196,6 +201,36 @@ describe('OutputSchemas: what a session compiles, and when', () => {
     expect(schemas.refusal('over_it', { structuredContent: { products: 1 } })).toBeUndefined();
     expect(made).toEqual({ validators: 0, compiled: 0 });
     expect(schemas.refusal('at_the_bound', { structuredContent: { products: 1 } })).toMatch(/must be array/);
+  });
+
+  it("each session's listing is a new object: a schema of the same text is compiled once for every session", () => {
+    const { schemas, checks, made } = counted();
+    const next = new OutputSchemas(checks);
+    schemas.listed([{ name: 'get_products', outputSchema: structuredClone(PRODUCTS_SCHEMA) }]);
+    next.listed([{ name: 'get_products', outputSchema: structuredClone(PRODUCTS_SCHEMA) }]);
+    expect(schemas.refusal('get_products', { structuredContent: { products: 1 } })).toMatch(/must be array/);
+    expect(next.refusal('get_products', { structuredContent: { products: 1 } })).toMatch(/must be array/);
+    expect(made).toEqual({ validators: 1, compiled: 1 });
+    // Another text is another schema.
+    next.listed([{ name: 'get_products', outputSchema: { ...PRODUCTS_SCHEMA, required: [] } }]);
+    expect(next.refusal('get_products', { structuredContent: {} })).toBeUndefined();
+    expect(made).toEqual({ validators: 1, compiled: 2 });
+  });
+
+  it('past MAX_KEPT_CHECKS distinct schemas starts over with a new validator: the agent sets how many it lists', () => {
+    const { schemas, made } = counted();
+    const numbered = (n: number) => ({ ...PRODUCTS_SCHEMA, title: `schema ${n}` });
+    const check = (n: number) => {
+      schemas.listed([{ name: 'get_products', outputSchema: numbered(n) }]);
+      return schemas.refusal('get_products', { structuredContent: { products: 1 } });
+    };
+    for (let n = 0; n < MAX_KEPT_CHECKS; n++) expect(check(n)).toMatch(/must be array/);
+    expect(made).toEqual({ validators: 1, compiled: MAX_KEPT_CHECKS });
+    expect(check(MAX_KEPT_CHECKS)).toMatch(/must be array/);
+    expect(made).toEqual({ validators: 2, compiled: MAX_KEPT_CHECKS + 1 });
+    check(MAX_KEPT_CHECKS);
+    check(0);
+    expect(made).toEqual({ validators: 2, compiled: MAX_KEPT_CHECKS + 2 });
   });
 
   it('a later listing of a tool replaces what an earlier one declared', () => {
