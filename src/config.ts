@@ -56,15 +56,11 @@ export interface RuntimeConfig {
   /** The plugin's run host: the storyboard runs in flight in the main process (adapter/hosted-run.ts). */
   runHost?: RunHostConfig;
   /**
-   * Where the main process keeps the storyboards the compiled modules name by digest (cache/stored-storyboards.ts):
-   * the workers read them there, not where their own environment would put this user's cache directory.
+   * This user's cache directory as the main process sees it (cache/disk-cache.ts `userCacheRoot`): the workers read the
+   * storyboards it stored there (cache/stored-storyboards.ts) and authenticate cache entries with its key, whatever
+   * their own environment says (`test.env` may set `XDG_CACHE_HOME` or `HOME` for the tests alone).
    */
-  storedStoryboards?: string;
-  /**
-   * This user's cache directory as the main process sees it, where its cache key is (cache/disk-cache.ts
-   * `cacheSecret`): the workers authenticate cache entries with the same key, whatever their own environment says.
-   */
-  cacheKeyDir?: string;
+  userCacheRoot?: string;
   /**
    * Local development only: allow a plain-http agent URL that is not loopback, and lift the SSRF guard's
    * https and address rules on URLs the agent supplies (results are then not publishable). Env: ADCP_ALLOW_HTTP=1.

@@ -16,7 +16,7 @@
  * entry serves every run of that storyboard; none is ever stale.
  */
 import { createHash } from 'node:crypto';
-import { basename, dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { DiskCache, privateUserDir, userCacheRoot } from './disk-cache.js';
 
 const FOLDER = 'storyboards';
@@ -42,18 +42,15 @@ export class StoredStoryboards {
 
   /** The store of this user (`env` as the process's); undefined when its directory cannot be made private. */
   static open(env: NodeJS.ProcessEnv = process.env): StoredStoryboards | undefined {
-    const dir = privateUserDir(FOLDER, env);
-    if (dir === undefined) return undefined;
-    return new StoredStoryboards(dir, new DiskCache(userCacheRoot(env), FOLDER, '.json', [], NO_SECRET));
+    return privateUserDir(FOLDER, env) === undefined ? undefined : StoredStoryboards.in(userCacheRoot(env));
   }
 
   /**
-   * The store at `dir`, the directory the main process opened (`open`'s `dir`): what a worker reads, whatever cache
-   * directory the tests' own environment names (a `test.env` with `XDG_CACHE_HOME` or `HOME`, which Vitest applies in
-   * the workers alone).
+   * The store in the user cache directory `root` (`userCacheRoot()`), made or not: a worker's, in the main process's
+   * (`open`ed there), whatever cache directory the tests' own environment names.
    */
-  static at(dir: string): StoredStoryboards {
-    return new StoredStoryboards(dir, new DiskCache(dirname(dir), basename(dir), '.json', [], NO_SECRET));
+  static in(root: string): StoredStoryboards {
+    return new StoredStoryboards(join(root, FOLDER), new DiskCache(root, FOLDER, '.json', [], NO_SECRET));
   }
 
   /** Stores a storyboard's JSON under its digest unless it is there; false when it could not be written. */

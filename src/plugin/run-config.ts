@@ -57,8 +57,7 @@ export async function provideRunConfig(
     cancelHostWithEachRun(vitest, starting);
   }
   runtimeConfig.runHost = (await state.runHost).config;
-  runtimeConfig.storedStoryboards = state.storedStoryboards?.dir;
-  runtimeConfig.cacheKeyDir = userCacheRoot();
+  runtimeConfig.userCacheRoot = userCacheRoot();
   project.provide('vitestAdcp', stripUndefined(runtimeConfig));
 }
 

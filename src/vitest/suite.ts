@@ -83,14 +83,14 @@ let store: StoredStoryboards | undefined;
 
 /**
  * The storyboard a compiled module names by digest, from this user's store (cache/stored-storyboards.ts), where the
- * main process put it as it handed Vite the module: the directory it names (`storedStoryboards`), whatever this
+ * main process put it as it handed Vite the module: in the cache directory it names (`userCacheRoot`), whatever this
  * worker's environment says (`test.env` may set `XDG_CACHE_HOME` or `HOME` for the tests alone). Missing only when
  * something removed it since.
  */
 export function storyboardStored(digest: string): Storyboard {
   if (!store) {
-    const given = providedConfig().storedStoryboards;
-    store = given !== undefined ? StoredStoryboards.at(given) : StoredStoryboards.open();
+    const root = providedConfig().userCacheRoot;
+    store = root !== undefined ? StoredStoryboards.in(root) : StoredStoryboards.open();
   }
   const json = store?.read(digest);
   if (json === undefined)
@@ -103,7 +103,7 @@ export function storyboardStored(digest: string): Storyboard {
 /** `loadWarnings`: the loader's warnings for this file, shown with the run's first step (its record, its annotations). */
 export function storyboardSuite(storyboard: Storyboard, loadWarnings: readonly string[] = []): StoryboardSuite {
   // Before anything here opens a cache: the main process's key, not one under the tests' own cache directory.
-  useCacheKeyDir(providedConfig().cacheKeyDir);
+  useCacheKeyDir(providedConfig().userCacheRoot);
   const openLocal = () => openStoryboardRun(storyboard, providedConfig(), { shareSessions: true, loadWarnings });
   const host = providedConfig().runHost;
   const session: StepSession = new StepSession({

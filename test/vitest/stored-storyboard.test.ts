@@ -26,16 +26,16 @@ describe('storyboardStored', () => {
     );
   });
 
-  it('a store opened at the directory the main process names reads what was kept there (StoredStoryboards.at)', () => {
+  it('a store opened in the cache directory the main process names reads what was kept there (StoredStoryboards.in)', () => {
     const storyboard = { id: 'stored_elsewhere_test', title: 'T', phases: [] };
     const json = JSON.stringify(storyboard);
     const root = mkdtempSync(join(tmpdir(), 'adcp-main-store-'));
     try {
       // The main process's store (another user cache directory than this process's: `test.env` moved the tests').
-      const main = StoredStoryboards.at(join(root, 'storyboards'));
+      const main = StoredStoryboards.in(root);
       expect(main.keep(storyboardDigest(json), json)).toBe(true);
       expect(StoredStoryboards.open()!.read(storyboardDigest(json))).toBeUndefined();
-      expect(StoredStoryboards.at(main.dir).read(storyboardDigest(json))).toBe(json);
+      expect(StoredStoryboards.in(root).read(storyboardDigest(json))).toBe(json);
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
