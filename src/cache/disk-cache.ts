@@ -62,12 +62,27 @@ export const MAX_ENTRY_BYTES = 32 * 1024 * 1024;
 const MAC_PREFIX = 'vitest-adcp-mac-v1 ';
 const MAC_LINE_LENGTH = MAC_PREFIX.length + 64 + 1;
 
+/** The main process's userCacheRoot, in a Vitest worker that took it (`useMainCacheRoot`). */
+let mainCacheRoot: string | undefined;
+
+/**
+ * Makes `root` (the main process's `userCacheRoot()`) this process's user cache directory, for `process.env`: a Vitest
+ * worker reads the storyboards the main process stored there and authenticates cache entries with its key, whatever
+ * cache directory its own environment names (`test.env` may set `XDG_CACHE_HOME` or `HOME` for the tests alone: the
+ * stored storyboards would be missing, every file failing, and a key of its own would make each side's entries misses
+ * for the other). Undefined: the environment's again.
+ */
+export function useMainCacheRoot(root: string | undefined): void {
+  mainCacheRoot = root;
+}
+
 /**
  * The per-user cache directory of the OS (`$XDG_CACHE_HOME` or `~/.cache`, `~/Library/Caches` on macOS,
  * `%LOCALAPPDATA%` on Windows), with `vitest-adcp/` below it: where the secret lives, and the default cache directory
- * of a run outside any package (cache/location.ts).
+ * of a run outside any package (cache/location.ts). In a worker, the main process's (`useMainCacheRoot`).
  */
 export function userCacheRoot(env: NodeJS.ProcessEnv = process.env): string {
+  if (mainCacheRoot !== undefined && env === process.env) return mainCacheRoot;
   const base =
     process.platform === 'win32'
       ? env.LOCALAPPDATA || join(homedir(), 'AppData', 'Local')
@@ -105,19 +120,6 @@ function isPrivateDir(dir: string): boolean {
 
 const SECRET_BYTES = 32;
 const secrets = new Map<string, Buffer>();
-/** Where `cacheSecret` finds the key file by default, when the main process named it (`useCacheKeyDir`). */
-let keyDir: string | undefined;
-
-/**
- * Makes `dir` (the main process's `userCacheRoot()`) where this process's `cacheSecret` finds the key file: a Vitest
- * worker authenticates cache entries with the main process's key, whatever cache directory its own environment names
- * (`test.env` may set `XDG_CACHE_HOME` or `HOME` for the tests alone: a key of their own would make each side's entries
- * misses for the other, and leave a key file in the tests' directory).
- */
-export function useCacheKeyDir(dir: string | undefined): void {
-  keyDir = dir;
-}
-
 /** The environment variable that gives the secret instead of the file (a CI job's secret: README, "Keeping the caches in CI"). */
 export const CACHE_KEY_ENV = 'ADCP_CACHE_KEY';
 /** The shortest `ADCP_CACHE_KEY` used: 32 characters (e.g. `openssl rand -hex 32` gives 64). */
@@ -132,12 +134,11 @@ let shortKeyWarned = false;
  * authenticates, so whoever can write that cache could write entries we accept. A job's secret never sits there.
  * Shorter: not used (a warning says so), as if unset.
  *
- * Else the 32 bytes of `<dir>/cache-key` (default `userCacheRoot()`, or the main process's: `useCacheKeyDir`), created
- * on first use (directory 0700, file 0600, exclusive create). Used only when the file is a regular file owned by this
- * user and neither readable nor writable by anyone else (POSIX); else — or when it cannot be made — a random secret for
- * this process alone. Never throws.
+ * Else the 32 bytes of `<dir>/cache-key` (default `userCacheRoot()`), created on first use (directory 0700, file 0600,
+ * exclusive create). Used only when the file is a regular file owned by this user and neither readable nor writable by
+ * anyone else (POSIX); else — or when it cannot be made — a random secret for this process alone. Never throws.
  */
-export function cacheSecret(dir: string = keyDir ?? userCacheRoot(), env: NodeJS.ProcessEnv = process.env): Buffer {
+export function cacheSecret(dir: string = userCacheRoot(), env: NodeJS.ProcessEnv = process.env): Buffer {
   const given = env[CACHE_KEY_ENV];
   if (given && given.length >= MIN_KEY_CHARS)
     return createHash('sha256').update('vitest-adcp-cache-key-v1\0').update(given).digest();

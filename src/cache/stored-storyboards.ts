@@ -42,15 +42,9 @@ export class StoredStoryboards {
 
   /** The store of this user (`env` as the process's); undefined when its directory cannot be made private. */
   static open(env: NodeJS.ProcessEnv = process.env): StoredStoryboards | undefined {
-    return privateUserDir(FOLDER, env) === undefined ? undefined : StoredStoryboards.in(userCacheRoot(env));
-  }
-
-  /**
-   * The store in the user cache directory `root` (`userCacheRoot()`), made or not: a worker's, in the main process's
-   * (`open`ed there), whatever cache directory the tests' own environment names.
-   */
-  static in(root: string): StoredStoryboards {
-    return new StoredStoryboards(join(root, FOLDER), new DiskCache(root, FOLDER, '.json', [], NO_SECRET));
+    const dir = privateUserDir(FOLDER, env);
+    if (dir === undefined) return undefined;
+    return new StoredStoryboards(dir, new DiskCache(userCacheRoot(env), FOLDER, '.json', [], NO_SECRET));
   }
 
   /** Stores a storyboard's JSON under its digest unless it is there; false when it could not be written. */

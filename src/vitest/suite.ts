@@ -12,7 +12,7 @@ import { showEndedNext } from './worker-order.js';
 import { openStoryboardRun, settleBoundOf } from '../open-run.js';
 import { sanitizeOutput } from '../model/redact.js';
 import type { Diagnostic, Storyboard } from '../model/storyboard.js';
-import { useCacheKeyDir } from '../cache/disk-cache.js';
+import { useMainCacheRoot } from '../cache/disk-cache.js';
 import { StoredStoryboards, storedStoryboardsDir } from '../cache/stored-storyboards.js';
 import { storyboardInfo } from '../adapter/storyboard-info.js';
 import type { AdcpPlannedStep, AdcpStepMeta, AdcpStoryboardMeta } from '../model/step-meta.js';
@@ -89,8 +89,8 @@ let store: StoredStoryboards | undefined;
  */
 export function storyboardStored(digest: string): Storyboard {
   if (!store) {
-    const root = providedConfig().userCacheRoot;
-    store = root !== undefined ? StoredStoryboards.in(root) : StoredStoryboards.open();
+    useMainCacheRoot(providedConfig().userCacheRoot);
+    store = StoredStoryboards.open();
   }
   const json = store?.read(digest);
   if (json === undefined)
@@ -102,8 +102,8 @@ export function storyboardStored(digest: string): Storyboard {
 
 /** `loadWarnings`: the loader's warnings for this file, shown with the run's first step (its record, its annotations). */
 export function storyboardSuite(storyboard: Storyboard, loadWarnings: readonly string[] = []): StoryboardSuite {
-  // Before anything here opens a cache: the main process's key, not one under the tests' own cache directory.
-  useCacheKeyDir(providedConfig().userCacheRoot);
+  // Before anything here opens a cache: the main process's user cache directory, not the tests' own.
+  useMainCacheRoot(providedConfig().userCacheRoot);
   const openLocal = () => openStoryboardRun(storyboard, providedConfig(), { shareSessions: true, loadWarnings });
   const host = providedConfig().runHost;
   const session: StepSession = new StepSession({

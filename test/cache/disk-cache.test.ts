@@ -21,7 +21,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DiskCache, MAX_ENTRY_BYTES, cacheSecret, useCacheKeyDir, userCacheRoot } from '../../src/cache/disk-cache.js';
+import {
+  DiskCache,
+  MAX_ENTRY_BYTES,
+  cacheSecret,
+  useMainCacheRoot,
+  userCacheRoot,
+} from '../../src/cache/disk-cache.js';
 import { defaultCacheDir, packageRoot } from '../../src/cache/location.js';
 import { ValidatorCache } from '../../src/schemas/validator-cache.js';
 
@@ -145,18 +151,25 @@ describe('the cache secret', () => {
   });
 });
 
-describe("the main process's key", () => {
-  it('is the one this process authenticates with once named (useCacheKeyDir), whatever its own cache directory', () => {
+describe("the main process's user cache directory", () => {
+  it("is this process's, and its key the one used, once named (useMainCacheRoot), whatever its own environment says", () => {
     const main = fresh();
+    const ownRoot = userCacheRoot();
     const ownKey = cacheSecret(undefined, {});
-    useCacheKeyDir(main);
+    useMainCacheRoot(main);
     try {
+      expect(userCacheRoot()).toBe(main);
+      // A caller that names an environment of its own gets that one's.
+      expect(userCacheRoot({ XDG_CACHE_HOME: '/xdg' })).toBe(
+        process.platform === 'linux' ? join('/xdg', 'vitest-adcp') : userCacheRoot({}),
+      );
       const key = cacheSecret(undefined, {});
       expect(readFileSync(join(main, 'cache-key'), 'utf8').trim()).toBe(key.toString('hex'));
       expect(key.equals(ownKey)).toBe(false);
     } finally {
-      useCacheKeyDir(undefined);
+      useMainCacheRoot(undefined);
     }
+    expect(userCacheRoot()).toBe(ownRoot);
     expect(cacheSecret(undefined, {}).equals(ownKey)).toBe(true);
   });
 });

@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { useMainCacheRoot } from '../../src/cache/disk-cache.js';
 import { StoredStoryboards, storyboardDigest } from '../../src/cache/stored-storyboards.js';
 import { storyboardStored } from '../../src/vitest/suite.js';
 
@@ -26,18 +27,23 @@ describe('storyboardStored', () => {
     );
   });
 
-  it('a store opened in the cache directory the main process names reads what was kept there (StoredStoryboards.in)', () => {
-    const storyboard = { id: 'stored_elsewhere_test', title: 'T', phases: [] };
-    const json = JSON.stringify(storyboard);
-    const root = mkdtempSync(join(tmpdir(), 'adcp-main-store-'));
-    try {
-      // The main process's store (another user cache directory than this process's: `test.env` moved the tests').
-      const main = StoredStoryboards.in(root);
-      expect(main.keep(storyboardDigest(json), json)).toBe(true);
-      expect(StoredStoryboards.open()!.read(storyboardDigest(json))).toBeUndefined();
-      expect(StoredStoryboards.in(root).read(storyboardDigest(json))).toBe(json);
-    } finally {
-      rmSync(root, { recursive: true, force: true });
-    }
-  });
+  // XDG_CACHE_HOME names the user cache directory on Linux only.
+  it.runIf(process.platform === 'linux')(
+    "reads the store in the main process's user cache directory, once named (useMainCacheRoot)",
+    () => {
+      const storyboard = { id: 'stored_elsewhere_test', title: 'T', phases: [] };
+      const json = JSON.stringify(storyboard);
+      const root = mkdtempSync(join(tmpdir(), 'adcp-main-store-'));
+      try {
+        // The main process's store: another user cache directory than this process's (`test.env` moved the tests').
+        expect(StoredStoryboards.open({ XDG_CACHE_HOME: root })!.keep(storyboardDigest(json), json)).toBe(true);
+        expect(StoredStoryboards.open()!.read(storyboardDigest(json))).toBeUndefined();
+        useMainCacheRoot(join(root, 'vitest-adcp'));
+        expect(StoredStoryboards.open()!.read(storyboardDigest(json))).toBe(json);
+      } finally {
+        useMainCacheRoot(undefined);
+        rmSync(root, { recursive: true, force: true });
+      }
+    },
+  );
 });
