@@ -15,14 +15,12 @@
  * declarations but for the order tsc prints a union in. The test suite's packs set it (test/helpers/packed.ts), since
  * `npm test` type-checks the same sources beside the suite (scripts/test.mjs); every other build checks.
  */
-import { spawn } from 'node:child_process';
 import { chmodSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { nodeChild, root } from './node-child.mjs';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const { values } = parseArgs({
   options: { out: { type: 'string' }, 'no-declarations': { type: 'boolean', default: false } },
 });
@@ -31,14 +29,9 @@ const check = process.env.VITEST_ADCP_BUILD_NO_CHECK !== '1';
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 
 /** Runs `node <args>` in the package root, its output passed through; rejects naming the step when it fails. */
-function node(step, args) {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, args, { cwd: root, stdio: 'inherit' });
-    child.on('error', fail);
-    child.on('exit', (code, signal) =>
-      code === 0 ? done() : fail(new Error(`build: ${step} failed (${signal ?? `exit code ${code}`})`)),
-    );
-  });
+async function node(step, [script, ...args]) {
+  const code = await nodeChild(script, args, 'inherit').done;
+  if (code !== 0) throw new Error(`build: ${step} failed (exit code ${code})`);
 }
 
 try {

@@ -11,26 +11,10 @@
  * The exit code: Vitest's when it is not 0, else tsc's. Ctrl-C (SIGINT) and SIGTERM reach both children, and the
  * script then exits as they do.
  */
-import { spawn } from 'node:child_process';
-import { constants } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { nodeChild as node, root } from './node-child.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const bin = (pkg, file) => join(root, 'node_modules', pkg, file);
-
-/** Runs `node <script> ...args` from the repo's root; resolves with its exit code (128 + signal number if killed). */
-function node(script, args, stdio) {
-  const child = spawn(process.execPath, [script, ...args], { cwd: root, stdio });
-  const done = new Promise((resolve) => {
-    child.on('error', (error) => {
-      process.stderr.write(`npm test: could not start ${script}: ${error.message}\n`);
-      resolve(1);
-    });
-    child.on('close', (code, signal) => resolve(code ?? 128 + (constants.signals[signal] ?? 0)));
-  });
-  return { child, done };
-}
 
 const typecheck = node(bin('typescript', 'bin/tsc'), ['-p', 'tsconfig.test.json'], ['ignore', 'pipe', 'pipe']);
 const typecheckOutput = [];
