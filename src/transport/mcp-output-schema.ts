@@ -8,11 +8,15 @@
  *
  * The validator is made on first use (the SDK makes an Ajv per client otherwise, for agents whose tools mostly declare
  * no schema), and a schema is compiled the first time its tool's result is checked, not when it is listed — once for
- * every session of the process (SchemaChecks).
+ * every session of the process (SchemaChecks). The agent sets the schema, so its cost is bounded: in size
+ * (MAX_CHECKED_SCHEMA_BYTES) and, for the regular expressions it writes, in time (MAX_CHECK_MS).
  */
+import { type Context, createContext, Script } from 'node:vm';
 import type { JsonSchemaType, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 
 type Check = (input: unknown) => { valid: boolean; errorMessage?: string };
+/** A result's check: its verdict, or why the schema cannot check results (`why`, from then on for every result). */
+type BoundedCheck = (input: unknown) => ReturnType<Check> | Unusable;
 
 /**
  * The largest declared schema checked (its JSON). Ajv compiles 4–5 ms per KiB of a plain object schema on this
@@ -26,19 +30,62 @@ export const MAX_CHECKED_SCHEMA_BYTES = 256 * 1024;
 export const MAX_KEPT_CHECKS = 64;
 
 /**
+ * The longest one check of a result may take, in ms, when its schema has a `pattern` (or `patternProperties`). The
+ * agent writes those regular expressions and JavaScript's run them by backtracking: `^(a|a)*$` on forty characters
+ * would hold the run's one thread for longer than any step timeout can end it (the timers never get to run). A real
+ * result checks in milliseconds; past this, the schema is taken as one no client can check, like one that does not
+ * compile.
+ */
+export const MAX_CHECK_MS = 2_000;
+
+/** Why a schema cannot be used, in the words of the refusal: `<tool>'s outputSchema in tools/list <why>`. */
+interface Unusable {
+  why: string;
+}
+
+const timedOut = (ms: number): Unusable => ({
+  why: `cannot be checked in bounded time (a result took over ${ms / 1000} s: a \`pattern\` there backtracks without bound)`,
+});
+
+/**
+ * Runs `check(input)` for at most `ms`: inside a vm context with a timeout, whose watchdog interrupts the thread even
+ * inside a regular expression's backtracking (Node's `timeout` option of `runInContext`). One context for the process;
+ * ~0.1 ms a call, so only checks whose schema holds an agent's pattern go through it.
+ */
+let bounded: { context: Context; script: Script } | undefined;
+function checkWithin(check: Check, input: unknown, ms: number): ReturnType<Check> | undefined {
+  bounded ??= { context: createContext({ check: undefined, input: undefined }), script: new Script('check(input)') };
+  const { context, script } = bounded;
+  context.check = check;
+  context.input = input;
+  try {
+    return script.runInContext(context, { timeout: ms }) as ReturnType<Check>;
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') return undefined;
+    throw error;
+  } finally {
+    context.check = context.input = undefined;
+  }
+}
+
+/**
  * Declared output schemas compiled, by their JSON text, for every MCP session of the process. An agent lists the same
  * tools to each session (a run opens one per storyboard), each listing a new object, and Ajv knows a schema it compiled
  * only by the object: compiled per session, a 200 KiB schema cost each of a run's sessions about a second. Past
  * MAX_KEPT_CHECKS distinct schemas, it starts over.
  */
 export class SchemaChecks {
-  private readonly checks = new Map<string, Check | string>();
+  private readonly checks = new Map<string, BoundedCheck | Unusable>();
   private validator: jsonSchemaValidator | undefined;
 
-  constructor(private readonly makeValidator: () => jsonSchemaValidator) {}
+  constructor(
+    private readonly makeValidator: () => jsonSchemaValidator,
+    /** MAX_CHECK_MS; shorter in tests. */
+    private readonly maxCheckMs = MAX_CHECK_MS,
+  ) {}
 
-  /** The check of `schema` (`text`: its JSON), or why Ajv cannot compile it. */
-  of(schema: JsonSchemaType, text: string): Check | string {
+  /** The check of `schema` (`text`: its JSON), or why it cannot be used. */
+  of(schema: JsonSchemaType, text: string): BoundedCheck | Unusable {
     let check = this.checks.get(text);
     if (check === undefined) {
       if (this.checks.size >= MAX_KEPT_CHECKS) {
@@ -46,19 +93,31 @@ export class SchemaChecks {
         this.checks.clear();
         this.validator = undefined;
       }
-      check = this.compile(schema);
+      check = this.compile(schema, text);
       this.checks.set(text, check);
     }
     return check;
   }
 
   /** The schema's check, or why Ajv cannot compile it. */
-  private compile(schema: JsonSchemaType): Check | string {
+  private compile(schema: JsonSchemaType, text: string): BoundedCheck | Unusable {
+    let check: Check;
     try {
-      return (this.validator ??= this.makeValidator()).getValidator(schema);
+      check = (this.validator ??= this.makeValidator()).getValidator(schema);
     } catch (error) {
-      return error instanceof Error ? error.message : String(error);
+      return { why: `does not compile (${error instanceof Error ? error.message : String(error)})` };
     }
+    // `"pattern` also finds `"patternProperties"`, and a property named so (checked bounded for nothing worse).
+    if (!text.includes('"pattern')) return check;
+    const ms = this.maxCheckMs;
+    return (input) => {
+      const outcome = checkWithin(check, input, ms);
+      if (outcome !== undefined) return outcome;
+      // Every later result of this schema would take as long: it is unusable from now on, without being run again.
+      const unusable = timedOut(ms);
+      this.checks.set(text, unusable);
+      return unusable;
+    };
   }
 }
 
@@ -105,10 +164,12 @@ export class OutputSchemas {
       return `${tool} declares an outputSchema in tools/list but its result has no structuredContent: an MCP client refuses it (MCP: a tool with an outputSchema returns structured results that conform to it)`;
     }
     const check = this.checks.of(declared.schema, declared.text);
-    if (typeof check === 'string') {
-      return `${tool}'s outputSchema in tools/list does not compile (${check}): an MCP client cannot take its results`;
-    }
-    const { valid, errorMessage } = check(result.structuredContent);
+    const unusable = (why: string) =>
+      `${tool}'s outputSchema in tools/list ${why}: an MCP client cannot take its results`;
+    if (typeof check !== 'function') return unusable(check.why);
+    const outcome = check(result.structuredContent);
+    if ('why' in outcome) return unusable(outcome.why);
+    const { valid, errorMessage } = outcome;
     return valid
       ? undefined
       : `${tool}'s structuredContent does not match the outputSchema it declares in tools/list (${String(errorMessage)}): an MCP client refuses the result`;

@@ -198,6 +198,20 @@ describe('hostile agents fail only their own step, bounded in time and size', ()
     expect(r.after!.status).toBe('passed');
   });
 
+  it("a declared outputSchema whose pattern backtracks without bound: that tool's step fails within the bound, the run goes on", async () => {
+    // Unbounded, the first long string of the result would hold this process's one thread for good.
+    const r = await runInline(twoSteps('get_products'), agent.urlFor(['backtracking_output_schema@get_products']));
+    expect(r.hostile!.status).toBe('failed');
+    expect(r.hostile!.result.error).toBe(
+      "get_products's outputSchema in tools/list cannot be checked in bounded time (a result took over 2 s: a `pattern` there backtracks without bound): an MCP client cannot take its results",
+    );
+    expect(r.hostile!.result.response?.payload).toMatchObject({
+      isError: false,
+      structuredContent: { products: expect.any(Array) },
+    });
+    expect(r.after!.status).toBe('passed');
+  });
+
   it('a step expecting an error does not pass on such a result: the agent sent no error', async () => {
     const yaml = storyboard(`- id: must_fail
   task: get_adcp_capabilities

@@ -15,8 +15,10 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { JsonSchemaType } from '@modelcontextprotocol/sdk/validation/types.js';
 import { McpTransport } from '../../src/transport/mcp.js';
 import {
+  MAX_CHECK_MS,
   MAX_CHECKED_SCHEMA_BYTES,
   MAX_KEPT_CHECKS,
   OutputSchemas,
@@ -231,6 +233,52 @@ describe('OutputSchemas: what a session compiles, and when', () => {
     check(MAX_KEPT_CHECKS);
     check(0);
     expect(made).toEqual({ validators: 2, compiled: MAX_KEPT_CHECKS + 2 });
+  });
+
+  it("a schema with the agent's patterns: checked as any other, and a check that runs past its bound refuses the result, then every later one without running", () => {
+    // Nested quantifiers that backtrack through every split of a string that fails them: on this project's machine 16
+    // characters take 0.2 s, 18 about 2 s (so, unbounded, this test fails rather than hangs), 20 characters 21 s.
+    const backtracking = { type: 'object', properties: { id: { type: 'string', pattern: '^((.+)+)+!$' } } };
+    const plain = { type: 'object', properties: { id: { type: 'string', pattern: '^[a-z]+$' } } };
+    let checked = 0;
+    const checks = new SchemaChecks(() => {
+      const ajv = new AjvJsonSchemaValidator();
+      return {
+        getValidator: <T>(schema: JsonSchemaType) => {
+          const check = ajv.getValidator<T>(schema);
+          return (input: unknown) => (checked++, check(input));
+        },
+      };
+    }, 100);
+    const schemas = new OutputSchemas(checks);
+    schemas.listed([
+      { name: 'plain', outputSchema: plain },
+      { name: 'backtracking', outputSchema: backtracking },
+    ]);
+    expect(schemas.refusal('plain', { structuredContent: { id: 'abc' } })).toBeUndefined();
+    expect(schemas.refusal('plain', { structuredContent: { id: 'ABC' } })).toMatch(
+      /^plain's structuredContent does not match the outputSchema it declares in tools\/list \(data\/id must match pattern "\^\[a-z\]\+\$"\)/,
+    );
+    // A short string fails the pattern before it can backtrack far: an ordinary refusal.
+    expect(schemas.refusal('backtracking', { structuredContent: { id: 'short' } })).toMatch(/must match pattern/);
+    expect(checked).toBe(3);
+    const unbounded =
+      "backtracking's outputSchema in tools/list cannot be checked in bounded time (a result took over 0.1 s: a `pattern` there backtracks without bound): an MCP client cannot take its results";
+    expect(schemas.refusal('backtracking', { structuredContent: { id: 'display_premium_sp' } })).toBe(unbounded);
+    expect(checked).toBe(4);
+    // Not run again, whatever the result: every session of the process takes the schema as unusable.
+    expect(schemas.refusal('backtracking', { structuredContent: { id: 'short' } })).toBe(unbounded);
+    const next = new OutputSchemas(checks);
+    next.listed([{ name: 'backtracking', outputSchema: structuredClone(backtracking) }]);
+    expect(next.refusal('backtracking', { structuredContent: {} })).toBe(unbounded);
+    expect(checked).toBe(4);
+    // The plain schema's check goes on.
+    expect(schemas.refusal('plain', { structuredContent: { id: 'xyz' } })).toBeUndefined();
+    expect(checked).toBe(5);
+  });
+
+  it('the default bound is 2 s', () => {
+    expect(MAX_CHECK_MS).toBe(2_000);
   });
 
   it('a later listing of a tool replaces what an earlier one declared', () => {
