@@ -15,8 +15,11 @@ import { type Context, createContext, Script } from 'node:vm';
 import type { JsonSchemaType, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 
 type Check = (input: unknown) => { valid: boolean; errorMessage?: string };
-/** A result's check: its verdict, or why the schema cannot check results (`why`, from then on for every result). */
-type BoundedCheck = (input: unknown) => ReturnType<Check> | Unusable;
+/**
+ * A result's check: its verdict; or why the check failed on this result (`failed`: it threw, e.g. a recursive schema
+ * on data nested past the stack); or why the schema cannot check results (`why`, from then on for every result).
+ */
+type BoundedCheck = (input: unknown) => ReturnType<Check> | { failed: string } | Unusable;
 
 /**
  * The largest declared schema checked (its JSON). Ajv compiles 4–5 ms per KiB of a plain object schema on this
@@ -54,7 +57,7 @@ const timedOut = (ms: number): Unusable => ({
  */
 let bounded: { context: Context; script: Script } | undefined;
 function checkWithin(check: Check, input: unknown, ms: number): ReturnType<Check> | undefined {
-  bounded ??= { context: createContext({ check: undefined, input: undefined }), script: new Script('check(input)') };
+  bounded ??= { context: createContext(), script: new Script('check(input)') };
   const { context, script } = bounded;
   context.check = check;
   context.input = input;
@@ -108,10 +111,15 @@ export class SchemaChecks {
       return { why: `does not compile (${error instanceof Error ? error.message : String(error)})` };
     }
     // `"pattern` also finds `"patternProperties"`, and a property named so (checked bounded for nothing worse).
-    if (!text.includes('"pattern')) return check;
+    const bounded = text.includes('"pattern');
     const ms = this.maxCheckMs;
     return (input) => {
-      const outcome = checkWithin(check, input, ms);
+      let outcome: ReturnType<Check> | undefined;
+      try {
+        outcome = bounded ? checkWithin(check, input, ms) : check(input);
+      } catch (error) {
+        return { failed: error instanceof Error ? `${error.name}: ${error.message}` : String(error) };
+      }
       if (outcome !== undefined) return outcome;
       // Every later result of this schema would take as long: it is unusable from now on, without being run again.
       const unusable = timedOut(ms);
@@ -169,6 +177,9 @@ export class OutputSchemas {
     if (typeof check !== 'function') return unusable(check.why);
     const outcome = check(result.structuredContent);
     if ('why' in outcome) return unusable(outcome.why);
+    if ('failed' in outcome) {
+      return `${tool}'s structuredContent could not be checked against the outputSchema it declares in tools/list (${outcome.failed}): an MCP client cannot take the result`;
+    }
     const { valid, errorMessage } = outcome;
     return valid
       ? undefined

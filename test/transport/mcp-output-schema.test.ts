@@ -277,6 +277,35 @@ describe('OutputSchemas: what a session compiles, and when', () => {
     expect(checked).toBe(5);
   });
 
+  it('a check that throws (a recursive schema on data nested past the stack) refuses that result only, naming the error', () => {
+    const recursive = (pattern?: string) => ({
+      type: 'object',
+      additionalProperties: { $ref: '#/definitions/value' },
+      definitions: {
+        value: {
+          if: { type: 'string' },
+          then: pattern ? { pattern } : {},
+          else: { additionalProperties: { $ref: '#/definitions/value' }, items: { $ref: '#/definitions/value' } },
+        },
+      },
+    });
+    let deep: unknown = [];
+    for (let n = 0; n < 20_000; n++) deep = [deep];
+    const schemas = new OutputSchemas(new SchemaChecks(() => new AjvJsonSchemaValidator(), 1_000));
+    // With a pattern (the check runs in the vm context) and without one.
+    schemas.listed([
+      { name: 'with_pattern', outputSchema: recursive('^[a-z]*$') },
+      { name: 'without', outputSchema: recursive() },
+    ]);
+    for (const tool of ['with_pattern', 'without']) {
+      expect(schemas.refusal(tool, { structuredContent: { a: deep } })).toBe(
+        `${tool}'s structuredContent could not be checked against the outputSchema it declares in tools/list (RangeError: Maximum call stack size exceeded): an MCP client cannot take the result`,
+      );
+      expect(schemas.refusal(tool, { structuredContent: { a: [['ok']] } })).toBeUndefined();
+    }
+    expect(schemas.refusal('with_pattern', { structuredContent: { a: [['OK']] } })).toMatch(/must match pattern/);
+  });
+
   it('the default bound is 2 s', () => {
     expect(MAX_CHECK_MS).toBe(2_000);
   });
