@@ -129,7 +129,9 @@ export async function startDelayProxy({ target, delayMs = 0 }) {
         if (!retried && out.reusedSocket && error.code === 'ECONNRESET') return forward(true);
         record.status = 502;
         res.writeHead(502, { 'content-type': 'text/plain' });
-        res.end(`delay-proxy: ${error.message}`);
+        // Which connection failed, so that a 502 in a run's record says whether the agent dropped a new one.
+        const on = `${out.reusedSocket ? 'a reused' : 'a new'} connection${retried ? ', the request sent again' : ''}`;
+        res.end(`delay-proxy: ${error.message} (${on})`);
       });
       // The client went away (a closed SSE stream, a killed run): so does the request to the agent.
       res.on('close', () => {
