@@ -55,10 +55,10 @@ const timedOut = (ms: number): Unusable => ({
  * inside a regular expression's backtracking (Node's `timeout` option of `runInContext`). One context for the process;
  * ~0.1 ms a call, so only checks whose schema holds an agent's pattern go through it.
  */
-let bounded: { context: Context; script: Script } | undefined;
+let sandbox: { context: Context; script: Script } | undefined;
 function checkWithin(check: Check, input: unknown, ms: number): ReturnType<Check> | undefined {
-  bounded ??= { context: createContext(), script: new Script('check(input)') };
-  const { context, script } = bounded;
+  sandbox ??= { context: createContext(), script: new Script('check(input)') };
+  const { context, script } = sandbox;
   context.check = check;
   context.input = input;
   try {
@@ -111,17 +111,17 @@ export class SchemaChecks {
       return { why: `does not compile (${error instanceof Error ? error.message : String(error)})` };
     }
     // `"pattern` also finds `"patternProperties"`, and a property named so (checked bounded for nothing worse).
-    const bounded = text.includes('"pattern');
+    const agentPatterns = text.includes('"pattern');
     const ms = this.maxCheckMs;
     return (input) => {
       let outcome: ReturnType<Check> | undefined;
       try {
-        outcome = bounded ? checkWithin(check, input, ms) : check(input);
+        outcome = agentPatterns ? checkWithin(check, input, ms) : check(input);
       } catch (error) {
         return { failed: error instanceof Error ? `${error.name}: ${error.message}` : String(error) };
       }
       if (outcome !== undefined) return outcome;
-      // Every later result of this schema would take as long: it is unusable from now on, without being run again.
+      // A later result could take as long again: the schema is unusable from now on, and not run again.
       const unusable = timedOut(ms);
       this.checks.set(text, unusable);
       return unusable;
