@@ -377,10 +377,15 @@ function parseRpc(text: string, id: string, observed: ObservedHttp): RpcAnswer {
   const error = jsonRpcErrorOf(body);
   if (error) return { kind: 'rpc-error', error, observed };
   if (!body || typeof body !== 'object' || Array.isArray(body) || !('result' in body)) {
+    // An "error" that is not an error object (`"error": "boom"`, `null`) is named as such, not as missing.
+    const why =
+      body && typeof body === 'object' && 'error' in body
+        ? 'its "error" is not an object with a numeric "code"'
+        : 'no "result" or "error"';
     return {
       kind: 'not-json-rpc',
       body,
-      problem: `the agent's answer is not a JSON-RPC response (HTTP ${observed.status}: no "result" or "error")`,
+      problem: `the agent's answer is not a JSON-RPC response (HTTP ${observed.status}: ${why})`,
       observed,
     };
   }
