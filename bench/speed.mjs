@@ -36,10 +36,11 @@
  * Latency mode (`--latency <ms,ms,…>`, default 0,50): the runners reach the agent through a delaying proxy
  * (bench/compare/delay-proxy.mjs, in this process) that holds every HTTP request N ms before it forwards it and
  * passes the answer back as it streams (SSE included) — an agent across a network. For each latency, `--rounds`
- * rounds of reference / vitest / cli, alternating; medians and ours/reference; and before them one cold run of vitest
- * and of cli, each after emptying node_modules/.vite in the user's repository and the modules (and the storyboards
- * they name) kept in this user's cache directory (our caches and Vite's and Vitest's: a first run after `npm ci`),
- * held against the reference's median and our warm one; then, for each, the next CI job's run (README, "Keeping the
+ * rounds of reference / vitest / cli, alternating; medians and ours/reference; and before them `--cold-rounds`
+ * (default: `--rounds`) cold runs of vitest and of cli, alternating, each after emptying node_modules/.vite in the user's
+ * repository and the modules (and the storyboards they name) kept in this user's cache directory (our caches and
+ * Vite's and Vitest's: a first run after `npm ci`), their median held against the reference's median and our warm one,
+ * with their largest peak RSS; then, after each, the next CI job's run (README, "Keeping the
  * caches in CI"): the user's cache directories emptied again and every file of node_modules/ written anew (as `npm ci`
  * leaves them), the cache directory the first run made kept, the key from ADCP_CACHE_KEY (every run of ours has it).
  * Before the timed rounds (which so all run with warm caches):
@@ -96,6 +97,8 @@ const { values } = parseArgs({
   options: {
     agents: { type: 'string', default: 'seller-guaranteed,signals-marketplace' },
     rounds: { type: 'string', default: '3' },
+    // First runs (and the next CI job's) per entry point and latency: medians of this many, alternating (default: --rounds).
+    'cold-rounds': { type: 'string' },
     latency: { type: 'string', default: '0,50' },
     'count-latency': { type: 'string', default: '20' },
     // The SDK whose agents and reference runner are measured, and whose corpus our runs get (bench/compare/sdk.mjs).
@@ -122,6 +125,8 @@ if (latencies?.some((ms) => !Number.isFinite(ms) || ms < 0))
 const countLatency = Number(values['count-latency']);
 if (!(countLatency > 0)) throw new Error(`--count-latency takes milliseconds above 0: ${values['count-latency']}`);
 if (!(rounds >= 1)) throw new Error(`--rounds takes a positive number: ${values.rounds}`);
+const coldRounds = values['cold-rounds'] === undefined ? rounds : Number(values['cold-rounds']);
+if (!(coldRounds >= 1)) throw new Error(`--cold-rounds takes a positive number: ${values['cold-rounds']}`);
 const rssProbe = join(root, 'test', 'helpers', 'rss-probe.mjs');
 
 rmSync(work, { recursive: true, force: true });
@@ -179,6 +184,24 @@ function timed(command, args, { cwd, env }) {
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/**
+ * Per entry point, its first (or kept-cache) runs in one figure: the median time, the largest peak RSS of them (the
+ * figure to hold against the bound), and every sample.
+ */
+function coldSummary(runs) {
+  return Object.fromEntries(
+    Object.entries(runs).map(([name, list]) => [
+      name,
+      {
+        ms: median(list.map((x) => x.ms)),
+        rssMb: Math.max(...list.map((x) => x.rssMb)),
+        code: [...new Set(list.map((x) => x.code))].join(','),
+        samples: list,
+      },
+    ]),
+  );
+}
 
 /**
  * The reference as a user of the SDK types it, `npx adcp storyboard run <url> --json --allow-http`, in the SDK's
@@ -440,25 +463,30 @@ async function benchAgentLatency(spec) {
         // A first run after `npm ci`, as CI starts: our caches (compiled storyboards and validators, the capability
         // selection) and Vite's and Vitest's own, all under node_modules/.vite in the user's repository, and the
         // transformed storyboard modules Vitest keeps in this user's cache directory (src/plugin/module-cache.ts) and
-        // the storyboards they name (src/cache/stored-storyboards.ts), emptied before each entry point's one cold run
-        // (beside the warm rounds: `cold` vs the warm median).
-        const cold = {};
-        const kept = {};
+        // the storyboards they name (src/cache/stored-storyboards.ts), emptied before each cold run (`--cold-rounds` of
+        // each entry point, alternating; beside the warm rounds: the cold median vs the warm median).
+        const coldRuns = { vitest: [], cli: [] };
+        const keptRuns = { vitest: [], cli: [] };
         const userDirs = await userCacheDirs(dir);
-        for (const [name, run] of Object.entries({ vitest, cli: () => cli() })) {
-          rmSync(join(dir, 'node_modules', '.vite'), { recursive: true, force: true });
-          for (const userDir of userDirs) rmSync(userDir, { recursive: true, force: true });
-          const r = await run();
-          cold[name] = { ms: r.ms, rssMb: r.rssMb, requests: r.requests, chain: r.chain, code: r.code };
-          log(`${latency} ms cold ${name}`, r);
-          // The next CI job: a fresh runner (no user cache directories), `npm ci` (every installed file written anew),
-          // the job's cache directory kept (node_modules/.vite, restored after the install).
-          for (const userDir of userDirs) rmSync(userDir, { recursive: true, force: true });
-          rewriteInstalled(join(dir, 'node_modules'));
-          const k = await run();
-          kept[name] = { ms: k.ms, rssMb: k.rssMb, code: k.code };
-          log(`${latency} ms kept-cache ${name}`, k);
+        for (let round = 0; round < coldRounds; round++) {
+          const nth = coldRounds > 1 ? ` (${round + 1})` : '';
+          for (const [name, run] of Object.entries({ vitest, cli: () => cli() })) {
+            rmSync(join(dir, 'node_modules', '.vite'), { recursive: true, force: true });
+            for (const userDir of userDirs) rmSync(userDir, { recursive: true, force: true });
+            const r = await run();
+            coldRuns[name].push({ ms: r.ms, rssMb: r.rssMb, requests: r.requests, chain: r.chain, code: r.code });
+            log(`${latency} ms cold ${name}${nth}`, r);
+            // The next CI job: a fresh runner (no user cache directories), `npm ci` (every installed file written
+            // anew), the job's cache directory kept (node_modules/.vite, restored after the install).
+            for (const userDir of userDirs) rmSync(userDir, { recursive: true, force: true });
+            rewriteInstalled(join(dir, 'node_modules'));
+            const k = await run();
+            keptRuns[name].push({ ms: k.ms, rssMb: k.rssMb, code: k.code });
+            log(`${latency} ms kept-cache ${name}${nth}`, k);
+          }
         }
+        const cold = coldSummary(coldRuns);
+        const kept = coldSummary(keptRuns);
         // Both entry points run in the same repository: the cli's cold run emptied what the vitest one had just made.
         // One uncounted vitest run makes them again, so that every timed round runs with warm caches (before this,
         // the first round of `npx vitest run` was a half-cold one, and its peak RSS the table's worst round).
@@ -583,7 +611,7 @@ function latencyMarkdown(results, startedAt) {
     }
     lines.push('');
     lines.push(
-      '| latency | first run, caches emptied: `npx vitest run` (÷ reference, ÷ warm) | `npx vitest-adcp <url>` (÷ reference, ÷ warm) | peak RSS cold vitest / cli | the next CI job, cache directory kept: vitest / cli (÷ reference, ÷ warm) |',
+      `| latency | first run, caches emptied (median of ${coldRounds}): \`npx vitest run\` (÷ reference, ÷ warm) | \`npx vitest-adcp <url>\` (÷ reference, ÷ warm) | peak RSS cold vitest / cli | the next CI job, cache directory kept (median of ${coldRounds}): vitest / cli (÷ reference, ÷ warm) |`,
     );
     lines.push('|--:|--:|--:|--:|--:|');
     for (const { latency, samples, cold, kept } of r.byLatency) {
