@@ -207,6 +207,23 @@ const cases: Case[] = [
       expect(caps).toMatchObject({ step_id: 'caps', passed: true });
     },
   },
+  {
+    name: 'a declared outputSchema whose pattern backtracks without bound: the same refusal after the same bound',
+    args: ['storyboards/output-schema'],
+    behaviours: ['backtracking_output_schema@list_creative_formats'],
+    check: (report) => {
+      const [refused, caps] = stepsOf(report, 'same_output_schema')!;
+      expect(refused).toMatchObject({
+        step_id: 'formats_refused',
+        passed: false,
+        validations: [],
+        error:
+          "list_creative_formats's outputSchema in tools/list cannot be checked in bounded time (a result took over 2 s: a `pattern` there backtracks without bound): an MCP client cannot take its results",
+        response: { payload: { isError: false, structuredContent: { formats: expect.any(Array) } } },
+      });
+      expect(caps).toMatchObject({ step_id: 'caps', passed: true });
+    },
+  },
 ];
 
 /** The expected/actual diff at the end of a failure's text. */
