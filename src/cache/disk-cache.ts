@@ -120,6 +120,7 @@ function isPrivateDir(dir: string): boolean {
 
 const SECRET_BYTES = 32;
 const secrets = new Map<string, Buffer>();
+
 /** The environment variable that gives the secret instead of the file (a CI job's secret: README, "Keeping the caches in CI"). */
 export const CACHE_KEY_ENV = 'ADCP_CACHE_KEY';
 /** The shortest `ADCP_CACHE_KEY` used: 32 characters (e.g. `openssl rand -hex 32` gives 64). */
@@ -314,7 +315,8 @@ export class DiskCache {
       .digest();
   }
 
-  private file(key: string): string {
+  /** The entry's file (which need not exist). */
+  file(key: string): string {
     return join(this.dir, `${key}${this.extension}`);
   }
 }

@@ -28,7 +28,6 @@
  * (another V8, other V8 flags): V8 checks that it was made from this very source text and by this V8 and flags.
  */
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import { Script } from 'node:vm';
 import type { ValidateFunction } from 'ajv';
 import { DiskCache } from '../cache/disk-cache.js';
@@ -40,15 +39,12 @@ export class ValidatorCache {
   private readonly disk: DiskCache;
   /** V8's code cache of each entry, under the entry's key and this V8's version (see the header). */
   private readonly compiled: DiskCache;
-  /** Where the entries are (their scripts' names). */
-  private readonly dir: string;
 
   /** `salt`: what the generated code also depends on besides the schemas (ajv version, options). */
   constructor(cacheDir: string, salt: string) {
     // The first salt entry names the stored format: bumped when it changes shape (v3: entries carry a MAC; v4: ASCII,
     // from schemas without annotations).
     this.disk = new DiskCache(cacheDir, 'validators', '.cjs', ['vitest-adcp-validator-v4', salt]);
-    this.dir = join(cacheDir, 'validators');
     this.compiled = new DiskCache(cacheDir, 'validators', '.v8', [
       'vitest-adcp-validator-code-cache-v1',
       `v8 ${process.versions.v8} ${process.arch}`,
@@ -72,7 +68,7 @@ export class ValidatorCache {
       const script = new Script(`(function (require, module, exports) {${code}\n})`, {
         // The entry's file: V8 serves a script of the same text and name it compiled before in this process from
         // memory, without the code cache (a second registry of one cache directory in a process pays nothing again).
-        filename: join(this.dir, `${key}.cjs`),
+        filename: this.disk.file(key),
         ...(cachedData ? { cachedData } : {}),
       });
       const module = { exports: {} as { default?: ValidateFunction } };
