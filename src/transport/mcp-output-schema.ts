@@ -17,7 +17,8 @@ import type { JsonSchemaType, jsonSchemaValidator } from '@modelcontextprotocol/
 type Check = (input: unknown) => { valid: boolean; errorMessage?: string };
 /**
  * A result's check: its verdict; or why the check failed on this result (`failed`: it threw, e.g. a recursive schema
- * on data nested past the stack); or why the schema cannot check results (`why`, from then on for every result).
+ * on data nested past the stack); or why the schema cannot check results (`why`: it does not compile, or a check of
+ * it ran past MAX_CHECK_MS; the same for every result from then on).
  */
 type BoundedCheck = (input: unknown) => ReturnType<Check> | { failed: string } | Unusable;
 
@@ -50,6 +51,12 @@ const timedOut = (ms: number): Unusable => ({
   why: `cannot be checked in bounded time (a result took over ${ms / 1000} s: a \`pattern\` there backtracks without bound)`,
 });
 
+/** The check of a schema that cannot check results: `why`, whatever the result. */
+const refusing =
+  (unusable: Unusable): BoundedCheck =>
+  () =>
+    unusable;
+
 /**
  * Runs `check(input)` for at most `ms`: inside a vm context with a timeout, whose watchdog interrupts the thread even
  * inside a regular expression's backtracking (Node's `timeout` option of `runInContext`). One context for the process;
@@ -78,7 +85,7 @@ function checkWithin(check: Check, input: unknown, ms: number): ReturnType<Check
  * MAX_KEPT_CHECKS distinct schemas, it starts over.
  */
 export class SchemaChecks {
-  private readonly checks = new Map<string, BoundedCheck | Unusable>();
+  private readonly checks = new Map<string, BoundedCheck>();
   private validator: jsonSchemaValidator | undefined;
 
   constructor(
@@ -87,8 +94,8 @@ export class SchemaChecks {
     private readonly maxCheckMs = MAX_CHECK_MS,
   ) {}
 
-  /** The check of `schema` (`text`: its JSON), or why it cannot be used. */
-  of(schema: JsonSchemaType, text: string): BoundedCheck | Unusable {
+  /** The check of `schema` (`text`: its JSON). */
+  of(schema: JsonSchemaType, text: string): BoundedCheck {
     let check = this.checks.get(text);
     if (check === undefined) {
       if (this.checks.size >= MAX_KEPT_CHECKS) {
@@ -102,13 +109,13 @@ export class SchemaChecks {
     return check;
   }
 
-  /** The schema's check, or why Ajv cannot compile it. */
-  private compile(schema: JsonSchemaType, text: string): BoundedCheck | Unusable {
+  /** The schema's check; one that refuses every result when Ajv cannot compile it. */
+  private compile(schema: JsonSchemaType, text: string): BoundedCheck {
     let check: Check;
     try {
       check = (this.validator ??= this.makeValidator()).getValidator(schema);
     } catch (error) {
-      return { why: `does not compile (${error instanceof Error ? error.message : String(error)})` };
+      return refusing({ why: `does not compile (${error instanceof Error ? error.message : String(error)})` });
     }
     // `"pattern` also finds `"patternProperties"`, and a property named so (checked bounded for nothing worse).
     const agentPatterns = text.includes('"pattern');
@@ -123,7 +130,7 @@ export class SchemaChecks {
       if (outcome !== undefined) return outcome;
       // A later result could take as long again: the schema is unusable from now on, and not run again.
       const unusable = timedOut(ms);
-      this.checks.set(text, unusable);
+      this.checks.set(text, refusing(unusable));
       return unusable;
     };
   }
@@ -171,12 +178,10 @@ export class OutputSchemas {
     if (result.structuredContent === undefined) {
       return `${tool} declares an outputSchema in tools/list but its result has no structuredContent: an MCP client refuses it (MCP: a tool with an outputSchema returns structured results that conform to it)`;
     }
-    const check = this.checks.of(declared.schema, declared.text);
-    const unusable = (why: string) =>
-      `${tool}'s outputSchema in tools/list ${why}: an MCP client cannot take its results`;
-    if (typeof check !== 'function') return unusable(check.why);
-    const outcome = check(result.structuredContent);
-    if ('why' in outcome) return unusable(outcome.why);
+    const outcome = this.checks.of(declared.schema, declared.text)(result.structuredContent);
+    if ('why' in outcome) {
+      return `${tool}'s outputSchema in tools/list ${outcome.why}: an MCP client cannot take its results`;
+    }
     if ('failed' in outcome) {
       return `${tool}'s structuredContent could not be checked against the outputSchema it declares in tools/list (${outcome.failed}): an MCP client cannot take the result`;
     }
