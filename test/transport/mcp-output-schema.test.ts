@@ -161,20 +161,22 @@ describe("a tool's outputSchema, as an MCP client holds its results to it", () =
 });
 
 describe('OutputSchemas: what a session compiles, and when', () => {
-  /** OutputSchemas over the SDK's validator, counting validators made and schemas compiled. */
-  function counted() {
+  /** OutputSchemas over the SDK's validator, counting validators made, schemas compiled and results checked. */
+  function counted(maxCheckMs?: number) {
     const made = { validators: 0, compiled: 0 };
+    const results = { checked: 0 };
     const checks = new SchemaChecks(() => {
       made.validators++;
       const ajv = new AjvJsonSchemaValidator();
       return {
-        getValidator: (schema) => {
+        getValidator: <T>(schema: JsonSchemaType) => {
           made.compiled++;
-          return ajv.getValidator(schema);
+          const check = ajv.getValidator<T>(schema);
+          return (input: unknown) => (results.checked++, check(input));
         },
       };
-    });
-    return { schemas: new OutputSchemas(checks), checks, made };
+    }, maxCheckMs);
+    return { schemas: new OutputSchemas(checks), checks, made, results };
   }
 
   it('no validator while no listed tool declares a schema; each schema compiled once, when first needed', () => {
@@ -240,17 +242,7 @@ describe('OutputSchemas: what a session compiles, and when', () => {
     // characters take 0.2 s, 18 about 2 s (so, unbounded, this test fails rather than hangs), 20 characters 21 s.
     const backtracking = { type: 'object', properties: { id: { type: 'string', pattern: '^((.+)+)+!$' } } };
     const plain = { type: 'object', properties: { id: { type: 'string', pattern: '^[a-z]+$' } } };
-    let checked = 0;
-    const checks = new SchemaChecks(() => {
-      const ajv = new AjvJsonSchemaValidator();
-      return {
-        getValidator: <T>(schema: JsonSchemaType) => {
-          const check = ajv.getValidator<T>(schema);
-          return (input: unknown) => (checked++, check(input));
-        },
-      };
-    }, 100);
-    const schemas = new OutputSchemas(checks);
+    const { schemas, checks, results } = counted(100);
     schemas.listed([
       { name: 'plain', outputSchema: plain },
       { name: 'backtracking', outputSchema: backtracking },
@@ -261,20 +253,20 @@ describe('OutputSchemas: what a session compiles, and when', () => {
     );
     // A short string fails the pattern before it can backtrack far: an ordinary refusal.
     expect(schemas.refusal('backtracking', { structuredContent: { id: 'short' } })).toMatch(/must match pattern/);
-    expect(checked).toBe(3);
+    expect(results.checked).toBe(3);
     const unbounded =
       "backtracking's outputSchema in tools/list cannot be checked in bounded time (a result took over 0.1 s: a `pattern` there backtracks without bound): an MCP client cannot take its results";
     expect(schemas.refusal('backtracking', { structuredContent: { id: 'display_premium_sp' } })).toBe(unbounded);
-    expect(checked).toBe(4);
+    expect(results.checked).toBe(4);
     // Not run again, whatever the result: every session of the process takes the schema as unusable.
     expect(schemas.refusal('backtracking', { structuredContent: { id: 'short' } })).toBe(unbounded);
     const next = new OutputSchemas(checks);
     next.listed([{ name: 'backtracking', outputSchema: structuredClone(backtracking) }]);
     expect(next.refusal('backtracking', { structuredContent: {} })).toBe(unbounded);
-    expect(checked).toBe(4);
+    expect(results.checked).toBe(4);
     // The plain schema's check goes on.
     expect(schemas.refusal('plain', { structuredContent: { id: 'xyz' } })).toBeUndefined();
-    expect(checked).toBe(5);
+    expect(results.checked).toBe(5);
   });
 
   it('a check that throws (a recursive schema on data nested past the stack) refuses that result only, naming the error', () => {
