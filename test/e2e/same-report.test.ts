@@ -137,6 +137,29 @@ interface Case {
   check: (report: any) => void;
 }
 
+/**
+ * A case of fixtures/same-report/output-schema.storyboard.yaml against an endpoint whose list_creative_formats declares
+ * an outputSchema (`behaviour`): the step refused with `error`, its result recorded as sent; the next step passes.
+ */
+function refusedByOutputSchema(name: string, behaviour: string, error: string): Case {
+  return {
+    name,
+    args: ['storyboards/output-schema'],
+    behaviours: [behaviour],
+    check: (report) => {
+      const [refused, caps] = stepsOf(report, 'same_output_schema')!;
+      expect(refused).toMatchObject({
+        step_id: 'formats_refused',
+        passed: false,
+        validations: [],
+        error,
+        response: { payload: { isError: false, structuredContent: { formats: expect.any(Array) } } },
+      });
+      expect(caps).toMatchObject({ step_id: 'caps', passed: true });
+    },
+  };
+}
+
 const cases: Case[] = [
   {
     name: 'a storyboard without phases: one skipped entry (no_phases)',
@@ -190,40 +213,16 @@ const cases: Case[] = [
       });
     },
   },
-  {
-    name: "a result its tool's declared outputSchema refuses: the same transport-level error, the result as sent",
-    args: ['storyboards/output-schema'],
-    behaviours: ['output_schema@list_creative_formats'],
-    check: (report) => {
-      const [refused, caps] = stepsOf(report, 'same_output_schema')!;
-      expect(refused).toMatchObject({
-        step_id: 'formats_refused',
-        passed: false,
-        validations: [],
-        error:
-          "list_creative_formats's structuredContent does not match the outputSchema it declares in tools/list (data must have required property 'declared_but_never_sent'): an MCP client refuses the result",
-        response: { payload: { isError: false, structuredContent: { formats: expect.any(Array) } } },
-      });
-      expect(caps).toMatchObject({ step_id: 'caps', passed: true });
-    },
-  },
-  {
-    name: 'a declared outputSchema whose pattern backtracks without bound: the same refusal after the same bound',
-    args: ['storyboards/output-schema'],
-    behaviours: ['backtracking_output_schema@list_creative_formats'],
-    check: (report) => {
-      const [refused, caps] = stepsOf(report, 'same_output_schema')!;
-      expect(refused).toMatchObject({
-        step_id: 'formats_refused',
-        passed: false,
-        validations: [],
-        error:
-          "list_creative_formats's outputSchema in tools/list cannot be checked in bounded time (a result took over 2 s: a `pattern` there backtracks without bound): an MCP client cannot take its results",
-        response: { payload: { isError: false, structuredContent: { formats: expect.any(Array) } } },
-      });
-      expect(caps).toMatchObject({ step_id: 'caps', passed: true });
-    },
-  },
+  refusedByOutputSchema(
+    "a result its tool's declared outputSchema refuses: the same transport-level error, the result as sent",
+    'output_schema@list_creative_formats',
+    "list_creative_formats's structuredContent does not match the outputSchema it declares in tools/list (data must have required property 'declared_but_never_sent'): an MCP client refuses the result",
+  ),
+  refusedByOutputSchema(
+    'a declared outputSchema whose pattern backtracks without bound: the same refusal after the same bound',
+    'backtracking_output_schema@list_creative_formats',
+    "list_creative_formats's outputSchema in tools/list cannot be checked in bounded time (a result took over 2 s: a `pattern` there backtracks without bound): an MCP client cannot take its results",
+  ),
 ];
 
 /** The expected/actual diff at the end of a failure's text. */
